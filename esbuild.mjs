@@ -1,0 +1,61 @@
+// Builds the two bundles: the extension host (Node, CommonJS) and the webview (browser, IIFE).
+// `vscode` is provided by the host; the Copilot runtime package is a native, per-platform
+// binary that the SDK finds with require.resolve, so it ships beside the bundle (see .vscodeignore).
+import * as esbuild from 'esbuild';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+const withTests = process.argv.includes('--tests');
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'info' };
+
+const hostOptions = {
+  ...common,
+  entryPoints: { extension: 'src/extension.ts' },
+  outdir: 'dist',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // koffi is only loaded by the SDK's in-process runtime host, which Baton never uses.
+  external: ['vscode', 'koffi', '@github/copilot-sdk-*'],
+};
+
+const webviewOptions = {
+  ...common,
+  entryPoints: { webview: 'webview/main.ts' },
+  outdir: 'dist',
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
+  loader: { '.css': 'text' },
+};
+
+// The in-host e2e suite runs inside the extension host, so it is built like the host bundle.
+const e2eOptions = {
+  ...common,
+  entryPoints: ['test/e2e/suite/index.ts'],
+  outdir: 'out/e2e',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['vscode', 'mocha'],
+};
+
+async function copyWasm() {
+  await mkdir('dist', { recursive: true });
+  await copyFile(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+}
+
+const all = [hostOptions, webviewOptions, ...(withTests ? [e2eOptions] : [])];
+await copyWasm();
+if (watch) {
+  for (const options of all) {
+    const ctx = await esbuild.context(options);
+    await ctx.watch();
+  }
+} else {
+  await Promise.all(all.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,113 @@
+// The shapes Baton persists, and the store's role as the rest of core sees it.
+// Implemented by SqlJsStore (sql.js on disk); nothing here knows about sql.js or VS Code.
+
+export type LogRole = 'user' | 'assistant' | 'system';
+/** pending: user side written, reply not settled yet (a crash leaves it so → "interrupted" on start). */
+export type LogStatus = 'pending' | 'complete' | 'partial' | 'failed' | 'cancelled' | 'interrupted';
+
+export interface LogEntry {
+  id: number;
+  role: LogRole;
+  content: string;
+  source: string;
+  status: LogStatus | null;
+  /** JSON text with extra facts about a reply (route, model, usage), or null. */
+  meta: string | null;
+  ts: string;
+}
+
+export type MemoryCategory = 'preference' | 'fact' | 'project' | 'person' | 'routine';
+export const MEMORY_CATEGORIES: readonly MemoryCategory[] = ['preference', 'fact', 'project', 'person', 'routine'];
+export type MemorySource = 'user' | 'auto';
+
+export interface Memory {
+  id: number;
+  category: MemoryCategory;
+  content: string;
+  source: MemorySource;
+  created_at: string;
+  last_accessed: string;
+}
+
+export type WorkerStatus = 'idle' | 'running' | 'error';
+
+export interface WorkerRow {
+  name: string;
+  copilot_session_id: string | null;
+  working_dir: string;
+  status: WorkerStatus;
+  last_output: string | null;
+  /** Where the request that started the worker came from (panel, command), so its result goes back there. */
+  origin: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CheckpointRow {
+  id: number;
+  turn_index: number;
+  fingerprint: string;
+  route: string | null;
+  status: string;
+  ts: string;
+}
+
+export interface InboxRow {
+  id: number;
+  worker_name: string;
+  origin: string;
+  kind: 'completed' | 'failed' | 'timed_out' | 'killed';
+  content: string;
+  delivered: 0 | 1;
+  ts: string;
+}
+
+/** A problem the store met and survived (a bad row skipped, a corrupt file moved aside). */
+export interface StoreReport {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+}
+
+export interface BatonStore {
+  // key/value state
+  getState(key: string): string | undefined;
+  setState(key: string, value: string): void;
+  deleteState(key: string): void;
+
+  // conversation log
+  appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number;
+  updateLog(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void;
+  /** The newest `limit` entries, oldest first. */
+  recentLog(limit: number): LogEntry[];
+  /** Marks every 'pending' user entry as 'interrupted' and returns them (called once at start). */
+  markInterrupted(): LogEntry[];
+  clearLog(): void;
+
+  // checkpoints (append-only, pruned to the newest 200)
+  addCheckpoint(row: { turn_index: number; fingerprint: string; route: string | null; status: string }): void;
+  recentCheckpoints(limit: number): CheckpointRow[];
+
+  // long-term memory
+  addMemory(category: MemoryCategory, content: string, source: MemorySource): { memory: Memory; duplicate: boolean };
+  searchMemories(query: { keyword?: string; category?: MemoryCategory; limit?: number }): Memory[];
+  updateMemory(id: number, content: string): boolean;
+  deleteMemory(id: number): boolean;
+  listMemories(): Memory[];
+
+  // workers
+  upsertWorker(row: Omit<WorkerRow, 'created_at' | 'updated_at'>): void;
+  deleteWorker(name: string): void;
+  listWorkers(): WorkerRow[];
+
+  // results of workers not yet delivered to the orchestrator
+  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number;
+  markInboxDelivered(id: number): void;
+  undeliveredInbox(): InboxRow[];
+
+  /** Writes pending changes to disk now (also done debounced after every write). */
+  flush(): Promise<void>;
+  integrityCheck(): string[];
+  /** Fires after any write (from this instance or after a reload from another window). */
+  onDidChange(listener: (what: 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints') => void): () => void;
+  close(): Promise<void>;
+}
