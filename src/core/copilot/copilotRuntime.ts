@@ -1,0 +1,160 @@
+// The one Copilot client (and so the one runtime process) that the orchestrator and every worker
+// share: five sessions in one client cost ~124 MB, a client per session ~517 MB (measured).
+// It starts lazily, on the first message or when the chat view opens, never at activation.
+import { CopilotClient, RuntimeConnection, type CopilotClientOptions, type ModelInfo, type ProviderConfig } from '@github/copilot-sdk';
+import { Emitter } from '../util/emitter';
+import type { Logger } from '../util/logger';
+import { withTimeout } from '../util/delay';
+
+export type ProviderType = 'copilot' | 'openai' | 'azure' | 'anthropic';
+
+export interface ProviderSettings {
+  type: ProviderType;
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+export interface CopilotRuntimeOptions {
+  provider: ProviderSettings;
+  logger: Logger;
+  /** Environment of the runtime process; defaults to this process's. */
+  env?: Record<string, string | undefined>;
+  /** The Copilot home (COPILOT_HOME); undefined = the user's own (~/.copilot), so their sessions are visible. */
+  copilotHome?: string;
+  gitHubToken?: string;
+  /** Model ids offered when the provider cannot list them (BYOK). */
+  fallbackModels?: () => string[];
+  /** A different runtime executable (tests, or a user's own CLI). */
+  runtimePath?: string;
+}
+
+export class CopilotRuntime {
+  private current: CopilotClient | undefined;
+  private starting: Promise<CopilotClient> | undefined;
+  private readonly didReset = new Emitter<string>();
+  /** Fires with the reason after the client was torn down; sessions of the old client are gone. */
+  readonly onDidReset = this.didReset.event;
+  private disposed = false;
+
+  constructor(private options: CopilotRuntimeOptions) {}
+
+  get isStarted(): boolean {
+    return this.current !== undefined;
+  }
+
+  get provider(): ProviderSettings {
+    return this.options.provider;
+  }
+
+  /** New provider settings take effect at the next client start; callers reset when they must. */
+  updateProvider(provider: ProviderSettings): void {
+    this.options = { ...this.options, provider };
+  }
+
+  /** The started client; concurrent callers share one start. */
+  async client(): Promise<CopilotClient> {
+    if (this.disposed) throw new Error('Baton is shutting down');
+    if (this.current) return this.current;
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async start(): Promise<CopilotClient> {
+    const { provider, env, copilotHome, gitHubToken, runtimePath, logger } = this.options;
+    const byok = provider.type !== 'copilot';
+    const clientOptions: CopilotClientOptions = {
+      env: env ?? process.env,
+      baseDirectory: copilotHome,
+      logLevel: 'error',
+      ...(gitHubToken ? { gitHubToken } : {}),
+      ...(byok
+        ? {
+            useLoggedInUser: false,
+            onListModels: () => (this.options.fallbackModels?.() ?? []).map(byokModel),
+          }
+        : {}),
+      ...(runtimePath ? { connection: RuntimeConnection.forStdio({ path: runtimePath }) } : {}),
+    };
+    const started = Date.now();
+    const client = new CopilotClient(clientOptions);
+    await client.start();
+    logger.info(`Copilot runtime started in ${Date.now() - started} ms (provider: ${provider.type})`);
+    if (this.disposed) {
+      await client.forceStop().catch(() => undefined);
+      throw new Error('Baton is shutting down');
+    }
+    this.current = client;
+    return client;
+  }
+
+  /** The provider block every session config must repeat (createSession and resumeSession alike). */
+  sessionProvider(): ProviderConfig | undefined {
+    const p = this.options.provider;
+    if (p.type === 'copilot') return undefined;
+    if (!p.baseUrl) throw new Error(`Set baton.provider.baseUrl to use the ${p.type} provider.`);
+    return { type: p.type, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}) };
+  }
+
+  /**
+   * Whether the started client still has its connection. The SDK marks its client 'disconnected'
+   * when the runtime's stream closes but emits no event to sessions, so a turn polls this.
+   */
+  isConnected(): boolean {
+    const client = this.current as unknown as { state?: string; connectionClosed?: boolean } | undefined;
+    if (!client) return false;
+    return client.state !== 'disconnected' && client.connectionClosed !== true;
+  }
+
+  /** Pings the runtime without starting it; false when not started or not answering. */
+  async ping(timeoutMs = 5000): Promise<boolean> {
+    const client = this.current;
+    if (!client) return false;
+    try {
+      await withTimeout(client.ping('baton'), timeoutMs, 'ping timed out');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    const client = await this.client();
+    return client.listModels();
+  }
+
+  /** Tears the client down (its process included) so the next call starts a fresh one. */
+  async reset(reason: string): Promise<void> {
+    const client = this.current;
+    this.current = undefined;
+    if (client) {
+      this.options.logger.warn(`Resetting the Copilot runtime: ${reason}`);
+      await withTimeout(client.stop(), 3000, 'stop timed out').catch(() => client.forceStop().catch(() => undefined));
+    }
+    this.didReset.fire(reason);
+  }
+
+  /** The runtime's process id, for diagnostics and the memory benchmark. */
+  runtimePid(): number | undefined {
+    const proc = (this.current as unknown as { cliProcess?: { pid?: number } } | undefined)?.cliProcess;
+    return proc?.pid;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const client = this.current ?? (await this.starting?.catch(() => undefined));
+    this.current = undefined;
+    if (client) await withTimeout(client.stop(), 3000, 'stop timed out').catch(() => client.forceStop().catch(() => undefined));
+    this.didReset.dispose();
+  }
+}
+
+function byokModel(id: string): ModelInfo {
+  return {
+    id,
+    name: id,
+    capabilities: {
+      supports: { vision: false, reasoningEffort: false },
+      limits: { max_context_window_tokens: 128000 },
+    },
+  } as ModelInfo;
+}

@@ -1,0 +1,44 @@
+// The orchestrator's typed lifecycle events (after Warlock). The panel, the log and the status bar
+// are only subscribers: nothing in core knows who listens.
+import type { RouteInfo, UsageInfo } from '../../shared/protocol';
+import type { ReadableError } from '../copilot/errors';
+
+export type Channel = 'panel' | 'command' | 'background';
+
+/** Where a message came from, so its reply (and any worker result it causes) goes back there. */
+export interface Origin {
+  channel: Channel;
+  /** For background results: the worker that produced it. */
+  worker?: string;
+  /** The channel of the request that started the worker, so its summary goes back there. */
+  replyTo?: Exclude<Channel, 'background'>;
+}
+
+export type TurnStatus = 'complete' | 'partial' | 'cancelled' | 'failed';
+
+export interface TurnResult {
+  turnId: string;
+  content: string;
+  status: TurnStatus;
+  route: RouteInfo;
+  usage?: UsageInfo;
+  /** Why a reply is partial (timeout), in words. */
+  note?: string;
+}
+
+export type OrchestratorEvent =
+  | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number }
+  | { type: 'turn.started'; turnId: string; origin: Origin }
+  | { type: 'turn.routed'; turnId: string; route: RouteInfo }
+  | { type: 'turn.delta'; turnId: string; delta: string }
+  | { type: 'turn.retrying'; turnId: string; attempt: number; delayMs: number; reason: string }
+  | { type: 'tool.started'; turnId: string; toolName: string; toolCallId: string }
+  | { type: 'tool.finished'; turnId: string; toolName: string; toolCallId: string; success: boolean }
+  | { type: 'turn.completed'; turnId: string; origin: Origin; result: TurnResult; logId: number }
+  | { type: 'turn.failed'; turnId: string; origin: Origin; error: ReadableError; partial: string; logId: number }
+  | { type: 'turn.cancelled'; turnId: string; origin: Origin; partial: string; logId: number }
+  | { type: 'session.ready'; sessionId: string; how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string }
+  | { type: 'busy'; busy: boolean; queued: number }
+  | { type: 'model.changed'; model: string };
+
+export type OrchestratorEventType = OrchestratorEvent['type'];

@@ -1,0 +1,623 @@
+// The brain: one long-lived Copilot session that every message flows through, one at a time.
+// Invariants:
+// - one turn at a time (a FIFO queue): concurrent sends to one SDK session corrupt it;
+// - the user's side is logged before it is sent, the reply when it settles;
+// - a prompt that may have reached the session is never sent again (see runWithRetries);
+// - a partial reply is kept on stop and on timeout.
+import type { CopilotSession, SessionConfig, SessionEvent, Tool } from '@github/copilot-sdk';
+import type { RouteInfo, UsageInfo } from '../../shared/protocol';
+import type { CopilotRuntime } from '../copilot/copilotRuntime';
+import {
+  classifyError,
+  isRetryable,
+  SessionFailure,
+  toReadableError,
+  TurnCancelledError,
+  TurnTimeoutError,
+  type ReadableError,
+} from '../copilot/errors';
+import type { BatonStore, LogEntry } from '../store/types';
+import { delay, withTimeout } from '../util/delay';
+import { Emitter } from '../util/emitter';
+import type { Logger } from '../util/logger';
+import type { Origin, OrchestratorEvent, TurnResult } from './events';
+import { sessionFingerprint } from './fingerprint';
+import { CLASSIFIER_PROMPT, ModelRouter, parseTier, type RouterState, type RoutingSettings, type Tier } from './router';
+import { buildRecoveryPrompt, buildSystemMessage } from './systemMessage';
+
+export interface OrchestratorSettings {
+  routing: RoutingSettings;
+  turnTimeoutMs: number;
+  selfEdit: boolean;
+}
+
+export interface OrchestratorOptions {
+  runtime: CopilotRuntime;
+  store: BatonStore;
+  logger: Logger;
+  version: string;
+  settings: () => OrchestratorSettings;
+  /** Baton's tools for the orchestrator (memory, workers); read at every session creation. */
+  tools: () => Tool<any>[];
+  memorySummary: () => string;
+  /** Baton's own session folder, so its sessions stay out of the user's Copilot CLI list. */
+  sessionDirectory?: string;
+  workspaceFolders?: () => string[];
+  installPath?: string;
+  /** Extra session config (tests: disabledMcpServers). */
+  extraSessionConfig?: Partial<SessionConfig>;
+  retryDelaysMs?: readonly number[];
+  healthCheckIntervalMs?: number;
+  classifierTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface TurnHandle {
+  turnId: string;
+  logId: number;
+  /** Resolves with the settled reply (complete, partial or cancelled); rejects with a ReadableError-bearing error. */
+  done: Promise<TurnResult>;
+}
+
+export class TurnError extends Error {
+  constructor(readonly readable: ReadableError, readonly partial: string) {
+    super(readable.message);
+    this.name = 'TurnError';
+  }
+}
+
+interface QueuedTurn {
+  turnId: string;
+  prompt: string;
+  origin: Origin;
+  logId: number;
+  resolve: (r: TurnResult) => void;
+  reject: (e: unknown) => void;
+}
+
+type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };
+
+const STATE_SESSION = 'orchestrator_session_id';
+const STATE_FINGERPRINT = 'orchestrator_fingerprint';
+const STATE_ROUTER = 'router_state';
+const STATE_TURN_INDEX = 'turn_index';
+const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
+
+/** What one attempt at a turn collects from the session's events. */
+interface AttemptState {
+  delivered: boolean;
+  text: string;
+  usage: UsageInfo;
+  lastMessageId?: string;
+}
+
+export class Orchestrator {
+  private readonly emitter = new Emitter<OrchestratorEvent>();
+  readonly onEvent = this.emitter.event;
+
+  private session: CopilotSession | undefined;
+  private sessionModel: string | undefined;
+  private pendingRecovery: string | undefined;
+  private readonly queue: Job[] = [];
+  private processing = false;
+  private current: { turnId: string; abort: AbortController } | undefined;
+  private readonly router: ModelRouter;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private turnCounter = 0;
+  private disposed = false;
+  private readonly disposeReset: () => void;
+
+  constructor(private readonly opts: OrchestratorOptions) {
+    this.router = new ModelRouter(this.loadRouterState());
+    // A reset client takes every session with it; the next turn creates or resumes a new one.
+    this.disposeReset = opts.runtime.onDidReset(() => {
+      this.session = undefined;
+    });
+  }
+
+  /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
+  start(): LogEntry[] {
+    const interrupted = this.opts.store.markInterrupted();
+    if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
+    const interval = this.opts.healthCheckIntervalMs ?? 30_000;
+    if (interval > 0) {
+      this.healthTimer = setInterval(() => void this.healthCheck(), interval);
+      this.healthTimer.unref?.();
+    }
+    return interrupted;
+  }
+
+  get busy(): boolean {
+    return this.processing;
+  }
+
+  get queuedCount(): number {
+    return this.queue.length;
+  }
+
+  get currentModel(): string {
+    const s = this.opts.settings().routing;
+    return this.sessionModel ?? (s.auto ? s.tiers[this.router.current.tier] : s.model);
+  }
+
+  get currentSessionId(): string | undefined {
+    return this.session?.sessionId;
+  }
+
+  /** Queues a message; panel and command messages are tagged with their channel (background results are not). */
+  enqueue(text: string, origin: Origin): TurnHandle {
+    const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
+    const prompt = origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`;
+    // Logged before anything is sent: a crash from here on leaves a 'pending' row that start() marks interrupted.
+    const logId = this.opts.store.appendLog({
+      role: origin.channel === 'background' ? 'system' : 'user',
+      content: text,
+      source: origin.channel === 'background' ? `background:${origin.worker ?? ''}` : origin.channel,
+      status: 'pending',
+    });
+    let resolve!: (r: TurnResult) => void;
+    let reject!: (e: unknown) => void;
+    const done = new Promise<TurnResult>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Callers that only listen to events must not trigger unhandled-rejection warnings.
+    done.catch(() => undefined);
+    this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject } });
+    this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId });
+    void this.pump();
+    return { turnId, logId, done };
+  }
+
+  /** Aborts the running turn (what streamed so far is kept) and drops nothing else from the queue. */
+  stop(): boolean {
+    if (!this.current) return false;
+    this.current.abort.abort(new TurnCancelledError());
+    return true;
+  }
+
+  /** Asks the session to compact now (between turns), and reports what was freed. */
+  compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
+    return this.runTask(async () => {
+      const session = await this.ensureSession();
+      const result = await session.rpc.history.compact();
+      if (!result.success) throw new Error('The session could not be compacted');
+      return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
+    });
+  }
+
+  /** Starts over: a fresh session with no recovery context, and an empty conversation log. */
+  newChat(): Promise<void> {
+    return this.runTask(async () => {
+      const old = this.session;
+      this.session = undefined;
+      this.pendingRecovery = undefined;
+      this.opts.store.deleteState(STATE_SESSION);
+      this.opts.store.deleteState(STATE_FINGERPRINT);
+      this.opts.store.clearLog();
+      await old?.disconnect().catch(() => undefined);
+    });
+  }
+
+  /** Drops the session (not the log), e.g. after a model or provider change; the next turn resumes or recreates it. */
+  invalidateSession(reason: string): void {
+    this.opts.logger.info(`Session invalidated: ${reason}`);
+    const old = this.session;
+    this.session = undefined;
+    void old?.disconnect().catch(() => undefined);
+  }
+
+  /** Runs work between turns, so it never interleaves with a running one. */
+  private runTask<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ kind: 'task', run: () => fn().then(resolve, reject) });
+      void this.pump();
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.processing || this.disposed) return;
+    this.processing = true;
+    this.fireBusy();
+    try {
+      for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+        if (job.kind === 'task') await job.run().catch(() => undefined);
+        else await this.processTurn(job.turn);
+        this.fireBusy();
+      }
+    } finally {
+      this.processing = false;
+      this.fireBusy();
+    }
+  }
+
+  private fireBusy(): void {
+    this.emitter.fire({ type: 'busy', busy: this.processing, queued: this.queue.length });
+  }
+
+  private async processTurn(turn: QueuedTurn): Promise<void> {
+    const { store, logger } = this.opts;
+    const settings = this.opts.settings();
+    const abort = new AbortController();
+    this.current = { turnId: turn.turnId, abort };
+    this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin });
+    const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
+    const attempt: AttemptState = { delivered: false, text: '', usage: {} };
+    let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
+    try {
+      route = await this.router.route(turn.prompt, {
+        settings: settings.routing,
+        background: turn.origin.channel === 'background',
+        classify: (p) => this.classify(p, settings.routing),
+      });
+      store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
+      this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
+      await this.runWithRetries(turn, route, attempt, abort.signal);
+      this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
+    } catch (err) {
+      const reason = abort.signal.aborted ? abort.signal.reason : err;
+      if (reason instanceof TurnTimeoutError) {
+        // IO keeps partial replies on timeout: the user sees what arrived, with a note.
+        const note = `Timed out after ${Math.round(reason.limitMs / 1000)}s (limit: baton.turnTimeoutMs).`;
+        logger.warn(`Turn ${turn.turnId} timed out; keeping ${attempt.text.length} chars`);
+        this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'partial', route, usage: attempt.usage, note });
+      } else if (reason instanceof TurnCancelledError || classifyError(reason) === 'cancelled') {
+        this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'cancelled', route, usage: attempt.usage });
+      } else {
+        const readable = toReadableError(reason, this.opts.runtime.provider.type);
+        logger.error(`Turn ${turn.turnId} failed (${readable.kind})`, reason);
+        store.updateLog(turn.logId, { status: 'failed' });
+        const logId = store.appendLog({ role: 'assistant', content: attempt.text ? `${attempt.text}\n\n${readable.message}` : readable.message, source: turn.origin.channel, status: 'failed', meta: JSON.stringify({ route, error: readable }) });
+        this.checkpoint(route, 'failed');
+        this.emitter.fire({ type: 'turn.failed', turnId: turn.turnId, origin: turn.origin, error: readable, partial: attempt.text, logId });
+        turn.reject(new TurnError(readable, attempt.text));
+      }
+    } finally {
+      clearTimeout(timer);
+      this.current = undefined;
+    }
+  }
+
+  private settle(turn: QueuedTurn, result: TurnResult): void {
+    const { store } = this.opts;
+    store.updateLog(turn.logId, { status: result.status === 'complete' ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'complete' });
+    const logId = store.appendLog({
+      role: 'assistant',
+      content: result.note ? `${result.content}${result.content ? '\n\n' : ''}_${result.note}_` : result.content,
+      source: turn.origin.channel,
+      status: result.status,
+      meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin }),
+    });
+    this.checkpoint(result.route, result.status);
+    if (result.status === 'cancelled') {
+      this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId });
+    } else {
+      this.emitter.fire({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
+    }
+    turn.resolve(result);
+  }
+
+  private checkpoint(route: RouteInfo, status: string): void {
+    const { store } = this.opts;
+    const index = Number(store.getState(STATE_TURN_INDEX) ?? '0') + 1;
+    store.setState(STATE_TURN_INDEX, String(index));
+    store.addCheckpoint({
+      turn_index: index,
+      fingerprint: store.getState(STATE_FINGERPRINT) ?? '',
+      route: `${route.tier}:${route.model}:${route.reason}`,
+      status,
+    });
+  }
+
+  /**
+   * Retries connection, session and transient failures after 1 s / 3 s / 10 s. A prompt that may
+   * have reached the session is never sent again: after a failure past delivery, the session is
+   * resumed and its events decide — a settled reply is taken as is, otherwise the model is asked
+   * to finish the interrupted turn without the prompt being repeated.
+   */
+  private async runWithRetries(turn: QueuedTurn, route: RouteInfo, attempt: AttemptState, signal: AbortSignal): Promise<void> {
+    const delays = this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS;
+    let resumeCheck = false;
+    for (let i = 0; ; i++) {
+      try {
+        const session = await this.ensureSession(route.model);
+        if (resumeCheck) {
+          const verdict = await this.inspectAfterFailure(session, turn.prompt);
+          if (verdict.kind === 'answered') {
+            attempt.text = verdict.content;
+            return;
+          }
+          if (verdict.kind === 'delivered') {
+            await this.sendOnce(session, '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]', turn.turnId, attempt, signal);
+            return;
+          }
+        }
+        let prompt = turn.prompt;
+        if (this.pendingRecovery) {
+          prompt = `${this.pendingRecovery}\n\n${turn.prompt}`;
+          this.pendingRecovery = undefined;
+        }
+        await this.sendOnce(session, prompt, turn.turnId, attempt, signal);
+        return;
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        const kind = classifyError(err);
+        if (!isRetryable(kind) || i >= delays.length) throw err;
+        const reason = err instanceof Error ? err.message : String(err);
+        this.opts.logger.warn(`Turn ${turn.turnId}: ${kind} error (${reason}); retry ${i + 1}/${delays.length} in ${delays[i]} ms`);
+        this.emitter.fire({ type: 'turn.retrying', turnId: turn.turnId, attempt: i + 1, delayMs: delays[i], reason });
+        if (kind === 'connection') await this.opts.runtime.reset(reason);
+        else if (kind === 'session') this.session = undefined;
+        if (attempt.delivered) resumeCheck = true;
+        // Text from a failed attempt is discarded: the retry produces the whole reply again.
+        attempt.text = '';
+        attempt.delivered = resumeCheck;
+        await delay(delays[i], signal);
+      }
+    }
+  }
+
+  /** After a failure past delivery: did the session get the prompt, and did it answer? */
+  private async inspectAfterFailure(session: CopilotSession, prompt: string): Promise<{ kind: 'answered'; content: string } | { kind: 'delivered' } | { kind: 'absent' }> {
+    const events = await session.getEvents().catch(() => [] as SessionEvent[]);
+    let userIndex = -1;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i];
+      if (e.type === 'user.message' && typeof e.data.content === 'string' && e.data.content.includes(prompt.slice(-200))) {
+        userIndex = i;
+        break;
+      }
+    }
+    if (userIndex < 0) return { kind: 'absent' };
+    const after = events.slice(userIndex + 1);
+    const idle = after.some((e) => e.type === 'assistant.turn_end');
+    const messages = after.filter((e): e is Extract<SessionEvent, { type: 'assistant.message' }> => e.type === 'assistant.message' && !e.data.parentToolCallId);
+    const last = messages.at(-1);
+    if (idle && last && last.data.content) return { kind: 'answered', content: last.data.content };
+    return { kind: 'delivered' };
+  }
+
+  /** Sends one prompt and waits for the session to go idle, streaming deltas as they arrive. */
+  private sendOnce(session: CopilotSession, prompt: string, turnId: string, attempt: AttemptState, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        unsubscribe();
+        clearInterval(watchdog);
+        signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve();
+      };
+      const unsubscribe = session.on((event) => {
+        switch (event.type) {
+          case 'user.message':
+            attempt.delivered = true;
+            break;
+          case 'assistant.message_delta': {
+            if (event.data.parentToolCallId) break;
+            let delta = event.data.deltaContent;
+            // A second assistant message in one turn (after a tool call) starts a new paragraph.
+            if (attempt.lastMessageId && attempt.lastMessageId !== event.data.messageId && attempt.text) delta = `\n\n${delta}`;
+            attempt.lastMessageId = event.data.messageId;
+            attempt.text += delta;
+            this.emitter.fire({ type: 'turn.delta', turnId, delta });
+            break;
+          }
+          case 'assistant.message': {
+            if (event.data.parentToolCallId) break;
+            // Without streaming deltas (or when some were missed), the final message is the source of truth.
+            if (attempt.lastMessageId !== event.data.messageId && event.data.content) {
+              const delta = attempt.text ? `\n\n${event.data.content}` : event.data.content;
+              attempt.text += delta;
+              attempt.lastMessageId = event.data.messageId;
+              this.emitter.fire({ type: 'turn.delta', turnId, delta });
+            }
+            break;
+          }
+          case 'assistant.usage':
+            attempt.usage = {
+              inputTokens: (attempt.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
+              outputTokens: (attempt.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
+            };
+            break;
+          case 'tool.execution_start':
+            this.emitter.fire({ type: 'tool.started', turnId, toolName: event.data.toolName, toolCallId: event.data.toolCallId });
+            break;
+          case 'tool.execution_complete':
+            this.emitter.fire({ type: 'tool.finished', turnId, toolName: (event.data as { toolName?: string }).toolName ?? '', toolCallId: event.data.toolCallId, success: event.data.success });
+            break;
+          case 'session.error':
+            finish(new SessionFailure(event.data.message, event.data.errorType, event.data.statusCode));
+            break;
+          case 'session.idle':
+            finish();
+            break;
+          default:
+            break;
+        }
+      });
+      const onAbort = () => {
+        void session.abort().catch(() => undefined);
+        finish(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      // A killed runtime emits nothing: notice the dead connection instead of waiting for the timeout.
+      const watchdog = setInterval(() => {
+        if (!this.opts.runtime.isConnected()) finish(new Error('Copilot runtime connection closed'));
+      }, 250);
+      session.send({ prompt }).then(
+        () => {
+          attempt.delivered = true;
+        },
+        (err) => finish(err),
+      );
+    });
+  }
+
+  /** Creates, resumes or recovers the orchestrator session, on `model` when given. */
+  private async ensureSession(model?: string): Promise<CopilotSession> {
+    const wanted = model ?? this.currentModel;
+    if (this.session) {
+      if (this.sessionModel !== wanted) await this.switchModel(this.session, wanted);
+      return this.session;
+    }
+    const { store, logger, runtime } = this.opts;
+    const client = await runtime.client();
+    const tools = this.opts.tools();
+    const fingerprint = sessionFingerprint(this.opts.version, wanted, tools);
+    const config = this.sessionConfig(wanted, tools);
+    const savedId = store.getState(STATE_SESSION);
+    const savedFingerprint = store.getState(STATE_FINGERPRINT);
+
+    let session: CopilotSession | undefined;
+    let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
+    let reason: string | undefined;
+    if (savedId && savedFingerprint === fingerprint) {
+      try {
+        session = await client.resumeSession(savedId, config);
+        how = 'resumed';
+      } catch (err) {
+        reason = `resuming ${savedId} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+        how = 'recovered';
+        store.deleteState(STATE_SESSION);
+      }
+    } else if (savedId) {
+      // Drift: the tools, the model or Baton itself changed under a live session.
+      reason = 'Baton, its tools or the model changed since the last session';
+      how = 'drifted';
+      store.deleteState(STATE_SESSION);
+    }
+    if (!session) {
+      session = await client.createSession(config);
+      if (how !== 'created') {
+        this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined;
+        logger.warn(`New orchestrator session ${session.sessionId} (${how}): ${reason}`);
+      }
+    }
+    store.setState(STATE_SESSION, session.sessionId);
+    store.setState(STATE_FINGERPRINT, fingerprint);
+    this.session = session;
+    this.sessionModel = wanted;
+    logger.info(`Orchestrator session ${session.sessionId} ${how} on ${wanted}`);
+    this.emitter.fire({ type: 'session.ready', sessionId: session.sessionId, how, reason });
+    return session;
+  }
+
+  private async switchModel(session: CopilotSession, model: string): Promise<void> {
+    // setModel keeps the conversation; the fingerprint follows so a restart still resumes.
+    await session.setModel(model);
+    this.sessionModel = model;
+    this.opts.store.setState(STATE_FINGERPRINT, sessionFingerprint(this.opts.version, model, this.opts.tools()));
+    this.opts.logger.info(`Switched the orchestrator to ${model}`);
+    this.emitter.fire({ type: 'model.changed', model });
+  }
+
+  /** The last 10 settled turns, oldest first, without the pending message being answered now. */
+  private recoveryTurns(): Array<{ role: string; source: string; content: string }> {
+    return this.opts.store
+      .recentLog(12)
+      .filter((e) => e.status !== 'pending' && e.content)
+      .slice(-10)
+      .map((e) => ({ role: e.role, source: e.source, content: e.content }));
+  }
+
+  private sessionConfig(model: string, tools: Tool<any>[]): SessionConfig {
+    const settings = this.opts.settings();
+    const provider = this.opts.runtime.sessionProvider();
+    return {
+      clientName: 'baton',
+      model,
+      streaming: true,
+      tools,
+      // The orchestrator talks and delegates; only workers touch files or run commands.
+      availableTools: tools.map((t) => t.name),
+      systemMessage: {
+        mode: 'append',
+        content: buildSystemMessage({
+          memorySummary: this.opts.memorySummary(),
+          routing: settings.routing,
+          selfEdit: settings.selfEdit,
+          installPath: this.opts.installPath,
+          workspaceFolders: this.opts.workspaceFolders?.() ?? [],
+          now: this.opts.now?.() ?? new Date(),
+        }),
+      },
+      infiniteSessions: { enabled: true, backgroundCompactionThreshold: 0.8, bufferExhaustionThreshold: 0.95 },
+      onPermissionRequest: (request) =>
+        // Baton's own tools are safe to run; anything else is not the orchestrator's job.
+        request.kind === 'custom-tool' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
+      ...(this.opts.sessionDirectory ? { configDirectory: this.opts.sessionDirectory } : {}),
+      ...(provider ? { provider } : {}),
+      ...this.opts.extraSessionConfig,
+    } as SessionConfig;
+  }
+
+  /** A short-lived session on the fast model labels the message; on timeout the tier stays. */
+  private async classify(prompt: string, routing: RoutingSettings): Promise<Tier | undefined> {
+    const client = await this.opts.runtime.client();
+    const provider = this.opts.runtime.sessionProvider();
+    const session = await client.createSession({
+      clientName: 'baton-classifier',
+      model: routing.tiers.fast,
+      streaming: false,
+      availableTools: [],
+      systemMessage: { mode: 'replace', content: 'You label messages for model routing. Answer with one word.' },
+      onPermissionRequest: () => ({ kind: 'reject' }),
+      ...(this.opts.sessionDirectory ? { configDirectory: this.opts.sessionDirectory } : {}),
+      ...(provider ? { provider } : {}),
+      ...this.opts.extraSessionConfig,
+    } as SessionConfig);
+    try {
+      const reply = await withTimeout(session.sendAndWait({ prompt: `${CLASSIFIER_PROMPT}${prompt.slice(0, 2000)}` }, this.opts.classifierTimeoutMs ?? 8000), this.opts.classifierTimeoutMs ?? 8000, 'classifier timed out');
+      return parseTier(reply?.data.content ?? '');
+    } catch (err) {
+      this.opts.logger.warn(`Classifier gave no answer (${err instanceof Error ? err.message : String(err)}); keeping the tier`);
+      await session.abort().catch(() => undefined);
+      return undefined;
+    } finally {
+      const id = session.sessionId;
+      await session.disconnect().catch(() => undefined);
+      void client.deleteSession(id).catch(() => undefined);
+    }
+  }
+
+  /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
+  async healthCheck(): Promise<'idle' | 'ok' | 'restarted' | 'busy'> {
+    if (this.processing) return 'busy';
+    if (!this.opts.runtime.isStarted) return 'idle';
+    if (await this.opts.runtime.ping()) return 'ok';
+    if (this.processing) return 'busy';
+    await this.opts.runtime.reset('health check: the runtime did not answer a ping');
+    this.session = undefined;
+    return 'restarted';
+  }
+
+  private loadRouterState(): RouterState | undefined {
+    try {
+      const raw = this.opts.store.getState(STATE_ROUTER);
+      if (!raw) return undefined;
+      const parsed = JSON.parse(raw) as RouterState;
+      if (['fast', 'standard', 'premium'].includes(parsed.tier) && Number.isFinite(parsed.sinceSwitch)) return parsed;
+    } catch {
+      /* a bad value falls back to the default state */
+    }
+    return undefined;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.stop();
+    this.disposeReset();
+    for (const job of this.queue.splice(0)) {
+      if (job.kind === 'turn') job.turn.reject(new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, ''));
+    }
+    const session = this.session;
+    this.session = undefined;
+    await session?.disconnect().catch(() => undefined);
+    this.emitter.dispose();
+  }
+}
