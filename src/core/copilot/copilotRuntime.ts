@@ -102,7 +102,7 @@ export class CopilotRuntime {
   isConnected(): boolean {
     const client = this.current as unknown as { state?: string; connectionClosed?: boolean } | undefined;
     if (!client) return false;
-    return client.state !== 'disconnected' && client.connectionClosed !== true;
+    return client.state === 'connected' && client.connectionClosed !== true;
   }
 
   /** Pings the runtime without starting it; false when not started or not answering. */

@@ -42,3 +42,9 @@ export type OrchestratorEvent =
   | { type: 'model.changed'; model: string };
 
 export type OrchestratorEventType = OrchestratorEvent['type'];
+
+/** A partial reply's note (why it stopped) goes under what arrived. */
+export function withNote(content: string, note?: string): string {
+  return note ? `${content}${content ? '\n\n' : ''}_${note}_` : content;
+}
+

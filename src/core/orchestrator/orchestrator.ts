@@ -20,7 +20,7 @@ import type { BatonStore, LogEntry } from '../store/types';
 import { delay, withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import type { Origin, OrchestratorEvent, TurnResult } from './events';
+import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
 import { sessionFingerprint } from './fingerprint';
 import { CLASSIFIER_PROMPT, ModelRouter, parseTier, type RouterState, type RoutingSettings, type Tier } from './router';
 import { buildRecoveryPrompt, buildSystemMessage } from './systemMessage';
@@ -283,7 +283,7 @@ export class Orchestrator {
     store.updateLog(turn.logId, { status: result.status === 'complete' ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'complete' });
     const logId = store.appendLog({
       role: 'assistant',
-      content: result.note ? `${result.content}${result.content ? '\n\n' : ''}_${result.note}_` : result.content,
+      content: withNote(result.content, result.note),
       source: turn.origin.channel,
       status: result.status,
       meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin }),

@@ -1,0 +1,257 @@
+// What the chat panel shows, derived from the store (history) and the orchestrator's events (the
+// live turn). The host owns all of it; a webview can be thrown away and rebuilt from a snapshot.
+import {
+  parseWebviewMessage,
+  type ChatMessage,
+  type HostMessage,
+  type HostMessageBody,
+  type PanelState,
+  type PermissionDecision,
+  type PermissionPrompt,
+  type RouteInfo,
+  type Snapshot,
+  type UsageInfo,
+  type WorkerCard,
+} from '../../shared/protocol';
+import type { ReadableError } from '../copilot/errors';
+import type { Orchestrator } from '../orchestrator/orchestrator';
+import { withNote } from '../orchestrator/events';
+import type { BatonStore, LogEntry } from '../store/types';
+import { Emitter } from '../util/emitter';
+import type { Logger } from '../util/logger';
+
+/** What the panel asks the editor to do; implemented by the VS Code layer. */
+export interface HostActions {
+  openLink(href: string): void;
+  insertCode(code: string): void;
+  runCommand(command: string): void;
+  toggleRouting(): void;
+  openWorker(name: string): void;
+}
+
+const HISTORY_LIMIT = 200;
+
+export class ChatController {
+  private seq = 0;
+  private readonly post = new Emitter<HostMessage>();
+  /** Messages for the webview, already numbered. */
+  readonly onDidPost = this.post.event;
+  private live: ChatMessage | undefined;
+  private workers: WorkerCard[] = [];
+  private readonly permissions = new Map<string, { prompt: PermissionPrompt; resolve: (d: PermissionDecision) => void }>();
+  private setupHint: string | undefined;
+  private permissionCounter = 0;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly orchestrator: Orchestrator,
+    private readonly store: BatonStore,
+    private readonly actions: HostActions,
+    private readonly logger: Logger,
+    private readonly routingAuto: () => boolean,
+  ) {
+    this.unsubscribe = orchestrator.onEvent((event) => {
+      switch (event.type) {
+        case 'turn.queued':
+          this.send({ type: 'message/append', message: { id: `log-${event.logId}`, role: event.origin.channel === 'background' ? 'background' : 'user', content: event.prompt, status: 'pending', source: event.origin.channel, ts: Date.now() } });
+          break;
+        case 'turn.started':
+          this.live = { id: `turn-${event.turnId}`, role: 'assistant', content: '', status: 'streaming', ts: Date.now() };
+          this.send({ type: 'message/append', message: { ...this.live } });
+          break;
+        case 'turn.routed':
+          if (this.live) {
+            this.live.route = event.route;
+            this.send({ type: 'message/update', id: this.live.id, patch: { route: event.route } });
+          }
+          break;
+        case 'turn.delta':
+          if (this.live) {
+            this.live.content += event.delta;
+            this.send({ type: 'message/delta', id: this.live.id, delta: event.delta });
+          }
+          break;
+        case 'turn.retrying':
+          if (this.live) {
+            this.live.content = '';
+            this.send({ type: 'message/update', id: this.live.id, patch: { content: '', status: 'streaming' } });
+          }
+          break;
+        case 'turn.completed':
+          this.finishLive({ status: event.result.status === 'complete' ? 'complete' : 'partial', content: withNote(event.result.content, event.result.note), route: event.result.route, usage: event.result.usage });
+          break;
+        case 'turn.cancelled':
+          this.finishLive({ status: 'cancelled', content: event.partial });
+          break;
+        case 'turn.failed':
+          this.finishLive({ status: 'failed', role: 'error', content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message, action: event.error.action });
+          break;
+        case 'busy':
+        case 'model.changed':
+          this.send({ type: 'state', state: this.state() });
+          break;
+        default:
+          break;
+      }
+    });
+  }
+
+  private finishLive(patch: Partial<ChatMessage>): void {
+    if (!this.live) return;
+    const id = this.live.id;
+    this.live = undefined;
+    this.send({ type: 'message/update', id, patch });
+  }
+
+  private send(body: HostMessageBody): void {
+    this.post.fire({ ...body, seq: ++this.seq } as HostMessage);
+  }
+
+  /** The whole panel in one message: the answer to `ready` and to a sequence gap. */
+  postSnapshot(): void {
+    this.post.fire({ type: 'snapshot', seq: ++this.seq, snapshot: this.snapshot() });
+  }
+
+  snapshot(): Snapshot {
+    const messages = this.store.recentLog(HISTORY_LIMIT).map(toChatMessage);
+    if (this.live) messages.push({ ...this.live });
+    return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state() };
+  }
+
+  state(): PanelState {
+    return { busy: this.orchestrator.busy, model: this.orchestrator.currentModel, routingAuto: this.routingAuto(), ...(this.setupHint ? { setupHint: this.setupHint } : {}) };
+  }
+
+  setSetupHint(hint: string | undefined): void {
+    this.setupHint = hint;
+    this.send({ type: 'state', state: this.state() });
+  }
+
+  refreshState(): void {
+    this.send({ type: 'state', state: this.state() });
+  }
+
+  updateWorkers(workers: WorkerCard[]): void {
+    this.workers = workers;
+    this.send({ type: 'workers/update', workers });
+  }
+
+  /** Shows a worker's permission request inline and waits for the user's answer. */
+  askPermission(prompt: Omit<PermissionPrompt, 'id'>): Promise<PermissionDecision> {
+    const id = `perm-${++this.permissionCounter}`;
+    return new Promise<PermissionDecision>((resolve) => {
+      const full = { ...prompt, id };
+      this.permissions.set(id, { prompt: full, resolve });
+      this.send({ type: 'permission/request', request: full });
+    });
+  }
+
+  /** Denies every open permission request (the panel is going away for good). */
+  denyAllPermissions(): void {
+    for (const [id, entry] of this.permissions) {
+      entry.resolve('deny');
+      this.send({ type: 'permission/resolved', id });
+    }
+    this.permissions.clear();
+  }
+
+  /** Handles one raw message from the webview: validated first, a bad one is logged and ignored. */
+  receive(raw: unknown): void {
+    const parsed = parseWebviewMessage(raw);
+    if (!parsed.ok) {
+      this.logger.warn(`Ignored a bad message from the chat panel: ${parsed.error}`);
+      return;
+    }
+    const message = parsed.message;
+    switch (message.type) {
+      case 'ready':
+      case 'snapshot/request':
+        this.postSnapshot();
+        break;
+      case 'chat/send':
+        this.sendText(message.text, 'panel');
+        break;
+      case 'chat/stop':
+        this.orchestrator.stop();
+        break;
+      case 'chat/new':
+        void this.orchestrator.newChat().then(() => this.postSnapshot());
+        break;
+      case 'chat/resend': {
+        const entry = this.store.recentLog(HISTORY_LIMIT).find((e) => `log-${e.id}` === message.id && e.role === 'user');
+        if (!entry) {
+          this.logger.warn(`Resend: no user message ${message.id}`);
+          return;
+        }
+        this.store.updateLog(entry.id, { status: 'cancelled' });
+        this.sendText(entry.content, 'panel');
+        break;
+      }
+      case 'routing/toggle':
+        this.actions.toggleRouting();
+        break;
+      case 'worker/open':
+        this.actions.openWorker(message.name);
+        break;
+      case 'permission/answer': {
+        const entry = this.permissions.get(message.id);
+        if (!entry) return;
+        this.permissions.delete(message.id);
+        entry.resolve(message.decision);
+        this.send({ type: 'permission/resolved', id: message.id });
+        break;
+      }
+      case 'link/open':
+        this.actions.openLink(message.href);
+        break;
+      case 'code/insert':
+        this.actions.insertCode(message.code);
+        break;
+      case 'command/run':
+        this.actions.runCommand(message.command);
+        break;
+      default: {
+        const unreachable: never = message;
+        this.logger.warn(`Unhandled panel message ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** Sends text as the user, from the panel or a command. */
+  sendText(text: string, channel: 'panel' | 'command') {
+    return this.orchestrator.enqueue(text, { channel });
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+    this.denyAllPermissions();
+    this.post.dispose();
+  }
+}
+
+interface LogMeta {
+  route?: RouteInfo;
+  usage?: UsageInfo;
+  error?: ReadableError;
+}
+
+export function toChatMessage(entry: LogEntry): ChatMessage {
+  let meta: LogMeta = {};
+  try {
+    meta = entry.meta ? (JSON.parse(entry.meta) as LogMeta) : {};
+  } catch {
+    /* meta is advisory; a bad value just shows no route */
+  }
+  const ts = Date.parse(entry.ts.includes('T') ? entry.ts : `${entry.ts.replace(' ', 'T')}Z`) || Date.now();
+  const base = { id: `log-${entry.id}`, content: entry.content, source: entry.source, ts };
+  if (entry.role === 'user') return { ...base, role: 'user', status: entry.status === 'interrupted' ? 'interrupted' : 'complete' };
+  if (entry.role === 'system') return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status: 'complete' };
+  if (entry.status === 'failed') return { ...base, role: 'error', status: 'failed', ...(meta.error?.action ? { action: meta.error.action } : {}) };
+  return {
+    ...base,
+    role: 'assistant',
+    status: entry.status === 'partial' ? 'partial' : entry.status === 'cancelled' ? 'cancelled' : 'complete',
+    ...(meta.route ? { route: meta.route } : {}),
+    ...(meta.usage && (meta.usage.inputTokens || meta.usage.outputTokens) ? { usage: meta.usage } : {}),
+  };
+}
