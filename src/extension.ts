@@ -1,0 +1,43 @@
+// Baton's table of contents. Activation only registers things: the core (store, runtime,
+// orchestrator, workers) is built just after, and the Copilot runtime starts only when the chat
+// view opens or a message is sent.
+import * as vscode from 'vscode';
+import { registerChatView } from './vscode/chatViewProvider';
+import { registerCommands } from './vscode/commands';
+import { registerMachineSessionsTree } from './vscode/machineSessionsTree';
+import { registerMemoriesTree } from './vscode/memoriesTree';
+import { registerNotifications } from './vscode/notifications';
+import { OutputLog } from './vscode/outputLog';
+import { BatonServices } from './vscode/services';
+import { registerStatusBar } from './vscode/statusBar';
+import { registerWorkersTree } from './vscode/workersTree';
+
+let services: BatonServices | undefined;
+
+export function activate(context: vscode.ExtensionContext): { activationMs: number } {
+  const started = performance.now();
+  const log = new OutputLog();
+  services = new BatonServices(context, log);
+  const chatView = registerChatView(context, services);
+  context.subscriptions.push(
+    log,
+    chatView,
+    registerCommands(context, services),
+    registerStatusBar(services),
+    registerNotifications(services, () => chatView.isVisible()),
+  );
+  services.onReady((core) => {
+    context.subscriptions.push(registerWorkersTree(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
+  });
+  // Off the activation path: opening the store is cheap but not free.
+  setTimeout(() => void services?.ready().catch((err) => log.error('Baton failed to start', err)), 0);
+  const activationMs = performance.now() - started;
+  log.info(`Baton activated in ${activationMs.toFixed(1)} ms`);
+  return { activationMs };
+}
+
+export async function deactivate(): Promise<void> {
+  // Flushes the store and stops the runtime; VS Code waits for this promise.
+  await services?.dispose();
+  services = undefined;
+}

@@ -1,0 +1,101 @@
+// The chat panel: a thin bridge between the webview and the ChatController. The webview keeps no
+// data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot.
+import * as vscode from 'vscode';
+import type { BatonServices } from './services';
+import { createNonce, renderWebviewHtml } from './webviewHtml';
+
+export const CHAT_VIEW_ID = 'baton.chat';
+
+export interface ChatView extends vscode.Disposable {
+  isVisible(): boolean;
+}
+
+export function registerChatView(context: vscode.ExtensionContext, services: BatonServices): ChatView {
+  const provider = new ChatViewProvider(context.extensionUri, services);
+  const registration = vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } });
+  return {
+    isVisible: () => provider.isVisible(),
+    dispose: () => {
+      registration.dispose();
+      provider.dispose();
+    },
+  };
+}
+
+class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private unread = 0;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly services: BatonServices,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    view.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [dist, vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+    view.webview.html = renderWebviewHtml({
+      cspSource: view.webview.cspSource,
+      nonce: createNonce(),
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
+    });
+    // Messages that arrive before the core is built wait for it; nothing typed is dropped.
+    const pending: unknown[] = [];
+    let unsubscribe: (() => void) | undefined;
+    this.subscriptions.push(
+      view.webview.onDidReceiveMessage((raw) => {
+        const core = this.services.current;
+        if (core) core.chat.receive(raw);
+        else pending.push(raw);
+      }),
+      view.onDidChangeVisibility(() => {
+        if (view.visible) this.setBadge(0);
+      }),
+      view.onDidDispose(() => {
+        unsubscribe?.();
+        this.view = undefined;
+      }),
+    );
+    void this.services.ready().then(
+      (core) => {
+        unsubscribe = core.chat.onDidPost((message) => {
+          void view.webview.postMessage(message);
+          if (!view.visible && message.type === 'message/append' && message.message.role === 'background') this.setBadge(this.unread + 1);
+        });
+        for (const raw of pending.splice(0)) core.chat.receive(raw);
+        // Opening the chat view is the moment to start the runtime and find out whether Baton can answer.
+        void core.runtime.client().then(
+          async (client) => {
+            if (core.runtime.provider.type !== 'copilot') return core.chat.setSetupHint(undefined);
+            const auth = await client.getAuthStatus().catch(() => undefined);
+            core.chat.setSetupHint(auth && !auth.isAuthenticated ? 'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.' : undefined);
+          },
+          (err) => core.chat.setSetupHint(`The Copilot runtime did not start: ${err instanceof Error ? err.message : String(err)}`),
+        );
+      },
+      (err) => {
+        this.services.log.error('Baton failed to start', err);
+        void vscode.window.showErrorMessage(`Baton failed to start: ${err instanceof Error ? err.message : String(err)}`, 'Show Log').then((pick) => pick && this.services.log.show());
+      },
+    );
+  }
+
+  isVisible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  private setBadge(count: number): void {
+    this.unread = count;
+    if (this.view) this.view.badge = count > 0 ? { value: count, tooltip: `${count} new background result(s)` } : undefined;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions.splice(0)) s.dispose();
+  }
+}

@@ -1,0 +1,102 @@
+// Palette commands: everything the panel does, plus the ones that only make sense as commands.
+import * as vscode from 'vscode';
+import { TurnError } from '../core/orchestrator/orchestrator';
+import { runDoctor } from './doctor';
+import type { BatonServices } from './services';
+import { providerType, readOrchestratorSettings, SECRET_PREFIX, setRoutingAuto } from './settings';
+
+export function registerCommands(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
+  const register = (id: string, fn: (...args: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  return vscode.Disposable.from(
+    register('baton.focus', () => vscode.commands.executeCommand('baton.chat.focus')),
+    register('baton.newChat', async () => {
+      const core = await services.ready();
+      await core.orchestrator.newChat();
+      core.chat.postSnapshot();
+    }),
+    register('baton.stop', async () => {
+      const core = services.current;
+      if (!core?.orchestrator.stop()) void vscode.window.showInformationMessage('Baton is not answering anything right now.');
+    }),
+    register('baton.sendMessage', async (text?: string) => {
+      const message = typeof text === 'string' && text ? text : await vscode.window.showInputBox({ title: 'Ask Baton', prompt: 'The reply appears in the Baton panel.' });
+      if (!message) return;
+      const core = await services.ready();
+      const handle = core.chat.sendText(message, 'command');
+      return handle.done.then(
+        (r) => r.content,
+        (err) => {
+          void vscode.window.showErrorMessage(err instanceof TurnError ? err.readable.message : String(err));
+          return undefined;
+        },
+      );
+    }),
+    register('baton.toggleRouting', async () => {
+      const on = !readOrchestratorSettings().routing.auto;
+      await setRoutingAuto(on);
+      void vscode.window.showInformationMessage(`Baton: automatic model routing is ${on ? 'on' : 'off'}.`);
+    }),
+    register('baton.switchModel', async () => {
+      const core = await services.ready();
+      let models: Awaited<ReturnType<typeof core.runtime.listModels>>;
+      try {
+        models = await core.runtime.listModels();
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Baton could not list models: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      const current = readOrchestratorSettings().routing.model;
+      const pick = await vscode.window.showQuickPick(
+        models.map((m) => ({ label: m.id, description: m.id === current ? 'current' : m.name !== m.id ? m.name : undefined })),
+        { title: 'Baton: model for the orchestrator', placeHolder: current },
+      );
+      if (!pick) return;
+      await vscode.workspace.getConfiguration('baton').update('model', pick.label, vscode.ConfigurationTarget.Global);
+      core.chat.refreshState();
+    }),
+    register('baton.compact', async () => {
+      const core = await services.ready();
+      try {
+        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: compacting the conversation' }, () => core.orchestrator.compact());
+        void vscode.window.showInformationMessage(`Baton compacted the conversation: ${r.tokensRemoved} tokens and ${r.messagesRemoved} messages freed.`);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Baton could not compact: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }),
+    register('baton.remember', () => vscode.commands.executeCommand('baton.memory.add')),
+    register('baton.showLog', () => services.log.show()),
+    register('baton.doctor', async () => {
+      const core = await services.ready();
+      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking' }, () => runDoctor(core, services.storageDir, context.extension.packageJSON.version));
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: report });
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }),
+    register('baton.setProviderKey', async () => {
+      let type = providerType();
+      if (type === 'copilot') {
+        const pick = await vscode.window.showQuickPick(['openai', 'azure', 'anthropic'], { title: 'Baton: which provider is the key for?' });
+        if (!pick) return;
+        type = pick as typeof type;
+        await vscode.workspace.getConfiguration('baton').update('provider.type', type, vscode.ConfigurationTarget.Global);
+      }
+      const key = await vscode.window.showInputBox({ title: `Baton: API key for ${type}`, password: true, ignoreFocusOut: true, prompt: 'Stored in VS Code\'s secret storage, never in settings.' });
+      if (key === undefined) return;
+      if (key) await context.secrets.store(SECRET_PREFIX + type, key);
+      else await context.secrets.delete(SECRET_PREFIX + type);
+      if (!vscode.workspace.getConfiguration('baton').get<string>('provider.baseUrl')) {
+        void vscode.window.showInformationMessage('Baton: also set baton.provider.baseUrl (for example http://127.0.0.1:11434/v1 for Ollama).', 'Open Settings').then((p) => p && vscode.commands.executeCommand('workbench.action.openSettings', 'baton.provider'));
+      }
+    }),
+    register('baton.signIn', async () => {
+      try {
+        const session = await vscode.authentication.getSession('github', ['read:user'], { createIfNone: true });
+        if (session) {
+          await vscode.workspace.getConfiguration('baton').update('provider.type', 'copilot', vscode.ConfigurationTarget.Global);
+          void vscode.window.showInformationMessage(`Baton: signed in as ${session.account.label}. Reload the window to use the new sign-in.`, 'Reload').then((p) => p && vscode.commands.executeCommand('workbench.action.reloadWindow'));
+        }
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Baton: sign-in failed: ${err instanceof Error ? err.message : String(err)}. You can also run \`copilot login\` in a terminal.`);
+      }
+    }),
+  );
+}

@@ -1,0 +1,55 @@
+// `Baton: Doctor`: a report a user can paste into a bug.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Core } from './services';
+
+async function folderSize(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    total += entry.isDirectory() ? await folderSize(full) : (await fs.stat(full).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export async function runDoctor(core: Core, storageDir: string, version: string): Promise<string> {
+  const lines = [`# Baton doctor report`, '', `- Baton ${version}, VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}), ${process.platform}-${process.arch}, Node ${process.versions.node}`, `- Provider: ${core.runtime.provider.type}${core.runtime.provider.baseUrl ? ` at ${core.runtime.provider.baseUrl}` : ''}${core.runtime.provider.apiKey ? ' (API key set)' : ''}`];
+  const check = async (name: string, fn: () => Promise<string>) => {
+    try {
+      lines.push(`- ✅ ${name}: ${await fn()}`);
+    } catch (err) {
+      lines.push(`- ❌ ${name}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+  };
+  await check('Copilot runtime', async () => {
+    const started = Date.now();
+    const client = await core.runtime.client();
+    const status = await client.getStatus();
+    return `runtime ${status.version} (protocol ${status.protocolVersion}), answered in ${Date.now() - started} ms, pid ${core.runtime.runtimePid() ?? '?'}`;
+  });
+  await check('Authentication', async () => {
+    if (core.runtime.provider.type !== 'copilot') {
+      const models = await core.runtime.listModels();
+      return `provider configured; models: ${models.map((m) => m.id).join(', ') || 'none listed'}`;
+    }
+    const client = await core.runtime.client();
+    const auth = await client.getAuthStatus();
+    if (!auth.isAuthenticated) throw new Error('not signed in to GitHub Copilot (run Baton: Sign In, or `copilot login`)');
+    return `signed in (${auth.authType ?? 'unknown'})`;
+  });
+  await check('Store integrity', async () => {
+    const problems = core.store.integrityCheck();
+    if (problems.length && !(problems.length === 1 && problems[0] === 'ok')) throw new Error(problems.join('; '));
+    return 'ok';
+  });
+  await check('Storage size', async () => `${mb(await folderSize(storageDir))} in ${storageDir}`);
+  await check('Baton sessions', async () => `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`);
+  await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,69 @@
+// Reads Baton's settings (baton.*) into the plain shapes core understands.
+import * as vscode from 'vscode';
+import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRuntime';
+import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
+import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
+
+export const SECRET_PREFIX = 'baton.provider.apiKey.';
+const PROVIDERS: readonly ProviderType[] = ['copilot', 'openai', 'azure', 'anthropic'];
+
+function config() {
+  return vscode.workspace.getConfiguration('baton');
+}
+
+export function providerType(): ProviderType {
+  const value = config().get<string>('provider.type', 'copilot');
+  return (PROVIDERS as readonly string[]).includes(value) ? (value as ProviderType) : 'copilot';
+}
+
+export async function readProvider(secrets: vscode.SecretStorage): Promise<ProviderSettings> {
+  const type = providerType();
+  if (type === 'copilot') return { type };
+  const baseUrl = config().get<string>('provider.baseUrl') || undefined;
+  const apiKey = (await secrets.get(SECRET_PREFIX + type)) || undefined;
+  return { type, baseUrl, apiKey };
+}
+
+export function readOrchestratorSettings(): OrchestratorSettings {
+  const c = config();
+  const tiers = { ...DEFAULT_TIERS, ...pickTiers(c.get<Record<string, string>>('routing.tiers', {})) };
+  const keywords = c.get<string[]>('routing.premiumKeywords', DEFAULT_OVERRIDE_KEYWORDS);
+  return {
+    routing: {
+      auto: c.get<boolean>('routing.auto', false),
+      model: c.get<string>('model', 'claude-sonnet-4.5') || 'claude-sonnet-4.5',
+      tiers,
+      overrides: keywords.length ? [{ keywords, tier: 'premium' }] : [],
+      cooldownMessages: 2,
+    },
+    turnTimeoutMs: Math.max(10_000, c.get<number>('turnTimeoutMs', 600_000)),
+    selfEdit: c.get<boolean>('allowSelfEdit', false),
+  };
+}
+
+function pickTiers(raw: Record<string, string>): Partial<Record<Tier, string>> {
+  const out: Partial<Record<Tier, string>> = {};
+  for (const tier of TIERS) if (typeof raw?.[tier] === 'string' && raw[tier]) out[tier] = raw[tier];
+  return out;
+}
+
+export interface WorkerSettings {
+  max: number;
+  timeoutMs: number;
+  protectedPaths: string[];
+  trustWorkingDir: boolean;
+}
+
+export function readWorkerSettings(): WorkerSettings {
+  const c = config();
+  return {
+    max: Math.min(20, Math.max(1, c.get<number>('workers.max', 5))),
+    timeoutMs: Math.max(1000, c.get<number>('workers.timeoutMs', 600_000)),
+    protectedPaths: c.get<string[]>('workers.protectedPaths', []),
+    trustWorkingDir: c.get<boolean>('workers.trustWorkingDirectory', false),
+  };
+}
+
+export async function setRoutingAuto(on: boolean): Promise<void> {
+  await config().update('routing.auto', on, vscode.ConfigurationTarget.Global);
+}

@@ -1,0 +1,37 @@
+// The status-bar item: idle / thinking / N workers running, and the model. Click focuses the panel.
+import * as vscode from 'vscode';
+import type { BatonServices } from './services';
+
+export function registerStatusBar(services: BatonServices): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'Baton';
+  item.command = 'baton.focus';
+  item.text = '$(rocket) Baton';
+  item.tooltip = 'Baton: open the chat';
+  item.show();
+  const subscriptions: Array<() => void> = [];
+  services.onReady((core) => {
+    let running = 0;
+    const render = () => {
+      const busy = core.orchestrator.busy;
+      const parts = [busy ? '$(loading~spin) Baton: thinking' : '$(rocket) Baton'];
+      if (running) parts.push(`· ${running} worker${running === 1 ? '' : 's'}`);
+      item.text = parts.join(' ');
+      item.tooltip = `Baton — ${busy ? 'thinking' : 'idle'}, ${running} worker(s) running, model ${core.orchestrator.currentModel}`;
+    };
+    subscriptions.push(
+      core.orchestrator.onEvent((e) => {
+        if (e.type === 'busy' || e.type === 'model.changed') render();
+      }),
+      core.pool.onDidChange((cards) => {
+        running = cards.filter((c) => c.state === 'running').length;
+        render();
+      }),
+    );
+    render();
+  });
+  return new vscode.Disposable(() => {
+    for (const unsubscribe of subscriptions) unsubscribe();
+    item.dispose();
+  });
+}
