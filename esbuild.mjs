@@ -33,6 +33,13 @@ const webviewOptions = {
   loader: { '.css': 'text' },
 };
 
+// Styles are a file of their own, loaded through a <link>: the CSP allows no inline styles.
+const stylesOptions = {
+  ...common,
+  entryPoints: { webview: 'webview/styles.css' },
+  outdir: 'dist',
+};
+
 // The in-host e2e suite runs inside the extension host, so it is built like the host bundle.
 const e2eOptions = {
   ...common,
@@ -49,7 +56,7 @@ async function copyWasm() {
   await copyFile(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
 }
 
-const all = [hostOptions, webviewOptions, ...(withTests ? [e2eOptions] : [])];
+const all = [hostOptions, webviewOptions, stylesOptions, ...(withTests ? [e2eOptions] : [])];
 await copyWasm();
 if (watch) {
   for (const options of all) {

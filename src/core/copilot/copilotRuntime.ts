@@ -24,6 +24,8 @@ export interface CopilotRuntimeOptions {
   gitHubToken?: string;
   /** Model ids offered when the provider cannot list them (BYOK). */
   fallbackModels?: () => string[];
+  /** The runtime's working directory (where it looks for repository instructions). */
+  workingDirectory?: string;
   /** A different runtime executable (tests, or a user's own CLI). */
   runtimePath?: string;
 }
@@ -60,11 +62,12 @@ export class CopilotRuntime {
   }
 
   private async start(): Promise<CopilotClient> {
-    const { provider, env, copilotHome, gitHubToken, runtimePath, logger } = this.options;
+    const { provider, env, copilotHome, gitHubToken, runtimePath, logger, workingDirectory } = this.options;
     const byok = provider.type !== 'copilot';
     const clientOptions: CopilotClientOptions = {
       env: env ?? process.env,
       baseDirectory: copilotHome,
+      ...(workingDirectory ? { workingDirectory } : {}),
       logLevel: 'error',
       ...(gitHubToken ? { gitHubToken } : {}),
       ...(byok

@@ -1,0 +1,223 @@
+// The orchestrator against the real Copilot runtime and a scripted model server.
+import * as assert from 'node:assert/strict';
+import { TurnError } from '../../src/core/orchestrator/orchestrator';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import type { RecordedRequest } from '../support/scriptedModelServer';
+
+function userTexts(requests: RecordedRequest[], needle: string): number {
+  // How many user messages across ALL chat requests' final user turn carry the text: a prompt sent
+  // twice shows up as two separate user messages in the last request's history.
+  const last = requests.at(-1);
+  if (!last) return 0;
+  return last.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(needle)).length;
+}
+
+function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
+  return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
+}
+
+describe('Orchestrator (real runtime, scripted model)', function () {
+  this.timeout(60_000);
+  let core: CoreFixture;
+
+  beforeEach(async () => {
+    core = await startCore();
+  });
+  afterEach(async () => {
+    await core.dispose();
+  });
+
+  it('streams a reply as deltas, tags the channel, logs both sides and writes a checkpoint', async () => {
+    core.server.on({ lastUserIncludes: 'hello baton' }, { text: 'Hi! How can I help today?', chunks: 5 });
+    const handle = core.orchestrator.enqueue('hello baton', { channel: 'panel' });
+    const result = await handle.done;
+    assert.equal(result.status, 'complete');
+    assert.equal(result.content, 'Hi! How can I help today?');
+    const deltas = ofType(core.events, 'turn.delta').map((e) => e.delta);
+    assert.ok(deltas.length >= 3, `expected several deltas, got ${deltas.length}`);
+    assert.equal(deltas.join(''), 'Hi! How can I help today?');
+    const chat = core.server.chatRequests();
+    assert.match(chat.at(-1)!.lastUserText ?? '', /\[via panel\] hello baton/);
+    const log = core.store.recentLog(10);
+    assert.deepEqual(log.map((e) => [e.role, e.status]), [['user', 'complete'], ['assistant', 'complete']]);
+    assert.equal(log[1].content, 'Hi! How can I help today?');
+    const checkpoints = core.store.recentCheckpoints(5);
+    assert.equal(checkpoints.length, 1);
+    assert.equal(checkpoints[0].status, 'complete');
+    assert.equal(checkpoints[0].fingerprint.length, 64);
+  });
+
+  it('answers three messages sent at once in order, one at a time', async () => {
+    core.server.on({ lastUserIncludes: 'first' }, { text: 'one', delayMs: 150 });
+    core.server.on({ lastUserIncludes: 'second' }, { text: 'two' });
+    core.server.on({ lastUserIncludes: 'third' }, { text: 'three' });
+    const handles = ['first', 'second', 'third'].map((t) => core.orchestrator.enqueue(t, { channel: 'command' }));
+    const results = await Promise.all(handles.map((h) => h.done));
+    assert.deepEqual(results.map((r) => r.content), ['one', 'two', 'three']);
+    const order = core.server.chatRequests().map((r) => /\[via command\] (\w+)/.exec(r.lastUserText ?? '')?.[1]);
+    assert.deepEqual(order, ['first', 'second', 'third']);
+    const completed = ofType(core.events, 'turn.completed').map((e) => e.turnId);
+    assert.deepEqual(completed, handles.map((h) => h.turnId));
+  });
+
+  it('resumes the same session after a restart', async () => {
+    core.server.always({}, { text: 'ok' });
+    await core.orchestrator.enqueue('remember the number 42', { channel: 'panel' }).done;
+    const firstSession = core.server.chatRequests()[0].sessionId;
+    await core.restart();
+    await core.orchestrator.enqueue('what number?', { channel: 'panel' }).done;
+    const ready = ofType(core.events, 'session.ready');
+    assert.equal(ready.at(-1)!.how, 'resumed');
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(last.sessionId, firstSession);
+    assert.equal(userTexts([last], 'remember the number 42'), 1, 'the resumed session carries the earlier turn');
+  });
+
+  it('starts a fresh session with recovery context when the fingerprint drifted', async () => {
+    core.server.always({}, { text: 'noted' });
+    await core.orchestrator.enqueue('my project is called zebra', { channel: 'panel' }).done;
+    core.store.setState('orchestrator_fingerprint', 'an-older-version');
+    await core.restart();
+    await core.orchestrator.enqueue('and its language?', { channel: 'panel' }).done;
+    assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'drifted');
+    const last = core.server.chatRequests().at(-1)!;
+    assert.match(last.lastUserText ?? '', /\[System: Session recovered\]/);
+    assert.match(last.lastUserText ?? '', /my project is called zebra/);
+    assert.match(last.lastUserText ?? '', /do NOT respond to these messages/);
+    assert.match(last.lastUserText ?? '', /\[via panel\] and its language\?$/);
+    assert.ok(core.logger.lines.some((l) => /drifted/.test(l)), 'the drift is logged');
+  });
+
+  it('recovers from an expired session id with the last 10 turns', async () => {
+    core.server.always({}, { text: 'fine' });
+    for (let i = 1; i <= 6; i++) await core.orchestrator.enqueue(`message number ${i}`, { channel: 'panel' }).done;
+    await core.restart();
+    core.store.setState('orchestrator_session_id', '00000000-0000-4000-8000-000000000000');
+    await core.orchestrator.enqueue('still there?', { channel: 'panel' }).done;
+    assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'recovered');
+    const text = core.server.chatRequests().at(-1)!.lastUserText ?? '';
+    assert.match(text, /\[System: Session recovered\]/);
+    // 12 settled entries exist (6 user + 6 assistant); the recovery carries the last 10.
+    assert.doesNotMatch(text, /message number 1\b/);
+    assert.match(text, /message number 2\b/);
+    assert.match(text, /message number 6\b/);
+    assert.notEqual(core.store.getState('orchestrator_session_id'), '00000000-0000-4000-8000-000000000000');
+  });
+
+  it('survives the runtime being killed mid-turn: retried, answered once, the prompt not sent twice', async () => {
+    core.server.on({ lastUserIncludes: 'long task please' }, { textThenHang: 'Working on' });
+    core.server.always({}, { text: 'Done: the long task is finished.' });
+    const handle = core.orchestrator.enqueue('long task please', { channel: 'panel' });
+    await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
+    const pid = core.runtime.runtimePid();
+    assert.ok(pid, 'the runtime has a pid');
+    process.kill(pid!, 'SIGKILL');
+    const result = await handle.done;
+    assert.equal(result.status, 'complete');
+    assert.equal(result.content, 'Done: the long task is finished.');
+    assert.ok(ofType(core.events, 'turn.retrying').length >= 1, 'a retry happened');
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(userTexts([last], 'long task please'), 1, 'the prompt appears once in the history the model sees');
+    assert.equal(ofType(core.events, 'turn.completed').length, 1);
+  });
+
+  it('fails at once with a readable message on an auth error', async () => {
+    core.server.always({}, { error: 403, body: { error: { message: 'Forbidden: no Copilot access' } } });
+    const started = Date.now();
+    const error = await core.orchestrator.enqueue('hi', { channel: 'panel' }).done.then(
+      () => assert.fail('should fail'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof TurnError);
+    assert.match(error.message, /^Sorry, I hit an error: /);
+    assert.doesNotMatch(error.message, /\n\s+at /, 'no stack trace');
+    assert.equal(ofType(core.events, 'turn.retrying').length, 0, 'not retried');
+    assert.ok(Date.now() - started < 10_000);
+    const log = core.store.recentLog(2);
+    assert.equal(log[1].status, 'failed');
+  });
+
+  it('keeps the partial reply on timeout', async () => {
+    core.settings.turnTimeoutMs = 1500;
+    core.server.on({ lastUserIncludes: 'slow one' }, { textThenHang: 'Here is the first half', chunks: 2 });
+    const result = await core.orchestrator.enqueue('slow one', { channel: 'panel' }).done;
+    assert.equal(result.status, 'partial');
+    assert.equal(result.content, 'Here is the first half');
+    assert.match(result.note ?? '', /Timed out after 2s|Timed out after 1s/);
+    const assistant = core.store.recentLog(1)[0];
+    assert.equal(assistant.status, 'partial');
+    assert.match(assistant.content, /^Here is the first half/);
+    core.server.releaseHeld();
+  });
+
+  it('stop keeps the partial reply', async () => {
+    core.server.on({ lastUserIncludes: 'stream forever' }, { textThenHang: 'Partial answer so far' });
+    const handle = core.orchestrator.enqueue('stream forever', { channel: 'panel' });
+    await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
+    assert.equal(core.orchestrator.stop(), true);
+    const result = await handle.done;
+    assert.equal(result.status, 'cancelled');
+    assert.equal(result.content, 'Partial answer so far');
+    assert.equal(core.store.recentLog(1)[0].content, 'Partial answer so far');
+    core.server.releaseHeld();
+    // The session still works after the abort.
+    core.server.on({ lastUserIncludes: 'after stop' }, { text: 'still here' });
+    assert.equal((await core.orchestrator.enqueue('after stop', { channel: 'panel' }).done).content, 'still here');
+  });
+
+  it('the health check restarts a dead runtime, and the next message works', async () => {
+    core.server.always({}, { text: 'pong' });
+    await core.orchestrator.enqueue('ping', { channel: 'panel' }).done;
+    assert.equal(await core.orchestrator.healthCheck(), 'ok');
+    process.kill(core.runtime.runtimePid()!, 'SIGKILL');
+    await waitFor(() => !core.runtime.isConnected());
+    assert.equal(await core.orchestrator.healthCheck(), 'restarted');
+    const result = await core.orchestrator.enqueue('ping again', { channel: 'panel' }).done;
+    assert.equal(result.content, 'pong');
+    assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'resumed');
+  });
+
+  describe('model routing', () => {
+    beforeEach(() => {
+      core.settings.routing.auto = true;
+    });
+
+    it('keyword override goes to premium; short follow-ups keep the tier; background uses standard', async () => {
+      core.server.always({ systemIncludes: 'You label messages' }, { text: 'standard' });
+      core.server.always({}, { text: 'ok' });
+      const a = await core.orchestrator.enqueue('please redesign the css of the login page', { channel: 'panel' }).done;
+      assert.deepEqual([a.route.tier, a.route.reason], ['premium', 'override']);
+      assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6');
+      const b = await core.orchestrator.enqueue('yes', { channel: 'panel' }).done;
+      assert.deepEqual([b.route.tier, b.route.reason], ['premium', 'follow-up']);
+      const c = await core.orchestrator.enqueue('[Background task completed] Worker \'w\' finished:\n\ndone', { channel: 'background', worker: 'w' }).done;
+      assert.deepEqual([c.route.tier, c.route.reason, c.route.model], ['standard', 'background', 'claude-sonnet-4.6']);
+    });
+
+    it('the classifier picks the tier, and the cooldown holds a switch for two messages', async () => {
+      const classifier = core.server.always({ systemIncludes: 'You label messages' }, { text: 'fast' });
+      core.server.always({ predicate: (r) => !r.systemText.includes('You label messages') }, { text: 'answer' });
+      const a = await core.orchestrator.enqueue('what is the capital of france, quickly', { channel: 'panel' }).done;
+      assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'gpt-4.1']);
+      assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'gpt-4.1');
+      classifier.remove();
+      core.server.always({ systemIncludes: 'You label messages' }, { text: 'premium' });
+      const b = await core.orchestrator.enqueue('prove this distributed protocol correct formally', { channel: 'panel' }).done;
+      assert.deepEqual([b.route.tier, b.route.reason], ['fast', 'cooldown']);
+      const c = await core.orchestrator.enqueue('and write the proof in great detail please', { channel: 'panel' }).done;
+      assert.deepEqual([c.route.tier, c.route.reason], ['fast', 'cooldown']);
+      const d = await core.orchestrator.enqueue('then check the proof for subtle gaps in it', { channel: 'panel' }).done;
+      assert.deepEqual([d.route.tier, d.route.reason, d.route.model], ['premium', 'classifier', 'claude-opus-4.6']);
+      assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'claude-opus-4.6');
+    });
+  });
+});
+
+async function waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error('waitFor timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
