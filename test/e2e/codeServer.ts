@@ -127,6 +127,8 @@ export class CodeServer {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       LANG: process.env.LANG ?? 'C.UTF-8',
+      // No extension gallery: nothing to fetch offline, and no stray requests for a test's proxy to record.
+      EXTENSIONS_GALLERY: '{}',
       ...dirs,
     };
     for (const [key, value] of Object.entries(options.env ?? {})) {

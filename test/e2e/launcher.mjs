@@ -159,7 +159,7 @@ async function main() {
         // VS Code's web workbench calls these when running extension tests (IAutomatedWindow).
         await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => reportExit(Number(code)));
         await page.exposeFunction('codeAutomationLog', (/** @type {string} */ type, /** @type {unknown[]} */ args) => {
-          const text = Array.isArray(args) ? format(...args) : String(args);
+          const text = (process.env.DBG_TYPES ? type + "> " : "") + (Array.isArray(args) ? format(...args) : String(args));
           (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
         });
         page.on('pageerror', (err) => verbose && log(`page error: ${err.message}`));

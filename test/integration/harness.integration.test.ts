@@ -259,6 +259,7 @@ describe('copilot harness: session configDirectory', function () {
     assert.ok(listed.includes(visible.sessionId));
     assert.ok(!listed.includes(worker.sessionId));
     assert.equal(await h.client.getSessionMetadata(worker.sessionId), undefined);
+    assert.equal(await h.client.getLastSessionId(), visible.sessionId, 'the later, hidden session counts as last');
 
     assert.ok(existsSync(join(hidden, 'session-state', worker.sessionId, 'events.jsonl')));
     assert.ok(!existsSync(join(h.copilotHome, 'session-state', worker.sessionId)));
