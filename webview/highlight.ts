@@ -128,7 +128,8 @@ const GRAMMARS: Record<string, Grammar> = {
         String.raw`(?<string>${DQ}|${SQ})`,
         String.raw`(?<keyword>@[\w-]+|!important\b)`,
         String.raw`(?<number>#[\da-fA-F]{3,8}\b|-?\b\d+(?:\.\d+)?(?:%|[a-zA-Z]+)?|-?\.\d+(?:%|[a-zA-Z]+)?)`,
-        String.raw`(?<property>--?[A-Za-z][\w-]*(?=\s*:[^:]))`,
+        // A property is a name followed by `:` and a value that ends in ; or } (so `a:hover {` stays a selector).
+        String.raw`(?<property>(?:--)?[A-Za-z][\w-]*(?=\s*:[^:{;}]*[;}]))`,
         String.raw`(?<function>[A-Za-z-][\w-]*(?=\())`,
         String.raw`(?<type>[.#][A-Za-z_-][\w-]*)`,
       ].join('|'),

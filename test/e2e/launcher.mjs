@@ -52,6 +52,10 @@ const IGNORED_SWITCHES = new Set([
   'force',
 ]);
 
+// The web workbench logs its own progress through codeAutomationLog too; shown only with BATON_E2E_VERBOSE.
+const WORKBENCH_CHATTER =
+  /^(Creating a socket|Resolving connection token|Resolved connection token|Ignoring fetching additional builtin|Updating additional builtin|\[Service Worker\]|ChatSessionStore:)/;
+
 /**
  * @param {string[]} argv
  * @returns {{ flags: Map<string, string[]>, switches: Set<string>, positional: string[] }}
@@ -86,7 +90,7 @@ function serverEnv() {
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
     // VSCODE_IPC_HOOK_CLI and friends make code-server hand the request to an enclosing VS Code instead of starting.
-    if (/^(VSCODE_|ELECTRON_|npm_|NODE_OPTIONS$|NODE_CHANNEL_FD$|BATON_E2E_)/.test(key)) continue;
+    if (/^(VSCODE_|ELECTRON_|npm_|NODE_OPTIONS$|NODE_CHANNEL_FD$)/.test(key)) continue;
     env[key] = value;
   }
   return env;
@@ -159,8 +163,8 @@ async function main() {
         // VS Code's web workbench calls these when running extension tests (IAutomatedWindow).
         await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => reportExit(Number(code)));
         await page.exposeFunction('codeAutomationLog', (/** @type {string} */ type, /** @type {unknown[]} */ args) => {
-          const text = (process.env.DBG_TYPES ? type + "> " : "") + (Array.isArray(args) ? format(...args) : String(args));
-          (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
+          const text = Array.isArray(args) ? format(...args) : String(args);
+          if (verbose || !WORKBENCH_CHATTER.test(text)) (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
         });
         page.on('pageerror', (err) => verbose && log(`page error: ${err.message}`));
       },

@@ -109,13 +109,10 @@ export const DEFAULT_MODELS: readonly string[] = ['claude-sonnet-4.5', 'gpt-4.1'
 
 export const UNSCRIPTED_TEXT = '(unscripted)';
 
+/** One scripted rule; returned by `server.on()` so a test can make it sticky, inspect it or remove it. */
 export class ScriptRule {
-  hits = 0;
+  private served = 0;
   private sticky = false;
-
-  get isSticky(): boolean {
-    return this.sticky;
-  }
   private readonly queue: ScriptedResponse[];
 
   constructor(
@@ -129,6 +126,15 @@ export class ScriptRule {
 
   get name(): string {
     return this.match.name ?? describeMatch(this.match);
+  }
+
+  /** How many requests this rule answered. */
+  get hits(): number {
+    return this.served;
+  }
+
+  get isSticky(): boolean {
+    return this.sticky;
   }
 
   /** Responses not yet served (a sticky rule keeps its last one). */
@@ -169,7 +175,7 @@ export class ScriptRule {
 
   /** @internal */
   take(): ScriptedResponse {
-    this.hits++;
+    this.served++;
     const next = this.queue[0]!;
     if (this.queue.length > 1 || !this.sticky) this.queue.shift();
     return next;
@@ -189,14 +195,14 @@ export class ScriptedModelServer {
   private toolCallSeq = 0;
   private closed = false;
 
-  private constructor(private readonly http: http.Server) {
-    const { port } = http.address() as AddressInfo;
+  private constructor(private readonly httpServer: http.Server) {
+    const { port } = httpServer.address() as AddressInfo;
     this.url = `http://127.0.0.1:${port}`;
-    http.on('connection', (socket) => {
+    httpServer.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
-    http.on('request', (req, res) => {
+    httpServer.on('request', (req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         if (!res.headersSent && !res.destroyed) {
           res.writeHead(500, { 'content-type': 'text/plain' });
@@ -207,7 +213,7 @@ export class ScriptedModelServer {
       });
     });
     // Without this listener node silently drops CONNECT; answering 403 makes a proxied internet call fail fast.
-    http.on('connect', (req: http.IncomingMessage, socket: Socket) => {
+    httpServer.on('connect', (req: http.IncomingMessage, socket: Socket) => {
       this.record(req, 'stray', '');
       socket.on('error', () => undefined);
       socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -327,10 +333,10 @@ export class ScriptedModelServer {
     if (this.closed) return;
     this.closed = true;
     this.lifetime.abort();
-    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.httpServer.close(() => resolve()));
     // Hung and keep-alive sockets would hold close() forever.
     for (const socket of this.sockets) socket.destroy();
-    this.http.closeAllConnections();
+    this.httpServer.closeAllConnections();
     await closed;
     this.notify();
   }

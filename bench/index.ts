@@ -1,0 +1,69 @@
+// `npm run bench [-- --quick]`: every figure Baton promises, measured in one run, printed as a
+// table and written to bench/results.json. Not a test: nothing here fails on a slow machine.
+import { writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { benchBundle } from './bundle.bench';
+import { meetsTarget, type BenchFigure } from './figure';
+import { benchOrchestrator } from './orchestrator.bench';
+import { benchPanel } from './panel.bench';
+import { benchStore } from './store.bench';
+import { benchWorkers } from './workers.bench';
+import { benchActivation } from './activation.bench';
+
+const quick = process.argv.includes('--quick');
+
+const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
+  ['bundle', () => benchBundle()],
+  ['store', () => benchStore({ quick })],
+  ['orchestrator', () => benchOrchestrator({ quick })],
+  ['workers', () => benchWorkers({ quick })],
+  ['panel', () => benchPanel({ quick })],
+  ['activation', () => benchActivation({ quick })],
+];
+
+function format(f: BenchFigure): string {
+  const digits = f.value >= 100 ? 0 : f.value >= 10 ? 1 : f.value >= 1 ? 2 : 3;
+  return `${f.value.toFixed(digits)} ${f.unit}`;
+}
+
+async function main(): Promise<void> {
+  const results: Record<string, BenchFigure[] | { error: string }> = {};
+  let crashed = 0;
+  for (const [name, run] of sections) {
+    const started = Date.now();
+    process.stdout.write(`… ${name}\n`);
+    try {
+      results[name] = await run();
+    } catch (err) {
+      crashed++;
+      results[name] = { error: err instanceof Error ? err.stack ?? err.message : String(err) };
+    }
+    process.stdout.write(`  ${name} took ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+  const rows: string[][] = [['section', 'figure', 'value', 'target', '']];
+  for (const [section, figures] of Object.entries(results)) {
+    if (!Array.isArray(figures)) {
+      rows.push([section, `ERROR: ${figures.error.split('\n')[0]}`, '', '', '✗']);
+      continue;
+    }
+    for (const f of figures) {
+      const ok = meetsTarget(f);
+      rows.push([section, f.name, format(f), f.target ?? '', ok === undefined ? '' : ok ? '✓' : '✗']);
+    }
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
+  console.log(`\nBaton benchmark (${quick ? 'quick' : 'full'}) on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}\n`);
+  console.log(line(rows[0]));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows.slice(1)) console.log(line(r));
+  await writeFile('bench/results.json', JSON.stringify({ date: new Date().toISOString(), quick, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.versions.node }, results }, null, 2));
+  console.log('\nWritten to bench/results.json');
+  // A section that crashed is a bug in the benchmark (it must not rot); a missed target is a figure.
+  if (crashed) process.exit(1);
+}
+
+void main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});

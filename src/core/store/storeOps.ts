@@ -1,0 +1,223 @@
+// Every write the store accepts, as data. A write is applied to the in-memory database at once and kept in the
+// journal until it is on disk; when another window changed the file meanwhile, the store loads that file and applies
+// the journal again on top, so both windows' rows survive. An op therefore carries everything it needs to be applied
+// twice with the same meaning: its timestamps, the ids it handed out, and row references frozen as RowRefs.
+import type { IssuedIds, RowRef } from './issuedIds';
+import { memoryKey } from './memoryKey';
+import type { SqlJsTables } from './sqlJsTables';
+import type { InboxRow, LogRole, LogStatus, MemoryCategory, MemorySource, WorkerRow } from './types';
+
+export type StoreOp =
+  | { op: 'setState'; key: string; value: string }
+  | { op: 'deleteState'; key: string }
+  | { op: 'appendLog'; issued: number; role: LogRole; content: string; source: string; status: LogStatus | null; meta: string | null; ts: string }
+  | { op: 'updateLog'; target: RowRef; content?: string; status?: LogStatus; meta?: string | null }
+  | { op: 'markInterrupted'; targets: RowRef[] }
+  | { op: 'clearLog' }
+  | { op: 'pruneLog'; keep: number }
+  | { op: 'addCheckpoint'; turn_index: number; fingerprint: string; route: string | null; status: string; ts: string; keep: number }
+  | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
+  | { op: 'touchMemories'; targets: RowRef[]; ts: string; promoteToUser: boolean }
+  | { op: 'updateMemory'; target: RowRef; content: string }
+  | { op: 'deleteMemory'; target: RowRef }
+  | { op: 'upsertWorker'; row: Omit<WorkerRow, 'created_at' | 'updated_at'>; ts: string }
+  | { op: 'deleteWorker'; name: string }
+  | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; ts: string }
+  | { op: 'markInboxDelivered'; target: RowRef };
+
+/** Tables whose ids the store hands out before the row is on disk. */
+export type IssuingTable = 'conversation_log' | 'memories' | 'inbox';
+
+export interface OpContext {
+  tables: SqlJsTables;
+  ids: Record<IssuingTable, IssuedIds>;
+  /** A new id for `table`, above every id in it. */
+  freshId(table: IssuingTable): number;
+  /** True while the journal is applied again on a freshly loaded file. */
+  replaying: boolean;
+}
+
+/** Which change listeners care about an op. */
+export type ChangeKind = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints';
+
+export function changeKind(op: StoreOp): ChangeKind {
+  switch (op.op) {
+    case 'setState':
+    case 'deleteState':
+      return 'state';
+    case 'appendLog':
+    case 'updateLog':
+    case 'markInterrupted':
+    case 'clearLog':
+    case 'pruneLog':
+      return 'log';
+    case 'addCheckpoint':
+      return 'checkpoints';
+    case 'addMemory':
+    case 'touchMemories':
+    case 'updateMemory':
+    case 'deleteMemory':
+      return 'memories';
+    case 'upsertWorker':
+    case 'deleteWorker':
+      return 'workers';
+    case 'addInbox':
+    case 'markInboxDelivered':
+      return 'inbox';
+  }
+}
+
+/** The id an op handed out, if it is an insert that issues one. */
+export function issuedBy(op: StoreOp): { table: IssuingTable; id: number } | undefined {
+  switch (op.op) {
+    case 'appendLog':
+      return { table: 'conversation_log', id: op.issued };
+    case 'addMemory':
+      return { table: 'memories', id: op.issued };
+    case 'addInbox':
+      return { table: 'inbox', id: op.issued };
+    default:
+      return undefined;
+  }
+}
+
+/** Applies one op; returns how many rows it changed. */
+export function applyOp(ctx: OpContext, op: StoreOp): number {
+  const t = ctx.tables;
+  switch (op.op) {
+    case 'setState':
+      return t.run('INSERT INTO state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [op.key, op.value]);
+    case 'deleteState':
+      return t.run('DELETE FROM state WHERE key = ?', [op.key]);
+
+    case 'appendLog': {
+      const id = placeInsert(ctx, 'conversation_log', op.issued);
+      return t.run('INSERT INTO conversation_log(id, role, content, source, status, meta, ts) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        id,
+        op.role,
+        op.content,
+        op.source,
+        op.status,
+        op.meta,
+        op.ts,
+      ]);
+    }
+    case 'updateLog': {
+      const id = ctx.ids.conversation_log.resolve(op.target);
+      // COALESCE keeps a field the patch leaves out; meta may be set to null on purpose, hence the flag.
+      return t.run(
+        'UPDATE conversation_log SET content = COALESCE(?, content), status = COALESCE(?, status), meta = CASE WHEN ? THEN ? ELSE meta END WHERE id = ?',
+        [op.content ?? null, op.status ?? null, op.meta !== undefined ? 1 : 0, op.meta ?? null, id],
+      );
+    }
+    case 'markInterrupted': {
+      let changed = 0;
+      for (const ref of op.targets) {
+        const id = ctx.ids.conversation_log.resolve(ref);
+        changed += t.run("UPDATE conversation_log SET status = 'interrupted' WHERE id = ? AND status = 'pending'", [id]);
+      }
+      return changed;
+    }
+    case 'clearLog':
+      return t.run('DELETE FROM conversation_log');
+    case 'pruneLog':
+      return t.run('DELETE FROM conversation_log WHERE id < (SELECT id FROM conversation_log ORDER BY id DESC LIMIT 1 OFFSET ?)', [op.keep - 1]);
+
+    case 'addCheckpoint':
+      return t.atomic(() => {
+        const n = t.run('INSERT INTO checkpoints(turn_index, fingerprint, route, status, ts) VALUES (?, ?, ?, ?, ?)', [
+          op.turn_index,
+          op.fingerprint,
+          op.route,
+          op.status,
+          op.ts,
+        ]);
+        t.run('DELETE FROM checkpoints WHERE id < (SELECT id FROM checkpoints ORDER BY id DESC LIMIT 1 OFFSET ?)', [op.keep - 1]);
+        return n;
+      });
+
+    case 'addMemory':
+      return t.atomic(() => {
+        const norm = memoryKey(op.content);
+        if (ctx.replaying) {
+          // Another window may have remembered the same thing meanwhile: then ours becomes that one.
+          const existing = t.number('SELECT id FROM memories WHERE category = ? AND norm = ? ORDER BY id LIMIT 1', [op.category, norm]);
+          if (existing) {
+            ctx.ids.memories.move(op.issued, existing);
+            if (op.source === 'user') t.run("UPDATE memories SET source = 'user' WHERE id = ?", [existing]);
+            return 0;
+          }
+        }
+        const id = placeInsert(ctx, 'memories', op.issued);
+        const n = t.run('INSERT INTO memories(id, category, content, source, created_at, last_accessed, norm) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+          id,
+          op.category,
+          op.content,
+          op.source,
+          op.ts,
+          op.ts,
+          norm,
+        ]);
+        // Only memories Baton noted on its own are capped; what the user asked to keep is never cleaned up.
+        if (op.source === 'auto') {
+          t.run(
+            "DELETE FROM memories WHERE source = 'auto' AND id NOT IN (SELECT id FROM memories WHERE source = 'auto' ORDER BY last_accessed DESC, id DESC LIMIT ?)",
+            [op.autoCap],
+          );
+        }
+        return n;
+      });
+    case 'touchMemories': {
+      let changed = 0;
+      for (const ref of op.targets) {
+        const id = ctx.ids.memories.resolve(ref);
+        changed += t.run('UPDATE memories SET last_accessed = ? WHERE id = ?', [op.ts, id]);
+        if (op.promoteToUser) t.run("UPDATE memories SET source = 'user' WHERE id = ?", [id]);
+      }
+      return changed;
+    }
+    case 'updateMemory':
+      return t.run('UPDATE memories SET content = ?, norm = ? WHERE id = ?', [op.content, memoryKey(op.content), ctx.ids.memories.resolve(op.target)]);
+    case 'deleteMemory':
+      return t.run('DELETE FROM memories WHERE id = ?', [ctx.ids.memories.resolve(op.target)]);
+
+    case 'upsertWorker':
+      return t.run(
+        `INSERT INTO worker_sessions(name, copilot_session_id, working_dir, status, last_output, origin, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET copilot_session_id = excluded.copilot_session_id, working_dir = excluded.working_dir,
+           status = excluded.status, last_output = excluded.last_output, origin = excluded.origin, updated_at = excluded.updated_at`,
+        [op.row.name, op.row.copilot_session_id, op.row.working_dir, op.row.status, op.row.last_output, op.row.origin, op.ts, op.ts],
+      );
+    case 'deleteWorker':
+      return t.run('DELETE FROM worker_sessions WHERE name = ?', [op.name]);
+
+    case 'addInbox': {
+      const id = placeInsert(ctx, 'inbox', op.issued);
+      return t.run('INSERT INTO inbox(id, worker_name, origin, kind, content, delivered, ts) VALUES (?, ?, ?, ?, ?, 0, ?)', [
+        id,
+        op.worker_name,
+        op.origin,
+        op.kind,
+        op.content,
+        op.ts,
+      ]);
+    }
+    case 'markInboxDelivered':
+      return t.run('UPDATE inbox SET delivered = 1 WHERE id = ?', [ctx.ids.inbox.resolve(op.target)]);
+  }
+}
+
+// On replay the issued id is kept when it is still free; otherwise the row moves to a fresh id and IssuedIds
+// remembers where. Memory ids are small counters that users see ("#12"), so one another window has used and deleted
+// since is not handed out again either (AUTOINCREMENT's promise); log and inbox ids come from the clock and are
+// practically never reused, so there the sequence is ignored and the row keeps its place in time.
+function placeInsert(ctx: OpContext, table: IssuingTable, issued: number): number {
+  if (!ctx.replaying) return issued;
+  const t = ctx.tables;
+  const taken = t.number(`SELECT count(*) FROM ${table} WHERE id = ?`, [issued]) > 0;
+  const used = table === 'memories' && t.number('SELECT seq FROM sqlite_sequence WHERE name = ?', [table]) >= issued;
+  const id = taken || used ? ctx.freshId(table) : issued;
+  ctx.ids[table].move(issued, id);
+  return id;
+}

@@ -1,0 +1,157 @@
+// Exactly one window writes the database file at a time. The lease is a small file created with O_EXCL; its content
+// names the owner (pid, host, a per-acquisition token) and its mtime is the heartbeat, refreshed while it is held.
+// Staleness is judged from the mtime rather than from content because a reader can see the file between its creation
+// and its first write (empty), and an empty lease must read as "held", not as "broken".
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { delay } from '../util/delay';
+import { errorCode, type StoreFileSystem } from './storeFileSystem';
+
+export interface WriteLeaseOptions {
+  fs: StoreFileSystem;
+  /** The lease file, next to the database. */
+  path: string;
+  /** A lease whose heartbeat is older than this is taken over. */
+  staleMs: number;
+  /** How long acquire() waits for a live holder before giving up. */
+  timeoutMs: number;
+  /** Whether a process on this host is still running (injectable for tests). */
+  isAlive?: (pid: number) => boolean;
+}
+
+interface LeaseOwner {
+  pid: number;
+  host: string;
+  token: string;
+}
+
+/** A held lease. `assertHeld` is called right before the commit point, so a writer that lost its lease never commits. */
+export interface HeldLease {
+  assertHeld(): Promise<void>;
+  release(): Promise<void>;
+}
+
+export class LeaseTimeoutError extends Error {
+  constructor(readonly holder: string) {
+    super(`another window (${holder}) is holding the database write lease`);
+    this.name = 'LeaseTimeoutError';
+  }
+}
+
+export class LeaseLostError extends Error {
+  constructor() {
+    super('the database write lease was taken over by another window before the write finished');
+    this.name = 'LeaseLostError';
+  }
+}
+
+export class WriteLease {
+  private readonly isAlive: (pid: number) => boolean;
+
+  constructor(private readonly opts: WriteLeaseOptions) {
+    this.isAlive = opts.isAlive ?? processIsAlive;
+  }
+
+  async acquire(): Promise<HeldLease> {
+    const { fs, path } = this.opts;
+    const owner: LeaseOwner = { pid: process.pid, host: hostname(), token: randomUUID() };
+    const content = new TextEncoder().encode(JSON.stringify(owner));
+    const deadline = Date.now() + this.opts.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await fs.createFile(path, content, false);
+        return this.held(owner);
+      } catch (err) {
+        if (errorCode(err) !== 'EEXIST') throw err;
+      }
+      const holder = await this.inspect();
+      if (!holder) continue; // released between our create and our look: try again at once
+      if (this.isStale(holder)) {
+        await this.breakStale(owner.token);
+        continue;
+      }
+      if (Date.now() > deadline) throw new LeaseTimeoutError(describe(holder.owner));
+      // Holders keep the lease for one flush (milliseconds), so poll quickly, with jitter so windows do not align.
+      await delay(Math.min(5 + attempt * 5, 50) + Math.random() * 10);
+    }
+  }
+
+  private held(owner: LeaseOwner): HeldLease {
+    const { fs, path } = this.opts;
+    const heartbeat = setInterval(() => void fs.touch(path).catch(() => undefined), Math.max(50, this.opts.staleMs / 4));
+    heartbeat.unref?.();
+    return {
+      assertHeld: async () => {
+        const current = await this.inspect();
+        if (current?.owner?.token !== owner.token) throw new LeaseLostError();
+      },
+      release: async () => {
+        clearInterval(heartbeat);
+        const current = await this.inspect();
+        // Never delete a lease that another window took over (it would then have no lease at all).
+        if (current?.owner?.token === owner.token) await fs.unlink(path).catch(() => undefined);
+      },
+    };
+  }
+
+  private async inspect(): Promise<{ owner?: LeaseOwner; mtimeMs: number } | undefined> {
+    const { fs, path } = this.opts;
+    const stat = await fs.stat(path);
+    if (!stat) return undefined;
+    let owner: LeaseOwner | undefined;
+    try {
+      owner = parseOwner(new TextDecoder().decode(await fs.readFile(path)));
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return undefined;
+    }
+    return { owner, mtimeMs: stat.mtimeMs };
+  }
+
+  private isStale(holder: { owner?: LeaseOwner; mtimeMs: number }): boolean {
+    if (Date.now() - holder.mtimeMs > this.opts.staleMs) return true;
+    // A window that crashed on this machine is known dead at once; no need to wait for its heartbeat to age.
+    const owner = holder.owner;
+    return !!owner && owner.host === hostname() && owner.pid !== process.pid && !this.isAlive(owner.pid);
+  }
+
+  // Renaming is atomic, so of several windows breaking the same stale lease only one succeeds. A window that judged
+  // the lease stale just before its holder was replaced may move a fresh lease aside; that holder then fails
+  // assertHeld() before its commit and retries, so no write is lost.
+  private async breakStale(token: string): Promise<void> {
+    const { fs, path } = this.opts;
+    const aside = `${path}.stale-${token}`;
+    try {
+      await fs.rename(path, aside);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return;
+      throw err;
+    }
+    await fs.unlink(aside).catch(() => undefined);
+  }
+}
+
+function parseOwner(text: string): LeaseOwner | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { pid, host, token } = value as Record<string, unknown>;
+    if (typeof pid === 'number' && typeof host === 'string' && typeof token === 'string') return { pid, host, token };
+  } catch {
+    // half-written lease: treated as held until its mtime goes stale
+  }
+  return undefined;
+}
+
+function describe(owner: LeaseOwner | undefined): string {
+  return owner ? `pid ${owner.pid} on ${owner.host}` : 'unknown owner';
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return errorCode(err) === 'EPERM';
+  }
+}

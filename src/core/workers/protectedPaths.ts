@@ -1,0 +1,174 @@
+// Where workers may never go: credential stores, user-configured paths and Baton's own folders.
+// Every check compares REAL paths (symlinks and `..` resolved) as well as the spelled path, so
+// `~/.ssh/../x`, a symlink into ~/.ssh and a symlinked ~/.ssh itself are all caught.
+// Pure apart from reading the file system: no logging, no settings, no vscode.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Credential and config stores no worker may read, write or work in. */
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+  '~/.ssh',
+  '~/.gnupg',
+  '~/.aws',
+  '~/.azure',
+  '~/.config/gcloud',
+  '~/.kube',
+  '~/.docker',
+  '~/.npmrc',
+  '~/.pypirc',
+];
+
+// macOS and Windows file systems are case-insensitive by default: `~/.SSH` is `~/.ssh` there.
+const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
+
+/** `~` and `~/x` (and `$HOME/x`, `${HOME}/x`) become paths under `homeDir`; anything else is returned as is. */
+export function expandHome(p: string, homeDir: string): string {
+  if (p === '~' || p === '$HOME' || p === '${HOME}') return homeDir;
+  const m = /^(~|\$HOME|\$\{HOME\})[\\/](.*)$/.exec(p);
+  return m ? path.join(homeDir, m[2]!) : p;
+}
+
+/**
+ * The real path of `p` even when it does not exist yet: the nearest existing ancestor is realpath'd
+ * and the missing tail appended. A dangling symlink is followed to where it points, because writing
+ * through it would create the file there.
+ */
+export function realpathNearest(p: string, depth = 0): string {
+  const abs = path.resolve(p);
+  try {
+    return fs.realpathSync.native(abs);
+  } catch {
+    // missing (or unreadable): resolve what exists
+  }
+  const parent = path.dirname(abs);
+  if (parent === abs) return abs;
+  const realParent = realpathNearest(parent, depth + 1);
+  const here = path.join(realParent, path.basename(abs));
+  if (depth < 40) {
+    try {
+      if (fs.lstatSync(here).isSymbolicLink()) {
+        return realpathNearest(path.resolve(realParent, fs.readlinkSync(here)), depth + 1);
+      }
+    } catch {
+      // does not exist at all: the joined path is the answer
+    }
+  }
+  return here;
+}
+
+/** True when `child` is `parent` or lies under it (both absolute and normalized). */
+export function isWithin(child: string, parent: string): boolean {
+  const a = CASE_INSENSITIVE ? child.toLowerCase() : child;
+  const b = CASE_INSENSITIVE ? parent.toLowerCase() : parent;
+  const rel = path.relative(b, a);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+export interface ProtectedPathOptions {
+  /** Defaults to os.homedir(); injectable so tests use a temp HOME. */
+  homeDir?: string;
+  /** User-configured extra paths (`~` allowed; relative paths are taken relative to the home dir). */
+  extra?: readonly string[];
+  /** Baton's installation and storage dirs. */
+  ownPaths?: readonly string[];
+}
+
+interface Entry {
+  /** As configured, for messages (`~/.ssh`). */
+  label: string;
+  /** The spelled absolute path and, when different, its real path. */
+  candidates: string[];
+}
+
+/** The resolved set of protected locations, built once per check from the current settings. */
+export class ProtectedPaths {
+  readonly homeDir: string;
+  private readonly entries: Entry[];
+
+  constructor(opts: ProtectedPathOptions = {}) {
+    this.homeDir = path.resolve(opts.homeDir ?? os.homedir());
+    const labels = [...DEFAULT_PROTECTED_PATHS, ...(opts.extra ?? []), ...(opts.ownPaths ?? [])];
+    const seen = new Set<string>();
+    this.entries = [];
+    for (const raw of labels) {
+      const label = raw.trim();
+      if (!label || seen.has(label)) continue;
+      seen.add(label);
+      const expanded = expandHome(label, this.homeDir);
+      const spelled = path.resolve(this.homeDir, expanded);
+      const real = realpathNearest(spelled);
+      this.entries.push({ label, candidates: real === spelled ? [spelled] : [spelled, real] });
+    }
+  }
+
+  /** Labels of every protected entry, for messages and the UI. */
+  get labels(): string[] {
+    return this.entries.map((e) => e.label);
+  }
+
+  /**
+   * The label of the protected entry that `p` (absolute, or relative to `base`) falls in, or undefined.
+   * Both the spelled path (`..` normalized) and its real path are checked.
+   */
+  match(p: string, base?: string): string | undefined {
+    const expanded = expandHome(p, this.homeDir);
+    const spelled = path.resolve(base ?? this.homeDir, expanded);
+    const real = realpathNearest(spelled);
+    for (const e of this.entries) {
+      if (e.candidates.some((c) => isWithin(spelled, c) || isWithin(real, c))) return e.label;
+    }
+    return undefined;
+  }
+
+  /** The label of a protected entry strictly INSIDE directory `p` (a recursive read of `p` would reach it), or undefined. */
+  containedIn(p: string, base?: string): string | undefined {
+    const spelled = path.resolve(base ?? this.homeDir, expandHome(p, this.homeDir));
+    const real = realpathNearest(spelled);
+    for (const e of this.entries) {
+      if (e.candidates.some((c) => c !== spelled && c !== real && (isWithin(c, spelled) || isWithin(c, real)))) return e.label;
+    }
+    return undefined;
+  }
+}
+
+export type WorkingDirResult = { ok: true; dir: string } | { ok: false; error: string };
+
+/**
+ * Resolves a worker's working directory: `~` expanded, `..` and symlinks resolved (realpath) BEFORE
+ * the protected check. A directory that merely CONTAINS a protected one (the home dir) is allowed;
+ * the worker's permission handler still denies the protected paths inside it.
+ */
+export function resolveWorkingDir(input: string, protectedPaths: ProtectedPaths): WorkingDirResult {
+  const trimmed = input.trim();
+  if (!trimmed) return { ok: false, error: 'working_dir is empty: give an absolute directory path.' };
+  const expanded = expandHome(trimmed, protectedPaths.homeDir);
+  if (!path.isAbsolute(expanded)) {
+    return { ok: false, error: `working_dir must be an absolute path (or start with ~): '${trimmed}'.` };
+  }
+  const spelled = path.resolve(expanded);
+  const refused = (label: string, real?: string): WorkingDirResult => ({
+    ok: false,
+    error:
+      `Refused: '${trimmed}'${real && real !== spelled ? ` resolves to ${real}, which is` : ' is'} inside the protected path ${label}. ` +
+      'Workers may not operate in credential stores or in Baton\u2019s own folders.',
+  });
+  const early = protectedPaths.match(spelled);
+  if (early) return refused(early);
+  let real: string;
+  try {
+    real = fs.realpathSync.native(spelled);
+  } catch {
+    return { ok: false, error: `Directory not found: '${trimmed}'${trimmed !== spelled ? ` (${spelled})` : ''}. Create it first or pick an existing directory.` };
+  }
+  const late = protectedPaths.match(real);
+  if (late) return refused(late, real);
+  let isDir = false;
+  try {
+    isDir = fs.statSync(real).isDirectory();
+  } catch {
+    // vanished between realpath and stat: reported as not a directory
+  }
+  if (!isDir) return { ok: false, error: `Not a directory: '${trimmed}'. Give the folder the worker should work in.` };
+  return { ok: true, dir: real };
+}

@@ -1,0 +1,160 @@
+// A worker's events as readable text (prompts, assistant messages, tool calls with their arguments,
+// results, permission decisions, errors), for a read-only document, plus the "last line" a card shows.
+// Bounded: long entries are clipped and old ones dropped, so a chatty worker cannot grow without limit.
+import type { SessionEvent } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+
+export type TranscriptKind = 'prompt' | 'assistant' | 'tool' | 'result' | 'permission' | 'error' | 'info';
+
+export interface TranscriptEntry {
+  at: number;
+  kind: TranscriptKind;
+  text: string;
+}
+
+const MAX_ENTRIES = 1000;
+const MAX_ENTRY_CHARS = 20_000;
+const MAX_RESULT_CHARS = 4000;
+
+export class WorkerTranscript {
+  private readonly entries: TranscriptEntry[] = [];
+  private dropped = 0;
+  private streaming = '';
+  private toolNames = new Map<string, string>();
+  /** Everything the assistant said in the current task (final messages, not deltas). */
+  private taskMessages: string[] = [];
+  lastLine = '';
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  add(kind: TranscriptKind, text: string): void {
+    const clipped = text.length > MAX_ENTRY_CHARS ? `${text.slice(0, MAX_ENTRY_CHARS)}\n[… ${text.length - MAX_ENTRY_CHARS} more characters]` : text;
+    this.entries.push({ at: this.now(), kind, text: clipped });
+    if (this.entries.length > MAX_ENTRIES) {
+      this.entries.shift();
+      this.dropped++;
+    }
+  }
+
+  /** A new task starts: its output is collected afresh. */
+  beginTask(prompt: string): void {
+    this.taskMessages = [];
+    this.streaming = '';
+    this.add('prompt', prompt);
+    this.lastLine = '';
+  }
+
+  /** The assistant's messages of the current task, joined; what the orchestrator receives. */
+  taskOutput(): string {
+    const done = this.taskMessages.join('\n\n');
+    // A task cut short (timeout, kill) may have streamed text that never became a message.
+    return this.streaming ? `${done}${done ? '\n\n' : ''}${this.streaming}` : done;
+  }
+
+  /** Returns true when the card's last line changed. */
+  onEvent(event: SessionEvent): boolean {
+    const before = this.lastLine;
+    switch (event.type) {
+      case 'assistant.message_delta': {
+        this.streaming += event.data.deltaContent;
+        const line = lastNonEmptyLine(this.streaming);
+        if (line) this.lastLine = line;
+        break;
+      }
+      case 'assistant.message': {
+        this.streaming = '';
+        const content = event.data.content ?? '';
+        if (content.trim()) {
+          this.taskMessages.push(content);
+          this.add('assistant', content);
+          this.lastLine = lastNonEmptyLine(content) ?? this.lastLine;
+        }
+        break;
+      }
+      case 'tool.execution_start': {
+        const { toolName, toolCallId } = event.data;
+        this.toolNames.set(toolCallId, toolName);
+        const args = event.data.arguments === undefined ? '' : ` ${safeJson(event.data.arguments)}`;
+        this.add('tool', `${toolName}${args}`);
+        this.lastLine = `→ ${toolName}${args ? ` ${clip(args.trim(), 120)}` : ''}`;
+        break;
+      }
+      case 'tool.execution_complete': {
+        const name = this.toolNames.get(event.data.toolCallId) ?? 'tool';
+        this.toolNames.delete(event.data.toolCallId);
+        const d = event.data as { success: boolean; result?: { content?: string }; error?: { message?: string } };
+        const text = d.success ? d.result?.content ?? '' : `failed: ${d.error?.message ?? 'unknown error'}`;
+        this.add('result', `${name}: ${clip(text, MAX_RESULT_CHARS)}`);
+        break;
+      }
+      case 'session.error':
+        this.add('error', `${event.data.errorType ? `${event.data.errorType}: ` : ''}${event.data.message}`);
+        this.lastLine = `error: ${event.data.message.split('\n')[0]}`;
+        break;
+      case 'abort':
+        this.add('info', `aborted${event.data.reason ? `: ${event.data.reason}` : ''}`);
+        break;
+      default:
+        break;
+    }
+    return this.lastLine !== before;
+  }
+
+  /** The whole transcript as plain text (markdown-ish headings, readable in any editor). */
+  render(header: string): string {
+    const parts = [header];
+    if (this.dropped) parts.push(`[${this.dropped} earlier entries dropped]`);
+    for (const e of this.entries) {
+      const time = new Date(e.at).toISOString().slice(11, 19);
+      switch (e.kind) {
+        case 'prompt':
+          parts.push(`── ${time} Prompt ──\n${e.text}`);
+          break;
+        case 'assistant':
+          parts.push(`── ${time} Assistant ──\n${e.text}`);
+          break;
+        case 'tool':
+          parts.push(`${time} → ${e.text}`);
+          break;
+        case 'result':
+          parts.push(`${time} ← ${indentTail(e.text)}`);
+          break;
+        case 'permission':
+          parts.push(`${time} 🔒 ${e.text}`);
+          break;
+        case 'error':
+          parts.push(`${time} ✖ ${e.text}`);
+          break;
+        case 'info':
+          parts.push(`${time} · ${e.text}`);
+          break;
+      }
+    }
+    if (this.streaming) parts.push(`── (streaming) ──\n${this.streaming}`);
+    return `${parts.join('\n\n')}\n`;
+  }
+}
+
+function lastNonEmptyLine(text: string): string | undefined {
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i]!.trim();
+    if (l) return clip(l, 200);
+  }
+  return undefined;
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function clip(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+function indentTail(s: string): string {
+  return s.replace(/\n/g, '\n    ');
+}

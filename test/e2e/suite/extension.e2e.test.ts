@@ -1,0 +1,113 @@
+/**
+ * Runs inside a real VS Code's extension host (see ./index.ts): what a user gets from installing Baton, before and
+ * right after it activates. Chatting through the panel is covered by the Playwright suite in ../ui.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+const EXTENSION_ID = 'baton-dev.baton';
+
+/** Descendants of this extension host whose command line mentions copilot (the SDK's runtime). */
+function copilotChildren(): string[] {
+  const procs = listProcesses();
+  const descendants = new Set<number>([process.pid]);
+  // Parents come before children in neither listing, so iterate to a fixed point.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs) {
+      if (descendants.has(p.ppid) && !descendants.has(p.pid)) {
+        descendants.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return procs.filter((p) => p.pid !== process.pid && descendants.has(p.pid) && /copilot/i.test(p.args)).map((p) => `${p.pid} ${p.args}`);
+}
+
+function listProcesses(): { pid: number; ppid: number; args: string }[] {
+  if (process.platform === 'linux') {
+    const out = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // "pid (comm) state ppid ...": comm may contain spaces, so split after the last ')'.
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+        out.push({ pid: Number(entry), ppid, args });
+      } catch {
+        // exited meanwhile
+      }
+    }
+    return out;
+  }
+  if (process.platform === 'win32') return []; // no cheap listing; the isActive check still holds there
+  return execFileSync('ps', ['-A', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+}
+
+describe('Baton in VS Code', () => {
+  let extension: vscode.Extension<unknown>;
+
+  before(() => {
+    const found = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(found, `${EXTENSION_ID} is not installed in this window`);
+    extension = found;
+  });
+
+  it('is present, from the build under test', () => {
+    assert.equal(extension.packageJSON.publisher, 'baton-dev');
+    assert.equal(extension.packageJSON.displayName, 'Baton');
+    const extensionsDir = process.env.BATON_E2E_EXTENSIONS_DIR;
+    if (process.env.BATON_E2E_MODE === 'vsix' && extensionsDir) {
+      // Installed from the .vsix, not loaded from the dev folder.
+      assert.ok(
+        path.resolve(extension.extensionPath).startsWith(path.resolve(extensionsDir) + path.sep),
+        `expected the installed extension under ${extensionsDir}, got ${extension.extensionPath}`,
+      );
+    }
+  });
+
+  it('activates lazily: nothing of Baton runs until it is used', () => {
+    // This is the first test and nothing here has opened the Baton view yet.
+    assert.equal(extension.isActive, false, 'Baton activated at startup; it should wait for its view or a command');
+    assert.deepEqual(copilotChildren(), []);
+  });
+
+  it('registers its commands on activation, still without starting the Copilot runtime', async () => {
+    await extension.activate();
+    assert.equal(extension.isActive, true);
+    const commands = new Set(await vscode.commands.getCommands(true));
+    for (const id of ['baton.newChat', 'baton.stop', 'baton.attachSession', 'baton.killWorker', 'baton.showLog']) {
+      assert.ok(commands.has(id), `command ${id} is not registered`);
+    }
+    // Activation builds the core just after it returns (store, orchestrator); give that a moment, then make sure it
+    // did not spawn the runtime: that waits for the chat view or a message.
+    await new Promise((r) => setTimeout(r, 1_500));
+    assert.deepEqual(copilotChildren(), [], 'the Copilot runtime started before the chat view opened');
+  });
+
+  it('shows its log without error', async () => {
+    await vscode.commands.executeCommand('baton.showLog');
+  });
+
+  it('has the documented setting defaults', () => {
+    const config = vscode.workspace.getConfiguration('baton');
+    // The defaults as declared, whatever this test window's user settings say.
+    const defaults = {
+      'provider.type': 'copilot',
+      'routing.auto': false,
+      'workers.max': 5,
+      'workers.timeoutMs': 600_000,
+    };
+    for (const [key, expected] of Object.entries(defaults)) {
+      assert.deepEqual(config.inspect(key)?.defaultValue, expected, `default of baton.${key}`);
+    }
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Clicks the real Baton webview in a real VS Code: open the view, type, see the scripted reply stream in.
+ * The VS Code and the scripted model server come from ./fixture.ts (mocha root hooks).
+ */
+import * as assert from 'node:assert/strict';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { batonView, repoRoot, resultsDir, ui } from './fixture';
+
+const PROMPT = 'Hello Baton, this is the e2e test speaking';
+const REPLY = 'Hello from the scripted model! The panel streamed this reply in several chunks.';
+
+describe('Baton chat panel', function () {
+  this.timeout(90_000);
+
+  it('opens from the activity bar, sends a message and streams the reply in', async () => {
+    const { page, server } = ui();
+    // Several chunks, spaced out, so the panel has time to show the message while it streams.
+    server.on({ lastUserIncludes: PROMPT, name: 'e2e greeting' }, { text: REPLY, chunks: 8, chunkDelayMs: 120 });
+
+    await page.locator('.activitybar [aria-label^="Baton"]').first().click();
+    const view = batonView(page);
+    const composer = view.locator('[data-testid="composer"]');
+    await composer.waitFor({ state: 'visible', timeout: 45_000 });
+    await composer.click();
+    await composer.fill(PROMPT);
+    await composer.press('Enter');
+
+    // The user's message shows at once; the reply first streams, then completes with the whole text.
+    await view.locator('[data-testid="message"][data-role="user"]').filter({ hasText: PROMPT }).waitFor({ timeout: 10_000 });
+    const assistant = view.locator('[data-testid="message"][data-role="assistant"]');
+    await assistant.and(view.locator('[data-status="streaming"]')).first().waitFor({ timeout: 30_000 });
+    const complete = assistant.and(view.locator('[data-status="complete"]')).filter({ hasText: REPLY });
+    await complete.first().waitFor({ timeout: 30_000 });
+
+    const chats = server.chatRequests();
+    assert.ok(
+      chats.some((r) => r.lastUserText?.includes(PROMPT)),
+      `the model server never received the prompt; it got: ${JSON.stringify(chats.map((r) => r.lastUserText))}`,
+    );
+    assert.deepEqual(
+      server.strayRequests.map((r) => r.path),
+      [],
+      'something in VS Code or the runtime tried to reach the internet',
+    );
+
+    await mkdir(resultsDir, { recursive: true });
+    const shot = join(resultsDir, 'panel.png');
+    await page.screenshot({ path: shot });
+    // The README shows this one.
+    await mkdir(join(repoRoot, 'media'), { recursive: true });
+    await copyFile(shot, join(repoRoot, 'media', 'screenshot.png'));
+  });
+});

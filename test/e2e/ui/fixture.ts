@@ -1,0 +1,117 @@
+/**
+ * One VS Code (code-server + headless Chromium) for the whole Playwright UI suite, started by mocha root hooks: load
+ * this file with `--require` (runE2e.mjs does). Tests reach it through ui().
+ *
+ * The extension host, and so the Copilot runtime Baton spawns, gets an environment pointing every Copilot endpoint
+ * and proxy at a ScriptedModelServer in this process, with a fake token (GH_TOKEN=fake authenticates the runtime
+ * against it; see test/integration/harness.integration.test.ts). BATON_E2E_PROVIDER=byok uses Baton's OpenAI
+ * provider settings against the same server instead.
+ *
+ * Env (set by runE2e.mjs; all optional): BATON_E2E_VSIX (test the installed .vsix instead of the dev folder),
+ * BATON_E2E_PROVIDER (copilot | byok).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Context } from 'mocha';
+import type { FrameLocator, Page } from 'playwright-core';
+import { hermeticEnv } from '../../support/copilotHarness';
+import { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { CodeServer, type Workbench } from '../codeServer';
+
+export const repoRoot = resolve(__dirname, '..', '..', '..');
+export const resultsDir = join(repoRoot, 'test-results');
+export const EXTENSION_ID = 'baton-dev.baton';
+
+export interface UiFixture {
+  readonly server: ScriptedModelServer;
+  readonly vscode: CodeServer;
+  readonly workbench: Workbench;
+  readonly page: Page;
+  /** The folder open in the window. */
+  readonly workspace: string;
+}
+
+let current: UiFixture | undefined;
+let root: string | undefined;
+
+/** The running VS Code and scripted model server; only valid inside tests. */
+export function ui(): UiFixture {
+  if (!current) throw new Error('The UI fixture is not running: load test/e2e/ui/fixture.ts with mocha --require');
+  return current;
+}
+
+/** The Baton chat webview's content frame (the extensionId filter matters: other webviews exist). */
+export function batonView(page: Page): FrameLocator {
+  return page.frameLocator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('#active-frame');
+}
+
+/** Settings that make Baton talk to the scripted server in BYOK mode (no GitHub identity at all). */
+function byokSettings(serverUrl: string): Record<string, unknown> {
+  return { 'baton.provider.type': 'openai', 'baton.provider.baseUrl': `${serverUrl}/v1` };
+}
+
+export const mochaHooks = {
+  async beforeAll(this: Context): Promise<void> {
+    this.timeout(180_000);
+    const { provisionVscode } = await import('../../../scripts/provisionVscode.mjs');
+    const { codeServerEntry, chromium } = await provisionVscode();
+    root = await mkdtemp(join(tmpdir(), 'baton-ui-'));
+    const workspace = join(root, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    await writeFile(join(workspace, 'README.md'), '# A scratch project for the Baton UI tests\n');
+
+    const server = await ScriptedModelServer.start();
+    const byok = process.env.BATON_E2E_PROVIDER === 'byok';
+    const env = { ...hermeticEnv(server.url, join(root, 'copilot')), COPILOT_GITHUB_TOKEN: '', ...(byok ? {} : { GH_TOKEN: 'fake' }) };
+    const vsix = process.env.BATON_E2E_VSIX;
+    let vscode: CodeServer | undefined;
+    try {
+      vscode = await CodeServer.start({
+        codeServerEntry,
+        env,
+        settings: byok ? byokSettings(server.url) : {},
+        installExtensions: vsix ? [vsix] : [],
+        verbose: Boolean(process.env.BATON_E2E_VERBOSE),
+      });
+      const workbench = await vscode.open({
+        executablePath: chromium,
+        folder: workspace,
+        extensionDevelopmentPath: vsix ? undefined : repoRoot,
+        onConsole: (msg) => {
+          if (process.env.BATON_E2E_VERBOSE || (msg.type() === 'error' && msg.text().includes('[Extension Host]'))) {
+            process.stderr.write(`    [page ${msg.type()}] ${msg.text()}\n`);
+          }
+        },
+      });
+      current = { server, vscode, workbench, page: workbench.page, workspace };
+    } catch (err) {
+      vscode?.markFailed();
+      await vscode?.stop();
+      await server.close();
+      throw err;
+    }
+  },
+
+  async afterEach(this: Context): Promise<void> {
+    const test = this.currentTest;
+    if (!current || test?.state !== 'failed') return;
+    current.vscode.markFailed();
+    const name = test.fullTitle().replace(/[^a-z0-9]+/gi, '-').slice(0, 80);
+    await mkdir(resultsDir, { recursive: true });
+    const file = join(resultsDir, `failed-${name}.png`);
+    await current.page.screenshot({ path: file }).then(
+      () => process.stderr.write(`    screenshot of the failure: ${file}\n`),
+      () => undefined,
+    );
+  },
+
+  async afterAll(this: Context): Promise<void> {
+    this.timeout(30_000);
+    const fixture = current;
+    current = undefined;
+    await fixture?.vscode.stop();
+    await fixture?.server.close();
+    if (root) await rm(root, { recursive: true, force: true }).catch(() => undefined);
+  },
+};

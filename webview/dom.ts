@@ -1,0 +1,36 @@
+// Element construction without innerHTML: text always goes in as text nodes. The one place HTML strings enter the
+// DOM is the markdown renderer's output, which is built from escaped text (see markdown.ts).
+
+export type Attrs = Record<string, string | number | boolean | undefined | null>;
+export type Child = Node | string | null | undefined | false;
+
+/** Creates an element; `true` sets a boolean attribute, `false`/`undefined`/`null` leave it out. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs, ...children: Child[]): HTMLElementTagNameMap[K];
+export function h(tag: string, attrs?: Attrs, ...children: Child[]): HTMLElement;
+export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    el.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Element, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child);
+  }
+}
+
+/** Sets or clears a boolean attribute. */
+export function toggleAttr(el: Element, name: string, on: boolean): void {
+  if (on) el.setAttribute(name, '');
+  else el.removeAttribute(name);
+}
+
+/** Replaces an element's children with text, touching the DOM only when the text changed. */
+export function setText(el: Element, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
+}

@@ -1,0 +1,36 @@
+// The webview's side of the VS Code bridge. Only UI intent is kept in the webview state (the host owns the
+// conversation and sends it again on every load), so a reload never shows stale or duplicated messages.
+import type { WebviewMessage } from '../src/shared/protocol';
+
+/** What the panel remembers across reloads: only what the user was doing, never what was said. */
+export interface UiState {
+  draft?: string;
+  scrollTop?: number;
+  /** Whether the view was following the newest message. */
+  pinned?: boolean;
+}
+
+export interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): UiState | undefined;
+  setState(state: UiState): void;
+}
+
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
+
+/** acquireVsCodeApi may be called once per page load, so the result is kept here. */
+let api: VsCodeApi | undefined;
+export function vscodeApi(): VsCodeApi {
+  if (!api) {
+    const raw = acquireVsCodeApi();
+    api = {
+      postMessage: (message) => raw.postMessage(message),
+      getState: () => {
+        const state = raw.getState();
+        return state && typeof state === 'object' ? (state as UiState) : undefined;
+      },
+      setState: (state) => raw.setState(state),
+    };
+  }
+  return api;
+}
