@@ -13,6 +13,11 @@ export class SeqGate {
     return this.waiting;
   }
 
+  /** Drops everything until the next snapshot (the caller found itself out of sync some other way). */
+  invalidate(): void {
+    this.waiting = true;
+  }
+
   accept(message: { type: string; seq: number }): SeqDecision {
     if (message.type === 'snapshot') {
       // Always taken, even with a lower number: the host may have restarted its count, and if requests crossed,

@@ -149,9 +149,9 @@ export class CodeServer {
     await writeFile(configFile, 'auth: none\n');
 
     const common = ['--config', configFile, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
-    for (const vsix of options.installExtensions ?? []) {
-      log(`installing ${vsix}`);
-      await runToEnd(process.execPath, [options.codeServerEntry, ...common, '--force', '--install-extension', resolve(vsix)], env);
+    if (options.installExtensions?.length) {
+      log(`installing ${options.installExtensions.join(', ')}`);
+      await installExtensions({ ...options, vsixes: options.installExtensions, userDataDir, extensionsDir, env });
     }
 
     const args = [
@@ -305,6 +305,33 @@ export class CodeServer {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+}
+
+/**
+ * `code --install-extension` for code-server: installs .vsix files into an extensions dir without starting a server.
+ * The environment defaults to a scratch HOME so nothing lands in the user's own ~/.config.
+ */
+export async function installExtensions(options: {
+  codeServerEntry: string;
+  vsixes: string[];
+  extensionsDir: string;
+  userDataDir?: string;
+  env?: Record<string, string>;
+}): Promise<void> {
+  const scratch = options.env ? undefined : await mkdtemp(join(tmpdir(), 'baton-install-'));
+  const env = options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch!, XDG_CONFIG_HOME: scratch!, TMPDIR: scratch! };
+  const userDataDir = options.userDataDir ?? join(scratch ?? options.extensionsDir, 'user-data');
+  try {
+    for (const vsix of options.vsixes) {
+      await runToEnd(
+        process.execPath,
+        [options.codeServerEntry, '--user-data-dir', userDataDir, '--extensions-dir', options.extensionsDir, '--force', '--install-extension', resolve(vsix)],
+        env,
+      );
+    }
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
 

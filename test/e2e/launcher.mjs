@@ -18,10 +18,9 @@ import { format } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const { provisionVscode, findChromium } = await import('../../scripts/provisionVscode.mjs');
 /** @type {typeof import('./codeServer.ts')} */
-const { CodeServer } = await tsImport('./codeServer.ts', import.meta.url);
+const { CodeServer, installExtensions } = await tsImport('./codeServer.ts', import.meta.url);
 
 const VALUE_FLAGS = new Set([
   'extensionDevelopmentPath',
@@ -101,20 +100,10 @@ function out(line) {
   process.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
 }
 
-/** Page console text without the %c style markers VS Code uses to colour "[Extension Host]". */
+/** Page console text without the %c markers and trailing style arguments VS Code uses to colour "[Extension Host]". */
 function plainConsoleText(/** @type {import('playwright-core').ConsoleMessage} */ msg) {
   const text = msg.text();
-  if (!text.includes('%c')) return text;
-  // "%c[Extension Host] %cmessage color: blue color: " -> the style args follow the format; drop them.
-  const styles = (text.match(/%c/g) ?? []).length;
-  const stripped = text.replace(/%c/g, '');
-  const parts = stripped.split(' ');
-  let tail = parts.length;
-  for (let n = 0; n < styles && tail > 0; ) {
-    tail--;
-    if (/:/.test(parts[tail] ?? '')) n++;
-  }
-  return stripped.slice(0, Math.max(0, stripped.length)).replace(/\s+(color|font-weight|background)[^]*$/, '');
+  return text.includes('%c') ? text.replace(/%c/g, '').replace(/(\s+(color|font-weight|background)\s*:[^\s]*)+\s*$/, '') : text;
 }
 
 async function main() {
@@ -133,9 +122,9 @@ async function main() {
   const vsixes = flags.get('install-extension') ?? [];
   if (vsixes.length > 0) {
     // Like `code --install-extension`: install into the extensions dir and exit without opening a window.
-    const server = await CodeServer.start({ codeServerEntry, env: serverEnv(), installExtensions: vsixes, extensionsDir, userDataDir, log, verbose });
-    await server.stop();
-    out(`Installed ${vsixes.join(', ')} into ${extensionsDir ?? '(scratch)'}`);
+    if (!extensionsDir) throw new Error('--install-extension needs --extensions-dir (code-server has no default one here)');
+    await installExtensions({ codeServerEntry, vsixes, extensionsDir, userDataDir });
+    out(`Installed ${vsixes.join(', ')} into ${extensionsDir}`);
     return 0;
   }
 
@@ -152,6 +141,7 @@ async function main() {
   let reportExit = () => {};
   const reported = new Promise((resolve) => (reportExit = resolve));
   let timer;
+  let exiting = false;
   try {
     await server.open({
       executablePath: chromiumPath,
@@ -161,8 +151,13 @@ async function main() {
       waitForWorkbench: false,
       beforeGoto: async (page) => {
         // VS Code's web workbench calls these when running extension tests (IAutomatedWindow).
-        await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => reportExit(Number(code)));
+        await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => {
+          exiting = true;
+          reportExit(Number(code));
+        });
         await page.exposeFunction('codeAutomationLog', (/** @type {string} */ type, /** @type {unknown[]} */ args) => {
+          // Once the tests reported, the window tears down and logs errors about it that concern no test.
+          if (exiting && !verbose) return;
           const text = Array.isArray(args) ? format(...args) : String(args);
           if (verbose || !WORKBENCH_CHATTER.test(text)) (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
         });
@@ -207,4 +202,3 @@ main().then(
     process.exit(1);
   },
 );
-void here;

@@ -106,8 +106,9 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('survives the runtime being killed mid-turn: retried, answered once, the prompt not sent twice', async () => {
-    core.server.on({ lastUserIncludes: 'long task please' }, { textThenHang: 'Working on' });
+    // Rules are checked newest-first: the catch-all goes in first.
     core.server.always({}, { text: 'Done: the long task is finished.' });
+    core.server.on({ lastUserIncludes: 'long task please' }, { textThenHang: 'Working on' });
     const handle = core.orchestrator.enqueue('long task please', { channel: 'panel' });
     await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
     const pid = core.runtime.runtimePid();
@@ -184,8 +185,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     });
 
     it('keyword override goes to premium; short follow-ups keep the tier; background uses standard', async () => {
-      core.server.always({ systemIncludes: 'You label messages' }, { text: 'standard' });
       core.server.always({}, { text: 'ok' });
+      core.server.always({ systemIncludes: 'You label messages' }, { text: 'standard' });
       const a = await core.orchestrator.enqueue('please redesign the css of the login page', { channel: 'panel' }).done;
       assert.deepEqual([a.route.tier, a.route.reason], ['premium', 'override']);
       assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6');
@@ -196,11 +197,11 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     });
 
     it('the classifier picks the tier, and the cooldown holds a switch for two messages', async () => {
-      const classifier = core.server.always({ systemIncludes: 'You label messages' }, { text: 'fast' });
       core.server.always({ predicate: (r) => !r.systemText.includes('You label messages') }, { text: 'answer' });
+      const classifier = core.server.always({ systemIncludes: 'You label messages' }, { text: 'fast' });
       const a = await core.orchestrator.enqueue('what is the capital of france, quickly', { channel: 'panel' }).done;
-      assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'gpt-4.1']);
-      assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'gpt-4.1');
+      assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'claude-haiku-4.5']);
+      assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'claude-haiku-4.5');
       classifier.remove();
       core.server.always({ systemIncludes: 'You label messages' }, { text: 'premium' });
       const b = await core.orchestrator.enqueue('prove this distributed protocol correct formally', { channel: 'panel' }).done;

@@ -11,7 +11,7 @@ import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { MemoryLogger } from '../../src/core/util/logger';
 import { hermeticEnv } from './copilotHarness';
-import { ScriptedModelServer } from './scriptedModelServer';
+import { DEFAULT_MODELS, ScriptedModelServer } from './scriptedModelServer';
 
 export interface CoreFixture {
   server: ScriptedModelServer;
@@ -30,7 +30,8 @@ export interface CoreFixture {
 
 export function defaultSettings(): OrchestratorSettings {
   return {
-    routing: { auto: false, model: 'claude-sonnet-4.5', tiers: { ...DEFAULT_TIERS }, overrides: [{ keywords: ['design', 'css', 'ui'], tier: 'premium' }], cooldownMessages: 2 },
+    // The runtime falls back from gpt-* ids on this scripted server, so every tier is a claude id here.
+    routing: { auto: false, model: 'claude-sonnet-4.5', tiers: { ...DEFAULT_TIERS, fast: 'claude-haiku-4.5' }, overrides: [{ keywords: ['design', 'css', 'ui'], tier: 'premium' }], cooldownMessages: 2 },
     turnTimeoutMs: 30_000,
     selfEdit: false,
   };
@@ -38,6 +39,7 @@ export function defaultSettings(): OrchestratorSettings {
 
 export async function startCore(opts: { server?: ScriptedModelServer; provider?: ProviderSettings; tools?: () => Tool<any>[]; overrides?: Partial<OrchestratorOptions> } = {}): Promise<CoreFixture> {
   const server = opts.server ?? (await ScriptedModelServer.start());
+  if (!opts.server) server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
   const root = await mkdtemp(join(tmpdir(), 'baton-core-'));
   const env = hermeticEnv(server.url, root);
   for (const dir of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME']) await mkdir(env[dir], { recursive: true });

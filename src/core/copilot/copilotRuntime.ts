@@ -131,7 +131,7 @@ export class CopilotRuntime {
     this.current = undefined;
     if (client) {
       this.options.logger.warn(`Resetting the Copilot runtime: ${reason}`);
-      await withTimeout(client.stop(), 3000, 'stop timed out').catch(() => client.forceStop().catch(() => undefined));
+      await stopClient(client);
     }
     this.didReset.fire(reason);
   }
@@ -146,8 +146,25 @@ export class CopilotRuntime {
     this.disposed = true;
     const client = this.current ?? (await this.starting?.catch(() => undefined));
     this.current = undefined;
-    if (client) await withTimeout(client.stop(), 3000, 'stop timed out').catch(() => client.forceStop().catch(() => undefined));
+    if (client) await stopClient(client);
     this.didReset.dispose();
+  }
+}
+
+/**
+ * Stops a client for sure: a graceful stop, then a forced one, then SIGKILL of the runtime process,
+ * each bounded in time. A dead connection can make the SDK's own stop wait forever.
+ */
+async function stopClient(client: CopilotClient): Promise<void> {
+  const pid = (client as unknown as { cliProcess?: { pid?: number } }).cliProcess?.pid;
+  await withTimeout(client.stop(), 3000, 'stop timed out').catch(() => withTimeout(client.forceStop(), 2000, 'forceStop timed out').catch(() => undefined));
+  if (pid) {
+    try {
+      process.kill(pid, 0);
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
 }
 

@@ -89,6 +89,10 @@ interface AttemptState {
   text: string;
   usage: UsageInfo;
   lastMessageId?: string;
+  /** The model that actually answered (the runtime may fall back from the one asked for). */
+  model?: string;
+  /** Set once this attempt's turn has begun, so a late idle from an earlier, aborted turn is not taken for ours. */
+  began?: boolean;
 }
 
 export class Orchestrator {
@@ -195,7 +199,7 @@ export class Orchestrator {
       this.opts.store.deleteState(STATE_SESSION);
       this.opts.store.deleteState(STATE_FINGERPRINT);
       this.opts.store.clearLog();
-      await old?.disconnect().catch(() => undefined);
+      await disconnectQuietly(old);
     });
   }
 
@@ -204,7 +208,7 @@ export class Orchestrator {
     this.opts.logger.info(`Session invalidated: ${reason}`);
     const old = this.session;
     this.session = undefined;
-    void old?.disconnect().catch(() => undefined);
+    void disconnectQuietly(old);
   }
 
   /** Runs work between turns, so it never interleaves with a running one. */
@@ -253,6 +257,7 @@ export class Orchestrator {
       store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
       this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
       await this.runWithRetries(turn, route, attempt, abort.signal);
+      if (attempt.model) route = { ...route, model: attempt.model };
       this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
     } catch (err) {
       const reason = abort.signal.aborted ? abort.signal.reason : err;
@@ -393,7 +398,9 @@ export class Orchestrator {
       const unsubscribe = session.on((event) => {
         switch (event.type) {
           case 'user.message':
+          case 'assistant.turn_start':
             attempt.delivered = true;
+            attempt.began = true;
             break;
           case 'assistant.message_delta': {
             if (event.data.parentToolCallId) break;
@@ -417,6 +424,7 @@ export class Orchestrator {
             break;
           }
           case 'assistant.usage':
+            if (event.data.model) attempt.model = event.data.model;
             attempt.usage = {
               inputTokens: (attempt.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
               outputTokens: (attempt.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
@@ -432,15 +440,27 @@ export class Orchestrator {
             finish(new SessionFailure(event.data.message, event.data.errorType, event.data.statusCode));
             break;
           case 'session.idle':
-            finish();
+            if (attempt.began) finish();
             break;
           default:
             break;
         }
       });
       const onAbort = () => {
-        void session.abort().catch(() => undefined);
-        finish(signal.reason);
+        // Wait (bounded) for the aborted turn to settle, so its idle cannot end the next turn early.
+        const settledOrLate = new Promise<void>((res) => {
+          const off = session.on((e) => {
+            if (e.type === 'session.idle' || e.type === 'abort') {
+              off();
+              res();
+            }
+          });
+          setTimeout(() => {
+            off();
+            res();
+          }, 2000);
+        });
+        void Promise.all([session.abort().catch(() => undefined), settledOrLate]).then(() => finish(signal.reason));
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
@@ -579,17 +599,17 @@ export class Orchestrator {
       return undefined;
     } finally {
       const id = session.sessionId;
-      await session.disconnect().catch(() => undefined);
+      await disconnectQuietly(session);
       void client.deleteSession(id).catch(() => undefined);
     }
   }
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
   async healthCheck(): Promise<'idle' | 'ok' | 'restarted' | 'busy'> {
-    if (this.processing) return 'busy';
+    if (this.current) return 'busy';
     if (!this.opts.runtime.isStarted) return 'idle';
     if (await this.opts.runtime.ping()) return 'ok';
-    if (this.processing) return 'busy';
+    if (this.current) return 'busy';
     await this.opts.runtime.reset('health check: the runtime did not answer a ping');
     this.session = undefined;
     return 'restarted';
@@ -617,7 +637,13 @@ export class Orchestrator {
     }
     const session = this.session;
     this.session = undefined;
-    await session?.disconnect().catch(() => undefined);
+    await disconnectQuietly(session);
     this.emitter.dispose();
   }
+}
+
+/** A session on a dead connection may never answer disconnect(): bounded, errors ignored. */
+export async function disconnectQuietly(session: CopilotSession | undefined): Promise<void> {
+  if (!session) return;
+  await withTimeout(session.disconnect(), 2000, 'disconnect timed out').catch(() => undefined);
 }

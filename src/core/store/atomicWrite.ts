@@ -11,7 +11,8 @@ export function tempPrefix(path: string): string {
  * Replaces `path` with `data` so that a crash at any point leaves either the old file or the new one, never a torn
  * mix: write a temp file, fsync it, rename it over the target, fsync the folder.
  * `beforeCommit` runs between the fsync and the rename (the store re-checks its lease there); if it throws, the
- * old file is kept.
+ * old file is kept. Resolves once the rename is done: that is the commit point, so a failure after it (fsyncing the
+ * folder) must not make the caller think the new file was not written and write its changes a second time.
  */
 export async function atomicWrite(
   fs: StoreFileSystem,
@@ -29,7 +30,7 @@ export async function atomicWrite(
   } finally {
     if (!renamed) await fs.unlink(temp).catch(() => undefined);
   }
-  await fs.syncDir(dirname(path));
+  await fs.syncDir(dirname(path)).catch(() => undefined);
 }
 
 // On Windows a rename over a file that another process has open (a window reading it, a virus scanner) fails with

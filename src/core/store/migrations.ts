@@ -101,7 +101,7 @@ export class MigrationError extends Error {
   constructor(
     readonly version: number,
     readonly description: string,
-    readonly cause: unknown,
+    override readonly cause: unknown,
   ) {
     super(`migration to schema version ${version} (${description}) failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'MigrationError';

@@ -153,8 +153,9 @@ export function resolveWorkingDir(input: string, protectedPaths: ProtectedPaths)
       `Refused: '${trimmed}'${real && real !== spelled ? ` resolves to ${real}, which is` : ' is'} inside the protected path ${label}. ` +
       'Workers may not operate in credential stores or in Baton\u2019s own folders.',
   });
+  // Checked before the existence test, so a protected path is refused even when it is missing.
   const early = protectedPaths.match(spelled);
-  if (early) return refused(early);
+  if (early) return refused(early, realpathNearest(spelled));
   let real: string;
   try {
     real = fs.realpathSync.native(spelled);

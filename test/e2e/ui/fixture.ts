@@ -7,8 +7,8 @@
  * against it; see test/integration/harness.integration.test.ts). BATON_E2E_PROVIDER=byok uses Baton's OpenAI
  * provider settings against the same server instead.
  *
- * Env (set by runE2e.mjs; all optional): BATON_E2E_VSIX (test the installed .vsix instead of the dev folder),
- * BATON_E2E_PROVIDER (copilot | byok).
+ * Env (all optional): BATON_E2E_VSIX (test the installed .vsix instead of the dev folder), BATON_E2E_EXTENSION_PATH
+ * (the dev folder, default the repo), BATON_E2E_PROVIDER (copilot | byok), BATON_E2E_VERBOSE.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,12 @@ export function batonView(page: Page): FrameLocator {
   return page.frameLocator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]`).frameLocator('#active-frame');
 }
 
+/** True when the window runs this repo's Baton (its dev folder or a .vsix), not a stand-in. */
+export function testsRepoExtension(): boolean {
+  const override = process.env.BATON_E2E_EXTENSION_PATH;
+  return process.env.BATON_E2E_VSIX !== undefined || override === undefined || resolve(override) === repoRoot;
+}
+
 /** Settings that make Baton talk to the scripted server in BYOK mode (no GitHub identity at all). */
 function byokSettings(serverUrl: string): Record<string, unknown> {
   return { 'baton.provider.type': 'openai', 'baton.provider.baseUrl': `${serverUrl}/v1` };
@@ -77,7 +83,7 @@ export const mochaHooks = {
       const workbench = await vscode.open({
         executablePath: chromium,
         folder: workspace,
-        extensionDevelopmentPath: vsix ? undefined : repoRoot,
+        extensionDevelopmentPath: vsix ? undefined : resolve(process.env.BATON_E2E_EXTENSION_PATH ?? repoRoot),
         onConsole: (msg) => {
           if (process.env.BATON_E2E_VERBOSE || (msg.type() === 'error' && msg.text().includes('[Extension Host]'))) {
             process.stderr.write(`    [page ${msg.type()}] ${msg.text()}\n`);

@@ -1,0 +1,25 @@
+import { launchChromium, openWebviewPage, buildWebview } from '../test/support/webviewPage';
+import { historySnapshot, benchAnswer } from './panel.bench';
+import { renderMarkdown } from '../webview/markdown';
+(async () => {
+  const a = benchAnswer(); let t = performance.now(); for (let i = 0; i < 5; i++) renderMarkdown(a); console.log('node renderMarkdown 50KB ms', (performance.now() - t) / 5);
+  const browser = await launchChromium();
+  const build = await buildWebview();
+  const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [], permissions: [], state: { busy: false, model: 'm', routingAuto: true } } }] });
+  await wp.page.waitForSelector('[data-testid="empty-state"]');
+  const cdp = await wp.page.context().newCDPSession(wp.page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+  const snap = historySnapshot(1000);
+  await wp.page.evaluate(`window.__snap = ${JSON.stringify({ type: 'snapshot', seq: 5, snapshot: snap })}`);
+  await cdp.send('Profiler.start');
+  const r = await wp.page.evaluate(`new Promise(function(done){ var t0=performance.now(); window.addEventListener('message', function(){ var t1=performance.now(); requestAnimationFrame(function(){ var t2=performance.now(); setTimeout(function(){ done({handler: t1-t0, toRaf: t2-t0, paint: performance.now()-t0}); },0); }); }); window.postMessage(window.__snap,'*'); })`);
+  const { profile } = await cdp.send('Profiler.stop') as any;
+  console.log(r);
+  const self = new Map<string, number>();
+  const dt = profile.timeDeltas as number[];
+  const byId = new Map<number, any>(profile.nodes.map((n: any) => [n.id, n]));
+  profile.samples.forEach((id: number, i: number) => { const n = byId.get(id); const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`; self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0) / 1000); });
+  console.log([...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${v.toFixed(1)}ms ${k}`).join('\n'));
+  await wp.close(); await browser.close(); await build.dispose();
+})();

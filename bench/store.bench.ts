@@ -1,0 +1,102 @@
+// The store's cost where users could feel it: what a logged turn costs the extension host, how long a flush takes
+// as the database grows, and how long opening a large file takes. Real sql.js, real files in a temp folder.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSqlJs } from '../src/core/store/loadSqlJs';
+import { SqlJsStore } from '../src/core/store/sqlJsStore';
+import type { BenchFigure } from './figure';
+
+const TEXT = 'The auth service validates the JWT, then looks the session up in Redis; expiry is checked twice. '.repeat(2); // ~200 chars
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-bench-store-'));
+  try {
+    return await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A store holding `rows` log rows (pruning off, so the benchmark can go past 200). */
+async function seeded(dir: string, rows: number, content = TEXT): Promise<SqlJsStore> {
+  const store = await SqlJsStore.open({ dir, pruneLog: false, pollIntervalMs: 0, flushDelayMs: 60_000, onReport: () => undefined });
+  for (let i = 0; i < rows; i++) store.appendLog({ role: i % 2 ? 'assistant' : 'user', content, source: 'panel', status: 'complete' });
+  await store.flush();
+  return store;
+}
+
+// One turn as the orchestrator logs it: the user's side (pending), the reply, then the user's side settled.
+function logTurn(store: SqlJsStore): void {
+  const id = store.appendLog({ role: 'user', content: 'Fix the JWT expiry bug in the auth service', source: 'panel', status: 'pending' });
+  store.appendLog({ role: 'assistant', content: TEXT, source: 'panel', status: 'complete', meta: '{"route":{"tier":"fast"}}' });
+  store.updateLog(id, { status: 'complete' });
+}
+
+export async function benchStore(opts: { quick: boolean }): Promise<BenchFigure[]> {
+  await loadSqlJs(); // compiling the wasm is a once-per-process cost, not part of any figure below
+  const figures: BenchFigure[] = [];
+
+  await withDir(async (dir) => {
+    const store = await seeded(dir, 10_000);
+    const turns = opts.quick ? 100 : 500;
+    const sync: number[] = [];
+    for (let i = 0; i < turns; i++) {
+      const t0 = performance.now();
+      logTurn(store);
+      sync.push(performance.now() - t0);
+    }
+    await store.flush();
+    figures.push({ name: 'logged turn, synchronous part (3 writes, 10 k rows)', value: median(sync), unit: 'ms' });
+
+    // Turns are seconds apart and the flush is debounced by 250 ms, so in practice every turn pays one flush.
+    const flushedTurns = opts.quick ? 10 : 40;
+    const whole: number[] = [];
+    for (let i = 0; i < flushedTurns; i++) {
+      const t0 = performance.now();
+      logTurn(store);
+      await store.flush();
+      whole.push(performance.now() - t0);
+    }
+    figures.push({ name: 'logged turn + its own flush (10 k rows)', value: median(whole), unit: 'ms', target: '≤ 5' });
+    await store.close();
+  });
+
+  for (const rows of opts.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) {
+    await withDir(async (dir) => {
+      const store = await seeded(dir, rows);
+      const size = (await stat(store.path)).size;
+      const times: number[] = [];
+      for (let i = 0; i < (opts.quick ? 5 : 11); i++) {
+        store.setState('bench', String(i));
+        const t0 = performance.now();
+        await store.flush();
+        times.push(performance.now() - t0);
+      }
+      figures.push({ name: `flush at ${rows.toLocaleString('en')} log rows (${(size / 2 ** 20).toFixed(1)} MB)`, value: median(times), unit: 'ms' });
+      await store.close();
+    });
+  }
+
+  // A 10 MB file as it would really look: the log is pruned to 200 rows, so the bulk is long replies.
+  await withDir(async (dir) => {
+    const seed = await seeded(dir, 200, 'x'.repeat(50 * 1024));
+    await seed.close();
+    const size = (await stat(seed.path)).size;
+    const times: number[] = [];
+    for (let i = 0; i < (opts.quick ? 3 : 7); i++) {
+      const t0 = performance.now();
+      const store = await SqlJsStore.open({ dir, pollIntervalMs: 0, onReport: () => undefined });
+      times.push(performance.now() - t0);
+      await store.close();
+    }
+    figures.push({ name: `open a ${(size / 2 ** 20).toFixed(0)} MB file (200 long log rows)`, value: median(times), unit: 'ms', target: '≤ 50' });
+  });
+
+  return figures;
+}

@@ -1,0 +1,172 @@
+// The orchestrator's tools for workers. Arguments come from the model, so they are validated here
+// (the SDK passes them through unchecked) and every failure goes back to the model as a clear
+// message it can act on, never as a crash of the turn.
+import type { Tool, ToolInvocation, ToolResultObject } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+import { z } from 'zod';
+import { seconds } from './workerMessages';
+import { WorkerError, type MachineSession, type ReplyChannel, type WorkerInfo, type WorkerPool } from './workerPool';
+
+// The SDK is an ES module with a CommonJS build; a static value import from this CommonJS file is
+// rejected by TypeScript (TS1479) although the require itself works.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defineTool } = require('@github/copilot-sdk') as typeof import('@github/copilot-sdk', { with: { 'resolution-mode': 'require' } });
+
+export interface WorkerToolOptions {
+  /** The channel of the orchestrator turn calling the tool, so the worker's result goes back there (default 'panel'). */
+  replyTo?: () => ReplyChannel | undefined;
+  now?: () => number;
+}
+
+const workerName = z.string().min(1).max(48).describe('Short worker name: letters, digits, ".", "_" or "-", e.g. "auth-fix".');
+
+export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}): Tool<any>[] {
+  const replyTo = (): ReplyChannel => opts.replyTo?.() ?? 'panel';
+  const now = opts.now ?? Date.now;
+
+  return [
+    tool(
+      'create_worker_session',
+      'Create a background worker: a Copilot session scoped to one directory that can edit files and run commands there. ' +
+        'Use it for anything that touches code or files. With initial_prompt, the task starts at once in the background and ' +
+        'this returns immediately; you are told when it finishes with a "[Background task completed]" message. ' +
+        'Give the worker a complete, self-contained task.',
+      z.object({
+        name: workerName,
+        working_dir: z.string().min(1).describe('Absolute path of the directory to work in ("~" allowed).'),
+        initial_prompt: z.string().optional().describe('The task to start now (optional).'),
+      }),
+      async (a) => {
+        const w = await pool.create({ name: a.name, workingDir: a.working_dir, prompt: a.initial_prompt, replyTo: replyTo() });
+        return a.initial_prompt?.trim()
+          ? `On it — worker '${w.name}' started in ${w.workingDir}. I'll get its result as a [Background task completed] message; tell the user it is under way.`
+          : `Worker '${w.name}' created in ${w.workingDir} (idle). Give it a task with send_to_worker.`;
+      },
+    ),
+    tool(
+      'send_to_worker',
+      'Send a follow-up task to an existing worker. Non-blocking: returns at once; the result arrives later as a ' +
+        '"[Background task completed]" message. Fails if the worker is still running: wait for it, or kill it first.',
+      z.object({ name: workerName, prompt: z.string().min(1).describe('The instruction for the worker.') }),
+      async (a) => {
+        const w = await pool.send(a.name, a.prompt, replyTo());
+        return `Task dispatched to worker '${w.name}' in ${w.workingDir}. I'll notify you when it's done.`;
+      },
+    ),
+    tool('list_sessions', 'List Baton\u2019s workers: the active ones (name, directory, status, elapsed) and the recently finished ones.', z.object({}), async () =>
+      formatWorkerList(pool.list(), now()),
+    ),
+    tool(
+      'check_session_status',
+      'Detailed status of one worker: state, directory, elapsed time and the end of its latest output.',
+      z.object({ name: workerName }),
+      async (a) => {
+        const s = pool.status(a.name);
+        const lines = [
+          `Worker '${s.name}': ${s.state}${s.state === 'running' ? ` for ${seconds(s.elapsedMs)}` : s.finishedAt ? ` (after ${seconds(s.elapsedMs)})` : ''} in ${s.workingDir}`,
+          `Session: ${s.sessionId ?? 'none yet'} (${s.source}); tasks so far: ${s.tasks}`,
+          '',
+          s.lastOutput ? `Latest output:\n${s.lastOutput}` : 'No output yet.',
+        ];
+        return lines.join('\n');
+      },
+    ),
+    tool(
+      'kill_session',
+      'Stop a worker: aborts its running task, disconnects its session and frees its slot.',
+      z.object({ name: workerName }),
+      async (a) => pool.kill(a.name, 'tool'),
+    ),
+    tool(
+      'list_machine_sessions',
+      'List the Copilot CLI sessions on this machine (terminal, editors, Baton), newest first, with id, directory, summary ' +
+        'and last modified time. cwd_filter keeps sessions whose directory is inside the given path.',
+      z.object({
+        cwd_filter: z.string().min(1).optional().describe('A directory; only sessions in it or below are listed.'),
+        limit: z.number().int().min(1).max(100).optional().describe('How many to list (1-100, default 20).'),
+      }),
+      async (a) => formatMachineSessions(await pool.listMachineSessions({ cwdFilter: a.cwd_filter, limit: a.limit ?? 20 }), now()),
+    ),
+    tool(
+      'attach_machine_session',
+      'Bring an existing machine session (from list_machine_sessions) in as a worker, to continue its work with send_to_worker. ' +
+        'A session another process is using is never written into: set fork to true to continue in a copy instead.',
+      z.object({
+        session_id: z.string().min(1).describe('The session id from list_machine_sessions.'),
+        name: workerName,
+        fork: z.boolean().optional().describe('Work in a copy of the session (needed when it is in use elsewhere).'),
+      }),
+      async (a) => {
+        const w = await pool.attach(a.session_id, a.name, { fork: a.fork, replyTo: replyTo() });
+        return `${a.fork ? `Forked session ${a.session_id} into ${w.sessionId}` : `Attached session ${a.session_id}`} as worker '${w.name}' in ${w.workingDir} (idle). Give it a task with send_to_worker.`;
+      },
+    ),
+  ];
+}
+
+/** Wraps a handler: arguments validated with the schema, failures returned to the model as text. */
+function tool<S extends z.ZodObject>(
+  name: string,
+  description: string,
+  schema: S,
+  run: (args: z.output<S>, invocation: ToolInvocation) => Promise<string>,
+): Tool<any> {
+  return defineTool(name, {
+    description,
+    parameters: schema,
+    handler: async (raw: unknown, invocation: ToolInvocation): Promise<string | ToolResultObject> => {
+      const parsed = schema.safeParse(raw ?? {});
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
+        return failure(`Invalid arguments for ${name}: ${issues}. Fix them and call ${name} again.`);
+      }
+      try {
+        return await run(parsed.data, invocation);
+      } catch (err) {
+        if (err instanceof WorkerError) return failure(err.message);
+        return failure(`${name} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      }
+    },
+  });
+}
+
+function failure(message: string): ToolResultObject {
+  return { textResultForLlm: message, resultType: 'failure', error: message };
+}
+
+export function formatWorkerList(workers: WorkerInfo[], now: number): string {
+  const active = workers.filter((w) => w.state === 'running' || w.state === 'idle');
+  const finished = workers.filter((w) => w.state !== 'running' && w.state !== 'idle');
+  const lines: string[] = [];
+  lines.push(active.length ? `Active workers (${active.length}):` : 'No active workers.');
+  for (const w of active) {
+    lines.push(`- ${w.name}: ${w.state}${w.state === 'running' ? ` for ${seconds(now - w.startedAt)}` : ''} in ${w.workingDir}${w.lastLine ? ` — ${w.lastLine}` : ''}`);
+  }
+  if (finished.length) {
+    lines.push('', 'Recently finished:');
+    for (const w of finished) lines.push(`- ${w.name}: ${w.state.replace('_', ' ')} in ${w.workingDir}${w.finishedAt ? ` (${ago(now - w.finishedAt)})` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+export function formatMachineSessions(sessions: MachineSession[], now: number): string {
+  if (!sessions.length) return 'No Copilot sessions found on this machine for that filter.';
+  return [
+    `${sessions.length} session(s), newest first:`,
+    ...sessions.map(
+      (s) =>
+        `- ${s.sessionId} | ${s.workingDir ?? '(no directory)'} | ${s.summary.replace(/\s+/g, ' ').slice(0, 120)} | modified ${ago(now - s.modifiedAt)}` +
+        `${s.inUse ? ' | IN USE by another process (attach with fork: true)' : ''}${s.worker ? ` | Baton worker '${s.worker}'` : ''}`,
+    ),
+  ].join('\n');
+}
+
+/** "just now", "5m ago", "3h ago", "2d ago". */
+export function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 45) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m ago`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h}h ago`;
+  return `${Math.round(h / 24)}d ago`;
+}

@@ -1,0 +1,60 @@
+// The chat webview's page. No vscode import: it is plain string building, unit-tested in Node, and the same page
+// is served by the panel benchmark. The CSP admits only the extension's own script (by per-load nonce) and files;
+// no 'unsafe-inline', no eval. The toolkit's styles use adoptedStyleSheets, which style-src does not govern.
+//
+// One exception, by nonce rather than 'unsafe-inline': FAST (under the toolkit) probes :focus-visible support once by
+// adding a <style> element, which it tags with the nonce from <meta property="csp-nonce">. Without the nonce in
+// style-src that probe is a CSP violation and FAST falls back to :focus, so buttons show focus rings on mouse clicks.
+import { randomBytes } from 'node:crypto';
+
+export interface WebviewHtmlOptions {
+  /** webview.cspSource: the origin the extension's files are served from. */
+  cspSource: string;
+  nonce: string;
+  scriptUri: string;
+  styleUri: string;
+}
+
+/** A fresh nonce for each page load: 32 hex characters from 16 random bytes. */
+export function createNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+// For double-quoted attributes; single quotes stay as they are so the policy reads as written ('none', 'nonce-…').
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+function attr(value: string): string {
+  return value.replace(/[&<>"]/g, (c) => ESCAPES[c]!);
+}
+
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return [
+    `default-src 'none'`,
+    `img-src ${cspSource} data:`,
+    `font-src ${cspSource}`,
+    `style-src ${cspSource} 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ') + ';';
+}
+
+export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
+  // Both go into the policy and an attribute: refuse anything that could end either early.
+  if (!/^[A-Za-z0-9+/=_-]{16,}$/.test(opts.nonce)) throw new Error('renderWebviewHtml: the nonce must be 16+ base64/hex characters');
+  if (/[;'"<>\r\n]/.test(opts.cspSource)) throw new Error('renderWebviewHtml: cspSource must be a source list, no quotes or ;');
+  const csp = contentSecurityPolicy(opts.cspSource, opts.nonce);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
+<meta property="csp-nonce" content="${attr(opts.nonce)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${attr(opts.styleUri)}">
+<title>Baton</title>
+</head>
+<body>
+<div id="app" class="app"></div>
+<script nonce="${attr(opts.nonce)}" src="${attr(opts.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

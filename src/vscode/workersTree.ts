@@ -1,0 +1,173 @@
+// The Workers view (`baton.workers`): every worker with its state, directory and elapsed time, live;
+// its transcript as a read-only document; follow-ups and kills from the tree or the palette.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { WorkerState } from '../shared/protocol';
+import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
+
+export const TRANSCRIPT_SCHEME = 'baton-transcript';
+
+const ICONS: Record<WorkerState, vscode.ThemeIcon> = {
+  running: new vscode.ThemeIcon('loading~spin'),
+  idle: new vscode.ThemeIcon('circle-outline'),
+  done: new vscode.ThemeIcon('check', new vscode.ThemeColor('testing.iconPassed')),
+  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  timed_out: new vscode.ThemeIcon('watch', new vscode.ThemeColor('problemsWarningIcon.foreground')),
+  killed: new vscode.ThemeIcon('circle-slash'),
+};
+
+/** The transcript document of a worker: `baton-transcript:/<name>.log` (read-only: a content provider backs it). */
+export function transcriptUri(name: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: TRANSCRIPT_SCHEME, path: `/${name}.log` });
+}
+
+function nameOfUri(uri: vscode.Uri): string {
+  return uri.path.replace(/^\//, '').replace(/\.log$/, '');
+}
+
+export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
+  const disposables: vscode.Disposable[] = [];
+  const changed = new vscode.EventEmitter<void>();
+  const transcriptChanged = new vscode.EventEmitter<vscode.Uri>();
+  disposables.push(changed, transcriptChanged);
+
+  const provider: vscode.TreeDataProvider<WorkerInfo> = {
+    onDidChangeTreeData: changed.event,
+    getChildren: (element) => (element ? [] : pool.list()),
+    getTreeItem: (w) => workerItem(w, Date.now()),
+  };
+  const view = vscode.window.createTreeView('baton.workers', { treeDataProvider: provider });
+  disposables.push(view);
+
+  const transcripts: vscode.TextDocumentContentProvider = {
+    onDidChange: transcriptChanged.event,
+    provideTextDocumentContent: (uri) => {
+      try {
+        return pool.transcript(nameOfUri(uri));
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err);
+      }
+    },
+  };
+  disposables.push(vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts));
+
+  // Elapsed times tick every second, but only while something runs.
+  let ticker: NodeJS.Timeout | undefined;
+  const refresh = (workers: WorkerInfo[]): void => {
+    view.message = workers.length ? undefined : 'No workers yet. Ask Baton to do something in a folder and a worker appears here.';
+    const running = workers.some((w) => w.state === 'running');
+    if (running && !ticker) ticker = setInterval(() => changed.fire(), 1000);
+    if (!running && ticker) {
+      clearInterval(ticker);
+      ticker = undefined;
+    }
+    changed.fire();
+    // Open transcripts follow the worker (the pool already throttles output to 4 events a second).
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.uri.scheme === TRANSCRIPT_SCHEME && !doc.isClosed) transcriptChanged.fire(doc.uri);
+    }
+  };
+  const unsubscribe = pool.onDidChange(refresh);
+  disposables.push({ dispose: unsubscribe }, { dispose: () => ticker && clearInterval(ticker) });
+  refresh(pool.list());
+
+  disposables.push(
+    vscode.commands.registerCommand('baton.worker.openTranscript', async (arg?: WorkerInfo | string) => {
+      const name = nameOf(arg) ?? (await pickWorker(pool.list(), 'Open the transcript of which worker?'));
+      if (!name) return;
+      const doc = await vscode.workspace.openTextDocument(transcriptUri(name));
+      await vscode.languages.setTextDocumentLanguage(doc, 'log').catch(() => doc);
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }),
+    vscode.commands.registerCommand('baton.worker.sendFollowUp', async (arg?: WorkerInfo | string) => {
+      const name = nameOf(arg) ?? (await pickWorker(pool.list().filter((w) => w.state !== 'running' && w.state !== 'killed'), 'Send a task to which worker?'));
+      if (!name) return;
+      const prompt = await vscode.window.showInputBox({
+        title: `Send a task to worker '${name}'`,
+        prompt: 'The worker works on it in the background; its result comes back to the chat.',
+        placeHolder: 'e.g. Now add tests for the fix',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : 'Type the task.'),
+      });
+      if (!prompt?.trim()) return;
+      try {
+        await pool.send(name, prompt, 'command');
+        void vscode.window.setStatusBarMessage(`Baton: task sent to worker '${name}'`, 4000);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Baton: ${message(err)}`);
+      }
+    }),
+    vscode.commands.registerCommand('baton.killWorker', async (arg?: WorkerInfo | string) => {
+      const active = pool.list().filter((w) => w.state === 'running' || w.state === 'idle');
+      const name = nameOf(arg) ?? (await pickWorker(active, active.length ? 'Stop which worker?' : undefined));
+      if (!name) {
+        if (!active.length) void vscode.window.showInformationMessage('Baton: no worker is running.');
+        return;
+      }
+      try {
+        void vscode.window.setStatusBarMessage(await pool.kill(name, 'user'), 4000);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Baton: ${message(err)}`);
+      }
+    }),
+  );
+
+  return vscode.Disposable.from(...disposables);
+}
+
+function workerItem(w: WorkerInfo, now: number): vscode.TreeItem {
+  const item = new vscode.TreeItem(w.name, vscode.TreeItemCollapsibleState.None);
+  item.id = `worker:${w.name}`;
+  item.iconPath = ICONS[w.state];
+  item.description = `${shortDir(w.workingDir)} · ${elapsedText(w, now)}`;
+  item.contextValue = w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done';
+  const tip = new vscode.MarkdownString(undefined, true);
+  tip.appendMarkdown(`**${w.name}** — ${w.state.replace('_', ' ')}  \n`);
+  tip.appendText(w.workingDir);
+  if (w.lastLine) {
+    tip.appendMarkdown('\n\n');
+    tip.appendText(w.lastLine);
+  }
+  if (w.source !== 'created') tip.appendMarkdown(`\n\n_${w.source} machine session_`);
+  item.tooltip = tip;
+  item.command = { command: 'baton.worker.openTranscript', title: 'Open Transcript', arguments: [w.name] };
+  return item;
+}
+
+function elapsedText(w: WorkerInfo, now: number): string {
+  if (w.state === 'idle') return 'idle';
+  return clock((w.finishedAt ?? now) - w.startedAt);
+}
+
+/** 42s, 3m 07s, 1h 02m. */
+export function clock(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+function shortDir(dir: string): string {
+  const home = process.env.HOME ?? process.env.USERPROFILE;
+  if (home && (dir === home || dir.startsWith(home + path.sep))) return `~${dir.slice(home.length)}`;
+  return dir;
+}
+
+function nameOf(arg: WorkerInfo | string | undefined): string | undefined {
+  if (typeof arg === 'string') return arg || undefined;
+  return arg && typeof arg === 'object' && typeof arg.name === 'string' ? arg.name : undefined;
+}
+
+async function pickWorker(workers: WorkerInfo[], title: string | undefined): Promise<string | undefined> {
+  if (!workers.length || !title) return undefined;
+  const picked = await vscode.window.showQuickPick(
+    workers.map((w) => ({ label: w.name, description: `${w.state.replace('_', ' ')} · ${shortDir(w.workingDir)}`, detail: w.lastLine || undefined })),
+    { title, placeHolder: 'Worker' },
+  );
+  return picked?.label;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,256 @@
+/**
+ * Opens the chat webview as a standalone page in Debian's Chromium, for benchmarks and quick looks (the real UI tests
+ * run inside VS Code). The page is exactly what the extension serves: renderWebviewHtml with its strict CSP, the
+ * minified bundle and stylesheet, served over 127.0.0.1. Only `acquireVsCodeApi` is stubbed, by an init script:
+ * it records what the webview posts and can answer `ready` with host messages, the way the extension does.
+ * CSP violations are collected, so a benchmark run also proves the page needs nothing the CSP forbids.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { HostMessage, WebviewMessage } from '../../src/shared/protocol';
+import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
+
+const ROOT = resolve(__dirname, '../..');
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface WebviewBuild {
+  dir: string;
+  js: string;
+  css: string;
+  jsBytes: number;
+  cssBytes: number;
+  dispose(): Promise<void>;
+}
+
+/** Builds dist-equivalent webview.js and webview.css (minified, like a release) into a temp dir. */
+export async function buildWebview(): Promise<WebviewBuild> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-webview-'));
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { webview: 'webview/main.ts' },
+    outdir: dir,
+    bundle: true,
+    minify: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    loader: { '.css': 'text' },
+    logLevel: 'silent',
+  });
+  await esbuild.build({ absWorkingDir: ROOT, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });
+  const js = join(dir, 'webview.js');
+  const css = join(dir, 'webview.css');
+  return {
+    dir,
+    js,
+    css,
+    jsBytes: (await stat(js)).size,
+    cssBytes: (await stat(css)).size,
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Dark-theme values for the variables the stylesheet uses, as VS Code would set them on <html>. */
+export const DARK_THEME: Record<string, string> = {
+  'font-family': 'system-ui, sans-serif',
+  'font-size': '13px',
+  'font-weight': 'normal',
+  'editor-font-family': 'monospace',
+  'editor-font-size': '13px',
+  foreground: '#cccccc',
+  descriptionForeground: '#9d9d9d',
+  errorForeground: '#f85149',
+  focusBorder: '#0078d4',
+  'sideBar-background': '#181818',
+  'editor-background': '#1f1f1f',
+  'editor-foreground': '#cccccc',
+  'panel-border': '#2b2b2b',
+  'widget-border': '#313131',
+  'input-background': '#313131',
+  'input-foreground': '#cccccc',
+  'input-border': '#3c3c3c',
+  'input-placeholderForeground': '#989898',
+  'textLink-foreground': '#4daafc',
+  'textLink-activeForeground': '#4daafc',
+  'textPreformat-foreground': '#d0d0d0',
+  'textPreformat-background': '#3c3c3c',
+  'textCodeBlock-background': '#2b2b2b',
+  'textBlockQuote-background': '#2b2b2b',
+  'textBlockQuote-border': '#616161',
+  'badge-background': '#616161',
+  'badge-foreground': '#f8f8f8',
+  'button-background': '#0078d4',
+  'button-foreground': '#ffffff',
+  'button-hoverBackground': '#026ec1',
+  'button-secondaryBackground': '#313131',
+  'button-secondaryForeground': '#cccccc',
+  'button-secondaryHoverBackground': '#3c3c3c',
+  'checkbox-background': '#313131',
+  'checkbox-border': '#3c3c3c',
+  'checkbox-foreground': '#cccccc',
+  'editorWidget-background': '#202020',
+  'list-hoverBackground': '#2a2d2e',
+  'toolbar-hoverBackground': '#5a5d5e50',
+  'inputValidation-errorBackground': '#5a1d1d',
+  'inputValidation-errorBorder': '#be1100',
+  'inputValidation-warningBackground': '#352a05',
+  'inputValidation-warningBorder': '#b89500',
+  'inputValidation-infoBackground': '#063b49',
+  'inputValidation-infoBorder': '#1b80b2',
+  'chat-requestBackground': '#1f1f1f',
+  'chat-requestBorder': '#ffffff1a',
+  'debugTokenExpression-name': '#c586c0',
+  'debugTokenExpression-string': '#ce9178',
+  'debugTokenExpression-number': '#b5cea8',
+  'debugTokenExpression-boolean': '#4e94ce',
+  'symbolIcon-functionForeground': '#b180d7',
+  'symbolIcon-classForeground': '#ee9d28',
+  'symbolIcon-fieldForeground': '#75beff',
+  'symbolIcon-eventForeground': '#ee9d28',
+  'progressBar-background': '#0078d4',
+  'testing-iconPassed': '#73c991',
+  'testing-iconFailed': '#f14c4c',
+  'charts-blue': '#3794ff',
+  'editorCursor-foreground': '#aeafad',
+};
+
+export interface OpenOptions {
+  /** Host messages posted to the page when it says `ready` (usually one snapshot). */
+  replyToReady?: HostMessage[];
+  /** What vscode.getState() returns at load. */
+  initialState?: unknown;
+  viewport?: { width: number; height: number };
+  theme?: Record<string, string>;
+  /** Reuse a build (benchmarks build once). */
+  build?: WebviewBuild;
+}
+
+export interface WebviewPage {
+  page: Page;
+  url: string;
+  build: WebviewBuild;
+  /** Everything the webview posted so far. */
+  posted(): Promise<WebviewMessage[]>;
+  /** Delivers host messages, each as its own message event, as VS Code does. */
+  push(...messages: HostMessage[]): Promise<void>;
+  cspViolations(): Promise<string[]>;
+  /** Uncaught exceptions in the page. */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** Page-side state of the stub, on window.__batonHost. */
+export interface HostStub {
+  posted: unknown[];
+  violations: string[];
+  readyAt?: number;
+  /** When the first message element appeared in the DOM, and the first frame after it (≈ painted). */
+  firstMessageAt?: number;
+  firstPaintAt?: number;
+  state: unknown;
+}
+
+// Page-side code is a plain string, not a function: tsx (esbuild with keepNames) would wrap inner functions in a
+// `__name` helper that does not exist in the page.
+const INIT_SCRIPT = String.raw`(function (arg) {
+  var host = { posted: [], violations: [], state: arg.state };
+  window.__batonHost = host;
+  window.acquireVsCodeApi = function () {
+    // VS Code sets theme variables on <html> through the CSSOM; doing the same needs no inline style. (Here, not
+    // at init: an init script runs before <html> exists; the bundle calls this before anything is painted.)
+    for (var name in arg.theme) document.documentElement.style.setProperty('--vscode-' + name, arg.theme[name]);
+    // VS Code paints the view's background behind the webview; here the page does.
+    document.documentElement.style.setProperty('background', 'var(--vscode-sideBar-background)');
+    return {
+      postMessage: function (message) {
+        host.posted.push(JSON.parse(JSON.stringify(message)));
+        if (message && message.type === 'ready') {
+          host.readyAt = performance.now();
+          for (var i = 0; i < arg.replies.length; i++) window.postMessage(arg.replies[i], '*');
+        }
+      },
+      getState: function () { return host.state; },
+      setState: function (state) { host.state = state; },
+    };
+  };
+  document.addEventListener('securitypolicyviolation', function (e) {
+    host.violations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sample);
+  });
+  new MutationObserver(function (_, observer) {
+    if (host.firstMessageAt === undefined && document.querySelector('[data-testid="message"]')) {
+      host.firstMessageAt = performance.now();
+      observer.disconnect();
+      requestAnimationFrame(function () { setTimeout(function () { host.firstPaintAt = performance.now(); }, 0); });
+    }
+  }).observe(document, { childList: true, subtree: true });
+})`;
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+export async function openWebviewPage(browser: Browser, options: OpenOptions = {}): Promise<WebviewPage> {
+  const build = options.build ?? (await buildWebview());
+  const ownBuild = !options.build;
+  const server = await serve(build);
+  const address = server.address();
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 420, height: 800 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.stack ?? e.message));
+  const arg = { replies: options.replyToReady ?? [], state: options.initialState ?? null, theme: options.theme ?? DARK_THEME };
+  await page.addInitScript({ content: `${INIT_SCRIPT}(${JSON.stringify(arg)});` });
+  await page.goto(`${origin}/`, { waitUntil: 'load' });
+  return {
+    page,
+    url: origin,
+    build,
+    posted: () => page.evaluate('window.__batonHost.posted') as Promise<WebviewMessage[]>,
+    push: async (...messages) => {
+      await page.evaluate(`(${JSON.stringify(messages)}).forEach(function (m) { window.postMessage(m, '*'); })`);
+    },
+    errors,
+    cspViolations: () => page.evaluate('window.__batonHost.violations') as Promise<string[]>,
+    close: async () => {
+      await context.close();
+      await new Promise<void>((done) => server.close(() => done()));
+      if (ownBuild) await build.dispose();
+    },
+  };
+}
+
+async function serve(build: WebviewBuild): Promise<Server> {
+  const server = createServer((req, res) => {
+    const origin = `http://${req.headers.host}`;
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, type: string, body: string | Buffer): void => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (path === '/') {
+      send(200, 'text/html; charset=utf-8', renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css` }));
+    } else if (path === '/webview.js' || path === '/webview.css') {
+      readFile(path === '/webview.js' ? build.js : build.css).then(
+        (body) => send(200, path.endsWith('.js') ? 'text/javascript' : 'text/css', body),
+        () => send(500, 'text/plain', 'read failed'),
+      );
+    } else send(404, 'text/plain', 'not found');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  return server;
+}

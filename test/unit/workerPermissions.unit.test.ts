@@ -1,0 +1,210 @@
+import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PermissionHandler, PermissionRequest } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
+import { MemoryLogger } from '../../src/core/util/logger';
+import { ProtectedPaths } from '../../src/core/workers/protectedPaths';
+import { createWorkerPermissionHandler, pathLikeTokens, type PermissionBroker } from '../../src/core/workers/workerPermissions';
+
+class FakeBroker implements PermissionBroker {
+  readonly asked: PermissionPrompt[] = [];
+  readonly signals: Array<AbortSignal | undefined> = [];
+  constructor(public answer: PermissionDecision | (() => Promise<PermissionDecision>) = 'deny') {}
+  async ask(prompt: PermissionPrompt, signal?: AbortSignal): Promise<PermissionDecision> {
+    this.asked.push(prompt);
+    this.signals.push(signal);
+    return typeof this.answer === 'function' ? this.answer() : this.answer;
+  }
+}
+
+let call = 0;
+const read = (path: string, extra: Partial<PermissionRequest> = {}): PermissionRequest =>
+  ({ kind: 'read', path, intention: `Read ${path}`, toolCallId: `c${++call}`, ...extra }) as PermissionRequest;
+const write = (fileName: string): PermissionRequest =>
+  ({ kind: 'write', fileName, intention: 'Edit file', diff: '', canOfferSessionApproval: true, toolCallId: `c${++call}` }) as PermissionRequest;
+const shell = (command: string, possiblePaths: string[] = []): PermissionRequest =>
+  ({
+    kind: 'shell',
+    fullCommandText: command,
+    intention: 'run',
+    commands: [{ identifier: command.split(' ')[0], readOnly: false }],
+    possiblePaths,
+    possibleUrls: [],
+    hasWriteFileRedirection: false,
+    canOfferSessionApproval: false,
+    toolCallId: `c${++call}`,
+  }) as PermissionRequest;
+
+describe('worker permission handler', () => {
+  let root: string;
+  let home: string;
+  let project: string;
+  let outside: string;
+  let logger: MemoryLogger;
+  let broker: FakeBroker;
+  let trust: boolean;
+  let transcript: string[];
+
+  const handler = (workingDir = project, signal?: AbortSignal): PermissionHandler =>
+    createWorkerPermissionHandler({
+      worker: 'w1',
+      workingDir,
+      protectedPaths: () => new ProtectedPaths({ homeDir: home, extra: ['~/private'] }),
+      trustWorkingDir: () => trust,
+      broker,
+      logger,
+      signal: () => signal,
+      onDecision: (line) => transcript.push(line),
+    });
+  const decide = async (h: PermissionHandler, r: PermissionRequest) => h(r, { sessionId: 's1' }) as Promise<{ kind: string; feedback?: string }>;
+
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-perm-')));
+    home = join(root, 'home');
+    project = join(home, 'dev', 'app');
+    outside = join(home, 'dev', 'other');
+    for (const d of [join(home, '.ssh'), join(home, '.aws'), join(home, 'private'), project, outside]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_rsa'), 'secret');
+    writeFileSync(join(project, 'a.ts'), 'x');
+    writeFileSync(join(outside, 'b.ts'), 'y');
+    logger = new MemoryLogger();
+    broker = new FakeBroker();
+    trust = false;
+    transcript = [];
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('approves reads and edits inside the working directory without asking, and logs them', async () => {
+    const h = handler();
+    assert.equal((await decide(h, read(join(project, 'a.ts')))).kind, 'approve-once');
+    assert.equal((await decide(h, write(join(project, 'a.ts')))).kind, 'approve-once');
+    // A new file in folders that do not exist yet: its nearest existing parent decides.
+    assert.equal((await decide(h, write(join(project, 'src', 'new', 'b.ts')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 0);
+    assert.equal(logger.lines.filter((l) => l.includes("Worker 'w1': approved")).length, 3);
+    assert.match(transcript[0]!, /permission approved: .*a\.ts \(read inside the working directory\)/);
+  });
+
+  it('asks the user for anything outside the tree; "once" approves that call only', async () => {
+    const h = handler();
+    broker.answer = 'once';
+    assert.equal((await decide(h, read(join(outside, 'b.ts')))).kind, 'approve-once');
+    assert.equal((await decide(h, read(join(outside, 'b.ts')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 2, 'asked again for the next call');
+    assert.deepEqual({ ...broker.asked[0], id: 'x' }, { id: 'x', worker: 'w1', kind: 'read', detail: join(outside, 'b.ts') });
+    assert.ok(logger.lines.some((l) => l.includes('by the user, once')));
+  });
+
+  it('"worker" approves that kind for the rest of this worker — but never a protected path', async () => {
+    const h = handler();
+    broker.answer = 'worker';
+    assert.equal((await decide(h, write(join(outside, 'c.ts')))).kind, 'approve-once');
+    assert.equal((await decide(h, write(join(outside, 'd.ts')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 1);
+    const denied = await decide(h, write(join(home, '.ssh', 'authorized_keys')));
+    assert.equal(denied.kind, 'reject');
+    assert.match(denied.feedback ?? '', /protected path ~\/\.ssh/);
+    // Reads outside are a different kind: still asked.
+    broker.answer = 'deny';
+    assert.equal((await decide(h, read(join(outside, 'b.ts')))).kind, 'reject');
+    assert.equal(broker.asked.length, 2);
+  });
+
+  it('always denies protected paths, even for a worker in the home dir and via a symlink in its tree', async () => {
+    symlinkSync(join(home, '.ssh'), join(project, 'keys'));
+    trust = true;
+    broker.answer = 'worker';
+    const inHome = handler(home);
+    for (const p of [join(home, '.ssh', 'id_rsa'), join(home, '.aws', 'credentials'), join(home, 'private', 'x'), join(home, 'dev', '..', '.ssh', 'id_rsa')]) {
+      const r = await decide(inHome, read(p));
+      assert.equal(r.kind, 'reject', p);
+    }
+    const viaLink = await decide(handler(), read(join(project, 'keys', 'id_rsa')));
+    assert.equal(viaLink.kind, 'reject');
+    assert.equal(broker.asked.length, 0, 'protected paths are never even asked about');
+    assert.ok(logger.lines.filter((l) => l.includes('denied')).length >= 5);
+  });
+
+  it('asks before a recursive read of a folder that holds a protected dir', async () => {
+    broker.answer = 'once';
+    const r = await decide(handler(home), read(home));
+    assert.equal(r.kind, 'approve-once');
+    assert.equal(broker.asked.length, 1);
+    assert.match(logger.lines.at(-1)!, /contains the protected path ~\/\.ssh/);
+  });
+
+  it('asks for shell commands and respects a denial', async () => {
+    const h = handler();
+    broker.answer = 'deny';
+    const r = await decide(h, shell('npm test'));
+    assert.equal(r.kind, 'reject');
+    assert.match(r.feedback ?? '', /user denied/);
+    assert.deepEqual({ ...broker.asked[0], id: 'x' }, { id: 'x', worker: 'w1', kind: 'shell', detail: 'npm test' });
+    assert.ok(logger.lines.some((l) => /denied npm test \(shell command\) — by the user/.test(l)));
+  });
+
+  it('denies a shell command that names a protected path, without asking and even when trusted', async () => {
+    trust = true;
+    const h = handler();
+    for (const cmd of ['cat ~/.ssh/id_rsa', 'cp $HOME/.aws/credentials /tmp/x', `tar czf /tmp/k.tgz ${join(home, '.ssh')}`, 'cat ../../.ssh/id_rsa']) {
+      const r = await decide(h, shell(cmd));
+      assert.equal(r.kind, 'reject', cmd);
+    }
+    assert.equal((await decide(h, shell('ls', [join(home, '.ssh')]))).kind, 'reject', "the runtime's possiblePaths count too");
+    assert.equal(broker.asked.length, 0);
+  });
+
+  it('trustWorkingDir approves shell commands without asking (but not in a folder holding protected dirs)', async () => {
+    trust = true;
+    assert.equal((await decide(handler(), shell('npm test'))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 0);
+    broker.answer = 'once';
+    assert.equal((await decide(handler(home), shell('ls'))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 1, 'a trusted home dir still asks');
+  });
+
+  it('asks once per tool call when the runtime repeats a request', async () => {
+    let release!: (d: PermissionDecision) => void;
+    broker.answer = () => new Promise((r) => (release = r));
+    const h = handler();
+    const req = read(join(outside, 'b.ts'));
+    const both = Promise.all([decide(h, req), decide(h, { ...req })]);
+    await new Promise((r) => setImmediate(r));
+    release('once');
+    const [a, b] = await both;
+    assert.equal(a.kind, 'approve-once');
+    assert.equal(b.kind, 'approve-once');
+    assert.equal(broker.asked.length, 1);
+  });
+
+  it('denies when the prompt fails, hands the task signal to the broker, and refuses memory/extension kinds', async () => {
+    const ctl = new AbortController();
+    broker.answer = () => Promise.reject(new Error('panel closed'));
+    const h = handler(project, ctl.signal);
+    assert.equal((await decide(h, shell('make'))).kind, 'reject');
+    assert.equal(broker.signals[0], ctl.signal);
+    assert.ok(logger.lines.some((l) => l.includes('ended without an answer')));
+    assert.equal((await decide(h, { kind: 'memory', fact: 'x', toolCallId: 'm' } as PermissionRequest)).kind, 'reject');
+    assert.equal((await decide(h, { kind: 'extension-env-access', extensionName: 'e', environmentVariables: ['GITHUB_TOKEN'] } as PermissionRequest)).kind, 'reject');
+  });
+
+  it('asks for URLs and MCP tools, and for managed-policy requests even inside the tree', async () => {
+    broker.answer = 'once';
+    const h = handler();
+    assert.equal((await decide(h, { kind: 'url', url: 'https://example.test/x', intention: 'fetch' } as PermissionRequest)).kind, 'approve-once');
+    assert.equal((await decide(h, { kind: 'mcp', serverName: 's', toolName: 't', toolTitle: 'T', readOnly: true } as PermissionRequest)).kind, 'approve-once');
+    assert.equal((await decide(h, read(join(project, 'a.ts'), { managedApprovalRequired: true } as Partial<PermissionRequest>))).kind, 'approve-once');
+    assert.deepEqual(broker.asked.map((p) => p.kind), ['url', 'mcp', 'read']);
+  });
+
+  it('finds path-like words in a command line', () => {
+    assert.deepEqual(pathLikeTokens('cat ~/.ssh/id_rsa | grep x > out/log.txt; echo "$HOME/.npmrc" https://a.b/c .pypirc'), [
+      '~/.ssh/id_rsa',
+      'out/log.txt',
+      '$HOME/.npmrc',
+      '.pypirc',
+    ]);
+  });
+});

@@ -1,0 +1,264 @@
+// The chat panel: builds the UI, applies host messages in order, and posts the user's intents. The host owns all
+// data; this side keeps only what the user was doing (draft, scroll) in the webview state.
+import type { HostMessage, PanelState, Snapshot } from '../src/shared/protocol';
+import { Composer } from './composer';
+import { h } from './dom';
+import { EmptyState } from './emptyState';
+import { Header } from './header';
+import { MessageList } from './messageList';
+import type { MessageView, Post } from './messageView';
+import { PermissionList } from './permissionList';
+import { SeqGate } from './seqGate';
+import { SetupBanner } from './setupBanner';
+import type { UiState, VsCodeApi } from './vscodeApi';
+import { WorkerStrip } from './workerStrip';
+
+const HOST_MESSAGE_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
+  'snapshot',
+  'message/append',
+  'message/delta',
+  'message/update',
+  'workers/update',
+  'permission/request',
+  'permission/resolved',
+  'state',
+  'composer/focus',
+]);
+
+/** If a requested snapshot has not come after this long, ask again (the request or the answer may have been lost). */
+const SNAPSHOT_RETRY_MS = 3000;
+
+export function isHostMessage(data: unknown): data is HostMessage {
+  if (!data || typeof data !== 'object') return false;
+  const { type, seq } = data as { type?: unknown; seq?: unknown };
+  return typeof type === 'string' && HOST_MESSAGE_TYPES.has(type) && typeof seq === 'number' && Number.isFinite(seq);
+}
+
+export class ChatApp {
+  private readonly gate = new SeqGate();
+  private readonly post: Post;
+  private readonly ui: UiState;
+  private readonly header: Header;
+  private readonly setup: SetupBanner;
+  private readonly empty: EmptyState;
+  private readonly list: MessageList;
+  private readonly permissions: PermissionList;
+  private readonly workers: WorkerStrip;
+  private readonly composer: Composer;
+  private readonly scroller: HTMLElement;
+  private readonly announcer: HTMLElement;
+  private state: PanelState = { busy: false, model: '', routingAuto: true };
+  private lastSent: string | undefined;
+  private restored = false;
+  private snapshotTimer: ReturnType<typeof setTimeout> | undefined;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    root: HTMLElement,
+    private readonly api: VsCodeApi,
+  ) {
+    this.post = (message) => api.postMessage(message);
+    this.ui = { ...api.getState() };
+    this.header = new Header(this.post);
+    this.setup = new SetupBanner(this.post);
+    this.empty = new EmptyState((prompt) => this.onExample(prompt));
+    this.scroller = h('main', { class: 'scroller', 'aria-label': 'Chat' });
+    this.list = new MessageList(this.scroller, this.post, {
+      onCompleted: (view) => this.announceCompleted(view),
+      onCountChanged: (count) => this.empty.setVisible(count === 0),
+    });
+    this.permissions = new PermissionList(this.post, () => this.composer.focus());
+    this.workers = new WorkerStrip(this.post);
+    this.composer = new Composer({
+      draft: this.ui.draft ?? '',
+      send: (text) => this.send(text),
+      stop: () => this.post({ type: 'chat/stop' }),
+      recall: () => this.lastSent ?? this.list.lastUserText(),
+      onDraft: (draft) => this.saveState({ draft }),
+    });
+    this.announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'announcer' });
+    this.scroller.append(this.empty.el, this.list.el, this.permissions.el);
+    root.replaceChildren(this.header.el, this.setup.el, this.scroller, this.workers.el, this.composer.el, this.announcer);
+    root.classList.add('app');
+
+    this.scroller.addEventListener('click', (e) => this.onContentClick(e));
+    // Middle-click would open a link in a new window of the webview; the host decides where links go.
+    this.scroller.addEventListener('auxclick', (e) => {
+      if ((e.target as Element).closest?.('a[href]')) e.preventDefault();
+    });
+    this.scroller.addEventListener('scroll', () => this.saveState({}), { passive: true });
+    window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
+  }
+
+  /** Says hello; the host answers with a snapshot. */
+  start(): void {
+    this.post({ type: 'ready' });
+    this.armSnapshotRetry();
+    if (this.ui.draft) this.composer.focus();
+  }
+
+  receive(data: unknown): void {
+    if (!isHostMessage(data)) return;
+    const decision = this.gate.accept(data);
+    if (decision === 'request') this.requestSnapshot();
+    if (decision !== 'apply') return;
+    this.handle(data);
+  }
+
+  private handle(message: HostMessage): void {
+    switch (message.type) {
+      case 'snapshot':
+        this.applySnapshot(message.snapshot);
+        break;
+      case 'message/append':
+        this.list.append(message.message);
+        break;
+      case 'message/delta':
+        if (!this.list.delta(message.id, message.delta)) this.outOfSync();
+        break;
+      case 'message/update':
+        if (!this.list.update(message.id, message.patch)) this.outOfSync();
+        break;
+      case 'workers/update':
+        this.workers.update(message.workers);
+        break;
+      case 'permission/request':
+        this.permissions.request(message.request);
+        this.list.stick();
+        this.announce(`${message.request.worker} asks for permission: ${message.request.kind}`);
+        break;
+      case 'permission/resolved':
+        this.permissions.resolve(message.id);
+        break;
+      case 'state':
+        this.applyState(message.state);
+        break;
+      case 'composer/focus':
+        this.composer.focus();
+        break;
+      default: {
+        const unknown: never = message;
+        void unknown;
+      }
+    }
+  }
+
+  private applySnapshot(snapshot: Snapshot): void {
+    clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = undefined;
+    // Scroll position is restored once, for the snapshot that follows a reload; later snapshots keep the view.
+    const restore = this.restored ? undefined : { scrollTop: this.ui.scrollTop, pinned: this.ui.pinned };
+    this.restored = true;
+    this.list.reset(snapshot.messages, restore);
+    this.workers.update(snapshot.workers);
+    this.permissions.reset(snapshot.permissions);
+    this.applyState(snapshot.state);
+  }
+
+  private applyState(state: PanelState): void {
+    this.state = state;
+    this.header.setState(state);
+    this.composer.setBusy(state.busy);
+    this.setup.set(state.setupHint);
+    document.body.dataset.busy = String(state.busy);
+  }
+
+  private send(text: string): void {
+    this.lastSent = text;
+    this.post({ type: 'chat/send', text });
+    this.list.scrollToEnd();
+  }
+
+  private onExample(prompt: string): void {
+    // Without a working model the example would only produce an error; let the user read it and set up first.
+    if (this.state.setupHint) this.composer.fill(prompt);
+    else this.send(prompt);
+  }
+
+  private outOfSync(): void {
+    this.gate.invalidate();
+    this.requestSnapshot();
+  }
+
+  private requestSnapshot(): void {
+    this.post({ type: 'snapshot/request' });
+    this.armSnapshotRetry();
+  }
+
+  private armSnapshotRetry(): void {
+    clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = setTimeout(() => {
+      if (this.gate.awaitingSnapshot) this.requestSnapshot();
+    }, SNAPSHOT_RETRY_MS);
+  }
+
+  private onContentClick(e: MouseEvent): void {
+    const target = e.target as Element;
+    const button = target.closest<HTMLButtonElement>('button[data-action]');
+    if (button) {
+      const code = button.closest('.code-block')?.querySelector('code');
+      if (!code) return;
+      const text = code.textContent ?? '';
+      if (button.dataset.action === 'insert') this.post({ type: 'code/insert', code: text });
+      else if (button.dataset.action === 'copy') void copyText(text, code).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
+      return;
+    }
+    const link = target.closest('a[href]');
+    if (link) {
+      e.preventDefault();
+      const href = link.getAttribute('href');
+      if (href && href.length <= 4096) this.post({ type: 'link/open', href });
+    }
+  }
+
+  private announceCompleted(view: MessageView): void {
+    const text = (view.el.querySelector('.message-body')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const snippet = text.length > 240 ? `${text.slice(0, 240)}…` : text;
+    const who = view.el.getAttribute('aria-label') ?? 'Baton';
+    this.announce(`${who}: ${snippet}`);
+  }
+
+  private announce(text: string): void {
+    // Clearing first makes a repeated identical text be announced again.
+    this.announcer.textContent = '';
+    requestAnimationFrame(() => (this.announcer.textContent = text));
+  }
+
+  /** Saves UI intent, at most a few times a second (setState serialises the whole object each time). */
+  private saveState(patch: Partial<UiState>): void {
+    Object.assign(this.ui, patch);
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => {
+      this.ui.scrollTop = Math.round(this.scroller.scrollTop);
+      this.ui.pinned = this.list.pinned;
+      this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned });
+    }, 250);
+  }
+}
+
+async function copyText(text: string, source: Element): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Older webview hosts deny the async clipboard; a selection plus execCommand still works there.
+    const selection = window.getSelection();
+    if (!selection) return false;
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    const ok = document.execCommand('copy');
+    selection.removeAllRanges();
+    return ok;
+  }
+}
+
+function flash(button: HTMLElement, text: string): void {
+  const original = button.dataset.label ?? button.textContent ?? '';
+  button.dataset.label = original;
+  button.textContent = text;
+  setTimeout(() => {
+    button.textContent = original;
+  }, 1500);
+}

@@ -1,0 +1,39 @@
+// What the panel shows before the first message: what Baton does and a few prompts to start with.
+import { h } from './dom';
+
+export const EXAMPLE_PROMPTS = [
+  'Explain how this project is structured',
+  'Run the tests and fix whatever fails',
+  'Add input validation to the settings form, with unit tests',
+];
+
+export class EmptyState {
+  readonly el: HTMLElement;
+
+  constructor(onExample: (prompt: string) => void) {
+    const examples = EXAMPLE_PROMPTS.map((prompt) => {
+      const button = h('vscode-button', { appearance: 'secondary', class: 'example', 'data-testid': 'example-prompt' }, prompt);
+      button.addEventListener('click', () => onExample(prompt));
+      return button;
+    });
+    this.el = h(
+      'section',
+      { class: 'empty-state', 'data-testid': 'empty-state', 'aria-labelledby': 'empty-title' },
+      h('h2', { id: 'empty-title' }, 'Baton'),
+      h('p', {}, 'Ask anything about your code. Baton answers quick questions itself and hands real work — edits, builds, test runs — to background workers you can watch and open here.'),
+      h(
+        'ul',
+        { class: 'empty-points' },
+        h('li', {}, 'Picks a fast, standard or premium model for each request (turn off Auto routing to choose yourself).'),
+        h('li', {}, 'Runs several workers at once; each asks before it does anything risky.'),
+        h('li', {}, 'Insert code from an answer at your cursor with one click.'),
+      ),
+      h('h3', {}, 'Try'),
+      h('div', { class: 'examples', role: 'group', 'aria-label': 'Example prompts' }, ...examples),
+    );
+  }
+
+  setVisible(visible: boolean): void {
+    this.el.hidden = !visible;
+  }
+}

@@ -1,0 +1,41 @@
+// The panel header: the current model, the auto-routing toggle and New chat.
+import type { PanelState, WebviewMessage } from '../src/shared/protocol';
+import { h, setText } from './dom';
+
+interface CheckboxElement extends HTMLElement {
+  checked: boolean;
+}
+
+export class Header {
+  readonly el: HTMLElement;
+  private readonly model: HTMLElement;
+  private readonly routing: CheckboxElement;
+  private routingAuto = true;
+
+  constructor(post: (message: WebviewMessage) => void) {
+    this.model = h('span', { class: 'model', 'data-testid': 'model', title: 'Current model' });
+    this.routing = h('vscode-checkbox', { 'data-testid': 'routing-toggle', checked: true, title: 'Pick a model per request (fast, standard or premium)' }, 'Auto routing') as CheckboxElement;
+    // The toolkit checkbox fires `change` for programmatic changes too, so only a change that differs from the
+    // host's state is the user's; the host answers with a `state` message that settles the box.
+    this.routing.addEventListener('change', () => {
+      if (this.routing.checked !== this.routingAuto) post({ type: 'routing/toggle' });
+    });
+    const newChat = h('vscode-button', { appearance: 'secondary', 'data-testid': 'new-chat', title: 'Start a new conversation' }, 'New chat');
+    newChat.addEventListener('click', () => post({ type: 'chat/new' }));
+    this.el = h(
+      'header',
+      { class: 'header' },
+      h('span', { class: 'model-label' }, h('span', { class: 'muted' }, 'Model '), this.model),
+      h('span', { class: 'header-spacer' }),
+      this.routing,
+      newChat,
+    );
+  }
+
+  setState(state: PanelState): void {
+    setText(this.model, state.model || '—');
+    this.routingAuto = state.routingAuto;
+    if (this.routing.checked !== state.routingAuto) this.routing.checked = state.routingAuto;
+    this.routing.dataset.checked = String(state.routingAuto);
+  }
+}

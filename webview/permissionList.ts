@@ -1,0 +1,98 @@
+// Permission prompts from workers, shown inline under the conversation. Focus moves to a new prompt's container
+// (not to a button: a keystroke meant for the composer must never answer a prompt), and back to the composer when
+// the prompt the user was in goes away.
+import type { PermissionDecision, PermissionPrompt } from '../src/shared/protocol';
+import { h } from './dom';
+import type { Post } from './messageView';
+
+export class PermissionList {
+  readonly el: HTMLElement;
+  private prompts = new Map<string, HTMLElement>();
+
+  constructor(
+    private readonly post: Post,
+    private readonly onFocusLost: () => void,
+  ) {
+    this.el = h('section', { class: 'permissions', 'aria-label': 'Permission requests' });
+    this.el.hidden = true;
+  }
+
+  /** Replaces all prompts (a snapshot); prompts that were not shown before take focus like new ones. */
+  reset(prompts: PermissionPrompt[]): void {
+    const keep = new Set(prompts.map((p) => p.id));
+    for (const id of [...this.prompts.keys()]) if (!keep.has(id)) this.resolve(id);
+    let first: HTMLElement | undefined;
+    for (const prompt of prompts) {
+      if (this.prompts.has(prompt.id)) continue;
+      const el = this.add(prompt);
+      first ??= el;
+    }
+    first?.focus();
+  }
+
+  request(prompt: PermissionPrompt): void {
+    this.prompts.get(prompt.id)?.remove();
+    this.add(prompt).focus();
+  }
+
+  resolve(id: string): void {
+    const el = this.prompts.get(id);
+    if (!el) return;
+    const hadFocus = el.contains(document.activeElement);
+    el.remove();
+    this.prompts.delete(id);
+    this.el.hidden = this.prompts.size === 0;
+    if (hadFocus) {
+      const next = this.prompts.values().next().value as HTMLElement | undefined;
+      if (next) next.focus();
+      else this.onFocusLost();
+    }
+  }
+
+  private add(prompt: PermissionPrompt): HTMLElement {
+    const titleId = `perm-title-${cssId(prompt.id)}`;
+    const detailId = `perm-detail-${cssId(prompt.id)}`;
+    const buttons: Array<[PermissionDecision, string, string, string]> = [
+      ['once', 'perm-once', 'Allow once', 'primary'],
+      ['worker', 'perm-worker', `Allow for ${prompt.worker}`, 'secondary'],
+      ['deny', 'perm-deny', 'Deny', 'secondary'],
+    ];
+    const status = h('span', { class: 'permission-status', role: 'status' });
+    const row = h('div', { class: 'permission-buttons' });
+    for (const [decision, testid, label, appearance] of buttons) {
+      const button = h('vscode-button', { appearance, 'data-testid': testid }, label);
+      button.addEventListener('click', () => {
+        if (el.dataset.answered !== undefined) return;
+        el.dataset.answered = decision;
+        for (const b of row.children) b.setAttribute('disabled', '');
+        status.textContent = decision === 'deny' ? 'Denied' : 'Allowed';
+        this.post({ type: 'permission/answer', id: prompt.id, decision });
+      });
+      row.append(button);
+    }
+    const el = h(
+      'div',
+      {
+        class: 'permission',
+        role: 'group',
+        tabindex: -1,
+        'data-testid': 'permission',
+        'data-id': prompt.id,
+        'aria-labelledby': titleId,
+        'aria-describedby': detailId,
+      },
+      h('div', { class: 'permission-title', id: titleId }, h('strong', {}, prompt.worker), ` wants permission: ${prompt.kind}`),
+      h('pre', { class: 'permission-detail', id: detailId }, prompt.detail),
+      row,
+      status,
+    );
+    this.prompts.set(prompt.id, el);
+    this.el.append(el);
+    this.el.hidden = false;
+    return el;
+  }
+}
+
+function cssId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, '_');
+}

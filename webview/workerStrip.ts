@@ -1,0 +1,115 @@
+// The strip of background workers. Cards are real buttons (click, Enter and Space open the worker) and are kept
+// across updates by name, so focus and hover survive the host's frequent refreshes.
+import type { WorkerCard, WorkerState } from '../src/shared/protocol';
+import { h, setText } from './dom';
+import type { Post } from './messageView';
+
+const STATE_LABEL: Record<WorkerState, string> = {
+  running: 'Running',
+  idle: 'Idle',
+  done: 'Done',
+  failed: 'Failed',
+  timed_out: 'Timed out',
+  killed: 'Stopped',
+};
+
+interface Card {
+  el: HTMLButtonElement;
+  state: HTMLElement;
+  elapsed: HTMLElement;
+  dir: HTMLElement;
+  last: HTMLElement;
+  worker: WorkerCard;
+}
+
+export class WorkerStrip {
+  readonly el: HTMLElement;
+  private readonly list: HTMLElement;
+  private cards = new Map<string, Card>();
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly post: Post) {
+    this.list = h('div', { class: 'worker-list', role: 'list' });
+    this.el = h('section', { class: 'workers', 'aria-label': 'Background workers', 'data-testid': 'workers' }, this.list);
+    this.el.hidden = true;
+  }
+
+  update(workers: WorkerCard[]): void {
+    const next = new Map<string, Card>();
+    const items: HTMLElement[] = [];
+    for (const worker of workers) {
+      const card = this.cards.get(worker.name) ?? this.createCard(worker);
+      card.worker = worker;
+      this.fill(card);
+      next.set(worker.name, card);
+      items.push(card.el.parentElement!);
+    }
+    this.cards = next;
+    // replaceChildren moves the kept nodes; a focused card that stays keeps its focus only if it is not detached,
+    // so skip the DOM write when the order did not change.
+    const current = Array.from(this.list.children);
+    if (current.length !== items.length || current.some((el, i) => el !== items[i])) this.list.replaceChildren(...items);
+    this.el.hidden = workers.length === 0;
+    this.syncTicker();
+  }
+
+  dispose(): void {
+    clearInterval(this.ticker);
+  }
+
+  private createCard(worker: WorkerCard): Card {
+    const state = h('span', { class: 'worker-state' });
+    const elapsed = h('span', { class: 'worker-elapsed', 'data-testid': 'worker-elapsed' });
+    const dir = h('span', { class: 'worker-dir' });
+    const last = h('span', { class: 'worker-last' });
+    const el = h(
+      'button',
+      { type: 'button', class: 'worker-card', 'data-testid': 'worker-card' },
+      h('span', { class: 'worker-top' }, h('span', { class: 'worker-dot', 'aria-hidden': 'true' }), h('span', { class: 'worker-name' }, worker.name), state, elapsed),
+      dir,
+      last,
+    );
+    el.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name }));
+    h('div', { role: 'listitem', class: 'worker-item' }, el);
+    return { el, state, elapsed, dir, last, worker };
+  }
+
+  private fill(card: Card): void {
+    const { el, worker } = card;
+    el.dataset.name = worker.name;
+    el.dataset.state = worker.state;
+    el.title = `Open ${worker.name}`;
+    setText(card.state, STATE_LABEL[worker.state] ?? worker.state);
+    setText(card.dir, worker.workingDir);
+    card.dir.title = worker.workingDir;
+    setText(card.last, worker.lastLine);
+    card.last.hidden = !worker.lastLine;
+    this.tick(card);
+  }
+
+  private tick(card: Card): void {
+    const running = card.worker.state === 'running';
+    card.elapsed.hidden = !running;
+    if (running) setText(card.elapsed, formatElapsed(Date.now() - card.worker.startedAt));
+  }
+
+  /** One timer for all cards, and only while something runs. */
+  private syncTicker(): void {
+    const anyRunning = [...this.cards.values()].some((c) => c.worker.state === 'running');
+    if (anyRunning && !this.ticker) this.ticker = setInterval(() => this.cards.forEach((c) => this.tick(c)), 1000);
+    if (!anyRunning && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+}
+
+export function formatElapsed(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const s = total % 60;
+  const m = Math.floor(total / 60) % 60;
+  const hours = Math.floor(total / 3600);
+  if (hours) return `${hours}h ${String(m).padStart(2, '0')}m`;
+  if (m) return `${m}m ${String(s).padStart(2, '0')}s`;
+  return `${s}s`;
+}
