@@ -1,17 +1,21 @@
-// The message log. Two things keep it fast:
+// The message log. What keeps it fast:
 // - Deltas are only buffered when they arrive; one animation frame applies everything buffered since the last one,
 //   so 10k deltas cost a few hundred renders of a small tail, not 10k.
-// - A snapshot creates cheap plain-text shells for every message but renders markdown only for the newest ones that
-//   fill the viewport; older ones render when an IntersectionObserver sees them come near it. CSS
-//   content-visibility:auto (with a height estimate) keeps the shells from being laid out while off screen.
+// - A snapshot mounts plain-text shells for the newest messages only and renders markdown for the ones that fill the
+//   viewport; older shells are mounted above them a chunk per frame, and each is rendered when an
+//   IntersectionObserver sees it come near the viewport. CSS content-visibility:auto, with a height estimate, keeps
+//   shells that are off screen from being laid out or painted. So first paint does not grow with the history.
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageView, type Post } from './messageView';
 
 /** Distance from the bottom, in px, within which the view keeps following new content. */
 const PIN_SLACK = 32;
-/** Work per frame for rendering older messages; leaves the rest of the 16 ms frame to the browser. */
-const LAZY_BUDGET_MS = 8;
+/** Shells mounted with a snapshot; the older ones follow, OLDER_CHUNK per frame. */
+const FIRST_SHELLS = 40;
+const OLDER_CHUNK = 200;
+/** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
+const FRAME_BUDGET_MS = 8;
 
 export interface MessageListHooks {
   /** A message finished (streaming ended, or a complete one arrived): a moment to announce it. */
@@ -24,6 +28,10 @@ export class MessageList {
   readonly el: HTMLElement;
   private views = new Map<string, MessageView>();
   private order: MessageView[] = [];
+  /** order[mountedFrom..] are in the DOM. */
+  private mountedFrom = 0;
+  private pendingRestore: number | undefined;
+  private perLine = 60;
   private readonly byElement = new WeakMap<Element, MessageView>();
   private readonly dirty = new Set<MessageView>();
   private readonly lazy = new Set<MessageView>();
@@ -71,38 +79,38 @@ export class MessageList {
     // A snapshot is not news: mute the live region while the log is rebuilt, or a screen reader would read it all.
     this.el.setAttribute('aria-live', 'off');
     clearTimeout(this.liveTimer);
-    this.liveTimer = setTimeout(() => this.el.setAttribute('aria-live', 'polite'), 500);
+    this.liveTimer = setTimeout(() => this.el.setAttribute('aria-live', 'polite'), 1000);
 
-    this.order = messages.map((m) => this.createView(m));
+    // Measured before the new DOM goes in, so this forces no layout of it.
+    const viewport = this.scroller.clientHeight || window.innerHeight || 800;
+    this.perLine = this.charsPerLine();
+
+    this.order = messages.map((m) => new MessageView(m, this.post));
     this.views = new Map(this.order.map((v) => [v.id, v]));
+    this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
     const fragment = document.createDocumentFragment();
-    for (const view of this.order) fragment.append(view.el);
+    for (let i = this.mountedFrom; i < this.order.length; i++) fragment.append(this.mount(this.order[i]!));
     this.el.replaceChildren(fragment);
 
     // Newest first: render until about one and a half viewports are filled, leave the rest to the observer.
-    const viewport = this.scroller.clientHeight || window.innerHeight || 800;
-    const perLine = this.charsPerLine();
     let filled = 0;
-    for (let i = this.order.length - 1; i >= 0; i--) {
+    for (let i = this.order.length - 1; i >= this.mountedFrom; i--) {
       const view = this.order[i]!;
-      const estimate = view.estimateHeight(perLine);
       if (filled < viewport * 1.5) {
         view.render();
-        filled += estimate;
-      } else if (!view.isRendered) {
-        // CSSOM, not a style attribute: the CSP has no 'unsafe-inline', and CSSOM writes are not inline styles.
-        view.el.style.setProperty('contain-intrinsic-size', `auto ${estimate}px`);
-        this.io.observe(view.el);
-      }
+        filled += view.estimateHeight(this.perLine);
+      } else this.observe(view);
     }
     this.hooks.onCountChanged(this.order.length);
+    this.pendingRestore = undefined;
+    this.following = true;
     if (restore && restore.pinned === false && restore.scrollTop !== undefined) {
-      this.following = false;
-      this.scroller.scrollTop = restore.scrollTop;
-    } else {
-      this.following = true;
-      this.stick();
+      // The saved offset only means something with every shell in place; until then, show the newest.
+      if (this.mountedFrom === 0) this.restoreScroll(restore.scrollTop);
+      else this.pendingRestore = restore.scrollTop;
     }
+    this.stick();
+    if (this.mountedFrom > 0) this.schedule();
   }
 
   append(message: ChatMessage): void {
@@ -112,11 +120,11 @@ export class MessageList {
       this.stick();
       return;
     }
-    const view = this.createView(message);
+    const view = new MessageView(message, this.post);
     this.views.set(view.id, view);
     this.order.push(view);
+    this.el.append(this.mount(view));
     view.render();
-    this.el.append(view.el);
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
     this.stick();
@@ -156,13 +164,26 @@ export class MessageList {
 
   scrollToEnd(): void {
     this.following = true;
+    this.pendingRestore = undefined;
     this.stick();
   }
 
-  private createView(message: ChatMessage): MessageView {
-    const view = new MessageView(message, this.post);
-    this.byElement.set(view.el, view);
-    return view;
+  private mount(view: MessageView): HTMLElement {
+    const el = view.el;
+    this.byElement.set(el, view);
+    return el;
+  }
+
+  private observe(view: MessageView): void {
+    if (view.isRendered) return;
+    // CSSOM, not a style attribute: the CSP has no 'unsafe-inline', and CSSOM writes are not inline styles.
+    view.el.style.setProperty('contain-intrinsic-size', `auto ${view.estimateHeight(this.perLine)}px`);
+    this.io.observe(view.el);
+  }
+
+  private restoreScroll(scrollTop: number): void {
+    this.scroller.scrollTop = scrollTop;
+    this.following = false;
   }
 
   private onScroll(): void {
@@ -190,18 +211,39 @@ export class MessageList {
     let changed = false;
     for (const view of this.dirty) changed = view.flush() || changed;
     this.dirty.clear();
-    const deadline = performance.now() + LAZY_BUDGET_MS;
+    const deadline = performance.now() + FRAME_BUDGET_MS;
     for (const view of this.lazy) {
+      if (performance.now() > deadline) break;
       this.lazy.delete(view);
       this.io.unobserve(view.el);
       if (!view.isRendered && this.views.get(view.id) === view) {
         view.render();
         changed = true;
       }
-      if (performance.now() > deadline) break;
     }
-    if (this.lazy.size) this.schedule();
+    if (this.mountedFrom > 0 && performance.now() < deadline) {
+      this.mountOlder();
+      changed = true;
+    }
+    if (this.lazy.size || this.mountedFrom > 0) this.schedule();
     if (changed) this.stick();
+  }
+
+  /** Mounts the next chunk of older shells above the mounted ones; scroll anchoring keeps what is on screen still. */
+  private mountOlder(): void {
+    const from = Math.max(0, this.mountedFrom - OLDER_CHUNK);
+    const fragment = document.createDocumentFragment();
+    for (let i = from; i < this.mountedFrom; i++) {
+      const view = this.order[i]!;
+      fragment.append(this.mount(view));
+      this.observe(view);
+    }
+    this.el.prepend(fragment);
+    this.mountedFrom = from;
+    if (from === 0 && this.pendingRestore !== undefined) {
+      this.restoreScroll(this.pendingRestore);
+      this.pendingRestore = undefined;
+    }
   }
 
   /** How many characters fit on a line of the log, for placeholder height estimates. */

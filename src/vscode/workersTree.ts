@@ -75,8 +75,9 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
     vscode.commands.registerCommand('baton.worker.openTranscript', async (arg?: WorkerInfo | string) => {
       const name = nameOf(arg) ?? (await pickWorker(pool.list(), 'Open the transcript of which worker?'));
       if (!name) return;
-      const doc = await vscode.workspace.openTextDocument(transcriptUri(name));
-      await vscode.languages.setTextDocumentLanguage(doc, 'log').catch(() => doc);
+      const opened = await vscode.workspace.openTextDocument(transcriptUri(name));
+      // 'log' colours timestamps and errors; without that language the plain text is fine too.
+      const doc = await Promise.resolve(vscode.languages.setTextDocumentLanguage(opened, 'log')).catch(() => opened);
       await vscode.window.showTextDocument(doc, { preview: true });
     }),
     vscode.commands.registerCommand('baton.worker.sendFollowUp', async (arg?: WorkerInfo | string) => {

@@ -14,6 +14,7 @@ import { createWorkerTools } from '../../src/core/workers/workerTools';
 import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
 import { CopilotClient, hermeticEnv, runTurn, type CopilotClientInstance } from '../support/copilotHarness';
 import { InMemoryStore } from '../support/inMemoryStore';
+import { startCore } from '../support/orchestratorFixture';
 import { ScriptedModelServer, type RecordedRequest } from '../support/scriptedModelServer';
 
 const EXTRA = { disabledMcpServers: ['github-mcp-server'] } as never;
@@ -436,5 +437,56 @@ describe('workers (real runtime, scripted model)', function () {
     assert.equal(delivered.length, 0);
     await assert.rejects(pool.create({ name: 'late', workingDir: project }), /shutting down/);
     assert.ok(existsSync(project));
+  });
+});
+
+describe('workers with the real orchestrator and store', function () {
+  this.timeout(60_000);
+
+  it("feeds a worker's result back to the orchestrator as a background turn, stored first and marked delivered", async () => {
+    let pool!: WorkerPool;
+    const core = await startCore({ tools: () => createWorkerTools(pool) });
+    try {
+      const project = join(core.root, 'workspace');
+      pool = new WorkerPool({
+        runtime: core.runtime,
+        store: core.store,
+        logger: core.logger,
+        broker: { ask: async () => 'deny' },
+        // Accepted = queued: the orchestrator logs it before sending, so a crash cannot lose it.
+        deliver: (text, origin) => void core.orchestrator.enqueue(text, origin),
+        settings: () => ({ max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: false }),
+        ownPaths: [join(core.root, 'globalStorage')],
+        homeDir: core.env.HOME,
+        copilotHome: core.env.COPILOT_HOME,
+        sessionDirectory: join(core.root, 'globalStorage', 'copilot-sessions'),
+        extraSessionConfig: EXTRA,
+      });
+      core.server.on({ lastUserIncludes: '[via panel] build the app', afterToolResult: false }, { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'builder', working_dir: project, initial_prompt: 'TASK-e2e build it' } }] });
+      core.server.on({ lastUserIncludes: '[via panel] build the app', afterToolResult: true }, { text: 'On it — a worker is building.' });
+      core.server.on({ lastUserIncludes: 'TASK-e2e' }, { text: 'Build succeeded in 3s.', delayMs: 200 });
+      core.server.on({ lastUserIncludes: "[Background task completed] Worker 'builder' finished:" }, { text: 'Your build is done: it succeeded.' });
+
+      const first = await core.orchestrator.enqueue('build the app', { channel: 'panel' }).done;
+      assert.equal(first.content, 'On it — a worker is building.');
+      const background = await waitFor('the background turn', () =>
+        core.events.find((e) => e.type === 'turn.completed' && e.origin.channel === 'background'),
+      );
+      assert.ok(background.type === 'turn.completed');
+      assert.deepEqual(background.origin, { channel: 'background', worker: 'builder', replyTo: 'panel' });
+      assert.equal(background.result.content, 'Your build is done: it succeeded.');
+      const req = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('[Background task completed]'))!;
+      assert.match(req.lastUserText ?? '', /<worker-output>\nBuild succeeded in 3s\.\n<\/worker-output>/);
+      assert.doesNotMatch(req.lastUserText ?? '', /\[via /, 'background results are not tagged as a channel');
+      assert.deepEqual(core.store.undeliveredInbox(), []);
+      assert.deepEqual(core.store.listWorkers(), []);
+      const log = core.store.recentLog(10).find((e) => e.source === 'background:builder');
+      assert.ok(log, 'the result is in the conversation log');
+      // Baton's own worker sessions live in its folder, out of the user's session list.
+      assert.ok(!(await pool.listMachineSessions()).some((s) => s.sessionId === pool.status('builder').sessionId));
+    } finally {
+      await pool?.dispose();
+      await core.dispose();
+    }
   });
 });

@@ -171,6 +171,20 @@ describe('SqlJsStore', () => {
       assert.equal(b.getState('k'), 'v');
     });
 
+    it('a file damaged while running is moved aside and this window’s copy written in its place', async () => {
+      const a = await openStore();
+      a.appendLog({ role: 'user', content: 'kept in memory' });
+      await a.flush();
+      await writeFile(join(dir, 'baton.sqlite'), 'garbage');
+      a.setState('k', 'v');
+      await a.flush();
+      assert.equal(reports.length, 1);
+      assert.match(reports[0].message, /moved to .*baton\.sqlite\.corrupt-.*this window's copy was written in its place/);
+      const b = await openStore();
+      assert.deepEqual(b.recentLog(10).map((e) => e.content), ['kept in memory']);
+      assert.equal(b.getState('k'), 'v');
+    });
+
     it('moves a truncated SQLite file aside', async () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
@@ -304,6 +318,45 @@ describe('SqlJsStore', () => {
         ['from a', 'failed'],
         ['from b', 'complete'],
       ]);
+    });
+
+    it('two windows remembering the same thing keep one memory, which the second one’s id still reaches', async () => {
+      const a = await openStore();
+      const b = await openStore();
+      const tabs = a.addMemory('preference', 'Prefers tabs over spaces', 'auto').memory; // #1 in a
+      const port = b.addMemory('fact', 'The API runs on port 8080', 'user').memory; // #1 in b
+      const same = b.addMemory('preference', 'prefers spaces over tabs?', 'user').memory; // #2 in b
+      await a.flush();
+      await b.flush();
+      assert.deepEqual(
+        b.listMemories().map((m) => [m.id, m.content, m.source]),
+        [
+          [tabs.id, 'Prefers tabs over spaces', 'user'], // asked for by the user in b, so it is the user's now
+          [2, 'The API runs on port 8080', 'user'],
+        ],
+      );
+      // b's "#2" was its duplicate, now merged into a's #1; b's port memory moved from #1 to #2. b issued both ids,
+      // but after listing, "#2" means what the listing showed: the port memory.
+      assert.equal(same.id, 2);
+      assert.equal(port.id, 1);
+      b.listMemories();
+      assert.equal(b.updateMemory(2, 'The API runs on port 9090'), true);
+      await b.flush();
+      assert.deepEqual((await openStore()).listMemories().map((m) => m.content), ['Prefers tabs over spaces', 'The API runs on port 9090']);
+    });
+
+    it('before it lists memories, a window’s ids keep the meaning it handed out', async () => {
+      const a = await openStore();
+      const b = await openStore();
+      a.addMemory('preference', 'Prefers tabs over spaces', 'auto'); // #1 in a
+      b.addMemory('fact', 'The API runs on port 8080', 'user'); // #1 in b
+      const same = b.addMemory('preference', 'prefers spaces over tabs?', 'user').memory; // #2 in b
+      await a.flush();
+      await b.flush();
+      // No listing in b yet: "#2" is still the duplicate b handed out, now merged into a's #1.
+      assert.equal(b.updateMemory(same.id, 'Prefers tabs, always'), true);
+      await b.flush();
+      assert.deepEqual((await openStore()).listMemories().map((m) => m.content), ['Prefers tabs, always', 'The API runs on port 8080']);
     });
 
     it('notices another window’s write by itself when polling', async () => {

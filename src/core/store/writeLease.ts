@@ -19,6 +19,8 @@ export interface WriteLeaseOptions {
   isAlive?: (pid: number) => boolean;
 }
 
+const TRANSIENT = ['EPERM', 'EACCES', 'EBUSY'];
+
 interface LeaseOwner {
   pid: number;
   host: string;
@@ -62,10 +64,16 @@ export class WriteLease {
         await fs.createFile(path, content, false);
         return this.held(owner);
       } catch (err) {
-        if (errorCode(err) !== 'EEXIST') throw err;
+        // On Windows a just-deleted lease that someone still has open cannot be re-created for a moment (EPERM).
+        if (!['EEXIST', ...TRANSIENT].includes(errorCode(err) ?? '')) throw err;
       }
       const holder = await this.inspect();
-      if (!holder) continue; // released between our create and our look: try again at once
+      if (!holder) {
+        // Released between our create and our look: try again, without spinning forever on a confused file system.
+        if (Date.now() > deadline) throw new LeaseTimeoutError('unknown owner');
+        await delay(1);
+        continue;
+      }
       if (this.isStale(holder)) {
         await this.breakStale(owner.token);
         continue;
@@ -89,7 +97,17 @@ export class WriteLease {
         clearInterval(heartbeat);
         const current = await this.inspect();
         // Never delete a lease that another window took over (it would then have no lease at all).
-        if (current?.owner?.token === owner.token) await fs.unlink(path).catch(() => undefined);
+        if (current?.owner?.token !== owner.token) return;
+        for (let attempt = 0; attempt < 5; attempt++) {
+          try {
+            await fs.unlink(path);
+            return;
+          } catch (err) {
+            // A window reading the lease at this moment blocks the delete on Windows; otherwise others wait for staleness.
+            if (!TRANSIENT.includes(errorCode(err) ?? '')) return;
+            await delay(5 * (attempt + 1));
+          }
+        }
       },
     };
   }

@@ -73,8 +73,10 @@ export interface WorkerPoolOptions {
    * source. Defaults to $COPILOT_HOME, else ~/.copilot. Pass what the CopilotRuntime was given.
    */
   copilotHome?: string;
-  /** Extra session config (tests: disabledMcpServers; a model). Cannot replace the permission handler. */
+  /** Extra session config (tests: disabledMcpServers). Cannot replace the permission handler. */
   extraSessionConfig?: Partial<SessionConfig>;
+  /** The model for new and resumed worker sessions; undefined = the runtime's default (BYOK providers need one). */
+  model?: () => string | undefined;
   /** Session ids that must never be attached (the orchestrator's own session). */
   reservedSessionIds?: () => Array<string | undefined>;
   now?: () => number;
@@ -205,7 +207,8 @@ export class WorkerPool {
     if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
     const w = this.active.get(name);
     if (w) {
-      await w.ready;
+      await w.ready.catch(() => undefined);
+      if (this.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
       if (w.task || w.state === 'running') {
         throw new WorkerError(`Worker '${name}' is still running (for ${seconds(this.now() - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`);
       }
@@ -246,7 +249,7 @@ export class WorkerPool {
     return {
       ...this.info(w),
       elapsedMs: (w.finishedAt ?? this.now()) - w.startedAt,
-      lastOutput: output.length > MAX_STATUS_OUTPUT ? `…${output.slice(-MAX_STATUS_OUTPUT)}` : output,
+      lastOutput: output.length > MAX_STATUS_OUTPUT ? `…${output.slice(-(MAX_STATUS_OUTPUT - 1))}` : output,
       tasks: w.tasks,
     };
   }
@@ -435,10 +438,11 @@ export class WorkerPool {
     this.disposeReset();
     if (this.throttle) clearTimeout(this.throttle);
     const workers = [...this.active.values()];
-    for (const w of workers) w.task?.abort.abort({ kind: 'killed', by: 'shutdown' } satisfies StopReason);
+    const tasks = workers.map((w) => w.task);
+    for (const task of tasks) task?.abort.abort({ kind: 'killed', by: 'shutdown' } satisfies StopReason);
     await Promise.all(
-      workers.map(async (w) => {
-        await withTimeout(w.task?.done ?? Promise.resolve(), 5000, 'task did not stop').catch(() => undefined);
+      workers.map(async (w, i) => {
+        await withTimeout(tasks[i]?.done ?? Promise.resolve(), 5000, 'task did not stop').catch(() => undefined);
         await this.disconnect(w);
       }),
     );
@@ -665,6 +669,7 @@ export class WorkerPool {
 
   private sessionConfig(w: Worker): SessionConfigBase {
     const provider = this.opts.runtime.sessionProvider();
+    const model = this.opts.model?.();
     // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
     const own = w.source === 'created' && this.opts.sessionDirectory ? { configDirectory: this.opts.sessionDirectory } : {};
     return {
@@ -672,6 +677,7 @@ export class WorkerPool {
       streaming: true,
       systemMessage: { mode: 'append', content: workerInstructions(w.name, w.workingDir) },
       ...own,
+      ...(model ? { model } : {}),
       ...(provider ? { provider } : {}),
       ...this.opts.extraSessionConfig,
       // Last, so nothing above can widen a worker's reach.

@@ -1,0 +1,81 @@
+// Activation in a real VS Code (code-server + Chromium): the time activate() takes, as Baton logs it,
+// and whether the Copilot runtime stayed stopped until the chat was opened.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { hermeticEnv } from '../test/support/copilotHarness';
+import { ScriptedModelServer } from '../test/support/scriptedModelServer';
+import { CodeServer } from '../test/e2e/codeServer';
+import type { BenchFigure } from './figure';
+
+const run = promisify(execFile);
+
+async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await findFiles(full, pattern)));
+    else if (pattern.test(entry.name)) out.push(full);
+  }
+  return out;
+}
+
+async function runtimeProcesses(): Promise<number> {
+  const { stdout } = await run('ps', ['-eo', 'args']).catch(() => ({ stdout: '' }));
+  return stdout.split('\n').filter((l) => l.includes('copilot-runtime') && l.includes('--stdio')).length;
+}
+
+export async function benchActivation(_opts: { quick: boolean }): Promise<BenchFigure[]> {
+  const { provisionVscode } = await import('../scripts/provisionVscode.mjs');
+  const { codeServerEntry } = await provisionVscode({ log: () => undefined });
+  const root = await mkdtemp(join(tmpdir(), 'baton-bench-act-'));
+  const workspace = join(root, 'ws');
+  await mkdir(workspace, { recursive: true });
+  const server = await ScriptedModelServer.start();
+  server.always({}, { text: 'ok' });
+  const vscode = await CodeServer.start({ codeServerEntry, env: { ...hermeticEnv(server.url, join(root, 'copilot')), GH_TOKEN: 'fake' }, log: () => undefined });
+  try {
+    const baseline = await runtimeProcesses();
+    const wb = await vscode.open({ folder: workspace, extensionDevelopmentPath: process.cwd() });
+    // Activate through a command that needs no model: the runtime must stay stopped.
+    await wb.page.keyboard.press('F1');
+    await wb.page.locator('.quick-input-widget input').fill('>Baton: Show Log');
+    await wb.page.waitForTimeout(300);
+    await wb.page.keyboard.press('Enter');
+    let activationMs: number | undefined;
+    const deadline = Date.now() + 60_000;
+    while (activationMs === undefined && Date.now() < deadline) {
+      for (const file of await findFiles(vscode.logsDir, /Baton\.log$/)) {
+        const match = /Baton activated in ([\d.]+) ms/.exec(await readFile(file, 'utf8'));
+        if (match) activationMs = Number(match[1]);
+      }
+      if (activationMs === undefined) await new Promise((r) => setTimeout(r, 200));
+    }
+    if (activationMs === undefined) throw new Error('Baton did not log its activation within 60 s');
+    await new Promise((r) => setTimeout(r, 1500));
+    const afterActivation = (await runtimeProcesses()) - baseline;
+    // Opening the chat view is what starts it.
+    const clicked = Date.now();
+    await wb.page.locator('.activitybar [aria-label^="Baton"]').first().click();
+    let runtimeStartMs = Number.NaN;
+    while (Date.now() - clicked < 30_000) {
+      if ((await runtimeProcesses()) - baseline > 0) {
+        runtimeStartMs = Date.now() - clicked;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await wb.close();
+    return [
+      { name: 'activate() in code-server', value: activationMs, unit: 'ms', target: '≤ 30' },
+      { name: 'runtimes started by activation alone', value: afterActivation, unit: '', target: '≤ 0' },
+      { name: 'chat view opened → runtime process up', value: runtimeStartMs, unit: 'ms' },
+    ];
+  } finally {
+    await vscode.stop();
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}

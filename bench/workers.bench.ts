@@ -1,0 +1,192 @@
+// What one runtime for all buys: memory of the orchestrator + 5 RUNNING workers in one Copilot client
+// against 6 clients with one session each (RSS summed over each runtime's process tree), and whether
+// five workers' tasks started together finish in about the time of one. Real runtime, scripted model
+// with small delays, so "running" means a model request is in flight.
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
+import { MemoryLogger } from '../src/core/util/logger';
+import { WorkerPool } from '../src/core/workers/workerPool';
+import { CopilotClient, hermeticEnv, type CopilotClientInstance } from '../test/support/copilotHarness';
+import { InMemoryStore } from '../test/support/inMemoryStore';
+import { ScriptedModelServer } from '../test/support/scriptedModelServer';
+import type { BenchFigure } from './figure';
+
+const ENV_DIRS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'];
+const MB = 1024 * 1024;
+
+export async function benchWorkers(opts: { quick: boolean }): Promise<BenchFigure[]> {
+  const server = await ScriptedModelServer.start();
+  const root = await mkdtemp(join(tmpdir(), 'baton-bench-workers-'));
+  try {
+    const memory = await benchMemory(server, root);
+    server.reset();
+    const speed = await benchConcurrency(server, root, opts.quick ? 2 : 5);
+    return [...memory, ...speed];
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+async function makeEnv(server: ScriptedModelServer, dir: string): Promise<{ env: Record<string, string>; project: string }> {
+  const env = hermeticEnv(server.url, dir);
+  for (const k of ENV_DIRS) await mkdir(env[k]!, { recursive: true });
+  const project = join(env.HOME!, 'project');
+  await mkdir(project, { recursive: true });
+  await writeFile(join(project, 'README.md'), '# bench\n');
+  return { env, project };
+}
+
+function newPool(runtime: CopilotRuntime, env: Record<string, string>, delivered: string[]): WorkerPool {
+  return new WorkerPool({
+    runtime,
+    store: new InMemoryStore(),
+    logger: new MemoryLogger(),
+    broker: { ask: async () => 'deny' },
+    deliver: (text) => void delivered.push(text),
+    settings: () => ({ max: 5, timeoutMs: 120_000, protectedPaths: [], trustWorkingDir: false }),
+    ownPaths: [],
+    homeDir: env.HOME,
+    copilotHome: env.COPILOT_HOME,
+    extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } as never,
+  });
+}
+
+async function benchMemory(server: ScriptedModelServer, root: string): Promise<BenchFigure[]> {
+  // Every session's model request hangs once it arrives: the turn is in flight while we measure.
+  server.always({ lastUserIncludes: 'HOLD' }, { textThenHang: 'working' });
+  server.always({ lastUserIncludes: 'warm' }, { text: 'ready' });
+
+  // One runtime: an orchestrator-like session (after a turn) + 5 running workers.
+  const one = await makeEnv(server, join(root, 'one'));
+  const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger: new MemoryLogger(), env: one.env, copilotHome: one.env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: one.project });
+  const client = await runtime.client();
+  const orch = await client.createSession({ streaming: true, availableTools: [], onPermissionRequest: () => ({ kind: 'reject' }), disabledMcpServers: ['github-mcp-server'] });
+  await orch.sendAndWait({ prompt: 'warm up' }, 30_000);
+  const pool = newPool(runtime, one.env, []);
+  const before = server.chatRequests().length;
+  for (let i = 0; i < 5; i++) await pool.create({ name: `w${i}`, workingDir: one.project, prompt: `HOLD task ${i}` });
+  await server.waitForRequests(before + 5, 30_000);
+  const shared = await sampleRss([runtime.runtimePid()!]);
+  await pool.dispose();
+  await orch.disconnect().catch(() => undefined);
+  await runtime.dispose();
+
+  // Six runtimes, one running session each.
+  const clients: CopilotClientInstance[] = [];
+  const pids: number[] = [];
+  try {
+    const startCount = server.chatRequests().length;
+    for (let i = 0; i < 6; i++) {
+      const { env, project } = await makeEnv(server, join(root, `six-${i}`));
+      const c = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: project, logLevel: 'error' });
+      clients.push(c);
+      await c.start();
+      pids.push((c as unknown as { cliProcess: { pid: number } }).cliProcess.pid);
+      const s = await c.createSession({ workingDirectory: project, streaming: true, onPermissionRequest: () => ({ kind: 'reject' }), disabledMcpServers: ['github-mcp-server'] });
+      void s.send({ prompt: `HOLD separate ${i}` });
+    }
+    await server.waitForRequests(startCount + 6, 30_000);
+    const separate = await sampleRss(pids);
+    return [
+      { name: 'RSS: orchestrator + 5 running workers, one runtime', value: shared / MB, unit: 'MB' },
+      { name: 'RSS: 6 runtimes, one running session each', value: separate / MB, unit: 'MB' },
+      { name: 'RSS ratio (one runtime / six)', value: shared / separate, unit: '×', target: '≤ 0.35' },
+    ];
+  } finally {
+    server.releaseHeld();
+    await Promise.all(clients.map((c) => c.stop().catch(() => c.forceStop())));
+  }
+}
+
+async function benchConcurrency(server: ScriptedModelServer, root: string, rounds: number): Promise<BenchFigure[]> {
+  const { env, project } = await makeEnv(server, join(root, 'speed'));
+  // A realistic small task: a tool round trip (read a file) then a streamed summary, with model latency.
+  server.always(
+    { lastUserIncludes: 'TASK', afterToolResult: false },
+    { toolCalls: [{ name: 'view', arguments: { path: join(project, 'README.md') } }], delayMs: 150 },
+  );
+  server.always({ lastUserIncludes: 'TASK', afterToolResult: true }, { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 });
+  const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger: new MemoryLogger(), env, copilotHome: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: project });
+  const delivered: string[] = [];
+  const pool = newPool(runtime, env, delivered);
+  let n = 0;
+  const run = async (count: number): Promise<number> => {
+    const target = delivered.length + count;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: count }, () => pool.create({ name: `t${++n}`, workingDir: project, prompt: `TASK ${n}` })));
+    while (delivered.length < target) await new Promise((r) => setTimeout(r, 5));
+    return performance.now() - started;
+  };
+  try {
+    await run(1); // warm: runtime start, first session, first request
+    const single: number[] = [];
+    const five: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      single.push(await run(1));
+      five.push(await run(5));
+    }
+    const failed = delivered.filter((d) => !d.includes('finished:'));
+    if (failed.length) throw new Error(`a benchmark task did not finish: ${failed[0]!.slice(0, 200)}`);
+    const one = median(single);
+    const all = median(five);
+    return [
+      { name: 'one worker task: create → result delivered (median)', value: one, unit: 'ms' },
+      { name: 'five worker tasks started together (median)', value: all, unit: 'ms' },
+      { name: 'five together / one', value: all / one, unit: '×', target: '≤ 1.5' },
+    ];
+  } finally {
+    await pool.dispose();
+    await runtime.dispose();
+  }
+}
+
+/** The largest total RSS of the process trees over a short settle (memory is still growing just after start). */
+async function sampleRss(pids: number[]): Promise<number> {
+  let max = 0;
+  for (let i = 0; i < 8; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    const children = childMap();
+    max = Math.max(max, pids.reduce((sum, pid) => sum + treeRss(pid, children), 0));
+  }
+  return max;
+}
+
+function treeRss(pid: number, children: Map<number, number[]>): number {
+  return vmRss(pid) + (children.get(pid) ?? []).reduce((sum, child) => sum + treeRss(child, children), 0);
+}
+
+function vmRss(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** parent pid → child pids, from /proc/<pid>/stat (the command name may hold spaces and parentheses). */
+function childMap(): Map<number, number[]> {
+  const map = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = map.get(ppid) ?? [];
+      list.push(Number(entry));
+      map.set(ppid, list);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return map;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
