@@ -115,7 +115,8 @@ interface StreamResult {
 
 // Runs in the page (a string: see webviewPage.ts on why not a function). Posts the stream as host messages, watches
 // frames with requestAnimationFrame and long tasks with PerformanceObserver, and resolves once the completed
-// message has been painted. `pace` > 0 spreads the deltas at that many per millisecond; 0 posts them all at once.
+// message has been painted. `pace` > 0 spreads the deltas at that many per millisecond; 0 sends them as fast as the
+// page takes them.
 const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedHtml) {
   var gaps = [], running = true, last = 0, longTasks = [];
   var po = new PerformanceObserver(function (list) { list.getEntries().forEach(function (e) { longTasks.push(e.duration); }); });
@@ -127,19 +128,16 @@ const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedHtml) {
   var start = performance.now();
   post({ type: 'message/append', message: { id: 'bench-u', role: 'user', content: 'Fix the handlers', status: 'complete', ts: Date.now() } });
   post({ type: 'message/append', message: { id: 'bench-a', role: 'assistant', content: '', status: 'streaming', ts: Date.now() } });
-  if (!pace) {
-    for (var i = 0; i < deltas.length; i++) post({ type: 'message/delta', id: 'bench-a', delta: deltas[i] });
-  } else {
-    var sent = 0, channel = new MessageChannel();
-    await new Promise(function (done) {
-      channel.port1.onmessage = function () {
-        var due = Math.min(deltas.length, Math.floor((performance.now() - start) * pace));
-        for (; sent < due; sent++) post({ type: 'message/delta', id: 'bench-a', delta: deltas[sent] });
-        if (sent < deltas.length) channel.port2.postMessage(0); else done();
-      };
-      channel.port2.postMessage(0);
-    });
-  }
+  // Posting is done in tasks of at most 100 deltas so the driver itself never holds a frame up; 0 = as fast as that.
+  var sent = 0, channel = new MessageChannel();
+  await new Promise(function (done) {
+    channel.port1.onmessage = function () {
+      var due = Math.min(deltas.length, sent + 100, pace ? Math.floor((performance.now() - start) * pace) : Infinity);
+      for (; sent < due; sent++) post({ type: 'message/delta', id: 'bench-a', delta: deltas[sent] });
+      if (sent < deltas.length) channel.port2.postMessage(0); else done();
+    };
+    channel.port2.postMessage(0);
+  });
   post({ type: 'message/update', id: 'bench-a', patch: { status: 'complete' } });
   await new Promise(function (done) {
     (function check() {
@@ -217,6 +215,8 @@ async function openOnce(browser: Browser, build: WebviewBuild, snapshot: Snapsho
       `({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, rendered: document.querySelectorAll('[data-rendered]').length })`,
     )) as { paint: number; ready: number; rendered: number };
     let scrollMaxFrameMs = NaN;
+    // Let the first lazy renders settle, so this measures scrolling, not opening.
+    if (scroll) await wp.page.waitForTimeout(500);
     if (scroll) scrollMaxFrameMs = ((await wp.page.evaluate(`${SCROLL_DRIVER}(600)`)) as { maxFrameMs: number }).maxFrameMs;
     await assertClean(wp.errors, await wp.cspViolations());
     return { firstPaintMs: timing.paint, snapshotToPaintMs: timing.paint - timing.ready, renderedAtPaint: timing.rendered, scrollMaxFrameMs };
@@ -253,8 +253,8 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
 
     const kb = (answer.length / 1024).toFixed(0);
     return [
-      { name: `panel: 10k deltas (${kb} KB) all at once, until painted`, value: median(flood.map((r) => r.totalMs)), unit: 'ms' },
-      { name: 'panel: 10k deltas all at once, longest frame', value: median(flood.map((r) => r.maxFrameMs)), unit: 'ms', target: '≤ 50' },
+      { name: `panel: 10k deltas (${kb} KB) as fast as they come, until painted`, value: median(flood.map((r) => r.totalMs)), unit: 'ms' },
+      { name: 'panel: 10k deltas as fast as they come, longest frame', value: median(flood.map((r) => r.maxFrameMs)), unit: 'ms', target: '≤ 50' },
       { name: 'panel: 10k deltas over ~2.5 s, until painted', value: median(paced.map((r) => r.totalMs)), unit: 'ms' },
       { name: 'panel: 10k deltas over ~2.5 s, longest frame', value: median(paced.map((r) => r.maxFrameMs)), unit: 'ms', target: '≤ 50' },
       { name: 'panel: 10k deltas, long tasks (> 50 ms)', value: Math.max(...[...flood, ...paced].map((r) => r.longTasks)), unit: 'count', target: '≤ 0' },

@@ -9,16 +9,29 @@ export const EXAMPLE_PROMPTS = [
 
 export class EmptyState {
   readonly el: HTMLElement;
+  private built = false;
 
-  constructor(onExample: (prompt: string) => void) {
+  // The content (with its toolkit buttons) is built the first time it is shown: a panel that opens on a history
+  // never pays for it.
+  constructor(private readonly onExample: (prompt: string) => void) {
+    this.el = h('section', { class: 'empty-state', 'data-testid': 'empty-state', 'aria-labelledby': 'empty-title' });
+    this.el.hidden = true;
+  }
+
+  setVisible(visible: boolean): void {
+    if (visible && !this.built) this.build();
+    this.el.hidden = !visible;
+  }
+
+  private build(): void {
+    this.built = true;
+    const { onExample } = this;
     const examples = EXAMPLE_PROMPTS.map((prompt) => {
       const button = h('vscode-button', { appearance: 'secondary', class: 'example', 'data-testid': 'example-prompt' }, prompt);
       button.addEventListener('click', () => onExample(prompt));
       return button;
     });
-    this.el = h(
-      'section',
-      { class: 'empty-state', 'data-testid': 'empty-state', 'aria-labelledby': 'empty-title' },
+    this.el.append(
       h('h2', { id: 'empty-title' }, 'Baton'),
       h('p', {}, 'Ask anything about your code. Baton answers quick questions itself and hands real work — edits, builds, test runs — to background workers you can watch and open here.'),
       h(
@@ -31,9 +44,5 @@ export class EmptyState {
       h('h3', {}, 'Try'),
       h('div', { class: 'examples', role: 'group', 'aria-label': 'Example prompts' }, ...examples),
     );
-  }
-
-  setVisible(visible: boolean): void {
-    this.el.hidden = !visible;
   }
 }

@@ -6,16 +6,12 @@ import type { Post } from './messageView';
 export class SetupBanner {
   readonly el: HTMLElement;
   private readonly text: HTMLElement;
-  private readonly signIn: HTMLElement;
-  private readonly providerKey: HTMLElement;
   private readonly buttons: HTMLElement;
+  private signIn: HTMLElement | undefined;
+  private providerKey: HTMLElement | undefined;
 
-  constructor(post: Post) {
+  constructor(private readonly post: Post) {
     this.text = h('p', { class: 'setup-text' });
-    this.signIn = h('vscode-button', { 'data-testid': 'setup-sign-in', 'data-command': 'baton.signIn' }, 'Sign in with GitHub');
-    this.providerKey = h('vscode-button', { 'data-testid': 'setup-provider-key', 'data-command': 'baton.setProviderKey' }, 'Set a provider key');
-    this.signIn.addEventListener('click', () => post({ type: 'command/run', command: 'baton.signIn' }));
-    this.providerKey.addEventListener('click', () => post({ type: 'command/run', command: 'baton.setProviderKey' }));
     this.buttons = h('div', { class: 'setup-buttons' });
     this.el = h('section', { class: 'setup', role: 'alert', 'data-testid': 'setup-hint', 'aria-label': 'Setup needed' }, this.text, this.buttons);
     this.el.hidden = true;
@@ -25,6 +21,9 @@ export class SetupBanner {
     this.el.hidden = !hint;
     if (!hint) return;
     setText(this.text, hint);
+    // Built on first need: most sessions never show the banner.
+    this.signIn ??= this.button('setup-sign-in', 'baton.signIn', 'Sign in with GitHub');
+    this.providerKey ??= this.button('setup-provider-key', 'baton.setProviderKey', 'Set a provider key');
     const keyFirst = /provider|api key|\bkey\b|openai|azure|anthropic|ollama/i.test(hint) && !/sign in|signed in|github/i.test(hint);
     const [primary, secondary] = keyFirst ? [this.providerKey, this.signIn] : [this.signIn, this.providerKey];
     primary.setAttribute('appearance', 'primary');
@@ -32,5 +31,11 @@ export class SetupBanner {
     secondary.setAttribute('appearance', 'secondary');
     delete secondary.dataset.primary;
     if (this.buttons.firstChild !== primary) this.buttons.replaceChildren(primary, secondary);
+  }
+
+  private button(testid: string, command: 'baton.signIn' | 'baton.setProviderKey', label: string): HTMLElement {
+    const button = h('vscode-button', { 'data-testid': testid, 'data-command': command }, label);
+    button.addEventListener('click', () => this.post({ type: 'command/run', command }));
+    return button;
   }
 }

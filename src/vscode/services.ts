@@ -7,6 +7,7 @@ import { ChatController, type HostActions } from '../core/chat/chatController';
 import { CopilotRuntime } from '../core/copilot/copilotRuntime';
 import { createMemoryTools } from '../core/memory/memoryTools';
 import { getMemorySummary } from '../core/memory/memorySummary';
+import type { Origin } from '../core/orchestrator/events';
 import { Orchestrator } from '../core/orchestrator/orchestrator';
 import { SqlJsStore } from '../core/store/sqlJsStore';
 import type { BatonStore } from '../core/store/types';
@@ -14,6 +15,13 @@ import { WorkerPool } from '../core/workers/workerPool';
 import { createWorkerTools } from '../core/workers/workerTools';
 import type { OutputLog } from './outputLog';
 import { readOrchestratorSettings, readProvider, readWorkerSettings, setRoutingAuto } from './settings';
+
+/** Where a worker started during the current turn reports back: the channel that asked. */
+function replyChannel(origin: Origin | undefined): 'panel' | 'command' {
+  if (!origin) return 'panel';
+  if (origin.channel === 'background') return origin.replyTo ?? 'panel';
+  return origin.channel;
+}
 
 export interface Core {
   store: BatonStore;
@@ -94,7 +102,12 @@ export class BatonServices implements vscode.Disposable {
       ownPaths,
       settings: readWorkerSettings,
       broker: { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') },
-      deliver: (text, origin) => orchestrator.enqueue(text, origin).done.then(() => undefined),
+      copilotHome: runtime.copilotHome,
+      model: () => readOrchestratorSettings().routing.model,
+      reservedSessionIds: () => [orchestrator.currentSessionId, store.getState('orchestrator_session_id')],
+      // Accepted once queued: the orchestrator logs it before sending, and a failed summary turn
+      // must not make the result come back again on the next start.
+      deliver: (text, origin) => void orchestrator.enqueue(text, origin),
     });
     orchestrator = new Orchestrator({
       runtime,
@@ -102,7 +115,7 @@ export class BatonServices implements vscode.Disposable {
       logger: log,
       version: context.extension.packageJSON.version as string,
       settings: readOrchestratorSettings,
-      tools: () => [...createMemoryTools(store), ...createWorkerTools(pool)],
+      tools: () => [...createMemoryTools(store), ...createWorkerTools(pool, { replyTo: () => replyChannel(orchestrator.currentOrigin) })],
       memorySummary: () => getMemorySummary(store),
       sessionDirectory,
       installPath: context.extensionPath,

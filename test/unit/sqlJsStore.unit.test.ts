@@ -197,6 +197,20 @@ describe('SqlJsStore', () => {
       assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
       assert.equal(reports.filter((r) => r.level === 'warning' && /moved to/.test(r.message)).length, 1);
     });
+
+    it('moves aside a file of the right length whose pages are damaged', async () => {
+      const a = await openStore({ pruneLog: false });
+      for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
+      await a.close();
+      const bytes = await readFile(join(dir, 'baton.sqlite'));
+      bytes.fill(0xa5, 4096 * 3, 4096 * 6); // three pages of the log's b-tree
+      await writeFile(join(dir, 'baton.sqlite'), bytes);
+
+      const b = await openStore();
+      assert.equal(b.recentLog(10).length, 0);
+      assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
+      assert.equal(reports.length, 1, reports.map((r) => r.message).join('\n'));
+    });
   });
 
   describe('several windows on one folder', () => {

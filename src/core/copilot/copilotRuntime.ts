@@ -2,6 +2,8 @@
 // share: five sessions in one client cost ~124 MB, a client per session ~517 MB (measured).
 // It starts lazily, on the first message or when the chat view opens, never at activation.
 import { CopilotClient, RuntimeConnection, type CopilotClientOptions, type ModelInfo, type ProviderConfig } from '@github/copilot-sdk';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withTimeout } from '../util/delay';
@@ -42,6 +44,11 @@ export class CopilotRuntime {
 
   get isStarted(): boolean {
     return this.current !== undefined;
+  }
+
+  /** The Copilot home the runtime uses (COPILOT_HOME): where the user's own sessions live. */
+  get copilotHome(): string {
+    return this.options.copilotHome ?? this.options.env?.COPILOT_HOME ?? process.env.COPILOT_HOME ?? join(homedir(), '.copilot');
   }
 
   get provider(): ProviderSettings {

@@ -104,7 +104,7 @@ export class Orchestrator {
   private pendingRecovery: string | undefined;
   private readonly queue: Job[] = [];
   private processing = false;
-  private current: { turnId: string; abort: AbortController } | undefined;
+  private current: { turnId: string; abort: AbortController; origin: Origin } | undefined;
   private readonly router: ModelRouter;
   private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
@@ -142,6 +142,11 @@ export class Orchestrator {
   get currentModel(): string {
     const s = this.opts.settings().routing;
     return this.sessionModel ?? (s.auto ? s.tiers[this.router.current.tier] : s.model);
+  }
+
+  /** The origin of the running turn: a tool it calls (a worker it starts) replies there. */
+  get currentOrigin(): Origin | undefined {
+    return this.current?.origin;
   }
 
   get currentSessionId(): string | undefined {
@@ -243,7 +248,7 @@ export class Orchestrator {
     const { store, logger } = this.opts;
     const settings = this.opts.settings();
     const abort = new AbortController();
-    this.current = { turnId: turn.turnId, abort };
+    this.current = { turnId: turn.turnId, abort, origin: turn.origin };
     this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin });
     const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
     const attempt: AttemptState = { delivered: false, text: '', usage: {} };

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { batonView, repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
+import { batonView, repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
 
 const PROMPT = 'Hello Baton, this is the e2e test speaking';
 const REPLY = 'Hello from the scripted model! The panel streamed this reply in several chunks.';
@@ -43,6 +43,7 @@ describe('Baton chat panel', function () {
       'something in VS Code or the runtime tried to reach the internet',
     );
 
+    await widenSideBar(page);
     await mkdir(resultsDir, { recursive: true });
     const shot = join(resultsDir, 'panel.png');
     await page.screenshot({ path: shot });

@@ -52,6 +52,20 @@ export function testsRepoExtension(): boolean {
   return process.env.BATON_E2E_VSIX !== undefined || override === undefined || resolve(override) === repoRoot;
 }
 
+/** Drags the sash right of the side bar so the panel shows at a readable width (for screenshots); best effort. */
+export async function widenSideBar(page: Page, width = 520): Promise<void> {
+  const box = await page.locator('.part.sidebar').first().boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 8 });
+  await page.mouse.up();
+  // Off the sash, or it stays highlighted in the picture.
+  await page.mouse.move(box.x + width + 400, y);
+  await page.waitForTimeout(300);
+}
+
 /** Settings that make Baton talk to the scripted server in BYOK mode (no GitHub identity at all). */
 function byokSettings(serverUrl: string): Record<string, unknown> {
   return { 'baton.provider.type': 'openai', 'baton.provider.baseUrl': `${serverUrl}/v1` };
@@ -76,7 +90,7 @@ export const mochaHooks = {
       vscode = await CodeServer.start({
         codeServerEntry,
         env,
-        settings: byok ? byokSettings(server.url) : {},
+        settings: { 'workbench.colorTheme': 'Default Dark Modern', ...(byok ? byokSettings(server.url) : {}) },
         installExtensions: vsix ? [vsix] : [],
         verbose: Boolean(process.env.BATON_E2E_VERBOSE),
       });
