@@ -16,6 +16,8 @@ const FIRST_SHELLS = 40;
 const OLDER_CHUNK = 200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
 const FRAME_BUDGET_MS = 8;
+/** Streamed characters rendered per message per frame; more waits for the next frame (see MessageView.flush). */
+const FLUSH_CHARS = 4096;
 
 export interface MessageListHooks {
   /** A message finished (streaming ended, or a complete one arrived): a moment to announce it. */
@@ -55,7 +57,11 @@ export class MessageList {
     });
     this.io = new IntersectionObserver((entries) => this.onIntersect(entries), { root: scroller, rootMargin: '1200px 0px' });
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
-    new ResizeObserver(() => this.stick()).observe(scroller);
+    // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
+    // forces no second layout, and the new scroll position is painted in the same frame.
+    const follow = new ResizeObserver(() => this.stick());
+    follow.observe(scroller);
+    follow.observe(this.el);
   }
 
   get count(): number {
@@ -109,7 +115,6 @@ export class MessageList {
       if (this.mountedFrom === 0) this.restoreScroll(restore.scrollTop);
       else this.pendingRestore = restore.scrollTop;
     }
-    this.stick();
     if (this.mountedFrom > 0) this.schedule();
   }
 
@@ -117,7 +122,10 @@ export class MessageList {
     const existing = this.views.get(message.id);
     if (existing) {
       existing.update(message);
-      this.stick();
+      if (existing.hasWork) {
+        this.dirty.add(existing);
+        this.schedule();
+      }
       return;
     }
     const view = new MessageView(message, this.post);
@@ -127,7 +135,6 @@ export class MessageList {
     view.render();
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
-    this.stick();
   }
 
   /** Buffers a delta for the next frame; false when the message is unknown (the caller is out of sync). */
@@ -144,10 +151,9 @@ export class MessageList {
     const view = this.views.get(id);
     if (!view) return false;
     const wasStreaming = view.isStreaming;
-    this.dirty.delete(view);
     view.update(patch);
-    if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
-    this.stick();
+    if (view.hasWork) this.schedule();
+    else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
     return true;
   }
 
@@ -208,25 +214,21 @@ export class MessageList {
 
   private runFrame(): void {
     this.frame = 0;
-    let changed = false;
-    for (const view of this.dirty) changed = view.flush() || changed;
-    this.dirty.clear();
+    for (const view of this.dirty) {
+      const wasStreaming = view.isStreaming;
+      view.flush(FLUSH_CHARS);
+      if (!view.hasWork) this.dirty.delete(view);
+      if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
+    }
     const deadline = performance.now() + FRAME_BUDGET_MS;
     for (const view of this.lazy) {
       if (performance.now() > deadline) break;
       this.lazy.delete(view);
       this.io.unobserve(view.el);
-      if (!view.isRendered && this.views.get(view.id) === view) {
-        view.render();
-        changed = true;
-      }
+      if (!view.isRendered && this.views.get(view.id) === view) view.render();
     }
-    if (this.mountedFrom > 0 && performance.now() < deadline) {
-      this.mountOlder();
-      changed = true;
-    }
-    if (this.lazy.size || this.mountedFrom > 0) this.schedule();
-    if (changed) this.stick();
+    if (this.mountedFrom > 0 && performance.now() < deadline) this.mountOlder();
+    if (this.dirty.size || this.lazy.size || this.mountedFrom > 0) this.schedule();
   }
 
   /** Mounts the next chunk of older shells above the mounted ones; scroll anchoring keeps what is on screen still. */

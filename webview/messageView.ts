@@ -41,8 +41,10 @@ export class MessageView {
   private stream: MarkdownStream | undefined;
   private tailEl: HTMLElement | undefined;
   private lastTail = '';
-  /** Delta text received since the last frame. */
+  /** Delta text received and not yet applied. */
   private pending = '';
+  /** Patches waiting for `pending` to be applied first. */
+  private readonly deferred: Array<Partial<Omit<ChatMessage, 'id'>>> = [];
 
   constructor(
     message: ChatMessage,
@@ -109,11 +111,47 @@ export class MessageView {
     this.pending += delta;
   }
 
-  /** Applies the deltas received since the last frame; true when the DOM changed. */
-  flush(): boolean {
-    if (!this.pending) return false;
-    const delta = this.pending;
-    this.pending = '';
+  /** Deltas or patches are waiting for a frame. */
+  get hasWork(): boolean {
+    return this.pending !== '' || this.deferred.length > 0;
+  }
+
+  /**
+   * Applies up to `budget` characters of the deltas received so far, then any patches that waited for them; true
+   * when the DOM changed. The budget bounds one frame's markdown and layout work when text arrives faster than
+   * frames (a burst after the panel was hidden, a flood of deltas): the rest goes in the next frames.
+   */
+  flush(budget = Infinity): boolean {
+    let changed = false;
+    if (this.pending) {
+      const cut = this.rendered && this.pending.length > budget ? budget : this.pending.length;
+      const delta = this.pending.slice(0, cut);
+      this.pending = this.pending.slice(cut);
+      changed = this.applyDelta(delta);
+    }
+    if (!this.pending && this.deferred.length) {
+      for (const patch of this.deferred.splice(0)) this.applyPatch(patch);
+      changed = true;
+    }
+    return changed;
+  }
+
+  /**
+   * A patch without new content waits behind buffered deltas (the message must not be marked complete before its
+   * text is shown); a patch with content replaces the text, so the buffered deltas are moot.
+   */
+  update(patch: Partial<Omit<ChatMessage, 'id'>>): void {
+    if (patch.content !== undefined) {
+      this.pending = '';
+      for (const earlier of this.deferred.splice(0)) this.applyPatch(earlier);
+    } else if (this.hasWork) {
+      this.deferred.push(patch);
+      return;
+    }
+    this.applyPatch(patch);
+  }
+
+  private applyDelta(delta: string): boolean {
     this.message.content += delta;
     if (!this.rendered) {
       this.showPlaceholder();
@@ -132,8 +170,7 @@ export class MessageView {
     return true;
   }
 
-  update(patch: Partial<Omit<ChatMessage, 'id'>>): void {
-    this.flush();
+  private applyPatch(patch: Partial<Omit<ChatMessage, 'id'>>): void {
     const wasStreaming = this.isStreaming;
     this.message = { ...this.message, ...patch };
     this.syncAttributes();

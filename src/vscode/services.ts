@@ -76,7 +76,8 @@ export class BatonServices implements vscode.Disposable {
       wasmPath: path.join(context.extensionPath, 'dist', 'sql-wasm.wasm'),
       onReport: (report) => {
         log[report.level === 'error' ? 'error' : report.level === 'warning' ? 'warn' : 'info'](report.message);
-        if (report.level !== 'info') void vscode.window.showWarningMessage(`Baton: ${report.message}`);
+        // Pop up only what the user must know (a file moved aside, data not saved); the rest is in the log.
+        if (report.level === 'error' || /moved to|could not save/.test(report.message)) void vscode.window.showWarningMessage(`Baton: ${report.message}`);
       },
     });
 

@@ -91,6 +91,8 @@ const QUIET_SETTINGS: Record<string, unknown> = {
 };
 
 const live = new Set<CodeServer>();
+/** Every code-server process still running, including one still starting (not yet in `live`). */
+const spawned = new Set<ChildProcess>();
 
 export class CodeServer {
   /** e.g. http://127.0.0.1:41234 */
@@ -168,7 +170,10 @@ export class CodeServer {
       '--ignore-last-opened',
     ];
     // detached: its own process group, so stop() can signal the server, its extension hosts and their children at once.
+    installExitHooks();
     const child = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    spawned.add(child);
+    child.once('exit', () => spawned.delete(child));
     const output: string[] = [];
     const port = await new Promise<number>((resolvePort, reject) => {
       const timeoutMs = options.startTimeoutMs ?? 60_000;
@@ -176,7 +181,7 @@ export class CodeServer {
       const fail = (err: Error) => {
         clearTimeout(timer);
         killGroup(child, 'SIGKILL');
-        reject(new Error(`${err.message}\n--- code-server output ---\n${output.join('\n')}`));
+        reject(new Error(`${err.message} (scratch kept: ${scratch})\n--- code-server output ---\n${output.join('\n')}`));
       };
       const onLine = (line: string) => {
         output.push(line);
@@ -195,7 +200,6 @@ export class CodeServer {
     });
     const server = new CodeServer(child, port, scratch, userDataDir, extensionsDir, output, log);
     live.add(server);
-    installExitHooks();
     child.once('exit', () => live.delete(server));
     await server.waitHealthy(options.startTimeoutMs ?? 60_000);
     log(`VS Code (code-server) serving ${server.url}, scratch ${scratch}`);
@@ -355,11 +359,12 @@ function installExitHooks(): void {
   hooksInstalled = true;
   // Last resort: a synchronous kill when the process exits with servers still running (a crash, process.exit()).
   process.on('exit', () => {
-    for (const server of live) killGroup(server['child'], 'SIGKILL');
+    for (const child of spawned) killGroup(child, 'SIGKILL');
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const handler = () => {
       void Promise.allSettled([...live].map((s) => s.stop())).then(() => {
+        for (const child of spawned) killGroup(child, 'SIGKILL');
         // Someone else (mocha, test-electron) also listens: let them decide; otherwise exit as the signal would.
         if (process.listenerCount(signal) <= 1) process.exit(signal === 'SIGINT' ? 130 : 143);
       });

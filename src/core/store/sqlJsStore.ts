@@ -21,7 +21,7 @@ import { HEADER_BYTES, loadDatabaseFile, nextRevision, readRevision, type Loaded
 import { migrate } from './migrations';
 import { checkpointRowSchema, inboxRowSchema, logRowSchema, memoryRowSchema, sqliteTimestamp, workerRowSchema } from './rowSchemas';
 import { SqlJsTables } from './sqlJsTables';
-import { applyOp, changeKind, issuedBy, type ChangeKind, type IssuingTable, type OpContext, type StoreOp } from './storeOps';
+import { applyOp, changeKind, issuedBy, type IssuingTable, type OpContext, type StoreOp } from './storeOps';
 import { errorCode, errorMessage, nodeStoreFileSystem, type StoreFileSystem } from './storeFileSystem';
 import {
   MEMORY_CATEGORIES,
@@ -34,6 +34,7 @@ import {
   type Memory,
   type MemoryCategory,
   type MemorySource,
+  type StoreChange,
   type StoreReport,
   type WorkerRow,
 } from './types';
@@ -82,7 +83,7 @@ export interface FlushStats {
 const LOG_KEEP = 200;
 const LOG_PRUNE_EVERY = 50;
 const CHECKPOINT_KEEP = 200;
-const ALL_KINDS: readonly ChangeKind[] = ['log', 'memories', 'workers', 'state', 'inbox', 'checkpoints'];
+const ALL_KINDS: readonly StoreChange[] = ['log', 'memories', 'workers', 'state', 'inbox', 'checkpoints'];
 
 type ReadResult = { bytes: Uint8Array } | { missing: true } | { error: unknown };
 
@@ -110,7 +111,7 @@ export class SqlJsStore implements BatonStore {
     memories: new IssuedIds(true),
     inbox: new IssuedIds(true),
   };
-  private readonly changes = new Emitter<ChangeKind>();
+  private readonly changes = new Emitter<StoreChange>();
   private readonly reportedKeys = new Set<string>();
   /** Revision of the file the in-memory database came from or was last written as; undefined before any file. */
   private baseRevision: number | undefined;
@@ -428,7 +429,7 @@ export class SqlJsStore implements BatonStore {
     return (this.tables.db.exec('PRAGMA integrity_check')[0]?.values ?? []).map((row) => String(row[0]));
   }
 
-  onDidChange(listener: (what: ChangeKind) => void): () => void {
+  onDidChange(listener: (what: StoreChange) => void): () => void {
     return this.changes.event(listener);
   }
 

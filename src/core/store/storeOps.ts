@@ -5,7 +5,7 @@
 import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
 import type { SqlJsTables } from './sqlJsTables';
-import type { InboxRow, LogRole, LogStatus, MemoryCategory, MemorySource, WorkerRow } from './types';
+import type { InboxRow, LogRole, LogStatus, MemoryCategory, MemorySource, StoreChange, WorkerRow } from './types';
 
 export type StoreOp =
   | { op: 'setState'; key: string; value: string }
@@ -38,9 +38,7 @@ export interface OpContext {
 }
 
 /** Which change listeners care about an op. */
-export type ChangeKind = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints';
-
-export function changeKind(op: StoreOp): ChangeKind {
+export function changeKind(op: StoreOp): StoreChange {
   switch (op.op) {
     case 'setState':
     case 'deleteState':

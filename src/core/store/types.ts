@@ -62,6 +62,9 @@ export interface InboxRow {
   ts: string;
 }
 
+/** Which part of the store changed. */
+export type StoreChange = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints';
+
 /** A problem the store met and survived (a bad row skipped, a corrupt file moved aside). */
 export interface StoreReport {
   level: 'info' | 'warning' | 'error';
@@ -75,7 +78,12 @@ export interface BatonStore {
   deleteState(key: string): void;
 
   // conversation log
+  /**
+   * Returns the new entry's id at once, before it is on disk. Ids grow in time order but are not small counters.
+   * If another window's write forces the entry to a new id, the id returned here keeps reaching it.
+   */
   appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number;
+  /** Fields left out of `patch` keep their value; `meta: null` clears it. */
   updateLog(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void;
   /** The newest `limit` entries, oldest first. */
   recentLog(limit: number): LogEntry[];
@@ -85,13 +93,22 @@ export interface BatonStore {
 
   // checkpoints (append-only, pruned to the newest 200)
   addCheckpoint(row: { turn_index: number; fingerprint: string; route: string | null; status: string }): void;
+  /** The newest `limit` checkpoints, oldest first. */
   recentCheckpoints(limit: number): CheckpointRow[];
 
   // long-term memory
+  /**
+   * Saves a memory unless the category already holds one with the same words (ignoring case, punctuation and order):
+   * then that one is returned with `duplicate: true` (and becomes the user's if `source` is 'user').
+   */
   addMemory(category: MemoryCategory, content: string, source: MemorySource): { memory: Memory; duplicate: boolean };
+  /** Matches by word prefix or substring, most recently used first (default limit 50); bumps their last_accessed. */
   searchMemories(query: { keyword?: string; category?: MemoryCategory; limit?: number }): Memory[];
+  /** False when there is no such memory (or the text is empty). */
   updateMemory(id: number, content: string): boolean;
+  /** False when there is no such memory. */
   deleteMemory(id: number): boolean;
+  /** Every memory, by id; does not count as a use. */
   listMemories(): Memory[];
 
   // workers
@@ -106,8 +123,9 @@ export interface BatonStore {
 
   /** Writes pending changes to disk now (also done debounced after every write). */
   flush(): Promise<void>;
+  /** PRAGMA integrity_check's answer: ['ok'] when sound, otherwise the problems found. */
   integrityCheck(): string[];
   /** Fires after any write (from this instance or after a reload from another window). */
-  onDidChange(listener: (what: 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints') => void): () => void;
+  onDidChange(listener: (what: StoreChange) => void): () => void;
   close(): Promise<void>;
 }

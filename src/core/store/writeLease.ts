@@ -93,9 +93,10 @@ export class WriteLease {
         const current = await this.inspect();
         if (current?.owner?.token !== owner.token) throw new LeaseLostError();
       },
+      // Never throws: it runs in `finally` blocks, where an error would hide the one that matters.
       release: async () => {
         clearInterval(heartbeat);
-        const current = await this.inspect();
+        const current = await this.inspect().catch(() => undefined);
         // Never delete a lease that another window took over (it would then have no lease at all).
         if (current?.owner?.token !== owner.token) return;
         for (let attempt = 0; attempt < 5; attempt++) {
