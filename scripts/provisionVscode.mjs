@@ -27,9 +27,11 @@ export const CODE_SERVER_VERSION = '4.100.3';
 const RIPGREP_PACKAGE_VERSION = '1.15.11';
 const RIPGREP_TAG = 'v13.0.0-10';
 
-// Install scripts that must run. npm 11 skips dependency install scripts not listed in the project's allowScripts;
-// code-server's own postinstall then runs `npm install` in lib/vscode and lib/vscode/extensions, which are separate
-// projects whose allowScripts we cannot edit, so those get the same list through a project .npmrc (see writeNpmShim).
+// Install scripts that must run. npm 11 checks dependency install scripts against the project's allowScripts: 11.19
+// runs unlisted ones with a warning, but its docs (and `strict-allow-scripts`) skip or refuse them, and a skipped
+// node-pty or ripgrep only shows up later as a broken VS Code. So every one is listed. code-server's own postinstall
+// runs `npm install` in lib/vscode and lib/vscode/extensions, separate projects whose package.json is not ours, so
+// those get the same list through a project .npmrc (see writeNpmShim).
 const ALLOW_SCRIPTS = [
   'code-server', // postinstall: installs VS Code's own dependencies (below)
   'argon2', // builds itself with node-gyp when its prebuilt download fails

@@ -8,6 +8,7 @@ import { CopilotRuntime, type ProviderSettings } from '../../src/core/copilot/co
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { Orchestrator, type OrchestratorOptions, type OrchestratorSettings } from '../../src/core/orchestrator/orchestrator';
 import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
+import { getMemorySummary } from '../../src/core/memory/memorySummary';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { MemoryLogger } from '../../src/core/util/logger';
 import { hermeticEnv } from './copilotHarness';
@@ -37,7 +38,7 @@ export function defaultSettings(): OrchestratorSettings {
   };
 }
 
-export async function startCore(opts: { server?: ScriptedModelServer; provider?: ProviderSettings; tools?: () => Tool<any>[]; overrides?: Partial<OrchestratorOptions> } = {}): Promise<CoreFixture> {
+export async function startCore(opts: { server?: ScriptedModelServer; provider?: ProviderSettings; tools?: (store: SqlJsStore) => Tool<any>[]; overrides?: Partial<OrchestratorOptions> } = {}): Promise<CoreFixture> {
   const server = opts.server ?? (await ScriptedModelServer.start());
   if (!opts.server) server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
   const root = await mkdtemp(join(tmpdir(), 'baton-core-'));
@@ -69,8 +70,8 @@ export async function startCore(opts: { server?: ScriptedModelServer; provider?:
       logger,
       version: '0.0.0-test',
       settings: () => fixture.settings,
-      tools: opts.tools ?? (() => []),
-      memorySummary: () => '',
+      tools: () => opts.tools?.(store) ?? [],
+      memorySummary: () => getMemorySummary(store),
       sessionDirectory: join(storageDir, 'copilot-sessions'),
       extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } as never,
       retryDelaysMs: [50, 150, 300],

@@ -1,0 +1,62 @@
+// Long-term memory through the real runtime: the model calls remember / recall / forget, and what
+// it saved shows up in the next session's system message.
+import * as assert from 'node:assert/strict';
+import { createMemoryTools } from '../../src/core/memory/memoryTools';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+
+describe('long-term memory (real runtime, scripted model)', function () {
+  this.timeout(60_000);
+  let core: CoreFixture;
+
+  beforeEach(async () => {
+    core = await startCore({ tools: (store) => createMemoryTools(store) });
+  });
+  afterEach(async () => {
+    await core.dispose();
+  });
+
+  function toolResult(name: string): string {
+    const req = core.server.chatRequests().find((r) => r.messages.at(-1)?.role === 'tool' && r.messages.some((m) => m.tool_calls?.some((c) => c.function.name === name)));
+    return String(req?.messages.at(-1)?.content ?? '');
+  }
+
+  it('remembers, recalls and forgets through the tools, and the summary reaches the next session', async () => {
+    core.server.always({}, { text: 'ok' });
+    core.server.on({ afterToolResult: true }, { text: 'Saved.' });
+    core.server.on({ lastUserIncludes: 'I prefer tabs' }, { toolCalls: [{ name: 'remember', arguments: { category: 'preference', content: 'Prefers tabs over spaces', source: 'user' } }] });
+    const saved = await core.orchestrator.enqueue('I prefer tabs over spaces, remember that', { channel: 'panel' }).done;
+    assert.equal(saved.content, 'Saved.');
+    assert.match(toolResult('remember'), /Remembered \(#\d+, preference\): "Prefers tabs over spaces"/);
+    assert.equal(core.store.listMemories().length, 1);
+    const id = core.store.listMemories()[0].id;
+
+    core.server.on({ afterToolResult: true }, { text: 'You prefer tabs.' });
+    core.server.on({ lastUserIncludes: 'what do I prefer' }, { toolCalls: [{ name: 'recall', arguments: { keyword: 'tabs' } }] });
+    await core.orchestrator.enqueue('what do I prefer?', { channel: 'panel' }).done;
+    assert.match(toolResult('recall'), /Prefers tabs over spaces/);
+
+    // A bad argument from the model is answered with a clear error, and the turn goes on.
+    core.server.on({ afterToolResult: true }, { text: 'Sorry, let me fix that.' });
+    core.server.on({ lastUserIncludes: 'bad category' }, { toolCalls: [{ name: 'remember', arguments: { category: 'nonsense', content: 'x', source: 'user' } }] });
+    const bad = await core.orchestrator.enqueue('bad category test', { channel: 'panel' }).done;
+    assert.equal(bad.status, 'complete');
+    const lastTool = core.server.chatRequests().at(-1)!.messages.at(-1);
+    assert.equal(lastTool?.role, 'tool');
+    assert.match(String(lastTool?.content), /category/i);
+    assert.equal(core.store.listMemories().length, 1, 'nothing saved from a bad call');
+
+    // The next session (after a restart with a new fingerprint-compatible session) carries the memory.
+    core.store.deleteState('orchestrator_session_id');
+    await core.restart();
+    await core.orchestrator.enqueue('hello again', { channel: 'panel' }).done;
+    const system = core.server.chatRequests().at(-1)!.systemText;
+    assert.match(system, /## Long-Term Memory/);
+    assert.match(system, new RegExp(`\\*\\*preference\\*\\*:\\s*\\n- \\[#${id}\\] Prefers tabs over spaces`));
+
+    core.server.on({ afterToolResult: true }, { text: 'Forgotten.' });
+    core.server.on({ lastUserIncludes: 'forget it' }, { toolCalls: [{ name: 'forget', arguments: { memory_id: id } }] });
+    await core.orchestrator.enqueue('forget it', { channel: 'panel' }).done;
+    assert.match(toolResult('forget'), new RegExp(`Forgot #${id}`));
+    assert.equal(core.store.listMemories().length, 0);
+  });
+});

@@ -1,0 +1,109 @@
+// The panel's model on the host side: snapshots from the store, validation of webview messages,
+// permission prompts. The orchestrator is real but never sends anything here.
+import * as assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatController, toChatMessage, type HostActions } from '../../src/core/chat/chatController';
+import { CopilotRuntime } from '../../src/core/copilot/copilotRuntime';
+import { Orchestrator } from '../../src/core/orchestrator/orchestrator';
+import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import { MemoryLogger } from '../../src/core/util/logger';
+import type { HostMessage } from '../../src/shared/protocol';
+import { defaultSettings } from '../support/orchestratorFixture';
+
+describe('ChatController', () => {
+  let dir: string;
+  let store: SqlJsStore;
+  let orchestrator: Orchestrator;
+  let chat: ChatController;
+  let posted: HostMessage[];
+  let calls: string[];
+  const logger = new MemoryLogger();
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'baton-chat-'));
+    store = await SqlJsStore.open({ dir, flushDelayMs: 10 });
+    const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger });
+    orchestrator = new Orchestrator({ runtime, store, logger, version: 't', settings: defaultSettings, tools: () => [], memorySummary: () => '', healthCheckIntervalMs: 0 });
+    calls = [];
+    const actions: HostActions = {
+      openLink: (h) => calls.push(`link ${h}`),
+      insertCode: (c) => calls.push(`insert ${c}`),
+      runCommand: (c) => calls.push(`command ${c}`),
+      toggleRouting: () => calls.push('toggle'),
+      openWorker: (n) => calls.push(`worker ${n}`),
+    };
+    chat = new ChatController(orchestrator, store, actions, logger, () => false);
+    posted = [];
+    chat.onDidPost((m) => posted.push(m));
+  });
+  afterEach(async () => {
+    chat.dispose();
+    await orchestrator.dispose();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers ready with a snapshot of the stored history, interrupted turns marked', async () => {
+    store.appendLog({ role: 'user', content: 'earlier question', source: 'panel', status: 'complete' });
+    store.appendLog({ role: 'assistant', content: 'earlier answer', source: 'panel', status: 'complete', meta: JSON.stringify({ route: { tier: 'fixed', model: 'm', reason: 'disabled' }, usage: { inputTokens: 10, outputTokens: 3 } }) });
+    store.appendLog({ role: 'user', content: 'cut off by a reload', source: 'panel', status: 'pending' });
+    orchestrator.start();
+    chat.receive({ type: 'ready' });
+    const snap = posted.at(-1);
+    assert.equal(snap?.type, 'snapshot');
+    if (snap?.type !== 'snapshot') return;
+    assert.deepEqual(snap.snapshot.messages.map((m) => [m.role, m.content, m.status]), [
+      ['user', 'earlier question', 'complete'],
+      ['assistant', 'earlier answer', 'complete'],
+      ['user', 'cut off by a reload', 'interrupted'],
+    ]);
+    assert.deepEqual(snap.snapshot.messages[1].usage, { inputTokens: 10, outputTokens: 3 });
+    assert.equal(snap.snapshot.state.busy, false);
+  });
+
+  it('logs and ignores bad messages from the webview, numbering what it posts', () => {
+    for (const bad of [null, 42, 'ready', { type: 'nope' }, { type: 'chat/send' }, { type: 'chat/send', text: '' }, { type: 'permission/answer', id: 'x', decision: 'always' }, { type: 'command/run', command: 'workbench.action.quit' }]) {
+      chat.receive(bad);
+    }
+    assert.equal(posted.length, 0);
+    assert.equal(calls.length, 0);
+    assert.ok(logger.lines.filter((l) => l.includes('Ignored a bad message')).length >= 8);
+    chat.receive({ type: 'ready' });
+    chat.receive({ type: 'snapshot/request' });
+    assert.deepEqual(posted.map((m) => m.seq), [1, 2]);
+  });
+
+  it('routes UI intents to the host actions', () => {
+    chat.receive({ type: 'link/open', href: 'https://example.invalid/docs' });
+    chat.receive({ type: 'code/insert', code: 'let x = 1;' });
+    chat.receive({ type: 'command/run', command: 'baton.setProviderKey' });
+    chat.receive({ type: 'routing/toggle' });
+    chat.receive({ type: 'worker/open', name: 'auth-fix' });
+    assert.deepEqual(calls, ['link https://example.invalid/docs', 'insert let x = 1;', 'command baton.setProviderKey', 'toggle', 'worker auth-fix']);
+  });
+
+  it('shows a permission prompt and resolves it with the user\'s answer', async () => {
+    const answer = chat.askPermission({ worker: 'w', kind: 'shell', detail: 'rm -rf build' });
+    const request = posted.at(-1);
+    assert.equal(request?.type, 'permission/request');
+    if (request?.type !== 'permission/request') return;
+    chat.receive({ type: 'ready' });
+    const snap = posted.at(-1);
+    assert.ok(snap?.type === 'snapshot' && snap.snapshot.permissions.length === 1, 'pending prompts survive a panel reload');
+    chat.receive({ type: 'permission/answer', id: request.request.id, decision: 'once' });
+    assert.equal(await answer, 'once');
+    assert.equal(posted.at(-1)?.type, 'permission/resolved');
+    // A second answer for the same prompt is ignored.
+    chat.receive({ type: 'permission/answer', id: request.request.id, decision: 'deny' });
+    assert.equal(posted.at(-1)?.type, 'permission/resolved');
+  });
+
+  it('maps failed replies to error messages with their action', () => {
+    const msg = toChatMessage({ id: 3, role: 'assistant', content: 'Sorry, I hit an error: x', source: 'panel', status: 'failed', meta: JSON.stringify({ error: { kind: 'auth', message: 'm', action: { label: 'Set API key', command: 'baton.setProviderKey' } } }), ts: '2026-11-26 10:00:00' });
+    assert.equal(msg.role, 'error');
+    assert.deepEqual(msg.action, { label: 'Set API key', command: 'baton.setProviderKey' });
+    assert.equal(msg.ts, Date.parse('2026-11-26T10:00:00Z'));
+  });
+});
