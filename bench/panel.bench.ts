@@ -178,7 +178,12 @@ const SCROLL_DRIVER = String.raw`(async function (step) {
       });
     })();
   });
-  return { maxFrameMs: Math.max.apply(null, gaps), frames: gaps.length, rendered: document.querySelectorAll('[data-rendered]').length };
+  return {
+    maxFrameMs: Math.max.apply(null, gaps),
+    framesOver50: gaps.filter(function (g) { return g > 50; }).length,
+    frames: gaps.length,
+    rendered: document.querySelectorAll('[data-rendered]').length,
+  };
 })`;
 
 function median(values: number[]): number {
@@ -204,6 +209,8 @@ interface OpenResult {
   snapshotToPaintMs: number;
   renderedAtPaint: number;
   scrollMaxFrameMs: number;
+  scrollFrames: number;
+  scrollFramesOver50: number;
 }
 
 async function openOnce(browser: Browser, build: WebviewBuild, snapshot: Snapshot, scroll: boolean): Promise<OpenResult> {
@@ -214,12 +221,21 @@ async function openOnce(browser: Browser, build: WebviewBuild, snapshot: Snapsho
     const timing = (await wp.page.evaluate(
       `({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, rendered: document.querySelectorAll('[data-rendered]').length })`,
     )) as { paint: number; ready: number; rendered: number };
-    let scrollMaxFrameMs = NaN;
-    // Let the first lazy renders settle, so this measures scrolling, not opening.
-    if (scroll) await wp.page.waitForTimeout(500);
-    if (scroll) scrollMaxFrameMs = ((await wp.page.evaluate(`${SCROLL_DRIVER}(600)`)) as { maxFrameMs: number }).maxFrameMs;
+    let scrolled = { maxFrameMs: NaN, frames: 0, framesOver50: 0 };
+    if (scroll) {
+      // Let the first lazy renders settle, so this measures scrolling, not opening.
+      await wp.page.waitForTimeout(500);
+      scrolled = (await wp.page.evaluate(`${SCROLL_DRIVER}(600)`)) as typeof scrolled;
+    }
     await assertClean(wp.errors, await wp.cspViolations());
-    return { firstPaintMs: timing.paint, snapshotToPaintMs: timing.paint - timing.ready, renderedAtPaint: timing.rendered, scrollMaxFrameMs };
+    return {
+      firstPaintMs: timing.paint,
+      snapshotToPaintMs: timing.paint - timing.ready,
+      renderedAtPaint: timing.rendered,
+      scrollMaxFrameMs: scrolled.maxFrameMs,
+      scrollFrames: scrolled.frames,
+      scrollFramesOver50: scrolled.framesOver50,
+    };
   } finally {
     await wp.close();
   }
@@ -249,7 +265,9 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
 
     const snapshot = historySnapshot(1000);
     const opens: OpenResult[] = [];
-    for (let i = 0; i < (opts.quick ? 3 : 7); i++) opens.push(await openOnce(browser, build, snapshot, i === 0));
+    // The scroll is measured on the second open, when the browser is warm, like a panel that has been used.
+    for (let i = 0; i < (opts.quick ? 3 : 7); i++) opens.push(await openOnce(browser, build, snapshot, i === 1));
+    const scroll = opens[1]!;
 
     const kb = (answer.length / 1024).toFixed(0);
     return [
@@ -262,7 +280,8 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
       { name: 'panel: first paint, 1,000-message history (from navigation)', value: median(opens.map((r) => r.firstPaintMs)), unit: 'ms', target: '≤ 300' },
       { name: 'panel: snapshot received → painted, 1,000 messages', value: median(opens.map((r) => r.snapshotToPaintMs)), unit: 'ms' },
       { name: 'panel: messages rendered at first paint (of 1,000)', value: median(opens.map((r) => r.renderedAtPaint)), unit: 'messages' },
-      { name: 'panel: scroll 1,000 messages to the top, longest frame', value: opens[0]!.scrollMaxFrameMs, unit: 'ms', target: '≤ 50' },
+      { name: 'panel: scroll 1,000 messages to the top at 600 px/frame, longest frame', value: scroll.scrollMaxFrameMs, unit: 'ms', target: '≤ 50' },
+      { name: `panel: scroll to the top, frames over 50 ms (of ${scroll.scrollFrames})`, value: scroll.scrollFramesOver50, unit: 'frames' },
     ];
   } finally {
     await browser.close();

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { registerChatView } from './vscode/chatViewProvider';
 import { registerCommands } from './vscode/commands';
+import { declareCommands, failDeclaredCommands } from './vscode/deferredCommands';
 import { registerMachineSessionsTree } from './vscode/machineSessionsTree';
 import { registerMemoriesTree } from './vscode/memoriesTree';
 import { registerNotifications } from './vscode/notifications';
@@ -14,6 +15,13 @@ import { registerWorkersTree } from './vscode/workersTree';
 
 let services: BatonServices | undefined;
 
+/** Commands implemented by the trees, which need the core; declared at once so none is ever missing. */
+const TREE_COMMANDS = [
+  'baton.killWorker', 'baton.worker.openTranscript', 'baton.worker.sendFollowUp',
+  'baton.attachSession', 'baton.forkSession', 'baton.machineSessions.refresh',
+  'baton.memory.add', 'baton.memory.edit', 'baton.memory.forget',
+] as const;
+
 export function activate(context: vscode.ExtensionContext): { activationMs: number } {
   const started = performance.now();
   const log = new OutputLog();
@@ -23,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     log,
     chatView,
     registerCommands(context, services),
+    declareCommands(TREE_COMMANDS),
     registerStatusBar(services),
     registerNotifications(services, () => chatView.isVisible()),
   );
@@ -30,7 +39,14 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     context.subscriptions.push(registerWorkersTree(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
   });
   // Off the activation path: opening the store is cheap but not free.
-  setTimeout(() => void services?.ready().catch((err) => log.error('Baton failed to start', err)), 0);
+  setTimeout(
+    () =>
+      void services?.ready().catch((err) => {
+        log.error('Baton failed to start', err);
+        failDeclaredCommands(err);
+      }),
+    0,
+  );
   const activationMs = performance.now() - started;
   log.info(`Baton activated in ${activationMs.toFixed(1)} ms`);
   return { activationMs };

@@ -186,7 +186,7 @@ function renderFence(lines: string[], fence: Fence & { indent: number; info: str
     `<div class="code-toolbar"><span class="code-lang">${label}</span>` +
     '<button type="button" class="code-btn" data-action="copy" data-testid="code-copy" aria-label="Copy code">Copy</button>' +
     '<button type="button" class="code-btn" data-action="insert" data-testid="code-insert" aria-label="Insert code at cursor">Insert at cursor</button>' +
-    `</div><pre class="code" tabindex="0"><code${langClass ? ` class="language-${langClass}"` : ''}>` +
+    `</div><pre class="code"><code${langClass ? ` class="language-${langClass}"` : ''}>` +
     `${highlight(code, lang)}</code></pre></div>`
   );
 }
@@ -300,12 +300,12 @@ function renderTable(lines: string[], i: number, emit: (html: string) => void): 
   });
   const row = (cells: string[], tag: 'th' | 'td'): string =>
     '<tr>' + head.map((_, c) => `<${tag}${aligns[c]}>${renderInline(cells[c] ?? '')}</${tag}>`).join('') + '</tr>';
-  let html = `<div class="table-wrap" role="region" aria-label="Table" tabindex="0"><table><thead>${row(head, 'th')}</thead>`;
+  let html = `<table><thead>${row(head, 'th')}</thead>`;
   let j = i + 2;
   let body = '';
   for (; j < lines.length && lines[j]!.includes('|') && !BLANK.test(lines[j]!); j++) body += row(splitCells(lines[j]!), 'td');
   if (body) html += `<tbody>${body}</tbody>`;
-  emit(html + '</table></div>');
+  emit(html + '</table>');
   return j;
 }
 

@@ -2,9 +2,11 @@
 // - Deltas are only buffered when they arrive; one animation frame applies everything buffered since the last one,
 //   so 10k deltas cost a few hundred renders of a small tail, not 10k.
 // - A snapshot mounts plain-text shells for the newest messages only and renders markdown for the ones that fill the
-//   viewport; older shells are mounted above them a chunk per frame, and each is rendered when an
-//   IntersectionObserver sees it come near the viewport. CSS content-visibility:auto, with a height estimate, keeps
-//   shells that are off screen from being laid out or painted. So first paint does not grow with the history.
+//   viewport; older shells are mounted above them a chunk per frame, and each is rendered when it comes near the
+//   viewport. CSS content-visibility:auto, with a height estimate, keeps shells that are off screen from being laid
+//   out or painted. So first paint does not grow with the history.
+// "Near the viewport" is a binary search over the mounted messages' boxes on scroll, not an IntersectionObserver:
+// with a thousand observed targets the observer's per-frame bookkeeping was the largest cost of scrolling.
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageView, type Post } from './messageView';
@@ -14,6 +16,8 @@ const PIN_SLACK = 32;
 /** Shells mounted with a snapshot; the older ones follow, OLDER_CHUNK per frame. */
 const FIRST_SHELLS = 40;
 const OLDER_CHUNK = 200;
+/** How far outside the viewport, in px, messages are rendered ahead of being scrolled to. */
+const RENDER_AHEAD = 1200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
 const FRAME_BUDGET_MS = 8;
 /** Streamed characters rendered per message per frame; more waits for the next frame (see MessageView.flush). */
@@ -34,10 +38,9 @@ export class MessageList {
   private mountedFrom = 0;
   private pendingRestore: number | undefined;
   private perLine = 60;
-  private readonly byElement = new WeakMap<Element, MessageView>();
   private readonly dirty = new Set<MessageView>();
   private readonly lazy = new Set<MessageView>();
-  private readonly io: IntersectionObserver;
+  private checkViewport = false;
   private frame = 0;
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private following = true;
@@ -55,11 +58,13 @@ export class MessageList {
       'aria-label': 'Conversation',
       'data-testid': 'messages',
     });
-    this.io = new IntersectionObserver((entries) => this.onIntersect(entries), { root: scroller, rootMargin: '1200px 0px' });
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
-    const follow = new ResizeObserver(() => this.stick());
+    const follow = new ResizeObserver(() => {
+      this.stick();
+      this.requestViewportCheck();
+    });
     follow.observe(scroller);
     follow.observe(this.el);
   }
@@ -79,7 +84,6 @@ export class MessageList {
 
   /** Replaces every message (a snapshot). */
   reset(messages: ChatMessage[], restore?: { scrollTop?: number; pinned?: boolean }): void {
-    this.io.disconnect();
     this.dirty.clear();
     this.lazy.clear();
     // A snapshot is not news: mute the live region while the log is rebuilt, or a screen reader would read it all.
@@ -95,7 +99,7 @@ export class MessageList {
     this.views = new Map(this.order.map((v) => [v.id, v]));
     this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
     const fragment = document.createDocumentFragment();
-    for (let i = this.mountedFrom; i < this.order.length; i++) fragment.append(this.mount(this.order[i]!));
+    for (let i = this.mountedFrom; i < this.order.length; i++) fragment.append(this.order[i]!.el);
     this.el.replaceChildren(fragment);
 
     // Newest first: render until about one and a half viewports are filled, leave the rest to the observer.
@@ -105,7 +109,7 @@ export class MessageList {
       if (filled < viewport * 1.5) {
         view.render();
         filled += view.estimateHeight(this.perLine);
-      } else this.observe(view);
+      } else this.setEstimate(view);
     }
     this.hooks.onCountChanged(this.order.length);
     this.pendingRestore = undefined;
@@ -131,7 +135,7 @@ export class MessageList {
     const view = new MessageView(message, this.post);
     this.views.set(view.id, view);
     this.order.push(view);
-    this.el.append(this.mount(view));
+    this.el.append(view.el);
     view.render();
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
@@ -174,17 +178,35 @@ export class MessageList {
     this.stick();
   }
 
-  private mount(view: MessageView): HTMLElement {
-    const el = view.el;
-    this.byElement.set(el, view);
-    return el;
-  }
-
-  private observe(view: MessageView): void {
+  private setEstimate(view: MessageView): void {
     if (view.isRendered) return;
     // CSSOM, not a style attribute: the CSP has no 'unsafe-inline', and CSSOM writes are not inline styles.
     view.el.style.setProperty('contain-intrinsic-size', `auto ${view.estimateHeight(this.perLine)}px`);
-    this.io.observe(view.el);
+  }
+
+  private requestViewportCheck(): void {
+    this.checkViewport = true;
+    this.schedule();
+  }
+
+  /** Queues the unrendered messages within RENDER_AHEAD of the viewport, nearest the bottom first. */
+  private queueNearViewport(): void {
+    const { order, mountedFrom } = this;
+    if (mountedFrom >= order.length) return;
+    const box = this.scroller.getBoundingClientRect();
+    const top = box.top - RENDER_AHEAD;
+    const bottom = box.bottom + RENDER_AHEAD;
+    // The first mounted message whose bottom edge is below `top` (boxes are in document order).
+    let lo = mountedFrom;
+    let hi = order.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (order[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
+      else hi = mid;
+    }
+    let last = lo;
+    while (last + 1 < order.length && order[last + 1]!.el.getBoundingClientRect().top <= bottom) last++;
+    for (let i = last; i >= lo; i--) if (!order[i]!.isRendered) this.lazy.add(order[i]!);
   }
 
   private restoreScroll(scrollTop: number): void {
@@ -195,17 +217,7 @@ export class MessageList {
   private onScroll(): void {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
     this.following = scrollHeight - scrollTop - clientHeight <= PIN_SLACK;
-  }
-
-  private onIntersect(entries: IntersectionObserverEntry[]): void {
-    // Newest (lowest on the page) first: that is where the user is most likely looking.
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i]!;
-      if (!entry.isIntersecting) continue;
-      const view = this.byElement.get(entry.target);
-      if (view && !view.isRendered) this.lazy.add(view);
-    }
-    if (this.lazy.size) this.schedule();
+    this.requestViewportCheck();
   }
 
   private schedule(): void {
@@ -214,6 +226,12 @@ export class MessageList {
 
   private runFrame(): void {
     this.frame = 0;
+    // Layout is clean at the start of a frame; measure before this frame's writes.
+    if (this.checkViewport) {
+      this.checkViewport = false;
+      this.lazy.clear();
+      this.queueNearViewport();
+    }
     for (const view of this.dirty) {
       const wasStreaming = view.isStreaming;
       view.flush(FLUSH_CHARS);
@@ -224,7 +242,6 @@ export class MessageList {
     for (const view of this.lazy) {
       if (performance.now() > deadline) break;
       this.lazy.delete(view);
-      this.io.unobserve(view.el);
       if (!view.isRendered && this.views.get(view.id) === view) view.render();
     }
     if (this.mountedFrom > 0 && performance.now() < deadline) this.mountOlder();
@@ -237,8 +254,8 @@ export class MessageList {
     const fragment = document.createDocumentFragment();
     for (let i = from; i < this.mountedFrom; i++) {
       const view = this.order[i]!;
-      fragment.append(this.mount(view));
-      this.observe(view);
+      fragment.append(view.el);
+      this.setEstimate(view);
     }
     this.el.prepend(fragment);
     this.mountedFrom = from;

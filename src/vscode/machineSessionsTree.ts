@@ -3,6 +3,7 @@
 // the view loads when it is first shown (or refreshed), never at activation.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { provideCommand } from './deferredCommands';
 import type { MachineSession, WorkerPool } from '../core/workers/workerPool';
 import { ago } from '../core/workers/workerTools';
 
@@ -138,9 +139,9 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
   };
 
   disposables.push(
-    vscode.commands.registerCommand('baton.machineSessions.refresh', () => load()),
-    vscode.commands.registerCommand('baton.attachSession', (arg?: Node) => bringIn(arg, false)),
-    vscode.commands.registerCommand('baton.forkSession', (arg?: Node) => bringIn(arg, true)),
+    provideCommand('baton.machineSessions.refresh', () => load()),
+    provideCommand('baton.attachSession', (arg?: Node) => bringIn(arg, false)),
+    provideCommand('baton.forkSession', (arg?: Node) => bringIn(arg, true)),
   );
   return vscode.Disposable.from(...disposables);
 }

@@ -1,6 +1,7 @@
 // The Memories view: what Baton remembers, by category, with add / edit / forget. The store is the source of truth;
 // the tree re-reads it on every change, from this window or from another one.
 import * as vscode from 'vscode';
+import { provideCommand } from './deferredCommands';
 import { parseSqliteTimestamp } from '../core/store/rowSchemas';
 import { MEMORY_CATEGORIES, type BatonStore, type Memory, type MemoryCategory } from '../core/store/types';
 
@@ -103,7 +104,7 @@ export function registerMemoriesTree(store: BatonStore): vscode.Disposable {
     view,
     provider,
     new vscode.Disposable(unsubscribe),
-    vscode.commands.registerCommand('baton.memory.add', async (node?: unknown) => {
+    provideCommand('baton.memory.add', async (node?: unknown) => {
       const preset = isCategoryNode(node) ? node.category : undefined;
       const category =
         preset ??
@@ -123,7 +124,7 @@ export function registerMemoriesTree(store: BatonStore): vscode.Disposable {
       const { memory, duplicate } = store.addMemory(category, content, 'user');
       if (duplicate) void vscode.window.showInformationMessage(`Baton already remembers this as #${memory.id}.`);
     }),
-    vscode.commands.registerCommand('baton.memory.edit', async (node?: unknown) => {
+    provideCommand('baton.memory.edit', async (node?: unknown) => {
       const memory = await memoryFrom(node, 'Which memory do you want to edit?');
       if (!memory) return;
       const content = await vscode.window.showInputBox({
@@ -134,7 +135,7 @@ export function registerMemoriesTree(store: BatonStore): vscode.Disposable {
       if (content === undefined || content.trim() === memory.content) return;
       if (!store.updateMemory(memory.id, content)) void vscode.window.showWarningMessage(`Memory #${memory.id} no longer exists.`);
     }),
-    vscode.commands.registerCommand('baton.memory.forget', async (node?: unknown) => {
+    provideCommand('baton.memory.forget', async (node?: unknown) => {
       const memory = await memoryFrom(node, 'Which memory should Baton forget?');
       if (!memory) return;
       const answer = await vscode.window.showWarningMessage(

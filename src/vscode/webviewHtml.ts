@@ -39,7 +39,9 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
   // Both go into the policy and an attribute: refuse anything that could end either early.
   if (!/^[A-Za-z0-9+/=_-]{16,}$/.test(opts.nonce)) throw new Error('renderWebviewHtml: the nonce must be 16+ base64/hex characters');
-  if (/[;'"<>\r\n]/.test(opts.cspSource)) throw new Error('renderWebviewHtml: cspSource must be a source list, no quotes or ;');
+  // VS Code's cspSource is a source list such as `'self' https://*.vscode-cdn.net`: quotes are
+  // legitimate there, but nothing that could end the directive or the attribute.
+  if (/[;"<>\r\n]/.test(opts.cspSource)) throw new Error('renderWebviewHtml: cspSource must be a source list (no ; or ")');
   const csp = contentSecurityPolicy(opts.cspSource, opts.nonce);
   return `<!DOCTYPE html>
 <html lang="en">

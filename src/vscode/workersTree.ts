@@ -2,6 +2,7 @@
 // its transcript as a read-only document; follow-ups and kills from the tree or the palette.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { provideCommand } from './deferredCommands';
 import type { WorkerState } from '../shared/protocol';
 import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
 
@@ -72,7 +73,7 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
   refresh(pool.list());
 
   disposables.push(
-    vscode.commands.registerCommand('baton.worker.openTranscript', async (arg?: WorkerInfo | string) => {
+    provideCommand('baton.worker.openTranscript', async (arg?: WorkerInfo | string) => {
       const name = nameOf(arg) ?? (await pickWorker(pool.list(), 'Open the transcript of which worker?'));
       if (!name) return;
       const opened = await vscode.workspace.openTextDocument(transcriptUri(name));
@@ -80,7 +81,7 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
       const doc = await Promise.resolve(vscode.languages.setTextDocumentLanguage(opened, 'log')).catch(() => opened);
       await vscode.window.showTextDocument(doc, { preview: true });
     }),
-    vscode.commands.registerCommand('baton.worker.sendFollowUp', async (arg?: WorkerInfo | string) => {
+    provideCommand('baton.worker.sendFollowUp', async (arg?: WorkerInfo | string) => {
       const name = nameOf(arg) ?? (await pickWorker(pool.list().filter((w) => w.state !== 'running' && w.state !== 'killed'), 'Send a task to which worker?'));
       if (!name) return;
       const prompt = await vscode.window.showInputBox({
@@ -98,7 +99,7 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
         void vscode.window.showErrorMessage(`Baton: ${message(err)}`);
       }
     }),
-    vscode.commands.registerCommand('baton.killWorker', async (arg?: WorkerInfo | string) => {
+    provideCommand('baton.killWorker', async (arg?: WorkerInfo | string) => {
       const active = pool.list().filter((w) => w.state === 'running' || w.state === 'idle');
       const name = nameOf(arg) ?? (await pickWorker(active, active.length ? 'Stop which worker?' : undefined));
       if (!name) {

@@ -225,9 +225,11 @@ export class CodeServer {
   /** Opens the workbench in a fresh headless Chromium profile. */
   async open(options: OpenOptions = {}): Promise<Workbench> {
     const profile = await mkdtemp(join(this.scratch, 'chromium-'));
+    const home = join(this.scratch, 'browser-home'); // keeps Chromium's crash database etc. out of the user's ~/.config
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: options.executablePath ?? '/usr/bin/chromium',
       args: CHROMIUM_ARGS,
+      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
       viewport: options.viewport ?? { width: 1400, height: 900 },
     });
     const page = context.pages()[0] ?? (await context.newPage());

@@ -107,7 +107,7 @@ describe('markdown renderer', () => {
       assert.match(html, /<div class="code-block"><div class="code-toolbar"><span class="code-lang">ts<\/span>/);
       assert.match(html, /data-action="copy" data-testid="code-copy"/);
       assert.match(html, /data-action="insert" data-testid="code-insert"/);
-      assert.match(html, /<pre class="code" tabindex="0"><code class="language-ts"><span class="tok-keyword">const<\/span> a = <span class="tok-string">&quot;x&quot;<\/span>; <span class="tok-comment">\/\/ c<\/span><\/code><\/pre>/);
+      assert.match(html, /<pre class="code"><code class="language-ts"><span class="tok-keyword">const<\/span> a = <span class="tok-string">&quot;x&quot;<\/span>; <span class="tok-comment">\/\/ c<\/span><\/code><\/pre>/);
     });
 
     it('keeps markdown and HTML inside a fence literal', () => {

@@ -56,6 +56,8 @@ export class ChatController {
           this.send({ type: 'message/append', message: { id: `log-${event.logId}`, role: event.origin.channel === 'background' ? 'background' : 'user', content: event.prompt, status: 'pending', source: event.origin.channel, ts: Date.now() } });
           break;
         case 'turn.started':
+          // The user's message left the queue: it is no longer "queued".
+          this.send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });
           this.live = { id: `turn-${event.turnId}`, role: 'assistant', content: '', status: 'streaming', ts: Date.now() };
           this.send({ type: 'message/append', message: { ...this.live } });
           break;

@@ -28,7 +28,7 @@ export interface TurnResult {
 
 export type OrchestratorEvent =
   | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number }
-  | { type: 'turn.started'; turnId: string; origin: Origin }
+  | { type: 'turn.started'; turnId: string; origin: Origin; logId: number }
   | { type: 'turn.routed'; turnId: string; route: RouteInfo }
   | { type: 'turn.delta'; turnId: string; delta: string }
   | { type: 'turn.retrying'; turnId: string; attempt: number; delayMs: number; reason: string }

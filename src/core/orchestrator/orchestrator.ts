@@ -249,7 +249,7 @@ export class Orchestrator {
     const settings = this.opts.settings();
     const abort = new AbortController();
     this.current = { turnId: turn.turnId, abort, origin: turn.origin };
-    this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin });
+    this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
     const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
     const attempt: AttemptState = { delivered: false, text: '', usage: {} };
     let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };

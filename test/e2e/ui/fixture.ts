@@ -33,6 +33,7 @@ export interface UiFixture {
 }
 
 let current: UiFixture | undefined;
+const consoleErrors: string[] = [];
 let root: string | undefined;
 
 /** The running VS Code and scripted model server; only valid inside tests. */
@@ -99,8 +100,11 @@ export const mochaHooks = {
         folder: workspace,
         extensionDevelopmentPath: vsix ? undefined : resolve(process.env.BATON_E2E_EXTENSION_PATH ?? repoRoot),
         onConsole: (msg) => {
-          if (process.env.BATON_E2E_VERBOSE || (msg.type() === 'error' && msg.text().includes('[Extension Host]'))) {
-            process.stderr.write(`    [page ${msg.type()}] ${msg.text()}\n`);
+          if (process.env.BATON_E2E_VERBOSE) process.stderr.write(`    [page ${msg.type()}] ${msg.text()}\n`);
+          else if (msg.type() === 'error') {
+            // Shown when a test fails: the workbench logs extension and webview errors here.
+            consoleErrors.push(msg.text().replace(/%c/g, ''));
+            if (consoleErrors.length > 30) consoleErrors.shift();
           }
         },
       });
@@ -117,6 +121,10 @@ export const mochaHooks = {
     const test = this.currentTest;
     if (!current || test?.state !== 'failed') return;
     current.vscode.markFailed();
+    if (consoleErrors.length) {
+      process.stderr.write(`    errors in the workbench console:\n${consoleErrors.map((e) => `      ${e}`).join('\n')}\n`);
+      consoleErrors.length = 0;
+    }
     const name = test.fullTitle().replace(/[^a-z0-9]+/gi, '-').slice(0, 80);
     await mkdir(resultsDir, { recursive: true });
     const file = join(resultsDir, `failed-${name}.png`);
