@@ -4,7 +4,7 @@ import { benchAnswer, cutIntoDeltas } from './panel.bench';
   const browser = await launchChromium();
   const build = await buildWebview();
   const deltas = cutIntoDeltas(benchAnswer(), 10_000);
-  for (const pace of [0, 4]) {
+  for (const pace of [0, 4, 0, 4, 4]) {
     const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [], permissions: [], state: { busy: false, model: 'm', routingAuto: true } } }] });
     await wp.page.waitForSelector('[data-testid="empty-state"]');
     const r = await wp.page.evaluate(String.raw`(async function (deltas, pace) {

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ChatController, type HostActions } from '../core/chat/chatController';
 import { CopilotRuntime } from '../core/copilot/copilotRuntime';
+import { readUserCopilotConfig } from '../core/copilot/userCopilotConfig';
 import { createMemoryTools } from '../core/memory/memoryTools';
 import { getMemorySummary } from '../core/memory/memorySummary';
 import type { Origin } from '../core/orchestrator/events';
@@ -91,6 +92,7 @@ export class BatonServices implements vscode.Disposable {
       },
     });
     const sessionDirectory = path.join(storageDir, 'copilot-sessions');
+    const userConfig = await readUserCopilotConfig(runtime.copilotHome, log);
     const ownPaths = [context.extensionPath, storageDir];
 
     let chat: ChatController | undefined;
@@ -119,6 +121,7 @@ export class BatonServices implements vscode.Disposable {
       tools: () => [...createMemoryTools(store), ...createWorkerTools(pool, { replyTo: () => replyChannel(orchestrator.currentOrigin) })],
       memorySummary: () => getMemorySummary(store),
       sessionDirectory,
+      userConfig: () => userConfig,
       installPath: context.extensionPath,
       workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     });

@@ -1,5 +1,7 @@
 // The orchestrator against the real Copilot runtime and a scripted model server.
 import * as assert from 'node:assert/strict';
+import { defineTool } from '@github/copilot-sdk';
+import { z } from 'zod';
 import { TurnError } from '../../src/core/orchestrator/orchestrator';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
@@ -177,6 +179,24 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const result = await core.orchestrator.enqueue('ping again', { channel: 'panel' }).done;
     assert.equal(result.content, 'pong');
     assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'resumed');
+  });
+
+  it('offers the model only Baton\'s tools: the orchestrator delegates files and shells', async () => {
+    await core.restart({ tools: () => [defineTool('remember', { description: 'x', parameters: z.object({ content: z.string() }), handler: () => 'ok' })] });
+    core.server.always({}, { text: 'ok' });
+    await core.orchestrator.enqueue('hi', { channel: 'panel' }).done;
+    assert.deepEqual(core.server.chatRequests().at(-1)!.tools, ['remember']);
+  });
+
+  it('compacts on request and reports what it freed', async () => {
+    core.server.always({}, { text: 'a reply long enough to be worth summarising later on' });
+    for (let i = 0; i < 3; i++) await core.orchestrator.enqueue(`turn ${i} with some content`, { channel: 'panel' }).done;
+    core.server.on({ predicate: (r) => /summar/i.test(JSON.stringify(r.messages.at(-1)?.content ?? '')) || /summar/i.test(r.systemText) }, { text: '<overview>The user sent three numbered turns.</overview>' });
+    const freed = await core.orchestrator.compact();
+    assert.ok(freed.messagesRemoved > 0, `messages removed: ${freed.messagesRemoved}`);
+    assert.ok(freed.tokensRemoved > 0, `tokens removed: ${freed.tokensRemoved}`);
+    // The conversation goes on after compaction.
+    assert.equal((await core.orchestrator.enqueue('after compaction', { channel: 'panel' }).done).status, 'complete');
   });
 
   describe('model routing', () => {

@@ -7,6 +7,7 @@
 import type { CopilotSession, SessionConfig, SessionEvent, Tool } from '@github/copilot-sdk';
 import type { RouteInfo, UsageInfo } from '../../shared/protocol';
 import type { CopilotRuntime } from '../copilot/copilotRuntime';
+import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import {
   classifyError,
   isRetryable,
@@ -44,6 +45,8 @@ export interface OrchestratorOptions {
   sessionDirectory?: string;
   workspaceFolders?: () => string[];
   installPath?: string;
+  /** MCP servers and skill directories from the user's own Copilot configuration. */
+  userConfig?: () => UserCopilotConfig;
   /** Extra session config (tests: disabledMcpServers). */
   extraSessionConfig?: Partial<SessionConfig>;
   retryDelaysMs?: readonly number[];
@@ -76,6 +79,9 @@ interface QueuedTurn {
 }
 
 type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };
+
+/** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
+export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_bash', 'view', 'create', 'edit', 'web_fetch', 'sql', 'read_agent', 'list_agents', 'write_agent', 'grep', 'glob', 'task'] as const;
 
 const STATE_SESSION = 'orchestrator_session_id';
 const STATE_FINGERPRINT = 'orchestrator_fingerprint';
@@ -552,13 +558,18 @@ export class Orchestrator {
   private sessionConfig(model: string, tools: Tool<any>[]): SessionConfig {
     const settings = this.opts.settings();
     const provider = this.opts.runtime.sessionProvider();
+    const user = this.opts.userConfig?.();
     return {
       clientName: 'baton',
       model,
       streaming: true,
       tools,
-      // The orchestrator talks and delegates; only workers touch files or run commands.
-      availableTools: tools.map((t) => t.name),
+      // The orchestrator talks and delegates; only workers touch files or run commands. The runtime's
+      // own tools are excluded by name (so the user's MCP tools stay), and the permission handler
+      // below refuses any other kind of action should a future runtime add tools.
+      excludedTools: [...RUNTIME_BUILTIN_TOOLS],
+      ...(user && Object.keys(user.mcpServers).length ? { mcpServers: user.mcpServers } : {}),
+      ...(user?.skillDirectories.length ? { skillDirectories: user.skillDirectories } : {}),
       systemMessage: {
         mode: 'append',
         content: buildSystemMessage({
@@ -572,8 +583,8 @@ export class Orchestrator {
       },
       infiniteSessions: { enabled: true, backgroundCompactionThreshold: 0.8, bufferExhaustionThreshold: 0.95 },
       onPermissionRequest: (request) =>
-        // Baton's own tools are safe to run; anything else is not the orchestrator's job.
-        request.kind === 'custom-tool' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
+        // Baton's own tools and the user's own MCP servers may run; files and shells are workers' work.
+        request.kind === 'custom-tool' || request.kind === 'mcp' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
       ...(this.opts.sessionDirectory ? { configDirectory: this.opts.sessionDirectory } : {}),
       ...(provider ? { provider } : {}),
       ...this.opts.extraSessionConfig,
