@@ -24,6 +24,6 @@ for (const target of targets) {
   }
   // Only the matching runtime may ship: the .vscodeignore keeps @github/copilot-sdk-*, so the other
   // platforms' packages must be absent, which npm's optional-dependency install already ensures.
-  run('node', ['node_modules/@vscode/vsce/vsce', 'package', '--target', target, '--out', `baton-${target}.vsix`, '--allow-missing-repository', '--skip-license']);
+  run('node', ['node_modules/@vscode/vsce/vsce', 'package', '--target', target, '--out', `baton-${target}.vsix`, '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links']);
   console.log(`Built baton-${target}.vsix`);
 }
