@@ -6,7 +6,7 @@
 //   viewport. CSS content-visibility:auto, with a height estimate, keeps shells that are off screen from being laid
 //   out or painted. So first paint does not grow with the history.
 // "Near the viewport" is a binary search over the mounted messages' boxes on scroll, not an IntersectionObserver:
-// with a thousand observed targets the observer's per-frame bookkeeping was the largest cost of scrolling.
+// with a thousand observed targets its per-frame bookkeeping was a large part of the cost of scrolling.
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageView, type Post } from './messageView';
