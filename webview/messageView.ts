@@ -294,8 +294,20 @@ export class MessageView {
   }
 }
 
+const REASONS: Record<RouteInfo['reason'], string> = {
+  override: 'keyword override',
+  classifier: 'classified',
+  'follow-up': 'follow-up',
+  cooldown: 'cooldown',
+  background: 'background result',
+  manual: 'chosen by you',
+  disabled: 'auto routing off',
+};
+
 export function routeText(route: RouteInfo): string {
-  return [route.tier, route.model, route.reason].join(' · ');
+  // With routing off there is no tier to speak of: just the model.
+  if (route.tier === 'fixed') return `${route.model} · ${REASONS[route.reason]}`;
+  return [route.tier, route.model, REASONS[route.reason]].join(' · ');
 }
 
 export function usageText(usage: UsageInfo): string {
