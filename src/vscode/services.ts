@@ -10,6 +10,7 @@ import { createMemoryTools } from '../core/memory/memoryTools';
 import { getMemorySummary } from '../core/memory/memorySummary';
 import type { Origin } from '../core/orchestrator/events';
 import { Orchestrator } from '../core/orchestrator/orchestrator';
+import { SessionClaims } from '../core/orchestrator/sessionClaims';
 import { SqlJsStore } from '../core/store/sqlJsStore';
 import type { BatonStore } from '../core/store/types';
 import { WorkerPool } from '../core/workers/workerPool';
@@ -121,6 +122,7 @@ export class BatonServices implements vscode.Disposable {
       tools: () => [...createMemoryTools(store), ...createWorkerTools(pool, { replyTo: () => replyChannel(orchestrator.currentOrigin) })],
       memorySummary: () => getMemorySummary(store),
       sessionDirectory,
+      claims: new SessionClaims(path.join(storageDir, 'claims')),
       userConfig: () => userConfig,
       installPath: context.extensionPath,
       workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),

@@ -1,5 +1,9 @@
 // The orchestrator against the real Copilot runtime and a scripted model server.
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { defineTool } from '@github/copilot-sdk';
 import { z } from 'zod';
 import { TurnError } from '../../src/core/orchestrator/orchestrator';
@@ -179,6 +183,27 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const result = await core.orchestrator.enqueue('ping again', { channel: 'panel' }).done;
     assert.equal(result.content, 'pong');
     assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'resumed');
+  });
+
+  it('never writes into a session another window holds: starts its own with the shared history', async () => {
+    core.server.always({}, { text: 'ok' });
+    await core.orchestrator.enqueue('window one was here', { channel: 'panel' }).done;
+    const firstSession = core.store.getState('orchestrator_session_id')!;
+    await core.restart();
+    // Another live process (standing in for a second VS Code window) claims the saved session.
+    const other = spawn('sleep', ['30']);
+    try {
+      writeFileSync(join(core.root, 'globalStorage', 'claims', `${firstSession}.claim`), JSON.stringify({ pid: other.pid, host: hostname() }));
+      await core.orchestrator.enqueue('window two speaking', { channel: 'panel' }).done;
+      const ready = ofType(core.events, 'session.ready').at(-1)!;
+      assert.equal(ready.how, 'recovered');
+      assert.match(ready.reason ?? '', /another VS Code window/);
+      const last = core.server.chatRequests().at(-1)!;
+      assert.notEqual(last.sessionId, firstSession);
+      assert.match(last.lastUserText ?? '', /window one was here/);
+    } finally {
+      other.kill();
+    }
   });
 
   it('offers the model only Baton\'s tools: the orchestrator delegates files and shells', async () => {

@@ -8,6 +8,7 @@ import { CopilotRuntime, type ProviderSettings } from '../../src/core/copilot/co
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { Orchestrator, type OrchestratorOptions, type OrchestratorSettings } from '../../src/core/orchestrator/orchestrator';
 import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
+import { SessionClaims } from '../../src/core/orchestrator/sessionClaims';
 import { getMemorySummary } from '../../src/core/memory/memorySummary';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { MemoryLogger } from '../../src/core/util/logger';
@@ -73,6 +74,7 @@ export async function startCore(opts: { server?: ScriptedModelServer; provider?:
       tools: () => opts.tools?.(store) ?? [],
       memorySummary: () => getMemorySummary(store),
       sessionDirectory: join(storageDir, 'copilot-sessions'),
+      claims: new SessionClaims(join(storageDir, 'claims')),
       extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } as never,
       retryDelaysMs: [50, 150, 300],
       healthCheckIntervalMs: 0,

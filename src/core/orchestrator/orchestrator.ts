@@ -23,6 +23,7 @@ import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
 import { sessionFingerprint } from './fingerprint';
+import type { SessionClaims } from './sessionClaims';
 import { CLASSIFIER_PROMPT, ModelRouter, parseTier, type RouterState, type RoutingSettings, type Tier } from './router';
 import { buildRecoveryPrompt, buildSystemMessage } from './systemMessage';
 
@@ -45,6 +46,8 @@ export interface OrchestratorOptions {
   sessionDirectory?: string;
   workspaceFolders?: () => string[];
   installPath?: string;
+  /** Claims on orchestrator sessions, so two windows never write into one session. */
+  claims?: SessionClaims;
   /** MCP servers and skill directories from the user's own Copilot configuration. */
   userConfig?: () => UserCopilotConfig;
   /** Extra session config (tests: disabledMcpServers). */
@@ -207,6 +210,7 @@ export class Orchestrator {
       const old = this.session;
       this.session = undefined;
       this.pendingRecovery = undefined;
+      this.opts.claims?.release(old?.sessionId);
       this.opts.store.deleteState(STATE_SESSION);
       this.opts.store.deleteState(STATE_FINGERPRINT);
       this.opts.store.clearLog();
@@ -506,7 +510,13 @@ export class Orchestrator {
     let session: CopilotSession | undefined;
     let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
     let reason: string | undefined;
-    if (savedId && savedFingerprint === fingerprint) {
+    const claims = this.opts.claims;
+    const heldElsewhere = savedId && claims ? claims.holder(savedId) : undefined;
+    if (savedId && heldElsewhere !== undefined) {
+      // Another window runs this session: never write into it; start ours with the shared history.
+      reason = `the saved session is open in another VS Code window (pid ${heldElsewhere})`;
+      how = 'recovered';
+    } else if (savedId && savedFingerprint === fingerprint) {
       try {
         session = await client.resumeSession(savedId, config);
         how = 'resumed';
@@ -528,6 +538,7 @@ export class Orchestrator {
         logger.warn(`New orchestrator session ${session.sessionId} (${how}): ${reason}`);
       }
     }
+    claims?.claim(session.sessionId);
     store.setState(STATE_SESSION, session.sessionId);
     store.setState(STATE_FINGERPRINT, fingerprint);
     this.session = session;
@@ -654,6 +665,7 @@ export class Orchestrator {
     const session = this.session;
     this.session = undefined;
     await disconnectQuietly(session);
+    this.opts.claims?.releaseAll();
     this.emitter.dispose();
   }
 }

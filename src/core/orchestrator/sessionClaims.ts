@@ -1,0 +1,60 @@
+// One orchestrator session, one writer. Two VS Code windows share Baton's storage, so both would
+// resume the saved session id; the runtime's own in-use check does not see sessions kept in Baton's
+// session folder (measured), so each window claims the session it runs with a small file.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+interface Claim {
+  pid: number;
+  host: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class SessionClaims {
+  private readonly held = new Set<string>();
+
+  constructor(private readonly dir: string) {}
+
+  private file(sessionId: string): string {
+    return join(this.dir, `${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.claim`);
+  }
+
+  /** The pid of another live process on this host that holds the session, if any. */
+  holder(sessionId: string): number | undefined {
+    try {
+      const claim = JSON.parse(readFileSync(this.file(sessionId), 'utf8')) as Claim;
+      if (claim.host === hostname() && claim.pid !== process.pid && alive(claim.pid)) return claim.pid;
+    } catch {
+      /* no claim, or an unreadable one: free */
+    }
+    return undefined;
+  }
+
+  /** Claims the session for this process; false when another live window holds it. */
+  claim(sessionId: string): boolean {
+    if (this.holder(sessionId) !== undefined) return false;
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(this.file(sessionId), JSON.stringify({ pid: process.pid, host: hostname() } satisfies Claim));
+    this.held.add(sessionId);
+    return true;
+  }
+
+  release(sessionId: string | undefined): void {
+    if (!sessionId || !this.held.delete(sessionId)) return;
+    rmSync(this.file(sessionId), { force: true });
+  }
+
+  releaseAll(): void {
+    for (const id of [...this.held]) this.release(id);
+  }
+}
