@@ -42,8 +42,7 @@ export async function benchActivation(_opts: { quick: boolean }): Promise<BenchF
     // Activate through a command that needs no model: the runtime must stay stopped.
     await wb.page.keyboard.press('F1');
     await wb.page.locator('.quick-input-widget input').fill('>Baton: Show Log');
-    await wb.page.waitForTimeout(300);
-    await wb.page.keyboard.press('Enter');
+    await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Baton: Show Log' }).first().click({ timeout: 30_000 });
     let activationMs: number | undefined;
     const deadline = Date.now() + 60_000;
     while (activationMs === undefined && Date.now() < deadline) {

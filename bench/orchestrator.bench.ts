@@ -29,9 +29,11 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   await mkdir(join(root, 'ws'), { recursive: true });
   const client = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: join(root, 'ws'), logLevel: 'error' });
   await client.start();
-  const session: CopilotSession = await client.createSession({ model: 'claude-sonnet-4.5', streaming: true, availableTools: [], disabledMcpServers: ['github-mcp-server'], onPermissionRequest: () => ({ kind: 'reject' }) } as never);
-
   const core = await startCore({ server });
+  // The raw session gets exactly the orchestrator's session config (system message, tools), so the
+  // ratio measures Baton's own overhead, not a longer prompt.
+  const config = (core.orchestrator as unknown as { sessionConfig(model: string, tools: unknown[]): Record<string, unknown> }).sessionConfig('claude-sonnet-4.5', []);
+  const session: CopilotSession = await client.createSession({ ...config, configDirectory: undefined } as never);
   const chat = new ChatController(core.orchestrator, core.store, { openLink() {}, insertCode() {}, runCommand() {}, toggleRouting() {}, openWorker() {} }, new MemoryLogger(), () => false);
 
   // Warm both paths (session creation, first request) outside the measurement.
