@@ -102,7 +102,13 @@ export class ChatApp {
     const decision = this.gate.accept(data);
     if (decision === 'request') this.requestSnapshot();
     if (decision !== 'apply') return;
-    this.handle(data);
+    try {
+      this.handle(data);
+    } catch (err) {
+      // A message of the right type but the wrong shape: drop it and rebuild from the host's truth.
+      console.warn('[baton] a panel message could not be applied; asking for a snapshot', err);
+      this.requestSnapshot();
+    }
   }
 
   private handle(message: HostMessage): void {

@@ -272,6 +272,8 @@ export class Orchestrator {
       store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
       this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
       await this.runWithRetries(turn, route, attempt, abort.signal);
+      // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
+      if (abort.signal.aborted) throw abort.signal.reason;
       if (attempt.model) route = { ...route, model: attempt.model };
       this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
     } catch (err) {

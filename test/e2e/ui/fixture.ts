@@ -18,10 +18,13 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { hermeticEnv } from '../../support/copilotHarness';
 import { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { CodeServer, type Workbench } from '../codeServer';
+import { setColorTheme, THEMES } from './workbench';
 
 export const repoRoot = resolve(__dirname, '..', '..', '..');
 export const resultsDir = join(repoRoot, 'test-results');
 export const EXTENSION_ID = 'baton-dev.baton';
+/** The colour theme the window wears (screenshots, the README's included) unless a test switches it. */
+export const DEFAULT_THEME = THEMES.dark;
 
 export interface UiFixture {
   readonly server: ScriptedModelServer;
@@ -91,7 +94,7 @@ export const mochaHooks = {
       vscode = await CodeServer.start({
         codeServerEntry,
         env,
-        settings: { 'workbench.colorTheme': 'Default Dark Modern', ...(byok ? byokSettings(server.url) : {}) },
+        settings: { 'workbench.colorTheme': DEFAULT_THEME.label, ...(byok ? byokSettings(server.url) : {}) },
         installExtensions: vsix ? [vsix] : [],
         verbose: Boolean(process.env.BATON_E2E_VERBOSE),
       });
@@ -108,6 +111,11 @@ export const mochaHooks = {
           }
         },
       });
+      // code-server's workbench starts on Light+ whatever workbench.colorTheme says: pick the theme as a user would.
+      // Best effort: a window on the wrong theme is still a window to test.
+      await setColorTheme(workbench.page, DEFAULT_THEME).catch((err: unknown) =>
+        process.stderr.write(`    [fixture] could not switch to ${DEFAULT_THEME.label}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`),
+      );
       current = { server, vscode, workbench, page: workbench.page, workspace };
     } catch (err) {
       vscode?.markFailed();

@@ -1,0 +1,66 @@
+/**
+ * Driving the workbench itself (no Baton in here, so the fixture can use it too): palette commands and the colour
+ * theme.
+ */
+import type { Page } from 'playwright-core';
+
+/** Runs a command from the palette by its exact title (clicks its row: Enter could pick a fuzzier match). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('input');
+  // Right after the workbench appears its keybindings may not be live yet: press F1 again until the palette opens.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 3_000 });
+      break;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
+  await input.fill(`>${title}`);
+  await widget.locator(`.monaco-list-row[aria-label^="${title}"]`).first().click();
+}
+
+export interface Theme {
+  /** The theme's id: the value of workbench.colorTheme. */
+  label: string;
+  /** Its name in the theme picker. */
+  pick: string;
+  /** The workbench's class for the theme's kind, and the webview body's. */
+  workbench: string;
+  webview: string;
+}
+
+export const THEMES = {
+  dark: { label: 'Default Dark Modern', pick: 'Dark Modern', workbench: 'vs-dark', webview: 'vscode-dark' },
+  light: { label: 'Default Light Modern', pick: 'Light Modern', workbench: 'vs', webview: 'vscode-light' },
+  hc: { label: 'Default High Contrast', pick: 'Dark High Contrast', workbench: 'hc-black', webview: 'vscode-high-contrast' },
+} as const satisfies Record<string, Theme>;
+
+/**
+ * Switches the colour theme the way a user does (Preferences: Color Theme, then the theme's row), and waits until the
+ * workbench wears it. Settings do not do it here: with code-server 4.100.3 the workbench starts on Light+ whatever
+ * workbench.colorTheme says, and edits of settings.json on disk were not picked up by the open window (measured).
+ */
+export async function setColorTheme(page: Page, theme: Theme): Promise<void> {
+  const current = (await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '';
+  if (current.split(/\s+/).includes(themeClass(theme.label))) return;
+  await runCommand(page, 'Preferences: Color Theme');
+  const widget = page.locator('.quick-input-widget');
+  await widget.locator('input').fill(theme.pick);
+  await widget.locator(`.monaco-list-row[aria-label^="${theme.pick}"]`).first().click();
+  await page.locator(`.monaco-workbench.${theme.workbench}.${themeClass(theme.label)}`).first().waitFor({ timeout: 15_000 });
+  await widget.waitFor({ state: 'hidden' });
+}
+
+/** The class VS Code puts on the workbench for a built-in theme, e.g. vscode-theme-defaults-themes-dark_modern-json. */
+function themeClass(label: string): string {
+  const file: Record<string, string> = {
+    'Default Dark Modern': 'dark_modern',
+    'Default Light Modern': 'light_modern',
+    'Default High Contrast': 'hc_black',
+  };
+  return `vscode-theme-defaults-themes-${file[label] ?? label}-json`;
+}
+
