@@ -15,13 +15,35 @@ const steps = {
   e2e: ['node', ['test/e2e/runE2e.mjs']],
 };
 
+// Mocha's own summary lines ("N passing", "N failing"), summed over every layer for the closing line.
+const totals = { passed: 0, failed: 0 };
+function count(text) {
+  for (const m of text.matchAll(/^\s*(\d+) passing\b/gm)) totals.passed += Number(m[1]);
+  for (const m of text.matchAll(/^\s*(\d+) failing\b/gm)) totals.failed += Number(m[1]);
+}
+
 function run(name) {
   const [cmd, args] = steps[name];
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: 'inherit', env: process.env });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    let pending = '';
+    const forward = (stream, out) =>
+      stream.on('data', (chunk) => {
+        out.write(chunk);
+        pending += chunk.toString();
+        const cut = pending.lastIndexOf('\n');
+        if (cut >= 0) {
+          count(pending.slice(0, cut + 1));
+          pending = pending.slice(cut + 1);
+        }
+      });
+    forward(child.stdout, process.stdout);
+    forward(child.stderr, process.stderr);
     child.on('exit', (code, signal) => {
+      count(pending);
+      pending = '';
       const ok = code === 0;
       console.log(`=== ${name}: ${ok ? 'passed' : `FAILED (${signal ?? code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
       resolve(ok);
@@ -37,8 +59,9 @@ for (const name of layers) {
   }
   if (!(await run(name))) failed.push(name);
 }
-if (failed.length) {
-  console.error(`\nFailed: ${failed.join(', ')}`);
-  process.exit(1);
-}
-console.log(`\nAll layers passed: ${layers.join(', ')}`);
+// A layer that failed without a mocha summary (typecheck, a crash) still counts as a failure.
+const failedTests = Math.max(totals.failed, failed.length && !totals.failed ? 1 : 0);
+if (failed.length) console.error(`\nFailed layers: ${failed.join(', ')}`);
+else console.log(`\nAll layers passed: ${layers.join(', ')}`);
+console.log(`tests: ${totals.passed} passed, ${failedTests} failed`);
+process.exit(failed.length ? 1 : 0);
