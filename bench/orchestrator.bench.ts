@@ -29,11 +29,12 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   await mkdir(join(root, 'ws'), { recursive: true });
   const client = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: join(root, 'ws'), logLevel: 'error' });
   await client.start();
-  const core = await startCore({ server });
+  // The store's production flush delay: tests shorten it, the benchmark must not.
+  const core = await startCore({ server, flushDelayMs: 250 });
   // The raw session gets exactly the orchestrator's session config (system message, tools), so the
   // ratio measures Baton's own overhead, not a longer prompt.
   const config = (core.orchestrator as unknown as { sessionConfig(model: string, tools: unknown[]): Record<string, unknown> }).sessionConfig('claude-sonnet-4.5', []);
-  const session: CopilotSession = await client.createSession({ ...config, configDirectory: undefined } as never);
+  const session: CopilotSession = await client.createSession({ ...config, configDirectory: join(root, 'raw-sessions') } as never);
   const chat = new ChatController(core.orchestrator, core.store, { openLink() {}, insertCode() {}, runCommand() {}, toggleRouting() {}, openWorker() {} }, new MemoryLogger(), () => false);
 
   // Warm both paths (session creation, first request) outside the measurement.

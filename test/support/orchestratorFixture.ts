@@ -39,7 +39,7 @@ export function defaultSettings(): OrchestratorSettings {
   };
 }
 
-export async function startCore(opts: { server?: ScriptedModelServer; provider?: ProviderSettings; tools?: (store: SqlJsStore) => Tool<any>[]; overrides?: Partial<OrchestratorOptions> } = {}): Promise<CoreFixture> {
+export async function startCore(opts: { flushDelayMs?: number; server?: ScriptedModelServer; provider?: ProviderSettings; tools?: (store: SqlJsStore) => Tool<any>[]; overrides?: Partial<OrchestratorOptions> } = {}): Promise<CoreFixture> {
   const server = opts.server ?? (await ScriptedModelServer.start());
   if (!opts.server) server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
   const root = await mkdtemp(join(tmpdir(), 'baton-core-'));
@@ -54,7 +54,7 @@ export async function startCore(opts: { server?: ScriptedModelServer; provider?:
   const events: OrchestratorEvent[] = [];
 
   const build = async (overrides: Partial<OrchestratorOptions> = {}) => {
-    const store = await SqlJsStore.open({ dir: storageDir, flushDelayMs: 20 });
+    const store = await SqlJsStore.open({ dir: storageDir, flushDelayMs: opts.flushDelayMs ?? 20 });
     const provider = opts.provider ?? { type: 'copilot' as const };
     const runtime = new CopilotRuntime({
       provider,

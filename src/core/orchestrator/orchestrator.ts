@@ -89,7 +89,6 @@ export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_ba
 const STATE_SESSION = 'orchestrator_session_id';
 const STATE_FINGERPRINT = 'orchestrator_fingerprint';
 const STATE_ROUTER = 'router_state';
-const STATE_TURN_INDEX = 'turn_index';
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
 /** What one attempt at a turn collects from the session's events. */
@@ -117,6 +116,9 @@ export class Orchestrator {
   private readonly router: ModelRouter;
   private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
+  private turnIndex: number | undefined;
+  /** The fingerprint of the live session (also in the store, read back only at start). */
+  private fingerprint: string | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
 
@@ -269,7 +271,8 @@ export class Orchestrator {
         background: turn.origin.channel === 'background',
         classify: (p) => this.classify(p, settings.routing),
       });
-      store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
+      // With routing off the router state never changes: nothing to persist on the hot path.
+      if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
       this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
       await this.runWithRetries(turn, route, attempt, abort.signal);
       // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
@@ -321,11 +324,12 @@ export class Orchestrator {
 
   private checkpoint(route: RouteInfo, status: string): void {
     const { store } = this.opts;
-    const index = Number(store.getState(STATE_TURN_INDEX) ?? '0') + 1;
-    store.setState(STATE_TURN_INDEX, String(index));
+    // The turn index continues from the newest checkpoint; kept in memory so a turn costs one write here.
+    this.turnIndex ??= store.recentCheckpoints(1)[0]?.turn_index ?? 0;
+    this.turnIndex++;
     store.addCheckpoint({
-      turn_index: index,
-      fingerprint: store.getState(STATE_FINGERPRINT) ?? '',
+      turn_index: this.turnIndex,
+      fingerprint: this.fingerprint ?? store.getState(STATE_FINGERPRINT) ?? '',
       route: `${route.tier}:${route.model}:${route.reason}`,
       status,
     });
@@ -543,6 +547,7 @@ export class Orchestrator {
     claims?.claim(session.sessionId);
     store.setState(STATE_SESSION, session.sessionId);
     store.setState(STATE_FINGERPRINT, fingerprint);
+    this.fingerprint = fingerprint;
     this.session = session;
     this.sessionModel = wanted;
     logger.info(`Orchestrator session ${session.sessionId} ${how} on ${wanted}`);
@@ -554,7 +559,8 @@ export class Orchestrator {
     // setModel keeps the conversation; the fingerprint follows so a restart still resumes.
     await session.setModel(model);
     this.sessionModel = model;
-    this.opts.store.setState(STATE_FINGERPRINT, sessionFingerprint(this.opts.version, model, this.opts.tools()));
+    this.fingerprint = sessionFingerprint(this.opts.version, model, this.opts.tools());
+    this.opts.store.setState(STATE_FINGERPRINT, this.fingerprint);
     this.opts.logger.info(`Switched the orchestrator to ${model}`);
     this.emitter.fire({ type: 'model.changed', model });
   }
