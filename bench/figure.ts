@@ -12,3 +12,10 @@ export function meetsTarget(f: BenchFigure): boolean | undefined {
   const limit = Number(m[2]);
   return m[1] === '≤' || m[1] === '<=' ? f.value <= limit : f.value >= limit;
 }
+
+/** The median (mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

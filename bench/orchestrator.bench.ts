@@ -10,12 +10,8 @@ import { MemoryLogger } from '../src/core/util/logger';
 import { hermeticEnv } from '../test/support/copilotHarness';
 import { startCore } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
-import type { BenchFigure } from './figure';
+import { median, type BenchFigure } from './figure';
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 export async function benchOrchestrator(opts: { quick: boolean }): Promise<BenchFigure[]> {
   const turns = opts.quick ? 15 : 40;

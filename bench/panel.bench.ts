@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import type { ChatMessage, HostMessage, Snapshot } from '../src/shared/protocol';
 import { renderMarkdown } from '../webview/markdown';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
-import type { BenchFigure } from './figure';
+import { median, type BenchFigure } from './figure';
 
 /** Deterministic PRNG so every run streams the same text in the same pieces. */
 function rng(seed: number): () => number {
@@ -186,11 +186,6 @@ const SCROLL_DRIVER = String.raw`(async function (step) {
   };
 })`;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function streamOnce(browser: Browser, build: WebviewBuild, deltas: string[], pace: number, expectedHtml: string): Promise<StreamResult> {
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });

@@ -5,14 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSqlJs } from '../src/core/store/loadSqlJs';
 import { SqlJsStore, type FlushStats } from '../src/core/store/sqlJsStore';
-import type { BenchFigure } from './figure';
+import { median, type BenchFigure } from './figure';
 
 const TEXT = 'The auth service validates the JWT, then looks the session up in Redis; expiry is checked twice. '.repeat(2); // ~200 chars
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'baton-bench-store-'));

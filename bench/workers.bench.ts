@@ -12,7 +12,7 @@ import { WorkerPool } from '../src/core/workers/workerPool';
 import { CopilotClient, hermeticEnv, type CopilotClientInstance } from '../test/support/copilotHarness';
 import { InMemoryStore } from '../test/support/inMemoryStore';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
-import type { BenchFigure } from './figure';
+import { median, type BenchFigure } from './figure';
 
 const ENV_DIRS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'];
 const MB = 1024 * 1024;
@@ -186,7 +186,3 @@ function childMap(): Map<number, number[]> {
   return map;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { CHROMIUM_ARGS } from '../support/chromium';
 import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
 export interface CodeServerOptions {
@@ -69,16 +70,6 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** Keep the workbench from reaching out (extension gallery, updates, telemetry) and from opening editors of its own. */
 const QUIET_SETTINGS: Record<string, unknown> = {

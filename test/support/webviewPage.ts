@@ -5,6 +5,7 @@
  * it records what the webview posts and can answer `ready` with host messages, the way the extension does.
  * CSP violations are collected, so a benchmark run also proves the page needs nothing the CSP forbids.
  */
+import { CHROMIUM_ARGS } from './chromium';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,16 +17,6 @@ import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 
 const ROOT = resolve(__dirname, '../..');
 
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export interface WebviewBuild {
   dir: string;
