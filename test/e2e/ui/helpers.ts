@@ -20,14 +20,18 @@ function batonTab(page: Page): Locator {
 
 /**
  * Shows the Baton chat view and waits until its composer is usable. Clicking the activity bar entry of a container
- * that is already open would close it, so the click happens only when Baton is not the selected container.
+ * that is already open would close it, so the click happens only when Baton is not already showing.
  */
 export async function openBaton(page: Page = ui().page): Promise<FrameLocator> {
   const view = batonView(page);
   const composer = view.locator('[data-testid="composer"]');
   const tab = batonTab(page);
   await tab.waitFor({ state: 'visible', timeout: 60_000 });
-  if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  // The tab stays selected while the side bar is hidden (an editor took the window, or a reload
+  // restored it hidden): then the click is what shows it again.
+  const selected = (await tab.getAttribute('aria-selected')) === 'true';
+  const sideBarShown = await page.locator('.part.sidebar').first().isVisible();
+  if (!selected || !sideBarShown) await tab.click();
   await composer.waitFor({ state: 'visible', timeout: 45_000 });
   return view;
 }
