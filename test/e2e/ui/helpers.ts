@@ -7,6 +7,8 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { ChatMessage, RecordedRequest } from '../../support/scriptedModelServer';
 import { batonView, ui } from './fixture';
 
+import { runCommand } from './workbench';
+
 export { runCommand, setColorTheme, THEMES } from './workbench';
 
 export const MESSAGE = '[data-testid="message"]';
@@ -32,7 +34,14 @@ export async function openBaton(page: Page = ui().page): Promise<FrameLocator> {
   const selected = (await tab.getAttribute('aria-selected')) === 'true';
   const sideBarShown = await page.locator('.part.sidebar').first().isVisible();
   if (!selected || !sideBarShown) await tab.click();
-  await composer.waitFor({ state: 'visible', timeout: 45_000 });
+  try {
+    await composer.waitFor({ state: 'visible', timeout: 10_000 });
+  } catch {
+    // Right after a reload the workbench may still be restoring its layout and swallow the click (or
+    // toggle the side bar shut again); the command a user would type always shows the chat.
+    await runCommand(page, 'Baton: Open Chat');
+    await composer.waitFor({ state: 'visible', timeout: 45_000 });
+  }
   return view;
 }
 
