@@ -4,27 +4,29 @@
 // - the user's side is logged before it is sent, the reply when it settles;
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
-import type { CopilotSession, SessionConfig, SessionEvent, Tool } from '@github/copilot-sdk';
-import type { RouteInfo, UsageInfo } from '../../shared/protocol';
+import type { CopilotSession, SessionConfig, Tool } from '@github/copilot-sdk';
+import type { RouteInfo } from '../../shared/protocol';
 import type { CopilotRuntime } from '../copilot/copilotRuntime';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import {
   classifyError,
   isRetryable,
-  SessionFailure,
   toReadableError,
   TurnCancelledError,
   TurnTimeoutError,
   type ReadableError,
 } from '../copilot/errors';
 import type { BatonStore, LogEntry } from '../store/types';
-import { delay, withTimeout } from '../util/delay';
+import { delay } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
+import { classifyMessage } from './classifier';
+import { disconnectQuietly } from './disconnect';
 import { sessionFingerprint } from './fingerprint';
+import { inspectAfterFailure, sendOnce, type AttemptState, type TurnHost } from './sessionTurn';
 import type { SessionClaims } from './sessionClaims';
-import { CLASSIFIER_PROMPT, ModelRouter, parseTier, type RouterState, type RoutingSettings, type Tier } from './router';
+import { ModelRouter, type RouterState, type RoutingSettings } from './router';
 import { buildRecoveryPrompt, buildSystemMessage } from './systemMessage';
 
 export interface OrchestratorSettings {
@@ -91,17 +93,6 @@ const STATE_FINGERPRINT = 'orchestrator_fingerprint';
 const STATE_ROUTER = 'router_state';
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
-/** What one attempt at a turn collects from the session's events. */
-interface AttemptState {
-  delivered: boolean;
-  text: string;
-  usage: UsageInfo;
-  lastMessageId?: string;
-  /** The model that actually answered (the runtime may fall back from the one asked for). */
-  model?: string;
-  /** Set once this attempt's turn has begun, so a late idle from an earlier, aborted turn is not taken for ours. */
-  began?: boolean;
-}
 
 export class Orchestrator {
   private readonly emitter = new Emitter<OrchestratorEvent>();
@@ -121,6 +112,10 @@ export class Orchestrator {
   private fingerprint: string | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
+  private readonly turnHost: TurnHost = {
+    emit: (event) => this.emitter.fire(event),
+    isConnected: () => this.opts.runtime.isConnected(),
+  };
 
   constructor(private readonly opts: OrchestratorOptions) {
     this.router = new ModelRouter(this.loadRouterState());
@@ -269,7 +264,7 @@ export class Orchestrator {
       route = await this.router.route(turn.prompt, {
         settings: settings.routing,
         background: turn.origin.channel === 'background',
-        classify: (p) => this.classify(p, settings.routing),
+        classify: (p) => classifyMessage(p, settings.routing, this.opts),
       });
       // With routing off the router state never changes: nothing to persist on the hot path.
       if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
@@ -348,13 +343,13 @@ export class Orchestrator {
       try {
         const session = await this.ensureSession(route.model);
         if (resumeCheck) {
-          const verdict = await this.inspectAfterFailure(session, turn.prompt);
+          const verdict = await inspectAfterFailure(session, turn.prompt);
           if (verdict.kind === 'answered') {
             attempt.text = verdict.content;
             return;
           }
           if (verdict.kind === 'delivered') {
-            await this.sendOnce(session, '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]', turn.turnId, attempt, signal);
+            await sendOnce(session, '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]', turn.turnId, attempt, signal, this.turnHost);
             return;
           }
         }
@@ -363,7 +358,7 @@ export class Orchestrator {
           prompt = `${this.pendingRecovery}\n\n${turn.prompt}`;
           this.pendingRecovery = undefined;
         }
-        await this.sendOnce(session, prompt, turn.turnId, attempt, signal);
+        await sendOnce(session, prompt, turn.turnId, attempt, signal, this.turnHost);
         return;
       } catch (err) {
         if (signal.aborted) throw signal.reason;
@@ -383,120 +378,6 @@ export class Orchestrator {
     }
   }
 
-  /** After a failure past delivery: did the session get the prompt, and did it answer? */
-  private async inspectAfterFailure(session: CopilotSession, prompt: string): Promise<{ kind: 'answered'; content: string } | { kind: 'delivered' } | { kind: 'absent' }> {
-    const events = await session.getEvents().catch(() => [] as SessionEvent[]);
-    let userIndex = -1;
-    for (let i = events.length - 1; i >= 0; i--) {
-      const e = events[i];
-      if (e.type === 'user.message' && typeof e.data.content === 'string' && e.data.content.includes(prompt.slice(-200))) {
-        userIndex = i;
-        break;
-      }
-    }
-    if (userIndex < 0) return { kind: 'absent' };
-    const after = events.slice(userIndex + 1);
-    const idle = after.some((e) => e.type === 'assistant.turn_end');
-    const messages = after.filter((e): e is Extract<SessionEvent, { type: 'assistant.message' }> => e.type === 'assistant.message' && !e.data.parentToolCallId);
-    const last = messages.at(-1);
-    if (idle && last && last.data.content) return { kind: 'answered', content: last.data.content };
-    return { kind: 'delivered' };
-  }
-
-  /** Sends one prompt and waits for the session to go idle, streaming deltas as they arrive. */
-  private sendOnce(session: CopilotSession, prompt: string, turnId: string, attempt: AttemptState, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const finish = (err?: unknown) => {
-        if (settled) return;
-        settled = true;
-        unsubscribe();
-        clearInterval(watchdog);
-        signal.removeEventListener('abort', onAbort);
-        if (err) reject(err);
-        else resolve();
-      };
-      const unsubscribe = session.on((event) => {
-        switch (event.type) {
-          case 'user.message':
-          case 'assistant.turn_start':
-            attempt.delivered = true;
-            attempt.began = true;
-            break;
-          case 'assistant.message_delta': {
-            if (event.data.parentToolCallId) break;
-            let delta = event.data.deltaContent;
-            // A second assistant message in one turn (after a tool call) starts a new paragraph.
-            if (attempt.lastMessageId && attempt.lastMessageId !== event.data.messageId && attempt.text) delta = `\n\n${delta}`;
-            attempt.lastMessageId = event.data.messageId;
-            attempt.text += delta;
-            this.emitter.fire({ type: 'turn.delta', turnId, delta });
-            break;
-          }
-          case 'assistant.message': {
-            if (event.data.parentToolCallId) break;
-            // Without streaming deltas (or when some were missed), the final message is the source of truth.
-            if (attempt.lastMessageId !== event.data.messageId && event.data.content) {
-              const delta = attempt.text ? `\n\n${event.data.content}` : event.data.content;
-              attempt.text += delta;
-              attempt.lastMessageId = event.data.messageId;
-              this.emitter.fire({ type: 'turn.delta', turnId, delta });
-            }
-            break;
-          }
-          case 'assistant.usage':
-            if (event.data.model) attempt.model = event.data.model;
-            attempt.usage = {
-              inputTokens: (attempt.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
-              outputTokens: (attempt.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
-            };
-            break;
-          case 'tool.execution_start':
-            this.emitter.fire({ type: 'tool.started', turnId, toolName: event.data.toolName, toolCallId: event.data.toolCallId });
-            break;
-          case 'tool.execution_complete':
-            this.emitter.fire({ type: 'tool.finished', turnId, toolName: (event.data as { toolName?: string }).toolName ?? '', toolCallId: event.data.toolCallId, success: event.data.success });
-            break;
-          case 'session.error':
-            finish(new SessionFailure(event.data.message, event.data.errorType, event.data.statusCode));
-            break;
-          case 'session.idle':
-            if (attempt.began) finish();
-            break;
-          default:
-            break;
-        }
-      });
-      const onAbort = () => {
-        // Wait (bounded) for the aborted turn to settle, so its idle cannot end the next turn early.
-        const settledOrLate = new Promise<void>((res) => {
-          const off = session.on((e) => {
-            if (e.type === 'session.idle' || e.type === 'abort') {
-              off();
-              res();
-            }
-          });
-          setTimeout(() => {
-            off();
-            res();
-          }, 2000);
-        });
-        void Promise.all([session.abort().catch(() => undefined), settledOrLate]).then(() => finish(signal.reason));
-      };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      // A killed runtime emits nothing: notice the dead connection instead of waiting for the timeout.
-      const watchdog = setInterval(() => {
-        if (!this.opts.runtime.isConnected()) finish(new Error('Copilot runtime connection closed'));
-      }, 250);
-      session.send({ prompt }).then(
-        () => {
-          attempt.delivered = true;
-        },
-        (err) => finish(err),
-      );
-    });
-  }
 
   /** Creates, resumes or recovers the orchestrator session, on `model` when given. */
   private async ensureSession(model?: string): Promise<CopilotSession> {
@@ -610,34 +491,6 @@ export class Orchestrator {
     } as SessionConfig;
   }
 
-  /** A short-lived session on the fast model labels the message; on timeout the tier stays. */
-  private async classify(prompt: string, routing: RoutingSettings): Promise<Tier | undefined> {
-    const client = await this.opts.runtime.client();
-    const provider = this.opts.runtime.sessionProvider();
-    const session = await client.createSession({
-      clientName: 'baton-classifier',
-      model: routing.tiers.fast,
-      streaming: false,
-      availableTools: [],
-      systemMessage: { mode: 'replace', content: 'You label messages for model routing. Answer with one word.' },
-      onPermissionRequest: () => ({ kind: 'reject' }),
-      ...(this.opts.sessionDirectory ? { configDirectory: this.opts.sessionDirectory } : {}),
-      ...(provider ? { provider } : {}),
-      ...this.opts.extraSessionConfig,
-    } as SessionConfig);
-    try {
-      const reply = await withTimeout(session.sendAndWait({ prompt: `${CLASSIFIER_PROMPT}${prompt.slice(0, 2000)}` }, this.opts.classifierTimeoutMs ?? 8000), this.opts.classifierTimeoutMs ?? 8000, 'classifier timed out');
-      return parseTier(reply?.data.content ?? '');
-    } catch (err) {
-      this.opts.logger.warn(`Classifier gave no answer (${err instanceof Error ? err.message : String(err)}); keeping the tier`);
-      await session.abort().catch(() => undefined);
-      return undefined;
-    } finally {
-      const id = session.sessionId;
-      await disconnectQuietly(session);
-      void client.deleteSession(id).catch(() => undefined);
-    }
-  }
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
   async healthCheck(): Promise<'idle' | 'ok' | 'restarted' | 'busy'> {
@@ -676,10 +529,4 @@ export class Orchestrator {
     this.opts.claims?.releaseAll();
     this.emitter.dispose();
   }
-}
-
-/** A session on a dead connection may never answer disconnect(): bounded, errors ignored. */
-export async function disconnectQuietly(session: CopilotSession | undefined): Promise<void> {
-  if (!session) return;
-  await withTimeout(session.disconnect(), 2000, 'disconnect timed out').catch(() => undefined);
 }
