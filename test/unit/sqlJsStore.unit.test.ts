@@ -7,7 +7,6 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import initSqlJs, { type Database } from 'sql.js';
-import { migrate } from '../../src/core/store/migrations';
 import { SqlJsStore, type SqlJsStoreOptions } from '../../src/core/store/sqlJsStore';
 import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
 import type { StoreReport } from '../../src/core/store/types';
