@@ -317,7 +317,22 @@ export class Orchestrator {
     turn.resolve(result);
   }
 
+  /**
+   * Checkpoints are bookkeeping, not the conversation: written just after the reply is handed over,
+   * so they stay off the path between the model's last token and the user.
+   */
   private checkpoint(route: RouteInfo, status: string): void {
+    setImmediate(() => {
+      if (this.disposed) return;
+      try {
+        this.writeCheckpoint(route, status);
+      } catch (err) {
+        this.opts.logger.warn(`Could not write a checkpoint: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+  }
+
+  private writeCheckpoint(route: RouteInfo, status: string): void {
     const { store } = this.opts;
     // The turn index continues from the newest checkpoint; kept in memory so a turn costs one write here.
     this.turnIndex ??= store.recentCheckpoints(1)[0]?.turn_index ?? 0;
