@@ -48,6 +48,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const log = core.store.recentLog(10);
     assert.deepEqual(log.map((e) => [e.role, e.status]), [['user', 'complete'], ['assistant', 'complete']]);
     assert.equal(log[1].content, 'Hi! How can I help today?');
+    // The checkpoint is written just after the reply is handed over.
+    await new Promise((resolve) => setImmediate(resolve));
     const checkpoints = core.store.recentCheckpoints(5);
     assert.equal(checkpoints.length, 1);
     assert.equal(checkpoints[0].status, 'complete');
