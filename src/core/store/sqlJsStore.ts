@@ -106,6 +106,8 @@ export class SqlJsStore implements BatonStore {
   private readonly token = randomUUID().slice(0, 8);
   private tables!: SqlJsTables;
   private readonly journal: StoreOp[] = [];
+  /** The highest log / inbox id this database holds, once known (see freshId). */
+  private readonly highestId = new Map<IssuingTable, number>();
   private readonly ids: Record<IssuingTable, IssuedIds> = {
     conversation_log: new IssuedIds(false),
     memories: new IssuedIds(true),
@@ -471,11 +473,16 @@ export class SqlJsStore implements BatonStore {
   // moment almost never hand out the same id, and ids still sort in time order across windows. Memory ids are the
   // small counters users see ("#12"); a clash there is resolved by replay (see IssuedIds).
   private freshId(table: IssuingTable): number {
-    const max = this.tables.number(`SELECT max(id) FROM ${table}`);
     if (table === 'memories') {
+      const max = this.tables.number(`SELECT max(id) FROM ${table}`);
       return Math.max(max, this.tables.number("SELECT seq FROM sqlite_sequence WHERE name = 'memories'")) + 1;
     }
-    return Math.max(Date.now() * 1000 + randomInt(1000), max + 1);
+    // The highest id is remembered between inserts (a query costs more than the insert itself on the
+    // hot path of a turn); install() forgets it whenever another database takes this one's place.
+    const max = this.highestId.get(table) ?? this.tables.number(`SELECT max(id) FROM ${table}`);
+    const id = Math.max(Date.now() * 1000 + randomInt(1000), max + 1);
+    this.highestId.set(table, id);
+    return id;
   }
 
   private pruneLogNow(): void {
@@ -671,6 +678,7 @@ export class SqlJsStore implements BatonStore {
   }
 
   private install(db: Database): void {
+    this.highestId.clear();
     // The database is already in memory, so its rollback journal may be too (halves the cost of a write); a page
     // cache as large as a big database lets export() copy cached pages instead of re-reading each one (4-8x faster).
     db.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384');
