@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { TurnError } from '../core/orchestrator/orchestrator';
 import { runDoctor } from './doctor';
-import type { BatonServices } from './services';
+import { USE_VSCODE_GITHUB, type BatonServices } from './services';
 import { providerType, readOrchestratorSettings, SECRET_PREFIX, setRoutingAuto } from './settings';
 
 export function registerCommands(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
@@ -91,6 +91,7 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
       try {
         const session = await vscode.authentication.getSession('github', ['read:user'], { createIfNone: true });
         if (session) {
+          await context.globalState.update(USE_VSCODE_GITHUB, true);
           await vscode.workspace.getConfiguration('baton').update('provider.type', 'copilot', vscode.ConfigurationTarget.Global);
           void vscode.window.showInformationMessage(`Baton: signed in as ${session.account.label}. Reload the window to use the new sign-in.`, 'Reload').then((p) => p && vscode.commands.executeCommand('workbench.action.reloadWindow'));
         }

@@ -25,6 +25,9 @@ function replyChannel(origin: Origin | undefined): 'panel' | 'command' {
   return origin.channel;
 }
 
+/** globalState key: the user chose VS Code's GitHub sign-in for Copilot (Baton: Sign In). */
+export const USE_VSCODE_GITHUB = 'baton.useVsCodeGitHubSession';
+
 export interface Core {
   store: BatonStore;
   runtime: CopilotRuntime;
@@ -153,8 +156,13 @@ export class BatonServices implements vscode.Disposable {
     return { store, runtime, orchestrator, pool, chat };
   }
 
-  /** A GitHub session VS Code already has, used silently; `Baton: Sign In` asks for one. */
+  /**
+   * The GitHub session of VS Code, once the user chose it with `Baton: Sign In`. Until then the
+   * runtime signs in as the Copilot CLI does (its own login, or GH_TOKEN), which a token passed
+   * here would override.
+   */
   private async githubToken(): Promise<string | undefined> {
+    if (!this.context.globalState.get<boolean>(USE_VSCODE_GITHUB)) return undefined;
     try {
       const session = await vscode.authentication.getSession('github', ['read:user'], { silent: true });
       return session?.accessToken;
