@@ -112,9 +112,10 @@ export class BatonServices implements vscode.Disposable {
       copilotHome: runtime.copilotHome,
       model: () => readOrchestratorSettings().routing.model,
       reservedSessionIds: () => [orchestrator.currentSessionId, store.getState('orchestrator_session_id')],
-      // Accepted once queued: the orchestrator logs it before sending, and a failed summary turn
-      // must not make the result come back again on the next start.
-      deliver: (text, origin) => void orchestrator.enqueue(text, origin),
+      // Delivered once the orchestrator's session takes it: a window closed while it waited in the
+      // queue leaves it in the inbox for the next start, while a failed summary turn does not make
+      // it come back again.
+      deliver: (text, origin) => orchestrator.enqueue(text, origin).started,
     });
     orchestrator = new Orchestrator({
       runtime,

@@ -208,6 +208,23 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     }
   });
 
+  it('a worker result still queued when Baton closes is not counted as delivered, and is not shown twice', async () => {
+    core.server.always({}, { text: 'ok' });
+    core.server.on({ lastUserIncludes: 'busy now' }, { textThenHang: 'thinking' });
+    const busy = core.orchestrator.enqueue('busy now', { channel: 'panel' });
+    await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
+    const result = core.orchestrator.enqueue("[Background task completed] Worker 'w' finished:\n\ndone", { channel: 'background', worker: 'w' });
+    await core.restart();
+    core.server.releaseHeld();
+    await assert.rejects(result.started, /closed before this message was sent/);
+    const row = core.store.recentLog(10).find((e) => e.id === result.logId);
+    assert.equal(row?.status, 'cancelled', 'set aside for the inbox to deliver again');
+    // Closing is not the user's stop: the message in flight is offered for resending, its partial kept.
+    assert.equal(core.store.recentLog(10).find((e) => e.id === busy.logId)?.status, 'interrupted');
+    await assert.rejects(busy.done, /closed while answering/);
+    assert.ok(core.store.recentLog(10).some((e) => e.role === 'assistant' && e.status === 'partial' && e.content.startsWith('thinking')));
+  });
+
   it('offers the model only Baton\'s tools: the orchestrator delegates files and shells', async () => {
     await core.restart({ tools: () => [defineTool('remember', { description: 'x', parameters: z.object({ content: z.string() }), handler: () => 'ok' })] });
     core.server.always({}, { text: 'ok' });

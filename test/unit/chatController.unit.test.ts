@@ -63,6 +63,17 @@ describe('ChatController', () => {
     assert.equal(snap.snapshot.state.busy, false);
   });
 
+  it('sets aside worker results a crash left in the queue, so their re-delivery is the only copy shown', () => {
+    store.appendLog({ role: 'system', content: "[Background task completed] Worker 'w' finished", source: 'background:w', status: 'pending' });
+    orchestrator.start();
+    chat.receive({ type: 'ready' });
+    const snap = posted.at(-1);
+    assert.ok(snap?.type === 'snapshot');
+    if (snap?.type !== 'snapshot') return;
+    assert.equal(snap.snapshot.messages.length, 0);
+    assert.equal(store.recentLog(1)[0].status, 'cancelled');
+  });
+
   it('logs and ignores bad messages from the webview, numbering what it posts', () => {
     for (const bad of [null, 42, 'ready', { type: 'nope' }, { type: 'chat/send' }, { type: 'chat/send', text: '' }, { type: 'permission/answer', id: 'x', decision: 'always' }, { type: 'command/run', command: 'workbench.action.quit' }]) {
       chat.receive(bad);

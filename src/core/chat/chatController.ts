@@ -115,7 +115,11 @@ export class ChatController {
   }
 
   snapshot(): Snapshot {
-    const messages = this.store.recentLog(HISTORY_LIMIT).map(toChatMessage);
+    // A worker result set aside (never handed to the orchestrator) is shown when it is delivered again.
+    const messages = this.store
+      .recentLog(HISTORY_LIMIT)
+      .filter((e) => !(e.role === 'system' && e.status === 'cancelled'))
+      .map(toChatMessage);
     if (this.live) messages.push({ ...this.live });
     return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state() };
   }

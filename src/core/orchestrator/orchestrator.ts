@@ -17,7 +17,7 @@ import {
   type ReadableError,
 } from '../copilot/errors';
 import type { BatonStore, LogEntry } from '../store/types';
-import { delay } from '../util/delay';
+import { delay, withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
@@ -63,8 +63,18 @@ export interface OrchestratorOptions {
 export interface TurnHandle {
   turnId: string;
   logId: number;
+  /** Resolves when the turn leaves the queue for the session; rejects if Baton closes first. */
+  started: Promise<void>;
   /** Resolves with the settled reply (complete, partial or cancelled); rejects with a ReadableError-bearing error. */
   done: Promise<TurnResult>;
+}
+
+/** The turn was cut short because Baton is closing (window reload or quit), not by the user. */
+class BatonClosingError extends Error {
+  constructor() {
+    super('Baton was closed while answering this message.');
+    this.name = 'BatonClosingError';
+  }
 }
 
 export class TurnError extends Error {
@@ -81,6 +91,8 @@ interface QueuedTurn {
   logId: number;
   resolve: (r: TurnResult) => void;
   reject: (e: unknown) => void;
+  markStarted: () => void;
+  abandon: (e: unknown) => void;
 }
 
 type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };
@@ -88,6 +100,8 @@ type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promi
 /** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
 export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_bash', 'view', 'create', 'edit', 'web_fetch', 'sql', 'read_agent', 'list_agents', 'write_agent', 'grep', 'glob', 'task'] as const;
 
+/** The log is pruned to 200 rows, so this reaches every row that can still be pending. */
+const LOG_SCAN = 200;
 const STATE_SESSION = 'orchestrator_session_id';
 const STATE_FINGERPRINT = 'orchestrator_fingerprint';
 const STATE_ROUTER = 'router_state';
@@ -108,6 +122,8 @@ export class Orchestrator {
   private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
   private turnIndex: number | undefined;
+  /** The turn being processed, so dispose() can let it write its outcome before the store closes. */
+  private running: Promise<void> | undefined;
   /** The fingerprint of the live session (also in the store, read back only at start). */
   private fingerprint: string | undefined;
   private disposed = false;
@@ -127,6 +143,10 @@ export class Orchestrator {
 
   /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
   start(): LogEntry[] {
+    // Worker results a crash caught in the queue were never handed over: the inbox delivers them again.
+    for (const e of this.opts.store.recentLog(LOG_SCAN)) {
+      if (e.role === 'system' && e.status === 'pending') this.opts.store.updateLog(e.id, { status: 'cancelled' });
+    }
     const interrupted = this.opts.store.markInterrupted();
     if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
     const interval = this.opts.healthCheckIntervalMs ?? 30_000;
@@ -176,12 +196,19 @@ export class Orchestrator {
       resolve = res;
       reject = rej;
     });
+    let markStarted!: () => void;
+    let abandon!: (e: unknown) => void;
+    const started = new Promise<void>((res, rej) => {
+      markStarted = res;
+      abandon = rej;
+    });
     // Callers that only listen to events must not trigger unhandled-rejection warnings.
     done.catch(() => undefined);
-    this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject } });
+    started.catch(() => undefined);
+    this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon } });
     this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId });
     void this.pump();
-    return { turnId, logId, done };
+    return { turnId, logId, started, done };
   }
 
   /** Aborts the running turn (what streamed so far is kept) and drops nothing else from the queue. */
@@ -236,9 +263,13 @@ export class Orchestrator {
     this.processing = true;
     this.fireBusy();
     try {
-      for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+      for (let job = this.queue.shift(); job && !this.disposed; job = this.queue.shift()) {
         if (job.kind === 'task') await job.run().catch(() => undefined);
-        else await this.processTurn(job.turn);
+        else {
+          this.running = this.processTurn(job.turn);
+          await this.running;
+          this.running = undefined;
+        }
         this.fireBusy();
       }
     } finally {
@@ -257,6 +288,7 @@ export class Orchestrator {
     const abort = new AbortController();
     this.current = { turnId: turn.turnId, abort, origin: turn.origin };
     this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
+    turn.markStarted();
     const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
     const attempt: AttemptState = { delivered: false, text: '', usage: {} };
     let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
@@ -276,7 +308,13 @@ export class Orchestrator {
       this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
     } catch (err) {
       const reason = abort.signal.aborted ? abort.signal.reason : err;
-      if (reason instanceof TurnTimeoutError) {
+      if (reason instanceof BatonClosingError) {
+        // Closing (a reload, a quit) is not the user's stop: the message stays offered for resending,
+        // and what streamed so far is kept beside it.
+        store.updateLog(turn.logId, { status: turn.origin.channel === 'background' ? 'cancelled' : 'interrupted' });
+        if (attempt.text) store.appendLog({ role: 'assistant', content: withNote(attempt.text, 'Interrupted when Baton closed.'), source: turn.origin.channel, status: 'partial', meta: JSON.stringify({ route, usage: attempt.usage }) });
+        turn.reject(new TurnError({ kind: 'cancelled', message: reason.message }, attempt.text));
+      } else if (reason instanceof TurnTimeoutError) {
         // IO keeps partial replies on timeout: the user sees what arrived, with a note.
         const note = `Timed out after ${Math.round(reason.limitMs / 1000)}s (limit: baton.turnTimeoutMs).`;
         logger.warn(`Turn ${turn.turnId} timed out; keeping ${attempt.text.length} chars`);
@@ -533,15 +571,25 @@ export class Orchestrator {
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.healthTimer) clearInterval(this.healthTimer);
-    this.stop();
-    this.disposeReset();
+    // The queue is emptied before the running turn is stopped, so nothing starts in between.
     for (const job of this.queue.splice(0)) {
-      if (job.kind === 'turn') job.turn.reject(new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, ''));
+      if (job.kind !== 'turn') continue;
+      const closed = new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
+      // A worker result that never reached the session stays in the inbox and comes again at the next
+      // start; its row here is set aside so it is not shown twice. (A user's row stays pending: resend.)
+      if (job.turn.origin.channel === 'background') this.opts.store.updateLog(job.turn.logId, { status: 'cancelled' });
+      job.turn.abandon(closed);
+      job.turn.reject(closed);
     }
+    this.current?.abort.abort(new BatonClosingError());
+    // The running turn writes its outcome before the store closes.
+    await withTimeout(this.running ?? Promise.resolve(), 3000, 'turn did not settle').catch(() => undefined);
+    this.disposeReset();
     const session = this.session;
     this.session = undefined;
     await disconnectQuietly(session);
     this.opts.claims?.releaseAll();
     this.emitter.dispose();
   }
+
 }

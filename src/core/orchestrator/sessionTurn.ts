@@ -51,11 +51,13 @@ export async function inspectAfterFailure(session: CopilotSession, prompt: strin
 export function sendOnce(session: CopilotSession, prompt: string, turnId: string, attempt: AttemptState, signal: AbortSignal, host: TurnHost): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
+    // Declared first: finish() may run before the timer exists (a turn aborted before it was sent).
+    let watchdog: NodeJS.Timeout | undefined;
     const finish = (err?: unknown) => {
       if (settled) return;
       settled = true;
       unsubscribe();
-      clearInterval(watchdog);
+      if (watchdog) clearInterval(watchdog);
       signal.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolve();
@@ -130,7 +132,7 @@ export function sendOnce(session: CopilotSession, prompt: string, turnId: string
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     // A killed runtime emits nothing: notice the dead connection instead of waiting for the timeout.
-    const watchdog = setInterval(() => {
+    watchdog = setInterval(() => {
       if (!host.isConnected()) finish(new Error('Copilot runtime connection closed'));
     }, 250);
     session.send({ prompt }).then(
