@@ -10,7 +10,7 @@ import { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
 import { MemoryLogger } from '../src/core/util/logger';
 import { WorkerPool } from '../src/core/workers/workerPool';
 import { CopilotClient, hermeticEnv, type CopilotClientInstance } from '../test/support/copilotHarness';
-import { InMemoryStore } from '../test/support/inMemoryStore';
+import { openRecordingStore } from '../test/support/recordingStore';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
 
@@ -40,10 +40,10 @@ async function makeEnv(server: ScriptedModelServer, dir: string): Promise<{ env:
   return { env, project };
 }
 
-function newPool(runtime: CopilotRuntime, env: Record<string, string>, delivered: string[]): WorkerPool {
+async function newPool(runtime: CopilotRuntime, env: Record<string, string>, delivered: string[]): Promise<WorkerPool> {
   return new WorkerPool({
     runtime,
-    store: new InMemoryStore(),
+    store: await openRecordingStore(),
     logger: new MemoryLogger(),
     broker: { ask: async () => 'deny' },
     deliver: (text) => void delivered.push(text),
@@ -66,7 +66,7 @@ async function benchMemory(server: ScriptedModelServer, root: string): Promise<B
   const client = await runtime.client();
   const orch = await client.createSession({ streaming: true, availableTools: [], onPermissionRequest: () => ({ kind: 'reject' }), disabledMcpServers: ['github-mcp-server'] });
   await orch.sendAndWait({ prompt: 'warm up' }, 30_000);
-  const pool = newPool(runtime, one.env, []);
+  const pool = await newPool(runtime, one.env, []);
   const before = server.chatRequests().length;
   for (let i = 0; i < 5; i++) await pool.create({ name: `w${i}`, workingDir: one.project, prompt: `HOLD task ${i}` });
   await server.waitForRequests(before + 5, 30_000);
@@ -112,7 +112,7 @@ async function benchConcurrency(server: ScriptedModelServer, root: string, round
   server.always({ lastUserIncludes: 'TASK', afterToolResult: true }, { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 });
   const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger: new MemoryLogger(), env, copilotHome: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: project });
   const delivered: string[] = [];
-  const pool = newPool(runtime, env, delivered);
+  const pool = await newPool(runtime, env, delivered);
   let n = 0;
   const run = async (count: number): Promise<number> => {
     const target = delivered.length + count;

@@ -13,7 +13,7 @@ import { WorkerError, WorkerPool, type WorkerInfo, type WorkerSettings } from '.
 import { createWorkerTools } from '../../src/core/workers/workerTools';
 import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
 import { CopilotClient, hermeticEnv, runTurn, type CopilotClientInstance } from '../support/copilotHarness';
-import { InMemoryStore } from '../support/inMemoryStore';
+import { openRecordingStore, type RecordingStore } from '../support/recordingStore';
 import { startCore } from '../support/orchestratorFixture';
 import { ScriptedModelServer, type RecordedRequest } from '../support/scriptedModelServer';
 
@@ -57,7 +57,7 @@ describe('workers (real runtime, scripted model)', function () {
   let project: string;
   let logger: MemoryLogger;
   let runtime: CopilotRuntime;
-  let store: InMemoryStore;
+  let store: RecordingStore;
   let broker: FakeBroker;
   let settings: WorkerSettings;
   let delivered: Array<{ text: string; origin: Origin }>;
@@ -98,7 +98,7 @@ describe('workers (real runtime, scripted model)', function () {
     await mkdir(join(root, 'globalStorage'), { recursive: true });
     logger = new MemoryLogger();
     runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger, env, copilotHome: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: project });
-    store = new InMemoryStore();
+    store = await openRecordingStore(join(root, 'globalStorage'));
     broker = new FakeBroker();
     settings = { max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: false };
     delivered = [];
@@ -111,6 +111,7 @@ describe('workers (real runtime, scripted model)', function () {
     await pool.dispose();
     for (const c of extraClients.splice(0)) await c.stop().catch(() => c.forceStop());
     await runtime.dispose();
+    await store.close();
     await server.close();
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
   });
