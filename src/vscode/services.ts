@@ -136,7 +136,7 @@ export class BatonServices implements vscode.Disposable {
     if (interrupted.length) log.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
     const workersSub = pool.onDidChange((cards) => chat?.updateWorkers(cards));
     this.disposables.push({ dispose: workersSub });
-    void pool.deliverPending();
+    void pool.deliverPending().catch((err) => log.error('Could not deliver the results workers left from the last session', err));
 
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration(async (e) => {

@@ -181,7 +181,10 @@ export class ChatController {
         this.orchestrator.stop();
         break;
       case 'chat/new':
-        void this.orchestrator.newChat().then(() => this.postSnapshot());
+        void this.orchestrator.newChat().then(
+          () => this.postSnapshot(),
+          (err) => this.logger.error('New chat failed', err),
+        );
         break;
       case 'chat/resend': {
         const entry = this.store.recentLog(HISTORY_LIMIT).find((e) => `log-${e.id}` === message.id && e.role === 'user');

@@ -151,7 +151,7 @@ export class Orchestrator {
     if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
     const interval = this.opts.healthCheckIntervalMs ?? 30_000;
     if (interval > 0) {
-      this.healthTimer = setInterval(() => void this.healthCheck(), interval);
+      this.healthTimer = setInterval(() => void this.healthCheck().catch((err) => this.opts.logger.warn(`Health check failed: ${String(err)}`)), interval);
       this.healthTimer.unref?.();
     }
     return interrupted;
