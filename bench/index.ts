@@ -11,6 +11,9 @@ import { benchWorkers } from './workers.bench';
 import { benchActivation } from './activation.bench';
 
 const quick = process.argv.includes('--quick');
+// `--only store,panel` runs just those sections (results.json then holds only them).
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.argv[process.argv.indexOf('--only') + 1];
+const only = process.argv.some((a) => a === '--only' || a.startsWith('--only=')) ? new Set((onlyArg ?? '').split(',')) : undefined;
 
 const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   ['bundle', () => benchBundle()],
@@ -30,6 +33,7 @@ async function main(): Promise<void> {
   const results: Record<string, BenchFigure[] | { error: string }> = {};
   let crashed = 0;
   for (const [name, run] of sections) {
+    if (only && !only.has(name)) continue;
     const started = Date.now();
     process.stdout.write(`… ${name}\n`);
     try {
