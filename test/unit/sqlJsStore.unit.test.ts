@@ -161,6 +161,8 @@ describe('SqlJsStore', () => {
       assert.ok(aside, 'the bad file was moved aside');
       assert.equal(reports.length, 1);
       assert.equal(reports[0].level, 'warning');
+      assert.equal(reports[0].kind, 'moved-aside');
+      assert.equal(reports[0].userMustAct, true, 'a file moved aside is shown to the user');
       assert.ok(reports[0].message.includes(join(dir, aside)), reports[0].message);
       assert.match(await readFile(join(dir, aside), 'utf8'), /^this is not a database/);
 
@@ -194,7 +196,7 @@ describe('SqlJsStore', () => {
       const b = await openStore();
       assert.equal(b.recentLog(10).length, 0);
       assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
-      assert.equal(reports.filter((r) => r.level === 'warning' && /moved to/.test(r.message)).length, 1);
+      assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]), [['moved-aside', true]]);
     });
 
     it('moves aside a file of the right length whose pages are damaged', async () => {
@@ -387,8 +389,10 @@ describe('SqlJsStore', () => {
       a.setState('k', 'v');
       await assert.rejects(a.flush(), /holding the database write lease/);
       assert.equal(a.pendingWrites, 1);
+      assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]), [['save-failed', true]]);
       await rm(lease);
       await a.flush();
+      assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]).slice(1), [['saved-again', false]]);
       assert.equal(a.pendingWrites, 0);
       assert.equal((await openStore()).getState('k'), 'v');
     });
@@ -439,6 +443,7 @@ describe('SqlJsStore', () => {
       const a = await openStore({ flushDelayMs: 1 });
       assert.equal(reports.length, 1);
       assert.equal(reports[0].level, 'error');
+      assert.deepEqual([reports[0].kind, reports[0].userMustAct], ['not-saving', true]);
       assert.match(reports[0].message, /migration to schema version 2 .* failed/);
       assert.match(reports[0].message, /left untouched/);
       a.setState('new', 'value');
@@ -507,7 +512,7 @@ describe('SqlJsStore', () => {
       assert.deepEqual(b.listMemories().map((m) => m.content), ['good memory']);
       assert.equal(b.getState('blob'), undefined);
       assert.equal(reports.length, 3, reports.map((r) => r.message).join('\n'));
-      assert.ok(reports.every((r) => r.level === 'warning'));
+      assert.ok(reports.every((r) => r.level === 'warning' && r.kind === 'bad-row' && !r.userMustAct));
       assert.match(reports[0].message, /conversation_log.*status/);
       assert.match(reports[1].message, /memories.*category/);
     });

@@ -65,9 +65,33 @@ export interface InboxRow {
 /** Which part of the store changed. */
 export type StoreChange = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints';
 
+/**
+ * What a store report is about, so callers decide what to show from this, never from the message text.
+ * - moved-aside: the file was unreadable and was renamed (the message names where);
+ * - save-failed: a write to disk failed (it is retried; on close it is lost);
+ * - not-saving: the file could not be migrated or read, so this window's changes stay in memory only;
+ * - read-failed: a query on the in-memory database failed;
+ * - saved-again: saving works again after save-failed;
+ * - bad-row: a row read back did not fit its schema and was skipped;
+ * - newer-schema: the file comes from a newer Baton (used as it is);
+ * - change-dropped: one of this window's changes could not be applied on top of another window's file.
+ */
+export type StoreReportKind =
+  | 'moved-aside'
+  | 'save-failed'
+  | 'not-saving'
+  | 'read-failed'
+  | 'saved-again'
+  | 'bad-row'
+  | 'newer-schema'
+  | 'change-dropped';
+
 /** A problem the store met and survived (a bad row skipped, a corrupt file moved aside). */
 export interface StoreReport {
   level: 'info' | 'warning' | 'error';
+  kind: StoreReportKind;
+  /** True when the user should see it now (their data is not being saved, or was moved); the rest belongs in a log. */
+  userMustAct: boolean;
   message: string;
 }
 
