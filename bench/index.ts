@@ -2,26 +2,21 @@
 // table and written to bench/results.json. Not a test: nothing here fails on a slow machine.
 import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
-import { benchBundle } from './bundle.bench';
 import { meetsTarget, type BenchFigure } from './figure';
-import { benchOrchestrator } from './orchestrator.bench';
-import { benchPanel } from './panel.bench';
-import { benchStore } from './store.bench';
-import { benchWorkers } from './workers.bench';
-import { benchActivation } from './activation.bench';
 
 const quick = process.argv.includes('--quick');
 // `--only store,panel` runs just those sections (results.json then holds only them).
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.argv[process.argv.indexOf('--only') + 1];
 const only = process.argv.some((a) => a === '--only' || a.startsWith('--only=')) ? new Set((onlyArg ?? '').split(',')) : undefined;
 
+// Each section is imported when it runs, so `--only store` does not load (or need to compile) the others.
 const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
-  ['bundle', () => benchBundle()],
-  ['store', () => benchStore({ quick })],
-  ['orchestrator', () => benchOrchestrator({ quick })],
-  ['workers', () => benchWorkers({ quick })],
-  ['panel', () => benchPanel({ quick })],
-  ['activation', () => benchActivation({ quick })],
+  ['bundle', async () => (await import('./bundle.bench')).benchBundle()],
+  ['store', async () => (await import('./store.bench')).benchStore({ quick })],
+  ['orchestrator', async () => (await import('./orchestrator.bench')).benchOrchestrator({ quick })],
+  ['workers', async () => (await import('./workers.bench')).benchWorkers({ quick })],
+  ['panel', async () => (await import('./panel.bench')).benchPanel({ quick })],
+  ['activation', async () => (await import('./activation.bench')).benchActivation({ quick })],
 ];
 
 function format(f: BenchFigure): string {
