@@ -3,7 +3,7 @@
 // see test/support/webviewPage.ts.
 import type { Browser } from 'playwright-core';
 import type { ChatMessage, HostMessage, Snapshot } from '../src/shared/protocol';
-import { renderMarkdown } from '../webview/markdown';
+import { renderMarkdown } from '../webview/markdownStream';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
 

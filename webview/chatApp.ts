@@ -1,6 +1,7 @@
 // The chat panel: builds the UI, applies host messages in order, and posts the user's intents. The host owns all
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
 import type { HostMessage, PanelState, Snapshot } from '../src/shared/protocol';
+import { highlightCode } from './codeHighlight';
 import { Composer } from './composer';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
@@ -8,6 +9,7 @@ import { Header } from './header';
 import { MessageList } from './messageList';
 import type { MessageView, Post } from './messageView';
 import { PermissionList } from './permissionList';
+import { setSafeHtml } from './sanitize';
 import { SeqGate } from './seqGate';
 import { SetupBanner } from './setupBanner';
 import type { UiState, VsCodeApi } from './vscodeApi';
@@ -205,7 +207,8 @@ export class ChatApp {
       const code = button.closest('.code-block')?.querySelector('code');
       if (!code) return;
       const text = code.textContent ?? '';
-      if (button.dataset.action === 'insert') this.post({ type: 'code/insert', code: text });
+      if (button.dataset.action === 'highlight') highlightInPlace(button, code);
+      else if (button.dataset.action === 'insert') this.post({ type: 'code/insert', code: text });
       else if (button.dataset.action === 'copy') void copyText(text, code).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
       return;
     }
@@ -258,6 +261,19 @@ async function copyText(text: string, source: Element): Promise<boolean> {
     selection.removeAllRanges();
     return ok;
   }
+}
+
+/** Colours a code block that was shown plain for its size, at the user's request. */
+function highlightInPlace(button: HTMLButtonElement, code: HTMLElement): void {
+  const lang = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1] ?? '';
+  button.disabled = true;
+  button.textContent = 'Highlighting…';
+  // After a frame, so the button shows it is working: a very long block can take a moment.
+  setTimeout(() => {
+    const html = highlightCode(code.textContent ?? '', lang);
+    if (html !== undefined) setSafeHtml(code, html);
+    button.remove();
+  }, 30);
 }
 
 function flash(button: HTMLElement, text: string): void {

@@ -1,5 +1,5 @@
 // Element construction without innerHTML: text always goes in as text nodes. The one place HTML strings enter the
-// DOM is the markdown renderer's output, which is built from escaped text (see markdown.ts).
+// DOM is rendered markdown and code, through the sanitizer (see sanitize.ts).
 
 export type Attrs = Record<string, string | number | boolean | undefined | null>;
 export type Child = Node | string | null | undefined | false;

@@ -3,7 +3,8 @@
 // the open tail on each flush.
 import type { ChatMessage, MessageRole, RouteInfo, UsageInfo, WebviewMessage } from '../src/shared/protocol';
 import { h, setText, toggleAttr } from './dom';
-import { MarkdownStream, renderMarkdown } from './markdown';
+import { MarkdownStream, renderMarkdown } from './markdownStream';
+import { sanitizedFragment, setSafeHtml } from './sanitize';
 
 const ROLE_LABEL: Record<MessageRole, string> = {
   user: 'You',
@@ -162,9 +163,9 @@ export class MessageView {
       return true;
     }
     const { done, tail } = this.stream.push(delta);
-    if (done) this.tailEl.insertAdjacentHTML('beforebegin', done);
+    if (done) this.tailEl.before(sanitizedFragment(done));
     if (tail !== this.lastTail) {
-      this.tailEl.innerHTML = tail;
+      setSafeHtml(this.tailEl, tail);
       this.lastTail = tail;
     }
     return true;
@@ -274,21 +275,24 @@ export class MessageView {
     this.tailEl = undefined;
     if (!this.isStreaming) {
       this.stream = undefined;
-      body.innerHTML = renderMarkdown(message.content);
+      setSafeHtml(body, renderMarkdown(message.content));
       return;
     }
     this.stream = new MarkdownStream();
     const { done, tail } = this.stream.push(message.content);
-    body.innerHTML = done;
+    setSafeHtml(body, done);
     this.tailEl = h('div', { class: 'md-tail' });
-    this.tailEl.innerHTML = tail;
+    setSafeHtml(this.tailEl, tail);
     this.lastTail = tail;
     body.append(this.tailEl);
   }
 
-  /** The open tail becomes an ordinary last block; nothing is re-rendered. */
+  /**
+   * The open tail becomes an ordinary last block, rendered once more as finished (its code highlighted), so the
+   * DOM is the one a one-shot render of the whole text gives.
+   */
   private endStream(): void {
-    if (this.tailEl) this.tailEl.replaceWith(...Array.from(this.tailEl.childNodes));
+    if (this.tailEl && this.stream) this.tailEl.replaceWith(sanitizedFragment(this.stream.finalHtml()));
     this.tailEl = undefined;
     this.stream = undefined;
   }

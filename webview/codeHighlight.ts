@@ -1,0 +1,98 @@
+// Syntax colouring with highlight.js: its core plus the languages chat answers use most (registering only these keeps
+// the webview bundle small; an unknown language is shown plain, never guessed: auto-detection runs every grammar).
+// Token classes are `tok-<scope>` (styles.css colours them from VS Code's theme variables).
+//
+// What must stay true: the output is the escaped code wrapped in <span class="tok-…"> only, so its textContent is the
+// code; no block longer than HIGHLIGHT_LIMIT is highlighted on its own; and no grammar ever sees a long word.
+// highlight.js is quadratic in the length of a word (20 KB of base64 in a css block took 1.5 s, 100 KB 34 s): some
+// grammars retry a word-matching regex at every position of it. So every run of more than LONG_WORD non-space
+// characters is swapped for one placeholder character before highlighting and put back, escaped, afterwards; it takes
+// the colour of whatever token it sat in (a string, usually).
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import csharp from 'highlight.js/lib/languages/csharp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import dockerfile from 'highlight.js/lib/languages/dockerfile';
+import go from 'highlight.js/lib/languages/go';
+import ini from 'highlight.js/lib/languages/ini';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import kotlin from 'highlight.js/lib/languages/kotlin';
+import makefile from 'highlight.js/lib/languages/makefile';
+import markdown from 'highlight.js/lib/languages/markdown';
+import php from 'highlight.js/lib/languages/php';
+import plaintext from 'highlight.js/lib/languages/plaintext';
+import powershell from 'highlight.js/lib/languages/powershell';
+import python from 'highlight.js/lib/languages/python';
+import ruby from 'highlight.js/lib/languages/ruby';
+import rust from 'highlight.js/lib/languages/rust';
+import scss from 'highlight.js/lib/languages/scss';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import swift from 'highlight.js/lib/languages/swift';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+/** Code blocks longer than this (characters) are shown plain, with a Highlight button. */
+export const HIGHLIGHT_LIMIT = 20_000;
+
+const LANGUAGES = { bash, c, cpp, csharp, css, diff, dockerfile, go, ini, java, javascript, json, kotlin, makefile, markdown, php, plaintext, powershell, python, ruby, rust, scss, shell, sql, swift, typescript, xml, yaml };
+for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
+// Names models write that the grammars do not list as aliases.
+hljs.registerAliases(['tsx', 'mts', 'cts'], { languageName: 'typescript' });
+hljs.registerAliases(['jsx', 'mjs', 'cjs', 'node'], { languageName: 'javascript' });
+hljs.registerAliases(['toml', 'env', 'dotenv'], { languageName: 'ini' });
+hljs.registerAliases(['jsonc', 'json5'], { languageName: 'json' });
+hljs.registerAliases(['console', 'terminal'], { languageName: 'shell' });
+hljs.registerAliases(['text', 'txt', 'output', 'log'], { languageName: 'plaintext' });
+hljs.configure({ classPrefix: 'tok-' });
+
+/** Whether `lang` (a fence's info word) names a grammar that is bundled. */
+export function knowsLanguage(lang: string): boolean {
+  return lang !== '' && hljs.getLanguage(lang.toLowerCase()) !== undefined;
+}
+
+const LONG_WORD = 120;
+/** A private-use character: no grammar gives it a meaning, and hljs passes it through unescaped. */
+const PLACEHOLDER = '\uE000';
+
+/** Highlighted HTML for `code`, or undefined when the language is not bundled (the caller shows it plain). */
+export function highlightCode(code: string, lang: string): string | undefined {
+  if (!knowsLanguage(lang) || code.includes(PLACEHOLDER)) return undefined;
+  const words: string[] = [];
+  const short = withoutLongWords(code, words);
+  // ignoreIllegals: half-written or unusual code is still coloured as well as it can be, never thrown on.
+  const html = hljs.highlight(short, { language: lang.toLowerCase(), ignoreIllegals: true }).value;
+  if (!words.length) return html;
+  let i = 0;
+  const restored = html.replace(/\uE000/g, () => escapeHtml(words[i++] ?? ''));
+  return i === words.length ? restored : undefined;
+}
+
+/** `code` with each run of more than LONG_WORD non-space characters replaced by PLACEHOLDER (pushed on `words`). */
+function withoutLongWords(code: string, words: string[]): string {
+  let out = '';
+  let last = 0;
+  let start = 0;
+  for (let i = 0; i <= code.length; i++) {
+    const c = code.charCodeAt(i);
+    // NaN past the end, so the last run is closed too.
+    if (!(c === 32 || c === 9 || c === 10 || c === 13 || Number.isNaN(c))) continue;
+    if (i - start > LONG_WORD) {
+      out += code.slice(last, start) + PLACEHOLDER;
+      words.push(code.slice(start, i));
+      last = i;
+    }
+    start = i + 1;
+  }
+  return last === 0 ? code : out + code.slice(last);
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}

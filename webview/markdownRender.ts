@@ -1,0 +1,137 @@
+// Markdown to HTML with markdown-it (CommonMark, GFM tables and strikethrough, autolinks of URLs that carry a
+// scheme) and a small rule for GFM task lists. Pure string work, no DOM, so it runs in Node tests too; the webview
+// puts the result through DOMPurify (sanitize.ts) before it reaches the DOM.
+//
+// Safety invariants, kept here and checked again by the sanitizer:
+// - `html: false`: raw HTML in a reply is text, never markup. The only tags are markdown-it's own and the ones
+//   written literally in this file.
+// - Every link target passes safeHref: http(s), mailto, file and scheme-less (relative) targets only. markdown-it
+//   decodes entities and percent-escapes before asking, so `&#106;avascript:` is seen as `javascript:`.
+// - Images are not loaded (a reply must not make the panel fetch anything): they render as links to their target.
+// - No `style` attribute is emitted (the CSP admits none): table alignment becomes a class.
+import MarkdownIt from 'markdown-it';
+import type { StateCore } from 'markdown-it';
+import { HIGHLIGHT_LIMIT, highlightCode } from './codeHighlight';
+
+/** How a block is rendered: an open block is still streaming, so its code is not highlighted yet. */
+export interface RenderEnv {
+  open?: boolean;
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
+// Only links with a scheme (https://…, mailto:…) are linkified: fuzzy matching would turn file names like
+// utils.ts (.ts is a top-level domain) into web links.
+md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+md.validateLink = (url) => safeHref(url) !== null;
+
+const { escapeHtml, unescapeAll } = md.utils;
+
+/** A link target that is safe to put in href, or null. Admits http(s), mailto, file and relative targets. */
+export function safeHref(raw: string): string | null {
+  const href = raw.trim();
+  if (!href) return null;
+  // Browsers ignore control characters and whitespace inside a scheme ("java\tscript:"), so the check does too.
+  // eslint-disable-next-line no-control-regex
+  const probe = href.replace(/[\u0000-\u0020\u007f-\u009f]/g, '').toLowerCase();
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(probe)?.[1];
+  // Scheme-relative (//host) would resolve against the webview's own origin scheme: not a place to send anyone.
+  if (scheme === undefined) return probe.startsWith('//') || probe.startsWith('\\\\') ? null : href;
+  if (scheme.length === 1) return href; // a Windows drive letter, C:\…
+  return scheme === 'http' || scheme === 'https' || scheme === 'mailto' || scheme === 'file' ? href : null;
+}
+
+const TASK = /^\[([ xX])\](?=\s|$)/;
+
+/** GFM task list items: `- [x] done` gets a disabled checkbox and `class="task"` on its <li>. */
+function taskLists(state: StateCore): void {
+  const tokens = state.tokens;
+  for (let i = 2; i < tokens.length; i++) {
+    const inline = tokens[i]!;
+    if (inline.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open' || tokens[i - 2]!.type !== 'list_item_open') continue;
+    const first = inline.children?.[0];
+    const m = first?.type === 'text' ? TASK.exec(first.content) : null;
+    if (!first || !m) continue;
+    const done = m[1] !== ' ';
+    first.content = first.content.slice(m[0].length).replace(/^[ \t]/, '');
+    const box = new state.Token('html_inline', '', 0);
+    box.content = `<input type="checkbox" disabled${done ? ' checked' : ''} aria-label="${done ? 'done' : 'not done'}"> `;
+    inline.children!.unshift(box);
+    tokens[i - 2]!.attrJoin('class', 'task');
+  }
+}
+// After text_join, so `[x] rest` is one text token.
+md.core.ruler.after('text_join', 'task_lists', taskLists);
+
+/** markdown-it aligns table cells with a style attribute, which the CSP refuses; a class does the same. */
+function alignClasses(state: StateCore): void {
+  for (const token of state.tokens) {
+    if (token.type !== 'th_open' && token.type !== 'td_open') continue;
+    const style = token.attrGet('style');
+    if (style === null) continue;
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+    const align = /text-align:(left|center|right)/.exec(style)?.[1];
+    if (align) token.attrJoin('class', `align-${align}`);
+  }
+}
+md.core.ruler.push('align_classes', alignClasses);
+
+md.renderer.rules.image = (tokens, idx) => {
+  const token = tokens[idx]!;
+  const alt = escapeHtml(token.content || 'image');
+  return `<a href="${escapeHtml(token.attrGet('src') ?? '')}" class="md-image-link">${alt}</a>`;
+};
+
+md.renderer.rules.fence = (tokens, idx, _options, env: RenderEnv) => {
+  const token = tokens[idx]!;
+  const info = token.info ? unescapeAll(token.info).trim() : '';
+  return codeBlock(token.content, /^\{?\.?([^\s{}]+)/.exec(info)?.[1] ?? '', env);
+};
+md.renderer.rules.code_block = (tokens, idx, _options, env: RenderEnv) => codeBlock(tokens[idx]!.content, '', env);
+
+function codeBlock(raw: string, lang: string, env: RenderEnv): string {
+  const code = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
+  const langClass = lang.toLowerCase().replace(/[^a-z0-9+#-]/g, '');
+  const tooLong = code.length > HIGHLIGHT_LIMIT;
+  // An open block is highlighted once it is complete (the last block when the stream ends): re-highlighting a
+  // growing block every frame is the work that must not land in a frame.
+  const body = (!env.open && !tooLong && langClass && highlightCode(code, langClass)) || escapeHtml(code);
+  const highlightButton =
+    tooLong && langClass
+      ? '<button type="button" class="code-btn" data-action="highlight" data-testid="code-highlight" aria-label="Highlight this long code block">Highlight</button>'
+      : '';
+  return (
+    `<div class="code-block"><div class="code-toolbar"><span class="code-lang">${lang ? escapeHtml(lang) : 'text'}</span>` +
+    highlightButton +
+    '<button type="button" class="code-btn" data-action="copy" data-testid="code-copy" aria-label="Copy code">Copy</button>' +
+    '<button type="button" class="code-btn" data-action="insert" data-testid="code-insert" aria-label="Insert code at cursor">Insert at cursor</button>' +
+    `</div><pre class="code"><code${langClass ? ` class="language-${langClass}"` : ''}>${body}</code></pre></div>\n`
+  );
+}
+
+/**
+ * Inline delimiters one block may hold before it is shown as plain text. markdown-it is linear, but spends about
+ * 1–2 µs on each `*`, `_`, `[`, backtick… (a token, a delimiter record): 100 KB of `[` or `*a` took 100–300 ms.
+ * Prose has a few per line; only a pathological block gets near this, and it is then shown as it was written.
+ */
+export const MAX_DELIMITERS = 10_000;
+const FENCED = /^[ \t]*(?:```|~~~)/;
+
+/** Renders one block of a reply (see markdownStream.ts for how replies are cut into blocks). */
+export function renderBlock(src: string, env: RenderEnv = {}): string {
+  if (!/\S/.test(src)) return '';
+  if (!FENCED.test(src) && tooManyDelimiters(src)) return `<p class="md-plain">${escapeHtml(src.trim())}</p>\n`;
+  return md.render(src, { ...env });
+}
+
+function tooManyDelimiters(src: string): boolean {
+  if (src.length < MAX_DELIMITERS) return false;
+  let count = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    // * _ [ ] ` ~ < ! \ — the characters that start or end an inline construct.
+    if (c === 42 || c === 95 || c === 91 || c === 93 || c === 96 || c === 126 || c === 60 || c === 33 || c === 92) {
+      if (++count > MAX_DELIMITERS) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,44 @@
+// The one door through which HTML strings enter the panel's DOM: rendered markdown and highlighted code pass DOMPurify
+// first. markdown-it with `html: false` already emits only its own tags with checked link targets; this is the
+// second wall, so a bug in a renderer rule or a library update cannot put a script, an event handler, a style or an
+// unsafe URL into the panel.
+import DOMPurify from 'dompurify';
+
+/** Exactly what markdownRender.ts and codeHighlight.ts emit; anything else is dropped, its text kept. */
+const ALLOWED_TAGS = [
+  'a', 'blockquote', 'br', 'button', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'input',
+  'li', 'ol', 'p', 'pre', 's', 'span', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
+];
+const ALLOWED_ATTR = ['href', 'title', 'class', 'start', 'type', 'disabled', 'checked', 'aria-label', 'data-action', 'data-testid'];
+/** http(s), mailto, file, or no scheme at all (a relative path, #anchor); the same rule as safeHref. */
+const ALLOWED_URI_REGEXP = /^(?:(?:https?|mailto|file):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
+
+const purify = DOMPurify(window);
+purify.addHook('uponSanitizeAttribute', (node, data) => {
+  // The only input is the task list's disabled checkbox.
+  if (node.nodeName === 'INPUT' && data.attrName === 'type' && data.attrValue !== 'checkbox') data.keepAttr = false;
+  if (data.attrName === 'href' && /^\s*\/\//.test(data.attrValue)) data.keepAttr = false;
+});
+purify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName === 'INPUT') node.setAttribute('disabled', '');
+});
+
+const CONFIG = {
+  ALLOWED_TAGS,
+  ALLOWED_ATTR,
+  ALLOWED_URI_REGEXP,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  RETURN_DOM_FRAGMENT: true,
+} as const;
+
+/** Sanitized nodes for an HTML string, ready to insert. */
+export function sanitizedFragment(html: string): DocumentFragment {
+  if (!html) return document.createDocumentFragment();
+  return purify.sanitize(html, CONFIG);
+}
+
+/** Replaces `el`'s children with the sanitized HTML. */
+export function setSafeHtml(el: Element, html: string): void {
+  el.replaceChildren(sanitizedFragment(html));
+}
