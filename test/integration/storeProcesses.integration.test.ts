@@ -176,6 +176,39 @@ describe('the store across separate processes', function () {
     console.log(`      ${leftBehind} of ${trials.length} kills left a lease or temp file behind (killed inside a flush)`);
   });
 
+  // The same, at exact points of the flush (the child's file system stops there and waits to be killed), so the
+  // test does not depend on where timing lands a kill.
+  for (const step of ['lease', 'temp', 'rename'] as const) {
+    it(`a process killed inside a flush (${step === 'lease' ? 'lease taken' : step === 'temp' ? 'temp file written, not renamed' : 'renamed, lease still held'}) loses nothing it had flushed`, async () => {
+      const w = new Writer({ kind: 'flushLoop', dir, name: 'k', rowsPerFlush: 40, contentBytes: 500, pauseAt: step, pauseAfterRows: 120 });
+      writers.push(w);
+      await w.next('ready');
+      w.go();
+      const inside = await w.next('inside');
+      w.kill();
+      await w.exited;
+      const flushed = Math.max(0, ...w.messages.map((m) => (m.kind === 'flushed' ? m.rows : 0)));
+      assert.equal(flushed, inside.rows - 40);
+      const left = (await readdir(dir)).sort();
+      assert.ok(left.includes('baton.sqlite.lease'), `the dead writer's lease is left: ${left.join(', ')}`);
+      assert.equal(left.some((n) => n.startsWith('baton.sqlite.tmp-')), step === 'temp');
+
+      const reports: StoreReport[] = [];
+      const store = await reopen(reports);
+      assert.deepEqual(store.integrityCheck(), ['ok']);
+      const rows = store.recentLog(100_000).map((e) => e.content.split(' ')[0]);
+      // Killed after the rename, the flush it was in is on disk too; before it, exactly what it had seen flushed.
+      const expected = step === 'rename' ? inside.rows : flushed;
+      assert.deepEqual(rows, Array.from({ length: expected }, (_, i) => `k-${i}`));
+      store.setState('after', step);
+      const started = Date.now();
+      await store.flush();
+      assert.ok(Date.now() - started < 1500, `took over the dead writer's lease in ${Date.now() - started} ms`);
+      assert.deepEqual(reports.filter((r) => r.level !== 'info'), []);
+      assert.deepEqual((await readdir(dir)).sort(), ['baton.sqlite'], 'the lease and temp file it left were cleaned up');
+    });
+  }
+
   it('a writer killed mid-flush does not stop another process from writing, nor lose what either flushed', async () => {
     const survivor = new Writer({ kind: 'interleave', dir, name: 's', rounds: 150, memoryEvery: 10, flushDelayMs: 3, pollIntervalMs: 15 });
     const victim = new Writer({ kind: 'flushLoop', dir, name: 'v', rowsPerFlush: 20, contentBytes: 1_000 });

@@ -1,6 +1,7 @@
 // A separate Node process writing to one store folder, as a second VS Code window would. Forked by
 // test/integration/storeProcesses.integration.test.ts: it receives a WriterJob, opens the store, says 'ready', waits
 // for 'go' (so every writer starts together), and reports over IPC what it wrote and what is on disk.
+import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import type { StoreReport } from '../../src/core/store/types';
 
@@ -21,7 +22,13 @@ export type WriterJob =
       name: string;
       rowsPerFlush: number;
       contentBytes: number;
+      /** Once `pauseAfterRows` rows are written, stop inside the flush at this step, say so, and wait to be killed. */
+      pauseAt?: FlushStep;
+      pauseAfterRows?: number;
     };
+
+/** Points inside a flush: the lease file created, the temp file written (not renamed), the rename done (lease held). */
+export type FlushStep = 'lease' | 'temp' | 'rename';
 
 export type WriterMessage =
   | { kind: 'ready' }
@@ -30,6 +37,8 @@ export type WriterMessage =
   | { kind: 'flushing'; rows: number }
   /** A flush resolved: the first `rows` rows are on disk. */
   | { kind: 'flushed'; rows: number }
+  /** Stopped inside a flush at `step`, with `rows` rows written. */
+  | { kind: 'inside'; step: FlushStep; rows: number }
   | { kind: 'done'; logRows: number; memories: number }
   | { kind: 'failed'; message: string };
 
@@ -44,7 +53,7 @@ function nextMessage(): Promise<unknown> {
   return new Promise((resolve) => process.once('message', resolve));
 }
 
-async function openStore(dir: string, extra: { flushDelayMs?: number; pollIntervalMs?: number }): Promise<SqlJsStore> {
+async function openStore(dir: string, extra: { flushDelayMs?: number; pollIntervalMs?: number; fs?: StoreFileSystem }): Promise<SqlJsStore> {
   return SqlJsStore.open({
     dir,
     pruneLog: false,
@@ -83,11 +92,29 @@ async function interleave(job: Extract<WriterJob, { kind: 'interleave' }>): Prom
 
 // Appends rows and flushes, forever, telling the parent before and after each flush; the parent kills it.
 async function flushLoop(job: Extract<WriterJob, { kind: 'flushLoop' }>): Promise<void> {
-  const store = await openStore(job.dir, { flushDelayMs: 60_000, pollIntervalMs: 0 });
+  let rows = 0;
+  // The real file system, except that at the chosen step of a late enough flush it stops for good (until killed).
+  const pause = async (step: FlushStep): Promise<void> => {
+    if (step !== job.pauseAt || rows < (job.pauseAfterRows ?? Infinity)) return;
+    await send({ kind: 'inside', step, rows });
+    await new Promise(() => undefined);
+  };
+  const fs: StoreFileSystem = {
+    ...nodeStoreFileSystem,
+    async createFile(path, data, durable) {
+      await nodeStoreFileSystem.createFile(path, data, durable);
+      await pause(path.endsWith('.lease') ? 'lease' : 'temp');
+    },
+    async rename(from, to) {
+      await nodeStoreFileSystem.rename(from, to);
+      if (from.includes('.tmp-')) await pause('rename');
+    },
+  };
+  const store = await openStore(job.dir, { flushDelayMs: 60_000, pollIntervalMs: 0, fs });
   await send({ kind: 'ready' });
   await nextMessage();
   const filler = 'x'.repeat(job.contentBytes);
-  for (let rows = 0; ; ) {
+  for (;;) {
     for (let i = 0; i < job.rowsPerFlush; i++) {
       store.appendLog({ role: 'assistant', content: `${job.name}-${rows++} ${filler}`, source: job.name, status: 'complete' });
     }
