@@ -6,6 +6,7 @@ import type { ChatMessage, HostMessage, Snapshot } from '../src/shared/protocol'
 import { renderMarkdown } from '../webview/markdownStream';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
+import { pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
 
 /** Deterministic PRNG so every run streams the same text in the same pieces. */
 function rng(seed: number): () => number {
@@ -187,6 +188,44 @@ const SCROLL_DRIVER = String.raw`(async function (step) {
 })`;
 
 
+// Appends one complete message and watches the frames until it is painted: the longest frame is what the user
+// waits for (parse, sanitize, DOM, layout and paint).
+const ONE_SHOT_DRIVER = String.raw`(async function (content) {
+  var gaps = [], running = true, last = 0;
+  await new Promise(function (r) { requestAnimationFrame(function (t) { last = t; r(); }); });
+  (function loop() { requestAnimationFrame(function (t) { gaps.push(t - last); last = t; if (running) loop(); }); })();
+  window.postMessage({ type: 'message/append', seq: 2, message: { id: 'p-one', role: 'assistant', content: content, status: 'complete', ts: Date.now() } }, '*');
+  await new Promise(function (done) {
+    (function check() {
+      if (document.querySelector('[data-id="p-one"][data-rendered]')) requestAnimationFrame(function () { requestAnimationFrame(function () { done(); }); });
+      else requestAnimationFrame(check);
+    })();
+  });
+  running = false;
+  return { maxFrameMs: Math.max.apply(null, gaps) };
+})`;
+
+interface PathologicalResult {
+  input: PathologicalInput;
+  renderFrameMs: number;
+  stream: StreamResult;
+}
+
+/** One pathological reply: rendered at once in one page, streamed (500 deltas, as fast as they come) in another. */
+async function pathologicalOnce(browser: Browser, build: WebviewBuild, input: PathologicalInput): Promise<PathologicalResult> {
+  const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
+  let oneShot: { maxFrameMs: number };
+  try {
+    await wp.page.waitForSelector('[data-testid="empty-state"]');
+    oneShot = (await wp.page.evaluate(`${ONE_SHOT_DRIVER}(${JSON.stringify(input.text)})`)) as typeof oneShot;
+    await assertClean(wp.errors, await wp.cspViolations());
+  } finally {
+    await wp.close();
+  }
+  const stream = await streamOnce(browser, build, cutIntoDeltas(input.text, 500, 3), 0, renderMarkdown(input.text));
+  return { input, renderFrameMs: oneShot.maxFrameMs, stream };
+}
+
 async function streamOnce(browser: Browser, build: WebviewBuild, deltas: string[], pace: number, expectedHtml: string): Promise<StreamResult> {
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
   try {
@@ -264,8 +303,12 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
     for (let i = 0; i < (opts.quick ? 3 : 7); i++) opens.push(await openOnce(browser, build, snapshot, i === 1));
     const scroll = opens[1]!;
 
+    const pathological: PathologicalResult[] = [];
+    for (const input of pathologicalInputs(100_000)) pathological.push(await pathologicalOnce(browser, build, input));
+
     const kb = (answer.length / 1024).toFixed(0);
     return [
+      { name: 'panel: webview bundle, minified (js + css)', value: (build.jsBytes + build.cssBytes) / 1024, unit: 'KB', target: '≤ 400' },
       { name: `panel: 10k deltas (${kb} KB) as fast as they come, until painted`, value: median(flood.map((r) => r.totalMs)), unit: 'ms' },
       { name: 'panel: 10k deltas as fast as they come, longest frame', value: median(flood.map((r) => r.maxFrameMs)), unit: 'ms', target: '≤ 50' },
       { name: 'panel: 10k deltas over ~2.5 s, until painted', value: median(paced.map((r) => r.totalMs)), unit: 'ms' },
@@ -277,6 +320,15 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
       { name: 'panel: messages rendered at first paint (of 1,000)', value: median(opens.map((r) => r.renderedAtPaint)), unit: 'messages' },
       { name: 'panel: scroll 1,000 messages to the top at 600 px/frame, longest frame', value: scroll.scrollMaxFrameMs, unit: 'ms', target: '≤ 50' },
       { name: `panel: scroll to the top, frames over 50 ms (of ${scroll.scrollFrames})`, value: scroll.scrollFramesOver50, unit: 'frames' },
+      // Each pathological reply of issue 14: the worse of its one-shot render (the frame it lands in) and the longest
+      // frame while it streams in 500 deltas.
+      ...pathological.map((r) => ({
+        name: `panel: pathological "${r.input.name}" (${(r.input.text.length / 1024).toFixed(0)} KB): render ${r.renderFrameMs.toFixed(0)} ms, streamed longest frame ${r.stream.maxFrameMs.toFixed(0)} ms`,
+        value: Math.max(r.renderFrameMs, r.stream.maxFrameMs),
+        unit: 'ms',
+        target: '≤ 50',
+      })),
+      { name: `panel: pathological replies, streamed DOM equals one-shot (${pathological.length} inputs)`, value: pathological.every((r) => r.stream.matches) ? 1 : 0, unit: 'yes=1', target: '≥ 1' },
     ];
   } finally {
     await browser.close();
