@@ -70,13 +70,13 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         });
         for (const raw of pending.splice(0)) core.chat.receive(raw);
         // Opening the chat view is the moment to start the runtime and find out whether Baton can answer.
-        void core.runtime.client().then(
-          async (client) => {
-            if (core.runtime.provider.type !== 'copilot') return core.chat.setSetupHint(undefined);
-            const auth = await client.getAuthStatus().catch(() => undefined);
-            core.chat.setSetupHint(auth && !auth.isAuthenticated ? 'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.' : undefined);
+        void core.sessions.start().then(
+          async () => {
+            if (core.sessions.provider.type !== 'copilot') return core.chat.setSetupHint(undefined);
+            const auth = await core.sessions.authStatus().catch(() => undefined);
+            core.chat.setSetupHint(auth && !auth.authenticated ? 'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.' : undefined);
           },
-          (err) => core.chat.setSetupHint(`The Copilot runtime did not start: ${err instanceof Error ? err.message : String(err)}`),
+          (err: unknown) => core.chat.setSetupHint(`The Copilot runtime did not start: ${err instanceof Error ? err.message : String(err)}`),
         );
       },
       (err) => {

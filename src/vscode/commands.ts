@@ -38,16 +38,16 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     }),
     register('baton.switchModel', async () => {
       const core = await services.ready();
-      let models: Awaited<ReturnType<typeof core.runtime.listModels>>;
+      let models: string[];
       try {
-        models = await core.runtime.listModels();
+        models = await core.sessions.listModels();
       } catch (err) {
         void vscode.window.showErrorMessage(`Baton could not list models: ${err instanceof Error ? err.message : String(err)}`);
         return;
       }
       const current = readOrchestratorSettings().routing.model;
       const pick = await vscode.window.showQuickPick(
-        models.map((m) => ({ label: m.id, description: m.id === current ? 'current' : m.name !== m.id ? m.name : undefined })),
+        models.map((id) => ({ label: id, description: id === current ? 'current' : undefined })),
         { title: 'Baton: model for the orchestrator', placeHolder: current },
       );
       if (!pick) return;

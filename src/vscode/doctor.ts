@@ -19,7 +19,7 @@ function mb(bytes: number): string {
 }
 
 export async function runDoctor(core: Core, storageDir: string, version: string): Promise<string> {
-  const lines = [`# Baton doctor report`, '', `- Baton ${version}, VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}), ${process.platform}-${process.arch}, Node ${process.versions.node}`, `- Provider: ${core.runtime.provider.type}${core.runtime.provider.baseUrl ? ` at ${core.runtime.provider.baseUrl}` : ''}${core.runtime.provider.apiKey ? ' (API key set)' : ''}`];
+  const lines = [`# Baton doctor report`, '', `- Baton ${version}, VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}), ${process.platform}-${process.arch}, Node ${process.versions.node}`, `- Provider: ${core.sessions.provider.type}${core.sessions.provider.baseUrl ? ` at ${core.sessions.provider.baseUrl}` : ''}${core.sessions.provider.apiKey ? ' (API key set)' : ''}`];
   const check = async (name: string, fn: () => Promise<string>) => {
     try {
       lines.push(`- ✅ ${name}: ${await fn()}`);
@@ -29,18 +29,16 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   };
   await check('Copilot runtime', async () => {
     const started = Date.now();
-    const client = await core.runtime.client();
-    const status = await client.getStatus();
-    return `runtime ${status.version} (protocol ${status.protocolVersion}), answered in ${Date.now() - started} ms, pid ${core.runtime.runtimePid() ?? '?'}`;
+    const status = await core.sessions.status();
+    return `runtime ${status.version} (protocol ${status.protocolVersion}), answered in ${Date.now() - started} ms, pid ${core.sessions.runtimePid() ?? '?'}`;
   });
   await check('Authentication', async () => {
-    if (core.runtime.provider.type !== 'copilot') {
-      const models = await core.runtime.listModels();
-      return `provider configured; models: ${models.map((m) => m.id).join(', ') || 'none listed'}`;
+    if (core.sessions.provider.type !== 'copilot') {
+      const models = await core.sessions.listModels();
+      return `provider configured; models: ${models.join(', ') || 'none listed'}`;
     }
-    const client = await core.runtime.client();
-    const auth = await client.getAuthStatus();
-    if (!auth.isAuthenticated) throw new Error('not signed in to GitHub Copilot (run Baton: Sign In, or `copilot login`)');
+    const auth = await core.sessions.authStatus();
+    if (!auth.authenticated) throw new Error('not signed in to GitHub Copilot (run Baton: Sign In, or `copilot login`)');
     return `signed in (${auth.authType ?? 'unknown'})`;
   });
   await check('Store integrity', async () => {

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
-import type { MachineSession, WorkerPool } from '../core/workers/workerPool';
+import { SessionInUseError, type MachineSession, type WorkerPool } from '../core/workers/workerPool';
 import { ago } from '../core/workers/workerTools';
 
 type Node = { kind: 'dir'; dir: string; sessions: MachineSession[] } | { kind: 'session'; session: MachineSession } | { kind: 'message'; text: string };
@@ -117,7 +117,7 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
       if (action) await vscode.commands.executeCommand('baton.worker.sendFollowUp', w.name);
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
-      if (!fork && /in use by another process/.test(text)) {
+      if (!fork && err instanceof SessionInUseError) {
         // Never written into while another process holds it; a fork is the way to continue.
         const choice = await vscode.window.showWarningMessage(
           `Baton: "${session.summary}" is in use by another process (a Copilot CLI or an editor), so Baton won't write into it. Continue in a copy instead?`,

@@ -7,14 +7,11 @@ import { join } from 'node:path';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withTimeout } from '../util/delay';
+import type { ProviderSettings } from './agentSessions';
+import { AgentError } from './errors';
+import { fromSdkError } from './sdkErrors';
 
-export type ProviderType = 'copilot' | 'openai' | 'azure' | 'anthropic';
-
-export interface ProviderSettings {
-  type: ProviderType;
-  baseUrl?: string;
-  apiKey?: string;
-}
+export type { ProviderSettings, ProviderType } from './agentSessions';
 
 export interface CopilotRuntimeOptions {
   provider: ProviderSettings;
@@ -62,7 +59,7 @@ export class CopilotRuntime {
 
   /** The started client; concurrent callers share one start. */
   async client(): Promise<CopilotClient> {
-    if (this.disposed) throw new Error('Baton is shutting down');
+    if (this.disposed) throw new AgentError('fatal', 'Baton is shutting down');
     if (this.current) return this.current;
     this.starting ??= this.start().finally(() => (this.starting = undefined));
     return this.starting;
@@ -87,11 +84,13 @@ export class CopilotRuntime {
     };
     const started = Date.now();
     const client = new CopilotClient(clientOptions);
-    await client.start();
+    await client.start().catch((err: unknown) => {
+      throw fromSdkError(err, 'start');
+    });
     logger.info(`Copilot runtime started in ${Date.now() - started} ms (provider: ${provider.type})`);
     if (this.disposed) {
       await client.forceStop().catch(() => undefined);
-      throw new Error('Baton is shutting down');
+      throw new AgentError('fatal', 'Baton is shutting down');
     }
     this.current = client;
     return client;
@@ -101,7 +100,7 @@ export class CopilotRuntime {
   sessionProvider(): ProviderConfig | undefined {
     const p = this.options.provider;
     if (p.type === 'copilot') return undefined;
-    if (!p.baseUrl) throw new Error(`Set baton.provider.baseUrl to use the ${p.type} provider.`);
+    if (!p.baseUrl) throw new AgentError('fatal', `Set baton.provider.baseUrl to use the ${p.type} provider.`);
     return { type: p.type, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}) };
   }
 

@@ -1,6 +1,9 @@
-// Failure classification, after IO: a connection error means the runtime itself is gone (reset the
+// Failures as types, after IO: a connection error means the runtime itself is gone (reset the
 // client and the session), a session error means only the session is (recreate or resume it), a
 // transient error is worth another try, and anything else fails the turn at once.
+// Invariant: the kind is decided where the failure is first seen, from structured data (the
+// error's class, the runtime's errorType and status code, its auth status), never from the
+// English text of a message. Everything downstream branches on `kind`.
 
 export type ErrorClass = 'connection' | 'session' | 'transient' | 'auth' | 'fatal' | 'cancelled';
 
@@ -11,15 +14,15 @@ export interface ReadableError {
   action?: { label: string; command: string };
 }
 
-/** A failure reported by the runtime as a session.error event (not thrown by the SDK). */
-export class SessionFailure extends Error {
+/** A failure of the Copilot runtime or one of its sessions, already classified. */
+export class AgentError extends Error {
   constructor(
+    readonly kind: Exclude<ErrorClass, 'cancelled'>,
     message: string,
-    readonly errorType: string,
-    readonly statusCode?: number,
+    readonly details: { errorType?: string; statusCode?: number; cause?: unknown } = {},
   ) {
     super(message);
-    this.name = 'SessionFailure';
+    this.name = 'AgentError';
   }
 }
 
@@ -37,26 +40,24 @@ export class TurnTimeoutError extends Error {
   }
 }
 
-const CONNECTION = /disconnect|EPIPE|ECONNRESET|ECONNREFUSED|socket (hang up|closed)|connection (is )?(closed|disposed|lost)|stream (was )?destroyed|spawn|ENOENT.*copilot|runtime (exited|is not running)|client (is )?not (started|connected)|write after end|pending response rejected/i;
-const SESSION = /session.*(expired|closed|not found|invalid|does not exist|unknown)|(expired|unknown|invalid) session|no session/i;
-const AUTH = /unauthori[sz]ed|not authenticated|authentication|\b401\b|\b403\b|forbidden|sign in|login required|no (github )?token|copilot (plan|subscription)/i;
-const TRANSIENT = /timeout|timed out|temporar|rate limit|\b429\b|\b5\d\d\b|overloaded|ETIMEDOUT|EAI_AGAIN/i;
+/**
+ * The kind of a session.error event, from its errorType and status code. `query` errors without a
+ * status are what the runtime reports for a missing sign-in too, so the caller asks the runtime's
+ * auth status before settling on 'fatal' (see CopilotAgentSession).
+ */
+export function kindOfSessionError(errorType: string | undefined, statusCode: number | undefined): Exclude<ErrorClass, 'cancelled'> {
+  if (statusCode === 401 || statusCode === 403) return 'auth';
+  if (errorType === 'authentication' || errorType === 'authorization') return 'auth';
+  if (statusCode === 429 || errorType === 'rate_limit') return 'transient';
+  if (statusCode !== undefined && statusCode >= 500) return 'transient';
+  return 'fatal';
+}
 
+/** The class of any error Baton may catch; anything not typed by the seam is a bug, so fatal. */
 export function classifyError(err: unknown): ErrorClass {
   if (err instanceof TurnCancelledError) return 'cancelled';
-  if (err instanceof SessionFailure) {
-    const status = err.statusCode;
-    if (status === 401 || status === 403 || /auth/i.test(err.errorType)) return 'auth';
-    if (status === 400 || status === 404 || status === 413 || status === 422) return 'fatal';
-    if (status === 429 || (status !== undefined && status >= 500)) return 'transient';
-    if (SESSION.test(err.message)) return 'session';
-  }
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  if (/abort|cancel/i.test(text) && !/timeout/i.test(text)) return 'cancelled';
-  if (SESSION.test(text)) return 'session';
-  if (CONNECTION.test(text)) return 'connection';
-  if (AUTH.test(text)) return 'auth';
-  if (TRANSIENT.test(text)) return 'transient';
+  if (err instanceof TurnTimeoutError) return 'transient';
+  if (err instanceof AgentError) return err.kind;
   return 'fatal';
 }
 
@@ -65,7 +66,7 @@ export function isRetryable(kind: ErrorClass): boolean {
 }
 
 /** Strips stack traces and JSON noise so the user reads one sentence. */
-function firstLine(err: unknown): string {
+export function firstLine(err: unknown): string {
   const raw = err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err);
   const line = (raw ?? 'unknown error').split('\n').find((l) => l.trim().length > 0) ?? 'unknown error';
   return line.replace(/^Error:\s*/, '').slice(0, 300);
@@ -79,8 +80,8 @@ export function toReadableError(err: unknown, providerType: string): ReadableErr
       return providerType === 'copilot'
         ? {
             kind,
-            message: `Sorry, I hit an error: Copilot rejected the sign-in (${cause}). Sign in with GitHub in VS Code (Accounts menu) or run \`copilot login\` in a terminal, or configure another provider.`,
-            action: { label: 'Configure a provider', command: 'baton.setProviderKey' },
+            message: `Sorry, I hit an error: Copilot needs you to sign in (${cause}). Run Baton: Sign In to GitHub Copilot, or \`copilot login\` in a terminal, or configure another provider.`,
+            action: { label: 'Sign in', command: 'baton.signIn' },
           }
         : {
             kind,

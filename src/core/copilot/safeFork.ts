@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { cp, open, readFile, rm, stat, truncate } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { CopilotClient } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+import type { CopilotClient } from '@github/copilot-sdk';
 
 /** Session ids are UUIDs; anything else could walk out of the session-state folder. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;

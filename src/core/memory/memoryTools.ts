@@ -1,7 +1,7 @@
 // The orchestrator's long-term memory tools. Arguments come from the model, so they are validated here (the SDK passes
 // them through as they came); a bad call gets a failure result that says what to fix, and the turn goes on.
-import { defineTool, type Tool, type ToolResultObject } from '@github/copilot-sdk';
 import { z } from 'zod';
+import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
 import { MEMORY_CATEGORIES, type BatonStore, type Memory } from '../store/types';
 
 const categorySchema = z
@@ -36,60 +36,51 @@ const forgetArgs = z.object({
     .describe('The number shown as #12 by recall or in the Long-Term Memory section'),
 });
 
-/** The remember, recall and forget tools, working on `store`. */
-export function createMemoryTools(store: BatonStore): Tool<unknown>[] {
+/** The remember, recall and forget tools, working on `store`; remember and forget are journaled (see batonTool.ts). */
+export function createMemoryTools(store: BatonStore, journal?: ToolJournal): BatonTool[] {
   return [
-    defineTool<unknown>('remember', {
-      description:
-        'Save something to long-term memory so it is known in future sessions: a preference, a fact, a project detail, a person, a routine. ' +
-        'Use it when the user asks you to remember something, or (with source "auto") when they mention something durable in passing.',
-      parameters: rememberArgs,
-      skipPermission: true,
-      handler: (raw) =>
-        withArgs(rememberArgs, raw, 'remember', (args) => {
+    defineBatonTool(
+      {
+        name: 'remember',
+        description:
+          'Save something to long-term memory so it is known in future sessions: a preference, a fact, a project detail, a person, a routine. ' +
+          'Use it when the user asks you to remember something, or (with source "auto") when they mention something durable in passing.',
+        schema: rememberArgs,
+        sideEffect: true,
+        run: (args) => {
           const { memory, duplicate } = store.addMemory(args.category, args.content, args.source ?? 'user');
           return duplicate
             ? `Already remembered as #${memory.id} (${memory.category}): "${memory.content}"`
             : `Remembered (#${memory.id}, ${memory.category}): "${memory.content}" — it takes effect in my system prompt from the next session.`;
-        }),
-    }),
-    defineTool<unknown>('recall', {
-      description: 'Search long-term memory by keyword and/or category. Returns memories with their ids (#12), most recently used first.',
-      parameters: recallArgs,
-      skipPermission: true,
-      handler: (raw) =>
-        withArgs(recallArgs, raw, 'recall', (args) => {
+        },
+      },
+      journal,
+    ),
+    defineBatonTool(
+      {
+        name: 'recall',
+        description: 'Search long-term memory by keyword and/or category. Returns memories with their ids (#12), most recently used first.',
+        schema: recallArgs,
+        run: (args) => {
           const found = store.searchMemories({ keyword: args.keyword || undefined, category: args.category, limit: args.limit ?? 20 });
           if (!found.length) {
             const scope = [args.keyword ? `"${args.keyword}"` : '', args.category ? `in ${args.category}` : ''].filter(Boolean).join(' ');
             return `No memories match${scope ? ` ${scope}` : ''}.`;
           }
           return [`${found.length} ${found.length === 1 ? 'memory' : 'memories'}:`, ...found.map((m) => `- [#${m.id}] (${m.category}) ${m.content}`)].join('\n');
-        }),
-    }),
-    defineTool<unknown>('forget', {
-      description: 'Delete one long-term memory by its id (the #12 shown by recall). Use recall first if you are not sure of the id.',
-      parameters: forgetArgs,
-      skipPermission: true,
-      handler: (raw) =>
-        withArgs(forgetArgs, raw, 'forget', (args) => (store.deleteMemory(args.memory_id) ? `Forgot #${args.memory_id}.` : `No memory #${args.memory_id}.`)),
-    }),
+        },
+      },
+      journal,
+    ),
+    defineBatonTool(
+      {
+        name: 'forget',
+        description: 'Delete one long-term memory by its id (the #12 shown by recall). Use recall first if you are not sure of the id.',
+        schema: forgetArgs,
+        sideEffect: true,
+        run: (args) => (store.deleteMemory(args.memory_id) ? `Forgot #${args.memory_id}.` : `No memory #${args.memory_id}.`),
+      },
+      journal,
+    ),
   ];
-}
-
-function withArgs<S extends z.ZodType>(schema: S, raw: unknown, tool: string, run: (args: z.output<S>) => string): string | ToolResultObject {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-    return failure(`Invalid arguments for ${tool}: ${problems}. Fix them and call ${tool} again.`);
-  }
-  try {
-    return run(parsed.data);
-  } catch (err) {
-    return failure(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-function failure(text: string): ToolResultObject {
-  return { textResultForLlm: text, resultType: 'failure', error: text };
 }

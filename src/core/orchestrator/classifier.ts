@@ -1,45 +1,28 @@
 // The router's classifier: a short-lived session on the fast model, separate from the
 // orchestrator's, so its question and answer never enter the conversation.
-import type { SessionConfig } from '@github/copilot-sdk';
-import type { CopilotRuntime } from '../copilot/copilotRuntime';
-import { withTimeout } from '../util/delay';
+import type { AgentSessions } from '../copilot/agentSessions';
+import { TurnTimeoutError } from '../copilot/errors';
 import type { Logger } from '../util/logger';
-import { disconnectQuietly } from './disconnect';
 import { CLASSIFIER_PROMPT, parseTier, type RoutingSettings, type Tier } from './router';
 
 export interface ClassifierOptions {
-  runtime: CopilotRuntime;
+  sessions: AgentSessions;
   logger: Logger;
-  sessionDirectory?: string;
-  extraSessionConfig?: Partial<SessionConfig>;
   classifierTimeoutMs?: number;
 }
 
-/** A short-lived session on the fast model labels the message; on timeout the tier stays. */
+/** A short-lived session on the fast model labels the message; on timeout or failure the tier stays. */
 export async function classifyMessage(prompt: string, routing: RoutingSettings, opts: ClassifierOptions): Promise<Tier | undefined> {
-  const client = await opts.runtime.client();
-  const provider = opts.runtime.sessionProvider();
-  const session = await client.createSession({
-    clientName: 'baton-classifier',
-    model: routing.tiers.fast,
-    streaming: false,
-    availableTools: [],
-    systemMessage: { mode: 'replace', content: 'You label messages for model routing. Answer with one word.' },
-    onPermissionRequest: () => ({ kind: 'reject' }),
-    ...(opts.sessionDirectory ? { configDirectory: opts.sessionDirectory } : {}),
-    ...(provider ? { provider } : {}),
-    ...opts.extraSessionConfig,
-  } as SessionConfig);
+  const session = await opts.sessions.create({ role: 'classifier', model: routing.tiers.fast });
   try {
-    const reply = await withTimeout(session.sendAndWait({ prompt: `${CLASSIFIER_PROMPT}${prompt.slice(0, 2000)}` }, opts.classifierTimeoutMs ?? 8000), opts.classifierTimeoutMs ?? 8000, 'classifier timed out');
-    return parseTier(reply?.data.content ?? '');
+    const reply = await session.run(`${CLASSIFIER_PROMPT}${prompt.slice(0, 2000)}`, { signal: new AbortController().signal, timeoutMs: opts.classifierTimeoutMs ?? 8000 });
+    return parseTier(reply.text);
   } catch (err) {
-    opts.logger.warn(`Classifier gave no answer (${err instanceof Error ? err.message : String(err)}); keeping the tier`);
-    await session.abort().catch(() => undefined);
+    const why = err instanceof TurnTimeoutError ? 'timed out' : err instanceof Error ? err.message : String(err);
+    opts.logger.warn(`Classifier gave no answer (${why}); keeping the tier`);
     return undefined;
   } finally {
-    const id = session.sessionId;
-    await disconnectQuietly(session);
-    void client.deleteSession(id).catch(() => undefined);
+    await session.disconnect();
+    void opts.sessions.delete(session.id).catch(() => undefined);
   }
 }

@@ -4,30 +4,25 @@
 // - the user's side is logged before it is sent, the reply when it settles;
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
-import type { CopilotSession, SessionConfig, Tool } from '@github/copilot-sdk';
 import type { RouteInfo } from '../../shared/protocol';
-import type { CopilotRuntime } from '../copilot/copilotRuntime';
+import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
+import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
-import {
-  classifyError,
-  isRetryable,
-  toReadableError,
-  TurnCancelledError,
-  TurnTimeoutError,
-  type ReadableError,
-} from '../copilot/errors';
+import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
 import type { BatonStore, LogEntry } from '../store/types';
-import { delay, withTimeout } from '../util/delay';
+import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
 import { classifyMessage } from './classifier';
-import { disconnectQuietly } from './disconnect';
-import { sessionFingerprint } from './fingerprint';
-import { inspectAfterFailure, sendOnce, type AttemptState, type TurnHost } from './sessionTurn';
 import type { SessionClaims } from './sessionClaims';
+import { SessionKeeper, STATE_FINGERPRINT } from './sessionKeeper';
+import { runWithRetries, type Attempt } from './retries';
 import { ModelRouter, type RouterState, type RoutingSettings } from './router';
-import { buildRecoveryPrompt, buildSystemMessage } from './systemMessage';
+import { buildSystemMessage } from './systemMessage';
+import { BatonClosingError, TurnError, type Job, type QueuedTurn, type TurnHandle } from './turn';
+
+export { TurnError, type TurnHandle } from './turn';
 
 export interface OrchestratorSettings {
   routing: RoutingSettings;
@@ -36,74 +31,29 @@ export interface OrchestratorSettings {
 }
 
 export interface OrchestratorOptions {
-  runtime: CopilotRuntime;
+  sessions: AgentSessions;
   store: BatonStore;
   logger: Logger;
   version: string;
   settings: () => OrchestratorSettings;
   /** Baton's tools for the orchestrator (memory, workers); read at every session creation. */
-  tools: () => Tool<any>[];
+  tools: () => BatonTool[];
+  /** The journal the tools share, so a retried turn never repeats a tool's side effect. */
+  toolJournal?: ToolJournal;
   memorySummary: () => string;
-  /** Baton's own session folder, so its sessions stay out of the user's Copilot CLI list. */
-  sessionDirectory?: string;
   workspaceFolders?: () => string[];
   installPath?: string;
   /** Claims on orchestrator sessions, so two windows never write into one session. */
   claims?: SessionClaims;
   /** MCP servers and skill directories from the user's own Copilot configuration. */
   userConfig?: () => UserCopilotConfig;
-  /** Extra session config (tests: disabledMcpServers). */
-  extraSessionConfig?: Partial<SessionConfig>;
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
   classifierTimeoutMs?: number;
   now?: () => Date;
 }
 
-export interface TurnHandle {
-  turnId: string;
-  logId: number;
-  /** Resolves when the turn leaves the queue for the session; rejects if Baton closes first. */
-  started: Promise<void>;
-  /** Resolves with the settled reply (complete, partial or cancelled); rejects with a ReadableError-bearing error. */
-  done: Promise<TurnResult>;
-}
-
-/** The turn was cut short because Baton is closing (window reload or quit), not by the user. */
-class BatonClosingError extends Error {
-  constructor() {
-    super('Baton was closed while answering this message.');
-    this.name = 'BatonClosingError';
-  }
-}
-
-export class TurnError extends Error {
-  constructor(readonly readable: ReadableError, readonly partial: string) {
-    super(readable.message);
-    this.name = 'TurnError';
-  }
-}
-
-interface QueuedTurn {
-  turnId: string;
-  prompt: string;
-  origin: Origin;
-  logId: number;
-  resolve: (r: TurnResult) => void;
-  reject: (e: unknown) => void;
-  markStarted: () => void;
-  abandon: (e: unknown) => void;
-}
-
-type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };
-
-/** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
-export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_bash', 'view', 'create', 'edit', 'web_fetch', 'sql', 'read_agent', 'list_agents', 'write_agent', 'grep', 'glob', 'task'] as const;
-
-/** The log is pruned to 200 rows, so this reaches every row that can still be pending. */
 const LOG_SCAN = 200;
-const STATE_SESSION = 'orchestrator_session_id';
-const STATE_FINGERPRINT = 'orchestrator_fingerprint';
 const STATE_ROUTER = 'router_state';
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
@@ -112,9 +62,7 @@ export class Orchestrator {
   private readonly emitter = new Emitter<OrchestratorEvent>();
   readonly onEvent = this.emitter.event;
 
-  private session: CopilotSession | undefined;
-  private sessionModel: string | undefined;
-  private pendingRecovery: string | undefined;
+  private readonly keeper: SessionKeeper;
   private readonly queue: Job[] = [];
   private processing = false;
   private current: { turnId: string; abort: AbortController; origin: Origin } | undefined;
@@ -124,21 +72,23 @@ export class Orchestrator {
   private turnIndex: number | undefined;
   /** The turn being processed, so dispose() can let it write its outcome before the store closes. */
   private running: Promise<void> | undefined;
-  /** The fingerprint of the live session (also in the store, read back only at start). */
-  private fingerprint: string | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
-  private readonly turnHost: TurnHost = {
-    emit: (event) => this.emitter.fire(event),
-    isConnected: () => this.opts.runtime.isConnected(),
-  };
 
   constructor(private readonly opts: OrchestratorOptions) {
     this.router = new ModelRouter(this.loadRouterState());
-    // A reset client takes every session with it; the next turn creates or resumes a new one.
-    this.disposeReset = opts.runtime.onDidReset(() => {
-      this.session = undefined;
+    this.keeper = new SessionKeeper({
+      sessions: opts.sessions,
+      store: opts.store,
+      logger: opts.logger,
+      version: opts.version,
+      tools: opts.tools,
+      claims: opts.claims,
+      spec: (model, tools) => this.sessionSpec(model, tools),
+      emit: (event) => this.emitter.fire(event),
     });
+    // A reset client takes every session with it; the next turn creates or resumes a new one.
+    this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());
   }
 
   /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
@@ -167,7 +117,7 @@ export class Orchestrator {
 
   get currentModel(): string {
     const s = this.opts.settings().routing;
-    return this.sessionModel ?? (s.auto ? s.tiers[this.router.current.tier] : s.model);
+    return this.keeper.currentModel ?? (s.auto ? s.tiers[this.router.current.tier] : s.model);
   }
 
   /** The origin of the running turn: a tool it calls (a worker it starts) replies there. */
@@ -176,7 +126,7 @@ export class Orchestrator {
   }
 
   get currentSessionId(): string | undefined {
-    return this.session?.sessionId;
+    return this.keeper.current?.id;
   }
 
   /** Queues a message; panel and command messages are tagged with their channel (background results are not). */
@@ -220,34 +170,22 @@ export class Orchestrator {
 
   /** Asks the session to compact now (between turns), and reports what was freed. */
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
-    return this.runTask(async () => {
-      const session = await this.ensureSession();
-      const result = await session.rpc.history.compact();
-      if (!result.success) throw new Error('The session could not be compacted');
-      return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
-    });
+    return this.runTask(async () => (await this.keeper.ensure(this.currentModel)).compact());
   }
 
   /** Starts over: a fresh session with no recovery context, and an empty conversation log. */
   newChat(): Promise<void> {
     return this.runTask(async () => {
-      const old = this.session;
-      this.session = undefined;
-      this.pendingRecovery = undefined;
-      this.opts.claims?.release(old?.sessionId);
-      this.opts.store.deleteState(STATE_SESSION);
-      this.opts.store.deleteState(STATE_FINGERPRINT);
+      const old = this.keeper.forget();
       this.opts.store.clearLog();
-      await disconnectQuietly(old);
+      await old?.disconnect();
     });
   }
 
   /** Drops the session (not the log), e.g. after a model or provider change; the next turn resumes or recreates it. */
   invalidateSession(reason: string): void {
     this.opts.logger.info(`Session invalidated: ${reason}`);
-    const old = this.session;
-    this.session = undefined;
-    void disconnectQuietly(old);
+    void this.keeper.drop()?.disconnect();
   }
 
   /** Runs work between turns, so it never interleaves with a running one. */
@@ -290,7 +228,8 @@ export class Orchestrator {
     this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
     turn.markStarted();
     const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
-    const attempt: AttemptState = { delivered: false, text: '', usage: {} };
+    const attempt: Attempt = { text: '', usage: {} };
+    this.opts.toolJournal?.begin(turn.turnId);
     let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
     try {
       route = await this.router.route(turn.prompt, {
@@ -301,7 +240,12 @@ export class Orchestrator {
       // With routing off the router state never changes: nothing to persist on the hot path.
       if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
       this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
-      await this.runWithRetries(turn, route, attempt, abort.signal);
+      await runWithRetries(
+        { keeper: this.keeper, sessions: this.opts.sessions, logger: this.opts.logger, emit: (e) => this.emitter.fire(e), delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS },
+        { turnId: turn.turnId, prompt: turn.prompt, model: route.model },
+        attempt,
+        abort.signal,
+      );
       // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
       if (abort.signal.aborted) throw abort.signal.reason;
       if (attempt.model) route = { ...route, model: attempt.model };
@@ -322,7 +266,7 @@ export class Orchestrator {
       } else if (reason instanceof TurnCancelledError || classifyError(reason) === 'cancelled') {
         this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'cancelled', route, usage: attempt.usage });
       } else {
-        const readable = toReadableError(reason, this.opts.runtime.provider.type);
+        const readable = toReadableError(reason, this.opts.sessions.provider.type);
         logger.error(`Turn ${turn.turnId} failed (${readable.kind})`, reason);
         store.updateLog(turn.logId, { status: 'failed' });
         const logId = store.appendLog({ role: 'assistant', content: attempt.text ? `${attempt.text}\n\n${readable.message}` : readable.message, source: turn.origin.channel, status: 'failed', meta: JSON.stringify({ route, error: readable }) });
@@ -332,6 +276,7 @@ export class Orchestrator {
       }
     } finally {
       clearTimeout(timer);
+      this.opts.toolJournal?.end(turn.turnId);
       this.current = undefined;
     }
   }
@@ -377,182 +322,40 @@ export class Orchestrator {
     this.turnIndex++;
     store.addCheckpoint({
       turn_index: this.turnIndex,
-      fingerprint: this.fingerprint ?? store.getState(STATE_FINGERPRINT) ?? '',
+      fingerprint: this.keeper.fingerprint ?? store.getState(STATE_FINGERPRINT) ?? '',
       route: `${route.tier}:${route.model}:${route.reason}`,
       status,
     });
   }
 
-  /**
-   * Retries connection, session and transient failures after 1 s / 3 s / 10 s. A prompt that may
-   * have reached the session is never sent again: after a failure past delivery, the session is
-   * resumed and its events decide — a settled reply is taken as is, otherwise the model is asked
-   * to finish the interrupted turn without the prompt being repeated.
-   */
-  private async runWithRetries(turn: QueuedTurn, route: RouteInfo, attempt: AttemptState, signal: AbortSignal): Promise<void> {
-    const delays = this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS;
-    let resumeCheck = false;
-    for (let i = 0; ; i++) {
-      try {
-        const session = await this.ensureSession(route.model);
-        if (resumeCheck) {
-          const verdict = await inspectAfterFailure(session, turn.prompt);
-          if (verdict.kind === 'answered') {
-            attempt.text = verdict.content;
-            return;
-          }
-          if (verdict.kind === 'delivered') {
-            await sendOnce(session, '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]', turn.turnId, attempt, signal, this.turnHost);
-            return;
-          }
-        }
-        let prompt = turn.prompt;
-        if (this.pendingRecovery) {
-          prompt = `${this.pendingRecovery}\n\n${turn.prompt}`;
-          this.pendingRecovery = undefined;
-        }
-        await sendOnce(session, prompt, turn.turnId, attempt, signal, this.turnHost);
-        return;
-      } catch (err) {
-        if (signal.aborted) throw signal.reason;
-        const kind = classifyError(err);
-        if (!isRetryable(kind) || i >= delays.length) throw err;
-        const reason = err instanceof Error ? err.message : String(err);
-        this.opts.logger.warn(`Turn ${turn.turnId}: ${kind} error (${reason}); retry ${i + 1}/${delays.length} in ${delays[i]} ms`);
-        this.emitter.fire({ type: 'turn.retrying', turnId: turn.turnId, attempt: i + 1, delayMs: delays[i], reason });
-        if (kind === 'connection') await this.opts.runtime.reset(reason);
-        else if (kind === 'session') this.session = undefined;
-        if (attempt.delivered) resumeCheck = true;
-        // Text from a failed attempt is discarded: the retry produces the whole reply again.
-        attempt.text = '';
-        attempt.delivered = resumeCheck;
-        await delay(delays[i], signal);
-      }
-    }
-  }
-
-
-  /** Creates, resumes or recovers the orchestrator session, on `model` when given. */
-  private async ensureSession(model?: string): Promise<CopilotSession> {
-    const wanted = model ?? this.currentModel;
-    if (this.session) {
-      if (this.sessionModel !== wanted) await this.switchModel(this.session, wanted);
-      return this.session;
-    }
-    const { store, logger, runtime } = this.opts;
-    const client = await runtime.client();
-    const tools = this.opts.tools();
-    const fingerprint = sessionFingerprint(this.opts.version, wanted, tools);
-    const config = this.sessionConfig(wanted, tools);
-    const savedId = store.getState(STATE_SESSION);
-    const savedFingerprint = store.getState(STATE_FINGERPRINT);
-
-    let session: CopilotSession | undefined;
-    let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
-    let reason: string | undefined;
-    const claims = this.opts.claims;
-    const heldElsewhere = savedId && claims ? claims.holder(savedId) : undefined;
-    if (savedId && heldElsewhere !== undefined) {
-      // Another window runs this session: never write into it; start ours with the shared history.
-      reason = `the saved session is open in another VS Code window (pid ${heldElsewhere})`;
-      how = 'recovered';
-    } else if (savedId && savedFingerprint === fingerprint) {
-      try {
-        session = await client.resumeSession(savedId, config);
-        how = 'resumed';
-      } catch (err) {
-        reason = `resuming ${savedId} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
-        how = 'recovered';
-        store.deleteState(STATE_SESSION);
-      }
-    } else if (savedId) {
-      // Drift: the tools, the model or Baton itself changed under a live session.
-      reason = 'Baton, its tools or the model changed since the last session';
-      how = 'drifted';
-      store.deleteState(STATE_SESSION);
-    }
-    if (!session) {
-      session = await client.createSession(config);
-      if (how !== 'created') {
-        this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined;
-        logger.warn(`New orchestrator session ${session.sessionId} (${how}): ${reason}`);
-      }
-    }
-    claims?.claim(session.sessionId);
-    store.setState(STATE_SESSION, session.sessionId);
-    store.setState(STATE_FINGERPRINT, fingerprint);
-    this.fingerprint = fingerprint;
-    this.session = session;
-    this.sessionModel = wanted;
-    logger.info(`Orchestrator session ${session.sessionId} ${how} on ${wanted}`);
-    this.emitter.fire({ type: 'session.ready', sessionId: session.sessionId, how, reason });
-    return session;
-  }
-
-  private async switchModel(session: CopilotSession, model: string): Promise<void> {
-    // setModel keeps the conversation; the fingerprint follows so a restart still resumes.
-    await session.setModel(model);
-    this.sessionModel = model;
-    this.fingerprint = sessionFingerprint(this.opts.version, model, this.opts.tools());
-    this.opts.store.setState(STATE_FINGERPRINT, this.fingerprint);
-    this.opts.logger.info(`Switched the orchestrator to ${model}`);
-    this.emitter.fire({ type: 'model.changed', model });
-  }
-
-  /** The last 10 settled turns, oldest first, without the pending message being answered now. */
-  private recoveryTurns(): Array<{ role: string; source: string; content: string }> {
-    return this.opts.store
-      .recentLog(12)
-      .filter((e) => e.status !== 'pending' && e.content)
-      .slice(-10)
-      .map((e) => ({ role: e.role, source: e.source, content: e.content }));
-  }
-
-  private sessionConfig(model: string, tools: Tool<any>[]): SessionConfig {
+  private sessionSpec(model: string, tools: BatonTool[]): Extract<SessionSpec, { role: 'orchestrator' }> {
     const settings = this.opts.settings();
-    const provider = this.opts.runtime.sessionProvider();
     const user = this.opts.userConfig?.();
     return {
-      clientName: 'baton',
+      role: 'orchestrator',
       model,
-      streaming: true,
       tools,
-      // The orchestrator talks and delegates; only workers touch files or run commands. The runtime's
-      // own tools are excluded by name (so the user's MCP tools stay), and the permission handler
-      // below refuses any other kind of action should a future runtime add tools.
-      excludedTools: [...RUNTIME_BUILTIN_TOOLS],
-      ...(user && Object.keys(user.mcpServers).length ? { mcpServers: user.mcpServers } : {}),
-      ...(user?.skillDirectories.length ? { skillDirectories: user.skillDirectories } : {}),
-      systemMessage: {
-        mode: 'append',
-        content: buildSystemMessage({
-          memorySummary: this.opts.memorySummary(),
-          routing: settings.routing,
-          selfEdit: settings.selfEdit,
-          installPath: this.opts.installPath,
-          workspaceFolders: this.opts.workspaceFolders?.() ?? [],
-          now: this.opts.now?.() ?? new Date(),
-        }),
-      },
-      infiniteSessions: { enabled: true, backgroundCompactionThreshold: 0.8, bufferExhaustionThreshold: 0.95 },
-      onPermissionRequest: (request) =>
-        // Baton's own tools and the user's own MCP servers may run; files and shells are workers' work.
-        request.kind === 'custom-tool' || request.kind === 'mcp' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
-      ...(this.opts.sessionDirectory ? { configDirectory: this.opts.sessionDirectory } : {}),
-      ...(provider ? { provider } : {}),
-      ...this.opts.extraSessionConfig,
-    } as SessionConfig;
+      mcpServers: user?.mcpServers,
+      skillDirectories: user?.skillDirectories,
+      systemMessage: buildSystemMessage({
+        memorySummary: this.opts.memorySummary(),
+        routing: settings.routing,
+        selfEdit: settings.selfEdit,
+        installPath: this.opts.installPath,
+        workspaceFolders: this.opts.workspaceFolders?.() ?? [],
+        now: this.opts.now?.() ?? new Date(),
+      }),
+    };
   }
-
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
   async healthCheck(): Promise<'idle' | 'ok' | 'restarted' | 'busy'> {
     if (this.current) return 'busy';
-    if (!this.opts.runtime.isStarted) return 'idle';
-    if (await this.opts.runtime.ping()) return 'ok';
+    if (!this.opts.sessions.isStarted) return 'idle';
+    if (await this.opts.sessions.ping()) return 'ok';
     if (this.current) return 'busy';
-    await this.opts.runtime.reset('health check: the runtime did not answer a ping');
-    this.session = undefined;
+    await this.opts.sessions.reset('health check: the runtime did not answer a ping');
+    this.keeper.drop();
     return 'restarted';
   }
 
@@ -585,9 +388,7 @@ export class Orchestrator {
     // The running turn writes its outcome before the store closes.
     await withTimeout(this.running ?? Promise.resolve(), 3000, 'turn did not settle').catch(() => undefined);
     this.disposeReset();
-    const session = this.session;
-    this.session = undefined;
-    await disconnectQuietly(session);
+    await this.keeper.drop()?.disconnect();
     this.opts.claims?.releaseAll();
     this.emitter.dispose();
   }

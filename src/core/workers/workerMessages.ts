@@ -2,6 +2,7 @@
 // first line ("[Background task completed] Worker 'x' finished:"), so keep it stable.
 // The worker's output is wrapped as data: a worker that read a hostile file can print anything,
 // and nothing in its output may close the wrapper and pose as instructions to the orchestrator.
+import type { WorkerState } from '../../shared/protocol';
 
 export type TaskOutcome =
   | { kind: 'completed'; output: string }
@@ -56,4 +57,33 @@ export function formatResult(name: string, outcome: TaskOutcome): string {
 
 function partial(output: string): string {
   return output.trim() ? `\n\nOutput so far:\n\n${wrapWorkerOutput(output)}\n\n${DATA_NOTE}` : '';
+}
+
+export function workerInstructions(name: string, dir: string): string {
+  return [
+    `You are '${name}', a background worker of Baton (an assistant in VS Code). You work in ${dir}; stay inside it.`,
+    'Nobody reads your messages while you work: do the whole task without asking questions, then end with a short report —',
+    'what you did, files changed, commands run, and anything left undone or failing. Your final message is passed back as is.',
+    'Some actions need the user\u2019s approval; if one is denied, do not retry it: work around it or say what you needed.',
+  ].join('\n');
+}
+
+export function pastTense(state: WorkerState): string {
+  switch (state) {
+    case 'done':
+      return 'finished';
+    case 'failed':
+      return 'failed';
+    case 'timed_out':
+      return 'timed out';
+    case 'killed':
+      return 'was killed';
+    default:
+      return state;
+  }
+}
+
+export function errorText(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  return raw.split('\n')[0]!.slice(0, 300);
 }

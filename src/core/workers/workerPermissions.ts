@@ -10,7 +10,7 @@ import type {
   PermissionHandler,
   PermissionRequest,
   PermissionRequestResult,
-} from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+} from '../copilot/agentSessions';
 import type { PermissionDecision, PermissionPrompt } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
 import { isWithin, realpathNearest, type ProtectedPaths } from './protectedPaths';

@@ -1,27 +1,26 @@
 // The orchestrator's tools for workers. Arguments come from the model, so they are validated here
 // (the SDK passes them through unchecked) and every failure goes back to the model as a clear
 // message it can act on, never as a crash of the turn.
-import type { Tool, ToolInvocation, ToolResultObject } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
 import { z } from 'zod';
+import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
 import { seconds } from './workerMessages';
-import { WorkerError, type MachineSession, type ReplyChannel, type WorkerInfo, type WorkerPool } from './workerPool';
-
-// The SDK is an ES module with a CommonJS build; a static value import from this CommonJS file is
-// rejected by TypeScript (TS1479) although the require itself works.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defineTool } = require('@github/copilot-sdk') as typeof import('@github/copilot-sdk', { with: { 'resolution-mode': 'require' } });
+import type { MachineSession, ReplyChannel, WorkerInfo, WorkerPool } from './workerPool';
 
 export interface WorkerToolOptions {
   /** The channel of the orchestrator turn calling the tool, so the worker's result goes back there (default 'panel'). */
   replyTo?: () => ReplyChannel | undefined;
   now?: () => number;
+  /** The orchestrator's tool journal: a retried turn gets the first result instead of a second worker. */
+  journal?: ToolJournal;
 }
 
 const workerName = z.string().min(1).max(48).describe('Short worker name: letters, digits, ".", "_" or "-", e.g. "auth-fix".');
 
-export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}): Tool<any>[] {
+export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}): BatonTool[] {
   const replyTo = (): ReplyChannel => opts.replyTo?.() ?? 'panel';
   const now = opts.now ?? Date.now;
+  const tool = <S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string>, sideEffect = false): BatonTool =>
+    defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
 
   return [
     tool(
@@ -41,6 +40,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
           ? `On it — worker '${w.name}' started in ${w.workingDir}. I'll get its result as a [Background task completed] message; tell the user it is under way.`
           : `Worker '${w.name}' created in ${w.workingDir} (idle). Give it a task with send_to_worker.`;
       },
+      true,
     ),
     tool(
       'send_to_worker',
@@ -51,6 +51,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         const w = await pool.send(a.name, a.prompt, replyTo());
         return `Task dispatched to worker '${w.name}' in ${w.workingDir}. I'll notify you when it's done.`;
       },
+      true,
     ),
     tool('list_sessions', 'List Baton\u2019s workers: the active ones (name, directory, status, elapsed) and the recently finished ones.', z.object({}), async () =>
       formatWorkerList(pool.list(), now()),
@@ -75,6 +76,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
       'Stop a worker: aborts its running task, disconnects its session and frees its slot.',
       z.object({ name: workerName }),
       async (a) => pool.kill(a.name, 'tool'),
+      true,
     ),
     tool(
       'list_machine_sessions',
@@ -99,38 +101,9 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         const w = await pool.attach(a.session_id, a.name, { fork: a.fork, replyTo: replyTo() });
         return `${a.fork ? `Forked session ${a.session_id} into ${w.sessionId}` : `Attached session ${a.session_id}`} as worker '${w.name}' in ${w.workingDir} (idle). Give it a task with send_to_worker.`;
       },
+      true,
     ),
   ];
-}
-
-/** Wraps a handler: arguments validated with the schema, failures returned to the model as text. */
-function tool<S extends z.ZodObject>(
-  name: string,
-  description: string,
-  schema: S,
-  run: (args: z.output<S>, invocation: ToolInvocation) => Promise<string>,
-): Tool<any> {
-  return defineTool(name, {
-    description,
-    parameters: schema,
-    handler: async (raw: unknown, invocation: ToolInvocation): Promise<string | ToolResultObject> => {
-      const parsed = schema.safeParse(raw ?? {});
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
-        return failure(`Invalid arguments for ${name}: ${issues}. Fix them and call ${name} again.`);
-      }
-      try {
-        return await run(parsed.data, invocation);
-      } catch (err) {
-        if (err instanceof WorkerError) return failure(err.message);
-        return failure(`${name} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-      }
-    },
-  });
-}
-
-function failure(message: string): ToolResultObject {
-  return { textResultForLlm: message, resultType: 'failure', error: message };
 }
 
 export function formatWorkerList(workers: WorkerInfo[], now: number): string {

@@ -1,7 +1,7 @@
 // A worker's events as readable text (prompts, assistant messages, tool calls with their arguments,
 // results, permission decisions, errors), for a read-only document, plus the "last line" a card shows.
 // Bounded: long entries are clipped and old ones dropped, so a chatty worker cannot grow without limit.
-import type { SessionEvent } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+import type { AgentEvent as SessionEvent } from '../copilot/agentSessions';
 
 export type TranscriptKind = 'prompt' | 'assistant' | 'tool' | 'result' | 'permission' | 'error' | 'info';
 

@@ -1,0 +1,130 @@
+// The one seam between Baton and the Copilot runtime. Everything outside src/core/copilot/ talks to
+// sessions through these interfaces; only copilotAgentSessions.ts (and its helpers here) import the
+// SDK. Unit tests implement the same port in memory (test/support/inMemoryAgentSessions.ts).
+import type { UsageInfo } from '../../shared/protocol';
+import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes';
+import type { BatonTool } from './batonTool';
+
+export type { AgentEvent, McpServerConfig, PermissionHandler, PermissionRequest, PermissionRequestResult } from './sdkTypes';
+
+export type ProviderType = 'copilot' | 'openai' | 'azure' | 'anthropic';
+
+export interface ProviderSettings {
+  type: ProviderType;
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/** What a session is for; the config builder derives everything else from the role (sessionConfig.ts). */
+export type SessionSpec =
+  | {
+      role: 'orchestrator';
+      model: string;
+      tools: BatonTool[];
+      systemMessage: string;
+      mcpServers?: Record<string, McpServerConfig>;
+      skillDirectories?: string[];
+    }
+  | {
+      role: 'worker';
+      workingDirectory: string;
+      systemMessage: string;
+      permissions: PermissionHandler;
+      model?: string;
+      /** Baton made the session (it lives in Baton's folder); attached and forked ones stay in the user's Copilot home. */
+      ownSession: boolean;
+    }
+  | { role: 'classifier'; model: string };
+
+export interface RunOptions {
+  /** Aborting it aborts the turn; run() then rejects with the signal's reason once the runtime settled. */
+  signal: AbortSignal;
+  /** Rejects with TurnTimeoutError after this long (the turn is aborted first). */
+  timeoutMs?: number;
+  /** Text of the top-level reply as it streams; a second message in one turn starts with a blank line. */
+  onDelta?: (delta: string) => void;
+  /** Tool calls of this turn, for progress (the raw events go to AgentSession.onEvent listeners). */
+  onTool?: (tool: { phase: 'start' | 'end'; toolName: string; toolCallId: string; success?: boolean }) => void;
+}
+
+export interface RunResult {
+  text: string;
+  usage: UsageInfo;
+  /** The model that actually answered (the runtime may fall back from the one asked for). */
+  model?: string;
+}
+
+/** What the runtime's own record says about a prompt after a failure. */
+export type PromptRecord = { kind: 'answered'; content: string } | { kind: 'delivered' } | { kind: 'absent' };
+
+export interface AgentSession {
+  readonly id: string;
+  /**
+   * The one run loop: sends `prompt` and settles when the session goes idle. Rejects with an
+   * AgentError (classified), TurnTimeoutError, or the signal's reason. The error carries
+   * `delivered` (see RunFailure) so a caller knows whether the runtime may have the prompt.
+   */
+  run(prompt: string, opts: RunOptions): Promise<RunResult>;
+  /** After a failed run: did the runtime record `prompt`, and did it answer it? */
+  inspect(prompt: string): Promise<PromptRecord>;
+  /** Every event of the session (transcripts); returns the unsubscribe function. */
+  onEvent(listener: (event: AgentEvent) => void): () => void;
+  setModel(model: string): Promise<void>;
+  compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }>;
+  abort(): Promise<void>;
+  /** Bounded and quiet: a session on a dead connection may never answer. */
+  disconnect(): Promise<void>;
+}
+
+/** Set on errors thrown by run(): whether the prompt may have reached the runtime. */
+export interface RunFailure {
+  delivered: boolean;
+}
+
+export function wasDelivered(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as Partial<RunFailure>).delivered === true;
+}
+
+/** A Copilot session on this machine, as listed from the runtime's Copilot home. */
+export interface MachineSessionInfo {
+  sessionId: string;
+  workingDir?: string;
+  summary: string;
+  startedAt: number;
+  modifiedAt: number;
+  isRemote: boolean;
+}
+
+export interface AgentSessions {
+  readonly provider: ProviderSettings;
+  /** The runtime's Copilot home (COPILOT_HOME): where the user's own sessions live. */
+  readonly copilotHome: string;
+  readonly isStarted: boolean;
+  /** Fires with the reason after the runtime was torn down; every session of it is gone. */
+  onDidReset(listener: (reason: string) => void): () => void;
+  /** Starts the runtime (concurrent callers share one start); later calls return at once. */
+  start(): Promise<void>;
+  create(spec: SessionSpec): Promise<AgentSession>;
+  /** Rejects with AgentError('session') when the runtime has no such session. */
+  resume(id: string, spec: SessionSpec): Promise<AgentSession>;
+  delete(id: string): Promise<void>;
+  /** Copies a machine session into a new one; the source's files are only read. Returns the new id. */
+  fork(sourceId: string, title: string): Promise<string>;
+  list(): Promise<MachineSessionInfo[]>;
+  /** The ids among `ids` that another process holds. */
+  inUse(ids: string[]): Promise<Set<string>>;
+  metadata(id: string): Promise<{ workingDir?: string; summary?: string } | undefined>;
+  listModels(): Promise<string[]>;
+  /** Starts the runtime if needed and asks who is signed in. */
+  authStatus(): Promise<{ authenticated: boolean; authType?: string; message?: string }>;
+  /** Starts the runtime if needed and asks its version. */
+  status(): Promise<{ version: string; protocolVersion: number }>;
+  isConnected(): boolean;
+  ping(timeoutMs?: number): Promise<boolean>;
+  /** Tears the runtime down so the next call starts a fresh one. */
+  reset(reason: string): Promise<void>;
+  updateProvider(provider: ProviderSettings): void;
+  /** The runtime's process id (diagnostics, the memory benchmark). */
+  runtimePid(): number | undefined;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,114 @@
+// Every Baton tool is defined here, one way: arguments come from the model, so they are validated
+// with zod (the SDK passes them through unchecked), and every failure goes back to the model as a
+// clear message it can act on, never as a crash of the turn.
+// Invariant: within one orchestrator turn a side effect happens once. A runtime killed inside a
+// tool loses the result but not the effect; the retried turn asks again (same call id, or the same
+// tool with the same arguments) and the journal hands back the first result instead.
+import { createHash } from 'node:crypto';
+import { defineTool } from '@github/copilot-sdk';
+import type { z } from 'zod';
+import type { SdkTool, ToolInvocation, ToolResultObject } from './sdkTypes';
+
+/** A tool as sessions take it (opaque outside src/core/copilot/). */
+export type BatonTool = SdkTool<unknown>;
+
+/** A failure worth telling the model as is (bad name, limit reached, protected path ...). */
+export class ToolFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolFailure';
+  }
+}
+
+export interface BatonToolSpec<S extends z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  /** The tool changes something (starts a worker, saves a memory): journaled, so a retried turn does not repeat it. */
+  sideEffect?: boolean;
+  run: (args: z.output<S>, call: { toolCallId: string }) => Promise<string> | string;
+}
+
+type Outcome = string | ToolResultObject;
+
+/** Results of the running turn's tool calls, by call id and (for side effects) by tool and arguments. */
+export class ToolJournal {
+  private scope: string | undefined;
+  private readonly entries = new Map<string, Promise<Outcome>>();
+  /** How many calls were answered from the journal (tests and the log read it). */
+  replays = 0;
+
+  /** Starts a turn's scope; entries of the previous turn are dropped. */
+  begin(scope: string): void {
+    this.scope = scope;
+    this.entries.clear();
+  }
+
+  end(scope: string): void {
+    if (this.scope !== scope) return;
+    this.scope = undefined;
+    this.entries.clear();
+  }
+
+  /** Runs `fn` once per key within the current scope; outside a turn (a worker's own call) it just runs. */
+  once(keys: string[], fn: () => Promise<Outcome>): Promise<Outcome> {
+    if (!this.scope) return fn();
+    for (const key of keys) {
+      const seen = this.entries.get(key);
+      if (seen) {
+        this.replays++;
+        return seen;
+      }
+    }
+    const result = fn();
+    for (const key of keys) this.entries.set(key, result);
+    return result;
+  }
+}
+
+export function defineBatonTool<S extends z.ZodType>(spec: BatonToolSpec<S>, journal?: ToolJournal): BatonTool {
+  const { name, schema } = spec;
+  const call = async (raw: unknown, invocation: ToolInvocation): Promise<Outcome> => {
+    const parsed = schema.safeParse(raw ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
+      return failure(`Invalid arguments for ${name}: ${issues}. Fix them and call ${name} again.`);
+    }
+    try {
+      return await spec.run(parsed.data, { toolCallId: invocation.toolCallId });
+    } catch (err) {
+      if (err instanceof ToolFailure) return failure(err.message);
+      return failure(`${name} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
+    }
+  };
+  return defineTool<unknown>(name, {
+    description: spec.description,
+    parameters: schema as unknown as z.ZodType<unknown>,
+    // Baton's own tools check their arguments and paths themselves; workers ask the user where it matters.
+    skipPermission: true,
+    handler: (raw: unknown, invocation: ToolInvocation) => {
+      if (!journal) return call(raw, invocation);
+      const keys = [`call:${invocation.toolCallId}`];
+      if (spec.sideEffect) keys.push(`args:${name}:${digest(raw)}`);
+      return journal.once(keys, () => call(raw, invocation));
+    },
+  }) as BatonTool;
+}
+
+function failure(message: string): ToolResultObject {
+  return { textResultForLlm: message, resultType: 'failure', error: message };
+}
+
+/** A stable digest of JSON arguments: key order does not matter. */
+function digest(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 16);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

@@ -1,0 +1,182 @@
+// One Copilot session behind the AgentSession port, with THE run loop that the orchestrator and
+// every worker share. Invariants: deltas are forwarded as they arrive (never the whole text
+// again); an idle from an earlier, aborted turn never ends this one; a dead runtime is noticed by a
+// watchdog, not waited on until the timeout; an abort waits (bounded) for the runtime to settle so
+// its late idle cannot end the next turn early.
+import type { CopilotSession, SessionEvent } from '@github/copilot-sdk';
+import { withTimeout } from '../util/delay';
+import type { AgentSession, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
+import { AgentError, TurnTimeoutError } from './errors';
+import { fromSdkError } from './sdkErrors';
+
+export interface SessionHost {
+  isConnected(): boolean;
+  /** Classifies a session.error event (may ask the runtime's auth status). */
+  classify(data: { errorType?: string; statusCode?: number; message: string }): Promise<AgentError>;
+}
+
+const WATCHDOG_MS = 250;
+const ABORT_SETTLE_MS = 2000;
+
+export class CopilotAgentSession implements AgentSession {
+  constructor(
+    private readonly session: CopilotSession,
+    private readonly host: SessionHost,
+  ) {}
+
+  get id(): string {
+    return this.session.sessionId;
+  }
+
+  run(prompt: string, opts: RunOptions): Promise<RunResult> {
+    const { signal } = opts;
+    const session = this.session;
+    const state = { delivered: false, began: false, text: '', lastMessageId: undefined as string | undefined, usage: {} as RunResult['usage'], model: undefined as string | undefined };
+    return new Promise<RunResult>((resolve, reject) => {
+      let settled = false;
+      // Declared before use: finish() may run before the timers exist (a turn aborted before it was sent).
+      let watchdog: NodeJS.Timeout | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const inner = new AbortController();
+      const finish = (err?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        unsubscribe();
+        clearInterval(watchdog);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onOuterAbort);
+        if (err === undefined) return resolve({ text: state.text, usage: state.usage, model: state.model });
+        if (typeof err === 'object' && err !== null) (err as RunFailure).delivered = state.delivered;
+        reject(err);
+      };
+      const emitDelta = (delta: string): void => {
+        state.text += delta;
+        opts.onDelta?.(delta);
+      };
+      const unsubscribe = session.on((event: SessionEvent) => {
+        switch (event.type) {
+          case 'user.message':
+          case 'assistant.turn_start':
+            state.delivered = true;
+            state.began = true;
+            break;
+          case 'assistant.message_delta': {
+            if (event.data.parentToolCallId) break;
+            const fresh = state.lastMessageId !== undefined && state.lastMessageId !== event.data.messageId && state.text;
+            state.lastMessageId = event.data.messageId;
+            // A second assistant message in one turn (after a tool call) starts a new paragraph.
+            emitDelta(fresh ? `\n\n${event.data.deltaContent}` : event.data.deltaContent);
+            break;
+          }
+          case 'assistant.message':
+            if (event.data.parentToolCallId) break;
+            // Without streaming deltas (or when some were missed), the final message is the source of truth.
+            if (state.lastMessageId !== event.data.messageId && event.data.content) {
+              state.lastMessageId = event.data.messageId;
+              emitDelta(state.text ? `\n\n${event.data.content}` : event.data.content);
+            }
+            break;
+          case 'assistant.usage':
+            if (event.data.model) state.model = event.data.model;
+            state.usage = {
+              inputTokens: (state.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
+              outputTokens: (state.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
+            };
+            break;
+          case 'tool.execution_start':
+            opts.onTool?.({ phase: 'start', toolName: event.data.toolName, toolCallId: event.data.toolCallId });
+            break;
+          case 'tool.execution_complete':
+            opts.onTool?.({ phase: 'end', toolName: (event.data as { toolName?: string }).toolName ?? '', toolCallId: event.data.toolCallId, success: event.data.success });
+            break;
+          case 'session.error':
+            void this.host.classify(event.data).then(finish, finish);
+            break;
+          case 'session.idle':
+            if (state.began) finish();
+            break;
+          default:
+            break;
+        }
+      });
+      const abortTurn = (reason: unknown): void => {
+        if (settled) return;
+        const settledOrLate = new Promise<void>((res) => {
+          const off = session.on((e) => {
+            if (e.type === 'session.idle' || e.type === 'abort') {
+              off();
+              res();
+            }
+          });
+          setTimeout(() => {
+            off();
+            res();
+          }, ABORT_SETTLE_MS).unref?.();
+        });
+        void Promise.all([session.abort().catch(() => undefined), settledOrLate]).then(() => finish(reason));
+      };
+      const onOuterAbort = (): void => abortTurn(signal.reason);
+      if (signal.aborted) return onOuterAbort();
+      signal.addEventListener('abort', onOuterAbort, { once: true });
+      if (opts.timeoutMs !== undefined) {
+        const limit = opts.timeoutMs;
+        timer = setTimeout(() => inner.abort(new TurnTimeoutError(limit)), limit);
+        inner.signal.addEventListener('abort', () => abortTurn(inner.signal.reason), { once: true });
+      }
+      watchdog = setInterval(() => {
+        if (!this.host.isConnected()) finish(new AgentError('connection', 'Copilot runtime connection closed'));
+      }, WATCHDOG_MS);
+      session.send({ prompt }).then(
+        () => {
+          state.delivered = true;
+        },
+        (err: unknown) => finish(fromSdkError(err, 'send')),
+      );
+    });
+  }
+
+  async inspect(prompt: string): Promise<PromptRecord> {
+    const events = await this.session.getEvents().catch(() => [] as SessionEvent[]);
+    const tail = prompt.slice(-200);
+    let userIndex = -1;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if (e.type === 'user.message' && typeof e.data.content === 'string' && e.data.content.includes(tail)) {
+        userIndex = i;
+        break;
+      }
+    }
+    if (userIndex < 0) return { kind: 'absent' };
+    const after = events.slice(userIndex + 1);
+    const ended = after.some((e) => e.type === 'assistant.turn_end');
+    const last = after.filter((e): e is Extract<SessionEvent, { type: 'assistant.message' }> => e.type === 'assistant.message' && !e.data.parentToolCallId).at(-1);
+    if (ended && last?.data.content) return { kind: 'answered', content: last.data.content };
+    return { kind: 'delivered' };
+  }
+
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    return this.session.on(listener);
+  }
+
+  async setModel(model: string): Promise<void> {
+    await this.session.setModel(model).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+  }
+
+  async compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
+    const result = await this.session.rpc.history.compact().catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    if (!result.success) throw new AgentError('fatal', 'The session could not be compacted');
+    return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
+  }
+
+  async abort(): Promise<void> {
+    await withTimeout(this.session.abort(), 3000, 'abort timed out').catch(() => undefined);
+  }
+
+  async disconnect(): Promise<void> {
+    await withTimeout(this.session.disconnect(), 2000, 'disconnect timed out').catch(() => undefined);
+  }
+}

@@ -1,0 +1,185 @@
+// The AgentSessions port on the real Copilot SDK: one runtime client (CopilotRuntime) holds every
+// session Baton opens; configs come from the one role-keyed builder; every SDK failure leaves
+// here as a typed AgentError.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { SessionConfig } from '@github/copilot-sdk';
+import type { AgentSession, AgentSessions, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
+import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
+import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
+import { AgentError, kindOfSessionError } from './errors';
+import { forkWithoutTouching } from './safeFork';
+import { fromSdkError } from './sdkErrors';
+import { buildSessionConfig } from './sessionConfig';
+
+export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
+  /** Baton's own session folder (configDirectory), so its sessions stay out of the user's CLI list. */
+  sessionDirectory?: string;
+  /** Extra config for every session (tests only: e.g. disabledMcpServers). */
+  extraSessionConfig?: Partial<SessionConfig>;
+}
+
+export class CopilotAgentSessions implements AgentSessions {
+  private readonly runtime: CopilotRuntime;
+  private readonly host: SessionHost;
+
+  constructor(private readonly opts: CopilotAgentSessionsOptions) {
+    this.runtime = new CopilotRuntime(opts);
+    this.host = {
+      isConnected: () => this.runtime.isConnected(),
+      classify: (data) => this.classify(data),
+    };
+  }
+
+  get provider(): ProviderSettings {
+    return this.runtime.provider;
+  }
+
+  get copilotHome(): string {
+    return this.runtime.copilotHome;
+  }
+
+  get isStarted(): boolean {
+    return this.runtime.isStarted;
+  }
+
+  onDidReset(listener: (reason: string) => void): () => void {
+    return this.runtime.onDidReset(listener);
+  }
+
+  async start(): Promise<void> {
+    await this.runtime.client();
+  }
+
+  async create(spec: SessionSpec): Promise<AgentSession> {
+    const client = await this.runtime.client();
+    const session = await client.createSession(this.config(spec)).catch((err: unknown) => {
+      throw fromSdkError(err, 'create');
+    });
+    return new CopilotAgentSession(session, this.host);
+  }
+
+  async resume(id: string, spec: SessionSpec): Promise<AgentSession> {
+    const client = await this.runtime.client();
+    const session = await client.resumeSession(id, this.config(spec)).catch((err: unknown) => {
+      throw fromSdkError(err, 'resume');
+    });
+    return new CopilotAgentSession(session, this.host);
+  }
+
+  async delete(id: string): Promise<void> {
+    const client = await this.runtime.client();
+    await client.deleteSession(id).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+  }
+
+  async fork(sourceId: string, title: string): Promise<string> {
+    const client = await this.runtime.client();
+    return forkWithoutTouching(client, this.copilotHome || join(homedir(), '.copilot'), sourceId, title);
+  }
+
+  async list(): Promise<MachineSessionInfo[]> {
+    const client = await this.runtime.client();
+    const all = await client.listSessions().catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    return all.map((s) => ({
+      sessionId: s.sessionId,
+      workingDir: s.context?.workingDirectory,
+      summary: (s.summary ?? '').trim(),
+      startedAt: toMs(s.startTime),
+      modifiedAt: toMs(s.modifiedTime),
+      isRemote: s.isRemote === true,
+    }));
+  }
+
+  async inUse(ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const client = await this.runtime.client();
+    const result = await client.rpc.sessions.checkInUse({ sessionIds: ids }).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    return new Set(result.inUse);
+  }
+
+  async metadata(id: string): Promise<{ workingDir?: string; summary?: string } | undefined> {
+    const client = await this.runtime.client();
+    const meta = await client.getSessionMetadata(id).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    return meta ? { workingDir: meta.context?.workingDirectory, summary: meta.summary } : undefined;
+  }
+
+  async listModels(): Promise<string[]> {
+    return (await this.runtime.listModels()).map((m) => m.id);
+  }
+
+  async authStatus(): Promise<{ authenticated: boolean; authType?: string; message?: string }> {
+    const client = await this.runtime.client();
+    const auth = await client.getAuthStatus().catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    return { authenticated: auth.isAuthenticated, authType: auth.authType, message: auth.statusMessage };
+  }
+
+  async status(): Promise<{ version: string; protocolVersion: number }> {
+    const client = await this.runtime.client();
+    const status = await client.getStatus().catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    return { version: status.version, protocolVersion: status.protocolVersion };
+  }
+
+  isConnected(): boolean {
+    return this.runtime.isConnected();
+  }
+
+  ping(timeoutMs?: number): Promise<boolean> {
+    return this.runtime.ping(timeoutMs);
+  }
+
+  reset(reason: string): Promise<void> {
+    return this.runtime.reset(reason);
+  }
+
+  updateProvider(provider: ProviderSettings): void {
+    this.runtime.updateProvider(provider);
+  }
+
+  runtimePid(): number | undefined {
+    return this.runtime.runtimePid();
+  }
+
+  dispose(): Promise<void> {
+    return this.runtime.dispose();
+  }
+
+  private config(spec: SessionSpec): SessionConfig {
+    return buildSessionConfig(spec, { provider: this.runtime.sessionProvider(), sessionDirectory: this.opts.sessionDirectory, extra: this.opts.extraSessionConfig });
+  }
+
+  /**
+   * A session.error's kind. The runtime reports a missing Copilot sign-in as a plain `query` error
+   * with no status (measured: "Execution failed: InvalidArg, No GitHub OAuth token ..."), so for
+   * an unclassified failure on the Copilot provider the runtime's auth status decides.
+   */
+  private async classify(data: { errorType?: string; statusCode?: number; message: string }): Promise<AgentError> {
+    const details = { errorType: data.errorType, statusCode: data.statusCode };
+    const kind = kindOfSessionError(data.errorType, data.statusCode);
+    if (kind === 'fatal' && data.statusCode === undefined && this.provider.type === 'copilot') {
+      try {
+        const auth = await this.authStatus();
+        if (!auth.authenticated) return new AgentError('auth', `not signed in: ${auth.message ?? data.message}`, details);
+      } catch {
+        /* the auth check is a refinement; the error stays fatal without it */
+      }
+    }
+    return new AgentError(kind, data.message, details);
+  }
+}
+
+function toMs(value: unknown): number {
+  const ms = value instanceof Date ? value.getTime() : new Date(value as string).getTime();
+  return Number.isFinite(ms) ? ms : 0;
+}

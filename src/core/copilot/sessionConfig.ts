@@ -1,0 +1,69 @@
+// The one place a session config is built, keyed by role, so the orchestrator, workers and the
+// classifier cannot drift apart (provider block, Baton's session folder, streaming, permissions).
+import type { ProviderConfig, SessionConfig } from '@github/copilot-sdk';
+import type { SessionSpec } from './agentSessions';
+
+/** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
+export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_bash', 'view', 'create', 'edit', 'web_fetch', 'sql', 'read_agent', 'list_agents', 'write_agent', 'grep', 'glob', 'task'] as const;
+
+export interface SessionDefaults {
+  /** The provider block every config must repeat (createSession and resumeSession alike). */
+  provider: ProviderConfig | undefined;
+  /** Baton's own session folder, so its sessions stay out of the user's Copilot CLI list. */
+  sessionDirectory?: string;
+  /** Extra config for every session (a test's disabledMcpServers); cannot replace what a role fixes. */
+  extra?: Partial<SessionConfig>;
+}
+
+export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig {
+  const own = defaults.sessionDirectory ? { configDirectory: defaults.sessionDirectory } : {};
+  const provider = defaults.provider ? { provider: defaults.provider } : {};
+  switch (spec.role) {
+    case 'orchestrator':
+      return {
+        clientName: 'baton',
+        model: spec.model,
+        streaming: true,
+        tools: spec.tools,
+        // The orchestrator talks and delegates; only workers touch files or run commands. The runtime's
+        // own tools are excluded by name (so the user's MCP tools stay), and the permission handler
+        // refuses any other kind of action should a future runtime add tools.
+        excludedTools: [...RUNTIME_BUILTIN_TOOLS],
+        ...(spec.mcpServers && Object.keys(spec.mcpServers).length ? { mcpServers: spec.mcpServers } : {}),
+        ...(spec.skillDirectories?.length ? { skillDirectories: spec.skillDirectories } : {}),
+        systemMessage: { mode: 'append', content: spec.systemMessage },
+        infiniteSessions: { enabled: true, backgroundCompactionThreshold: 0.8, bufferExhaustionThreshold: 0.95 },
+        ...own,
+        ...provider,
+        ...defaults.extra,
+        onPermissionRequest: (request) =>
+          // Baton's own tools and the user's own MCP servers may run; files and shells are workers' work.
+          request.kind === 'custom-tool' || request.kind === 'mcp' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
+      };
+    case 'worker':
+      return {
+        clientName: 'baton-worker',
+        streaming: true,
+        systemMessage: { mode: 'append', content: spec.systemMessage },
+        ...(spec.ownSession ? own : {}),
+        ...(spec.model ? { model: spec.model } : {}),
+        ...provider,
+        ...defaults.extra,
+        // Last, so nothing above can widen a worker's reach.
+        workingDirectory: spec.workingDirectory,
+        onPermissionRequest: spec.permissions,
+      };
+    case 'classifier':
+      return {
+        clientName: 'baton-classifier',
+        model: spec.model,
+        streaming: false,
+        availableTools: [],
+        systemMessage: { mode: 'replace', content: 'You label messages for model routing. Answer with one word.' },
+        ...own,
+        ...provider,
+        ...defaults.extra,
+        onPermissionRequest: () => ({ kind: 'reject' }),
+      };
+  }
+}

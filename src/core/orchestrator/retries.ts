@@ -1,0 +1,91 @@
+// The retry policy of one orchestrator turn, kept apart from the queue in orchestrator.ts.
+// Invariant: a prompt the runtime already has is never sent to it again.
+import type { UsageInfo } from '../../shared/protocol';
+import { wasDelivered, type AgentSessions, type RunResult } from '../copilot/agentSessions';
+import { classifyError, isRetryable } from '../copilot/errors';
+import { delay } from '../util/delay';
+import type { Logger } from '../util/logger';
+import type { OrchestratorEvent } from './events';
+import type { SessionKeeper } from './sessionKeeper';
+
+/** What one turn collects across its attempts. */
+export interface Attempt {
+  text: string;
+  usage: UsageInfo;
+  model?: string;
+}
+
+export interface RetryHost {
+  keeper: SessionKeeper;
+  sessions: AgentSessions;
+  logger: Logger;
+  emit: (event: OrchestratorEvent) => void;
+  delays: readonly number[];
+}
+
+const RESUME_NUDGE = '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]';
+
+/**
+ * Retries connection, session and transient failures after 1 s / 3 s / 10 s. A prompt the
+ * runtime already has is never sent again: after a failure past delivery, the session is
+ * resumed and its own record decides: a settled reply is taken as is; a recorded prompt gets a
+ * nudge to finish; only a prompt the runtime has no record of is sent again (and the log says so).
+ */
+export async function runWithRetries(host: RetryHost, turn: { turnId: string; prompt: string; model: string }, attempt: Attempt, signal: AbortSignal): Promise<void> {
+  const { keeper, logger, delays } = host;
+  let mayHavePrompt = false;
+  const run = async (prompt: string): Promise<void> => {
+    const session = await keeper.ensure(turn.model);
+    const result: RunResult = await session.run(prompt, {
+      signal,
+      onDelta: (delta) => {
+        attempt.text += delta;
+        host.emit({ type: 'turn.delta', turnId: turn.turnId, delta });
+      },
+      onTool: (t) =>
+        host.emit(
+          t.phase === 'start'
+            ? { type: 'tool.started', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId }
+            : { type: 'tool.finished', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId, success: t.success === true },
+        ),
+    });
+    attempt.usage = result.usage;
+    attempt.model = result.model;
+  };
+  for (let i = 0; ; i++) {
+    try {
+      if (mayHavePrompt) {
+        const session = await keeper.ensure(turn.model);
+        const record = await session.inspect(turn.prompt);
+        if (record.kind === 'answered') {
+          logger.info(`Turn ${turn.turnId}: the runtime had already answered; taking its reply`);
+          attempt.text = record.content;
+          host.emit({ type: 'turn.delta', turnId: turn.turnId, delta: record.content });
+          return;
+        }
+        if (record.kind === 'delivered') {
+          logger.info(`Turn ${turn.turnId}: the runtime has the prompt; asking it to finish instead of sending it again`);
+          await run(RESUME_NUDGE);
+          return;
+        }
+        logger.warn(`Turn ${turn.turnId}: the runtime has no record of the prompt; sending it again`);
+      }
+      const recovery = keeper.takeRecovery();
+      await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt);
+      return;
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      const kind = classifyError(err);
+      if (!isRetryable(kind) || i >= delays.length) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      logger.warn(`Turn ${turn.turnId}: ${kind} error (${reason}); retry ${i + 1}/${delays.length} in ${delays[i]} ms`);
+      host.emit({ type: 'turn.retrying', turnId: turn.turnId, attempt: i + 1, delayMs: delays[i]!, reason });
+      if (kind === 'connection') await host.sessions.reset(reason);
+      else if (kind === 'session') keeper.drop();
+      if (wasDelivered(err)) mayHavePrompt = true;
+      // Text from a failed attempt is discarded (turn.retrying clears it in the panel): the retry produces the whole reply again.
+      attempt.text = '';
+      await delay(delays[i]!, signal);
+    }
+  }
+}

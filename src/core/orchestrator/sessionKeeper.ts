@@ -1,0 +1,143 @@
+// Keeps the orchestrator's one session: creates, resumes, recovers or replaces it, and remembers
+// its id and fingerprint in the store so a restart resumes the same conversation.
+// Invariants: a session claimed by another live window is never written into; a session whose
+// tools, model or Baton version drifted is replaced (with recovery context, not a resend); the
+// recovery context rides on the next prompt, so it costs no extra model call.
+import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
+import type { BatonTool } from '../copilot/batonTool';
+import type { BatonStore } from '../store/types';
+import type { Logger } from '../util/logger';
+import type { OrchestratorEvent } from './events';
+import { sessionFingerprint } from './fingerprint';
+import type { SessionClaims } from './sessionClaims';
+import { buildRecoveryPrompt } from './systemMessage';
+
+export const STATE_SESSION = 'orchestrator_session_id';
+export const STATE_FINGERPRINT = 'orchestrator_fingerprint';
+
+export interface SessionKeeperOptions {
+  sessions: AgentSessions;
+  store: BatonStore;
+  logger: Logger;
+  version: string;
+  tools: () => BatonTool[];
+  /** The spec of a new or resumed session on `model` (system message, MCP servers, skills). */
+  spec: (model: string, tools: BatonTool[]) => Extract<SessionSpec, { role: 'orchestrator' }>;
+  claims?: SessionClaims;
+  emit: (event: OrchestratorEvent) => void;
+}
+
+export class SessionKeeper {
+  private session: AgentSession | undefined;
+  private model: string | undefined;
+  private pendingRecovery: string | undefined;
+  /** The fingerprint of the live session (also in the store, read back only at start). */
+  fingerprint: string | undefined;
+
+  constructor(private readonly opts: SessionKeeperOptions) {}
+
+  get current(): AgentSession | undefined {
+    return this.session;
+  }
+
+  get currentModel(): string | undefined {
+    return this.model;
+  }
+
+  /** The recovery context for the next prompt, handed out once. */
+  takeRecovery(): string | undefined {
+    const r = this.pendingRecovery;
+    this.pendingRecovery = undefined;
+    return r;
+  }
+
+  /** Forgets the live session (a reset runtime took it, or it was lost); the next ensure() resumes or recreates. */
+  drop(): AgentSession | undefined {
+    const old = this.session;
+    this.session = undefined;
+    return old;
+  }
+
+  /** Starts over: no saved session, no recovery context. */
+  forget(): AgentSession | undefined {
+    const old = this.drop();
+    this.pendingRecovery = undefined;
+    this.opts.claims?.release(old?.id);
+    this.opts.store.deleteState(STATE_SESSION);
+    this.opts.store.deleteState(STATE_FINGERPRINT);
+    return old;
+  }
+
+  /** The session on `model`: the live one (switched if needed), the saved one resumed, or a new one. */
+  async ensure(model: string): Promise<AgentSession> {
+    if (this.session) {
+      if (this.model !== model) await this.switchModel(this.session, model);
+      return this.session;
+    }
+    const { store, logger, sessions, claims } = this.opts;
+    const tools = this.opts.tools();
+    const fingerprint = sessionFingerprint(this.opts.version, model, tools);
+    const spec = this.opts.spec(model, tools);
+    const savedId = store.getState(STATE_SESSION);
+    const savedFingerprint = store.getState(STATE_FINGERPRINT);
+
+    let session: AgentSession | undefined;
+    let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
+    let reason: string | undefined;
+    const heldElsewhere = savedId && claims ? claims.holder(savedId) : undefined;
+    if (savedId && heldElsewhere !== undefined) {
+      // Another window runs this session: never write into it; start ours with the shared history.
+      reason = `the saved session is open in another VS Code window (pid ${heldElsewhere})`;
+      how = 'recovered';
+    } else if (savedId && savedFingerprint === fingerprint) {
+      try {
+        session = await sessions.resume(savedId, spec);
+        how = 'resumed';
+      } catch (err) {
+        reason = `resuming ${savedId} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`;
+        how = 'recovered';
+        store.deleteState(STATE_SESSION);
+      }
+    } else if (savedId) {
+      // Drift: the tools, the model or Baton itself changed under a live session.
+      reason = 'Baton, its tools or the model changed since the last session';
+      how = 'drifted';
+      store.deleteState(STATE_SESSION);
+    }
+    if (!session) {
+      session = await sessions.create(spec);
+      if (how !== 'created') {
+        this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined;
+        logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
+      }
+    }
+    claims?.claim(session.id);
+    store.setState(STATE_SESSION, session.id);
+    store.setState(STATE_FINGERPRINT, fingerprint);
+    this.fingerprint = fingerprint;
+    this.session = session;
+    this.model = model;
+    logger.info(`Orchestrator session ${session.id} ${how} on ${model}`);
+    this.opts.emit({ type: 'session.ready', sessionId: session.id, how, reason });
+    return session;
+  }
+
+  private async switchModel(session: AgentSession, model: string): Promise<void> {
+    // setModel keeps the conversation; the fingerprint follows so a restart still resumes.
+    await session.setModel(model);
+    this.model = model;
+    this.fingerprint = sessionFingerprint(this.opts.version, model, this.opts.tools());
+    this.opts.store.setState(STATE_FINGERPRINT, this.fingerprint);
+    this.opts.logger.info(`Switched the orchestrator to ${model}`);
+    this.opts.emit({ type: 'model.changed', model });
+  }
+
+  /** The last 10 settled turns, oldest first, without the pending message being answered now. */
+  private recoveryTurns(): Array<{ role: string; source: string; content: string }> {
+    return this.opts.store
+      .recentLog(12)
+      .filter((e) => e.status !== 'pending' && e.content)
+      .slice(-10)
+      .map((e) => ({ role: e.role, source: e.source, content: e.content }));
+  }
+}

@@ -1,0 +1,90 @@
+// Worker results on their way to the orchestrator.
+// Invariant: a result is written to the store BEFORE it is handed over, and marked delivered only
+// after the orchestrator accepted it (its turn started): a window closed in between loses nothing,
+// and the next start delivers it again.
+import type { Origin } from '../orchestrator/events';
+import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
+import type { Logger } from '../util/logger';
+import { formatResult } from './workerMessages';
+import type { ReplyChannel } from './workerTypes';
+
+export type Deliver = (text: string, origin: Origin, inboxId?: number) => Promise<void> | void;
+
+export function originOf(worker: string, replyTo: string): Origin {
+  return { channel: 'background', worker, replyTo: replyTo === 'command' ? 'command' : 'panel' };
+}
+
+export class WorkerInbox {
+  private readonly delivering = new Set<number>();
+  private cleaned = false;
+
+  constructor(
+    private readonly store: BatonStore,
+    private readonly deliver: Deliver,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Stores a result; undefined when the store failed (logged), and then it is delivered unrecorded. */
+  record(worker: string, replyTo: ReplyChannel, kind: InboxRow['kind'], content: string): number | undefined {
+    try {
+      return this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content });
+    } catch (err) {
+      this.logger.error('Workers: could not store the result', err);
+      return undefined;
+    }
+  }
+
+  async deliverOne(inboxId: number | undefined, text: string, origin: Origin): Promise<boolean> {
+    if (inboxId !== undefined) this.delivering.add(inboxId);
+    try {
+      await this.deliver(text, origin, inboxId);
+      if (inboxId !== undefined) this.safely(() => this.store.markInboxDelivered(inboxId), 'mark a result delivered');
+      return true;
+    } catch (err) {
+      this.logger.error(`The result of worker '${origin.worker}' could not be delivered now; it will be at the next start`, err);
+      return false;
+    } finally {
+      if (inboxId !== undefined) this.delivering.delete(inboxId);
+    }
+  }
+
+  /**
+   * Removes worker rows a previous window left (their sessions went with it) and returns them.
+   * A task that was running then did not finish: the orchestrator is told so through the inbox.
+   */
+  cleanStale(active: (name: string) => boolean): WorkerRow[] {
+    this.cleaned = true;
+    const stale = this.store.listWorkers().filter((r) => !active(r.name));
+    for (const r of stale) {
+      this.safely(() => this.store.deleteWorker(r.name), 'remove a stale worker row');
+      if (r.status !== 'running') continue;
+      const content = formatResult(r.name, {
+        kind: 'failed',
+        error: `its task was interrupted when VS Code closed or reloaded (directory ${r.working_dir}, session ${r.copilot_session_id ?? 'unknown'}). It did not finish; start it again if it is still needed.`,
+        output: r.last_output ?? '',
+      });
+      this.safely(() => this.store.addInbox({ worker_name: r.name, origin: r.origin, kind: 'failed', content }), 'record an interrupted worker');
+    }
+    if (stale.length) this.logger.warn(`Cleaned ${stale.length} worker(s) left by a previous window: ${stale.map((r) => `'${r.name}' (${r.status})`).join(', ')}`);
+    return stale;
+  }
+
+  /** Re-sends results the orchestrator has not accepted yet (e.g. the window closed first). Returns how many went out. */
+  async deliverPending(active: (name: string) => boolean): Promise<number> {
+    if (!this.cleaned) this.cleanStale(active);
+    // Each deliver call enqueues synchronously, so starting them in a loop keeps the rows' order.
+    const sends = this.store
+      .undeliveredInbox()
+      .filter((row) => !this.delivering.has(row.id))
+      .map((row) => this.deliverOne(row.id, row.content, originOf(row.worker_name, row.origin)));
+    return (await Promise.all(sends)).filter(Boolean).length;
+  }
+
+  private safely(fn: () => unknown, what: string): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error(`Workers: could not ${what}`, err);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+// Which workers exist: the active ones (holding a slot) and the last finished ones, the rules a
+// new or attached worker must pass, and the throttled change event the views listen to.
+// Invariant: a name and a slot are reserved before any await, so concurrent creates cannot overshoot.
+import { Emitter } from '../util/emitter';
+import { seconds } from './workerMessages';
+import { WorkerError, type Worker, type WorkerInfo, type WorkerSettings } from './workerTypes';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/;
+export const KEEP_FINISHED = 20;
+const OUTPUT_FIRES_PER_SECOND = 4;
+
+export interface WorkerRegistryOptions {
+  settings: () => WorkerSettings;
+  /** Session ids that must never be attached (the orchestrator's own session). */
+  reservedSessionIds?: () => Array<string | undefined>;
+  now: () => number;
+}
+
+export class WorkerRegistry {
+  readonly active = new Map<string, Worker>();
+  /** Newest first, at most KEEP_FINISHED. */
+  finished: Worker[] = [];
+  private readonly emitter = new Emitter<WorkerInfo[]>();
+  readonly onDidChange = this.emitter.event;
+  private throttle: NodeJS.Timeout | undefined;
+  private lastFire = 0;
+  private disposed = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: WorkerRegistryOptions) {
+    this.now = opts.now;
+  }
+
+  /** Active workers first (oldest first), then the last finished ones (newest first). */
+  list(): WorkerInfo[] {
+    return [...[...this.active.values()].map((w) => this.info(w)), ...this.finished.map((w) => this.info(w))];
+  }
+
+  /** Active workers only. */
+  listActive(): WorkerInfo[] {
+    return [...this.active.values()].map((w) => this.info(w));
+  }
+
+  checkNewName(raw: string): string {
+    const name = (raw ?? '').trim();
+    if (!NAME.test(name)) {
+      throw new WorkerError(`Invalid worker name '${raw}': use 1-48 letters, digits, '.', '_' or '-', starting with a letter or digit (e.g. "auth-fix").`);
+    }
+    const existing = this.active.get(name);
+    if (existing) {
+      throw new WorkerError(`A worker named '${name}' already exists (${existing.state} in ${existing.workingDir}). Use send_to_worker to give it more work, or pick another name.`);
+    }
+    return name;
+  }
+
+  recheck(name: string, sessionId?: string): void {
+    this.checkNewName(name);
+    if (sessionId) this.assertAttachable(sessionId);
+    this.assertCapacity();
+  }
+
+  assertAttachable(sessionId: string): void {
+    const reserved = (this.opts.reservedSessionIds?.() ?? []).filter(Boolean);
+    if (reserved.includes(sessionId)) throw new WorkerError(`Session ${sessionId} is Baton's own orchestrator session; it cannot become a worker.`);
+    for (const w of this.active.values()) {
+      if (w.sessionId === sessionId) throw new WorkerError(`Session ${sessionId} is already worker '${w.name}'. Use send_to_worker.`);
+    }
+  }
+
+  assertCapacity(): void {
+    const max = Math.max(1, Math.floor(Number(this.opts.settings().max) || 5));
+    if (this.active.size >= max) {
+      throw new WorkerError(
+        `Too many workers: ${this.active.size} of ${max} are active (baton.workers.max). ${this.describeActive()} ` +
+          'Wait for one to finish or stop one with kill_session, then try again.',
+      );
+    }
+  }
+
+  describeActive(): string {
+    if (!this.active.size) return 'No workers are active.';
+    const parts = [...this.active.values()].map((w) => `'${w.name}' (${w.state}, ${w.workingDir}, ${seconds(this.now() - w.startedAt)})`);
+    return `Active workers: ${parts.join('; ')}.`;
+  }
+
+  find(name: string): Worker {
+    const w = this.active.get(name) ?? this.finished.find((f) => f.name === name);
+    if (!w) throw new WorkerError(`No worker named '${name}'. ${this.describeActive()}`);
+    return w;
+  }
+
+  info(w: Worker): WorkerInfo {
+    return {
+      name: w.name,
+      workingDir: w.workingDir,
+      state: w.state,
+      startedAt: w.startedAt,
+      lastLine: w.transcript.lastLine,
+      sessionId: w.sessionId,
+      createdAt: w.createdAt,
+      finishedAt: w.finishedAt,
+      source: w.source,
+    };
+  }
+
+  fireSoon(): void {
+    if (this.throttle || this.disposed) return;
+    const wait = Math.max(0, this.lastFire + 1000 / OUTPUT_FIRES_PER_SECOND - Date.now());
+    this.throttle = setTimeout(() => this.fireNow(), wait);
+  }
+
+  fireNow(): void {
+    if (this.throttle) clearTimeout(this.throttle);
+    this.throttle = undefined;
+    if (this.disposed) return;
+    this.lastFire = Date.now();
+    this.emitter.fire(this.list());
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.throttle) clearTimeout(this.throttle);
+    this.emitter.dispose();
+  }
+}
