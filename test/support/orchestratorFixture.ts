@@ -1,32 +1,51 @@
-// Builds the real core for integration tests: a scripted model server, the real Copilot runtime in a
-// hermetic environment, a real sql.js store on disk, and an Orchestrator wired like the extension does.
+// Builds Baton for integration tests exactly as the extension does (createBatonCore), with only
+// the edges swapped: a scripted model server, the real Copilot runtime in a hermetic environment,
+// a real sql.js store on disk, recorded host actions and a permission broker the test answers.
+import * as assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tool } from '@github/copilot-sdk';
-import { CopilotRuntime, type ProviderSettings } from '../../src/core/copilot/copilotRuntime';
+import { createBatonCore, type BatonCore, type BatonCoreDeps } from '../../src/core/batonCore';
+import type { HostActions } from '../../src/core/chat/chatController';
+import type { ProviderSettings } from '../../src/core/copilot/agentSessions';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
-import { Orchestrator, type OrchestratorOptions, type OrchestratorSettings } from '../../src/core/orchestrator/orchestrator';
+import type { OrchestratorSettings } from '../../src/core/orchestrator/orchestrator';
 import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
-import { SessionClaims } from '../../src/core/orchestrator/sessionClaims';
-import { getMemorySummary } from '../../src/core/memory/memorySummary';
-import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import type { BatonStore } from '../../src/core/store/types';
 import { MemoryLogger } from '../../src/core/util/logger';
+import type { WorkerSettings } from '../../src/core/workers/workerPool';
+import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
 import { hermeticEnv } from './copilotHarness';
 import { DEFAULT_MODELS, ScriptedModelServer } from './scriptedModelServer';
 
-export interface CoreFixture {
+export class FakeBroker {
+  readonly asked: PermissionPrompt[] = [];
+  answer: PermissionDecision = 'deny';
+  async ask(prompt: PermissionPrompt): Promise<PermissionDecision> {
+    this.asked.push(prompt);
+    return this.answer;
+  }
+}
+
+export interface CoreFixture extends BatonCore {
   server: ScriptedModelServer;
   root: string;
   env: Record<string, string>;
-  store: SqlJsStore;
-  runtime: CopilotRuntime;
-  orchestrator: Orchestrator;
+  home: string;
+  storageDir: string;
+  /** The runtime's working directory and the workspace folder Baton is told about. */
+  workspace: string;
+  core: BatonCore;
   logger: MemoryLogger;
   events: OrchestratorEvent[];
   settings: OrchestratorSettings;
-  /** A new runtime + orchestrator (+ store instance) over the same folders: a window reload. */
-  restart(overrides?: Partial<OrchestratorOptions>): Promise<void>;
+  workerSettings: WorkerSettings;
+  broker: FakeBroker;
+  host: HostActions & { calls: string[] };
+  /** Dispose and build again over the same folders: a window reload. */
+  restart(overrides?: Partial<BatonCoreDeps>): Promise<void>;
+  /** The scripted server saw no request it was not scripted for, and every scripted rule was used. */
+  assertScriptDone(): void;
   dispose(): Promise<void>;
 }
 
@@ -39,75 +58,98 @@ export function defaultSettings(): OrchestratorSettings {
   };
 }
 
-export async function startCore(opts: { flushDelayMs?: number; server?: ScriptedModelServer; provider?: ProviderSettings; tools?: (store: SqlJsStore) => Tool<any>[]; overrides?: Partial<OrchestratorOptions> } = {}): Promise<CoreFixture> {
+export interface StartCoreOptions {
+  flushDelayMs?: number;
+  server?: ScriptedModelServer;
+  provider?: ProviderSettings;
+  /** Runtime auth: 'fake' (default for copilot) or null for a user who is not signed in. */
+  gitHubToken?: string | null;
+  overrides?: Partial<BatonCoreDeps>;
+}
+
+export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixture> {
   const server = opts.server ?? (await ScriptedModelServer.start());
   if (!opts.server) server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
   const root = await mkdtemp(join(tmpdir(), 'baton-core-'));
   const env = hermeticEnv(server.url, root);
-  for (const dir of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME']) await mkdir(env[dir], { recursive: true });
+  for (const dir of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME']) await mkdir(env[dir]!, { recursive: true });
   const storageDir = join(root, 'globalStorage');
+  const installPath = join(root, 'extension');
   const workspace = join(root, 'workspace');
-  await mkdir(storageDir, { recursive: true });
-  await mkdir(workspace, { recursive: true });
-  const settings = defaultSettings();
+  await Promise.all([storageDir, installPath, workspace].map((d) => mkdir(d, { recursive: true })));
   const logger = new MemoryLogger();
   const events: OrchestratorEvent[] = [];
+  const broker = new FakeBroker();
+  const calls: string[] = [];
+  const host: CoreFixture['host'] = {
+    calls,
+    openLink: (href) => calls.push(`openLink ${href}`),
+    insertCode: (code) => calls.push(`insertCode ${code}`),
+    runCommand: (command) => calls.push(`runCommand ${command}`),
+    toggleRouting: () => calls.push('toggleRouting'),
+    openWorker: (name) => calls.push(`openWorker ${name}`),
+  };
+  const provider = opts.provider ?? { type: 'copilot' as const };
+  const token = opts.gitHubToken === undefined ? (provider.type === 'copilot' ? 'fake' : undefined) : (opts.gitHubToken ?? undefined);
 
-  const build = async (overrides: Partial<OrchestratorOptions> = {}) => {
-    const store = await SqlJsStore.open({ dir: storageDir, flushDelayMs: opts.flushDelayMs ?? 20 });
-    const provider = opts.provider ?? { type: 'copilot' as const };
-    const runtime = new CopilotRuntime({
-      provider,
-      logger,
-      env,
-      copilotHome: env.COPILOT_HOME,
-      workingDirectory: workspace,
-      gitHubToken: provider.type === 'copilot' ? 'fake' : undefined,
-      fallbackModels: () => server.modelIds(),
-    });
-    const orchestrator = new Orchestrator({
-      runtime,
-      store,
-      logger,
+  const build = (overrides: Partial<BatonCoreDeps> = {}): Promise<BatonCore> =>
+    createBatonCore({
+      storageDir,
+      installPath,
       version: '0.0.0-test',
-      settings: () => fixture.settings,
-      tools: () => opts.tools?.(store) ?? [],
-      memorySummary: () => getMemorySummary(store),
-      sessionDirectory: join(storageDir, 'copilot-sessions'),
-      claims: new SessionClaims(join(storageDir, 'claims')),
-      extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } as never,
+      logger,
+      provider,
+      settings: { orchestrator: () => fixture.settings, workers: () => fixture.workerSettings },
+      workspaceFolders: () => [workspace],
+      host,
+      broker,
+      homeDir: env.HOME,
+      store: { flushDelayMs: opts.flushDelayMs ?? 20 },
+      runtime: { env, copilotHome: env.COPILOT_HOME, workingDirectory: workspace, ...(token ? { gitHubToken: token } : {}) },
       retryDelaysMs: [50, 150, 300],
       healthCheckIntervalMs: 0,
       ...opts.overrides,
       ...overrides,
+    }).then((core) => {
+      core.orchestrator.onEvent((e) => events.push(e));
+      return core;
     });
-    orchestrator.onEvent((e) => events.push(e));
-    orchestrator.start();
-    return { store, runtime, orchestrator };
-  };
 
+  const adopt = (core: BatonCore): void => {
+    Object.assign(fixture, core, { core });
+  };
   const first = await build();
   const fixture: CoreFixture = {
+    ...first,
+    core: first,
     server,
     root,
     env,
-    ...first,
+    home: env.HOME!,
+    storageDir,
+    workspace,
     logger,
     events,
-    settings,
+    settings: defaultSettings(),
+    workerSettings: { max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: false },
+    broker,
+    host,
     async restart(overrides) {
-      await fixture.orchestrator.dispose();
-      await fixture.runtime.dispose();
-      await fixture.store.close();
-      Object.assign(fixture, await build(overrides));
+      await fixture.core.dispose();
+      adopt(await build(overrides));
+    },
+    assertScriptDone() {
+      assert.deepEqual(server.unscriptedRequests.map((r) => r.lastUserText ?? r.path), [], 'the model server got requests no test scripted');
+      assert.deepEqual(server.strayRequests, [], 'the runtime tried to reach the internet');
+      assert.deepEqual(server.pending().map((r) => r.name), [], 'scripted responses were never asked for');
     },
     async dispose() {
-      await fixture.orchestrator.dispose().catch(() => undefined);
-      await fixture.runtime.dispose().catch(() => undefined);
-      await fixture.store.close().catch(() => undefined);
+      await fixture.core.dispose().catch(() => undefined);
       if (!opts.server) await server.close();
-      await rm(root, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true, maxRetries: 3 });
     },
   };
   return fixture;
 }
+
+export type { BatonStore };
