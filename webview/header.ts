@@ -1,4 +1,6 @@
-// The panel header: the current model, the auto-routing toggle and New chat.
+// The panel header: the current model, the auto-routing toggle and New chat. It fits a 300 px side bar: the model
+// name takes the room that is left and is cut with an ellipsis only below that, its full name always in the tooltip;
+// the toggle says "Auto" and New chat is an icon button, both explained by their tooltips.
 import type { PanelState, WebviewMessage } from '../src/shared/protocol';
 import { h, setText } from './dom';
 
@@ -14,18 +16,22 @@ export class Header {
 
   constructor(post: (message: WebviewMessage) => void) {
     this.model = h('span', { class: 'model', 'data-testid': 'model', title: 'Current model' });
-    this.routing = h('vscode-checkbox', { 'data-testid': 'routing-toggle', checked: true, title: 'Pick a model per request (fast, standard or premium)' }, 'Auto routing') as CheckboxElement;
+    this.routing = h(
+      'vscode-checkbox',
+      { 'data-testid': 'routing-toggle', checked: true, title: 'Auto routing: pick a model per request (fast, standard or premium)', 'aria-label': 'Auto routing' },
+      'Auto',
+    ) as CheckboxElement;
     // The toolkit checkbox fires `change` for programmatic changes too, so only a change that differs from the
     // host's state is the user's; the host answers with a `state` message that settles the box.
     this.routing.addEventListener('change', () => {
       if (this.routing.checked !== this.routingAuto) post({ type: 'routing/toggle' });
     });
-    const newChat = h('vscode-button', { appearance: 'secondary', 'data-testid': 'new-chat', title: 'Start a new conversation' }, 'New chat');
+    const newChat = h('vscode-button', { appearance: 'icon', class: 'new-chat', 'data-testid': 'new-chat', title: 'New chat: start a new conversation', 'aria-label': 'New chat' }, '+');
     newChat.addEventListener('click', () => post({ type: 'chat/new' }));
     this.el = h(
       'header',
       { class: 'header' },
-      h('span', { class: 'model-label' }, h('span', { class: 'muted' }, 'Model '), this.model),
+      h('span', { class: 'model-label' }, h('span', { class: 'sr-only' }, 'Model '), this.model),
       h('span', { class: 'header-spacer' }),
       this.routing,
       newChat,
@@ -34,6 +40,7 @@ export class Header {
 
   setState(state: PanelState): void {
     setText(this.model, state.model || '—');
+    this.model.title = state.model ? `Model: ${state.model}` : 'No model yet';
     this.routingAuto = state.routingAuto;
     if (this.routing.checked !== state.routingAuto) this.routing.checked = state.routingAuto;
     this.routing.dataset.checked = String(state.routingAuto);

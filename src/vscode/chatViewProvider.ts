@@ -34,6 +34,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    // Shown again after being hidden, the view may be resolved anew (no visibility change fires): it is read now.
+    if (view.visible) this.setBadge(0);
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = {
       enableScripts: true,
@@ -92,7 +94,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
 
   private setBadge(count: number): void {
     this.unread = count;
-    if (this.view) this.view.badge = count > 0 ? { value: count, tooltip: `${count} new background result(s)` } : undefined;
+    // A badge of 0 is hidden; `undefined` did not clear a shown badge in code-server 1.100 (the e2e test saw it stay).
+    if (this.view) this.view.badge = count > 0 ? { value: count, tooltip: `${count} new background result(s)` } : { value: 0, tooltip: '' };
   }
 
   dispose(): void {
