@@ -21,8 +21,19 @@ for (const root of ['src/core', 'src/shared', 'webview']) {
     });
   }
 }
-if (offenders.length) {
-  console.error(`Layering rule broken: src/core, src/shared and webview must not import 'vscode':\n${offenders.join('\n')}`);
+// The Copilot SDK (and its JSON-RPC layer) has one seam: src/core/copilot/.
+const sdkRule = /(from\s+|require\(\s*|import\(\s*)['"](@github\/copilot-sdk|vscode-jsonrpc)/;
+const sdkOffenders = [];
+for await (const file of files('src')) {
+  if (file.startsWith(join('src', 'core', 'copilot'))) continue;
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  lines.forEach((line, i) => {
+    if (sdkRule.test(line)) sdkOffenders.push(`${file}:${i + 1}: ${line.trim()}`);
+  });
+}
+if (offenders.length || sdkOffenders.length) {
+  if (offenders.length) console.error(`Layering rule broken: src/core, src/shared and webview must not import 'vscode':\n${offenders.join('\n')}`);
+  if (sdkOffenders.length) console.error(`Layering rule broken: only src/core/copilot/ may import the Copilot SDK:\n${sdkOffenders.join('\n')}`);
   process.exit(1);
 }
-console.log('Layering rule holds: src/core, src/shared and webview never import vscode.');
+console.log('Layering rule holds: src/core, src/shared and webview never import vscode; only src/core/copilot/ imports the Copilot SDK.');

@@ -6,7 +6,7 @@ import { USE_VSCODE_GITHUB, type BatonServices } from './services';
 import { providerType, readOrchestratorSettings, SECRET_PREFIX, setRoutingAuto } from './settings';
 
 export function registerCommands(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
-  const register = (id: string, fn: (...args: any[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  const register = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return vscode.Disposable.from(
     register('baton.focus', () => vscode.commands.executeCommand('baton.chat.focus')),
     register('baton.newChat', async () => {

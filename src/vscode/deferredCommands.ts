@@ -3,7 +3,8 @@
 // a tree), so the ids are registered at once and each call waits for its implementation.
 import * as vscode from 'vscode';
 
-type Handler = (...args: any[]) => unknown;
+// Command arguments come from VS Code untyped; each handler declares what it takes.
+type Handler = (...args: never[]) => unknown;
 
 interface Slot {
   promise: Promise<Handler>;
@@ -35,7 +36,8 @@ export function declareCommands(ids: readonly string[]): vscode.Disposable {
     ...ids.map((id) =>
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {
         const handler = await slot(id).promise;
-        return handler(...args);
+        // VS Code passes whatever the caller gave; the handler checks what it takes.
+        return handler(...(args as never[]));
       }),
     ),
     { dispose: () => slots.clear() },

@@ -13,47 +13,21 @@
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
-import type { AgentEvent, AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
-import { ForkError } from '../copilot/safeFork';
-import type { BatonStore, InboxRow } from '../store/types';
+import type { AgentEvent, AgentSession, SessionSpec } from '../copilot/agentSessions';
+import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
-import type { Logger } from '../util/logger';
-import { checkSessionId, listMachineSessions, sessionDir, type ListMachineSessions } from './machineSessions';
+import { attachMachineSession, forkMachineSession, type AttachHost } from './attachSession';
+import { listMachineSessions, type ListMachineSessions } from './machineSessions';
 import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { runTask } from './taskRunner';
-import { WorkerInbox, originOf, type Deliver } from './workerInbox';
+import { WorkerInbox, originOf } from './workerInbox';
 import { errorText, formatResult, pastTense, seconds, workerInstructions, type TaskOutcome } from './workerMessages';
-import { createWorkerPermissionHandler, type PermissionBroker } from './workerPermissions';
-import { KEEP_FINISHED, WorkerRegistry } from './workerRegistry';
-import { WorkerTranscript } from './workerTranscript';
-import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerSettings, type WorkerStatus } from './workerTypes';
+import { createWorkerPermissionHandler } from './workerPermissions';
+import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
+import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerPoolOptions, type WorkerStatus, newWorker, workerRow } from './workerTypes';
 
 export type { PermissionBroker } from './workerPermissions';
 export * from './workerTypes';
-
-export interface WorkerPoolOptions {
-  sessions: AgentSessions;
-  store: BatonStore;
-  logger: Logger;
-  broker: PermissionBroker;
-  /**
-   * Feeds a result to the orchestrator (Orchestrator.enqueue). The pool marks the inbox row
-   * delivered once this resolves; when it throws, the row waits for deliverPending().
-   */
-  deliver: Deliver;
-  settings: () => WorkerSettings;
-  /** Baton's installation and storage dirs: protected like credentials. */
-  ownPaths: string[];
-  /** Injectable for tests; defaults to os.homedir(). */
-  homeDir?: string;
-  /** The model for new and resumed worker sessions; undefined = the runtime's default (BYOK providers need one). */
-  model?: () => string | undefined;
-  /** Session ids that must never be attached (the orchestrator's own session). */
-  reservedSessionIds?: () => Array<string | undefined>;
-  now?: () => number;
-}
-
-const MAX_STATUS_OUTPUT = 2000;
 
 export class WorkerPool {
   private readonly reg: WorkerRegistry;
@@ -143,14 +117,7 @@ export class WorkerPool {
   }
 
   status(name: string): WorkerStatus {
-    const w = this.reg.find(name);
-    const output = w.transcript.taskOutput() || w.transcript.lastLine;
-    return {
-      ...this.reg.info(w),
-      elapsedMs: (w.finishedAt ?? this.now()) - w.startedAt,
-      lastOutput: output.length > MAX_STATUS_OUTPUT ? `…${output.slice(-(MAX_STATUS_OUTPUT - 1))}` : output,
-      tasks: w.tasks,
-    };
+    return this.reg.status(name);
   }
 
   /** Aborts a worker's task (if any), disconnects its session and frees its slot. */
@@ -178,13 +145,7 @@ export class WorkerPool {
 
   /** The worker's events as readable text. */
   transcript(name: string): string {
-    const w = this.reg.find(name);
-    const header = [
-      `Worker '${w.name}' — ${w.workingDir}`,
-      `State: ${w.state}${w.sessionId ? ` · session ${w.sessionId}` : ''} · ${w.source}`,
-      `Created ${new Date(w.createdAt).toISOString()}${w.finishedAt ? ` · finished ${new Date(w.finishedAt).toISOString()}` : ''}`,
-    ].join('\n');
-    return w.transcript.render(header);
+    return this.reg.transcript(name);
   }
 
   // ---- machine sessions -------------------------------------------------------------------------
@@ -201,66 +162,27 @@ export class WorkerPool {
    * Brings an existing machine session in as an idle worker (send it a task with send). A session
    * another process holds is never written into: this refuses and offers a fork instead.
    */
-  async attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
-    if (opts.fork) return this.fork(sessionId, name, opts);
-    this.assertOpen();
-    checkSessionId(sessionId);
-    const workerName = this.reg.checkNewName(name);
-    this.reg.assertAttachable(sessionId);
-    this.reg.assertCapacity();
-    const meta = await this.opts.sessions.metadata(sessionId);
-    if (!meta) throw new WorkerError(`No Copilot session '${sessionId}' on this machine. Use list_machine_sessions to find one.`);
-    if (await this.inUse(sessionId)) {
-      throw new SessionInUseError(
-        `Session ${sessionId} ("${(meta.summary ?? '').trim() || 'no summary'}") is in use by another process (an open Copilot CLI or editor), so I won't write into it. ` +
-          'To continue its work in a copy instead, call attach_machine_session again with fork: true (or use Fork in the Machine Sessions view).',
-        sessionId,
-      );
-    }
-    const dir = this.resolveDir(sessionDir(meta.workingDir, sessionId));
-    // Checked again after the awaits: another call may have taken the name, the slot or the session.
-    this.assertOpen();
-    this.reg.recheck(workerName, sessionId);
-    const w = this.reserve(workerName, dir, opts.replyTo ?? 'panel', 'attached');
-    w.sessionId = sessionId;
-    // A finished worker on the same session gives it up, so no two workers can resume one session.
-    this.reg.finished = this.reg.finished.filter((f) => f.sessionId !== sessionId);
-    await this.open(w, async () => {
-      // Checked again right before the resume: the other process may have opened it meanwhile.
-      if (await this.inUse(sessionId)) throw new SessionInUseError(`Session ${sessionId} was just opened by another process; I won't write into it. Fork it instead.`, sessionId);
-      return this.opts.sessions.resume(sessionId, this.spec(w));
-    });
-    this.opts.logger.info(`Worker '${workerName}' attached to machine session ${sessionId} in ${dir}`);
-    this.reg.fireNow();
-    return this.reg.info(w);
+  attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+    return opts.fork ? forkMachineSession(this.attachHost(), sessionId, name, opts) : attachMachineSession(this.attachHost(), sessionId, name, opts);
   }
 
-  /** Copies a machine session (rpc.sessions.fork) and brings the copy in as an idle worker; the original is untouched. */
-  async fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
-    this.assertOpen();
-    checkSessionId(sessionId);
-    const workerName = this.reg.checkNewName(name);
-    this.reg.assertCapacity();
-    const meta = await this.opts.sessions.metadata(sessionId);
-    if (!meta) throw new WorkerError(`No Copilot session '${sessionId}' on this machine. Use list_machine_sessions to find one.`);
-    const dir = this.resolveDir(sessionDir(meta.workingDir, sessionId));
-    this.assertOpen();
-    this.reg.recheck(workerName);
-    const w = this.reserve(workerName, dir, opts.replyTo ?? 'panel', 'forked');
-    await this.open(w, async () => {
-      let forked: string;
-      try {
-        forked = await this.opts.sessions.fork(sessionId, `baton: ${workerName}`);
-      } catch (err) {
-        if (err instanceof ForkError) throw new WorkerError(err.message);
-        throw err;
-      }
-      w.sessionId = forked;
-      return this.opts.sessions.resume(forked, this.spec(w));
-    });
-    this.opts.logger.info(`Worker '${workerName}' works in a fork (${w.sessionId}) of machine session ${sessionId} in ${dir}`);
-    this.reg.fireNow();
-    return this.reg.info(w);
+  /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
+  fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+    return forkMachineSession(this.attachHost(), sessionId, name, opts);
+  }
+
+  private attachHost(): AttachHost {
+    return {
+      sessions: this.opts.sessions,
+      reg: this.reg,
+      logger: this.opts.logger,
+      assertOpen: () => this.assertOpen(),
+      resolveDir: (dir) => this.resolveDir(dir),
+      inUse: (id) => this.inUse(id),
+      reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
+      open: (w, make) => this.open(w, make),
+      spec: (w) => this.spec(w),
+    };
   }
 
   // ---- start-up and shutdown --------------------------------------------------------------------
@@ -299,31 +221,18 @@ export class WorkerPool {
   // ---- internals --------------------------------------------------------------------------------
 
   private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
-    const now = this.now();
-    let w!: Worker;
-    const transcript = new WorkerTranscript(this.now);
-    w = {
-      name,
-      workingDir: dir,
-      state: 'idle',
-      createdAt: now,
-      startedAt: now,
-      replyTo,
-      source,
-      transcript,
-      ready: Promise.resolve(),
-      tasks: 0,
-      permissions: createWorkerPermissionHandler({
+    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
+      createWorkerPermissionHandler({
         worker: name,
         workingDir: dir,
         protectedPaths: () => this.protectedPaths(),
         trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
         broker: this.opts.broker,
         logger: this.opts.logger,
-        signal: () => w.task?.abort.signal,
+        signal: () => task()?.abort.signal,
         onDecision: (line) => transcript.add('permission', line),
       }),
-    };
+    );
     // Reserved before any await: the name and the slot are taken even while the session is created.
     this.reg.active.set(name, w);
     this.reg.finished = this.reg.finished.filter((f) => f.name !== name);
@@ -455,20 +364,7 @@ export class WorkerPool {
   }
 
   private persist(w: Worker): void {
-    if (this.disposed) return;
-    const output = w.transcript.taskOutput();
-    this.safely(
-      () =>
-        this.opts.store.upsertWorker({
-          name: w.name,
-          copilot_session_id: w.sessionId ?? null,
-          working_dir: w.workingDir,
-          status: w.state === 'running' ? 'running' : w.state === 'idle' ? 'idle' : 'error',
-          last_output: output ? output.slice(-MAX_STATUS_OUTPUT) : null,
-          origin: w.replyTo,
-        }),
-      'save the worker',
-    );
+    if (!this.disposed) this.safely(() => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT)), 'save the worker');
   }
 
   private async inUse(sessionId: string): Promise<boolean> {

@@ -3,11 +3,12 @@
 // Invariant: a name and a slot are reserved before any await, so concurrent creates cannot overshoot.
 import { Emitter } from '../util/emitter';
 import { seconds } from './workerMessages';
-import { WorkerError, type Worker, type WorkerInfo, type WorkerSettings } from './workerTypes';
+import { WorkerError, type Worker, type WorkerInfo, type WorkerSettings, type WorkerStatus } from './workerTypes';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/;
 export const KEEP_FINISHED = 20;
 const OUTPUT_FIRES_PER_SECOND = 4;
+export const MAX_STATUS_OUTPUT = 2000;
 
 export interface WorkerRegistryOptions {
   settings: () => WorkerSettings;
@@ -115,6 +116,28 @@ export class WorkerRegistry {
     if (this.disposed) return;
     this.lastFire = Date.now();
     this.emitter.fire(this.list());
+  }
+
+  status(name: string): WorkerStatus {
+    const w = this.find(name);
+    const output = w.transcript.taskOutput() || w.transcript.lastLine;
+    return {
+      ...this.info(w),
+      elapsedMs: (w.finishedAt ?? this.now()) - w.startedAt,
+      lastOutput: output.length > MAX_STATUS_OUTPUT ? `…${output.slice(-(MAX_STATUS_OUTPUT - 1))}` : output,
+      tasks: w.tasks,
+    };
+  }
+
+  /** The worker's events as readable text. */
+  transcript(name: string): string {
+    const w = this.find(name);
+    const header = [
+      `Worker '${w.name}' — ${w.workingDir}`,
+      `State: ${w.state}${w.sessionId ? ` · session ${w.sessionId}` : ''} · ${w.source}`,
+      `Created ${new Date(w.createdAt).toISOString()}${w.finishedAt ? ` · finished ${new Date(w.finishedAt).toISOString()}` : ''}`,
+    ].join('\n');
+    return w.transcript.render(header);
   }
 
   dispose(): void {

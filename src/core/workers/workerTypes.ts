@@ -1,8 +1,12 @@
 // The shapes the worker pool, its tools and the views share.
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
-import type { AgentSession, PermissionHandler } from '../copilot/agentSessions';
+import type { AgentSession, AgentSessions, PermissionHandler } from '../copilot/agentSessions';
+import type { BatonStore, WorkerRow } from '../store/types';
+import type { Logger } from '../util/logger';
+import type { Deliver } from './workerInbox';
+import type { PermissionBroker } from './workerPermissions';
 import { ToolFailure } from '../copilot/batonTool';
-import type { WorkerTranscript } from './workerTranscript';
+import { WorkerTranscript } from './workerTranscript';
 
 export interface WorkerSettings {
   /** baton.workers.max: workers holding a session at once (default 5). */
@@ -92,4 +96,62 @@ export class SessionInUseError extends WorkerError {
     super(message);
     this.name = 'SessionInUseError';
   }
+}
+
+export interface WorkerPoolOptions {
+  sessions: AgentSessions;
+  store: BatonStore;
+  logger: Logger;
+  broker: PermissionBroker;
+  /**
+   * Feeds a result to the orchestrator (Orchestrator.enqueue). The pool marks the inbox row
+   * delivered once this resolves; when it throws, the row waits for deliverPending().
+   */
+  deliver: Deliver;
+  settings: () => WorkerSettings;
+  /** Baton's installation and storage dirs: protected like credentials. */
+  ownPaths: string[];
+  /** Injectable for tests; defaults to os.homedir(). */
+  homeDir?: string;
+  /** The model for new and resumed worker sessions; undefined = the runtime's default (BYOK providers need one). */
+  model?: () => string | undefined;
+  /** Session ids that must never be attached (the orchestrator's own session). */
+  reservedSessionIds?: () => Array<string | undefined>;
+  now?: () => number;
+}
+
+/** A new worker record; `permissions` builds its permission handler, which reads the current task later. */
+export function newWorker(
+  args: { name: string; dir: string; replyTo: ReplyChannel; source: WorkerInfo['source']; now: () => number },
+  permissions: (transcript: WorkerTranscript, task: () => Task | undefined) => PermissionHandler,
+): Worker {
+  const now = args.now();
+  const transcript = new WorkerTranscript(args.now);
+  const w: Worker = {
+    name: args.name,
+    workingDir: args.dir,
+    state: 'idle',
+    createdAt: now,
+    startedAt: now,
+    replyTo: args.replyTo,
+    source: args.source,
+    transcript,
+    ready: Promise.resolve(),
+    tasks: 0,
+    permissions: permissions(transcript, () => w.task),
+  };
+  return w;
+}
+
+/** The worker's row in the store: enough for the next start to report an interrupted task. */
+export function workerRow(w: Worker, maxOutput: number): Omit<WorkerRow, 'created_at' | 'updated_at'> {
+  const output = w.transcript.taskOutput();
+  return {
+    name: w.name,
+    copilot_session_id: w.sessionId ?? null,
+    working_dir: w.workingDir,
+    status: w.state === 'running' ? 'running' : w.state === 'idle' ? 'idle' : 'error',
+    last_output: output ? output.slice(-maxOutput) : null,
+    origin: w.replyTo,
+  };
 }

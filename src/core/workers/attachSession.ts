@@ -1,0 +1,87 @@
+// Bringing a machine session in as a worker: attach it (only when no other process holds it) or
+// fork a copy. Invariant: a session held by another process is never written into; the check is
+// made again right before the resume, since the other process may have opened it meanwhile.
+import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
+import { ForkError } from '../copilot/safeFork';
+import type { Logger } from '../util/logger';
+import { checkSessionId, sessionDir } from './machineSessions';
+import type { WorkerRegistry } from './workerRegistry';
+import { SessionInUseError, WorkerError, type ReplyChannel, type Worker, type WorkerInfo } from './workerTypes';
+
+/** What attaching needs from the pool. */
+export interface AttachHost {
+  sessions: AgentSessions;
+  reg: WorkerRegistry;
+  logger: Logger;
+  assertOpen(): void;
+  resolveDir(dir: string): string;
+  inUse(sessionId: string): Promise<boolean>;
+  reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker;
+  open(w: Worker, make: () => Promise<AgentSession>): Promise<void>;
+  spec(w: Worker): SessionSpec;
+}
+
+/**
+ * Brings an existing machine session in as an idle worker (send it a task with send). A session
+ * another process holds is never written into: this refuses and offers a fork instead.
+ */
+export async function attachMachineSession(host: AttachHost, sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+  host.assertOpen();
+  checkSessionId(sessionId);
+  const workerName = host.reg.checkNewName(name);
+  host.reg.assertAttachable(sessionId);
+  host.reg.assertCapacity();
+  const meta = await host.sessions.metadata(sessionId);
+  if (!meta) throw new WorkerError(`No Copilot session '${sessionId}' on this machine. Use list_machine_sessions to find one.`);
+  if (await host.inUse(sessionId)) {
+    throw new SessionInUseError(
+      `Session ${sessionId} ("${(meta.summary ?? '').trim() || 'no summary'}") is in use by another process (an open Copilot CLI or editor), so I won't write into it. ` +
+        'To continue its work in a copy instead, call attach_machine_session again with fork: true (or use Fork in the Machine Sessions view).',
+      sessionId,
+    );
+  }
+  const dir = host.resolveDir(sessionDir(meta.workingDir, sessionId));
+  // Checked again after the awaits: another call may have taken the name, the slot or the session.
+  host.assertOpen();
+  host.reg.recheck(workerName, sessionId);
+  const w = host.reserve(workerName, dir, opts.replyTo ?? 'panel', 'attached');
+  w.sessionId = sessionId;
+  // A finished worker on the same session gives it up, so no two workers can resume one session.
+  host.reg.finished = host.reg.finished.filter((f) => f.sessionId !== sessionId);
+  await host.open(w, async () => {
+    // Checked again right before the resume: the other process may have opened it meanwhile.
+    if (await host.inUse(sessionId)) throw new SessionInUseError(`Session ${sessionId} was just opened by another process; I won't write into it. Fork it instead.`, sessionId);
+    return host.sessions.resume(sessionId, host.spec(w));
+  });
+  host.logger.info(`Worker '${workerName}' attached to machine session ${sessionId} in ${dir}`);
+  host.reg.fireNow();
+  return host.reg.info(w);
+}
+
+/** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
+export async function forkMachineSession(host: AttachHost, sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+  host.assertOpen();
+  checkSessionId(sessionId);
+  const workerName = host.reg.checkNewName(name);
+  host.reg.assertCapacity();
+  const meta = await host.sessions.metadata(sessionId);
+  if (!meta) throw new WorkerError(`No Copilot session '${sessionId}' on this machine. Use list_machine_sessions to find one.`);
+  const dir = host.resolveDir(sessionDir(meta.workingDir, sessionId));
+  host.assertOpen();
+  host.reg.recheck(workerName);
+  const w = host.reserve(workerName, dir, opts.replyTo ?? 'panel', 'forked');
+  await host.open(w, async () => {
+    let forked: string;
+    try {
+      forked = await host.sessions.fork(sessionId, `baton: ${workerName}`);
+    } catch (err) {
+      if (err instanceof ForkError) throw new WorkerError(err.message);
+      throw err;
+    }
+    w.sessionId = forked;
+    return host.sessions.resume(forked, host.spec(w));
+  });
+  host.logger.info(`Worker '${workerName}' works in a fork (${w.sessionId}) of machine session ${sessionId} in ${dir}`);
+  host.reg.fireNow();
+  return host.reg.info(w);
+}
