@@ -1,71 +1,80 @@
 // The panel's model on the host side: snapshots from the store, validation of webview messages,
 // permission prompts. The orchestrator is real but never sends anything here.
 import * as assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ChatController, toChatMessage, type HostActions } from '../../src/core/chat/chatController';
-import { CopilotRuntime } from '../../src/core/copilot/copilotRuntime';
-import { Orchestrator } from '../../src/core/orchestrator/orchestrator';
-import { SqlJsStore } from '../../src/core/store/sqlJsStore';
-import { MemoryLogger } from '../../src/core/util/logger';
+import { toChatMessage } from '../../src/core/chat/chatController';
+import type { ChatController } from '../../src/core/chat/chatController';
+import type { BatonStore } from '../../src/core/store/types';
 import type { HostMessage } from '../../src/shared/protocol';
-import { defaultSettings } from '../support/orchestratorFixture';
+import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
 
 describe('ChatController', () => {
-  let dir: string;
-  let store: SqlJsStore;
-  let orchestrator: Orchestrator;
+  let fixture: UnitCore;
+  let store: BatonStore;
   let chat: ChatController;
   let posted: HostMessage[];
   let calls: string[];
-  const logger = new MemoryLogger();
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'baton-chat-'));
-    store = await SqlJsStore.open({ dir, flushDelayMs: 10 });
-    const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger });
-    orchestrator = new Orchestrator({ runtime, store, logger, version: 't', settings: defaultSettings, tools: () => [], memorySummary: () => '', healthCheckIntervalMs: 0 });
     calls = [];
-    const actions: HostActions = {
-      openLink: (h) => calls.push(`link ${h}`),
-      insertCode: (c) => calls.push(`insert ${c}`),
-      runCommand: (c) => calls.push(`command ${c}`),
-      toggleRouting: () => calls.push('toggle'),
-      openWorker: (n) => calls.push(`worker ${n}`),
-    };
-    chat = new ChatController(orchestrator, store, actions, logger, () => false);
+    // The production wiring (createBatonCore) with the runtime in memory: nothing here is ever sent.
+    fixture = await startUnitCore({
+      overrides: {
+        host: {
+          openLink: (h) => calls.push(`link ${h}`),
+          insertCode: (c) => calls.push(`insert ${c}`),
+          runCommand: (c) => calls.push(`command ${c}`),
+          toggleRouting: () => calls.push('toggle'),
+          openWorker: (n) => calls.push(`worker ${n}`),
+        },
+      },
+    });
+    adopt();
+  });
+  function adopt(): void {
+    ({ store, chat } = fixture.core);
     posted = [];
     chat.onDidPost((m) => posted.push(m));
-  });
+  }
+  /** A window reload over the same storage: what the previous window left is read back. */
+  async function reload(): Promise<void> {
+    await fixture.restart();
+    adopt();
+  }
   afterEach(async () => {
-    chat.dispose();
-    await orchestrator.dispose();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
+    assert.deepEqual(fixture.sessions.runs, [], 'nothing reached the runtime');
+    await fixture.dispose();
   });
 
   it('answers ready with a snapshot of the stored history, interrupted turns marked', async () => {
     store.appendLog({ role: 'user', content: 'earlier question', source: 'panel', status: 'complete' });
-    store.appendLog({ role: 'assistant', content: 'earlier answer', source: 'panel', status: 'complete', meta: JSON.stringify({ route: { tier: 'fixed', model: 'm', reason: 'disabled' }, usage: { inputTokens: 10, outputTokens: 3 } }) });
+    store.appendLog({
+      role: 'assistant',
+      content: 'earlier answer',
+      source: 'panel',
+      status: 'complete',
+      meta: JSON.stringify({ route: { tier: 'fixed', model: 'm', reason: 'disabled' }, usage: { inputTokens: 10, outputTokens: 3 } }),
+    });
     store.appendLog({ role: 'user', content: 'cut off by a reload', source: 'panel', status: 'pending' });
-    orchestrator.start();
+    await reload();
     chat.receive({ type: 'ready' });
     const snap = posted.at(-1);
     assert.equal(snap?.type, 'snapshot');
     if (snap?.type !== 'snapshot') return;
-    assert.deepEqual(snap.snapshot.messages.map((m) => [m.role, m.content, m.status]), [
-      ['user', 'earlier question', 'complete'],
-      ['assistant', 'earlier answer', 'complete'],
-      ['user', 'cut off by a reload', 'interrupted'],
-    ]);
+    assert.deepEqual(
+      snap.snapshot.messages.map((m) => [m.role, m.content, m.status]),
+      [
+        ['user', 'earlier question', 'complete'],
+        ['assistant', 'earlier answer', 'complete'],
+        ['user', 'cut off by a reload', 'interrupted'],
+      ],
+    );
     assert.deepEqual(snap.snapshot.messages[1].usage, { inputTokens: 10, outputTokens: 3 });
     assert.equal(snap.snapshot.state.busy, false);
   });
 
-  it('sets aside worker results a crash left in the queue, so their re-delivery is the only copy shown', () => {
+  it('sets aside worker results a crash left in the queue, so their re-delivery is the only copy shown', async () => {
     store.appendLog({ role: 'system', content: "[Background task completed] Worker 'w' finished", source: 'background:w', status: 'pending' });
-    orchestrator.start();
+    await reload();
     chat.receive({ type: 'ready' });
     const snap = posted.at(-1);
     assert.ok(snap?.type === 'snapshot');
@@ -75,15 +84,27 @@ describe('ChatController', () => {
   });
 
   it('logs and ignores bad messages from the webview, numbering what it posts', () => {
-    for (const bad of [null, 42, 'ready', { type: 'nope' }, { type: 'chat/send' }, { type: 'chat/send', text: '' }, { type: 'permission/answer', id: 'x', decision: 'always' }, { type: 'command/run', command: 'workbench.action.quit' }]) {
+    for (const bad of [
+      null,
+      42,
+      'ready',
+      { type: 'nope' },
+      { type: 'chat/send' },
+      { type: 'chat/send', text: '' },
+      { type: 'permission/answer', id: 'x', decision: 'always' },
+      { type: 'command/run', command: 'workbench.action.quit' },
+    ]) {
       chat.receive(bad);
     }
     assert.equal(posted.length, 0);
     assert.equal(calls.length, 0);
-    assert.ok(logger.lines.filter((l) => l.includes('Ignored a bad message')).length >= 8);
+    assert.ok(fixture.logger.lines.filter((l) => l.includes('Ignored a bad message')).length >= 8);
     chat.receive({ type: 'ready' });
     chat.receive({ type: 'snapshot/request' });
-    assert.deepEqual(posted.map((m) => m.seq), [1, 2]);
+    assert.deepEqual(
+      posted.map((m) => m.seq),
+      [1, 2],
+    );
   });
 
   it('routes UI intents to the host actions', () => {
@@ -95,7 +116,7 @@ describe('ChatController', () => {
     assert.deepEqual(calls, ['link https://example.invalid/docs', 'insert let x = 1;', 'command baton.setProviderKey', 'toggle', 'worker auth-fix']);
   });
 
-  it('shows a permission prompt and resolves it with the user\'s answer', async () => {
+  it("shows a permission prompt and resolves it with the user's answer", async () => {
     const answer = chat.askPermission({ worker: 'w', kind: 'shell', detail: 'rm -rf build' });
     const request = posted.at(-1);
     assert.equal(request?.type, 'permission/request');
@@ -112,7 +133,15 @@ describe('ChatController', () => {
   });
 
   it('maps failed replies to error messages with their action', () => {
-    const msg = toChatMessage({ id: 3, role: 'assistant', content: 'Sorry, I hit an error: x', source: 'panel', status: 'failed', meta: JSON.stringify({ error: { kind: 'auth', message: 'm', action: { label: 'Set API key', command: 'baton.setProviderKey' } } }), ts: '2026-11-26 10:00:00' });
+    const msg = toChatMessage({
+      id: 3,
+      role: 'assistant',
+      content: 'Sorry, I hit an error: x',
+      source: 'panel',
+      status: 'failed',
+      meta: JSON.stringify({ error: { kind: 'auth', message: 'm', action: { label: 'Set API key', command: 'baton.setProviderKey' } } }),
+      ts: '2026-11-26 10:00:00',
+    });
     assert.equal(msg.role, 'error');
     assert.deepEqual(msg.action, { label: 'Set API key', command: 'baton.setProviderKey' });
     assert.equal(msg.ts, Date.parse('2026-11-26T10:00:00Z'));

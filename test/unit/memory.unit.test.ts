@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tool, ToolResultObject } from '@github/copilot-sdk';
+import type { BatonTool } from '../../src/core/copilot/batonTool';
+import type { ToolResultObject } from '../../src/core/copilot/sdkTypes';
 import initSqlJs from 'sql.js';
 import { getMemorySummary } from '../../src/core/memory/memorySummary';
 import { createMemoryTools } from '../../src/core/memory/memoryTools';
@@ -17,7 +18,7 @@ describe('long-term memory', () => {
   let dir: string;
   let reports: StoreReport[];
   let store: SqlJsStore;
-  let tools: Record<'remember' | 'recall' | 'forget', Tool<unknown>>;
+  let tools: Record<'remember' | 'recall' | 'forget', BatonTool>;
 
   async function openStore(extra: Partial<SqlJsStoreOptions> = {}): Promise<void> {
     store = await SqlJsStore.open({ dir, pollIntervalMs: 0, onReport: (r) => reports.push(r), ...extra });
@@ -124,7 +125,10 @@ describe('long-term memory', () => {
     });
 
     it('finds by word prefix, by substring, by several words, and by category', async () => {
-      assert.equal(await call('recall', { category: 'project' }), '2 memories:\n- [#3] (project) Uses pnpm as the package manager\n- [#2] (project) The auth service lives in ~/dev/api/src/auth');
+      assert.equal(
+        await call('recall', { category: 'project' }),
+        '2 memories:\n- [#3] (project) Uses pnpm as the package manager\n- [#2] (project) The auth service lives in ~/dev/api/src/auth',
+      );
       assert.equal(await call('recall', { keyword: 'type' }), '1 memory:\n- [#1] (preference) Prefers TypeScript over JavaScript');
       assert.equal(await call('recall', { keyword: 'SCRIPT' }), '1 memory:\n- [#1] (preference) Prefers TypeScript over JavaScript');
       assert.match(String(await call('recall', { keyword: 'auth service' })), /^1 memory:\n- \[#2\]/);
@@ -161,7 +165,10 @@ describe('long-term memory', () => {
       const bad = (await call('forget', { memory_id: 'the pnpm one' })) as ToolResultObject;
       assert.equal(bad.resultType, 'failure');
       assert.match(bad.textResultForLlm, /memory_id/);
-      assert.deepEqual(store.listMemories().map((m) => m.id), [1, 4]);
+      assert.deepEqual(
+        store.listMemories().map((m) => m.id),
+        [1, 4],
+      );
     });
 
     it('keeps changes across a restart', async () => {
@@ -169,12 +176,15 @@ describe('long-term memory', () => {
       await call('remember', { category: 'person', content: 'Dana owns the billing service' });
       await store.close();
       await openStore();
-      assert.deepEqual(store.listMemories().map((m) => [m.id, m.category]), [
-        [1, 'preference'],
-        [2, 'project'],
-        [3, 'project'],
-        [5, 'person'],
-      ]);
+      assert.deepEqual(
+        store.listMemories().map((m) => [m.id, m.category]),
+        [
+          [1, 'preference'],
+          [2, 'project'],
+          [3, 'project'],
+          [5, 'person'],
+        ],
+      );
     });
   });
 
