@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createBatonCore, type BatonCore } from '../core/batonCore';
 import type { HostActions } from '../core/chat/chatController';
+import { openLink } from './openLink';
 import type { OutputLog } from './outputLog';
 import { readOrchestratorSettings, readProvider, readWorkerSettings, setRoutingAuto } from './settings';
 
@@ -109,16 +110,7 @@ export class BatonServices implements vscode.Disposable {
 
   private hostActions(): HostActions {
     return {
-      openLink: (href) => {
-        let uri: vscode.Uri;
-        try {
-          uri = vscode.Uri.parse(href, true);
-        } catch {
-          return;
-        }
-        if (['http', 'https', 'mailto'].includes(uri.scheme)) void vscode.env.openExternal(uri);
-        else if (uri.scheme === 'file') void vscode.window.showTextDocument(uri);
-      },
+      openLink: (href) => openLink(href),
       insertCode: (code) => {
         const editor = vscode.window.activeTextEditor;
         if (!editor) {
