@@ -284,7 +284,7 @@ export class InMemoryAgentSession implements AgentSession {
 
   async disconnect(): Promise<void> {
     this.owner.disconnects.push(this.id);
-    await this.owner.disconnectGate?.promise;
+    await this.owner.beforeDisconnect?.(this.state);
     this.disconnected = true;
     this.gone = true;
     this.listeners.clear();
@@ -328,8 +328,8 @@ export class InMemoryAgentSessions implements AgentSessions {
   /** Machine sessions list() shows, and the ones another process holds. */
   machine: MachineSessionInfo[] = [];
   held = new Set<string>();
-  /** When set, disconnect() waits for it (a session slow to close). */
-  disconnectGate: Gate | undefined;
+  /** When set, disconnect() waits for what it returns (a session slow to close). */
+  beforeDisconnect: ((state: SessionState) => Promise<void> | void) | undefined;
   /** When set, decides inspect()'s answer instead of the session's record. */
   inspectOverride: ((prompt: string, state: SessionState) => PromptRecord | undefined) | undefined;
   inFlight = 0;
