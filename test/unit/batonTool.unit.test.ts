@@ -1,0 +1,208 @@
+// Baton's tool helper and its per-turn journal: arguments checked with zod, failures told to the
+// model, and a side effect done once per turn however often the runtime asks (the same call id
+// again, or the same arguments after a retried turn), while a new turn does it again.
+import * as assert from 'node:assert/strict';
+import { z } from 'zod';
+import { defineBatonTool, ToolFailure, ToolJournal, type BatonTool } from '../../src/core/copilot/batonTool';
+import type { ToolResultObject } from '../../src/core/copilot/sdkTypes';
+import { fail, Gate, reply, sequence, tool } from '../support/inMemoryAgentSessions';
+import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
+
+function invoke(t: BatonTool, args: unknown, toolCallId: string): Promise<unknown> {
+  return Promise.resolve(t.handler!(args, { sessionId: 's', toolCallId, toolName: t.name, arguments: args }));
+}
+
+describe('defineBatonTool and ToolJournal', () => {
+  let journal: ToolJournal;
+  let effects: string[];
+  const schema = z.object({ name: z.string().min(1), size: z.number().int().optional() });
+  const make = (sideEffect: boolean, run?: (a: z.output<typeof schema>) => string): BatonTool =>
+    defineBatonTool(
+      {
+        name: 'make',
+        description: 'test',
+        schema,
+        sideEffect,
+        run: run ?? ((a) => (effects.push(a.name), `made ${a.name} (#${effects.length})`)),
+      },
+      journal,
+    );
+
+  beforeEach(() => {
+    journal = new ToolJournal();
+    effects = [];
+  });
+
+  it('within a turn, the same call id runs once and both calls get the first result', async () => {
+    const t = make(false);
+    journal.begin('turn-1');
+    assert.equal(await invoke(t, { name: 'a' }, 'call-1'), 'made a (#1)');
+    assert.equal(await invoke(t, { name: 'a' }, 'call-1'), 'made a (#1)');
+    assert.deepEqual(effects, ['a']);
+    assert.equal(journal.replays, 1);
+  });
+
+  it('a side-effecting tool with the same arguments under a new call id (a retried turn) runs once; key order does not matter', async () => {
+    const t = make(true);
+    journal.begin('turn-1');
+    assert.equal(await invoke(t, { name: 'a', size: 2 }, 'call-1'), 'made a (#1)');
+    assert.equal(await invoke(t, { size: 2, name: 'a' }, 'call-2'), 'made a (#1)');
+    assert.equal(await invoke(t, { name: 'b', size: 2 }, 'call-3'), 'made b (#2)', 'other arguments are another effect');
+    assert.deepEqual(effects, ['a', 'b']);
+  });
+
+  it('a tool without side effects runs again for the same arguments under a new call id', async () => {
+    const t = make(false);
+    journal.begin('turn-1');
+    await invoke(t, { name: 'a' }, 'call-1');
+    await invoke(t, { name: 'a' }, 'call-2');
+    assert.deepEqual(effects, ['a', 'a']);
+  });
+
+  it('a new turn runs it again, and outside a turn (a worker’s own call) nothing is journaled', async () => {
+    const t = make(true);
+    journal.begin('turn-1');
+    await invoke(t, { name: 'a' }, 'call-1');
+    journal.end('turn-1');
+    await invoke(t, { name: 'a' }, 'call-1');
+    await invoke(t, { name: 'a' }, 'call-1');
+    journal.begin('turn-2');
+    assert.equal(await invoke(t, { name: 'a' }, 'call-1'), 'made a (#4)');
+    assert.deepEqual(effects, ['a', 'a', 'a', 'a']);
+  });
+
+  it('ending an older scope does not end the current turn', async () => {
+    const t = make(true);
+    journal.begin('turn-1');
+    journal.begin('turn-2');
+    journal.end('turn-1');
+    await invoke(t, { name: 'a' }, 'call-1');
+    await invoke(t, { name: 'a' }, 'call-2');
+    assert.deepEqual(effects, ['a']);
+  });
+
+  it('two concurrent calls for one effect share the one run', async () => {
+    const gate = new Gate();
+    let runs = 0;
+    const t = defineBatonTool(
+      {
+        name: 'slow',
+        description: 'test',
+        schema: z.object({}),
+        sideEffect: true,
+        run: async () => {
+          runs++;
+          await gate.promise;
+          return 'done once';
+        },
+      },
+      journal,
+    );
+    journal.begin('turn-1');
+    const both = Promise.all([invoke(t, {}, 'call-1'), invoke(t, {}, 'call-2')]);
+    gate.open();
+    assert.deepEqual(await both, ['done once', 'done once']);
+    assert.equal(runs, 1);
+  });
+
+  it('answers bad arguments, ToolFailures and crashes as failure results the model can act on', async () => {
+    const bad = (await invoke(make(false), { name: '', size: 1.5 }, 'c1')) as ToolResultObject;
+    assert.equal(bad.resultType, 'failure');
+    assert.match(bad.textResultForLlm, /^Invalid arguments for make: name: .*; size: .*\. Fix them and call make again\.$/);
+    const refused = (await invoke(
+      make(false, () => {
+        throw new ToolFailure('Too many workers: 5 of 5 are active.');
+      }),
+      { name: 'a' },
+      'c2',
+    )) as ToolResultObject;
+    assert.deepEqual([refused.resultType, refused.textResultForLlm], ['failure', 'Too many workers: 5 of 5 are active.']);
+    const crashed = (await invoke(
+      make(false, () => {
+        throw new Error('disk full\n    at stack');
+      }),
+      { name: 'a' },
+      'c3',
+    )) as ToolResultObject;
+    assert.equal(crashed.textResultForLlm, 'make failed: disk full');
+    assert.deepEqual(effects, []);
+  });
+});
+
+describe('Baton tools in orchestrator turns (in-memory runtime)', () => {
+  let f: UnitCore | undefined;
+
+  afterEach(async () => {
+    if (!f) return;
+    const { sessions } = f;
+    await f.dispose();
+    f = undefined;
+    assert.deepEqual(sessions.unscripted, []);
+  });
+
+  const remember = { category: 'fact', content: 'The build uses pnpm' };
+
+  it('a memory saved twice in one turn with the same call id is saved once; a new turn runs the tool again', async () => {
+    f = await startUnitCore();
+    const { sessions, core } = f;
+    sessions.script(
+      'orchestrator',
+      sequence(tool('remember', remember, 'call-1'), tool('remember', remember, 'call-1'), reply('saved')),
+      sequence(tool('remember', remember, 'call-1'), reply('again')),
+    );
+    await core.orchestrator.enqueue('remember pnpm', { channel: 'panel' }).done;
+    assert.equal(core.store.listMemories().length, 1);
+    const [first, second] = sessions.toolResults;
+    assert.match(first?.result ?? '', /^Remembered \(#1, fact\)/);
+    assert.equal(second?.result, first?.result, 'the replay hands back the first result');
+    assert.equal(core.toolJournal.replays, 1);
+    // The next turn is a new scope: the tool runs (and the store answers it is a duplicate).
+    await core.orchestrator.enqueue('remember it again', { channel: 'panel' }).done;
+    assert.equal(sessions.toolResults[2]?.result, 'Already remembered as #1 (fact): "The build uses pnpm"');
+    assert.equal(core.toolJournal.replays, 1);
+  });
+
+  it('a worker started inside a turn that the runtime lost is started once when the retried turn asks again', async () => {
+    f = await startUnitCore();
+    const { sessions, core, workDir } = f;
+    const create = { name: 'w1', working_dir: workDir, initial_prompt: 'fix the tests' };
+    const workerDone = new Gate();
+    sessions.script(
+      'orchestrator',
+      // The session is lost right after the tool ran, so the model never saw its result; the runtime has the prompt.
+      // (A 'session' failure: a connection failure would restart the runtime and take the worker's session with it.)
+      sequence(tool('create_worker_session', create, 'call-a'), fail('session', { delivered: true })),
+      // Answering the nudge, the model asks for the same worker again (a new call id).
+      sequence(tool('create_worker_session', create, 'call-b'), reply('Started w1.')),
+    );
+    sessions.script('worker', async (ctx) => {
+      await ctx.wait(workerDone.promise);
+      await ctx.say('tests fixed');
+    });
+    sessions.scriptWhen('orchestrator', (p) => p.startsWith("[Background task completed] Worker 'w1' finished"), reply('w1 is done'));
+    const result = await core.orchestrator.enqueue('start a worker', { channel: 'panel' }).done;
+    assert.equal(result.content, 'Started w1.');
+    const [a, b] = sessions.toolResults;
+    assert.match(a?.result ?? '', /^On it — worker 'w1' started/);
+    assert.equal(b?.result, a?.result);
+    assert.deepEqual(
+      core.pool.listActive().map((w) => w.name),
+      ['w1'],
+    );
+    assert.equal(sessions.created.filter((s) => s.role === 'worker').length, 1, 'one worker session');
+    workerDone.open();
+    await new Promise<void>((resolve) => {
+      const off = core.orchestrator.onEvent((e) => {
+        if (e.type === 'turn.completed' && e.origin.channel === 'background') {
+          off();
+          resolve();
+        }
+      });
+    });
+    assert.deepEqual(
+      sessions.runs.filter((r) => r.role === 'worker').map((r) => r.prompt),
+      ['fix the tests'],
+    );
+    assert.equal(core.store.undeliveredInbox().length, 0);
+  });
+});
