@@ -27,7 +27,10 @@ export class WorkerInbox {
   /** Stores a result; undefined when the store failed (logged), and then it is delivered unrecorded. */
   record(worker: string, replyTo: ReplyChannel, kind: InboxRow['kind'], content: string): number | undefined {
     try {
-      return this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content });
+      const id = this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content });
+      // Claimed for the deliverOne that follows (after an await): a deliverPending in between must not send it too.
+      this.delivering.add(id);
+      return id;
     } catch (err) {
       this.logger.error('Workers: could not store the result', err);
       return undefined;
