@@ -93,7 +93,8 @@ export class CopilotAgentSession implements AgentSession {
             void this.host.classify(event.data).then(finish, finish);
             break;
           case 'session.idle':
-            if (state.began) finish();
+            // The idle an abort causes is the abort's: run() then rejects with its reason (abortTurn), never "completed".
+            if (state.began && !signal.aborted && !inner.signal.aborted) finish();
             break;
           default:
             break;

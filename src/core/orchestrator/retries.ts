@@ -70,6 +70,8 @@ export async function runWithRetries(host: RetryHost, turn: { turnId: string; pr
         }
         logger.warn(`Turn ${turn.turnId}: the runtime has no record of the prompt; sending it again`);
       }
+      // ensure() first: opening a recovered or drifted session is what sets the recovery context.
+      await keeper.ensure(turn.model);
       const recovery = keeper.takeRecovery();
       await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt);
       return;
