@@ -1,50 +1,78 @@
 // Per-turn overhead of the orchestrator against the raw SDK's sendAndWait on the same scripted
-// server, in one run (ratios, not absolute times), and how long a delta takes from the SDK's event
-// to the panel's message.
-import { join } from 'node:path';
-import type { CopilotSession } from '@github/copilot-sdk';
-import { ChatController } from '../src/core/chat/chatController';
-import { MemoryLogger } from '../src/core/util/logger';
-import { startCore } from '../test/support/orchestratorFixture';
+// server, in one run (ratios, not absolute times); how long a delta takes from the SDK's event to
+// the panel's message; and the cold first reply (Enter → first token, runtime not yet started)
+// against the raw SDK's cold path (client start + createSession + first turn). Baton is built with
+// createBatonCore (startCore), as the extension builds it.
+import type { CopilotClient, CopilotSession } from '@github/copilot-sdk';
+import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
+import { buildSessionConfig } from '../src/core/copilot/sessionConfig';
+import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
+import { CopilotClient as Client, hermeticEnv, waitForEvent } from '../test/support/copilotHarness';
+import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPLY = 'The answer is forty-two, streamed in a few chunks.';
+
+// The bench needs the SDK objects behind the port (a raw session on the same runtime process, the
+// live session's raw events); the port does not hand them out, so they are read here, in one place.
+function runtimeOf(core: CoreFixture): CopilotRuntime {
+  return (core.sessions as unknown as { runtime: CopilotRuntime }).runtime;
+}
+function keeperOf(core: CoreFixture): SessionKeeper {
+  return (core.orchestrator as unknown as { keeper: SessionKeeper }).keeper;
+}
 
 export async function benchOrchestrator(opts: { quick: boolean }): Promise<BenchFigure[]> {
-  const turns = opts.quick ? 30 : 60;
   const server = await ScriptedModelServer.start();
-  server.always({}, { text: 'The answer is forty-two, streamed in a few chunks.', chunks: 6 });
+  server.setModels(['claude-sonnet-4.5', 'gpt-4.1', 'claude-opus-4.6', 'claude-sonnet-4.6', 'claude-haiku-4.5']);
+  server.always({}, { text: REPLY, chunks: 6 });
+  try {
+    const cold = await benchColdFirstReply(server, opts.quick ? 3 : 6);
+    const warm = await benchTurns(server, opts.quick ? 30 : 60);
+    return [...warm, ...cold];
+  } finally {
+    await server.close();
+  }
+}
 
+async function benchTurns(server: ScriptedModelServer, turns: number): Promise<BenchFigure[]> {
   // The store's production flush delay: tests shorten it, the benchmark must not.
   const core = await startCore({ server, flushDelayMs: 250 });
   // Raw SDK: a session of the same runtime process (so process-level noise cancels out) with exactly
-  // the orchestrator's session config (system message, tools), driven by sendAndWait. The ratio then
-  // measures Baton's own work per turn, not a longer prompt or another process.
-  const client = await core.runtime.client();
-  const config = (core.orchestrator as unknown as { sessionConfig(model: string, tools: unknown[]): Record<string, unknown> }).sessionConfig('claude-sonnet-4.5', []);
-  const session: CopilotSession = await client.createSession({ ...config, configDirectory: join(core.root, 'raw-sessions') } as never);
-  const chat = new ChatController(core.orchestrator, core.store, { openLink() {}, insertCode() {}, runCommand() {}, toggleRouting() {}, openWorker() {} }, new MemoryLogger(), () => false);
-
-  // Warm both paths (session creation, first request) outside the measurement.
-  await session.sendAndWait({ prompt: 'warm up' }, 30_000);
+  // the orchestrator's session config (one builder, same system message and tools), driven by
+  // sendAndWait. The ratio then measures Baton's own work per turn, not a longer prompt or another process.
+  const client: CopilotClient = await runtimeOf(core).client();
   await core.orchestrator.enqueue('warm up', { channel: 'panel' }).done;
+  const keeper = keeperOf(core);
+  const { spec, tools } = (keeper as unknown as { opts: SessionKeeperOptions }).opts;
+  const config = buildSessionConfig(spec('claude-sonnet-4.5', tools()), { provider: undefined, sessionDirectory: join(core.root, 'raw-sessions') });
+  const session: CopilotSession = await client.createSession(config);
+  await session.sendAndWait({ prompt: 'warm up' }, 30_000);
 
   // Delta latency: the SDK's own event vs the panel message the ChatController posts for it.
   const sdkAt: number[] = [];
   const panelAt: number[] = [];
-  const liveSession = (core.orchestrator as unknown as { session: CopilotSession }).session;
-  const offSdk = liveSession.on('assistant.message_delta', () => sdkAt.push(performance.now()));
-  const offPanel = chat.onDidPost((m) => {
+  const live = keeper.current;
+  if (!live) throw new Error('the orchestrator has no live session after its warm-up turn');
+  const offSdk = live.onEvent((e) => {
+    if (e.type === 'assistant.message_delta') sdkAt.push(performance.now());
+  });
+  const offPanel = core.chat.onDidPost((m) => {
     if (m.type === 'message/delta') panelAt.push(performance.now());
   });
 
   const raw: number[] = [];
   const orch: number[] = [];
-  const rawTurn = async (i: number) => {
+  const rawTurn = async (i: number): Promise<void> => {
     const t = performance.now();
     await session.sendAndWait({ prompt: `raw turn ${i}` }, 30_000);
     raw.push(performance.now() - t);
   };
-  const orchTurn = async (i: number) => {
+  const orchTurn = async (i: number): Promise<void> => {
     const t = performance.now();
     await core.orchestrator.enqueue(`orchestrated turn ${i}`, { channel: 'panel' }).done;
     orch.push(performance.now() - t);
@@ -61,12 +89,10 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   }
   offSdk();
   offPanel();
-  const latencies = panelAt.slice(0, sdkAt.length).map((p, i) => p - sdkAt[i]);
+  const latencies = panelAt.slice(0, sdkAt.length).map((p, i) => p - sdkAt[i]!);
 
-  chat.dispose();
-  await core.dispose();
   await session.disconnect().catch(() => undefined);
-  await server.close();
+  await core.dispose();
 
   const rawMedian = median(raw);
   const orchMedian = median(orch);
@@ -79,4 +105,79 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
     { name: 'first delta: SDK event → panel message (median)', value: median(latencies), unit: 'ms', target: '≤ 5' },
     { name: 'delta: SDK event → panel message (max)', value: Math.max(...latencies), unit: 'ms' },
   ];
+}
+
+/**
+ * Enter → first token with the runtime not yet started: Baton built (activation done), then the
+ * panel's `chat/send` until the first `message/delta` it posts. Against the raw SDK's cold path in
+ * the same run: a new client's start + createSession + send until the first delta event. Each
+ * sample is a fresh runtime in fresh folders; the two alternate so both see the same machine noise.
+ */
+async function benchColdFirstReply(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
+  const baton: number[] = [];
+  const raw: number[] = [];
+  const batonOnce = async (i: number): Promise<void> => {
+    const core = await startCore({ server, flushDelayMs: 250 });
+    try {
+      if (core.sessions.isStarted) throw new Error('createBatonCore started the runtime');
+      const first = new Promise<number>((resolve) => {
+        const off = core.chat.onDidPost((m) => {
+          if (m.type !== 'message/delta') return;
+          off();
+          resolve(performance.now());
+        });
+      });
+      const t = performance.now();
+      core.chat.receive({ type: 'chat/send', text: `cold baton ${i}` });
+      baton.push((await first) - t);
+      await waitIdle(core);
+    } finally {
+      await core.dispose();
+    }
+  };
+  const rawOnce = async (i: number): Promise<void> => {
+    const root = await mkdtemp(join(tmpdir(), 'baton-bench-cold-'));
+    const env = hermeticEnv(server.url, root);
+    for (const k of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME']) await mkdir(env[k]!, { recursive: true });
+    const workspace = join(root, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    const t = performance.now();
+    const client = new Client({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: workspace, logLevel: 'error' });
+    try {
+      await client.start();
+      const session = await client.createSession({ model: 'claude-sonnet-4.5', streaming: true, onPermissionRequest: () => ({ kind: 'reject' }) });
+      const delta = waitForEvent(session, 'assistant.message_delta', 30_000);
+      const idle = waitForEvent(session, 'session.idle', 30_000);
+      await session.send({ prompt: `cold raw ${i}` });
+      await delta;
+      raw.push(performance.now() - t);
+      await idle;
+    } finally {
+      await client.stop().catch(() => client.forceStop());
+      await rm(root, { recursive: true, force: true, maxRetries: 3 });
+    }
+  };
+  // One of each first, unmeasured: the OS file cache and the runtime binary warm up.
+  await rawOnce(-1);
+  raw.length = 0;
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2) {
+      await rawOnce(i);
+      await batonOnce(i);
+    } else {
+      await batonOnce(i);
+      await rawOnce(i);
+    }
+  }
+  const b = median(baton);
+  const r = median(raw);
+  return [
+    { name: 'cold first reply: raw SDK start + createSession + first delta (median)', value: r, unit: 'ms' },
+    { name: 'cold first reply: Baton Enter → first token, runtime not started (median)', value: b, unit: 'ms' },
+    { name: 'cold first reply ratio (Baton / raw SDK)', value: b / r, unit: '×', target: '≤ 2' },
+  ];
+}
+
+async function waitIdle(core: CoreFixture): Promise<void> {
+  while (core.orchestrator.busy) await new Promise((r) => setTimeout(r, 10));
 }

@@ -1,16 +1,13 @@
 // What one runtime for all buys: memory of the orchestrator + 5 RUNNING workers in one Copilot client
-// against 6 clients with one session each (RSS summed over each runtime's process tree), and whether
+// (built with createBatonCore, as the extension builds it) against 6 clients with one session each (RSS summed over each runtime's process tree), and whether
 // five workers' tasks started together finish in about the time of one. Real runtime, scripted model
 // with small delays, so "running" means a model request is in flight.
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
-import { MemoryLogger } from '../src/core/util/logger';
-import { WorkerPool } from '../src/core/workers/workerPool';
 import { CopilotClient, hermeticEnv, type CopilotClientInstance } from '../test/support/copilotHarness';
-import { openRecordingStore } from '../test/support/recordingStore';
+import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
 
@@ -23,7 +20,7 @@ export async function benchWorkers(opts: { quick: boolean }): Promise<BenchFigur
   try {
     const memory = await benchMemory(server, root);
     server.reset();
-    const speed = await benchConcurrency(server, root, opts.quick ? 2 : 5);
+    const speed = await benchConcurrency(server, opts.quick ? 2 : 5);
     return [...memory, ...speed];
   } finally {
     await server.close();
@@ -40,19 +37,19 @@ async function makeEnv(server: ScriptedModelServer, dir: string): Promise<{ env:
   return { env, project };
 }
 
-async function newPool(runtime: CopilotRuntime, env: Record<string, string>, delivered: string[]): Promise<WorkerPool> {
-  return new WorkerPool({
-    runtime,
-    store: await openRecordingStore(),
-    logger: new MemoryLogger(),
-    broker: { ask: async () => 'deny' },
-    deliver: (text) => void delivered.push(text),
-    settings: () => ({ max: 5, timeoutMs: 120_000, protectedPaths: [], trustWorkingDir: false }),
-    ownPaths: [],
-    homeDir: env.HOME,
-    copilotHome: env.COPILOT_HOME,
-    extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } as never,
-  });
+/** Baton as the extension builds it (createBatonCore), with a project folder for its workers. */
+async function batonWithProject(server: ScriptedModelServer): Promise<{ core: CoreFixture; project: string }> {
+  const core = await startCore({ server, flushDelayMs: 250 });
+  core.workerSettings.timeoutMs = 120_000;
+  const project = join(core.home, 'project');
+  await mkdir(project, { recursive: true });
+  await writeFile(join(project, 'README.md'), '# bench\n');
+  return { core, project };
+}
+
+/** Results the pool handed to the orchestrator (background turns queued). */
+function deliveredResults(core: CoreFixture): string[] {
+  return core.events.flatMap((e) => (e.type === 'turn.queued' && e.origin.channel === 'background' ? [e.prompt] : []));
 }
 
 async function benchMemory(server: ScriptedModelServer, root: string): Promise<BenchFigure[]> {
@@ -60,20 +57,18 @@ async function benchMemory(server: ScriptedModelServer, root: string): Promise<B
   server.always({ lastUserIncludes: 'HOLD' }, { textThenHang: 'working' });
   server.always({ lastUserIncludes: 'warm' }, { text: 'ready' });
 
-  // One runtime: an orchestrator-like session (after a turn) + 5 running workers.
-  const one = await makeEnv(server, join(root, 'one'));
-  const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger: new MemoryLogger(), env: one.env, copilotHome: one.env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: one.project });
-  const client = await runtime.client();
-  const orch = await client.createSession({ streaming: true, availableTools: [], onPermissionRequest: () => ({ kind: 'reject' }), disabledMcpServers: ['github-mcp-server'] });
-  await orch.sendAndWait({ prompt: 'warm up' }, 30_000);
-  const pool = await newPool(runtime, one.env, []);
-  const before = server.chatRequests().length;
-  for (let i = 0; i < 5; i++) await pool.create({ name: `w${i}`, workingDir: one.project, prompt: `HOLD task ${i}` });
-  await server.waitForRequests(before + 5, 30_000);
-  const shared = await sampleRss([runtime.runtimePid()!]);
-  await pool.dispose();
-  await orch.disconnect().catch(() => undefined);
-  await runtime.dispose();
+  // One runtime: the orchestrator (after a turn) + 5 running workers.
+  const { core, project } = await batonWithProject(server);
+  let shared: number;
+  try {
+    await core.orchestrator.enqueue('warm up', { channel: 'panel' }).done;
+    const before = server.chatRequests().length;
+    for (let i = 0; i < 5; i++) await core.pool.create({ name: `w${i}`, workingDir: project, prompt: `HOLD task ${i}` });
+    await server.waitForRequests(before + 5, 30_000);
+    shared = await sampleRss([core.sessions.runtimePid()!]);
+  } finally {
+    await core.dispose();
+  }
 
   // Six runtimes, one running session each.
   const clients: CopilotClientInstance[] = [];
@@ -81,12 +76,12 @@ async function benchMemory(server: ScriptedModelServer, root: string): Promise<B
   try {
     const startCount = server.chatRequests().length;
     for (let i = 0; i < 6; i++) {
-      const { env, project } = await makeEnv(server, join(root, `six-${i}`));
-      const c = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: project, logLevel: 'error' });
+      const { env, project: dir } = await makeEnv(server, join(root, `six-${i}`));
+      const c = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: dir, logLevel: 'error' });
       clients.push(c);
       await c.start();
       pids.push((c as unknown as { cliProcess: { pid: number } }).cliProcess.pid);
-      const s = await c.createSession({ workingDirectory: project, streaming: true, onPermissionRequest: () => ({ kind: 'reject' }), disabledMcpServers: ['github-mcp-server'] });
+      const s = await c.createSession({ workingDirectory: dir, streaming: true, onPermissionRequest: () => ({ kind: 'reject' }) });
       void s.send({ prompt: `HOLD separate ${i}` });
     }
     await server.waitForRequests(startCount + 6, 30_000);
@@ -102,23 +97,26 @@ async function benchMemory(server: ScriptedModelServer, root: string): Promise<B
   }
 }
 
-async function benchConcurrency(server: ScriptedModelServer, root: string, rounds: number): Promise<BenchFigure[]> {
-  const { env, project } = await makeEnv(server, join(root, 'speed'));
+async function benchConcurrency(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
+  const { core, project } = await batonWithProject(server);
   // A realistic small task: a tool round trip (read a file) then a streamed summary, with model latency.
   server.always(
     { lastUserIncludes: 'TASK', afterToolResult: false },
     { toolCalls: [{ name: 'view', arguments: { path: join(project, 'README.md') } }], delayMs: 150 },
   );
   server.always({ lastUserIncludes: 'TASK', afterToolResult: true }, { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 });
-  const runtime = new CopilotRuntime({ provider: { type: 'copilot' }, logger: new MemoryLogger(), env, copilotHome: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: project });
-  const delivered: string[] = [];
-  const pool = await newPool(runtime, env, delivered);
+  // Each result becomes an orchestrator turn, as in the extension; it is answered at once.
+  server.always({ lastUserIncludes: '[Background task completed]' }, { text: 'Noted.' });
+  const pool = core.pool;
   let n = 0;
+  // Timed from create to the result handed to the orchestrator; the orchestrator's turns for the
+  // previous round's results finish before the next round starts, outside the measurement.
   const run = async (count: number): Promise<number> => {
-    const target = delivered.length + count;
+    while (core.orchestrator.busy) await new Promise((r) => setTimeout(r, 5));
+    const target = deliveredResults(core).length + count;
     const started = performance.now();
     await Promise.all(Array.from({ length: count }, () => pool.create({ name: `t${++n}`, workingDir: project, prompt: `TASK ${n}` })));
-    while (delivered.length < target) await new Promise((r) => setTimeout(r, 5));
+    while (deliveredResults(core).length < target) await new Promise((r) => setTimeout(r, 5));
     return performance.now() - started;
   };
   try {
@@ -129,7 +127,7 @@ async function benchConcurrency(server: ScriptedModelServer, root: string, round
       single.push(await run(1));
       five.push(await run(5));
     }
-    const failed = delivered.filter((d) => !d.includes('finished:'));
+    const failed = deliveredResults(core).filter((d) => !d.includes('finished:'));
     if (failed.length) throw new Error(`a benchmark task did not finish: ${failed[0]!.slice(0, 200)}`);
     const one = median(single);
     const all = median(five);
@@ -139,8 +137,7 @@ async function benchConcurrency(server: ScriptedModelServer, root: string, round
       { name: 'five together / one', value: all / one, unit: '×', target: '≤ 1.5' },
     ];
   } finally {
-    await pool.dispose();
-    await runtime.dispose();
+    await core.dispose();
   }
 }
 

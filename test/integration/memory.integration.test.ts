@@ -1,7 +1,6 @@
 // Long-term memory through the real runtime: the model calls remember / recall / forget, and what
 // it saved shows up in the next session's system message.
 import * as assert from 'node:assert/strict';
-import { createMemoryTools } from '../../src/core/memory/memoryTools';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 
 describe('long-term memory (real runtime, scripted model)', function () {
@@ -9,10 +8,14 @@ describe('long-term memory (real runtime, scripted model)', function () {
   let core: CoreFixture;
 
   beforeEach(async () => {
-    core = await startCore({ tools: (store) => createMemoryTools(store) });
+    core = await startCore();
   });
-  afterEach(async () => {
-    await core.dispose();
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
   });
 
   function toolResult(name: string): string {
@@ -21,7 +24,6 @@ describe('long-term memory (real runtime, scripted model)', function () {
   }
 
   it('remembers, recalls and forgets through the tools, and the summary reaches the next session', async () => {
-    core.server.always({}, { text: 'ok' });
     core.server.on({ afterToolResult: true }, { text: 'Saved.' });
     core.server.on({ lastUserIncludes: 'I prefer tabs' }, { toolCalls: [{ name: 'remember', arguments: { category: 'preference', content: 'Prefers tabs over spaces', source: 'user' } }] });
     const saved = await core.orchestrator.enqueue('I prefer tabs over spaces, remember that', { channel: 'panel' }).done;
@@ -48,6 +50,7 @@ describe('long-term memory (real runtime, scripted model)', function () {
     // The next session (after a restart with a new fingerprint-compatible session) carries the memory.
     core.store.deleteState('orchestrator_session_id');
     await core.restart();
+    core.server.on({ lastUserIncludes: '[via panel] hello again' }, { text: 'Hello!' });
     await core.orchestrator.enqueue('hello again', { channel: 'panel' }).done;
     const system = core.server.chatRequests().at(-1)!.systemText;
     assert.match(system, /## Long-Term Memory/);

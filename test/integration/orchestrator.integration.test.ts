@@ -4,12 +4,13 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { defineTool } from '@github/copilot-sdk';
-import { z } from 'zod';
 import { TurnError } from '../../src/core/orchestrator/orchestrator';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+
+/** The production wiring's tools: memory and workers, nothing of the runtime's own. */
+const BATON_TOOLS = ['remember', 'recall', 'forget', 'create_worker_session', 'send_to_worker', 'list_sessions', 'check_session_status', 'kill_session', 'list_machine_sessions', 'attach_machine_session'];
 
 function userTexts(requests: RecordedRequest[], needle: string): number {
   // How many user messages across ALL chat requests' final user turn carry the text: a prompt sent
@@ -30,8 +31,13 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   beforeEach(async () => {
     core = await startCore();
   });
-  afterEach(async () => {
-    await core.dispose();
+  afterEach(async function () {
+    try {
+      // Strict: no request the test did not script, nothing scripted left unused, no internet.
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
   });
 
   it('streams a reply as deltas, tags the channel, logs both sides and writes a checkpoint', async () => {
@@ -70,7 +76,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('resumes the same session after a restart', async () => {
-    core.server.always({}, { text: 'ok' });
+    core.server.on({ lastUserIncludes: '[via panel] remember the number 42' }, { text: 'ok' });
+    core.server.on({ lastUserIncludes: '[via panel] what number?' }, { text: '42' });
     await core.orchestrator.enqueue('remember the number 42', { channel: 'panel' }).done;
     const firstSession = core.server.chatRequests()[0].sessionId;
     await core.restart();
@@ -82,11 +89,12 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(userTexts([last], 'remember the number 42'), 1, 'the resumed session carries the earlier turn');
   });
 
-  it('starts a fresh session with recovery context when the fingerprint drifted', async () => {
-    core.server.always({}, { text: 'noted' });
+  it('starts a fresh session with recovery context when Baton was updated (the fingerprint drifted)', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] my project is called zebra' }, { text: 'noted' });
+    core.server.on({ lastUserIncludes: '[via panel] and its language?' }, { text: 'TypeScript' });
     await core.orchestrator.enqueue('my project is called zebra', { channel: 'panel' }).done;
-    core.store.setState('orchestrator_fingerprint', 'an-older-version');
-    await core.restart();
+    const before = core.store.getState('orchestrator_fingerprint');
+    await core.restart({ version: '0.0.1-test' });
     await core.orchestrator.enqueue('and its language?', { channel: 'panel' }).done;
     assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'drifted');
     const last = core.server.chatRequests().at(-1)!;
@@ -95,10 +103,13 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.match(last.lastUserText ?? '', /do NOT respond to these messages/);
     assert.match(last.lastUserText ?? '', /\[via panel\] and its language\?$/);
     assert.ok(core.logger.lines.some((l) => /drifted/.test(l)), 'the drift is logged');
+    assert.notEqual(core.store.getState('orchestrator_fingerprint'), before);
+    assert.equal(userTexts([last], 'my project is called zebra'), 1, 'the earlier turn rides on the prompt once, as context');
   });
 
   it('recovers from an expired session id with the last 10 turns', async () => {
-    core.server.always({}, { text: 'fine' });
+    core.server.on({ lastUserIncludes: /\[via panel\] message number \d$/ }, ...Array.from({ length: 6 }, () => ({ text: 'fine' })));
+    core.server.on({ lastUserIncludes: /\[via panel\] still there\?$/ }, { text: 'yes' });
     for (let i = 1; i <= 6; i++) await core.orchestrator.enqueue(`message number ${i}`, { channel: 'panel' }).done;
     await core.restart();
     core.store.setState('orchestrator_session_id', '00000000-0000-4000-8000-000000000000');
@@ -113,26 +124,40 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.notEqual(core.store.getState('orchestrator_session_id'), '00000000-0000-4000-8000-000000000000');
   });
 
-  it('survives the runtime being killed mid-turn: retried, answered once, the prompt not sent twice', async () => {
-    // Rules are checked newest-first: the catch-all goes in first.
-    core.server.always({}, { text: 'Done: the long task is finished.' });
-    core.server.on({ lastUserIncludes: 'long task please' }, { textThenHang: 'Working on' });
+  it('survives the runtime being killed mid-turn: retried, answered once; the retry sends the nudge unless the runtime lost the prompt', async () => {
+    const nudge = '[System: your previous reply was interrupted';
+    let killed = false;
+    core.server.on({ lastUserIncludes: 'long task please', predicate: () => !killed }, { textThenHang: 'Working on' });
+    core.server.on({ name: 'the retry', predicate: (r) => killed && /\[System: your previous reply was interrupted|long task please/.test(r.lastUserText ?? '') }, { text: 'Done: the long task is finished.' });
     const handle = core.orchestrator.enqueue('long task please', { channel: 'panel' });
     await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
-    const pid = core.runtime.runtimePid();
+    const pid = core.sessions.runtimePid();
     assert.ok(pid, 'the runtime has a pid');
-    process.kill(pid!, 'SIGKILL');
+    killed = true;
+    process.kill(pid, 'SIGKILL');
     const result = await handle.done;
+    core.server.releaseHeld();
     assert.equal(result.status, 'complete');
     assert.equal(result.content, 'Done: the long task is finished.');
     assert.ok(ofType(core.events, 'turn.retrying').length >= 1, 'a retry happened');
-    const last = core.server.chatRequests().at(-1)!;
-    assert.equal(userTexts([last], 'long task please'), 1, 'the prompt appears once in the history the model sees');
+    const chats = core.server.chatRequests();
+    const retry = chats.at(-1)!;
+    const sends = chats.filter((r) => r.messages.at(-1)?.role === 'user' && (r.lastUserText ?? '').includes('long task please')).length;
+    if (core.logger.lines.some((l) => /the runtime has the prompt; asking it to finish/.test(l))) {
+      assert.ok((retry.lastUserText ?? '').includes(nudge), 'the runtime had the prompt: the retry is the nudge');
+      assert.equal(sends, 1, 'the prompt was sent once');
+    } else {
+      assert.ok(core.logger.lines.some((l) => /the runtime has no record of the prompt; sending it again/.test(l)), 'a resend is logged');
+      assert.ok(!(retry.lastUserText ?? '').includes(nudge));
+      assert.equal(sends, 2);
+    }
+    assert.equal(userTexts([retry], 'long task please'), 1, 'the prompt appears once in the history the model sees');
     assert.equal(ofType(core.events, 'turn.completed').length, 1);
+    assert.deepEqual(core.store.recentLog(2).map((e) => [e.role, e.status]), [['user', 'complete'], ['assistant', 'complete']]);
   });
 
   it('fails at once with a readable message on an auth error', async () => {
-    core.server.always({}, { error: 403, body: { error: { message: 'Forbidden: no Copilot access' } } });
+    core.server.on({ lastUserIncludes: '[via panel] hi' }, { error: 403, body: { error: { message: 'Forbidden: no Copilot access' } } });
     const started = Date.now();
     const error = await core.orchestrator.enqueue('hi', { channel: 'panel' }).done.then(
       () => assert.fail('should fail'),
@@ -176,11 +201,11 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('the health check restarts a dead runtime, and the next message works', async () => {
-    core.server.always({}, { text: 'pong' });
+    core.server.on({ lastUserIncludes: /\[via panel\] ping( again)?$/ }, { text: 'pong' }, { text: 'pong' });
     await core.orchestrator.enqueue('ping', { channel: 'panel' }).done;
     assert.equal(await core.orchestrator.healthCheck(), 'ok');
-    process.kill(core.runtime.runtimePid()!, 'SIGKILL');
-    await waitFor(() => !core.runtime.isConnected());
+    process.kill(core.sessions.runtimePid()!, 'SIGKILL');
+    await waitFor(() => !core.sessions.isConnected());
     assert.equal(await core.orchestrator.healthCheck(), 'restarted');
     const result = await core.orchestrator.enqueue('ping again', { channel: 'panel' }).done;
     assert.equal(result.content, 'pong');
@@ -188,7 +213,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('never writes into a session another window holds: starts its own with the shared history', async () => {
-    core.server.always({}, { text: 'ok' });
+    core.server.on({ lastUserIncludes: /\[via panel\] window one was here$/ }, { text: 'ok' });
+    core.server.on({ lastUserIncludes: /\[via panel\] window two speaking$/ }, { text: 'ok' });
     await core.orchestrator.enqueue('window one was here', { channel: 'panel' }).done;
     const firstSession = core.store.getState('orchestrator_session_id')!;
     await core.restart();
@@ -209,7 +235,6 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('a worker result still queued when Baton closes is not counted as delivered, and is not shown twice', async () => {
-    core.server.always({}, { text: 'ok' });
     core.server.on({ lastUserIncludes: 'busy now' }, { textThenHang: 'thinking' });
     const busy = core.orchestrator.enqueue('busy now', { channel: 'panel' });
     await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
@@ -226,14 +251,14 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('offers the model only Baton\'s tools: the orchestrator delegates files and shells', async () => {
-    await core.restart({ tools: () => [defineTool('remember', { description: 'x', parameters: z.object({ content: z.string() }), handler: () => 'ok' })] });
-    core.server.always({}, { text: 'ok' });
+    core.server.on({ lastUserIncludes: 'hi' }, { text: 'ok' });
     await core.orchestrator.enqueue('hi', { channel: 'panel' }).done;
-    assert.deepEqual(core.server.chatRequests().at(-1)!.tools, ['remember']);
+    assert.deepEqual([...core.server.chatRequests().at(-1)!.tools].sort(), [...BATON_TOOLS].sort());
   });
 
   it('compacts on request and reports what it freed', async () => {
-    core.server.always({}, { text: 'a reply long enough to be worth summarising later on' });
+    core.server.on({ lastUserIncludes: /\[via panel\] turn \d with some content$/ }, ...Array.from({ length: 3 }, () => ({ text: 'a reply long enough to be worth summarising later on' })));
+    core.server.on({ lastUserIncludes: '[via panel] after compaction' }, { text: 'still going' });
     for (let i = 0; i < 3; i++) await core.orchestrator.enqueue(`turn ${i} with some content`, { channel: 'panel' }).done;
     core.server.on({ predicate: (r) => /summar/i.test(JSON.stringify(r.messages.at(-1)?.content ?? '')) || /summar/i.test(r.systemText) }, { text: '<overview>The user sent three numbered turns.</overview>' });
     const freed = await core.orchestrator.compact();
@@ -249,8 +274,10 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     });
 
     it('keyword override goes to premium; short follow-ups keep the tier; background uses standard', async () => {
-      core.server.always({}, { text: 'ok' });
-      core.server.always({ systemIncludes: 'You label messages' }, { text: 'standard' });
+      // An override, a short follow-up and a background result: none of them asks the classifier.
+      core.server.on({ lastUserIncludes: 'redesign the css' }, { text: 'ok' });
+      core.server.on({ lastUserIncludes: '[via panel] yes' }, { text: 'ok' });
+      core.server.on({ lastUserIncludes: '[Background task completed]' }, { text: 'ok' });
       const a = await core.orchestrator.enqueue('please redesign the css of the login page', { channel: 'panel' }).done;
       assert.deepEqual([a.route.tier, a.route.reason], ['premium', 'override']);
       assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6');
@@ -261,13 +288,12 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     });
 
     it('the classifier picks the tier, and the cooldown holds a switch for two messages', async () => {
-      core.server.always({ predicate: (r) => !r.systemText.includes('You label messages') }, { text: 'answer' });
-      const classifier = core.server.always({ systemIncludes: 'You label messages' }, { text: 'fast' });
+      core.server.on({ predicate: (r) => !r.systemText.includes('You label messages') }, ...Array.from({ length: 4 }, () => ({ text: 'answer' })));
+      core.server.on({ systemIncludes: 'You label messages' }, { text: 'fast' });
       const a = await core.orchestrator.enqueue('what is the capital of france, quickly', { channel: 'panel' }).done;
       assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'claude-haiku-4.5']);
       assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'claude-haiku-4.5');
-      classifier.remove();
-      core.server.always({ systemIncludes: 'You label messages' }, { text: 'premium' });
+      core.server.on({ systemIncludes: 'You label messages' }, { text: 'premium' }, { text: 'premium' }, { text: 'premium' });
       const b = await core.orchestrator.enqueue('prove this distributed protocol correct formally', { channel: 'panel' }).done;
       assert.deepEqual([b.route.tier, b.route.reason], ['fast', 'cooldown']);
       const c = await core.orchestrator.enqueue('and write the proof in great detail please', { channel: 'panel' }).done;

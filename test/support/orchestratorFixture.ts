@@ -33,6 +33,8 @@ export interface CoreFixture extends BatonCore {
   env: Record<string, string>;
   home: string;
   storageDir: string;
+  /** Baton's installation folder as the extension passes it (protected from workers). */
+  installPath: string;
   /** The runtime's working directory and the workspace folder Baton is told about. */
   workspace: string;
   core: BatonCore;
@@ -127,6 +129,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
     env,
     home: env.HOME!,
     storageDir,
+    installPath,
     workspace,
     logger,
     events,

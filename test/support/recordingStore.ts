@@ -4,19 +4,29 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
-import type { InboxRow } from '../../src/core/store/types';
+import type { BatonStore, InboxRow } from '../../src/core/store/types';
 
-export interface RecordingStore extends SqlJsStore {
+export interface WriteRecord {
   /** `method:key` for every worker / inbox write, in order. */
   readonly writes: string[];
   /** Every inbox row added (delivered or not), as it was added. */
   readonly inbox: Array<Pick<InboxRow, 'id' | 'worker_name' | 'origin' | 'kind' | 'content'>>;
 }
 
+export type RecordingStore<S extends BatonStore = SqlJsStore> = S & WriteRecord;
+
 export async function openRecordingStore(dir?: string): Promise<RecordingStore> {
-  const store = (await SqlJsStore.open({ dir: dir ?? (await mkdtemp(join(tmpdir(), 'baton-store-'))), flushDelayMs: 20 })) as RecordingStore;
+  return recordWrites(await SqlJsStore.open({ dir: dir ?? (await mkdtemp(join(tmpdir(), 'baton-store-'))), flushDelayMs: 20 }));
+}
+
+/**
+ * Records the worker and inbox writes of a store already in use (the one createBatonCore opened):
+ * the methods are wrapped on the instance, so every component holding it is recorded.
+ */
+export function recordWrites<S extends BatonStore>(target: S): RecordingStore<S> {
+  const store = target as RecordingStore<S>;
   const writes: string[] = [];
-  const inbox: RecordingStore['inbox'] = [];
+  const inbox: WriteRecord['inbox'] = [];
   Object.assign(store, { writes, inbox });
   const upsertWorker = store.upsertWorker.bind(store);
   store.upsertWorker = (row) => {
