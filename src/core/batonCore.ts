@@ -19,7 +19,7 @@ import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
 import type { PermissionBroker } from './workers/workerPermissions';
-import { WorkerPool, type WorkerSettings } from './workers/workerPool';
+import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
 
 export interface BatonCoreDeps {
@@ -63,7 +63,7 @@ export interface BatonCore {
 }
 
 /** Where a worker started during the current turn reports back: the channel that asked. */
-function replyChannel(origin: Origin | undefined): 'panel' | 'command' {
+function replyChannel(origin: Origin | undefined): ReplyChannel {
   if (!origin) return 'panel';
   if (origin.channel === 'background') return origin.replyTo ?? 'panel';
   return origin.channel;
@@ -85,9 +85,11 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       },
     });
   // The store and the user's Copilot config are read in parallel: both are on the first message's path.
+  const started = performance.now();
+  const timed = <T>(p: Promise<T>, what: string): Promise<T> => p.then((v) => (logger.info(`${what} in ${(performance.now() - started).toFixed(0)} ms`), v));
   const [store, userConfig] = await Promise.all([
-    SqlJsStore.open({ dir: storageDir, ...deps.store }),
-    deps.userConfig ? Promise.resolve(deps.userConfig) : readUserCopilotConfig(sessions.copilotHome, logger),
+    timed(SqlJsStore.open({ dir: storageDir, ...deps.store }), 'Store opened'),
+    deps.userConfig ? Promise.resolve(deps.userConfig) : timed(readUserCopilotConfig(sessions.copilotHome, logger), 'Copilot config read'),
   ]);
   const toolJournal = new ToolJournal();
   let chat: ChatController | undefined;

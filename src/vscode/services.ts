@@ -23,6 +23,8 @@ export class BatonServices implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly log: OutputLog,
+    /** performance.now() when activate() began, so the log can say how long after it the core was ready. */
+    private readonly activatedAt = performance.now(),
   ) {}
 
   /** The core, built on first call; later calls share it. */
@@ -50,10 +52,12 @@ export class BatonServices implements vscode.Disposable {
   }
 
   private async build(): Promise<Core> {
-    const started = Date.now();
+    const started = performance.now();
     const { context, log } = this;
     const storageDir = this.storageDir;
-    const [provider, gitHubToken] = await Promise.all([readProvider(context.secrets), this.githubToken(), vscode.workspace.fs.createDirectory(context.globalStorageUri)]);
+    // The store creates its folder itself; only the provider (a secret, for BYOK) and an opted-in token are awaited here.
+    const [provider, gitHubToken] = await Promise.all([readProvider(context.secrets), this.githubToken()]);
+    const settingsMs = performance.now() - started;
     const core = await createBatonCore({
       storageDir,
       installPath: context.extensionPath,
@@ -89,7 +93,10 @@ export class BatonServices implements vscode.Disposable {
         await sessions.reset('the provider API key changed');
       }),
     );
-    log.info(`Baton core ready in ${Date.now() - started} ms (storage: ${storageDir})`);
+    const now = performance.now();
+    log.info(
+      `Baton core ready in ${(now - started).toFixed(0)} ms, ${(now - this.activatedAt).toFixed(0)} ms after activation began (settings ${settingsMs.toFixed(0)} ms; storage: ${storageDir})`,
+    );
     return core;
   }
 
