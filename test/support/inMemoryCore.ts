@@ -33,8 +33,11 @@ export interface UnitCore {
   events: OrchestratorEvent[];
   settings: OrchestratorSettings;
   workerSettings: WorkerSettings;
-  /** Disposes this core and builds another over the same folder: a window reload. The runtime's sessions persist. */
-  restart(overrides?: Partial<BatonCoreDeps>): Promise<void>;
+  /**
+   * Disposes this core and builds another over the same folder: a window reload. The runtime's
+   * sessions persist. `between` runs while no core is open (e.g. to read what the close left on disk).
+   */
+  restart(overrides?: Partial<BatonCoreDeps>, between?: () => Promise<void>): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -87,8 +90,9 @@ export async function startUnitCore(opts: { sessions?: InMemoryAgentSessions; ov
     events: [],
     settings: unitSettings(),
     workerSettings: { max: 5, timeoutMs: 5_000, protectedPaths: [], trustWorkingDir: false },
-    async restart(overrides) {
+    async restart(overrides, between) {
       await fixture.core.dispose();
+      await between?.();
       adopt(await build(overrides));
     },
     async dispose() {

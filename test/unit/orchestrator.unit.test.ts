@@ -288,6 +288,16 @@ describe('Orchestrator (in-memory runtime)', () => {
   });
 
   describe('closing', () => {
+    it('refuses a message after close with the closed error, not an error of the closed database', async () => {
+      const { core } = await start();
+      await core.dispose();
+      assert.throws(
+        () => core.orchestrator.enqueue('too late', { channel: 'background', worker: 'w' }),
+        (err: unknown) =>
+          err instanceof TurnError && err.readable.kind === 'cancelled' && err.readable.message === 'Baton was closed before this message was sent.',
+      );
+    });
+
     it('keeps the partial of the running turn and leaves queued user messages offered for resending', async () => {
       const { sessions, core, storageDir } = await start();
       sessions.script('orchestrator', hangAfter('partial '));

@@ -131,6 +131,8 @@ export class Orchestrator {
 
   /** Queues a message; panel and command messages are tagged with their channel (background results are not). */
   enqueue(text: string, origin: Origin): TurnHandle {
+    // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
+    if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
     const prompt = origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`;
     // Logged before anything is sent: a crash from here on leaves a 'pending' row that start() marks interrupted.
