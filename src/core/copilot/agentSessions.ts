@@ -31,6 +31,8 @@ export type SessionSpec =
       systemMessage: string;
       permissions: PermissionHandler;
       model?: string;
+      /** Skill folders (Baton's installed skills, the user's own), as the orchestrator gets them. */
+      skillDirectories?: string[];
       /** Baton made the session (it lives in Baton's folder); attached and forked ones stay in the user's Copilot home. */
       ownSession: boolean;
     }

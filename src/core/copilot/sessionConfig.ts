@@ -47,6 +47,7 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         systemMessage: { mode: 'append', content: spec.systemMessage },
         ...(spec.ownSession ? own : {}),
         ...(spec.model ? { model: spec.model } : {}),
+        ...(spec.skillDirectories?.length ? { skillDirectories: spec.skillDirectories } : {}),
         ...provider,
         ...defaults.extra,
         // Last, so nothing above can widen a worker's reach.

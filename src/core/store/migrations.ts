@@ -1,6 +1,7 @@
 // Schema versions, keyed on PRAGMA user_version. Each migration runs in its own transaction and sets user_version
 // inside it, so a failure rolls back to the previous version intact; the store then refuses to write the file.
 import type { Database } from 'sql.js';
+import { AREA_SCHEMA } from './areaOps';
 import { memoryKey } from './memoryKey';
 
 export interface Migration {
@@ -91,6 +92,13 @@ export const MIGRATIONS: readonly Migration[] = [
       } finally {
         update.free();
       }
+    },
+  },
+  {
+    version: 3,
+    description: 'squads, the wiki index and usage totals',
+    up(db) {
+      db.exec(AREA_SCHEMA);
     },
   },
 ];

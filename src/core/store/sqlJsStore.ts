@@ -18,6 +18,9 @@ import { applyOp, changeKind, issuedBy, type IssuingTable, type StoreOp } from '
 import { errorMessage, nodeStoreFileSystem, type StoreFileSystem } from './storeFileSystem';
 import { SqlJsConversationLog } from './sqlJsConversationLog';
 import { SqlJsMemories, type TableAccess } from './sqlJsMemories';
+import { SqlJsSquads } from './sqlJsSquads';
+import { SqlJsUsage } from './sqlJsUsage';
+import { SqlJsWikiIndex } from './sqlJsWikiIndex';
 import { StoreReporter } from './storeReporter';
 import {
   type BatonStore,
@@ -65,7 +68,7 @@ export interface SqlJsStoreOptions {
 }
 
 const CHECKPOINT_KEEP = 200;
-const ALL_KINDS: readonly StoreChange[] = ['log', 'memories', 'workers', 'state', 'inbox', 'checkpoints'];
+const ALL_KINDS: readonly StoreChange[] = ['log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
 
 export class SqlJsStore implements BatonStore {
   /** Opens (or creates) the database in `opts.dir`. Never throws for a bad file: it is reported and moved aside. */
@@ -92,6 +95,9 @@ export class SqlJsStore implements BatonStore {
   private readonly changes = new Emitter<StoreChange>();
   private readonly log: SqlJsConversationLog;
   private readonly memories: SqlJsMemories;
+  readonly squads: SqlJsSquads;
+  readonly wikiIndex: SqlJsWikiIndex;
+  readonly usage: SqlJsUsage;
 
   private constructor(SQL: SqlJsStatic, opts: SqlJsStoreOptions) {
     this.pruneLog = opts.pruneLog ?? true;
@@ -140,6 +146,9 @@ export class SqlJsStore implements BatonStore {
     };
     this.log = new SqlJsConversationLog(access, this.ids.conversation_log, this.pruneLog);
     this.memories = new SqlJsMemories(access, this.ids.memories, opts.maxAutoMemories ?? 200);
+    this.squads = new SqlJsSquads(access);
+    this.wikiIndex = new SqlJsWikiIndex(access);
+    this.usage = new SqlJsUsage(access);
   }
 
   /** The database file. */

@@ -2,6 +2,7 @@
 // journal until it is on disk; when another window changed the file meanwhile, the store loads that file and applies
 // the journal again on top, so both windows' rows survive. An op therefore carries everything it needs to be applied
 // twice with the same meaning: its timestamps, the ids it handed out, and row references frozen as RowRefs.
+import { applyAreaOp, areaChangeKind, isAreaOp, type AreaOp } from './areaOps';
 import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
 import type { SqlJsTables } from './sqlJsTables';
@@ -23,7 +24,8 @@ export type StoreOp =
   | { op: 'upsertWorker'; row: Omit<WorkerRow, 'created_at' | 'updated_at'>; ts: string }
   | { op: 'deleteWorker'; name: string }
   | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; ts: string }
-  | { op: 'markInboxDelivered'; target: RowRef };
+  | { op: 'markInboxDelivered'; target: RowRef }
+  | AreaOp;
 
 /** Tables whose ids the store hands out before the row is on disk. */
 export type IssuingTable = 'conversation_log' | 'memories' | 'inbox';
@@ -39,6 +41,7 @@ export interface OpContext {
 
 /** Which change listeners care about an op. */
 export function changeKind(op: StoreOp): StoreChange {
+  if (isAreaOp(op)) return areaChangeKind(op);
   switch (op.op) {
     case 'setState':
     case 'deleteState':
@@ -82,6 +85,7 @@ export function issuedBy(op: StoreOp): { table: IssuingTable; id: number } | und
 /** Applies one op; returns how many rows it changed. */
 export function applyOp(ctx: OpContext, op: StoreOp): number {
   const t = ctx.tables;
+  if (isAreaOp(op)) return applyAreaOp(t, op);
   switch (op.op) {
     case 'setState':
       return t.run('INSERT INTO state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [op.key, op.value]);

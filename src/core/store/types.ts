@@ -1,5 +1,6 @@
 // The shapes Baton persists, and the store's role as the rest of core sees it.
 // Implemented by SqlJsStore (sql.js on disk); nothing here knows about sql.js or VS Code.
+import type { SquadStore, UsageStore, WikiIndexStore } from './areaTypes';
 
 export type LogRole = 'user' | 'assistant' | 'system';
 /** pending: user side written, reply not settled yet (a crash leaves it so → "interrupted" on start). */
@@ -63,7 +64,7 @@ export interface InboxRow {
 }
 
 /** Which part of the store changed. */
-export type StoreChange = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints';
+export type StoreChange = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints' | 'squads' | 'wiki' | 'usage';
 
 /**
  * What a store report is about, so callers decide what to show from this, never from the message text.
@@ -144,6 +145,11 @@ export interface BatonStore {
   addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number;
   markInboxDelivered(id: number): void;
   undeliveredInbox(): InboxRow[];
+
+  // squads, the wiki's full-text index, usage totals (see areaTypes.ts)
+  readonly squads: SquadStore;
+  readonly wikiIndex: WikiIndexStore;
+  readonly usage: UsageStore;
 
   /** Writes pending changes to disk now (also done debounced after every write). */
   flush(): Promise<void>;

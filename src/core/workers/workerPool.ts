@@ -22,6 +22,7 @@ import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { runTask } from './taskRunner';
 import { WorkerInbox, originOf } from './workerInbox';
 import { errorText, formatResult, pastTense, seconds, workerInstructions, type TaskOutcome } from './workerMessages';
+import { setWorkerExtras, workerSpecExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { createWorkerPermissionHandler } from './workerPermissions';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerPoolOptions, type WorkerStatus, newWorker, workerRow } from './workerTypes';
@@ -38,7 +39,7 @@ export class WorkerPool {
   private readonly disposeReset: () => void;
   private readonly now: () => number;
 
-  constructor(private readonly opts: WorkerPoolOptions) {
+  constructor(private readonly opts: WorkerPoolOptions & WorkerPoolHooks) {
     this.now = opts.now ?? Date.now;
     this.reg = new WorkerRegistry({ settings: opts.settings, reservedSessionIds: opts.reservedSessionIds, now: this.now });
     this.onDidChange = this.reg.onDidChange;
@@ -58,12 +59,13 @@ export class WorkerPool {
   // ---- the orchestrator's verbs -----------------------------------------------------------------
 
   /** Creates a worker in `workingDir`; with a prompt, starts it in the background and returns at once. */
-  async create(args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel }): Promise<WorkerInfo> {
+  async create(args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel } & WorkerCreateExtras): Promise<WorkerInfo> {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name);
     this.reg.assertCapacity();
     const dir = this.resolveDir(args.workingDir);
     const w = this.reserve(name, dir, args.replyTo ?? 'panel', 'created');
+    setWorkerExtras(w, args);
     await this.open(w, () => this.opts.sessions.create(this.spec(w)));
     this.opts.logger.info(`Worker '${name}' created in ${dir} (session ${w.sessionId})`);
     if (args.prompt?.trim()) this.dispatch(w, args.prompt);
@@ -271,6 +273,7 @@ export class WorkerPool {
 
   private onEvent(w: Worker, event: AgentEvent): void {
     if (w.transcript.onEvent(event)) this.reg.fireSoon();
+    if (event.type === 'assistant.usage') this.opts.onUsage?.(w.name, event.data);
     // The last words are kept in the row, so a crash still leaves something to report.
     if (event.type === 'assistant.message' && event.data.content?.trim() && w.state === 'running') this.persist(w);
   }
@@ -355,9 +358,8 @@ export class WorkerPool {
     return {
       role: 'worker',
       workingDirectory: w.workingDir,
-      systemMessage: workerInstructions(w.name, w.workingDir),
       permissions: w.permissions,
-      model: this.opts.model?.(),
+      ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir), this.opts.model?.(), this.opts),
       // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
       ownSession: w.source === 'created',
     };

@@ -1,0 +1,48 @@
+// Usage totals per day and per orchestrator / worker / squad, added to as the runtime reports model calls.
+import { z } from 'zod';
+import type { UsageDelta, UsageRow, UsageScope, UsageStore } from './areaTypes';
+import type { TableAccess } from './sqlJsMemories';
+
+const usageSchema = z.object({
+  day: z.string(),
+  scope: z.enum(['orchestrator', 'worker', 'squad']),
+  key: z.string(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  premium_requests: z.number(),
+  requests: z.number(),
+}) satisfies z.ZodType<UsageRow>;
+
+/** Today in UTC as YYYY-MM-DD. */
+export function usageDay(date = new Date()): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export class SqlJsUsage implements UsageStore {
+  constructor(private readonly access: TableAccess) {}
+
+  add(deltas: UsageDelta[], day = usageDay()): void {
+    const real = deltas.filter((d) => d.inputTokens || d.outputTokens || d.premiumRequests || d.requests);
+    if (real.length) this.access.commit({ op: 'addUsage', day, deltas: real.map((d) => ({ ...d })) });
+  }
+
+  totals(query: { day?: string; scope?: UsageScope; key?: string } = {}): UsageRow[] {
+    const where: string[] = [];
+    const params: string[] = [];
+    for (const [column, value] of [['day', query.day], ['scope', query.scope], ['key', query.key]] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      params.push(value);
+    }
+    return this.access.read(
+      () =>
+        this.access.tables.rows(
+          'usage_totals',
+          `SELECT day, scope, key, input_tokens, output_tokens, premium_requests, requests FROM usage_totals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY day DESC, scope, key`,
+          params,
+          usageSchema,
+        ),
+      [],
+    );
+  }
+}
