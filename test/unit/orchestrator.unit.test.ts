@@ -7,6 +7,7 @@ import { TurnError, type TurnHandle } from '../../src/core/orchestrator/orchestr
 import { Gate, fail, hangAfter, reply, type TurnScript } from '../support/inMemoryAgentSessions';
 import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 import type { BatonCoreDeps } from '../../src/core/batonCore';
+import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 
 const NUDGE = /^\[System: your previous reply was interrupted by a connection failure\./;
 
@@ -304,7 +305,18 @@ describe('Orchestrator (in-memory runtime)', () => {
       const running = send('running');
       const queued = send('queued');
       await nextEvent(core, 'turn.delta');
-      await f!.restart();
+      let atClose: Array<[string, string, string | null]> = [];
+      await f!.restart({}, async () => {
+        const store = await SqlJsStore.open({ dir: storageDir, pollIntervalMs: 0 });
+        atClose = store.recentLog(10).map((e) => [e.role, e.content, e.status]);
+        await store.close();
+      });
+      // On disk after the close: the queued message is still pending (never sent), the running one interrupted.
+      assert.deepEqual(atClose, [
+        ['user', 'running', 'interrupted'],
+        ['user', 'queued', 'pending'],
+        ['assistant', 'partial \n\n_Interrupted when Baton closed._', 'partial'],
+      ]);
       // The running turn was cut by the close, not by the user; the queued one never left the queue.
       assert.equal((await failure(running)).readable.kind, 'cancelled');
       assert.equal((await failure(queued)).readable.message, 'Baton was closed before this message was sent.');
@@ -319,7 +331,6 @@ describe('Orchestrator (in-memory runtime)', () => {
         ['assistant', 'partial \n\n_Interrupted when Baton closed._', 'partial'],
       ]);
       assert.deepEqual(sessions.orchestratorPrompts, ['[via panel] running']);
-      assert.ok(storageDir);
     });
   });
 });
