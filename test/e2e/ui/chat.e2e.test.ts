@@ -8,15 +8,19 @@ import { join } from 'node:path';
 import { batonView, repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
 
 const PROMPT = 'Hello Baton, this is the e2e test speaking';
-const REPLY = 'Hello from the scripted model! The panel streamed this reply in several chunks.';
+// Two chunks a long pause apart: the first must be on screen, alone, while the reply is still streaming.
+const FIRST_CHUNK = 'Hello from the scripted model! ';
+const REPLY = `${FIRST_CHUNK}The panel streamed this reply in two chunks, the second 2.5 s later.`;
 
 describe('Baton chat panel', function () {
   this.timeout(90_000);
 
   it('opens from the activity bar, sends a message and streams the reply in', async () => {
     const { page, server } = ui();
-    // Several chunks, spaced out, so the panel has time to show the message while it streams.
-    server.on({ lastUserIncludes: PROMPT, name: 'e2e greeting' }, { text: REPLY, chunks: 8, chunkDelayMs: 120 });
+    // splitText cuts the reply into equal halves; the first half is FIRST_CHUNK plus the start of the rest.
+    const firstHalf = REPLY.slice(0, Math.ceil(REPLY.length / 2));
+    assert.ok(firstHalf.startsWith(FIRST_CHUNK));
+    server.on({ lastUserIncludes: PROMPT, name: 'e2e greeting' }, { text: REPLY, chunks: 2, chunkDelayMs: 2500 });
 
     await page.locator('.activitybar [aria-label^="Baton"]').first().click();
     const view = batonView(page);
@@ -29,7 +33,12 @@ describe('Baton chat panel', function () {
     // The user's message shows at once; the reply first streams, then completes with the whole text.
     await view.locator('[data-testid="message"][data-role="user"]').filter({ hasText: PROMPT }).waitFor({ timeout: 10_000 });
     const assistant = '[data-testid="message"][data-role="assistant"]';
-    await view.locator(`${assistant}[data-status="streaming"]`).first().waitFor({ timeout: 30_000 });
+    // Streaming is proven by what the user sees: the first chunk alone, while the message is still streaming.
+    const streaming = view.locator(`${assistant}[data-status="streaming"]`).filter({ hasText: FIRST_CHUNK.trim() }).first();
+    await streaming.waitFor({ timeout: 30_000 });
+    const partial = (await streaming.locator('.message-body').innerText()).trim();
+    assert.ok(partial.startsWith(FIRST_CHUNK.trim()), `the streaming message shows: ${partial}`);
+    assert.ok(!partial.includes('2.5 s later'), `the whole reply was on screen before its last chunk was sent: ${partial}`);
     await view.locator(`${assistant}[data-status="complete"]`).filter({ hasText: REPLY }).first().waitFor({ timeout: 30_000 });
 
     const chats = server.chatRequests();
