@@ -1,8 +1,8 @@
-// `npm test`: typecheck, the layering rule, then unit, integration and e2e tests (mocha each).
+// `npm test`: typecheck, the layering rule, lint and format, then unit, integration and e2e tests (mocha each).
 // Pass layer names to run a subset: `node scripts/test.mjs unit integration`.
 import { spawn } from 'node:child_process';
 
-const all = ['typecheck', 'layers', 'unit', 'integration', 'e2e'];
+const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'integration', 'e2e'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const layers = wanted.length ? wanted : all;
 const mocha = ['node_modules/mocha/bin/mocha.js', '--require', 'tsx/cjs', '--exit'];
@@ -10,6 +10,8 @@ const mocha = ['node_modules/mocha/bin/mocha.js', '--require', 'tsx/cjs', '--exi
 const steps = {
   typecheck: ['node', ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']],
   layers: ['node', ['scripts/checkLayers.mjs']],
+  lint: ['node', ['node_modules/eslint/bin/eslint.js', '--max-warnings', '0', 'src', 'webview', 'test', 'bench']],
+  format: ['node', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']],
   unit: ['node', [...mocha, '--timeout', '30000', 'test/unit/**/*.unit.test.ts']],
   integration: ['node', [...mocha, '--timeout', '120000', 'test/integration/**/*.integration.test.ts']],
   e2e: ['node', ['test/e2e/runE2e.mjs']],
