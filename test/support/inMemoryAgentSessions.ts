@@ -328,6 +328,8 @@ export class InMemoryAgentSessions implements AgentSessions {
   /** Machine sessions list() shows, and the ones another process holds. */
   machine: MachineSessionInfo[] = [];
   held = new Set<string>();
+  /** When set, create() waits for what it returns (a session slow to open). */
+  beforeCreate: ((spec: SessionSpec) => Promise<void> | void) | undefined;
   /** When set, disconnect() waits for what it returns (a session slow to close). */
   beforeDisconnect: ((state: SessionState) => Promise<void> | void) | undefined;
   /** When set, decides inspect()'s answer instead of the session's record. */
@@ -387,6 +389,7 @@ export class InMemoryAgentSessions implements AgentSessions {
 
   async create(spec: SessionSpec): Promise<AgentSession> {
     await this.start();
+    await this.beforeCreate?.(spec);
     this.created.push(spec);
     const id = `mem-${spec.role}-${++this.sessionCounter}`;
     const state: SessionState = { id, spec, prompts: [], records: new Map(), model: 'model' in spec ? spec.model : undefined, deleted: false };

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import type { Origin, TurnResult } from '../../src/core/orchestrator/events';
 import { TurnError, type TurnHandle } from '../../src/core/orchestrator/orchestrator';
-import { Gate, fail, hangAfter, reply, type TurnScript } from '../support/inMemoryAgentSessions';
+import { Gate, fail, hangAfter, reply, sequence, tool, type TurnScript } from '../support/inMemoryAgentSessions';
 import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 import type { BatonCoreDeps } from '../../src/core/batonCore';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
@@ -155,6 +155,101 @@ describe('Orchestrator (in-memory runtime)', () => {
       assert.equal(answer?.status, 'partial');
       assert.equal(answer?.content, `The first half\n\n_${result.note}_`);
       assert.equal(sessions.runs.length, 1, 'a timed-out turn is not retried');
+    });
+  });
+
+  describe('more races', () => {
+    it('a timeout during a retry delay ends the turn with the note, without another attempt', async () => {
+      const { sessions } = await start({ retryDelaysMs: [10_000] });
+      f!.settings.turnTimeoutMs = 30;
+      sessions.script('orchestrator', fail('transient', { delivered: false, partial: ['lost text'] }));
+      const result = await send('question').done;
+      assert.equal(result.status, 'partial');
+      assert.equal(result.content, '', "the failed attempt's text was discarded when the retry was announced");
+      assert.match(result.note ?? '', /baton\.turnTimeoutMs/);
+      assert.equal(sessions.runs.length, 1);
+    });
+
+    it('stop while one of Baton’s tools is in flight: the turn settles cancelled at once, the tool’s effect still happens once', async () => {
+      const { sessions, core, workDir } = await start();
+      const create = { name: 'w', working_dir: workDir, initial_prompt: 'do it' };
+      const opening = new Gate();
+      const open = new Gate();
+      sessions.beforeCreate = (spec) => {
+        if (spec.role !== 'worker') return;
+        opening.open();
+        return open.promise;
+      };
+      sessions.script(
+        'orchestrator',
+        sequence(tool('create_worker_session', create, 'call-1'), reply('started')),
+        sequence(tool('create_worker_session', create, 'call-1'), reply('hm')),
+      );
+      sessions.script('worker', hangAfter('working'));
+      const turn = send('start a worker');
+      await opening.promise;
+      assert.equal(core.orchestrator.stop(), true);
+      const result = await turn.done;
+      assert.deepEqual([result.status, result.content], ['cancelled', '']);
+      // The worker session the tool was opening still opens: one worker, one task.
+      open.open();
+      await until(() => sessions.runs.some((r) => r.role === 'worker'), 'the worker to start');
+      assert.deepEqual(
+        core.pool.listActive().map((w) => [w.name, w.state]),
+        [['w', 'running']],
+      );
+      // Same call id in a new turn is not a replay (the journal is per turn): the pool refuses a second 'w'.
+      await send('start it again').done;
+      assert.match(sessions.toolResults.at(-1)?.result ?? '', /^A worker named 'w' already exists \(running in /);
+      assert.equal(sessions.created.filter((s) => s.role === 'worker').length, 1);
+      assert.equal(core.toolJournal.replays, 0);
+    });
+
+    it('stop with nothing running returns false and leaves the queue alone', async () => {
+      const { sessions, core } = await start();
+      assert.equal(core.orchestrator.stop(), false);
+      sessions.script('orchestrator', reply('fine'));
+      assert.equal((await send('hello').done).status, 'complete');
+    });
+
+    it('the health check never interrupts a running turn', async () => {
+      const { sessions, core } = await start();
+      const gate = new Gate();
+      sessions.script('orchestrator', async (ctx) => {
+        ctx.delta('working');
+        await ctx.wait(gate.promise);
+      });
+      const turn = send('question');
+      await nextEvent(core, 'turn.delta');
+      assert.equal(await core.orchestrator.healthCheck(), 'busy');
+      gate.open();
+      assert.equal((await turn.done).status, 'complete');
+      assert.equal(await core.orchestrator.healthCheck(), 'ok');
+      assert.deepEqual(sessions.resets, []);
+    });
+
+    it('New Chat asked during a turn waits for it, then starts a fresh session with an empty log', async () => {
+      const { sessions, core } = await start();
+      const gate = new Gate();
+      sessions.script(
+        'orchestrator',
+        async (ctx) => {
+          ctx.delta('old answer');
+          await ctx.wait(gate.promise);
+        },
+        reply('fresh answer'),
+      );
+      const old = send('old question');
+      await nextEvent(core, 'turn.delta');
+      const cleared = core.orchestrator.newChat();
+      const next = send('new question');
+      gate.open();
+      assert.equal((await old.done).content, 'old answer', 'the running turn was not cut short');
+      await cleared;
+      await next.done;
+      const [a, b] = sessions.runs;
+      assert.notEqual(b?.sessionId, a?.sessionId);
+      assert.equal(b?.prompt, '[via panel] new question', 'no recovery context after New Chat');
     });
   });
 

@@ -93,6 +93,31 @@ describe('WorkerPool (in-memory runtime)', () => {
     await assert.rejects(f.core.pool.kill('w1'), /Worker 'w1' is not active: it already/);
   });
 
+  it('a kill that arrives while the worker’s session is still opening leaves no task running', async () => {
+    const opening = new Gate();
+    const open = new Gate();
+    f.sessions.beforeCreate = (spec) => {
+      if (spec.role !== 'worker') return;
+      opening.open();
+      return open.promise;
+    };
+    f.sessions.script('worker', hangAfter('should never run'));
+    const created = f.core.pool.create({ name: 'w1', workingDir: f.workDir, prompt: 'task' });
+    await opening.promise;
+    const killed = f.core.pool.kill('w1', 'tool');
+    open.open();
+    await Promise.allSettled([created, killed]);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(f.core.pool.status('w1').state, 'killed');
+    assert.deepEqual(f.core.pool.listActive(), []);
+    assert.deepEqual(
+      f.sessions.runs.filter((r) => r.role === 'worker'),
+      [],
+      'a killed worker ran its task',
+    );
+    assert.equal(f.sessions.inFlight, 0);
+  });
+
   it('times a worker out after baton.workers.timeoutMs and says which setting to raise', async () => {
     f.workerSettings.timeoutMs = 30;
     f.sessions.script('worker', hangAfter('partial work'));
