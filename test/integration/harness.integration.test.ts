@@ -6,6 +6,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { byokHarness, defineTool, runTurn, startHarness, waitForEvent, type Harness } from '../support/copilotHarness';
 
+/** Every scripted response was asked for and nothing unscripted arrived. */
+function assertScriptDone(h: Harness): void {
+  assert.deepEqual(h.server.unscriptedRequests.map((r) => r.lastUserText ?? r.path), [], 'requests no test scripted');
+  assert.deepEqual(h.server.pending().map((r) => r.name), [], 'scripted responses never asked for');
+}
+
 function assertHermetic(h: Harness): void {
   assert.deepEqual(
     h.server.strayRequests.map((r) => `${r.method} ${r.path}`),
@@ -176,8 +182,8 @@ describe('copilot harness (BYOK OpenAI mode)', function () {
   it('scripts sessions apart by sessionId, across a resume', async () => {
     const a = await h.client.createSession(h.sessionConfig());
     const b = await h.client.createSession(h.sessionConfig());
-    h.server.always({ sessionId: a.sessionId }, { text: 'I am A' });
-    h.server.always({ sessionId: b.sessionId }, { text: 'I am B' });
+    h.server.on({ sessionId: a.sessionId }, { text: 'I am A' }, { text: 'I am A' });
+    h.server.on({ sessionId: b.sessionId }, { text: 'I am B' });
 
     assert.equal((await runTurn(b, 'who?')).content, 'I am B');
     assert.equal((await runTurn(a, 'who?')).content, 'I am A');
@@ -187,7 +193,7 @@ describe('copilot harness (BYOK OpenAI mode)', function () {
     await resumed.disconnect();
     await b.disconnect();
     assertHermetic(h);
-    assert.deepEqual(h.server.unscriptedRequests, []);
+    assertScriptDone(h);
   });
 });
 
@@ -195,13 +201,15 @@ describe('copilot harness (BYOK OpenAI mode)', function () {
 describe('copilot harness: env-only authentication', function () {
   this.timeout(20_000);
 
-  async function authWith(env: Record<string, string>): Promise<{ content: string | undefined; auth: string[] }> {
+  async function authWith(env: Record<string, string>, authenticates = true): Promise<{ content: string | undefined; auth: string[] }> {
     const h = await startHarness({ gitHubToken: null, env });
     try {
-      h.server.always({}, { text: 'authenticated' });
+      // Scripted only where a request is expected: a rejected token makes none.
+      if (authenticates) h.server.on({ lastUserIncludes: 'who am i' }, { text: 'authenticated' });
       const session = await h.client.createSession(h.sessionConfig());
       const turn = await runTurn(session, 'who am i');
       assertHermetic(h);
+      assertScriptDone(h);
       return { content: turn.content, auth: h.server.requests.map((r) => String(r.headers.authorization)) };
     } finally {
       await h.dispose();
@@ -218,7 +226,7 @@ describe('copilot harness: env-only authentication', function () {
 
   it('COPILOT_GITHUB_TOKEN authenticates only with a gho_/ghu_/github_pat_ prefix', async () => {
     assert.equal((await authWith({ COPILOT_GITHUB_TOKEN: 'gho_fake' })).content, 'authenticated');
-    const rejected = await authWith({ COPILOT_GITHUB_TOKEN: 'fake' });
+    const rejected = await authWith({ COPILOT_GITHUB_TOKEN: 'fake' }, false);
     assert.equal(rejected.content, undefined);
     assert.deepEqual(rejected.auth, []);
   });
@@ -241,7 +249,6 @@ describe('copilot harness: session configDirectory', function () {
 
   before(async () => {
     h = await startHarness();
-    h.server.always({}, { text: 'ok' });
   });
   after(async () => {
     await h?.dispose();
@@ -251,6 +258,9 @@ describe('copilot harness: session configDirectory', function () {
     const hidden = join(h.root, 'hidden-config');
     const visible = await h.client.createSession(h.sessionConfig());
     const worker = await h.client.createSession(h.sessionConfig({ configDirectory: hidden }));
+    h.server.on({ lastUserIncludes: 'visible' }, { text: 'ok' });
+    h.server.on({ lastUserIncludes: /hidden$/ }, { text: 'ok' });
+    h.server.on({ lastUserIncludes: 'hidden again' }, { text: 'ok' });
     await runTurn(visible, 'visible');
     await runTurn(worker, 'hidden');
     await worker.disconnect();
@@ -270,6 +280,7 @@ describe('copilot harness: session configDirectory', function () {
     await resumed.disconnect();
     await visible.disconnect();
     assertHermetic(h);
+    assertScriptDone(h);
   });
 });
 

@@ -173,6 +173,9 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it('keeps the partial reply on timeout', async () => {
+    // The runtime's start and the session's creation stay out of the 1.5 s the turn under test gets.
+    core.server.on({ lastUserIncludes: '[via panel] warm up' }, { text: 'ready' });
+    await core.orchestrator.enqueue('warm up', { channel: 'panel' }).done;
     core.settings.turnTimeoutMs = 1500;
     core.server.on({ lastUserIncludes: 'slow one' }, { textThenHang: 'Here is the first half', chunks: 2 });
     const result = await core.orchestrator.enqueue('slow one', { channel: 'panel' }).done;
@@ -302,6 +305,39 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       assert.deepEqual([d.route.tier, d.route.reason, d.route.model], ['premium', 'classifier', 'claude-opus-4.6']);
       assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'claude-opus-4.6');
     });
+  });
+});
+
+describe('Orchestrator, not signed in (real runtime, no token)', function () {
+  this.timeout(60_000);
+
+  it('answers the first message with the sign-in message and action, with no retry', async () => {
+    const core = await startCore({ gitHubToken: null });
+    try {
+      const posted: Array<{ type: string; action?: { command: string } }> = [];
+      core.chat.onDidPost((m) => {
+        if (m.type === 'message/update') posted.push({ type: m.type, action: m.patch.action });
+      });
+      const error = await core.orchestrator.enqueue('hello there', { channel: 'panel' }).done.then(
+        () => assert.fail('should fail'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof TurnError);
+      assert.equal(error.readable.kind, 'auth');
+      assert.equal(error.readable.action?.command, 'baton.signIn');
+      assert.doesNotMatch(error.message, /session was lost|Send your message again/);
+      assert.equal(ofType(core.events, 'turn.retrying').length, 0, 'not retried');
+      const failed = ofType(core.events, 'turn.failed');
+      assert.equal(failed.length, 1);
+      assert.equal(failed[0]!.error.action?.command, 'baton.signIn');
+      assert.ok(posted.some((p) => p.action?.command === 'baton.signIn'), 'the panel shows the sign-in action');
+      // At most one attempt reached the model service, and nothing the script did not expect.
+      assert.ok(core.server.chatRequests().length <= 1, `${core.server.chatRequests().length} model requests`);
+      assert.deepEqual(core.store.recentLog(2).map((e) => [e.role, e.status]), [['user', 'failed'], ['assistant', 'failed']]);
+      core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
   });
 });
 

@@ -143,7 +143,8 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
     },
     assertScriptDone() {
       assert.deepEqual(server.unscriptedRequests.map((r) => r.lastUserText ?? r.path), [], 'the model server got requests no test scripted');
-      assert.deepEqual(server.strayRequests, [], 'the runtime tried to reach the internet');
+      assert.deepEqual(server.strayRequests.map((r) => `${r.method} ${r.path}`), [], 'the runtime tried to reach the internet');
+      assert.deepEqual(server.unknownRequests.map((r) => `${r.method} ${r.path}`), [], 'the runtime called an endpoint the scripted server does not implement');
       assert.deepEqual(server.pending().map((r) => r.name), [], 'scripted responses were never asked for');
     },
     async dispose() {

@@ -27,6 +27,7 @@ export type RequestKind =
   | 'user'
   | 'models'
   | 'telemetry'
+  | 'mcp' // the runtime's built-in GitHub MCP server (<api>/mcp/readonly), answered as an MCP server with no tools
   | 'stray' // CONNECT or an absolute-URL proxy request: the runtime tried to reach the internet
   | 'unknown';
 
@@ -370,6 +371,8 @@ export class ScriptedModelServer {
       case 'telemetry':
         res.writeHead(204).end();
         return;
+      case 'mcp':
+        return answerMcp(rec, res);
       case 'chat':
       case 'byok-chat':
         return this.answerChat(rec, res);
@@ -581,7 +584,37 @@ function classify(method: string, path: string): RequestKind {
   if (method === 'GET' && path === '/copilot_internal/user') return 'user';
   if (method === 'GET' && (path === '/models' || path === '/v1/models')) return 'models';
   if (path === '/telemetry' || path.startsWith('/telemetry/')) return 'telemetry';
+  if (path === '/mcp/readonly') return 'mcp';
   return 'unknown';
+}
+
+/**
+ * The GitHub MCP server the runtime connects to for every Copilot session (production config
+ * leaves it on), as a streamable-HTTP MCP server with no tools: the session starts without waiting
+ * on a failed connection, and the model sees only the session's own tools.
+ */
+function answerMcp(rec: RecordedRequest, res: http.ServerResponse): void {
+  if (rec.method !== 'POST') {
+    res.writeHead(405).end();
+    return;
+  }
+  const msg = isObject(rec.body) ? rec.body : {};
+  const id = msg.id;
+  if (id === undefined) {
+    res.writeHead(202).end(); // a notification (notifications/initialized ...)
+    return;
+  }
+  const reply = (payload: Record<string, unknown>): void => send(res, 200, { jsonrpc: '2.0', id, ...payload });
+  switch (msg.method) {
+    case 'initialize':
+      return reply({ result: { protocolVersion: (isObject(msg.params) && msg.params.protocolVersion) || '2025-06-18', capabilities: { tools: { listChanged: false } }, serverInfo: { name: 'scripted-github-mcp', version: '0.0.0' } } });
+    case 'tools/list':
+      return reply({ result: { tools: [] } });
+    case 'ping':
+      return reply({ result: {} });
+    default:
+      return reply({ error: { code: -32601, message: `scripted MCP server: no method ${String(msg.method)}` } });
+  }
 }
 
 function describeMatch(m: MatchSpec): string {
