@@ -99,12 +99,28 @@ describe('ScriptedModelServer', () => {
 
     it('accepts telemetry, 404s and records unknown paths', async () => {
       assert.equal((await fetch(`${server.url}/telemetry`, { method: 'POST', body: '[]' })).status, 204);
-      assert.equal((await fetch(`${server.url}/mcp/readonly`, { method: 'POST', body: '{}' })).status, 404);
+      assert.equal((await fetch(`${server.url}/mcp/elsewhere`, { method: 'POST', body: '{}' })).status, 404);
       assert.deepEqual(
         server.unknownRequests.map((r) => `${r.method} ${r.path}`),
-        ['POST /mcp/readonly'],
+        ['POST /mcp/elsewhere'],
       );
       assert.deepEqual(server.strayRequests, []);
+    });
+
+    it("answers the runtime's GitHub MCP server as an MCP server with no tools", async () => {
+      const rpc = async (body: Record<string, unknown>): Promise<Response> =>
+        fetch(`${server.url}/mcp/readonly`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', ...body }) });
+      const discover = (await (await rpc({ id: 0, method: 'server/discover' })).json()) as { id: number; error?: { code: number } };
+      assert.deepEqual([discover.id, discover.error?.code], [0, -32601]);
+      const init = (await (await rpc({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } })).json()) as { result: { protocolVersion: string; capabilities: { tools: unknown } } };
+      assert.equal(init.result.protocolVersion, '2025-11-25');
+      assert.ok(init.result.capabilities.tools);
+      assert.equal((await rpc({ method: 'notifications/initialized' })).status, 202);
+      const tools = (await (await rpc({ id: 2, method: 'tools/list' })).json()) as { result: { tools: unknown[] } };
+      assert.deepEqual(tools.result.tools, []);
+      assert.equal((await fetch(`${server.url}/mcp/readonly`)).status, 405);
+      assert.deepEqual(server.unknownRequests, []);
+      assert.equal(server.requests.filter((r) => r.kind === 'mcp').length, 5);
     });
 
     it('refuses CONNECT and absolute-URL proxy requests with 403 and records them as stray', async () => {
