@@ -5,6 +5,7 @@
 // environment).
 // Invariant: nothing here starts the Copilot runtime; the first message (or the chat view) does.
 import * as path from 'node:path';
+import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
 import { ToolJournal } from './copilot/batonTool';
@@ -57,6 +58,8 @@ export interface BatonCore {
   pool: WorkerPool;
   chat: ChatController;
   toolJournal: ToolJournal;
+  /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
+  access: BatonAccess;
   /** Turns a crash or reload interrupted (offered for resending). */
   interrupted: LogEntry[];
   dispose(): Promise<void>;
@@ -132,6 +135,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   });
   orchestrator = orch;
   chat = new ChatController(orch, store, deps.host, logger, () => deps.settings.orchestrator().routing.auto);
+  // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
+  const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
   const interrupted = orch.start();
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
   const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));
@@ -145,6 +150,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     pool,
     chat,
     toolJournal,
+    access,
     interrupted,
     dispose: () =>
       (disposed ??= (async () => {
@@ -152,6 +158,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         chat?.dispose();
         await pool.dispose();
         await orch.dispose();
+        access.dispose();
         await sessions.dispose();
         await store.close();
       })()),

@@ -13,9 +13,12 @@ import {
   type UsageInfo,
   type WorkerCard,
 } from '../../shared/protocol';
+import { ChatContext, type PreparedContext } from '../context/chatContext';
+import type { AttachedReference, EditorContextPort } from '../context/contextPort';
+import { storedReferencesOf, type StoredReference } from '../context/references';
 import type { ReadableError } from '../copilot/errors';
 import type { Orchestrator } from '../orchestrator/orchestrator';
-import { withNote } from '../orchestrator/events';
+import { withNote, type Channel } from '../orchestrator/events';
 import type { BatonStore, LogEntry } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
@@ -27,6 +30,8 @@ export interface HostActions {
   runCommand(command: string): void;
   toggleRouting(): void;
   openWorker(name: string): void;
+  /** The editor as context (files, selections, problems, changes); absent where there is no editor. */
+  context?: EditorContextPort;
 }
 
 const HISTORY_LIMIT = 200;
@@ -42,6 +47,10 @@ export class ChatController {
   private setupHint: string | undefined;
   private permissionCounter = 0;
   private readonly unsubscribe: () => void;
+  /** The implicit chip, the picker, and the references of messages being sent. */
+  readonly context: ChatContext;
+  /** The references of the message being queued right now (turn.queued fires inside enqueue, before it returns). */
+  private queuedReferences: StoredReference[] | undefined;
 
   constructor(
     private readonly orchestrator: Orchestrator,
@@ -50,15 +59,18 @@ export class ChatController {
     private readonly logger: Logger,
     private readonly routingAuto: () => boolean,
   ) {
+    this.context = new ChatContext(actions.context, (body) => this.send(body), logger);
     this.unsubscribe = orchestrator.onEvent((event) => {
       switch (event.type) {
-        case 'turn.queued':
-          this.send({ type: 'message/append', message: { id: `log-${event.logId}`, role: event.origin.channel === 'background' ? 'background' : 'user', content: event.prompt, status: 'pending', source: event.origin.channel, ts: Date.now() } });
+        case 'turn.queued': {
+          const references = this.queuedReferences;
+          this.send({ type: 'message/append', message: { id: `log-${event.logId}`, role: event.origin.channel === 'background' ? 'background' : 'user', content: event.prompt, status: 'pending', source: event.origin.channel, ...(references?.length ? { references } : {}), ts: Date.now() } });
           break;
+        }
         case 'turn.started':
           // The user's message left the queue: it is no longer "queued".
           this.send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });
-          this.live = { id: `turn-${event.turnId}`, role: 'assistant', content: '', status: 'streaming', ts: Date.now() };
+          this.live = { id: `turn-${event.turnId}`, role: 'assistant', content: '', status: 'streaming', source: event.origin.channel, ts: Date.now() };
           this.send({ type: 'message/append', message: { ...this.live } });
           break;
         case 'turn.routed':
@@ -121,7 +133,8 @@ export class ChatController {
       .filter((e) => !(e.role === 'system' && e.status === 'cancelled'))
       .map(toChatMessage);
     if (this.live) messages.push({ ...this.live });
-    return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state() };
+    const implicit = this.context.implicit;
+    return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state(), ...(implicit ? { implicit } : {}) };
   }
 
   state(): PanelState {
@@ -175,7 +188,7 @@ export class ChatController {
         this.postSnapshot();
         break;
       case 'chat/send':
-        this.sendText(message.text, 'panel');
+        this.sendFromPanel(message.text, message.references);
         break;
       case 'chat/stop':
         this.orchestrator.stop();
@@ -193,7 +206,8 @@ export class ChatController {
           return;
         }
         this.store.updateLog(entry.id, { status: 'cancelled' });
-        this.sendText(entry.content, 'panel');
+        // The references are read again: the message goes out as it was sent, with today's content.
+        this.sendFromPanel(entry.content, storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit })));
         break;
       }
       case 'routing/toggle':
@@ -219,6 +233,15 @@ export class ChatController {
       case 'command/run':
         this.actions.runCommand(message.command);
         break;
+      case 'context/pick':
+        void this.context.pick(message.kind);
+        break;
+      case 'context/drop':
+        void this.context.drop(message.uris);
+        break;
+      case 'context/open':
+        this.context.open(message.ref);
+        break;
       default: {
         const unreachable: never = message;
         this.logger.warn(`Unhandled panel message ${JSON.stringify(unreachable)}`);
@@ -227,8 +250,22 @@ export class ChatController {
   }
 
   /** Sends text as the user, from the panel or a command. */
-  sendText(text: string, channel: 'panel' | 'command') {
-    return this.orchestrator.enqueue(text, { channel });
+  sendText(text: string, channel: Exclude<Channel, 'background'>, context?: PreparedContext) {
+    this.queuedReferences = context?.stored;
+    try {
+      return this.orchestrator.enqueue(text, { channel }, context?.stored.length ? { context: context.prompt, meta: { references: context.stored } } : undefined);
+    } finally {
+      this.queuedReferences = undefined;
+    }
+  }
+
+  /** A message from the panel (or a gesture that sends at once), with the references to read first. */
+  sendFromPanel(text: string, refs: readonly AttachedReference[] | undefined, channel: Exclude<Channel, 'background'> = 'panel'): Promise<void> {
+    if (this.context.canSendNow(refs)) {
+      this.sendText(text, channel);
+      return Promise.resolve();
+    }
+    return this.context.sendWith(text, refs ?? [], (context) => void this.sendText(text, channel, context));
   }
 
   dispose(): void {
@@ -239,21 +276,28 @@ export class ChatController {
 }
 
 interface LogMeta {
+  references?: unknown;
   route?: RouteInfo;
   usage?: UsageInfo;
   error?: ReadableError;
 }
 
-export function toChatMessage(entry: LogEntry): ChatMessage {
-  let meta: LogMeta = {};
+function parseMeta(raw: string | null): LogMeta {
   try {
-    meta = entry.meta ? (JSON.parse(entry.meta) as LogMeta) : {};
+    return raw ? (JSON.parse(raw) as LogMeta) : {};
   } catch {
-    /* meta is advisory; a bad value just shows no route */
+    return {}; // meta is advisory; a bad value just shows no route
   }
+}
+
+export function toChatMessage(entry: LogEntry): ChatMessage {
+  const meta = parseMeta(entry.meta);
   const ts = Date.parse(entry.ts.includes('T') ? entry.ts : `${entry.ts.replace(' ', 'T')}Z`) || Date.now();
   const base = { id: `log-${entry.id}`, content: entry.content, source: entry.source, ts };
-  if (entry.role === 'user') return { ...base, role: 'user', status: entry.status === 'interrupted' ? 'interrupted' : 'complete' };
+  if (entry.role === 'user') {
+    const references = storedReferencesOf(meta);
+    return { ...base, role: 'user', status: entry.status === 'interrupted' ? 'interrupted' : 'complete', ...(references.length ? { references } : {}) };
+  }
   if (entry.role === 'system') return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status: 'complete' };
   if (entry.status === 'failed') return { ...base, role: 'error', status: 'failed', ...(meta.error?.action ? { action: meta.error.action } : {}) };
   return {

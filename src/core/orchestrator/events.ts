@@ -3,7 +3,15 @@
 import type { RouteInfo, UsageInfo } from '../../shared/protocol';
 import type { ReadableError } from '../copilot/errors';
 
-export type Channel = 'panel' | 'command' | 'background';
+/**
+ * Where a message entered Baton: its panel, a palette command, VS Code's Chat view (@baton), a
+ * language-model tool call (baton_ask / baton_delegate), the public API of another extension, or a
+ * worker's result (background). The orchestrator tags a prompt with it ("[via chat] ...").
+ */
+export type Channel = 'panel' | 'command' | 'chat' | 'tool' | 'api' | 'background';
+
+/** Every channel a reply (or a worker's result) can go back to. */
+export const REPLY_CHANNELS = ['panel', 'command', 'chat', 'tool', 'api'] as const satisfies readonly Exclude<Channel, 'background'>[];
 
 /** Where a message came from, so its reply (and any worker result it causes) goes back there. */
 export interface Origin {

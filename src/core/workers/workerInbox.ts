@@ -2,7 +2,7 @@
 // Invariant: a result is written to the store BEFORE it is handed over, and marked delivered only
 // after the orchestrator accepted it (its turn started): a window closed in between loses nothing,
 // and the next start delivers it again.
-import type { Origin } from '../orchestrator/events';
+import { REPLY_CHANNELS, type Origin } from '../orchestrator/events';
 import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import { formatResult } from './workerMessages';
@@ -10,8 +10,10 @@ import type { ReplyChannel } from './workerTypes';
 
 export type Deliver = (text: string, origin: Origin, inboxId?: number) => Promise<void> | void;
 
+/** The origin of a stored result; a row from an older version (or an unknown channel) replies to the panel. */
 export function originOf(worker: string, replyTo: string): Origin {
-  return { channel: 'background', worker, replyTo: replyTo === 'command' ? 'command' : 'panel' };
+  const known = (REPLY_CHANNELS as readonly string[]).includes(replyTo);
+  return { channel: 'background', worker, replyTo: known ? (replyTo as ReplyChannel) : 'panel' };
 }
 
 export class WorkerInbox {

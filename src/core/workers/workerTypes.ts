@@ -1,6 +1,7 @@
 // The shapes the worker pool, its tools and the views share.
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
 import type { AgentSession, AgentSessions, PermissionHandler } from '../copilot/agentSessions';
+import type { Channel } from '../orchestrator/events';
 import type { BatonStore, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { Deliver } from './workerInbox';
@@ -20,7 +21,7 @@ export interface WorkerSettings {
 }
 
 /** Where the request that started a worker came from; its result is summarised back there. */
-export type ReplyChannel = 'panel' | 'command';
+export type ReplyChannel = Exclude<Channel, 'background'>;
 
 /** A failure worth telling the model or the user as is (bad name, limit reached, protected path...). */
 export class WorkerError extends ToolFailure {

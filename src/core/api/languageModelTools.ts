@@ -1,0 +1,122 @@
+// What Baton's language-model tools do (baton_delegate, baton_ask, baton_workers, baton_recall),
+// apart from VS Code: input validation, the confirmation text, and the text result the calling
+// model reads. src/vscode/languageModelTools.ts only registers these with vscode.lm.
+import type { z } from 'zod';
+import type { WorkerResult } from '../../../api/baton';
+import { formatWorkerList } from '../workers/workerTools';
+import { seconds } from '../workers/workerMessages';
+import { TOOL_INPUTS, parseInput, type AskInput, type BatonToolName, type DelegateInput, type RecallInput, type WorkersInput } from './apiInputs';
+import { BatonApiError, type BatonAccess } from './batonAccess';
+
+interface ToolInputs {
+  baton_delegate: DelegateInput;
+  baton_ask: AskInput;
+  baton_workers: WorkersInput;
+  baton_recall: RecallInput;
+}
+
+export const BATON_TOOL_NAMES = Object.keys(TOOL_INPUTS) as BatonToolName[];
+
+export interface ToolPreparation {
+  invocationMessage: string;
+  /** Present for tools that start work: the user confirms first. */
+  confirmation?: { title: string; message: string };
+}
+
+/** Validated input, or a BatonApiError('invalid-input') that says which field is wrong. */
+export function validateToolInput<N extends BatonToolName>(name: N, raw: unknown): ToolInputs[N] {
+  const parsed = parseInput(name, TOOL_INPUTS[name] as z.ZodType, raw);
+  if (!parsed.ok) throw new BatonApiError('invalid-input', parsed.error);
+  // The schema for `name` produced it.
+  return parsed.value as ToolInputs[N];
+}
+
+/** Side-effect free (VS Code may prepare a call it never makes); throws on bad input so nothing is asked for nothing. */
+export function prepareTool(name: BatonToolName, raw: unknown): ToolPreparation {
+  switch (name) {
+    case 'baton_delegate': {
+      const input = validateToolInput('baton_delegate', raw);
+      const task = input.task.length > 400 ? `${input.task.slice(0, 400)}…` : input.task;
+      return {
+        invocationMessage: `Starting a Baton worker in ${input.folder}${input.wait ? ' and waiting for it' : ''}`,
+        confirmation: {
+          title: 'Start a Baton worker?',
+          message: `A new Copilot session will work in **${input.folder}**: it can edit files there and asks before running shell commands.\n\nTask:\n\n> ${task.replace(/\n/g, '\n> ')}`,
+        },
+      };
+    }
+    case 'baton_ask':
+      validateToolInput('baton_ask', raw);
+      return { invocationMessage: 'Asking Baton' };
+    case 'baton_workers':
+      validateToolInput('baton_workers', raw);
+      return { invocationMessage: 'Checking Baton\u2019s workers' };
+    case 'baton_recall':
+      validateToolInput('baton_recall', raw);
+      return { invocationMessage: 'Searching Baton\u2019s memories' };
+  }
+}
+
+/** Runs a tool and returns the text the model reads. Bad input and refusals throw BatonApiError with a readable message. */
+export async function runTool(access: BatonAccess, name: BatonToolName, raw: unknown, signal?: AbortSignal, now: () => number = Date.now): Promise<string> {
+  switch (name) {
+    case 'baton_delegate': {
+      const input = validateToolInput('baton_delegate', raw);
+      const job = await access.delegate(input.task, 'tool', { folder: input.folder, name: input.name });
+      if (!input.wait) {
+        return `Started Baton worker '${job.worker}' in ${job.workingDir}. It works in the background; call baton_workers with name "${job.worker}" to see its progress and its report when it is done.`;
+      }
+      const result = await untilAborted(job.result, signal);
+      if (!result)
+        return `Stopped waiting; Baton worker '${job.worker}' is still working in ${job.workingDir}. Call baton_workers with name "${job.worker}" for its report later.`;
+      return describeResult(result);
+    }
+    case 'baton_ask': {
+      const input = validateToolInput('baton_ask', raw);
+      const reply = await access.ask(input.question, 'tool', { signal });
+      if (reply.status === 'cancelled')
+        return reply.text ? `${reply.text}\n\n(Baton was stopped before it finished.)` : 'Baton was stopped before it answered.';
+      return reply.note ? `${reply.text}\n\n(${reply.note})` : reply.text;
+    }
+    case 'baton_workers': {
+      const input = validateToolInput('baton_workers', raw);
+      if (!input.name) return formatWorkerList(access.workerInfos(), now());
+      const status = access.workerStatus(input.name);
+      return [
+        `Worker '${status.name}': ${status.state}${status.state === 'running' ? ` for ${seconds(status.elapsedMs)}` : ''} in ${status.workingDir}`,
+        status.lastOutput ? `Latest output:\n${status.lastOutput}` : 'No output yet.',
+      ].join('\n');
+    }
+    case 'baton_recall': {
+      const input = validateToolInput('baton_recall', raw);
+      const found = access.recall(input);
+      if (!found.length) return 'No memories match.';
+      return [`${found.length} ${found.length === 1 ? 'memory' : 'memories'}:`, ...found.map((m) => `- [#${m.id}] (${m.category}) ${m.content}`)].join('\n');
+    }
+  }
+}
+
+export function describeResult(result: WorkerResult): string {
+  const how = result.state === 'done' ? 'finished' : result.state === 'timed_out' ? 'timed out' : result.state === 'killed' ? 'was stopped' : 'failed';
+  return `Baton worker '${result.worker}' ${how}. Its report:\n\n${result.text}`;
+}
+
+/** The promise's value, or undefined once `signal` aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
