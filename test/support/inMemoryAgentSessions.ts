@@ -12,11 +12,14 @@ import type {
   AgentEvent,
   AgentSession,
   AgentSessions,
+  FileChange,
   MachineSessionInfo,
   PromptRecord,
   ProviderSettings,
   RunOptions,
   RunResult,
+  SandboxStatus,
+  SandboxSupport,
   SessionSpec,
 } from '../../src/core/copilot/agentSessions';
 import { AgentError, TurnTimeoutError, type ErrorClass } from '../../src/core/copilot/errors';
@@ -280,6 +283,21 @@ export class InMemoryAgentSession implements AgentSession {
     return { tokensRemoved: 0, messagesRemoved: 0 };
   }
 
+  /** The sandbox as the spec asked for it: 'applied' when the worker has a policy (nothing in memory enforces it). */
+  get sandbox(): SandboxStatus {
+    return this.sandboxStatus;
+  }
+
+  sandboxStatus: SandboxStatus = { state: 'off' };
+
+  async changedFiles(): Promise<FileChange[]> {
+    return [];
+  }
+
+  async rewindFiles(): Promise<{ restored: string[] }> {
+    return { restored: [] };
+  }
+
   async abort(): Promise<void> {}
 
   async disconnect(): Promise<void> {
@@ -311,6 +329,8 @@ interface QueuedScript {
 
 export class InMemoryAgentSessions implements AgentSessions {
   provider: ProviderSettings;
+  /** In memory nothing can be sandboxed: workers see 'unsupported', as on a machine without bwrap. */
+  readonly sandboxSupport: SandboxSupport = { available: false, reason: 'in-memory runtime', networkAvailable: false };
   readonly copilotHome: string;
   isStarted = false;
   /** Every run, in the order the runtime received them. */

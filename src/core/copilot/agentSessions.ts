@@ -4,6 +4,9 @@
 import type { UsageInfo } from '../../shared/protocol';
 import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes';
 import type { BatonTool } from './batonTool';
+import type { SandboxPolicy, SandboxStatus, SandboxSupport } from './sandbox';
+
+export type { SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
 
 export type { AgentEvent, McpServerConfig, PermissionHandler, PermissionRequest, PermissionRequestResult } from './sdkTypes';
 
@@ -35,6 +38,10 @@ export type SessionSpec =
       skillDirectories?: string[];
       /** Baton made the session (it lives in Baton's folder); attached and forked ones stay in the user's Copilot home. */
       ownSession: boolean;
+      /** The runtime's sandbox for this worker's commands; re-applied after every resume. Undefined: none. */
+      sandbox?: SandboxPolicy;
+      /** Track the files the worker changes, so a folder without git still gets a diff and an undo. */
+      trackChanges?: boolean;
     }
   | { role: 'classifier'; model: string };
 
@@ -72,10 +79,23 @@ export interface AgentSession {
   /** Every event of the session (transcripts); returns the unsubscribe function. */
   onEvent(listener: (event: AgentEvent) => void): () => void;
   setModel(model: string): Promise<void>;
+  /** The sandbox of this session as its events report it (workers only; 'off' otherwise). */
+  readonly sandbox: SandboxStatus;
+  /** Files this session changed (file-change tracking; paths relative to its working directory). */
+  changedFiles(): Promise<FileChange[]>;
+  /** Puts every file this session changed back as it was before its first turn. */
+  rewindFiles(): Promise<{ restored: string[] }>;
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }>;
   abort(): Promise<void>;
   /** Bounded and quiet: a session on a dead connection may never answer. */
   disconnect(): Promise<void>;
+}
+
+export interface FileChange {
+  path: string;
+  changeType: string;
+  /** Unified diff, possibly truncated by the runtime. */
+  diff: string;
 }
 
 /** Set on errors thrown by run(): whether the prompt may have reached the runtime. */
@@ -102,6 +122,8 @@ export interface AgentSessions {
   /** The runtime's Copilot home (COPILOT_HOME): where the user's own sessions live. */
   readonly copilotHome: string;
   readonly isStarted: boolean;
+  /** What the runtime's sandbox can enforce on this machine (for workers, the card and Doctor). */
+  readonly sandboxSupport: SandboxSupport;
   /** Fires with the reason after the runtime was torn down; every session of it is gone. */
   onDidReset(listener: (reason: string) => void): () => void;
   /** Starts the runtime (concurrent callers share one start); later calls return at once. */

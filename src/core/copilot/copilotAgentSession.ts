@@ -5,8 +5,9 @@
 // its late idle cannot end the next turn early.
 import type { CopilotSession, SessionEvent } from '@github/copilot-sdk';
 import { withTimeout } from '../util/delay';
-import type { AgentSession, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
+import type { AgentSession, FileChange, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
 import { AgentError, TurnTimeoutError } from './errors';
+import type { SandboxStatus } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
@@ -19,10 +20,32 @@ const WATCHDOG_MS = 250;
 const ABORT_SETTLE_MS = 2000;
 
 export class CopilotAgentSession implements AgentSession {
+  private sandboxStatus: SandboxStatus;
+  private readonly offSandbox: () => void;
+
   constructor(
     private readonly session: CopilotSession,
     private readonly host: SessionHost,
-  ) {}
+    sandbox: SandboxStatus = { state: 'off' },
+  ) {
+    this.sandboxStatus = sandbox;
+    // The sandbox is verified from what the runtime reports, never assumed from the request.
+    this.offSandbox = session.on((event) => {
+      const e = event as { type: string; data?: { kind?: string; outcome?: string; degradationReason?: string; sandboxed?: boolean } };
+      if (e.type === 'sandbox.decision' && this.sandboxStatus.state !== 'off') {
+        if (e.data?.outcome === 'engaged') this.sandboxStatus = { state: 'engaged' };
+        else if (e.data?.outcome === 'failed' || e.data?.outcome === 'inactive') {
+          this.sandboxStatus = { state: 'failed', reason: e.data.degradationReason ?? `${e.data.kind ?? 'sandbox'}: ${e.data.outcome}` };
+        }
+      } else if (e.type === 'tool.execution_complete' && e.data?.sandboxed === true && this.sandboxStatus.state === 'applied') {
+        this.sandboxStatus = { state: 'engaged' };
+      }
+    });
+  }
+
+  get sandbox(): SandboxStatus {
+    return this.sandboxStatus;
+  }
 
   get id(): string {
     return this.session.sessionId;
@@ -173,11 +196,34 @@ export class CopilotAgentSession implements AgentSession {
     return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
   }
 
+  async changedFiles(): Promise<FileChange[]> {
+    const result = await this.session.rpc.workspaces.diff({ mode: 'session' }).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    if (result.isFallback) throw new AgentError('fatal', `the runtime tracked no file changes for this session (${result.unavailableReason ?? 'unavailable'})`);
+    return result.changes.map((c) => ({ path: c.path, changeType: c.changeType, diff: c.diff }));
+  }
+
+  async rewindFiles(): Promise<{ restored: string[] }> {
+    const points = await this.session.rpc.history.listRewindPoints().catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    if (!points.fileChangeTrackingEnabled) throw new AgentError('fatal', 'file-change tracking is off for this session, so its changes cannot be undone');
+    // The earliest point is before the first turn: rewinding there restores every file the session touched.
+    const first = points.points.reduce<(typeof points.points)[number] | undefined>((a, p) => (!a || p.timestamp < a.timestamp ? p : a), undefined);
+    if (!first) return { restored: [] };
+    const result = await this.session.rpc.history.rewind({ eventId: first.eventId, mode: 'conversation-and-files' }).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
+    return { restored: result.restoredFiles ?? [] };
+  }
+
   async abort(): Promise<void> {
     await withTimeout(this.session.abort(), 3000, 'abort timed out').catch(() => undefined);
   }
 
   async disconnect(): Promise<void> {
+    this.offSandbox();
     await withTimeout(this.session.disconnect(), 2000, 'disconnect timed out').catch(() => undefined);
   }
 }

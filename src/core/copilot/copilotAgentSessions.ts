@@ -3,12 +3,13 @@
 // here as a typed AgentError.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionConfig } from '@github/copilot-sdk';
+import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
 import type { AgentSession, AgentSessions, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
 import { forkWithoutTouching } from './safeFork';
+import { sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 import { buildSessionConfig } from './sessionConfig';
 
@@ -22,6 +23,7 @@ export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
 export class CopilotAgentSessions implements AgentSessions {
   private readonly runtime: CopilotRuntime;
   private readonly host: SessionHost;
+  private support: SandboxSupport | undefined;
 
   constructor(private readonly opts: CopilotAgentSessionsOptions) {
     this.runtime = new CopilotRuntime(opts);
@@ -56,7 +58,7 @@ export class CopilotAgentSessions implements AgentSessions {
     const session = await client.createSession(this.config(spec)).catch((err: unknown) => {
       throw fromSdkError(err, 'create');
     });
-    return new CopilotAgentSession(session, this.host);
+    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec));
   }
 
   async resume(id: string, spec: SessionSpec): Promise<AgentSession> {
@@ -64,7 +66,33 @@ export class CopilotAgentSessions implements AgentSessions {
     const session = await client.resumeSession(id, this.config(spec)).catch((err: unknown) => {
       throw fromSdkError(err, 'resume');
     });
-    return new CopilotAgentSession(session, this.host);
+    // Measured: the sandbox does not survive a resume, so it is applied again every time.
+    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec));
+  }
+
+  /** What this machine's runtime can enforce (checked once: it looks at PATH). */
+  get sandboxSupport(): SandboxSupport {
+    this.support ??= sandboxSupport(process.platform, this.opts.env?.PATH ?? process.env.PATH);
+    return this.support;
+  }
+
+  /**
+   * A create-time sandboxConfig is dropped by the SDK (measured), so the policy is applied with
+   * options.update. A session whose policy the runtime refused is closed, never used unsandboxed.
+   */
+  private async applySandbox(session: CopilotSession, spec: SessionSpec): Promise<SandboxStatus> {
+    if (spec.role !== 'worker' || !spec.sandbox) return { state: 'off' };
+    const support = this.sandboxSupport;
+    if (!support.available) return { state: 'unsupported', reason: `${support.reason}. ${support.fix ?? ''}`.trim() };
+    try {
+      const result = await session.rpc.options.update({ sandboxConfig: toSandboxConfig(spec.sandbox, support) });
+      if (!(result as { success?: boolean }).success) throw new AgentError('fatal', 'the runtime refused the sandbox policy');
+    } catch (err) {
+      await session.disconnect().catch(() => undefined);
+      throw err instanceof AgentError ? err : fromSdkError(err, 'call');
+    }
+    const network = spec.sandbox.network === 'allow' && !support.networkAvailable ? support.networkReason : undefined;
+    return { state: 'applied', ...(network ? { reason: `network off: ${network}` } : {}) };
   }
 
   async delete(id: string): Promise<void> {
@@ -112,15 +140,15 @@ export class CopilotAgentSessions implements AgentSessions {
   }
 
   async listModels(): Promise<string[]> {
-    return (await this.runtime.listModels()).map((m) => m.id);
+    return this.runtime.listModels().catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
   }
 
   async authStatus(): Promise<{ authenticated: boolean; authType?: string; message?: string }> {
-    const client = await this.runtime.client();
-    const auth = await client.getAuthStatus().catch((err: unknown) => {
+    return this.runtime.authStatus().catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
-    return { authenticated: auth.isAuthenticated, authType: auth.authType, message: auth.statusMessage };
   }
 
   async status(): Promise<{ version: string; protocolVersion: number }> {
@@ -156,7 +184,12 @@ export class CopilotAgentSessions implements AgentSessions {
   }
 
   private config(spec: SessionSpec): SessionConfig {
-    return buildSessionConfig(spec, { provider: this.runtime.sessionProvider(), sessionDirectory: this.opts.sessionDirectory, extra: this.opts.extraSessionConfig });
+    return buildSessionConfig(spec, {
+      provider: this.runtime.sessionProvider(),
+      gitHubToken: this.runtime.provider.type === 'copilot' ? this.runtime.sessionToken : undefined,
+      sessionDirectory: this.opts.sessionDirectory,
+      extra: this.opts.extraSessionConfig,
+    });
   }
 
   /**

@@ -29,6 +29,32 @@ export interface CopilotRuntimeOptions {
   runtimePath?: string;
 }
 
+/**
+ * Variables that hold credentials. They are kept out of the runtime's environment, because every
+ * shell a worker runs inherits it (measured: a client-level token is readable there as
+ * COPILOT_SDK_AUTH_TOKEN). A GitHub token is handed to each session over the SDK's connection
+ * instead (a session-level gitHubToken never reaches a shell's environment; measured).
+ */
+const CREDENTIAL_VARIABLES = [
+  'COPILOT_GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'COPILOT_SDK_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+] as const;
+
+/** The environment without credential variables, and the GitHub token it carried (CLI precedence). */
+export function withoutCredentials(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; gitHubToken?: string } {
+  const clean = { ...env };
+  for (const name of CREDENTIAL_VARIABLES) delete clean[name];
+  const gitHubToken = [env.COPILOT_GITHUB_TOKEN, env.GH_TOKEN, env.GITHUB_TOKEN].find((t) => t && t.trim())?.trim();
+  return { env: clean, ...(gitHubToken ? { gitHubToken } : {}) };
+}
+
 export class CopilotRuntime {
   private current: CopilotClient | undefined;
   private starting: Promise<CopilotClient> | undefined;
@@ -37,7 +63,15 @@ export class CopilotRuntime {
   readonly onDidReset = this.didReset.event;
   private disposed = false;
 
-  constructor(private options: CopilotRuntimeOptions) {}
+  private readonly env: Record<string, string | undefined>;
+  /** The GitHub token sessions carry (VS Code's sign-in, else one found in the environment); undefined: the CLI's own login. */
+  readonly sessionToken: string | undefined;
+
+  constructor(private options: CopilotRuntimeOptions) {
+    const { env, gitHubToken } = withoutCredentials(options.env ?? process.env);
+    this.env = env;
+    this.sessionToken = options.gitHubToken ?? gitHubToken;
+  }
 
   get isStarted(): boolean {
     return this.current !== undefined;
@@ -66,14 +100,15 @@ export class CopilotRuntime {
   }
 
   private async start(): Promise<CopilotClient> {
-    const { provider, env, copilotHome, gitHubToken, runtimePath, logger, workingDirectory } = this.options;
+    const { provider, copilotHome, runtimePath, logger, workingDirectory } = this.options;
     const byok = provider.type !== 'copilot';
     const clientOptions: CopilotClientOptions = {
-      env: env ?? process.env,
+      env: this.env,
       baseDirectory: copilotHome,
       ...(workingDirectory ? { workingDirectory } : {}),
       logLevel: 'error',
-      ...(gitHubToken ? { gitHubToken } : {}),
+      // With a token the sessions carry it; the runtime itself then needs no login of its own.
+      ...(this.sessionToken && !byok ? { useLoggedInUser: false } : {}),
       ...(byok
         ? {
             useLoggedInUser: false,
@@ -126,9 +161,28 @@ export class CopilotRuntime {
     }
   }
 
-  async listModels(): Promise<ModelInfo[]> {
+  async listModels(): Promise<string[]> {
     const client = await this.client();
-    return client.listModels();
+    if (this.sessionToken && this.options.provider.type === 'copilot') {
+      const list = await client.rpc.models.list({ gitHubToken: this.sessionToken });
+      return list.models.map((m) => m.id);
+    }
+    return (await client.listModels()).map((m) => m.id);
+  }
+
+  /** Who is signed in: the token sessions carry (checked by listing models with it), or the runtime's own login. */
+  async authStatus(): Promise<{ authenticated: boolean; authType?: string; message?: string }> {
+    const client = await this.client();
+    if (this.sessionToken && this.options.provider.type === 'copilot') {
+      try {
+        await client.rpc.models.list({ gitHubToken: this.sessionToken });
+        return { authenticated: true, authType: 'token' };
+      } catch (err) {
+        return { authenticated: false, message: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) };
+      }
+    }
+    const auth = await client.getAuthStatus();
+    return { authenticated: auth.isAuthenticated, authType: auth.authType, message: auth.statusMessage };
   }
 
   /** Tears the client down (its process included) so the next call starts a fresh one. */

@@ -9,6 +9,8 @@ export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_ba
 export interface SessionDefaults {
   /** The provider block every config must repeat (createSession and resumeSession alike). */
   provider: ProviderConfig | undefined;
+  /** The GitHub token each session carries (never the runtime's environment, which shells inherit). */
+  gitHubToken?: string;
   /** Baton's own session folder, so its sessions stay out of the user's Copilot CLI list. */
   sessionDirectory?: string;
   /** Extra config for every session (a test's disabledMcpServers); cannot replace what a role fixes. */
@@ -17,7 +19,7 @@ export interface SessionDefaults {
 
 export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig {
   const own = defaults.sessionDirectory ? { configDirectory: defaults.sessionDirectory } : {};
-  const provider = defaults.provider ? { provider: defaults.provider } : {};
+  const provider = { ...(defaults.provider ? { provider: defaults.provider } : {}), ...(defaults.gitHubToken ? { gitHubToken: defaults.gitHubToken } : {}) };
   switch (spec.role) {
     case 'orchestrator':
       return {
@@ -46,6 +48,7 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         streaming: true,
         systemMessage: { mode: 'append', content: spec.systemMessage },
         ...(spec.ownSession ? own : {}),
+        ...(spec.trackChanges ? { enableFileChangeTracking: true } : {}),
         ...(spec.model ? { model: spec.model } : {}),
         ...(spec.skillDirectories?.length ? { skillDirectories: spec.skillDirectories } : {}),
         ...provider,
