@@ -37,6 +37,7 @@ interface Row {
   'requests sending the prompt': number;
   'requests after the kill': number;
   memories: number;
+  workers: number;
 }
 
 describe('a turn survives the runtime being killed at any point (real runtime, scripted model)', function () {
@@ -111,9 +112,10 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     const log = core.store.recentLog(20);
     const userRows = log.filter((e) => e.role === 'user' && e.content === prompt);
     assert.deepEqual(userRows.map((e) => e.status), ['complete'], 'one user row');
-    const after = log.filter((e) => e.id > userRows[0]!.id);
+    // The panel's rows only: a worker's result may follow as a background turn.
+    const after = log.filter((e) => e.id > userRows[0]!.id && e.source === 'panel');
     assert.deepEqual(after.map((e) => [e.role, e.status, e.content]), [['assistant', 'complete', REPLY]], 'one assistant row');
-    table.push({ point, branch, 'requests sending the prompt': sends, 'requests after the kill': afterKillCount, memories: core.store.listMemories().length });
+    table.push({ point, branch, 'requests sending the prompt': sends, 'requests after the kill': afterKillCount, memories: core.store.listMemories().length, workers: core.pool.list().length });
   }
 
   it('before the request: killed as the turn starts', async () => {
@@ -181,6 +183,30 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     await checkOnce('inside a Baton tool (remember)', prompt, handle, { reached: true });
     assert.deepEqual(core.store.listMemories().map((m) => m.content), ['Uses tabs'], 'one memory row');
     assert.equal(core.toolJournal.replays - replaysBefore, 1, 'the second call was answered from the journal');
+  });
+
+  it('inside a Baton tool: killed while `create_worker_session` starts the worker; one worker, whose loss is reported once', async () => {
+    const prompt = 'kill point six: start a builder';
+    const args = { name: 'builder', working_dir: core.workspace, initial_prompt: 'TASK-k build the app' };
+    core.server.on({ lastUserIncludes: prompt, afterToolResult: false, predicate: () => !killed }, { toolCalls: [{ name: 'create_worker_session', arguments: args }] });
+    afterKill(prompt, { toolCalls: [{ name: 'create_worker_session', arguments: args }] }, { text: REPLY });
+    // The worker's session went with the killed runtime: its task fails and the orchestrator hears it once.
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'builder'" }, { text: 'The builder was lost; I can start it again.' });
+    // The kill lands inside the tool: in the store write that records the new worker.
+    const store = core.store;
+    const upsertWorker = store.upsertWorker.bind(store);
+    store.upsertWorker = (row) => {
+      upsertWorker(row);
+      if (!killed) kill();
+    };
+    const replaysBefore = core.toolJournal.replays;
+    const handle = core.orchestrator.enqueue(prompt, { channel: 'panel' });
+    await checkOnce('inside a Baton tool (create_worker_session)', prompt, handle, { reached: true });
+    assert.equal(core.toolJournal.replays - replaysBefore, 1, 'the second call was answered from the journal');
+    assert.deepEqual(core.pool.list().map((w) => w.name), ['builder'], 'one worker');
+    await waitFor('the background turn', () => ofType(core.events, 'turn.completed').some((e) => e.origin.channel === 'background'), 15_000);
+    assert.equal(core.events.filter((e) => e.type === 'turn.queued' && e.origin.channel === 'background').length, 1, 'its result is delivered once');
+    assert.ok(!core.server.chatRequests().some((r) => text(r).includes('TASK-k')), 'the lost worker never reached the model');
   });
 
   it('the runtime has the prompt: the retry sends the nudge, never the prompt', async () => {
