@@ -7,6 +7,9 @@
 import * as path from 'node:path';
 import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
+import { createControlTools } from './control/controlTools';
+import type { HostControl } from './control/hostControl';
+import { UsageTotals } from './control/usageTotals';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
 import { ToolJournal } from './copilot/batonTool';
 import { CopilotAgentSessions, type CopilotAgentSessionsOptions } from './copilot/copilotAgentSessions';
@@ -19,6 +22,14 @@ import { SessionClaims } from './orchestrator/sessionClaims';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
+import { SkillLibrary } from './skills/skillLibrary';
+import { createSkillTools } from './skills/skillTools';
+import { SquadService } from './squads/squadService';
+import { getSquadSummary } from './squads/squadSummary';
+import { createSquadTools } from './squads/squadTools';
+import { Wiki } from './wiki/wiki';
+import { getWikiSummary } from './wiki/wikiSummary';
+import { createWikiTools } from './wiki/wikiTools';
 import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
@@ -49,6 +60,12 @@ export interface BatonCoreDeps {
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
   homeDir?: string;
+  /** Changes Baton's own settings for the chat's control tools (switch_model, toggle_auto, restart); without it they say they cannot. */
+  control?: HostControl;
+  /** The wiki folder (baton.wiki.folder, resolved); default <storageDir>/wiki. */
+  wikiFolder?: () => string | undefined;
+  /** baton.skills.indexUrl: where skill_search looks beyond the installed skills. */
+  skillIndexUrl?: () => string | undefined;
 }
 
 export interface BatonCore {
@@ -58,6 +75,10 @@ export interface BatonCore {
   pool: WorkerPool;
   chat: ChatController;
   toolJournal: ToolJournal;
+  squads: SquadService;
+  wiki: Wiki;
+  skills: SkillLibrary;
+  usage: UsageTotals;
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
   access: BatonAccess;
   /** Turns a crash or reload interrupted (offered for resending). */
@@ -90,10 +111,15 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // The store and the user's Copilot config are read in parallel: both are on the first message's path.
   const started = performance.now();
   const timed = <T>(p: Promise<T>, what: string): Promise<T> => p.then((v) => (logger.info(`${what} in ${(performance.now() - started).toFixed(0)} ms`), v));
+  // Baton's installed skills live in its storage; the folder exists before any session names it.
+  const skills = new SkillLibrary(path.join(storageDir, 'skills'));
   const [store, userConfig] = await Promise.all([
     timed(SqlJsStore.open({ dir: storageDir, ...deps.store }), 'Store opened'),
     deps.userConfig ? Promise.resolve(deps.userConfig) : timed(readUserCopilotConfig(sessions.copilotHome, logger), 'Copilot config read'),
+    skills.ensureDir(),
   ]);
+  const skillDirectories = (): string[] => [...userConfig.skillDirectories, skills.dir];
+  const usage = new UsageTotals(store);
   const toolJournal = new ToolJournal();
   let chat: ChatController | undefined;
   // The pool and the orchestrator refer to each other (results in, workers out); each reaches the
@@ -106,6 +132,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     ownPaths: [deps.installPath, storageDir],
     settings: deps.settings.workers,
     homeDir: deps.homeDir,
+    skillDirectories,
+    onUsage: (worker, u) => usage.workerCall(worker, u),
     broker: deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') },
     model: () => deps.settings.orchestrator().routing.model,
     reservedSessionIds: () => [orchestrator?.currentSessionId, store.getState('orchestrator_session_id')],
@@ -117,17 +145,44 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       return orchestrator.enqueue(text, origin).started;
     },
   });
+  const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });
+  const wiki = new Wiki({ store, logger, folder: () => deps.wikiFolder?.() || path.join(storageDir, 'wiki') });
+  // Changes that alter what the orchestrator's session knows wait for the running turn to settle (controlTools.ts).
+  const afterTurn: Array<() => Promise<void> | void> = [];
+  const runAfterTurn = (fn: () => Promise<void> | void): void => {
+    if (orchestrator?.currentOrigin) afterTurn.push(fn);
+    else void Promise.resolve().then(fn).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+  };
+  const invalidate = (reason: string): void => orchestrator?.invalidateSession(reason);
   const orch: Orchestrator = new Orchestrator({
     sessions,
     store,
     logger,
     version: deps.version,
     settings: deps.settings.orchestrator,
-    tools: () => [...createMemoryTools(store, toolJournal), ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal })],
+    tools: () => [
+      ...createMemoryTools(store, toolJournal),
+      ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
+      ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
+      ...createWikiTools(wiki, toolJournal),
+      ...createSkillTools(skills, { journal: toolJournal, indexUrl: () => deps.skillIndexUrl?.(), changed: () => runAfterTurn(() => invalidate('skills changed')) }),
+      ...createControlTools({
+        control: deps.control,
+        settings: deps.settings.orchestrator,
+        listModels: () => sessions.listModels(),
+        currentModel: () => orch.currentModel,
+        afterTurn: runAfterTurn,
+        invalidate,
+        resetRuntime: (reason) => sessions.reset(reason),
+        refreshState: () => chat?.refreshState(),
+        journal: toolJournal,
+      }),
+    ],
     toolJournal,
-    memorySummary: () => getMemorySummary(store),
+    // The wiki and squads sit next to the memory summary, each bounded on its own.
+    memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
+    userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
     claims: new SessionClaims(path.join(storageDir, 'claims')),
-    userConfig: () => userConfig,
     installPath: deps.installPath,
     workspaceFolders: deps.workspaceFolders,
     retryDelaysMs: deps.retryDelaysMs,
@@ -140,6 +195,13 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   const interrupted = orch.start();
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
   const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));
+  const offTurns = orch.onEvent((e) => {
+    if (e.type === 'turn.completed') usage.turn(e.result.usage);
+    if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
+    // Synchronous here, so a session dropped for a switch is gone before the next queued turn starts.
+    for (const fn of afterTurn.splice(0)) void Promise.resolve(fn()).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+  });
+  void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
 
   let disposed: Promise<void> | undefined;
@@ -151,10 +213,15 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     chat,
     toolJournal,
     access,
+    squads,
+    wiki,
+    skills,
+    usage,
     interrupted,
     dispose: () =>
       (disposed ??= (async () => {
         offWorkers();
+        offTurns();
         chat?.dispose();
         await pool.dispose();
         await orch.dispose();

@@ -27,8 +27,12 @@ Messages reach you tagged with where they came from:
 - list_machine_sessions / attach_machine_session bring in Copilot CLI sessions the user already has on this machine.`,
     `## Long-term memory
 Use remember(category, content, source) to save durable facts: categories preference, fact, project, person, routine. Save proactively with source "auto" when the user mentions a preference, a project detail or a routine in passing; use source "user" when they ask you to remember. Use recall to look things up and forget to delete. A memory saved now appears in these instructions from the next session on.`,
+    `## Squads, wiki and skills
+- Squads are persistent specialist teams for a project folder: squad_create, squad_analyze (the stack), squad_add_agent (one per specialist the stack needs: role title, charter, model tier), then squad_delegate to an agent by name. Log lasting choices with squad_log_decision; every worker of the squad is told them. squad_recall / squad_status show a squad.
+- The wiki is the user's knowledge base of markdown pages: wiki_search before answering from project knowledge, wiki_write to keep durable notes (a page per topic), wiki_read / wiki_list / wiki_delete.
+- Skills (folders with a SKILL.md) extend you and every worker: skill_list, skill_search, skill_install from a git URL or folder, skill_remove.`,
     `## Model routing
-${routing.auto ? `Automatic routing is ON: Baton picks a tier per message — fast (${routing.tiers.fast}), standard (${routing.tiers.standard}), premium (${routing.tiers.premium}).` : 'Automatic routing is OFF: every message uses the configured model.'} The user toggles it with the "Baton: Toggle Auto Routing" command or the panel switch.`,
+${routing.auto ? `Automatic routing is ON: Baton picks a tier per message — fast (${routing.tiers.fast}), standard (${routing.tiers.standard}), premium (${routing.tiers.premium}).` : 'Automatic routing is OFF: every message uses the configured model.'} When the user asks for it in the chat, use toggle_auto(enabled), list_models and switch_model(model_id); restart restarts the runtime. They can also use the "Baton: Toggle Auto Routing" command or the panel switch.`,
   ];
   if (!input.selfEdit) {
     parts.push(

@@ -1,0 +1,165 @@
+// Skills Baton installed: one folder per skill (with its SKILL.md, as the runtime reads them) under Baton's own
+// skill directory, which every session (orchestrator and workers) is created with via skillDirectories.
+// Invariants: git runs with an argument list (never a shell string), "--" before the URL so nothing the model
+// passes is read as an option, in a temporary folder; a skill's folder name is checked before anything is written,
+// and an install replaces a skill only once its new copy is complete.
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { basename, isAbsolute, join, sep } from 'node:path';
+import { ToolFailure } from '../copilot/batonTool';
+
+/** A skill problem worth telling the model as is (not found, bad source, git failed). */
+export class SkillError extends ToolFailure {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SkillError';
+  }
+}
+
+export interface SkillInfo {
+  name: string;
+  description: string;
+  dir: string;
+}
+
+const SKILL_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const GIT_TIMEOUT_MS = 120_000;
+
+export class SkillLibrary {
+  constructor(
+    /** Baton's skill directory (created on first use). */
+    readonly dir: string,
+    private readonly git: GitRunner = runGit,
+  ) {}
+
+  async ensureDir(): Promise<string> {
+    await mkdir(this.dir, { recursive: true });
+    return this.dir;
+  }
+
+  async list(): Promise<SkillInfo[]> {
+    const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
+    const out: SkillInfo[] = [];
+    for (const e of entries) {
+      if (!e.isDirectory() || e.name.startsWith('.')) continue;
+      const info = await readSkill(join(this.dir, e.name));
+      if (info) out.push({ ...info, name: e.name, dir: join(this.dir, e.name) });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Installs the skills found in `source` (a git URL, or a local folder — a git repository is cloned, any other
+   * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
+   */
+  async install(source: string, opts: { subpath?: string; name?: string } = {}): Promise<SkillInfo[]> {
+    const work = await mkdtemp(join(tmpdir(), 'baton-skill-'));
+    try {
+      const fetched = join(work, 'src');
+      const local = await localFolder(source);
+      if (local && !(await stat(join(local, '.git')).catch(() => undefined))) await cp(local, fetched, { recursive: true, filter: (f) => basename(f) !== '.git' });
+      else await this.git(['clone', '--depth', '1', '--quiet', '--', local ?? checkGitUrl(source), fetched], work);
+      const root = opts.subpath ? await inside(fetched, opts.subpath) : fetched;
+      const found = await findSkills(root);
+      if (!found.length) throw new SkillError(`No SKILL.md found in ${source}${opts.subpath ? ` (${opts.subpath})` : ''}: a skill is a folder with a SKILL.md (name and description in its front matter).`);
+      if (opts.name && found.length > 1) throw new SkillError(`${source} holds ${found.length} skills; install them without a name, or pick one with subpath.`);
+      await this.ensureDir();
+      const installed: SkillInfo[] = [];
+      for (const skill of found) {
+        const name = skillFolderName(opts.name ?? skill.name);
+        const target = join(this.dir, name);
+        const staging = join(this.dir, `.${name}.installing`);
+        await rm(staging, { recursive: true, force: true });
+        await cp(skill.dir, staging, { recursive: true, filter: (f) => basename(f) !== '.git' });
+        await rm(target, { recursive: true, force: true });
+        await rename(staging, target);
+        installed.push({ name, description: skill.description, dir: target });
+      }
+      return installed;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    const folder = skillFolderName(name);
+    const target = join(this.dir, folder);
+    if (!(await readSkill(target))) {
+      const names = (await this.list()).map((s) => s.name);
+      throw new SkillError(`No installed skill '${name}'. ${names.length ? `Installed: ${names.join(', ')}.` : 'No skills are installed.'}`);
+    }
+    await rm(target, { recursive: true, force: true });
+  }
+}
+
+export type GitRunner = (args: string[], cwd: string) => Promise<void>;
+
+/** git with an argument vector; prompts off, so a private URL fails instead of waiting for a password. */
+export const runGit: GitRunner = (args, cwd) =>
+  new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (err, _out, stderr) => {
+      if (!err) return resolve();
+      const code = (err as NodeJS.ErrnoException).code;
+      reject(new SkillError(code === 'ENOENT' ? 'git is not installed (or not on PATH); Baton needs it to install skills from a repository.' : `git ${args[0]} failed: ${String(stderr || err.message).trim().split('\n').pop()}`));
+    });
+  });
+
+/** A skill folder name from a skill's name: lower case, safe characters only. */
+export function skillFolderName(raw: string): string {
+  const name = raw.trim().toLowerCase().replace(/\s+/g, '-');
+  if (!SKILL_NAME.test(name)) throw new SkillError(`Invalid skill name '${raw}': use 1-64 lower-case letters, digits, '.', '_' or '-'.`);
+  return name;
+}
+
+/** name and description from SKILL.md's front matter (undefined when the folder has no SKILL.md). */
+export async function readSkill(dir: string): Promise<{ name: string; description: string } | undefined> {
+  const text = await readFile(join(dir, 'SKILL.md'), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? '';
+  const field = (key: string) => new RegExp(`^${key}:\\s*(.+)$`, 'm').exec(front)?.[1]?.trim().replace(/^["']|["']$/g, '');
+  const description = field('description') ?? text.replace(/^---[\s\S]*?---/, '').trim().split('\n')[0] ?? '';
+  return { name: field('name') ?? basename(dir), description: description.slice(0, 500) };
+}
+
+async function findSkills(root: string): Promise<Array<{ name: string; description: string; dir: string }>> {
+  const own = await readSkill(root);
+  if (own) return [{ ...own, dir: root }];
+  const out: Array<{ name: string; description: string; dir: string }> = [];
+  for (const base of [root, join(root, 'skills')]) {
+    const entries = await readdir(base, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isDirectory() || e.name.startsWith('.')) continue;
+      const info = await readSkill(join(base, e.name));
+      if (info) out.push({ ...info, dir: join(base, e.name) });
+    }
+    if (out.length) break;
+  }
+  return out;
+}
+
+/** A folder on this machine ("~" expanded), or undefined when `source` is not one. */
+async function localFolder(source: string): Promise<string | undefined> {
+  const raw = source.trim();
+  const expanded = raw === '~' ? homedir() : raw.startsWith('~/') ? join(homedir(), raw.slice(2)) : raw;
+  if (!isAbsolute(expanded)) return undefined;
+  const real = await realpath(expanded).catch(() => undefined);
+  if (!real || !(await stat(real)).isDirectory()) throw new SkillError(`'${source}' is not an existing folder.`);
+  return real;
+}
+
+function checkGitUrl(source: string): string {
+  const url = source.trim();
+  // https, ssh (scp-like git@host:path) and git:// only: no ext::, no file:: transports, nothing option-like.
+  if (/^(https:\/\/|ssh:\/\/|git:\/\/)[^\s]+$/.test(url) || /^[\w.-]+@[\w.-]+:[^\s]+$/.test(url)) return url;
+  throw new SkillError(`'${source}' is neither a git URL (https://, ssh://, git@host:path) nor an absolute folder path.`);
+}
+
+async function inside(root: string, sub: string): Promise<string> {
+  const parts = sub.split(/[\\/]+/).filter(Boolean);
+  if (parts.some((p) => p === '..' || p === '.')) throw new SkillError(`subpath '${sub}' must stay inside the repository.`);
+  const realRoot = await realpath(root);
+  const target = await realpath(join(root, ...parts)).catch(() => undefined);
+  if (!target || !target.startsWith(realRoot + sep)) throw new SkillError(`subpath '${sub}' is not a folder of the repository.`);
+  return target;
+}

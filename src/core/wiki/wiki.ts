@@ -1,0 +1,143 @@
+// The wiki: markdown pages in a folder the user can open, edit and version (Baton's storage by default, or a
+// workspace folder from baton.wiki.folder), with a full-text index in the store.
+// Invariants: the files are the truth and the index follows them — before every list or search, files whose
+// mtime or size changed are indexed again and vanished ones dropped (the VS Code layer also calls sync() on file
+// events, for edits made in the editor); syncs never overlap; page names never leave the folder (wikiPaths.ts).
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WikiHit, WikiIndexRow } from '../store/areaTypes';
+import type { BatonStore } from '../store/types';
+import type { Logger } from '../util/logger';
+import { pageFile, pageNameOf, WikiError } from './wikiPaths';
+
+export { WikiError } from './wikiPaths';
+
+const MAX_PAGES = 5000;
+const MAX_PAGE_BYTES = 1024 * 1024;
+
+export interface WikiOptions {
+  store: BatonStore;
+  /** The wiki folder now (the setting may change it). */
+  folder: () => string;
+  logger: Logger;
+}
+
+export interface WikiPage {
+  name: string;
+  title: string;
+  content: string;
+  file: string;
+}
+
+export class Wiki {
+  private syncing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: WikiOptions) {}
+
+  get folder(): string {
+    return this.opts.folder();
+  }
+
+  async read(name: string): Promise<WikiPage> {
+    const { name: page, file } = await pageFile(this.folder, name);
+    const content = await readFile(file, 'utf8').catch(() => undefined);
+    if (content === undefined) throw new WikiError(`No wiki page '${page}'. ${await this.suggest(page)}`);
+    return { name: page, title: titleOf(page, content), content, file };
+  }
+
+  /** Writes (or appends to) a page and indexes it at once. */
+  async write(name: string, content: string, opts: { append?: boolean } = {}): Promise<WikiPage & { created: boolean }> {
+    const { name: page, file } = await pageFile(this.folder, name, { create: true });
+    const before = await readFile(file, 'utf8').catch(() => undefined);
+    const text = opts.append && before ? `${before.replace(/\s*$/, '')}\n\n${content.trim()}\n` : `${content.replace(/\s*$/, '')}\n`;
+    if (Buffer.byteLength(text) > MAX_PAGE_BYTES) throw new WikiError(`Page '${page}' would be over ${MAX_PAGE_BYTES / 1024} KB; split it into several pages.`);
+    await writeFile(file, text, 'utf8');
+    await this.indexFile(page, file);
+    return { name: page, title: titleOf(page, text), content: text, file, created: before === undefined };
+  }
+
+  async delete(name: string): Promise<string> {
+    const { name: page, file } = await pageFile(this.folder, name);
+    if (!(await stat(file).catch(() => undefined))?.isFile()) throw new WikiError(`No wiki page '${page}'. ${await this.suggest(page)}`);
+    await rm(file);
+    this.opts.store.wikiIndex.remove(this.folder, page);
+    return page;
+  }
+
+  async list(): Promise<WikiIndexRow[]> {
+    await this.sync();
+    return this.opts.store.wikiIndex.indexed(this.folder);
+  }
+
+  async search(query: string, limit = 10): Promise<WikiHit[]> {
+    await this.sync();
+    return this.opts.store.wikiIndex.search(this.folder, query, limit);
+  }
+
+  /** The page a file is, when it is one (the VS Code layer maps editor files with it). */
+  pageOf(file: string): string | undefined {
+    return pageNameOf(this.folder, file);
+  }
+
+  /** Brings the index in step with the folder; concurrent calls share one pass after the running one. */
+  sync(): Promise<void> {
+    const next = this.syncing.then(() => this.syncOnce());
+    this.syncing = next.catch((err: unknown) => this.opts.logger.warn(`Wiki: could not index ${this.folder}: ${String(err)}`));
+    return next;
+  }
+
+  private async syncOnce(): Promise<void> {
+    const folder = this.folder;
+    const files = await listMarkdown(folder);
+    const indexed = new Map(this.opts.store.wikiIndex.indexed(folder).map((r) => [r.name, r]));
+    for (const [page, file] of files) {
+      const info = await stat(file).catch(() => undefined);
+      if (!info) continue;
+      const row = indexed.get(page);
+      indexed.delete(page);
+      if (row && row.mtime_ms === Math.floor(info.mtimeMs) && row.size === info.size) continue;
+      await this.indexFile(page, file);
+    }
+    for (const gone of indexed.keys()) this.opts.store.wikiIndex.remove(folder, gone);
+  }
+
+  private async indexFile(page: string, file: string): Promise<void> {
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile() || info.size > MAX_PAGE_BYTES) return;
+    const body = await readFile(file, 'utf8');
+    this.opts.store.wikiIndex.upsert(this.folder, { name: page, title: titleOf(page, body), body, mtime_ms: Math.floor(info.mtimeMs), size: info.size });
+  }
+
+  private async suggest(page: string): Promise<string> {
+    const names = (await this.list().catch(() => [])).map((r) => r.name);
+    if (!names.length) return 'The wiki is empty.';
+    const close = names.filter((n) => n.toLowerCase().includes(page.toLowerCase().split('/').pop() ?? '')).slice(0, 5);
+    return close.length ? `Did you mean: ${close.join(', ')}?` : `Use wiki_list or wiki_search to find pages (${names.length} in all).`;
+  }
+}
+
+/** The first level-one heading, or the page's last name segment. */
+export function titleOf(page: string, content: string): string {
+  const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(content)?.[1];
+  return heading ? heading.slice(0, 200) : (page.split('/').pop() ?? page);
+}
+
+/** page name → file, for every markdown file under `root` (dot folders and node_modules skipped). */
+async function listMarkdown(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    if (depth > 4 || out.size >= MAX_PAGES) return;
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory()) await walk(full, depth + 1);
+      else if (e.isFile() && /\.md$/i.test(e.name)) {
+        const page = pageNameOf(root, full);
+        if (page && out.size < MAX_PAGES) out.set(page, full);
+      }
+    }
+  };
+  await walk(root, 1);
+  return out;
+}

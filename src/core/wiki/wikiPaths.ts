@@ -1,0 +1,76 @@
+// Page names → files inside the wiki folder. A page name comes from the model (or a tree), so it is checked word by
+// word and the file's real path (symlinks resolved) must stay inside the folder's real path: no name, however
+// crafted, reads or writes outside the wiki.
+import { mkdir, realpath } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { ToolFailure } from '../copilot/batonTool';
+
+/** A wiki problem worth telling the model as is (bad page name, no such page). */
+export class WikiError extends ToolFailure {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WikiError';
+  }
+}
+
+const SEGMENT = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,79}$/u;
+const MAX_DEPTH = 4;
+
+/** The canonical page name ("guides/Release process"), or a WikiError saying what is wrong. */
+export function normalizePageName(raw: string): string {
+  const name = raw.trim().replace(/\\/g, '/').replace(/\.md$/i, '').replace(/^\/+|\/+$/g, '');
+  const segments = name.split('/').map((s) => s.trim());
+  const bad = !name || segments.length > MAX_DEPTH || segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..' || s.endsWith('.'));
+  if (bad) {
+    throw new WikiError(
+      `Invalid page name '${raw}': use words, digits, spaces, '.', '_' or '-' (e.g. "release-process" or "guides/setup"), at most ${MAX_DEPTH} levels, no '..'.`,
+    );
+  }
+  return segments.join('/');
+}
+
+/** The page's name from a file path inside `root`, or undefined when the file is not a page. */
+export function pageNameOf(root: string, file: string): string | undefined {
+  const rel = relative(root, file);
+  if (!rel || rel.startsWith('..') || !/\.md$/i.test(rel)) return undefined;
+  try {
+    return normalizePageName(rel.split(sep).join('/'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file of page `name` under `root`, after checking that its real location stays inside the real root. With
+ * `create`, missing parent folders are made first (inside the root only).
+ */
+export async function pageFile(root: string, name: string, opts: { create?: boolean } = {}): Promise<{ name: string; file: string; realRoot: string }> {
+  const page = normalizePageName(name);
+  await mkdir(root, { recursive: true });
+  const realRoot = await realpath(root);
+  const segments = page.split('/');
+  const parent = join(realRoot, ...segments.slice(0, -1));
+  if (opts.create) {
+    // Walk down one folder at a time, so a symlinked folder is caught before anything is made beyond it.
+    let dir = realRoot;
+    for (const s of segments.slice(0, -1)) {
+      dir = join(dir, s);
+      await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      assertInside(realRoot, await realpath(dir), name);
+    }
+  }
+  const realParent = await realpath(parent).catch(() => parent);
+  assertInside(realRoot, realParent, name);
+  const file = join(realParent, `${segments[segments.length - 1]}.md`);
+  const realFile = await realpath(file).catch(() => undefined);
+  if (realFile) assertInside(realRoot, realFile, name);
+  return { name: page, file, realRoot };
+}
+
+function assertInside(root: string, target: string, name: string): void {
+  if (target !== root && !target.startsWith(root.endsWith(sep) ? root : root + sep)) {
+    throw new WikiError(`Page '${name}' would be outside the wiki folder (a link leads elsewhere); it was not touched.`);
+  }
+}

@@ -1,0 +1,48 @@
+// The orchestrator's wiki tools (IO's names). Page names and contents come from the model: names are checked and
+// kept inside the wiki folder (wikiPaths.ts), and every problem goes back as a clear failure.
+import { z } from 'zod';
+import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import type { Wiki } from './wiki';
+
+const page = z.string().trim().min(1).max(300).describe('The page name, e.g. "release-process" or "guides/setup" (no ".md").');
+
+export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] {
+  const tool = <S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string>, sideEffect = false): BatonTool =>
+    defineBatonTool({ name, description, schema, run, sideEffect }, journal);
+  return [
+    tool('wiki_read', 'Read a page of the knowledge base (markdown).', z.object({ page }), async (a) => {
+      const p = await wiki.read(a.page);
+      return `# Wiki page '${p.name}'\n\n${p.content}`;
+    }),
+    tool(
+      'wiki_write',
+      'Write or update a page of the knowledge base: durable notes, how-tos, project knowledge. The whole page is replaced unless append is true. Pages are markdown files the user can open and edit.',
+      z.object({
+        page,
+        content: z.string().min(1).max(200_000).describe('Markdown; start with "# Title".'),
+        append: z.boolean().optional().describe('Add to the end of the page instead of replacing it.'),
+      }),
+      async (a) => {
+        const p = await wiki.write(a.page, a.content, { append: a.append });
+        return `${p.created ? 'Created' : a.append ? 'Appended to' : 'Updated'} wiki page '${p.name}' ("${p.title}", ${p.content.length} characters).`;
+      },
+      true,
+    ),
+    tool(
+      'wiki_search',
+      'Search the knowledge base (full text, best matches first). Returns page names, titles and a snippet; read a page with wiki_read.',
+      z.object({ query: z.string().trim().min(1).max(300), limit: z.number().int().min(1).max(50).optional().describe('At most this many (default 10).') }),
+      async (a) => {
+        const hits = await wiki.search(a.query, a.limit ?? 10);
+        if (!hits.length) return `No wiki page matches "${a.query}".`;
+        return [`${hits.length} page(s), best first:`, ...hits.map((h, i) => `${i + 1}. ${h.name} — "${h.title}" (score ${h.score}): ${h.snippet}`)].join('\n');
+      },
+    ),
+    tool('wiki_list', 'List every page of the knowledge base.', z.object({}), async () => {
+      const pages = await wiki.list();
+      if (!pages.length) return `The wiki is empty (${wiki.folder}).`;
+      return [`${pages.length} page(s) in ${wiki.folder}:`, ...pages.map((p) => `- ${p.name} — "${p.title}"`)].join('\n');
+    }),
+    tool('wiki_delete', 'Delete a page of the knowledge base (its file is removed).', z.object({ page }), async (a) => `Deleted wiki page '${await wiki.delete(a.page)}'.`, true),
+  ];
+}
