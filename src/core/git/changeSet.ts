@@ -1,0 +1,100 @@
+// The data a worker's isolated changes are known by, and the shapes review and apply answer with.
+// A ChangeSet is plain data (strings and numbers) so the store can persist it and a reload or a
+// restart finds it again; everything else is recomputed from git when asked.
+
+/** One worker's isolated changes: its worktree on `baton/<worker>`, started from `baseCommit`. */
+export interface ChangeSet {
+  worker: string;
+  /** The user's repository (real path of its top folder). */
+  repoRoot: string;
+  /** The worktree in Baton's storage where the worker works. */
+  worktreePath: string;
+  /** `baton/<worker>`. */
+  branch: string;
+  /** The commit the worktree started from: what every diff and apply is computed against. */
+  baseCommit: string;
+  /** The worker's working directory inside the worktree (the counterpart of the folder it was given). */
+  workingDir: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /**
+   * Paths (relative to the repository root) Baton linked or copied into the worktree from the
+   * user's checkout ("worktree include"): never part of the changes, never applied back.
+   */
+  includedPaths: string[];
+}
+
+export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+export interface FileChange {
+  /** Relative to the repository root, `/`-separated; the new path of a rename. */
+  path: string;
+  /** The path before a rename. */
+  oldPath?: string;
+  status: FileChangeStatus;
+  additions: number;
+  deletions: number;
+  /** Binary content: no line counts. */
+  binary: boolean;
+}
+
+/** What "N files changed, +a −b" is made of. */
+export interface ChangeSummary {
+  files: FileChange[];
+  additions: number;
+  deletions: number;
+}
+
+/** A bounded unified diff for the model. */
+export interface BoundedDiff {
+  summary: ChangeSummary;
+  /** The summary line, then the diff; a truncation says so in the text itself. */
+  text: string;
+  truncated: boolean;
+}
+
+/** One row of VS Code's multi-file diff (`vscode.changes`: [resource, original, modified]). */
+export interface ReviewEntry extends FileChange {
+  /** The file in the user's checkout (the resource the row is about). */
+  userPath: string;
+  /** The base version, materialized in Baton's storage (an empty file for an added file). */
+  originalPath: string;
+  /** The worker's version: the live file in the worktree (an empty file in storage for a deleted one). */
+  modifiedPath: string;
+}
+
+export interface ApplyResult {
+  /** Paths (relative to the repository root) now changed in the user's working tree. */
+  applied: string[];
+}
+
+/** Why one file blocks an apply. */
+export interface ApplyConflictFile {
+  path: string;
+  /** `unsaved-in-editor`: the editor holds unsaved changes; `does-not-apply`: the user's file differs where the worker changed it (or a file is in the way). */
+  reason: 'unsaved-in-editor' | 'does-not-apply';
+  detail?: string;
+}
+
+/** Nothing was applied: these files block it. The user's tree is exactly as it was. */
+export class ApplyConflict extends Error {
+  constructor(readonly files: ApplyConflictFile[]) {
+    super(ApplyConflict.describe(files));
+    this.name = 'ApplyConflict';
+  }
+
+  private static describe(files: ApplyConflictFile[]): string {
+    const unsaved = files.filter((f) => f.reason === 'unsaved-in-editor').map((f) => f.path);
+    const conflicts = files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path);
+    const parts: string[] = [];
+    if (unsaved.length) parts.push(`unsaved in the editor (save or revert them first): ${unsaved.join(', ')}`);
+    if (conflicts.length) parts.push(`changed differently in your working tree: ${conflicts.join(', ')}`);
+    return `Nothing was applied. ${parts.join('; ')}.`;
+  }
+}
+
+/** "3 files changed, +10 −2" (the card's and the tool result's wording). */
+export function describeSummary(s: ChangeSummary): string {
+  const n = s.files.length;
+  return `${n} file${n === 1 ? '' : 's'} changed, +${s.additions} −${s.deletions}`;
+}

@@ -1,0 +1,306 @@
+// Review and apply of a worker's isolated changes. Invariants:
+// - the changes are always "base commit → the worktree as it is now", commits, staged, unstaged and
+//   untracked files alike, read through a temporary index: the worktree's own index (the worker's
+//   git state) is never touched, so a review can run while the worker is still working;
+// - apply is all or nothing: a file the editor holds unsaved is refused before anything else, the
+//   whole patch is checked against the user's working tree, and only a clean check applies it
+//   (git apply itself checks every hunk before writing any, so a save between check and apply
+//   still cannot half-apply); the user's other uncommitted changes are kept, their index untouched;
+// - the paths Baton linked or copied in ("worktree include") are never a change.
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import {
+  ApplyConflict,
+  describeSummary,
+  type ApplyConflictFile,
+  type ApplyResult,
+  type BoundedDiff,
+  type ChangeSet,
+  type ChangeSummary,
+  type FileChange,
+  type FileChangeStatus,
+  type ReviewEntry,
+} from './changeSet';
+import { Git, GitError } from './git';
+import type { WorktreeManager } from './worktrees';
+
+export interface ChangeSetsOptions {
+  git: Git;
+  /** Baton's storage folder: review copies go in `<storageDir>/review/<worker>`, temporary indexes in `<storageDir>/tmp`. */
+  storageDir: string;
+  worktrees: WorktreeManager;
+}
+
+export interface ApplyOptions {
+  /** Any folder of the user's checkout the changes go to (normally the change set's repoRoot). */
+  userRepoDir: string;
+  /** Absolute paths the editor holds unsaved changes for: never overwritten. */
+  dirtyBuffers: readonly string[];
+}
+
+// Raw diff's status letter → ours. T (type change, e.g. file → symlink) counts as a modification.
+const STATUS: Record<string, FileChangeStatus> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
+// Plumbing diff flags: no external diff tool, no textconv filter, rename detection on. Plumbing
+// (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
+const DIFF_FLAGS = ['-r', '-M', '--no-ext-diff', '--no-textconv'];
+const MAX_UNSHOWN_LISTED = 20;
+
+export class ChangeSets {
+  private readonly git: Git;
+  private readonly storageDir: string;
+  private readonly worktrees: WorktreeManager;
+
+  constructor(opts: ChangeSetsOptions) {
+    this.git = opts.git;
+    this.storageDir = opts.storageDir;
+    this.worktrees = opts.worktrees;
+  }
+
+  /** "N files changed, +a −b" and the per-file list, base → the worktree now. */
+  async summarize(cs: ChangeSet): Promise<ChangeSummary> {
+    return this.summaryOf(cs, await this.snapshot(cs));
+  }
+
+  /** A unified diff for the model, at most about `maxBytes`; a truncation is marked in the text. */
+  async diff(cs: ChangeSet, opts: { maxBytes: number }): Promise<BoundedDiff> {
+    const tree = await this.snapshot(cs);
+    const summary = await this.summaryOf(cs, tree);
+    const header = `${describeSummary(summary)}\n\n`;
+    if (!summary.files.length) return { summary, text: header, truncated: false };
+    const budget = Math.max(0, opts.maxBytes - Buffer.byteLength(header));
+    const { stdout, truncated } = await this.git.runTruncated(['diff-tree', '-p', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
+      cwd: cs.worktreePath,
+      maxBytes: budget,
+    });
+    if (!truncated) return { summary, text: header + stdout, truncated: false };
+    const shown = new Set<string>();
+    for (const m of stdout.matchAll(/^diff --git a\/.* b\/(.*)$/gm)) shown.add(m[1]);
+    // The last file shown is cut off too, so it is listed as not (fully) shown.
+    const last = [...shown].pop();
+    const unshown = summary.files.map((f) => f.path).filter((p) => !shown.has(p) || p === last);
+    const listed =
+      unshown.slice(0, MAX_UNSHOWN_LISTED).join(', ') + (unshown.length > MAX_UNSHOWN_LISTED ? ` and ${unshown.length - MAX_UNSHOWN_LISTED} more` : '');
+    const cut = stdout.lastIndexOf('\n') + 1;
+    const text = `${header}${stdout.slice(0, cut)}\n… diff truncated at ${opts.maxBytes} bytes; not (fully) shown: ${listed}\n`;
+    return { summary, text, truncated: true };
+  }
+
+  /**
+   * For each changed file, the base version (materialized in `<storageDir>/review/<worker>/base`) and
+   * the worker's version (the live file in the worktree): the rows of `vscode.changes`.
+   */
+  async originalAndModified(cs: ChangeSet): Promise<ReviewEntry[]> {
+    const summary = await this.summarize(cs);
+    const reviewDir = join(this.storageDir, 'review', cs.worker);
+    const baseDir = join(reviewDir, 'base');
+    const deletedDir = join(reviewDir, 'deleted');
+    await rm(reviewDir, { recursive: true, force: true, maxRetries: 3 });
+    await mkdir(baseDir, { recursive: true });
+    const fromBase = summary.files.filter((f) => f.status !== 'added').map((f) => f.oldPath ?? f.path);
+    if (fromBase.length) await this.checkoutBase(cs, fromBase, baseDir);
+    const entries: ReviewEntry[] = [];
+    for (const f of summary.files) {
+      const originalPath = join(baseDir, f.oldPath ?? f.path);
+      if (f.status === 'added') await writeEmpty(originalPath);
+      let modifiedPath = join(cs.worktreePath, f.path);
+      if (f.status === 'deleted') {
+        modifiedPath = join(deletedDir, f.path);
+        await writeEmpty(modifiedPath);
+      }
+      entries.push({ ...f, userPath: join(cs.repoRoot, f.path), originalPath, modifiedPath });
+    }
+    return entries;
+  }
+
+  /** Brings the changes into the user's working tree, all or nothing; throws ApplyConflict naming the files that block it. */
+  async apply(cs: ChangeSet, opts: ApplyOptions): Promise<ApplyResult> {
+    const userRoot = await this.git.repoRoot(opts.userRepoDir);
+    if (!userRoot) throw new Error(`${opts.userRepoDir} is not inside a git repository.`);
+    const tree = await this.snapshot(cs);
+    const summary = await this.summaryOf(cs, tree);
+    if (!summary.files.length) return { applied: [] };
+
+    const dirty = new Set<string>();
+    for (const p of opts.dirtyBuffers) for (const key of await pathKeys(p)) dirty.add(key);
+    const unsaved: ApplyConflictFile[] = [];
+    for (const f of summary.files) {
+      const touched = f.oldPath ? [f.path, f.oldPath] : [f.path];
+      const hit = touched.find((p) => dirty.has(caseKey(resolve(userRoot, p))));
+      if (hit) unsaved.push({ path: hit, reason: 'unsaved-in-editor' });
+    }
+    if (unsaved.length) throw new ApplyConflict(unsaved);
+
+    const patch = await this.git.runBuffer(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
+      cwd: cs.worktreePath,
+    });
+    // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
+    const applyArgs = ['apply', '--whitespace=nowarn'];
+    if (!(await this.git.succeeds([...applyArgs, '--check', '-'], { cwd: userRoot, input: patch }))) {
+      throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, summary.files));
+    }
+    try {
+      await this.git.run([...applyArgs, '-'], { cwd: userRoot, input: patch });
+    } catch (err) {
+      // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
+      if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, summary.files));
+      throw err;
+    }
+    const applied = new Set<string>();
+    for (const f of summary.files) {
+      applied.add(f.path);
+      if (f.oldPath) applied.add(f.oldPath);
+    }
+    return { applied: [...applied] };
+  }
+
+  /** Removes the worktree, its branch and the review copies. The user's consent is the caller's. */
+  async discard(cs: ChangeSet): Promise<void> {
+    await this.worktrees.removeWorkerWorktree(cs);
+    await rm(join(this.storageDir, 'review', cs.worker), { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /**
+   * The worktree's current state as a tree object: a copy of its index (so unchanged files are not
+   * re-read: their stat data is valid), `add -A` into that copy, `write-tree`. New blobs land in the
+   * repository's object store, where git's gc treats them as any other unreferenced object.
+   */
+  private async snapshot(cs: ChangeSet): Promise<string> {
+    const tmpDir = join(this.storageDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    const index = join(tmpDir, `index-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    const env = { GIT_INDEX_FILE: index };
+    const cwd = cs.worktreePath;
+    try {
+      try {
+        await copyFile(await this.git.gitFilePath(cwd, 'index'), index);
+      } catch (err) {
+        if (err instanceof GitError) throw err;
+        await this.git.run(['read-tree', 'HEAD'], { cwd, env });
+      }
+      await this.git.run(['add', '-A'], { cwd, env });
+      // The include entries leave the snapshot after the add, not through an exclude pathspec on it:
+      // `add` fails when a pathspec names an ignored file (.env), and a .gitignore `node_modules/`
+      // does not match the node_modules symlink, so the add may well have picked it up.
+      if (cs.includedPaths.length) {
+        const literal = cs.includedPaths.map((p) => `:(literal)${p}`);
+        await this.git.run(['rm', '--cached', '-r', '-f', '-q', '--ignore-unmatch', '--', ...literal], { cwd, env });
+      }
+      return (await this.git.run(['write-tree'], { cwd, env })).trim();
+    } finally {
+      await rm(index, { force: true });
+      await rm(`${index}.lock`, { force: true });
+    }
+  }
+
+  private async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {
+    const out = await this.git.run(['diff-tree', '-z', '--raw', '--numstat', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
+      cwd: cs.worktreePath,
+    });
+    const files = parseRawNumstat(out);
+    let additions = 0;
+    let deletions = 0;
+    for (const f of files) {
+      additions += f.additions;
+      deletions += f.deletions;
+    }
+    return { files, additions, deletions };
+  }
+
+  /** `-- . :(exclude)<included>...`: the include entries stay out of every diff and patch (also when a worker committed one). */
+  private pathspec(cs: ChangeSet): string[] {
+    if (!cs.includedPaths.length) return [];
+    return ['--', '.', ...cs.includedPaths.map((p) => `:(exclude,literal)${p}`)];
+  }
+
+  /** Writes the base version of `paths` under `dir` in one git call (a temporary index of the base commit). */
+  private async checkoutBase(cs: ChangeSet, paths: string[], dir: string): Promise<void> {
+    const tmpDir = join(this.storageDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    const index = join(tmpDir, `base-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    const env = { GIT_INDEX_FILE: index };
+    try {
+      await this.git.run(['read-tree', cs.baseCommit], { cwd: cs.worktreePath, env });
+      // checkout-index applies the checkout's filters (line endings), so the original reads as the user's file did.
+      await this.git.run(['checkout-index', '-f', '-z', '--stdin', `--prefix=${dir}/`], { cwd: cs.worktreePath, env, input: paths.join('\0') });
+    } finally {
+      await rm(index, { force: true });
+    }
+  }
+
+  /** Which files of the patch do not apply to the user's tree, each checked on its own (`--include`). */
+  private async conflictingFiles(userRoot: string, patch: Buffer, files: FileChange[]): Promise<ApplyConflictFile[]> {
+    const conflicts: ApplyConflictFile[] = [];
+    // Two at a time: this only runs after a failed check, on a machine that may be busy.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < files.length) {
+        const f = files[next++];
+        try {
+          await this.git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, '-'], { cwd: userRoot, input: patch });
+        } catch (err) {
+          if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+          const detail = err.stderr.trim().split('\n').pop();
+          conflicts.push({ path: f.path, reason: 'does-not-apply', detail });
+        }
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    conflicts.sort((a, b) => a.path.localeCompare(b.path));
+    // A failure no single file explains (should not happen): name every file rather than none.
+    return conflicts.length ? conflicts : files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const }));
+  }
+}
+
+/** Parses `diff-tree -z --raw --numstat`: all raw records (`:modes shas X\0path\0[new\0]`), then the numstat ones in the same order. */
+export function parseRawNumstat(out: string): FileChange[] {
+  const t = out.split('\0');
+  const files: FileChange[] = [];
+  let i = 0;
+  while (i < t.length && t[i].startsWith(':')) {
+    const letter = t[i].slice(t[i].lastIndexOf(' ') + 1)[0];
+    const status = STATUS[letter] ?? 'modified';
+    if (letter === 'R' || letter === 'C') {
+      files.push({ path: t[i + 2], oldPath: t[i + 1], status, additions: 0, deletions: 0, binary: false });
+      i += 3;
+    } else {
+      files.push({ path: t[i + 1], status, additions: 0, deletions: 0, binary: false });
+      i += 2;
+    }
+  }
+  for (const f of files) {
+    const [a, d] = (t[i] ?? '').split('\t');
+    // A rename's numstat record has an empty path field followed by the two paths.
+    i += f.oldPath !== undefined ? 3 : 1;
+    if (a === '-' || d === '-') f.binary = true;
+    else {
+      f.additions = Number(a) || 0;
+      f.deletions = Number(d) || 0;
+    }
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** `--include` takes a wildmatch pattern: a path with `*`, `?`, `[` or `\` must match only itself. */
+function globEscape(p: string): string {
+  return p.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+async function writeEmpty(p: string): Promise<void> {
+  await mkdir(dirname(p), { recursive: true });
+  await writeFile(p, '');
+}
+
+// Case-insensitive file systems (macOS, Windows by default) name one file in several spellings.
+function caseKey(p: string): string {
+  return process.platform === 'win32' || process.platform === 'darwin' ? p.toLowerCase() : p;
+}
+
+/** The path as given and as its real path (an editor may hold a file through a symlinked folder). */
+async function pathKeys(p: string): Promise<string[]> {
+  const keys = [caseKey(resolve(p))];
+  try {
+    keys.push(caseKey(await realpath(p)));
+  } catch {}
+  return keys;
+}

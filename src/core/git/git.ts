@@ -1,0 +1,362 @@
+// The one module that runs git. Everything else in Baton asks this class; nothing else in src/ spawns
+// git. Invariants kept here:
+// - git runs with an argument vector (execFile / spawn), never through a shell, so no path or branch
+//   name is ever interpreted as shell syntax;
+// - every call has a bounded output (maxBuffer, or a byte cap that truncates) and a time limit;
+// - failures are typed (GitError.kind), so callers never read git's English stderr to decide;
+// - the environment is the caller's minus the variables that would point git at another repository
+//   (GIT_DIR & co., set when VS Code itself was started from a git hook).
+import { execFile, spawn } from 'node:child_process';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+/** Why a git call failed: `not-installed` (no git on PATH), `failed` (non-zero exit), `timeout`, `output-too-large`. */
+export type GitErrorKind = 'not-installed' | 'failed' | 'timeout' | 'output-too-large';
+
+/** A git call that failed. `exitCode` is git's (undefined when git never ran or was killed). */
+export class GitError extends Error {
+  constructor(
+    readonly kind: GitErrorKind,
+    readonly args: readonly string[],
+    readonly exitCode: number | undefined,
+    readonly stderr: string,
+  ) {
+    super(GitError.describe(kind, args, exitCode, stderr));
+    this.name = 'GitError';
+  }
+
+  private static describe(kind: GitErrorKind, args: readonly string[], exitCode: number | undefined, stderr: string): string {
+    const cmd = `git ${args.slice(0, 4).join(' ')}${args.length > 4 ? ' …' : ''}`;
+    switch (kind) {
+      case 'not-installed':
+        return 'git is not installed (or not on the PATH): install git to let workers run in their own worktree.';
+      case 'timeout':
+        return `${cmd} took too long and was stopped.`;
+      case 'output-too-large':
+        return `${cmd} printed more output than Baton reads.`;
+      case 'failed':
+        return `${cmd} failed (exit ${exitCode ?? '?'}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`;
+    }
+  }
+}
+
+export interface GitOptions {
+  /** The git executable (default `git`, found on the PATH). */
+  gitPath?: string;
+  /** Added to every call's environment (tests set GIT_AUTHOR_* / GIT_CONFIG_GLOBAL here). */
+  env?: Record<string, string>;
+  /** Default output cap per call (default 64 MiB): a binary patch of a large change set fits. */
+  maxBuffer?: number;
+  /** Default time limit per call (default 60 s). */
+  timeoutMs?: number;
+}
+
+export interface RunOptions {
+  cwd: string;
+  /** Extra environment for this call only (e.g. GIT_INDEX_FILE for a temporary index). */
+  env?: Record<string, string>;
+  maxBuffer?: number;
+  timeoutMs?: number;
+  /** Written to git's stdin (a patch for `git apply`, paths for `--stdin`). */
+  input?: string | Buffer;
+}
+
+/** One entry of `git status --porcelain=v1 -z`. `origPath` is set for renames and copies. */
+export interface StatusEntry {
+  /** The two status letters (index, worktree), e.g. ` M`, `??`, `R `. */
+  code: string;
+  path: string;
+  origPath?: string;
+}
+
+/** One entry of `git worktree list --porcelain`. */
+export interface WorktreeEntry {
+  path: string;
+  head?: string;
+  /** The branch's short name (`baton/w1`), undefined when detached. */
+  branch?: string;
+  bare: boolean;
+  detached: boolean;
+  locked: boolean;
+  prunable: boolean;
+}
+
+// Variables that redirect git to another repository, index or work tree; an inherited one would make
+// every call below act on the wrong repository.
+const REDIRECTING_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_PREFIX',
+  'GIT_NAMESPACE',
+];
+
+export class Git {
+  private readonly gitPath: string;
+  private readonly baseEnv: NodeJS.ProcessEnv;
+  private readonly maxBuffer: number;
+  private readonly timeoutMs: number;
+
+  constructor(opts: GitOptions = {}) {
+    this.gitPath = opts.gitPath ?? 'git';
+    this.maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024;
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const k of REDIRECTING_ENV) delete env[k];
+    // Never wait for a password prompt nobody can see; never take index.lock for a read-only status
+    // (the user's own git commands would otherwise fail with "index.lock exists" while we look).
+    this.baseEnv = { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env };
+  }
+
+  /** Runs git and returns stdout as text; throws GitError on any failure. */
+  async run(args: readonly string[], opts: RunOptions): Promise<string> {
+    return (await this.exec(args, opts, 'utf8')) as string;
+  }
+
+  /** As `run`, but stdout as bytes (blob contents, binary patches). */
+  async runBuffer(args: readonly string[], opts: RunOptions): Promise<Buffer> {
+    return (await this.exec(args, opts, 'buffer')) as Buffer;
+  }
+
+  /** Runs git and reports whether it exited 0; throws only when git could not run at all. */
+  async succeeds(args: readonly string[], opts: RunOptions): Promise<boolean> {
+    try {
+      await this.run(args, opts);
+      return true;
+    } catch (err) {
+      if (err instanceof GitError && err.kind === 'failed') return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Runs git and keeps at most `maxBytes` of stdout, stopping git once the cap is reached (a diff
+   * for the model must not cost the time or memory of a 100 MB patch).
+   */
+  async runTruncated(args: readonly string[], opts: RunOptions & { maxBytes: number }): Promise<{ stdout: string; truncated: boolean }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.gitPath, args, { cwd: opts.cwd, env: this.envFor(opts), stdio: ['ignore', 'pipe', 'pipe'] });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      let stderr = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? this.timeoutMs);
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        const room = opts.maxBytes - size;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          size = opts.maxBytes;
+          truncated = true;
+          child.kill('SIGKILL');
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < 8192) stderr += chunk.toString('utf8');
+      });
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(err.code === 'ENOENT' ? new GitError('not-installed', args, undefined, '') : new GitError('failed', args, undefined, err.message));
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        const stdout = Buffer.concat(chunks).toString('utf8');
+        if (truncated) resolve({ stdout, truncated: true });
+        else if (code === 0) resolve({ stdout, truncated: false });
+        else if (signal) reject(new GitError('timeout', args, undefined, stderr));
+        else reject(new GitError('failed', args, code ?? undefined, stderr));
+      });
+    });
+  }
+
+  /** The repository's top folder (real path) for any folder inside it; undefined outside a repository. */
+  async repoRoot(dir: string): Promise<string | undefined> {
+    // A missing cwd makes spawn fail with ENOENT, which would read as "git is not installed".
+    if (!(await isDirectory(dir))) return undefined;
+    try {
+      const top = (await this.run(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
+      return top ? await realpath(top) : undefined;
+    } catch (err) {
+      if (err instanceof GitError && err.kind === 'failed') return undefined;
+      throw err;
+    }
+  }
+
+  /** Whether git can be run at all. */
+  async installed(): Promise<boolean> {
+    try {
+      await this.run(['--version'], { cwd: process.cwd() });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The commit HEAD points at; throws GitError('failed') in a repository without commits. */
+  async headCommit(cwd: string): Promise<string> {
+    return (await this.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd })).trim();
+  }
+
+  /** Whether the repository has any commit yet (HEAD resolves). */
+  async hasCommits(cwd: string): Promise<boolean> {
+    return this.succeeds(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd });
+  }
+
+  /** The checked-out branch's short name; undefined when HEAD is detached. */
+  async currentBranch(cwd: string): Promise<string | undefined> {
+    try {
+      return (await this.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd })).trim() || undefined;
+    } catch (err) {
+      if (err instanceof GitError && err.kind === 'failed') return undefined;
+      throw err;
+    }
+  }
+
+  async branchExists(cwd: string, branch: string): Promise<boolean> {
+    return this.succeeds(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd });
+  }
+
+  /** Uncommitted changes (staged, unstaged and untracked), optionally limited to some paths. */
+  async status(cwd: string, paths: readonly string[] = []): Promise<StatusEntry[]> {
+    const out = await this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...paths], { cwd });
+    return parseStatusZ(out);
+  }
+
+  async isDirty(cwd: string, paths: readonly string[] = []): Promise<boolean> {
+    return (await this.status(cwd, paths)).length > 0;
+  }
+
+  async worktreeAdd(repoRoot: string, opts: { path: string; newBranch: string; commit: string }): Promise<void> {
+    // `--no-track`: the new branch starts at a commit and follows nothing upstream.
+    await this.run(['worktree', 'add', '--no-track', '-b', opts.newBranch, opts.path, opts.commit], { cwd: repoRoot });
+  }
+
+  /** Removes a worktree even with uncommitted changes (the caller has the user's consent). */
+  async worktreeRemove(repoRoot: string, path: string): Promise<void> {
+    await this.run(['worktree', 'remove', '--force', path], { cwd: repoRoot });
+  }
+
+  async worktreePrune(repoRoot: string): Promise<void> {
+    await this.run(['worktree', 'prune'], { cwd: repoRoot });
+  }
+
+  async worktreeList(repoRoot: string): Promise<WorktreeEntry[]> {
+    // Newline-separated rather than `-z` (git 2.36+): worktree paths are Baton's own, without newlines.
+    return parseWorktreeList(await this.run(['worktree', 'list', '--porcelain'], { cwd: repoRoot }));
+  }
+
+  /** Deletes a branch whatever its merge state (`-D`). */
+  async branchDelete(repoRoot: string, branch: string): Promise<void> {
+    await this.run(['branch', '-D', branch], { cwd: repoRoot });
+  }
+
+  async branchList(repoRoot: string, pattern: string): Promise<string[]> {
+    const out = await this.run(['branch', '--list', '--format=%(refname:short)', pattern], { cwd: repoRoot });
+    return out.split('\n').filter(Boolean);
+  }
+
+  // Both below resolve git's answer against cwd themselves: `--path-format=absolute` needs git 2.31,
+  // and Baton should run with the git of an LTS distribution.
+
+  /** Where a repository-internal file lives for this worktree (`index`, `info/exclude`), as an absolute path. */
+  async gitFilePath(cwd: string, name: string): Promise<string> {
+    return resolve(cwd, (await this.run(['rev-parse', '--git-path', name], { cwd })).trim());
+  }
+
+  /** The repository's shared git folder (the main checkout's `.git` for a linked worktree). */
+  async commonDir(cwd: string): Promise<string> {
+    return resolve(cwd, (await this.run(['rev-parse', '--git-common-dir'], { cwd })).trim());
+  }
+
+  private envFor(opts: RunOptions): NodeJS.ProcessEnv {
+    return opts.env ? { ...this.baseEnv, ...opts.env } : this.baseEnv;
+  }
+
+  private exec(args: readonly string[], opts: RunOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        this.gitPath,
+        args,
+        {
+          cwd: opts.cwd,
+          env: this.envFor(opts),
+          maxBuffer: opts.maxBuffer ?? this.maxBuffer,
+          timeout: opts.timeoutMs ?? this.timeoutMs,
+          encoding,
+          windowsHide: true,
+        },
+        (err, stdout, stderr) => {
+          if (!err) return resolve(stdout);
+          const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean; signal?: string };
+          const errText = typeof stderr === 'string' ? stderr : Buffer.from(stderr).toString('utf8');
+          if (e.code === 'ENOENT') reject(new GitError('not-installed', args, undefined, errText));
+          else if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') reject(new GitError('output-too-large', args, undefined, errText));
+          else if (e.killed || e.signal) reject(new GitError('timeout', args, undefined, errText));
+          else reject(new GitError('failed', args, typeof e.code === 'number' ? e.code : undefined, errText));
+        },
+      );
+      // git may exit before reading all its input (a failed apply): that EPIPE is not our error, the exit code is.
+      child.stdin?.on('error', () => {});
+      if (opts.input !== undefined) child.stdin?.end(opts.input);
+      else child.stdin?.end();
+    });
+  }
+}
+
+/** Parses `status --porcelain=v1 -z`: `XY path\0`, and for renames/copies a second `origPath\0`. */
+export function parseStatusZ(out: string): StatusEntry[] {
+  const parts = out.split('\0');
+  const entries: StatusEntry[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (p.length < 4) continue;
+    const code = p.slice(0, 2);
+    const entry: StatusEntry = { code, path: p.slice(3) };
+    if (code[0] === 'R' || code[0] === 'C') entry.origPath = parts[++i];
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/** Parses `worktree list --porcelain`: one attribute per line, records separated by an empty line. */
+export function parseWorktreeList(out: string): WorktreeEntry[] {
+  const list: WorktreeEntry[] = [];
+  let cur: WorktreeEntry | undefined;
+  for (const line of out.split('\n')) {
+    if (!line) {
+      if (cur) list.push(cur);
+      cur = undefined;
+      continue;
+    }
+    const sp = line.indexOf(' ');
+    const key = sp < 0 ? line : line.slice(0, sp);
+    const value = sp < 0 ? '' : line.slice(sp + 1);
+    if (key === 'worktree') {
+      if (cur) list.push(cur);
+      cur = { path: value, bare: false, detached: false, locked: false, prunable: false };
+    } else if (cur) {
+      if (key === 'HEAD') cur.head = value;
+      else if (key === 'branch') cur.branch = value.replace(/^refs\/heads\//, '');
+      else if (key === 'bare') cur.bare = true;
+      else if (key === 'detached') cur.detached = true;
+      else if (key === 'locked') cur.locked = true;
+      else if (key === 'prunable') cur.prunable = true;
+    }
+  }
+  if (cur) list.push(cur);
+  return list;
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,250 @@
+// Each worker's own git worktree, on its own branch `baton/<worker>`, in Baton's storage (outside the
+// user's folders). Invariants:
+// - creation never reuses and never deletes: an existing branch or folder is an error that says how
+//   to continue (apply or discard the earlier worker's changes);
+// - removal touches only what Baton made: branches under `baton/` and folders under
+//   `<storageDir>/worktrees`; symlinked include folders are removed as links, never followed;
+// - the user's checkout is only read (status, HEAD), never written.
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import type { ChangeSet } from './changeSet';
+import { Git, GitError } from './git';
+import { worktreeInclude, type IncludedEntry, type IncludeProblem } from './worktreeInclude';
+
+export const BRANCH_PREFIX = 'baton/';
+/** How many uncommitted paths of the user's checkout a result lists (the count is always exact). */
+const MAX_LISTED_PATHS = 50;
+// Worker names as the registry accepts them, minus what a git ref cannot hold.
+const WORKER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/;
+
+export type WorktreeErrorKind = 'not-a-repo' | 'no-commits' | 'invalid-name' | 'branch-exists' | 'path-exists' | 'untracked-working-dir';
+
+/** A worktree could not be created; `kind` says why, the message says what the user can do. */
+export class WorktreeError extends Error {
+  constructor(
+    readonly kind: WorktreeErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WorktreeError';
+  }
+}
+
+export interface CreateWorktreeOptions {
+  /** Any folder inside the user's repository: the worker's working directory. */
+  repoDir: string;
+  workerName: string;
+  /** Relative paths to link (folders) or copy (files) from the checkout, e.g. ['node_modules', '.env']. */
+  include?: readonly string[];
+}
+
+export interface WorkerWorktree {
+  changeSet: ChangeSet;
+  repoRoot: string;
+  worktreePath: string;
+  branch: string;
+  baseCommit: string;
+  /** The worktree's counterpart of `repoDir`: the worker session's working directory. */
+  workingDir: string;
+  /** The user had uncommitted (or untracked) changes, which the worktree does not contain. */
+  userHadUncommittedChanges: boolean;
+  /** Up to 50 of those paths; `uncommittedCount` is the full number. */
+  uncommittedPaths: string[];
+  uncommittedCount: number;
+  included: IncludedEntry[];
+  includeProblems: IncludeProblem[];
+}
+
+/** A worktree in Baton's storage that no known change set owns (e.g. left by a crash). */
+export interface OrphanWorktree {
+  worktreePath: string;
+  /** Its branch, when git still knows the worktree. */
+  branch?: string;
+  /** The repository it belongs to, when that still exists. */
+  repoRoot?: string;
+}
+
+export interface WorktreeManagerOptions {
+  git: Git;
+  /** Baton's storage folder; worktrees go in `<storageDir>/worktrees`. */
+  storageDir: string;
+  now?: () => number;
+}
+
+export class WorktreeManager {
+  private readonly git: Git;
+  private readonly storageDir: string;
+  private readonly now: () => number;
+
+  constructor(opts: WorktreeManagerOptions) {
+    this.git = opts.git;
+    this.storageDir = opts.storageDir;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** `<storageDir>/worktrees`, real path (created on first use). */
+  async worktreesDir(): Promise<string> {
+    const dir = join(this.storageDir, 'worktrees');
+    await mkdir(dir, { recursive: true });
+    return realpath(dir);
+  }
+
+  /** Creates `baton/<workerName>` from the repository's HEAD and its worktree; see the file's invariants. */
+  async createWorkerWorktree(opts: CreateWorktreeOptions): Promise<WorkerWorktree> {
+    const name = opts.workerName;
+    if (!WORKER_NAME.test(name) || name.includes('..') || name.endsWith('.lock') || name.endsWith('.')) {
+      throw new WorktreeError('invalid-name', `'${name}' cannot name a git branch: use letters, digits, '.', '_' and '-'.`);
+    }
+    const repoRoot = await this.git.repoRoot(opts.repoDir);
+    if (!repoRoot) throw new WorktreeError('not-a-repo', `${opts.repoDir} is not inside a git repository.`);
+    if (!(await this.git.hasCommits(repoRoot))) {
+      throw new WorktreeError(
+        'no-commits',
+        `The repository ${repoRoot} has no commit yet, so there is nothing to start a worktree from: commit once, or run the worker without isolation.`,
+      );
+    }
+    const branch = `${BRANCH_PREFIX}${name}`;
+    const worktreePath = join(await this.worktreesDir(), repoKey(repoRoot), name);
+    const rel = relative(repoRoot, await realpath(opts.repoDir));
+    // Reads of the user's repo run together: each is a separate git process, and on a large repo
+    // status is the slow one.
+    const [baseCommit, branchTaken, pathTaken, status] = await Promise.all([
+      this.git.headCommit(repoRoot),
+      this.git.branchExists(repoRoot, branch),
+      pathExists(worktreePath),
+      this.git.status(repoRoot),
+    ]);
+    if (branchTaken) {
+      throw new WorktreeError(
+        'branch-exists',
+        `The branch ${branch} already exists: an earlier worker named '${name}' left changes there. Apply or discard that worker's changes first (or pick another name).`,
+      );
+    }
+    if (pathTaken) {
+      throw new WorktreeError(
+        'path-exists',
+        `${worktreePath} already exists: Doctor lists leftover worktrees and can remove them. Or pick another worker name.`,
+      );
+    }
+    if (rel && !(await this.trackedFolder(repoRoot, baseCommit, rel))) {
+      throw new WorktreeError(
+        'untracked-working-dir',
+        `${opts.repoDir} is not committed in the repository, so a worktree would not contain it: commit it, or run the worker without isolation.`,
+      );
+    }
+    await this.git.worktreeAdd(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit });
+    const { included, problems } = await worktreeInclude(repoRoot, worktreePath, opts.include ?? []);
+    const workingDir = rel ? join(worktreePath, rel) : worktreePath;
+    const paths = status.map((s) => s.path);
+    return {
+      changeSet: {
+        worker: name,
+        repoRoot,
+        worktreePath,
+        branch,
+        baseCommit,
+        workingDir,
+        createdAt: this.now(),
+        includedPaths: included.map((e) => e.path.split(sep).join('/')),
+      },
+      repoRoot,
+      worktreePath,
+      branch,
+      baseCommit,
+      workingDir,
+      userHadUncommittedChanges: paths.length > 0,
+      uncommittedPaths: paths.slice(0, MAX_LISTED_PATHS),
+      uncommittedCount: paths.length,
+      included,
+      includeProblems: problems,
+    };
+  }
+
+  /**
+   * Removes the worktree (with whatever the worker left in it) and its branch. Idempotent: a folder
+   * or branch already gone is fine. Only for `baton/` branches and folders in Baton's storage.
+   */
+  async removeWorkerWorktree(target: Pick<ChangeSet, 'repoRoot' | 'worktreePath' | 'branch'>): Promise<void> {
+    if (!target.branch.startsWith(BRANCH_PREFIX)) throw new Error(`Refusing to delete ${target.branch}: Baton only deletes its own baton/ branches.`);
+    const inStorage = await this.inWorktreesDir(target.worktreePath);
+    if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
+    const repoAlive = await pathExists(target.repoRoot);
+    if (await pathExists(target.worktreePath)) {
+      try {
+        if (!repoAlive) throw new GitError('failed', ['worktree', 'remove'], undefined, 'repository gone');
+        await this.git.worktreeRemove(target.repoRoot, target.worktreePath);
+      } catch (err) {
+        if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+        // git no longer knows this folder as a worktree (its repository moved, or the registration
+        // was pruned): it is still ours to delete. fs.rm unlinks symlinks, it does not follow them.
+        await rm(target.worktreePath, { recursive: true, force: true, maxRetries: 3 });
+      }
+    }
+    if (!repoAlive) return;
+    await this.git.worktreePrune(target.repoRoot);
+    if (await this.git.branchExists(target.repoRoot, target.branch)) await this.git.branchDelete(target.repoRoot, target.branch);
+  }
+
+  /** Worktree folders under `<storageDir>/worktrees` whose path is not in `known` (real paths of live change sets). */
+  async listOrphans(known: ReadonlySet<string>): Promise<OrphanWorktree[]> {
+    const root = await this.worktreesDir();
+    const orphans: OrphanWorktree[] = [];
+    for (const repoDir of await readdirSafe(root)) {
+      for (const worker of await readdirSafe(join(root, repoDir))) {
+        const worktreePath = join(root, repoDir, worker);
+        if (known.has(worktreePath)) continue;
+        orphans.push({ worktreePath, ...(await this.describeWorktree(worktreePath)) });
+      }
+    }
+    return orphans;
+  }
+
+  private async describeWorktree(worktreePath: string): Promise<{ branch?: string; repoRoot?: string }> {
+    try {
+      // The first entry of `worktree list` is the main checkout: the user's repository.
+      const [main] = await this.git.worktreeList(worktreePath);
+      return { branch: await this.git.currentBranch(worktreePath), repoRoot: main && !main.bare ? main.path : undefined };
+    } catch (err) {
+      if (err instanceof GitError && err.kind === 'failed') return {};
+      throw err;
+    }
+  }
+
+  private async trackedFolder(repoRoot: string, commit: string, rel: string): Promise<boolean> {
+    const out = await this.git.run(['ls-tree', '-d', '--name-only', commit, '--', rel.split(sep).join('/')], { cwd: repoRoot });
+    return out.trim().length > 0;
+  }
+
+  private async inWorktreesDir(p: string): Promise<boolean> {
+    const root = await this.worktreesDir();
+    const r = relative(root, p);
+    return r !== '' && !r.startsWith('..') && !isAbsolute(r);
+  }
+}
+
+/** `<basename>-<8 hex of the path>`: readable, and two repos named `app` do not collide. */
+export function repoKey(repoRoot: string): string {
+  const base =
+    basename(repoRoot)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'repo';
+  return `${base}-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 8)}`;
+}
+
+async function pathExists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readdirSafe(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    return [];
+  }
+}

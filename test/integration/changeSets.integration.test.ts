@@ -1,0 +1,203 @@
+// Review and apply of workers' changes against real git in temp folders: two workers on one file,
+// all-or-nothing apply, unsaved buffers, the user's own uncommitted work, review copies, big change sets.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/git/changeSet';
+import { ChangeSets } from '../../src/core/git/changeSets';
+import { WorktreeManager } from '../../src/core/git/worktrees';
+import { commitAll, makeLargeRepo, makeRepo, testGit, writeFiles } from '../support/gitFixture';
+
+const APP = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'].join('\n') + '\n';
+
+describe('git change sets (real git)', function () {
+  this.timeout(60_000);
+  const git = testGit();
+  let root: string;
+  let repo: string;
+  let storage: string;
+  let worktrees: WorktreeManager;
+  let changeSets: ChangeSets;
+
+  const read = (p: string) => readFileSync(p, 'utf8');
+  const create = async (workerName: string): Promise<ChangeSet> => (await worktrees.createWorkerWorktree({ repoDir: repo, workerName })).changeSet;
+  const conflictWith = (expected: Array<{ path: string; reason: string }>) => (err: unknown) => {
+    assert.ok(err instanceof ApplyConflict, String(err));
+    assert.deepEqual(
+      err.files.map((f) => ({ path: f.path, reason: f.reason })),
+      expected,
+    );
+    return true;
+  };
+
+  beforeEach(async () => {
+    root = realpathSync(await mkdtemp(join(tmpdir(), 'baton-changesets-')));
+    repo = await makeRepo(git, join(root, 'app'), { 'src/app.txt': APP, 'README.md': '# app\n', 'old-name.txt': 'renamed content\n' });
+    storage = join(root, 'storage');
+    worktrees = new WorktreeManager({ git, storageDir: storage });
+    changeSets = new ChangeSets({ git, storageDir: storage, worktrees });
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true, maxRetries: 3 });
+  });
+
+  it('two workers change the same file: apply the first, the second conflicts by name and nothing is half-applied; discard leaves git clean', async () => {
+    const w1 = await create('w1');
+    const w2 = await create('w2');
+    await writeFile(join(w1.worktreePath, 'src/app.txt'), APP.replace('three', 'THREE by w1'));
+    await writeFile(join(w2.worktreePath, 'src/app.txt'), APP.replace('three', 'three by w2'));
+    // w2 also adds a file that would apply cleanly on its own: all or nothing means it must not land.
+    await writeFile(join(w2.worktreePath, 'extra.txt'), 'from w2\n');
+    assert.equal(read(join(repo, 'src/app.txt')), APP, "the user's file is untouched until Apply");
+
+    const s1 = await changeSets.summarize(w1);
+    assert.equal(describeSummary(s1), '1 file changed, +1 −1');
+    assert.deepEqual(s1.files, [{ path: 'src/app.txt', status: 'modified', additions: 1, deletions: 1, binary: false }]);
+
+    assert.deepEqual(await changeSets.apply(w1, { userRepoDir: repo, dirtyBuffers: [] }), { applied: ['src/app.txt'] });
+    const afterFirst = read(join(repo, 'src/app.txt'));
+    assert.equal(afterFirst, APP.replace('three', 'THREE by w1'));
+
+    await assert.rejects(
+      () => changeSets.apply(w2, { userRepoDir: repo, dirtyBuffers: [] }),
+      conflictWith([{ path: 'src/app.txt', reason: 'does-not-apply' }]),
+    );
+    assert.equal(read(join(repo, 'src/app.txt')), afterFirst);
+    assert.ok(!existsSync(join(repo, 'extra.txt')));
+    const status = await git.status(repo);
+    assert.deepEqual(
+      status.map((s) => s.path),
+      ['src/app.txt'],
+    );
+
+    await changeSets.discard(w1);
+    await changeSets.discard(w2);
+    const list = await git.worktreeList(repo);
+    assert.deepEqual(
+      list.map((w) => w.path),
+      [repo],
+    );
+    assert.equal((await git.run(['branch', '--list', 'baton/*'], { cwd: repo })).trim(), '');
+    assert.ok(!existsSync(join(storage, 'review', 'w1')));
+  });
+
+  it('sees commits, staged, unstaged and untracked changes without touching the worktree’s own index', async () => {
+    const cs = await create('w1');
+    const wt = cs.worktreePath;
+    await writeFile(join(wt, 'committed.txt'), 'c\n');
+    await commitAll(git, wt, 'worker commit');
+    await writeFile(join(wt, 'README.md'), '# app\nstaged\n');
+    await git.run(['add', 'README.md'], { cwd: wt });
+    await writeFile(join(wt, 'src/app.txt'), APP + 'eleven\n');
+    await writeFiles(wt, { 'new/untracked.txt': 'u1\nu2\n' });
+    await unlink(join(wt, 'old-name.txt'));
+    const before = await git.run(['status', '--porcelain=v1'], { cwd: wt });
+
+    const s = await changeSets.summarize(cs);
+    assert.deepEqual(
+      s.files.map((f) => [f.path, f.status, f.additions, f.deletions]),
+      [
+        ['README.md', 'modified', 1, 0],
+        ['committed.txt', 'added', 1, 0],
+        ['new/untracked.txt', 'added', 2, 0],
+        ['old-name.txt', 'deleted', 0, 1],
+        ['src/app.txt', 'modified', 1, 0],
+      ],
+    );
+    assert.equal(describeSummary(s), '5 files changed, +5 −1');
+    assert.equal(await git.run(['status', '--porcelain=v1'], { cwd: wt }), before, "the worktree's index is as the worker left it");
+
+    const d = await changeSets.diff(cs, { maxBytes: 100_000 });
+    assert.equal(d.truncated, false);
+    assert.match(d.text, /^5 files changed, \+5 −1\n/);
+    assert.match(d.text, /diff --git a\/new\/untracked.txt b\/new\/untracked.txt\nnew file mode 100644/);
+    assert.match(d.text, /\+eleven/);
+
+    const { applied } = await changeSets.apply(cs, { userRepoDir: join(repo, 'src'), dirtyBuffers: [] });
+    assert.deepEqual(applied, ['README.md', 'committed.txt', 'new/untracked.txt', 'old-name.txt', 'src/app.txt']);
+    assert.equal(read(join(repo, 'new/untracked.txt')), 'u1\nu2\n');
+    assert.equal(read(join(repo, 'committed.txt')), 'c\n');
+    assert.ok(!existsSync(join(repo, 'old-name.txt')));
+    assert.equal(read(join(repo, 'src/app.txt')), APP + 'eleven\n');
+  });
+
+  it('refuses by name a file the editor holds unsaved, and changes nothing', async () => {
+    const cs = await create('w1');
+    await writeFile(join(cs.worktreePath, 'README.md'), '# by the worker\n');
+    await writeFile(join(cs.worktreePath, 'src/app.txt'), 'replaced\n');
+    await assert.rejects(
+      () => changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [join(repo, 'src', 'app.txt'), join(repo, 'unrelated.ts')] }),
+      conflictWith([{ path: 'src/app.txt', reason: 'unsaved-in-editor' }]),
+    );
+    assert.equal(read(join(repo, 'README.md')), '# app\n');
+    assert.equal(read(join(repo, 'src/app.txt')), APP);
+  });
+
+  it("keeps the user's unrelated uncommitted work (and their index) through an apply", async () => {
+    const cs = await create('w1');
+    await writeFile(join(cs.worktreePath, 'src/app.txt'), APP.replace('nine', 'NINE'));
+    // The user: an edit far from the worker's in the same file, a staged change, an untracked file.
+    await writeFile(join(repo, 'src/app.txt'), APP.replace('one', 'ONE'));
+    await writeFile(join(repo, 'README.md'), '# app, staged by the user\n');
+    await git.run(['add', 'README.md'], { cwd: repo });
+    await writeFile(join(repo, 'mine.txt'), 'mine\n');
+    await changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [] });
+    assert.equal(read(join(repo, 'src/app.txt')), APP.replace('one', 'ONE').replace('nine', 'NINE'));
+    assert.equal(read(join(repo, 'mine.txt')), 'mine\n');
+    assert.equal((await git.run(['diff', '--cached', '--name-only'], { cwd: repo })).trim(), 'README.md');
+  });
+
+  it('materializes originals for the multi-diff editor: modified, added, deleted, renamed', async () => {
+    const cs = await create('w1');
+    const wt = cs.worktreePath;
+    await writeFile(join(wt, 'src/app.txt'), 'changed\n');
+    await writeFile(join(wt, 'added.txt'), 'added\n');
+    await unlink(join(wt, 'README.md'));
+    await git.run(['mv', 'old-name.txt', 'new-name.txt'], { cwd: wt });
+    const rows = await changeSets.originalAndModified(cs);
+    const by = Object.fromEntries(rows.map((r) => [r.path, r]));
+    assert.deepEqual(Object.keys(by), ['README.md', 'added.txt', 'new-name.txt', 'src/app.txt']);
+    assert.equal(read(by['src/app.txt'].originalPath), APP);
+    assert.equal(by['src/app.txt'].modifiedPath, join(wt, 'src/app.txt'));
+    assert.equal(by['src/app.txt'].userPath, join(repo, 'src/app.txt'));
+    assert.equal(read(by['added.txt'].originalPath), '');
+    assert.equal(read(by['README.md'].originalPath), '# app\n');
+    assert.equal(read(by['README.md'].modifiedPath), '');
+    assert.equal(by['new-name.txt'].status, 'renamed');
+    assert.equal(by['new-name.txt'].oldPath, 'old-name.txt');
+    assert.equal(read(by['new-name.txt'].originalPath), 'renamed content\n');
+    for (const r of rows) assert.ok(r.originalPath.startsWith(join(storage, 'review', 'w1')));
+  });
+
+  it('bounds the diff for the model and says what was cut', async () => {
+    const cs = await create('w1');
+    for (let i = 0; i < 30; i++) await writeFile(join(cs.worktreePath, `f${String(i).padStart(2, '0')}.txt`), 'x'.repeat(200) + '\n');
+    const d = await changeSets.diff(cs, { maxBytes: 2000 });
+    assert.equal(d.truncated, true);
+    assert.ok(Buffer.byteLength(d.text) < 2000 + 600, `${Buffer.byteLength(d.text)}`);
+    // The file cut mid-way is listed as not fully shown, then the rest, bounded to 20 names.
+    assert.match(d.text, /\n… diff truncated at 2000 bytes; not \(fully\) shown: f06\.txt, f07\.txt, .*, f25\.txt and 4 more\n$/);
+    assert.ok(d.text.includes('diff --git a/f05.txt b/f05.txt'));
+    assert.equal(d.summary.files.length, 30);
+  });
+
+  it('summarizes and diffs 100 changed files of a 10,000-file repository quickly (target ≤ 300 ms)', async () => {
+    repo = await makeLargeRepo(git, join(root, 'big'), 10_000);
+    const cs = await create('big1');
+    for (let i = 0; i < 100; i++) await writeFile(join(cs.worktreePath, 'src', `mod${i}`, 'file7.ts'), `export const changed${i} = true;\n// line two\n`);
+    const t0 = performance.now();
+    const s = await changeSets.summarize(cs);
+    const summarizeMs = performance.now() - t0;
+    const t1 = performance.now();
+    const d = await changeSets.diff(cs, { maxBytes: 1_000_000 });
+    const diffMs = performance.now() - t1;
+    console.log(`      100 changed files in a 10,000-file repo: summarize ${summarizeMs.toFixed(0)} ms, diff ${diffMs.toFixed(0)} ms`);
+    assert.equal(s.files.length, 100);
+    assert.equal(describeSummary(s), '100 files changed, +100 −200');
+    assert.equal(d.truncated, false);
+    assert.equal(d.text.match(/^diff --git /gm)?.length, 100);
+    assert.ok(diffMs < 5_000, `${diffMs} ms`);
+  });
+});
