@@ -1,0 +1,100 @@
+// The wiki through the real runtime and a scripted model, on real files: write, ranked search, an edit made on
+// disk (as in the editor) found by the next search, delete; page names never leave the folder; a bounded summary
+// in the next session's system message.
+import * as assert from 'node:assert/strict';
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+
+describe('wiki (real runtime, scripted model, real files)', function () {
+  this.timeout(90_000);
+  let core: CoreFixture;
+
+  beforeEach(async () => {
+    core = await startCore();
+  });
+  afterEach(async () => {
+    await core.dispose();
+  });
+
+  const lastToolResult = (): string => String(core.server.chatRequests().at(-1)?.messages.at(-1)?.content ?? '');
+
+  async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<string> {
+    core.server.on({ lastUserIncludes: text, afterToolResult: false, name: text }, { toolCalls: calls });
+    core.server.on({ afterToolResult: true, name: `after ${text}` }, { text: 'ok' });
+    await core.orchestrator.enqueue(text, { channel: 'panel' }).done;
+    const req = core.server.chatRequests().at(-1)!;
+    return req.messages
+      .filter((m) => m.role === 'tool')
+      .slice(-calls.length)
+      .map((m) => String(m.content))
+      .join('\n---\n');
+  }
+
+  it('write, ranked search, an edit on disk found by the next search, delete', async () => {
+    const folder = join(core.storageDir, 'wiki');
+    assert.match(
+      await turn('note the release process', [
+        { name: 'wiki_write', arguments: { page: 'release-process', content: '# Release process\n\nTag the release, then build the release artifacts.' } },
+      ]),
+      /Created wiki page 'release-process' \("Release process"/,
+    );
+    await turn('note the deploy steps', [{ name: 'wiki_write', arguments: { page: 'ops/deploy', content: '# Deploy\n\nDeploy after the release is tagged.' } }]);
+    assert.equal(await readFile(join(folder, 'ops', 'deploy.md'), 'utf8'), '# Deploy\n\nDeploy after the release is tagged.\n');
+
+    const ranked = await turn('how do we release?', [{ name: 'wiki_search', arguments: { query: 'release' } }]);
+    assert.match(ranked, /^2 page\(s\), best first:\n1\. release-process — "Release process" \(score [\d.]+\): .*\*\*release\*\*.*\n2\. ops\/deploy/);
+
+    // The user edits a page in the editor: the file changes on disk, nothing tells Baton; the next search finds it.
+    const file = join(folder, 'ops', 'deploy.md');
+    const before = (await stat(file)).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    await writeFile(file, '# Deploy\n\nDeploy after the release is tagged. Roll back with the zeppelin switch.\n');
+    assert.ok((await stat(file)).mtimeMs > before);
+    assert.match(await turn('how do we roll back?', [{ name: 'wiki_search', arguments: { query: 'zeppelin' } }]), /^1 page\(s\), best first:\n1\. ops\/deploy/);
+
+    // A file added by hand is a page too; wiki_read reads it.
+    await writeFile(join(folder, 'handmade.md'), '# Handmade\n\nWritten outside Baton.\n');
+    assert.match(await turn('list the wiki', [{ name: 'wiki_list', arguments: {} }]), /3 page\(s\)[\s\S]*- handmade — "Handmade"/);
+    assert.match(await turn('read handmade', [{ name: 'wiki_read', arguments: { page: 'handmade' } }]), /Written outside Baton/);
+
+    assert.match(await turn('drop the deploy page', [{ name: 'wiki_delete', arguments: { page: 'ops/deploy' } }]), /Deleted wiki page 'ops\/deploy'/);
+    await assert.rejects(stat(file));
+    assert.match(await turn('search zeppelin again', [{ name: 'wiki_search', arguments: { query: 'zeppelin' } }]), /No wiki page matches "zeppelin"/);
+    core.assertScriptDone();
+  });
+
+  it('page names never leave the wiki folder', async () => {
+    const folder = join(core.storageDir, 'wiki');
+    const outside = join(core.root, 'outside');
+    await mkdir(folder, { recursive: true });
+    await mkdir(outside, { recursive: true });
+    await symlink(outside, join(folder, 'link'));
+    const results = await turn('try escapes', [
+      { name: 'wiki_write', arguments: { page: '../evil', content: 'x' } },
+      { name: 'wiki_write', arguments: { page: '/etc/passwd', content: 'x' } },
+      { name: 'wiki_write', arguments: { page: 'link/evil', content: 'x' } },
+      { name: 'wiki_read', arguments: { page: 'nope' } },
+    ]);
+    assert.match(results, /Invalid page name '\.\.\/evil'/);
+    assert.match(results, /outside the wiki folder/);
+    assert.match(results, /No wiki page 'nope'/);
+    await assert.rejects(stat(join(outside, 'evil.md')));
+    await assert.rejects(stat(join(core.storageDir, 'evil.md')));
+    core.assertScriptDone();
+  });
+
+  it('a bounded summary of the wiki reaches the next session', async () => {
+    for (let i = 0; i < 80; i++) await core.wiki.write(`topic-${String(i).padStart(2, '0')}`, `# Topic number ${i} with a fairly long title to fill the summary\n\nbody ${i}`);
+    core.store.deleteState('orchestrator_session_id');
+    await core.restart();
+    core.server.on({ lastUserIncludes: 'hello', name: 'hello' }, { text: 'Hi.' });
+    await core.orchestrator.enqueue('hello', { channel: 'panel' }).done;
+    const system = core.server.chatRequests().at(-1)!.systemText;
+    const section = /## Wiki\n[\s\S]*?(?=\n\n|$)/.exec(system)?.[0] ?? '';
+    assert.match(section, /- topic-00: Topic number 0 with a fairly long title/);
+    assert.match(section, /\(\d+ more pages; use wiki_list or wiki_search\.\)/);
+    assert.ok(section.length <= 1500, `the section is bounded (${section.length} chars)`);
+    core.assertScriptDone();
+  });
+});
