@@ -2,8 +2,12 @@
 // orchestrator, workers) is built just after, and the Copilot runtime starts only when the chat
 // view opens or a message is sent.
 import * as vscode from 'vscode';
+import type { BatonApi } from '../api/baton';
+import { createBatonApi } from './core/api/batonApi';
+import { registerChatParticipant } from './vscode/chatParticipant';
 import { registerChatView } from './vscode/chatViewProvider';
 import { registerCommands } from './vscode/commands';
+import { registerLanguageModelTools } from './vscode/languageModelTools';
 import { declareCommands, failDeclaredCommands } from './vscode/deferredCommands';
 import { registerMachineSessionsTree } from './vscode/machineSessionsTree';
 import { registerMemoriesTree } from './vscode/memoriesTree';
@@ -22,7 +26,8 @@ const TREE_COMMANDS = [
   'baton.memory.add', 'baton.memory.edit', 'baton.memory.forget',
 ] as const;
 
-export function activate(context: vscode.ExtensionContext): { activationMs: number } {
+/** The public API (api/baton.d.ts), plus how long activation took (read by the bench and the e2e tests). */
+export function activate(context: vscode.ExtensionContext): BatonApi & { activationMs: number } {
   const started = performance.now();
   const log = new OutputLog();
   services = new BatonServices(context, log, started);
@@ -34,7 +39,12 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     declareCommands(TREE_COMMANDS),
     registerStatusBar(services),
     registerNotifications(services, () => chatView.isVisible()),
+    registerChatParticipant(context, services),
+    registerLanguageModelTools(services),
   );
+  const ready = services.ready.bind(services);
+  const api = createBatonApi(async () => (await ready()).access);
+  context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
     context.subscriptions.push(registerWorkersTree(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
   });
@@ -49,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
   );
   const activationMs = performance.now() - started;
   log.info(`Baton activated in ${activationMs.toFixed(1)} ms`);
-  return { activationMs };
+  return Object.assign(api, { activationMs });
 }
 
 export async function deactivate(): Promise<void> {

@@ -89,11 +89,17 @@ export function parseInput<S extends z.ZodType>(what: string, schema: S, raw: un
   if (parsed.success) return { ok: true, value: parsed.data };
   const problems = parsed.error.issues.map((issue) => {
     const field = issue.path.map(String).join('.');
-    if (issue.code === 'invalid_type' && issue.input === undefined) return `${field}: is required`;
+    if (issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined) return `${field}: is required`;
     if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     return field ? `${field}: ${issue.message}` : issue.message;
   });
   return { ok: false, error: `Invalid input for ${what}: ${problems.join('; ')}.` };
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const key of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
 }
 
 /** The JSON schema a tool declares (package.json), from the same zod schema that validates it. */

@@ -107,6 +107,11 @@ export class BatonAccess {
     }));
   }
 
+  /** Stops the turn `turnId` if it is the one running (what streamed is kept); false otherwise. */
+  stopTurn(turnId: string): boolean {
+    return this.events.currentTurn?.turnId === turnId && this.core.orchestrator.stop();
+  }
+
   /** Every worker as the pool reports them (for the workers tool's text). */
   workerInfos(): WorkerInfo[] {
     return this.core.pool.list();

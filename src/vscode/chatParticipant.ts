@@ -1,0 +1,161 @@
+// @baton in VS Code's Chat view. A message goes into the same orchestrator queue as the panel's
+// (tagged "[via chat]"), its answer streams in as markdown, workers it starts show as progress,
+// and the response stays open until those workers' results are answered (Stop lets go: later
+// answers wait for the next @baton message). The panel shows all of it too: one conversation.
+import * as vscode from 'vscode';
+import type { BatonEvent } from '../../api/baton';
+import { BatonApiError } from '../core/api/batonAccess';
+import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
+import { formatWorkerList } from '../core/workers/workerTools';
+import type { BatonServices, Core } from './services';
+
+export const PARTICIPANT_ID = 'baton.baton';
+/** A Review changes command appears with the worktree work; until then the buttons offer the panel. */
+const REVIEW_COMMAND = 'baton.reviewChanges';
+
+export function registerChatParticipant(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
+  let relay: ChatRelay | undefined;
+  services.onReady((core) => (relay = new ChatRelay(core.access.events)));
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, _context, stream, token) => {
+    const core = await services.ready();
+    relay ??= new ChatRelay(core.access.events);
+    return handle(core, relay, request, stream, token);
+  });
+  participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
+  return new vscode.Disposable(() => {
+    participant.dispose();
+    relay?.dispose();
+  });
+}
+
+async function handle(
+  core: Core,
+  relay: ChatRelay,
+  request: vscode.ChatRequest,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  for (const answer of relay.takePending()) stream.markdown(`**Worker '${answer.worker}' finished** (while this chat was idle):\n\n${answer.text}\n\n---\n\n`);
+  switch (request.command) {
+    case 'workers':
+      stream.markdown(codeBlock(formatWorkerList(core.access.workerInfos(), Date.now())));
+      stream.button({ command: 'baton.focus', title: 'Open Baton panel' });
+      return {};
+    case 'remember': {
+      const parsed = parseRemember(request.prompt);
+      if ('error' in parsed) {
+        stream.markdown(parsed.error);
+        return {};
+      }
+      const { memory, duplicate } = core.store.addMemory(parsed.category, parsed.content, 'user');
+      stream.markdown(
+        duplicate ? `Already remembered as #${memory.id} (${memory.category}).` : `Remembered #${memory.id} (${memory.category}): ${memory.content}`,
+      );
+      return {};
+    }
+    case 'compact': {
+      stream.progress('Compacting the conversation…');
+      const r = await core.orchestrator.compact();
+      stream.markdown(`Compacted the conversation: ${r.tokensRemoved} tokens and ${r.messagesRemoved} messages freed.`);
+      return {};
+    }
+    case 'new':
+      await core.orchestrator.newChat();
+      stream.markdown('Started a new conversation (the panel starts over too).');
+      return {};
+    default:
+      return ask(core, relay, request.prompt, stream, token);
+  }
+}
+
+async function ask(
+  core: Core,
+  relay: ChatRelay,
+  prompt: string,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  const elsewhere = messagesElsewhere(core.store.recentLog(100));
+  if (elsewhere.count)
+    stream.markdown(
+      `_${elsewhere.count} message${elsewhere.count === 1 ? '' : 's'} since your last @baton message came from ${elsewhere.channels.join(', ')}; the conversation continues from there._\n\n`,
+    );
+  const abort = new AbortController();
+  const cancelled = token.onCancellationRequested(() => abort.abort());
+  const workers: string[] = [];
+  const followed = new Map<string, () => void>();
+  const waits = new Map<string, () => void>();
+  const finished = new Set<string>();
+  const follow = (worker: string) => {
+    const done = new Promise<void>((resolve) => waits.set(worker, resolve));
+    followed.set(
+      worker,
+      relay.claim([worker], {
+        on: (e, w) => {
+          if (e.type === 'turn.starting') stream.markdown(`\n\n---\n\n**Worker '${w}' finished.** `);
+          else if (e.type === 'turn.streaming') stream.markdown(e.delta);
+          else if (e.type === 'turn.failed') stream.markdown(`\n\n${e.error.message}`);
+          else if (e.type === 'turn.completed' || e.type === 'turn.cancelled') {
+            finished.add(w);
+            waits.get(w)?.();
+          }
+        },
+      }),
+    );
+    return done;
+  };
+  const pending: Promise<void>[] = [];
+  try {
+    const reply = await core.access.ask(prompt, 'chat', {
+      signal: abort.signal,
+      on: (e: BatonEvent) => {
+        if (e.type === 'turn.streaming') {
+          if (e.restarted) stream.markdown('\n\n_(Baton retried; the answer starts over.)_\n\n');
+          stream.markdown(e.delta);
+        } else if (e.type === 'worker.started') {
+          workers.push(e.worker);
+          stream.progress(`Worker '${e.worker}' started in ${e.workingDir}`);
+          // Claimed as it starts: its result can be answered right after this turn, before this code runs again.
+          pending.push(follow(e.worker));
+        }
+      },
+    });
+    if (reply.status === 'cancelled') stream.markdown('\n\n_Stopped._');
+    else if (reply.note) stream.markdown(`\n\n_${reply.note}_`);
+    if (pending.length && !token.isCancellationRequested) {
+      stream.progress(`Waiting for ${workers.length === 1 ? `worker '${workers[0]}'` : `${workers.length} workers`} to report back…`);
+      await Promise.race([Promise.all(pending), new Promise<void>((r) => token.onCancellationRequested(() => r()))]);
+      // Stop while a worker's answer streams: that turn stops (what streamed is kept).
+      if (token.isCancellationRequested) {
+        const turn = core.access.events.currentTurn;
+        if (turn?.origin.channel === 'background' && turn.origin.worker && workers.includes(turn.origin.worker)) core.access.stopTurn(turn.turnId);
+        const open = workers.filter((w) => !finished.has(w));
+        if (open.length)
+          stream.markdown(`\n\n_Stopped waiting; ${open.map((w) => `'${w}'`).join(', ')} will report in the panel and in your next @baton message._`);
+      }
+    }
+    await buttons(stream, workers);
+    return { metadata: { turnId: reply.turnId, workers } };
+  } catch (err) {
+    const e = err instanceof BatonApiError ? err : undefined;
+    if (e?.action) stream.button({ command: e.action.command, title: e.action.label });
+    await buttons(stream, workers);
+    return { errorDetails: { message: err instanceof Error ? err.message : String(err) } };
+  } finally {
+    cancelled.dispose();
+    for (const letGo of followed.values()) letGo();
+  }
+}
+
+async function buttons(stream: vscode.ChatResponseStream, workers: string[]): Promise<void> {
+  if (workers.length && (await vscode.commands.getCommands(true)).includes(REVIEW_COMMAND)) {
+    stream.button({ command: REVIEW_COMMAND, title: 'Review changes', arguments: [workers[0]] });
+  } else if (workers.length) {
+    stream.button({ command: 'baton.worker.openTranscript', title: `Show '${workers[0]}' transcript`, arguments: [workers[0]] });
+  }
+  stream.button({ command: 'baton.focus', title: 'Open Baton panel' });
+}
+
+function codeBlock(text: string): string {
+  return `\`\`\`text\n${text}\n\`\`\``;
+}

@@ -1,0 +1,37 @@
+// Baton's language-model tools for Copilot's agent mode and any other agent: baton_delegate,
+// baton_ask, baton_workers and baton_recall (declared in package.json, referenceable as #baton).
+// Everything but the VS Code types lives in src/core/api/languageModelTools.ts.
+import * as vscode from 'vscode';
+import { BATON_TOOL_NAMES, prepareTool, runTool } from '../core/api/languageModelTools';
+import type { BatonToolName } from '../core/api/apiInputs';
+import type { BatonServices } from './services';
+
+export function registerLanguageModelTools(services: BatonServices): vscode.Disposable {
+  return vscode.Disposable.from(...BATON_TOOL_NAMES.map((name) => vscode.lm.registerTool<unknown>(name, tool(name, services))));
+}
+
+function tool(name: BatonToolName, services: BatonServices): vscode.LanguageModelTool<unknown> {
+  return {
+    // Throws on bad input, so the user is never asked to confirm a call that cannot run.
+    prepareInvocation: (options) => {
+      const prepared = prepareTool(name, options.input);
+      return {
+        invocationMessage: prepared.invocationMessage,
+        ...(prepared.confirmation
+          ? { confirmationMessages: { title: prepared.confirmation.title, message: new vscode.MarkdownString(prepared.confirmation.message) } }
+          : {}),
+      };
+    },
+    invoke: async (options, token) => {
+      const core = await services.ready();
+      const abort = new AbortController();
+      const cancelled = token.onCancellationRequested(() => abort.abort());
+      try {
+        const text = await runTool(core.access, name, options.input, abort.signal);
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+      } finally {
+        cancelled.dispose();
+      }
+    },
+  };
+}
