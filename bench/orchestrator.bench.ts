@@ -3,9 +3,9 @@
 // the panel's message; and the cold first reply (Enter → first token, runtime not yet started)
 // against the raw SDK's cold path (client start + createSession + first turn). Baton is built with
 // createBatonCore (startCore), as the extension builds it.
-import type { CopilotClient, CopilotSession } from '@github/copilot-sdk';
+import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
+import type { SessionSpec } from '../src/core/copilot/agentSessions';
 import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
-import { buildSessionConfig } from '../src/core/copilot/sessionConfig';
 import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
 import { CopilotClient as Client, hermeticEnv, waitForEvent } from '../test/support/copilotHarness';
 import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
@@ -49,7 +49,8 @@ async function benchTurns(server: ScriptedModelServer, turns: number): Promise<B
   await core.orchestrator.enqueue('warm up', { channel: 'panel' }).done;
   const keeper = keeperOf(core);
   const { spec, tools } = (keeper as unknown as { opts: SessionKeeperOptions }).opts;
-  const config = buildSessionConfig(spec('claude-sonnet-4.5', tools()), { provider: undefined, sessionDirectory: join(core.root, 'raw-sessions') });
+  // The config the port itself builds for the orchestrator (provider, per-session token, folder ...), in a folder of its own.
+  const config: SessionConfig = { ...(core.sessions as unknown as { config(spec: SessionSpec): SessionConfig }).config(spec('claude-sonnet-4.5', tools())), configDirectory: join(core.root, 'raw-sessions') };
   const session: CopilotSession = await client.createSession(config);
   await session.sendAndWait({ prompt: 'warm up' }, 30_000);
 
