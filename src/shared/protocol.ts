@@ -2,6 +2,10 @@
 // Host → webview messages carry a sequence number; a gap makes the webview ask for a snapshot,
 // so the host can stay the owner of all data and the webview can be thrown away at any time.
 import { z } from 'zod';
+import type { ContextErrorKind } from '../core/context/contextPort';
+import { referenceKindSchema, referenceSchema, MAX_REFERENCES, type ReferenceChip, type StoredReference } from '../core/context/references';
+
+export type { ReferenceChip, StoredReference } from '../core/context/references';
 
 export type MessageRole = 'user' | 'assistant' | 'background' | 'system' | 'error';
 export type MessageStatus = 'streaming' | 'complete' | 'partial' | 'failed' | 'cancelled' | 'interrupted' | 'pending';
@@ -27,6 +31,8 @@ export interface ChatMessage {
   usage?: UsageInfo;
   /** For errors: what the user can do about it. */
   action?: { label: string; command: string };
+  /** For the user's messages: what the editor added (file, selection, problems …), kept in the log. */
+  references?: StoredReference[];
   ts: number;
 }
 
@@ -38,6 +44,12 @@ export interface WorkerCard {
   state: WorkerState;
   startedAt: number;
   lastLine: string;
+  /** The runtime's sandbox around the worker's commands: 'applied'/'engaged' hold it; anything else says why not. */
+  sandbox?: { state: 'off' | 'unsupported' | 'applied' | 'engaged' | 'failed'; reason?: string };
+  /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
+  isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
+  /** The worker's pending changes, until they are applied or discarded. */
+  changes?: { files: number; additions: number; deletions: number };
 }
 
 export interface PermissionPrompt {
@@ -61,6 +73,10 @@ export interface Snapshot {
   workers: WorkerCard[];
   permissions: PermissionPrompt[];
   state: PanelState;
+  /** The active editor's file or selection that goes with the next message (absent when none, or turned off). */
+  implicit?: ReferenceChip;
+  /** Chips added from outside the panel (commands) and not sent yet. */
+  attach?: ReferenceChip[];
 }
 
 /** Host → webview. */
@@ -73,7 +89,12 @@ export type HostMessage =
   | { type: 'permission/request'; seq: number; request: PermissionPrompt }
   | { type: 'permission/resolved'; seq: number; id: string }
   | { type: 'state'; seq: number; state: PanelState }
-  | { type: 'composer/focus'; seq: number };
+  | { type: 'composer/focus'; seq: number }
+  | { type: 'context/implicit'; seq: number; chip?: ReferenceChip }
+  | { type: 'context/added'; seq: number; chips: ReferenceChip[] }
+  | { type: 'context/refused'; seq: number; kind: ContextErrorKind; message: string }
+  /** A message was not sent (a reference failed): its text and chips go back into the composer. */
+  | { type: 'chat/refused'; seq: number; text: string; kind: ContextErrorKind; message: string };
 
 /** Distributes Omit over a union (the built-in Omit collapses it). */
 export type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
@@ -86,7 +107,14 @@ export type PermissionDecision = z.infer<typeof permissionDecisionSchema>;
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('snapshot/request') }),
-  z.object({ type: z.literal('chat/send'), text: z.string().min(1).max(100_000) }),
+  z.object({
+    type: z.literal('chat/send'),
+    text: z.string().min(1).max(100_000),
+    references: z
+      .array(z.object({ ref: referenceSchema, implicit: z.boolean().optional() }))
+      .max(MAX_REFERENCES)
+      .optional(),
+  }),
   z.object({ type: z.literal('chat/stop') }),
   z.object({ type: z.literal('chat/new') }),
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),
@@ -96,6 +124,9 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('link/open'), href: z.string().min(1).max(4096) }),
   z.object({ type: z.literal('code/insert'), code: z.string().max(1_000_000) }),
   z.object({ type: z.literal('command/run'), command: z.string().regex(/^baton\.[A-Za-z]+$/) }),
+  z.object({ type: z.literal('context/pick'), kind: referenceKindSchema }),
+  z.object({ type: z.literal('context/drop'), uris: z.array(z.string().min(1).max(4096)).min(1).max(50) }),
+  z.object({ type: z.literal('context/open'), ref: referenceSchema }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 

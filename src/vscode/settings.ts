@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRuntime';
 import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
+import type { WorkerSettings } from '../core/workers/workerTypes';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
 
 export const SECRET_PREFIX = 'baton.provider.apiKey.';
@@ -47,13 +48,6 @@ function pickTiers(raw: Record<string, string>): Partial<Record<Tier, string>> {
   return out;
 }
 
-export interface WorkerSettings {
-  max: number;
-  timeoutMs: number;
-  protectedPaths: string[];
-  trustWorkingDir: boolean;
-}
-
 export function readWorkerSettings(): WorkerSettings {
   const c = config();
   return {
@@ -61,6 +55,10 @@ export function readWorkerSettings(): WorkerSettings {
     timeoutMs: Math.max(1000, c.get<number>('workers.timeoutMs', 600_000)),
     protectedPaths: c.get<string[]>('workers.protectedPaths', []),
     trustWorkingDir: c.get<boolean>('workers.trustWorkingDirectory', false),
+    sandbox: c.get<string>('workers.sandbox', 'auto') === 'off' ? 'off' : 'auto',
+    network: c.get<string>('workers.network', 'allow') === 'deny' ? 'deny' : 'allow',
+    isolation: c.get<string>('workers.isolation', 'worktree') === 'none' ? 'none' : 'worktree',
+    worktreeInclude: c.get<string[]>('workers.worktreeInclude', []).filter((e) => typeof e === 'string' && e.trim()),
   };
 }
 

@@ -45,6 +45,7 @@ describe('worker permission handler', () => {
   let logger: MemoryLogger;
   let broker: FakeBroker;
   let trust: boolean;
+  let sandboxed: boolean;
   let transcript: string[];
 
   const handler = (workingDir = project, signal?: AbortSignal): PermissionHandler =>
@@ -53,6 +54,7 @@ describe('worker permission handler', () => {
       workingDir,
       protectedPaths: () => new ProtectedPaths({ homeDir: home, extra: ['~/private'] }),
       trustWorkingDir: () => trust,
+      sandboxed: () => sandboxed,
       broker,
       logger,
       signal: () => signal,
@@ -72,6 +74,7 @@ describe('worker permission handler', () => {
     logger = new MemoryLogger();
     broker = new FakeBroker();
     trust = false;
+    sandboxed = false;
     transcript = [];
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -156,13 +159,42 @@ describe('worker permission handler', () => {
     assert.equal(broker.asked.length, 0);
   });
 
-  it('trustWorkingDir approves shell commands without asking (but not in a folder holding protected dirs)', async () => {
+  it('trustWorkingDir approves shell commands without asking inside the sandbox (but not in a folder holding protected dirs)', async () => {
     trust = true;
+    sandboxed = true;
     assert.equal((await decide(handler(), shell('npm test'))).kind, 'approve-once');
     assert.equal(broker.asked.length, 0);
     broker.answer = 'once';
     assert.equal((await decide(handler(home), shell('ls'))).kind, 'approve-once');
     assert.equal(broker.asked.length, 1, 'a trusted home dir still asks');
+  });
+
+  it('without the sandbox, trust approves no shell command: every one asks', async () => {
+    trust = true;
+    sandboxed = false;
+    broker.answer = 'deny';
+    for (const cmd of ['cat $(echo ~)/.s"s"h/id_rsa', 'cd ~ && cat .ssh/id_rsa', 'npm test']) {
+      assert.equal((await decide(handler(), shell(cmd))).kind, 'reject', cmd);
+    }
+    assert.equal(broker.asked.length, 3);
+  });
+
+  it('a request to run outside the sandbox always asks, worded so, and an earlier "for this worker" does not cover it', async () => {
+    trust = true;
+    sandboxed = true;
+    broker.answer = 'worker';
+    const h = handler();
+    const bypass = { ...shell('npm install'), requestSandboxBypass: true, requestSandboxBypassReason: 'network blocked' } as PermissionRequest;
+    assert.equal((await decide(h, bypass)).kind, 'approve-once');
+    assert.equal((await decide(h, { ...bypass })).kind, 'approve-once');
+    assert.equal(broker.asked.length, 2, 'each bypass is its own question');
+    assert.equal(broker.asked[0]?.kind, 'outside the sandbox');
+    assert.match(broker.asked[0]?.detail ?? '', /^outside the sandbox: npm install/);
+    broker.answer = 'deny';
+    assert.equal((await decide(h, { ...bypass, toolCallId: 'other' } as PermissionRequest)).kind, 'reject');
+    // A protected path is refused before anyone is asked, bypass or not.
+    assert.equal((await decide(h, { ...shell('cat ~/.ssh/id_rsa'), requestSandboxBypass: true } as PermissionRequest)).kind, 'reject');
+    assert.equal(broker.asked.length, 3);
   });
 
   it('asks once per tool call when the runtime repeats a request', async () => {

@@ -17,6 +17,10 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   '~/.docker',
   '~/.npmrc',
   '~/.pypirc',
+  '~/.git-credentials',
+  '~/.config/gh',
+  // The Copilot CLI's own login and sessions.
+  '~/.copilot',
 ];
 
 // macOS and Windows file systems are case-insensitive by default: `~/.SSH` is `~/.ssh` there.
@@ -72,6 +76,8 @@ export interface ProtectedPathOptions {
   extra?: readonly string[];
   /** Baton's installation and storage dirs. */
   ownPaths?: readonly string[];
+  /** Folders inside a protected entry that are NOT protected: Baton's worker worktrees inside its storage. */
+  allowedInside?: readonly string[];
 }
 
 interface Entry {
@@ -85,9 +91,11 @@ interface Entry {
 export class ProtectedPaths {
   readonly homeDir: string;
   private readonly entries: Entry[];
+  private readonly allowed: string[];
 
   constructor(opts: ProtectedPathOptions = {}) {
     this.homeDir = path.resolve(opts.homeDir ?? os.homedir());
+    this.allowed = (opts.allowedInside ?? []).map((a) => realpathNearest(path.resolve(this.homeDir, expandHome(a, this.homeDir))));
     const labels = [...DEFAULT_PROTECTED_PATHS, ...(opts.extra ?? []), ...(opts.ownPaths ?? [])];
     const seen = new Set<string>();
     this.entries = [];
@@ -107,6 +115,11 @@ export class ProtectedPaths {
     return this.entries.map((e) => e.label);
   }
 
+  /** Every protected location, spelled and real (the sandbox denies them all). */
+  get paths(): string[] {
+    return [...new Set(this.entries.flatMap((e) => e.candidates))];
+  }
+
   /**
    * The label of the protected entry that `p` (absolute, or relative to `base`) falls in, or undefined.
    * Both the spelled path (`..` normalized) and its real path are checked.
@@ -115,6 +128,8 @@ export class ProtectedPaths {
     const expanded = expandHome(p, this.homeDir);
     const spelled = path.resolve(base ?? this.homeDir, expanded);
     const real = realpathNearest(spelled);
+    // A carve-out counts only when the real path is inside it: a symlink into the rest of the entry is still caught.
+    if (this.allowed.some((a) => isWithin(real, a) && (spelled === real || isWithin(spelled, a)))) return undefined;
     for (const e of this.entries) {
       if (e.candidates.some((c) => isWithin(spelled, c) || isWithin(real, c))) return e.label;
     }

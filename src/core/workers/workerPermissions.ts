@@ -2,7 +2,9 @@
 // - protected paths are always denied, whatever the user approved before or the trust setting says;
 // - reads and edits inside the worker's own directory (real paths) are approved;
 // - shell commands, anything outside the directory, URLs and MCP tools are asked of the user through
-//   the PermissionBroker; with trustWorkingDir, shell commands are approved without asking;
+//   the PermissionBroker; with trustWorkingDir, shell commands are approved without asking, but
+//   only while the runtime's sandbox holds the worker (a heuristic on command text is no boundary);
+// - a request to act outside the sandbox always reaches the user, worded so, for that one request;
 // - every decision is logged.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -32,6 +34,8 @@ export interface WorkerPermissionOptions {
   /** Read at every request, so settings changes apply at once. */
   protectedPaths: () => ProtectedPaths;
   trustWorkingDir: () => boolean;
+  /** Whether the runtime's sandbox holds this worker's commands now (its session's sandbox state). */
+  sandboxed?: () => boolean;
   broker: PermissionBroker;
   logger: Logger;
   /** The running task's signal, handed to the broker so a prompt is withdrawn when the task ends. */
@@ -54,9 +58,11 @@ const DENIED_KINDS = new Set(['memory', 'extension-management', 'extension-permi
  */
 export function evaluatePermission(
   request: PermissionRequest,
-  ctx: { workingDir: string; protectedPaths: ProtectedPaths; trustWorkingDir: boolean; approvedKinds: ReadonlySet<string> },
+  ctx: { workingDir: string; protectedPaths: ProtectedPaths; trustWorkingDir: boolean; approvedKinds: ReadonlySet<string>; sandboxed?: boolean },
 ): Verdict {
-  const { workingDir, protectedPaths, trustWorkingDir, approvedKinds } = ctx;
+  const { workingDir, protectedPaths, approvedKinds } = ctx;
+  // Trust auto-approves shells only inside the sandbox: outside it nothing but the user stands between a command and the machine.
+  const trustWorkingDir = ctx.trustWorkingDir && ctx.sandboxed === true;
   // Managed policy forbids host auto-approval: such requests always reach the user (protected paths are still denied).
   const managed = request.managedApprovalRequired === true;
   const protectedDeny = (p: string, label: string): Verdict => ({
@@ -66,6 +72,14 @@ export function evaluatePermission(
     feedback: `Denied: ${p} is inside the protected path ${label}. Workers may never touch it; do not try another way.`,
   });
 
+  const bypass = request as { requestSandboxBypass?: boolean; requestSandboxBypassReason?: string };
+  if (bypass.requestSandboxBypass === true) {
+    // Never approved by trust or by an earlier "for this worker": the user decides this exact request.
+    const inner = evaluatePermission({ ...request, requestSandboxBypass: false } as PermissionRequest, { ...ctx, trustWorkingDir: false, approvedKinds: new Set() });
+    if (inner.action === 'deny') return inner;
+    const why = bypass.requestSandboxBypassReason ? ` (${bypass.requestSandboxBypassReason})` : '';
+    return { action: 'ask', reason: `run OUTSIDE the sandbox${why}`, detail: `outside the sandbox: ${inner.detail}`, kind: 'outside the sandbox', remember: `bypass:${randomUUID()}` };
+  }
   switch (request.kind) {
     case 'read':
     case 'write': {
@@ -160,6 +174,7 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
         workingDir: opts.workingDir,
         protectedPaths: opts.protectedPaths(),
         trustWorkingDir: opts.trustWorkingDir(),
+        sandboxed: opts.sandboxed?.() ?? false,
         approvedKinds,
       });
     } catch (err) {

@@ -13,7 +13,7 @@
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
-import type { AgentEvent, AgentSession, SessionSpec } from '../copilot/agentSessions';
+import type { AgentEvent, AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
 import { attachMachineSession, forkMachineSession, type AttachHost } from './attachSession';
@@ -24,6 +24,7 @@ import { WorkerInbox, originOf } from './workerInbox';
 import { errorText, formatResult, pastTense, seconds, workerInstructions, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, workerSpecExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { createWorkerPermissionHandler } from './workerPermissions';
+import { workerSandboxPolicy } from './workerSandbox';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerPoolOptions, type WorkerStatus, newWorker, workerRow } from './workerTypes';
 
@@ -229,6 +230,7 @@ export class WorkerPool {
         workingDir: dir,
         protectedPaths: () => this.protectedPaths(),
         trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
+        sandboxed: () => w.session?.sandbox.state === 'applied' || w.session?.sandbox.state === 'engaged',
         broker: this.opts.broker,
         logger: this.opts.logger,
         signal: () => task()?.abort.signal,
@@ -335,6 +337,7 @@ export class WorkerPool {
 
   private async disconnect(w: Worker): Promise<void> {
     const session = w.session;
+    if (session) w.sandbox = { ...session.sandbox };
     w.session = undefined;
     w.unsubscribe?.();
     w.unsubscribe = undefined;
@@ -362,7 +365,18 @@ export class WorkerPool {
       ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir), this.opts.model?.(), this.opts),
       // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
       ownSession: w.source === 'created',
+      trackChanges: true,
+      ...(this.opts.settings().sandbox === 'off' ? {} : { sandbox: this.sandboxPolicy(w) }),
     };
+  }
+
+  private sandboxPolicy(w: Worker): SandboxPolicy {
+    return workerSandboxPolicy({
+      workingDir: w.workingDir,
+      protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
+      network: this.opts.settings().network ?? 'allow',
+      gitCommonDir: w.gitCommonDir,
+    });
   }
 
   private persist(w: Worker): void {

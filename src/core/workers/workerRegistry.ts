@@ -101,6 +101,9 @@ export class WorkerRegistry {
       createdAt: w.createdAt,
       finishedAt: w.finishedAt,
       source: w.source,
+      ...(w.session ? { sandbox: { ...w.session.sandbox } } : w.sandbox ? { sandbox: w.sandbox } : {}),
+      ...(w.isolation ? { isolation: w.isolation } : {}),
+      ...(w.changes ? { changes: w.changes } : {}),
     };
   }
 

@@ -16,8 +16,16 @@ export interface WorkerSettings {
   timeoutMs: number;
   /** User-configured protected paths, on top of the built-in ones. */
   protectedPaths: string[];
-  /** Approve shell commands in a worker's own directory without asking (trusted projects). */
+  /** Approve shell commands in a worker's own directory without asking (trusted projects), only while sandboxed. */
   trustWorkingDir: boolean;
+  /** baton.workers.sandbox: the runtime's sandbox wherever it can engage ('auto', the default), or never. */
+  sandbox?: 'auto' | 'off';
+  /** baton.workers.network: outbound network inside the sandbox (default 'allow'). */
+  network?: 'allow' | 'deny';
+  /** baton.workers.isolation: a git worktree per worker in a repository (default), or the folder itself. */
+  isolation?: 'worktree' | 'none';
+  /** baton.workers.worktreeInclude: ignored files and folders to copy or link into each new worktree. */
+  worktreeInclude?: string[];
 }
 
 /** Where the request that started a worker came from; its result is summarised back there. */
@@ -86,6 +94,12 @@ export interface Worker {
   /** Settles when the session exists (creation or attach in flight). */
   ready: Promise<void>;
   tasks: number;
+  /** The last sandbox state its session reported (kept when the session is disconnected). */
+  sandbox?: WorkerCard['sandbox'];
+  isolation?: WorkerCard['isolation'];
+  changes?: WorkerCard['changes'];
+  /** The repository's git folder when the worker works in a linked worktree (readable in the sandbox, never writable). */
+  gitCommonDir?: string;
 }
 
 /** The session is held by another process (an open Copilot CLI or editor): Baton will not write into it; a fork can continue it. */

@@ -1,0 +1,42 @@
+// The sandbox policy of one worker: everything protected is denied, the worker's own directory is
+// writable, the rest of the machine is what the runtime's base policy allows (toolchains, temp).
+// Invariant: a protected folder that holds the worker's directory (Baton's storage holds its
+// worktrees) is denied piece by piece around that directory, never skipped as a whole.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { SandboxPolicy } from '../copilot/agentSessions';
+import { isWithin, realpathNearest } from './protectedPaths';
+
+export interface WorkerSandboxArgs {
+  /** The worker's directory (real path). */
+  workingDir: string;
+  /** Real paths of every protected location (built-in, settings, Baton's own, the CLI's login). */
+  protectedPaths: string[];
+  network: 'allow' | 'deny';
+  /** The repository's git folder when the worker works in a linked worktree: readable, so `git status` works, never writable (hooks). */
+  gitCommonDir?: string;
+}
+
+export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
+  const denied = new Set<string>();
+  for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), args.workingDir)) denied.add(d);
+  return {
+    deniedPaths: [...denied],
+    readonlyPaths: args.gitCommonDir ? [args.gitCommonDir] : [],
+    readwritePaths: [args.workingDir],
+    network: args.network,
+  };
+}
+
+/** `entry` itself, or (when it holds `keep`) its children except the way down to `keep`. */
+function carveAround(entry: string, keep: string, depth = 0): string[] {
+  if (!isWithin(keep, entry)) return [entry];
+  if (entry === keep || depth > 20) return [];
+  let children: string[];
+  try {
+    children = fs.readdirSync(entry).map((n) => path.join(entry, n));
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => (isWithin(keep, child) ? carveAround(child, keep, depth + 1) : [child]));
+}
