@@ -72,6 +72,11 @@ const APT_PACKAGES = [
   { name: 'g++', present: () => onPath('g++') !== undefined, runtime: false },
   { name: 'make', present: () => onPath('make') !== undefined, runtime: false },
   { name: 'python3', present: () => onPath('python3') !== undefined, runtime: false },
+  // Workers' sandbox (the Copilot runtime runs bwrap; with network allowed it needs slirp4netns and iptables) and worktrees.
+  { name: 'bubblewrap', present: () => onPath('bwrap') !== undefined, runtime: true },
+  { name: 'slirp4netns', present: () => onPath('slirp4netns') !== undefined, runtime: true },
+  { name: 'iptables', present: () => onPath('iptables') !== undefined || existsSync('/usr/sbin/iptables'), runtime: true },
+  { name: 'git', present: () => onPath('git') !== undefined, runtime: true },
 ];
 
 /** @returns {string | undefined} */
