@@ -2,7 +2,7 @@
 // Pass layer names to run a subset: `node scripts/test.mjs unit integration`.
 import { spawn } from 'node:child_process';
 
-const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'integration', 'e2e'];
+const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'provision', 'integration', 'e2e'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const layers = wanted.length ? wanted : all;
 const mocha = ['node_modules/mocha/bin/mocha.js', '--require', 'tsx/cjs', '--exit'];
@@ -13,6 +13,9 @@ const steps = {
   lint: ['node', ['node_modules/eslint/bin/eslint.js', '--max-warnings', '0', 'src', 'webview', 'test', 'bench']],
   format: ['node', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']],
   unit: ['node', [...mocha, '--timeout', '30000', 'test/unit/**/*.unit.test.ts']],
+  // The integration layer needs what the e2e layer does on this machine (bubblewrap and git for workers' sandbox and
+  // worktrees): installed when root, otherwise named in a clear error. Idempotent and quick once done.
+  provision: ['node', ['scripts/provisionVscode.mjs']],
   integration: ['node', [...mocha, '--timeout', '120000', 'test/integration/**/*.integration.test.ts']],
   e2e: ['node', ['test/e2e/runE2e.mjs']],
 };
