@@ -4,12 +4,13 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { TurnError } from '../../src/core/orchestrator/orchestrator';
+import { RUNTIME_BUILTIN_TOOLS } from '../../src/core/copilot/sessionConfig';
+import { TurnError, type OrchestratorOptions } from '../../src/core/orchestrator/orchestrator';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 
-/** The production wiring's tools: memory and workers, nothing of the runtime's own. */
+/** Tools the production wiring must give the orchestrator: memory and workers. */
 const BATON_TOOLS = ['remember', 'recall', 'forget', 'create_worker_session', 'send_to_worker', 'list_sessions', 'check_session_status', 'kill_session', 'list_machine_sessions', 'attach_machine_session'];
 
 function userTexts(requests: RecordedRequest[], needle: string): number {
@@ -256,7 +257,13 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   it('offers the model only Baton\'s tools: the orchestrator delegates files and shells', async () => {
     core.server.on({ lastUserIncludes: 'hi' }, { text: 'ok' });
     await core.orchestrator.enqueue('hi', { channel: 'panel' }).done;
-    assert.deepEqual([...core.server.chatRequests().at(-1)!.tools].sort(), [...BATON_TOOLS].sort());
+    const offered = [...core.server.chatRequests().at(-1)!.tools].sort();
+    // Exactly the tools the production wiring gives the orchestrator (memory, workers and whatever else it grows) ...
+    const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
+    assert.deepEqual(offered, [...wired].sort());
+    for (const name of BATON_TOOLS) assert.ok(offered.includes(name), `${name} is offered`);
+    // ... and none of the runtime's own: files and shells are workers' work.
+    assert.deepEqual(offered.filter((t) => (RUNTIME_BUILTIN_TOOLS as readonly string[]).includes(t)), []);
   });
 
   it('compacts on request and reports what it freed', async () => {
