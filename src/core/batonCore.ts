@@ -19,6 +19,7 @@ import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
+import { STATE_FINGERPRINT } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -154,6 +155,12 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     else void Promise.resolve().then(fn).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   };
   const invalidate = (reason: string): void => orchestrator?.invalidateSession(reason);
+  // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking the saved
+  // fingerprint stale takes the keeper's drift path (a fresh session with the recent turns as context).
+  const renewSession = (reason: string): void => {
+    store.setState(STATE_FINGERPRINT, `stale: ${reason}`);
+    invalidate(reason);
+  };
   const orch: Orchestrator = new Orchestrator({
     sessions,
     store,
@@ -165,7 +172,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
       ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
       ...createWikiTools(wiki, toolJournal),
-      ...createSkillTools(skills, { journal: toolJournal, indexUrl: () => deps.skillIndexUrl?.(), changed: () => runAfterTurn(() => invalidate('skills changed')) }),
+      ...createSkillTools(skills, { journal: toolJournal, indexUrl: () => deps.skillIndexUrl?.(), changed: () => runAfterTurn(() => renewSession('skills changed')) }),
       ...createControlTools({
         control: deps.control,
         settings: deps.settings.orchestrator,

@@ -17,7 +17,6 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     await core.dispose();
   });
 
-  const lastToolResult = (): string => String(core.server.chatRequests().at(-1)?.messages.at(-1)?.content ?? '');
 
   async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<string> {
     core.server.on({ lastUserIncludes: text, afterToolResult: false, name: text }, { toolCalls: calls });

@@ -1,0 +1,122 @@
+// Skills and control of Baton from the chat, through the real runtime and a scripted model: a skill installed from a
+// local git repository (made with real git) reaches the next sessions (orchestrator and worker), and is gone after
+// its removal; toggle_auto flips the setting through the host and the panel header follows; switch_model changes the
+// model of the next request.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { HostMessage } from '../../src/shared/protocol';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import type { RecordedRequest } from '../support/scriptedModelServer';
+
+const git = promisify(execFile);
+
+/** The skills the runtime offered in a request: the <available_skills> of its `skill` tool. */
+function offeredSkills(req: RecordedRequest | undefined): string[] {
+  const body = req?.body as { tools?: Array<{ function?: { name?: string; description?: string } }> } | undefined;
+  const description = body?.tools?.find((t) => t.function?.name === 'skill')?.function?.description ?? '';
+  return [...description.matchAll(/<name>([^<]+)<\/name>/g)].map((m) => m[1]!);
+}
+
+describe('skills and control from the chat (real runtime, scripted model)', function () {
+  this.timeout(90_000);
+  let core: CoreFixture;
+  const hostCalls: string[] = [];
+
+  beforeEach(async () => {
+    hostCalls.length = 0;
+    core = await startCore({
+      overrides: {
+        control: {
+          setRoutingAuto: async (on) => {
+            hostCalls.push(`auto ${on}`);
+            core.settings.routing.auto = on;
+          },
+          setModel: async (model) => {
+            hostCalls.push(`model ${model}`);
+            core.settings.routing.model = model;
+          },
+        },
+      },
+    });
+  });
+  afterEach(async () => {
+    await core.dispose();
+  });
+
+  async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<string> {
+    // Only the orchestrator's requests: a classifier request (auto routing) quotes the user's text too.
+    core.server.on({ lastUserIncludes: text, afterToolResult: false, systemIncludes: 'You are Baton', name: text }, { toolCalls: calls });
+    core.server.on({ afterToolResult: true, systemIncludes: 'You are Baton', name: `after ${text}` }, { text: 'ok' });
+    await core.orchestrator.enqueue(text, { channel: 'panel' }).done;
+    return String(core.server.chatRequests().at(-1)?.messages.at(-1)?.content ?? '');
+  }
+
+  async function plain(text: string): Promise<RecordedRequest> {
+    core.server.on({ lastUserIncludes: text, systemIncludes: 'You are Baton', name: text }, { text: 'fine' });
+    await core.orchestrator.enqueue(text, { channel: 'panel' }).done;
+    return core.server.chatRequests().at(-1)!;
+  }
+
+  it('skill_install from a local git repository reaches the next sessions; skill_remove takes it away', async () => {
+    const repo = join(core.root, 'skill-repo');
+    await mkdir(repo, { recursive: true });
+    await writeFile(join(repo, 'SKILL.md'), '---\nname: release-notes\ndescription: Writes release notes in the house style SKILLMARK-314\n---\n\n# Release notes\n\nUse bullet points.\n');
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    await git('git', ['init', '-q', repo], { env });
+    await git('git', ['-C', repo, 'add', '.'], { env });
+    await git('git', ['-C', repo, 'commit', '-q', '-m', 'skill'], { env });
+
+    assert.deepEqual(offeredSkills(await plain('before the skill')), []);
+    assert.match(await turn('learn the release notes skill', [{ name: 'skill_install', arguments: { source: repo } }]), /Installed 'release-notes' \(Writes release notes/);
+    assert.match(await turn('which skills?', [{ name: 'list_skills', arguments: {} }]), /- release-notes: Writes release notes/);
+    assert.deepEqual(offeredSkills(await plain('after the skill')), ['release-notes'], "the next session's request carries the skill");
+
+    // Workers are created with it too.
+    core.server.on({ systemIncludes: "You are 'skilled'", name: 'worker' }, { text: 'done' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'skilled'", name: 'result' }, { text: 'noted' });
+    await turn('start a worker', [{ name: 'create_worker_session', arguments: { name: 'skilled', working_dir: core.workspace, initial_prompt: 'say done' } }]);
+    const deadline = Date.now() + 20_000;
+    while (!core.events.some((e) => e.type === 'turn.completed' && e.origin.channel === 'background') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const workerReq = core.server.chatRequests().find((r) => r.systemText.includes("You are 'skilled'"));
+    assert.deepEqual(offeredSkills(workerReq), ['release-notes'], "the worker's request carries the skill");
+
+    assert.match(await turn('forget that skill', [{ name: 'skill_remove', arguments: { name: 'release-notes' } }]), /Removed skill 'release-notes'/);
+    assert.deepEqual(offeredSkills(await plain('after removing')), [], 'the one after does not');
+    assert.match(await turn('remove it again', [{ name: 'uninstall_skill', arguments: { name: 'release-notes' } }]), /No installed skill 'release-notes'/);
+    core.assertScriptDone();
+  });
+
+  it('skill_search: installed skills, and a clear word when no index is configured; bad sources are refused', async () => {
+    assert.match(await turn('find a pdf skill', [{ name: 'skill_search', arguments: { query: 'pdf' } }]), /No installed skill matches "pdf"[\s\S]*No skill index is configured \(setting baton\.skills\.indexUrl\)/);
+    assert.match(await turn('install from an option', [{ name: 'skill_install', arguments: { source: '--upload-pack=touch /tmp/x' } }]), /neither a git URL .* nor an absolute folder path/);
+    assert.match(await turn('install from ext', [{ name: 'learn_skill', arguments: { source: 'ext::sh -c touch% /tmp/pwned' } }]), /neither a git URL/);
+    core.assertScriptDone();
+  });
+
+  it('"turn on auto routing" flips the setting through the host and the header; switch_model changes the next request\'s model', async () => {
+    const posted: HostMessage[] = [];
+    core.chat.onDidPost((m) => posted.push(m));
+    assert.equal(core.chat.state().routingAuto, false);
+    assert.match(await turn('turn on auto routing', [{ name: 'toggle_auto', arguments: { enabled: true } }]), /Auto routing is on: fast claude-haiku-4\.5/);
+    assert.deepEqual(hostCalls, ['auto true']);
+    assert.equal(core.chat.state().routingAuto, true, 'the header state follows');
+    assert.ok(posted.some((m) => m.type === 'state' && m.state.routingAuto), 'the panel was sent the new header state');
+
+    // With routing on, the next message is classified (scripted) before it is answered.
+    core.server.on({ systemIncludes: 'You label messages for model routing', name: 'classifier' }, { text: 'standard' });
+    assert.match(await turn('turn it off again', [{ name: 'toggle_auto', arguments: { enabled: false } }]), /Auto routing is off/);
+    assert.equal(core.settings.routing.auto, false);
+
+    assert.match(await turn('which models?', [{ name: 'list_models', arguments: {} }]), /- claude-sonnet-4\.5 \(answering now\) \(configured\)[\s\S]*- claude-opus-4\.6/);
+    assert.match(await turn('use a bogus model', [{ name: 'switch_model', arguments: { model_id: 'gpt-9' } }]), /Unknown model 'gpt-9'\. Available: /);
+    assert.match(await turn('use the premium model', [{ name: 'switch_model', arguments: { model_id: 'claude-opus-4.6' } }]), /Switched to claude-opus-4\.6/);
+    assert.equal(core.chat.state().model === 'claude-opus-4.6' || core.settings.routing.model === 'claude-opus-4.6', true);
+    await plain('and now?');
+    assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6', 'the next request runs on the new model');
+    assert.deepEqual(hostCalls, ['auto true', 'auto false', 'model claude-opus-4.6']);
+    core.assertScriptDone();
+  });
+});
