@@ -1,8 +1,9 @@
 // The chat panel: builds the UI, applies host messages in order, and posts the user's intents. The host owns all
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
-import type { HostMessage, PanelState, Snapshot } from '../src/shared/protocol';
+import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/shared/protocol';
 import { highlightCode } from './codeHighlight';
 import { Composer } from './composer';
+import { ContextBar, DROP_TYPES, droppedUris } from './contextChips';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
@@ -25,6 +26,10 @@ const HOST_MESSAGE_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
   'permission/resolved',
   'state',
   'composer/focus',
+  'context/implicit',
+  'context/added',
+  'context/refused',
+  'chat/refused',
 ]);
 
 /** If a requested snapshot has not come after this long, ask again (the request or the answer may have been lost). */
@@ -51,6 +56,9 @@ export class ChatApp {
   private readonly announcer: HTMLElement;
   private state: PanelState = { busy: false, model: '', routingAuto: true };
   private lastSent: string | undefined;
+  private readonly contextBar: ContextBar;
+  /** The chips of the last message sent, put back if the host refuses it. */
+  private lastSentChips: ReferenceChip[] = [];
   private restored = false;
   private snapshotTimer: ReturnType<typeof setTimeout> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -71,12 +79,16 @@ export class ChatApp {
     });
     this.permissions = new PermissionList(this.post, () => this.composer.focus());
     this.workers = new WorkerStrip(this.post);
+    this.contextBar = new ContextBar(this.post, (chips) => this.saveState({ chips }));
+    if (this.ui.chips?.length) this.contextBar.restore(this.ui.chips);
     this.composer = new Composer({
       draft: this.ui.draft ?? '',
       send: (text) => this.send(text),
       stop: () => this.post({ type: 'chat/stop' }),
       recall: () => this.lastSent ?? this.list.lastUserText(),
       onDraft: (draft) => this.saveState({ draft }),
+      context: this.contextBar,
+      pick: (kind) => this.post({ type: 'context/pick', kind }),
     });
     this.announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'announcer' });
     this.scroller.append(this.empty.el, this.list.el, this.permissions.el);
@@ -89,6 +101,23 @@ export class ChatApp {
       if ((e.target as Element).closest?.('a[href]')) e.preventDefault();
     });
     this.scroller.addEventListener('scroll', () => this.saveState({}), { passive: true });
+    // Files dropped from the explorer or an editor tab (VS Code hands them to a webview while Shift is held).
+    root.addEventListener('dragover', (e) => {
+      if (!e.dataTransfer || !DROP_TYPES.some((t) => e.dataTransfer?.types.includes(t))) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'copy';
+      root.classList.add('drop-target');
+    });
+    root.addEventListener('dragleave', (e) => {
+      if (e.target === root) root.classList.remove('drop-target');
+    });
+    root.addEventListener('drop', (e) => {
+      root.classList.remove('drop-target');
+      const uris = e.dataTransfer ? droppedUris(e.dataTransfer) : [];
+      if (!uris.length) return;
+      e.preventDefault();
+      this.post({ type: 'context/drop', uris });
+    });
     window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
   }
 
@@ -144,6 +173,26 @@ export class ChatApp {
       case 'composer/focus':
         this.composer.focus();
         break;
+      case 'context/implicit':
+        this.contextBar.setImplicit(message.chip);
+        break;
+      case 'context/added':
+        this.contextBar.add(message.chips);
+        this.composer.focus();
+        break;
+      case 'context/refused':
+        this.contextBar.showNotice(message.message);
+        this.announce(message.message);
+        break;
+      case 'chat/refused':
+        // Nothing was sent: the text and its chips come back, unless the user is already writing another message.
+        if (!this.composer.textarea.value) {
+          this.composer.fill(message.text);
+          this.contextBar.restore(this.lastSentChips);
+        }
+        this.contextBar.showNotice(`Not sent: ${message.message}`);
+        this.announce(`Not sent: ${message.message}`);
+        break;
       default: {
         const unknown: never = message;
         void unknown;
@@ -160,6 +209,8 @@ export class ChatApp {
     this.list.reset(snapshot.messages, restore);
     this.workers.update(snapshot.workers);
     this.permissions.reset(snapshot.permissions);
+    this.contextBar.setImplicit(snapshot.implicit);
+    if (snapshot.attach?.length) this.contextBar.add(snapshot.attach);
     this.applyState(snapshot.state);
   }
 
@@ -173,7 +224,9 @@ export class ChatApp {
 
   private send(text: string): void {
     this.lastSent = text;
-    this.post({ type: 'chat/send', text });
+    const { refs, chips } = this.contextBar.takeForSend();
+    this.lastSentChips = chips;
+    this.post({ type: 'chat/send', text, ...(refs.length ? { references: refs } : {}) });
     this.list.scrollToEnd();
   }
 
@@ -240,7 +293,7 @@ export class ChatApp {
     this.saveTimer = setTimeout(() => {
       this.ui.scrollTop = Math.round(this.scroller.scrollTop);
       this.ui.pinned = this.list.pinned;
-      this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned });
+      this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned, chips: this.ui.chips });
     }, 250);
   }
 }

@@ -1,6 +1,9 @@
 // The message composer: a native textarea (IME, spellcheck, undo and screen readers all work as everywhere else).
 // Enter sends, Shift+Enter is a newline, ArrowUp in an empty box recalls the last message sent.
+import type { ReferenceChip } from '../src/shared/protocol';
+import type { ContextBar } from './contextChips';
 import { h } from './dom';
+import { HashPicker } from './hashPicker';
 
 export interface ComposerOptions {
   draft: string;
@@ -9,6 +12,10 @@ export interface ComposerOptions {
   /** The last message sent, for ArrowUp recall. */
   recall(): string | undefined;
   onDraft(text: string): void;
+  /** The chips above the box (the composer places them). */
+  context: ContextBar;
+  /** A kind was picked from the `#` list. */
+  pick(kind: ReferenceChip['ref']['kind']): void;
 }
 
 /** The protocol's limit for chat/send. */
@@ -18,6 +25,7 @@ export class Composer {
   readonly el: HTMLElement;
   readonly textarea: HTMLTextAreaElement;
   private readonly stopButton: HTMLElement;
+  private readonly picker: HashPicker;
 
   constructor(private readonly options: ComposerOptions) {
     this.textarea = h('textarea', {
@@ -33,8 +41,21 @@ export class Composer {
     const sendButton = h('vscode-button', { 'data-testid': 'send', 'aria-label': 'Send message', title: 'Send (Enter)' }, 'Send');
     this.stopButton = h('vscode-button', { appearance: 'secondary', 'data-testid': 'stop', 'aria-label': 'Stop the answer', title: 'Stop' }, 'Stop');
     this.stopButton.hidden = true;
+    this.picker = new HashPicker(this.textarea, (kind) => options.pick(kind));
+    const attach = h('vscode-button', { appearance: 'secondary', class: 'composer-attach', 'data-testid': 'attach', 'aria-label': 'Attach context (#)', title: 'Attach a file, folder, selection, problems or changes (#)' }, '#');
+    attach.addEventListener('click', () => {
+      this.focus();
+      this.picker.openAll();
+    });
     // A div, not a form: the toolkit's buttons are form-associated and would submit it as well as click.
-    this.el = h('div', { class: 'composer', role: 'group', 'aria-label': 'Compose a message' }, this.textarea, h('div', { class: 'composer-buttons' }, this.stopButton, sendButton));
+    this.el = h(
+      'div',
+      { class: 'composer', role: 'group', 'aria-label': 'Compose a message' },
+      options.context.el,
+      this.picker.el,
+      this.textarea,
+      h('div', { class: 'composer-buttons' }, attach, h('span', { class: 'composer-spacer' }), this.stopButton, sendButton),
+    );
 
     sendButton.addEventListener('click', () => this.submit());
     this.stopButton.addEventListener('click', () => options.stop());
@@ -61,6 +82,7 @@ export class Composer {
   private onKeyDown(e: KeyboardEvent): void {
     // While an IME composes, Enter confirms the composition; it must not send.
     if (e.isComposing || e.keyCode === 229) return;
+    if (this.picker.handleKey(e)) return;
     if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
       this.submit();

@@ -2,6 +2,7 @@
 // the viewport (MessageList decides when); a streaming message keeps its finished blocks' DOM and re-renders only
 // the open tail on each flush.
 import type { ChatMessage, MessageRole, RouteInfo, UsageInfo, WebviewMessage } from '../src/shared/protocol';
+import { storedReferencesEl } from './contextChips';
 import { h, setText, toggleAttr } from './dom';
 import { MarkdownStream, renderMarkdown } from './markdownStream';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
@@ -101,6 +102,8 @@ export class MessageView {
     this.footer = h('div', { class: 'message-footer' });
     this.actions = h('div', { class: 'message-actions' });
     el.prepend(this.header);
+    // What the editor added to the message (kept in the log, so shown again after a reload).
+    if (this.message.references?.length) el.append(storedReferencesEl(this.message.references, this.post));
     el.append(this.footer, this.actions);
     this.renderHeader();
     this.renderFooter();

@@ -1,6 +1,6 @@
 // The webview's side of the VS Code bridge. Only UI intent is kept in the webview state (the host owns the
 // conversation and sends it again on every load), so a reload never shows stale or duplicated messages.
-import type { WebviewMessage } from '../src/shared/protocol';
+import type { ReferenceChip, WebviewMessage } from '../src/shared/protocol';
 
 /** What the panel remembers across reloads: only what the user was doing, never what was said. */
 export interface UiState {
@@ -8,6 +8,8 @@ export interface UiState {
   scrollTop?: number;
   /** Whether the view was following the newest message. */
   pinned?: boolean;
+  /** Context chips attached and not sent yet. */
+  chips?: ReferenceChip[];
 }
 
 export interface VsCodeApi {

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createBatonCore, type BatonCore } from '../core/batonCore';
 import type { HostActions } from '../core/chat/chatController';
+import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
 import type { OutputLog } from './outputLog';
 import { readOrchestratorSettings, readProvider, readWorkerSettings, setRoutingAuto } from './settings';
@@ -19,6 +20,7 @@ export class BatonServices implements vscode.Disposable {
   private built: Core | undefined;
   private readonly readyListeners: Array<(core: Core) => void> = [];
   private readonly disposables: vscode.Disposable[] = [];
+  private editorContextRef: EditorContext | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -49,6 +51,11 @@ export class BatonServices implements vscode.Disposable {
 
   get storageDir(): string {
     return this.context.globalStorageUri.fsPath;
+  }
+
+  /** The editor as the chat's context (files, selections, problems, changes); one per window. */
+  get editorContext(): EditorContext {
+    return (this.editorContextRef ??= new EditorContext(this.storageDir));
   }
 
   private async build(): Promise<Core> {
@@ -131,6 +138,7 @@ export class BatonServices implements vscode.Disposable {
       runCommand: (command) => void vscode.commands.executeCommand(command),
       toggleRouting: () => void setRoutingAuto(!readOrchestratorSettings().routing.auto),
       openWorker: (name) => void vscode.commands.executeCommand('baton.worker.openTranscript', name),
+      context: this.editorContext,
     };
   }
 

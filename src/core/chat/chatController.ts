@@ -133,8 +133,9 @@ export class ChatController {
       .filter((e) => !(e.role === 'system' && e.status === 'cancelled'))
       .map(toChatMessage);
     if (this.live) messages.push({ ...this.live });
-    const implicit = this.context.implicit;
-    return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state(), ...(implicit ? { implicit } : {}) };
+    const { implicit, pendingChips } = this.context;
+    const context = { ...(implicit ? { implicit } : {}), ...(pendingChips.length ? { attach: pendingChips } : {}) };
+    return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state(), ...context };
   }
 
   state(): PanelState {
@@ -188,7 +189,8 @@ export class ChatController {
         this.postSnapshot();
         break;
       case 'chat/send':
-        this.sendFromPanel(message.text, message.references);
+        this.context.claimAll();
+        void this.sendFromPanel(message.text, message.references);
         break;
       case 'chat/stop':
         this.orchestrator.stop();
@@ -207,7 +209,7 @@ export class ChatController {
         }
         this.store.updateLog(entry.id, { status: 'cancelled' });
         // The references are read again: the message goes out as it was sent, with today's content.
-        this.sendFromPanel(entry.content, storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit })));
+        void this.sendFromPanel(entry.content, storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit })));
         break;
       }
       case 'routing/toggle':

@@ -129,18 +129,19 @@ export class Orchestrator {
     return this.keeper.current?.id;
   }
 
-  /** Queues a message; panel and command messages are tagged with their channel (background results are not). */
-  enqueue(text: string, origin: Origin): TurnHandle {
+  /** Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only, `extras.meta` in the log. */
+  enqueue(text: string, origin: Origin, extras?: { context?: string; meta?: Record<string, unknown> }): TurnHandle {
     // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
-    const prompt = origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`;
+    const prompt = `${origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`}${extras?.context ? `\n\n${extras.context}` : ''}`;
     // Logged before anything is sent: a crash from here on leaves a 'pending' row that start() marks interrupted.
     const logId = this.opts.store.appendLog({
       role: origin.channel === 'background' ? 'system' : 'user',
       content: text,
       source: origin.channel === 'background' ? `background:${origin.worker ?? ''}` : origin.channel,
       status: 'pending',
+      ...(extras?.meta ? { meta: JSON.stringify(extras.meta) } : {}),
     });
     let resolve!: (r: TurnResult) => void;
     let reject!: (e: unknown) => void;

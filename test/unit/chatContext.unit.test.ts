@@ -1,0 +1,217 @@
+// The chat's side of editor context, through the production wiring (createBatonCore, in-memory runtime)
+// with a fake EditorContextPort: references reach the prompt as tags and the log as meta, a refused
+// reference sends nothing, sends keep their order while references are read, the implicit chip and
+// attached chips ride on the snapshot, and a reload shows the references again.
+import * as assert from 'node:assert/strict';
+import type { AttachedReference, EditorContextPort, GatherResult, ResolvedReference } from '../../src/core/context/contextPort';
+import { referenceKey, referenceLabel, type Reference, type ReferenceChip } from '../../src/core/context/references';
+import type { HostMessage } from '../../src/shared/protocol';
+import { reply } from '../support/inMemoryAgentSessions';
+import { nextEvent, startUnitCore, type UnitCore } from '../support/inMemoryCore';
+
+class FakeEditorContext implements EditorContextPort {
+  gathered: AttachedReference[][] = [];
+  opened: Reference[] = [];
+  /** Set to make gather fail, or to hold it until released. */
+  failWith: GatherResult | undefined;
+  hold: Promise<void> | undefined;
+
+  async pick(kind: Reference['kind']) {
+    const ref: Reference = kind === 'changes' ? { kind } : { kind: 'file', path: `/ws/picked.${kind}` };
+    return { ok: true as const, chips: [chip(ref)] };
+  }
+  async drop(uris: string[]) {
+    return { ok: true as const, chips: uris.map((u) => chip({ kind: 'file', path: u })) };
+  }
+  async gather(refs: readonly AttachedReference[]): Promise<GatherResult> {
+    this.gathered.push([...refs]);
+    await this.hold;
+    if (this.failWith) return this.failWith;
+    return { ok: true, references: refs.map(({ ref, implicit }) => resolved(ref, implicit)) };
+  }
+  open(ref: Reference): void {
+    this.opened.push(ref);
+  }
+}
+
+function chip(ref: Reference, implicit?: boolean): ReferenceChip {
+  return { key: referenceKey(ref), ref, label: referenceLabel(ref), detail: 'detail', ...(implicit ? { implicit } : {}) };
+}
+
+function resolved(ref: Reference, implicit?: boolean): ResolvedReference {
+  if (ref.kind === 'selection') {
+    return {
+      ref,
+      label: referenceLabel(ref),
+      path: 'src/a.ts',
+      lines: `${ref.startLine}-${ref.endLine}`,
+      language: 'typescript',
+      text: 'function add(a, b) {\n  return a + b;\n}',
+      truncated: false,
+      ...(implicit ? { implicit } : {}),
+    };
+  }
+  return {
+    ref,
+    label: referenceLabel(ref),
+    path: 'big.log',
+    text: 'first lines\n[truncated: big.log is 5.0 MB]',
+    truncated: true,
+    note: 'truncated: big.log is 5.0 MB',
+  };
+}
+
+const SELECTION: Reference = { kind: 'selection', path: '/ws/src/a.ts', startLine: 10, endLine: 12 };
+const BIG: Reference = { kind: 'file', path: '/ws/big.log' };
+
+describe('ChatController with editor context', () => {
+  let fixture: UnitCore;
+  let port: FakeEditorContext;
+  let posted: HostMessage[];
+
+  beforeEach(async () => {
+    port = new FakeEditorContext();
+    const host = {
+      openLink: () => undefined,
+      insertCode: () => undefined,
+      runCommand: () => undefined,
+      toggleRouting: () => undefined,
+      openWorker: () => undefined,
+      context: port,
+    };
+    fixture = await startUnitCore({ overrides: { host } });
+    adopt();
+  });
+  function adopt(): void {
+    posted = [];
+    fixture.core.chat.onDidPost((m) => posted.push(m));
+  }
+  afterEach(async () => {
+    assert.equal(fixture.sessions.pendingScripts, 0, 'every scripted answer was used');
+    await fixture.dispose();
+  });
+
+  const send = (text: string, references?: AttachedReference[]) =>
+    fixture.core.chat.receive({ type: 'chat/send', text, ...(references ? { references } : {}) });
+  const lastSnapshot = () => {
+    fixture.core.chat.receive({ type: 'snapshot/request' });
+    const snap = posted.at(-1);
+    assert.ok(snap?.type === 'snapshot');
+    return snap.snapshot;
+  };
+
+  it('puts the references after the text in the prompt, tagged, and keeps them with the message in the log', async () => {
+    fixture.sessions.script('orchestrator', reply('It adds two numbers.'));
+    const done = nextEvent(fixture.core, 'turn.completed');
+    send('explain this', [{ ref: SELECTION, implicit: true }, { ref: BIG }]);
+    await done;
+    const [prompt] = fixture.sessions.orchestratorPrompts;
+    assert.ok(prompt);
+    assert.match(prompt, /^\[via panel\] explain this\n\n<references>\n/);
+    assert.match(
+      prompt,
+      /<reference kind="selection" path="src\/a\.ts" lines="10-12" language="typescript" from="active-editor">\nfunction add\(a, b\) \{\n {2}return a \+ b;\n\}\n<\/reference>/,
+    );
+    assert.match(prompt, /<reference kind="file" path="big\.log" truncated="true">\nfirst lines\n\[truncated: big\.log is 5\.0 MB\]\n<\/reference>/);
+
+    // The log keeps the user's words as they were typed, the references in meta.
+    const row = fixture.core.store.recentLog(10).find((e) => e.role === 'user');
+    assert.equal(row?.content, 'explain this');
+    const appended = posted.find((m) => m.type === 'message/append' && m.message.role === 'user');
+    assert.ok(appended?.type === 'message/append');
+    assert.deepEqual(
+      appended.message.references?.map((r) => [r.label, r.lines, r.text !== undefined, r.truncated ?? false, r.implicit ?? false]),
+      [
+        ['a.ts:10-12', '10-12', true, false, true],
+        ['big.log', undefined, false, true, false],
+      ],
+    );
+
+    // A window reload: the history shows the references on the message again.
+    await fixture.restart();
+    adopt();
+    const user = lastSnapshot().messages.find((m) => m.role === 'user');
+    assert.deepEqual(
+      user?.references?.map((r) => r.label),
+      ['a.ts:10-12', 'big.log'],
+    );
+    assert.equal(user?.references?.[0]?.text, 'function add(a, b) {\n  return a + b;\n}');
+  });
+
+  it('sends nothing when a reference is refused, and gives the text back to the composer with the reason', async () => {
+    port.failWith = { ok: false, error: { kind: 'binary', message: 'logo.png is a binary file (16 B): Baton attaches text files only.' } };
+    send('what is in this image?', [{ ref: { kind: 'file', path: '/ws/logo.png' } }]);
+    await fixture.core.chat.context.sendWith('', [], () => undefined); // waits for the chain
+    const refused = posted.find((m) => m.type === 'chat/refused');
+    assert.ok(refused?.type === 'chat/refused');
+    assert.deepEqual([refused.text, refused.kind], ['what is in this image?', 'binary']);
+    assert.match(refused.message, /binary file/);
+    assert.equal(fixture.core.store.recentLog(10).length, 0, 'nothing logged');
+    assert.deepEqual(fixture.sessions.runs, [], 'nothing sent');
+  });
+
+  it('keeps the order of messages while an earlier one waits for its references', async () => {
+    let release!: () => void;
+    port.hold = new Promise((r) => (release = r));
+    fixture.sessions.script('orchestrator', reply('first'), reply('second'));
+    const second = nextEvent(fixture.core, 'turn.completed', (e) => e.result.content === 'second');
+    send('one, with a selection', [{ ref: SELECTION }]);
+    send('two, plain');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(fixture.core.store.recentLog(10).length, 0, 'the plain message waits behind the one being read');
+    release();
+    await second;
+    assert.deepEqual(
+      fixture.core.store
+        .recentLog(10)
+        .filter((e) => e.role === 'user')
+        .map((e) => e.content),
+      ['one, with a selection', 'two, plain'],
+    );
+  });
+
+  it('shows the implicit chip and attached chips in the snapshot, until a message takes them', async () => {
+    fixture.core.chat.context.setImplicit(chip(SELECTION, true));
+    assert.deepEqual(posted.at(-1), { type: 'context/implicit', seq: posted.at(-1)?.seq, chip: chip(SELECTION, true) });
+    fixture.core.chat.receive({ type: 'context/pick', kind: 'changes' });
+    fixture.core.chat.receive({ type: 'context/drop', uris: ['/ws/dropped.ts'] });
+    await new Promise((r) => setImmediate(r));
+    const added = posted.filter((m) => m.type === 'context/added');
+    assert.equal(added.length, 2);
+    let snap = lastSnapshot();
+    assert.equal(snap.implicit?.label, 'a.ts:10-12');
+    assert.deepEqual(
+      snap.attach?.map((c) => c.label),
+      ['Changes', 'dropped.ts'],
+    );
+    fixture.sessions.script('orchestrator', reply('ok'));
+    const done = nextEvent(fixture.core, 'turn.completed');
+    send('go', [{ ref: { kind: 'changes' } }]);
+    await done;
+    snap = lastSnapshot();
+    assert.equal(snap.attach, undefined);
+    fixture.core.chat.receive({ type: 'context/open', ref: BIG });
+    assert.deepEqual(port.opened, [BIG]);
+  });
+
+  it('resends an interrupted message with its references read again', async () => {
+    fixture.core.store.appendLog({
+      role: 'user',
+      content: 'explain this',
+      source: 'panel',
+      status: 'pending',
+      meta: JSON.stringify({ references: [{ ref: SELECTION, label: 'a.ts:10-12', lines: '10-12' }] }),
+    });
+    await fixture.restart();
+    adopt();
+    const interrupted = lastSnapshot().messages.find((m) => m.status === 'interrupted');
+    assert.ok(interrupted);
+    assert.equal(interrupted.references?.[0]?.label, 'a.ts:10-12');
+    fixture.sessions.script('orchestrator', reply('again'));
+    const done = nextEvent(fixture.core, 'turn.completed');
+    fixture.core.chat.receive({ type: 'chat/resend', id: interrupted.id });
+    await done;
+    assert.deepEqual(port.gathered.at(-1), [{ ref: SELECTION, implicit: undefined }]);
+    assert.match(fixture.sessions.orchestratorPrompts[0] ?? '', /<reference kind="selection" path="src\/a\.ts" lines="10-12"/);
+  });
+});

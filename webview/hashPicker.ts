@@ -1,0 +1,130 @@
+// Typing `#` in the composer (at the start or after a space) opens a small list of what can be attached:
+// #file, #folder, #selection, #problems, #changes. Typing narrows it, arrows move, Enter or Tab picks,
+// Escape closes. Picking removes the `#word` from the text and asks the host, which shows VS Code's own
+// pickers where a choice is needed (which file, which scope).
+import type { ReferenceChip } from '../src/shared/protocol';
+import { h } from './dom';
+
+type Kind = ReferenceChip['ref']['kind'];
+
+const OPTIONS: ReadonlyArray<{ kind: Kind; hint: string }> = [
+  { kind: 'file', hint: 'a file of the workspace' },
+  { kind: 'folder', hint: 'a folder: its list of files' },
+  { kind: 'selection', hint: "the active editor's selection" },
+  { kind: 'problems', hint: 'errors and warnings of a file or the workspace' },
+  { kind: 'changes', hint: "the working tree's git diff" },
+];
+
+/** `#wo` right before the caret, at the start or after whitespace. */
+const TRIGGER = /(^|\s)#(\w*)$/;
+
+export class HashPicker {
+  readonly el: HTMLElement;
+  private shown: Kind[] = [];
+  private active = 0;
+  private open = false;
+
+  constructor(
+    private readonly textarea: HTMLTextAreaElement,
+    private readonly onPick: (kind: Kind) => void,
+  ) {
+    this.el = h('div', { class: 'hash-picker', role: 'listbox', id: 'hash-picker', 'aria-label': 'Attach context', 'data-testid': 'hash-picker' });
+    this.el.hidden = true;
+    textarea.setAttribute('aria-haspopup', 'listbox');
+    textarea.setAttribute('aria-controls', 'hash-picker');
+    textarea.setAttribute('aria-expanded', 'false');
+    textarea.addEventListener('input', () => this.update());
+    textarea.addEventListener('blur', () => this.close());
+    textarea.addEventListener('click', () => this.update());
+  }
+
+  /** Opens the list with every kind (the composer's "#" button). */
+  openAll(): void {
+    this.show(OPTIONS.map((o) => o.kind));
+  }
+
+  /** Handles a key while the list is open; true when it was the picker's. */
+  handleKey(e: KeyboardEvent): boolean {
+    if (!this.open) return false;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      this.active = (this.active + (e.key === 'ArrowDown' ? 1 : this.shown.length - 1)) % this.shown.length;
+      this.render();
+    } else if (e.key === 'Enter' || e.key === 'Tab') {
+      this.choose(this.shown[this.active]!);
+    } else if (e.key === 'Escape') {
+      this.close();
+    } else return false;
+    e.preventDefault();
+    e.stopPropagation();
+    return true;
+  }
+
+  private update(): void {
+    const before = this.textarea.value.slice(0, this.textarea.selectionStart);
+    const m = TRIGGER.exec(before);
+    if (!m) return this.close();
+    const typed = m[2]!.toLowerCase();
+    this.show(OPTIONS.map((o) => o.kind).filter((k) => k.startsWith(typed)));
+  }
+
+  private show(kinds: Kind[]): void {
+    if (!kinds.length) return this.close();
+    this.shown = kinds;
+    this.active = Math.min(this.active, kinds.length - 1);
+    this.open = true;
+    this.el.hidden = false;
+    this.textarea.setAttribute('aria-expanded', 'true');
+    this.render();
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.active = 0;
+    this.el.hidden = true;
+    this.textarea.setAttribute('aria-expanded', 'false');
+    this.textarea.removeAttribute('aria-activedescendant');
+  }
+
+  private choose(kind: Kind): void {
+    // The `#word` typed to open the list is removed: the chip stands for it.
+    const caret = this.textarea.selectionStart;
+    const before = this.textarea.value.slice(0, caret);
+    const m = TRIGGER.exec(before);
+    if (m) {
+      const start = caret - m[0].length + m[1]!.length;
+      this.textarea.value = this.textarea.value.slice(0, start) + this.textarea.value.slice(caret);
+      this.textarea.setSelectionRange(start, start);
+      this.textarea.dispatchEvent(new Event('input'));
+    }
+    this.close();
+    this.onPick(kind);
+  }
+
+  private render(): void {
+    const items = this.shown.map((kind, i) => {
+      const option = OPTIONS.find((o) => o.kind === kind)!;
+      const el = h(
+        'div',
+        {
+          class: 'hash-option',
+          role: 'option',
+          id: `hash-option-${kind}`,
+          'data-kind': kind,
+          'aria-selected': String(i === this.active),
+          'data-testid': 'hash-option',
+        },
+        h('span', { class: 'hash-option-name' }, `#${kind}`),
+        h('span', { class: 'hash-option-hint' }, option.hint),
+      );
+      // mousedown, not click: the textarea must keep the focus (its blur closes the list).
+      el.addEventListener('mousedown', (e) => {
+        e.preventDefault();
+        this.choose(kind);
+      });
+      return el;
+    });
+    this.el.replaceChildren(...items);
+    this.textarea.setAttribute('aria-activedescendant', `hash-option-${this.shown[this.active]}`);
+  }
+}
