@@ -15,6 +15,7 @@ const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   ['store', async () => (await import('./store.bench')).benchStore({ quick })],
   ['orchestrator', async () => (await import('./orchestrator.bench')).benchOrchestrator({ quick })],
   ['workers', async () => (await import('./workers.bench')).benchWorkers({ quick })],
+  ['worktrees', async () => (await import('./worktrees.bench')).benchWorktrees({ quick })],
   ['panel', async () => (await import('./panel.bench')).benchPanel({ quick })],
   ['activation', async () => (await import('./activation.bench')).benchActivation({ quick })],
 ];

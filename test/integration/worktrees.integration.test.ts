@@ -4,6 +4,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeSummary } from '../../src/core/git/changeSet';
 import { ChangeSets } from '../../src/core/git/changeSets';
 import { WorktreeError, WorktreeManager, repoKey } from '../../src/core/git/worktrees';
 import { makeLargeRepo, makeRepo, testGit, writeFiles } from '../support/gitFixture';
@@ -167,17 +168,31 @@ describe('git worktrees (real git)', function () {
     assert.ok(!existsSync(w2.worktreePath));
   });
 
-  it('creates a worktree of a 10,000-file repository quickly (target ≤ 2 s)', async () => {
+  // One 10,000-file fixture for both figures: building it is most of this test's time.
+  it('on a 10,000-file repository: creates a worktree (target ≤ 2 s), then summarizes and diffs 100 changed files (target ≤ 300 ms)', async () => {
     const big = await makeLargeRepo(git, join(root, 'big'), 10_000);
     const t0 = performance.now();
     await git.repoRoot(big);
     const baseline = performance.now() - t0;
     const t1 = performance.now();
     const wt = await worktrees.createWorkerWorktree({ repoDir: big, workerName: 'big1' });
-    const ms = performance.now() - t1;
-    console.log(`      worktree of a 10,000-file repo: ${ms.toFixed(0)} ms (rev-parse baseline ${baseline.toFixed(1)} ms)`);
+    const createMs = performance.now() - t1;
     assert.ok(existsSync(join(wt.worktreePath, 'src', 'mod99', 'file99.ts')));
-    // A generous bound: the shared 2-core machine must not make this flaky; the bench reports the figure.
-    assert.ok(ms < 10_000, `${ms} ms`);
+
+    for (let i = 0; i < 100; i++) await writeFile(join(wt.worktreePath, 'src', `mod${i}`, 'file7.ts'), `export const changed${i} = true;\n// line two\n`);
+    const t2 = performance.now();
+    const s = await changeSets.summarize(wt.changeSet);
+    const summarizeMs = performance.now() - t2;
+    const t3 = performance.now();
+    const d = await changeSets.diff(wt.changeSet, { maxBytes: 1_000_000 });
+    const diffMs = performance.now() - t3;
+    console.log(
+      `      10,000-file repo: worktree ${createMs.toFixed(0)} ms (rev-parse baseline ${baseline.toFixed(1)} ms); 100 changed files: summarize ${summarizeMs.toFixed(0)} ms, diff ${diffMs.toFixed(0)} ms`,
+    );
+    assert.equal(describeSummary(s), '100 files changed, +100 −200');
+    assert.equal(d.truncated, false);
+    assert.equal(d.text.match(/^diff --git /gm)?.length, 100);
+    // No time assertion: on the shared 2-core machine a busy neighbour multiplies these tenfold (the
+    // checkout is I/O bound). The figures are printed here and measured by `npm run bench` (worktrees).
   });
 });

@@ -8,7 +8,7 @@
 //   still cannot half-apply); the user's other uncommitted changes are kept, their index untouched;
 // - the paths Baton linked or copied in ("worktree include") are never a change.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ApplyConflict,
@@ -65,14 +65,17 @@ export class ChangeSets {
   /** A unified diff for the model, at most about `maxBytes`; a truncation is marked in the text. */
   async diff(cs: ChangeSet, opts: { maxBytes: number }): Promise<BoundedDiff> {
     const tree = await this.snapshot(cs);
-    const summary = await this.summaryOf(cs, tree);
+    // The header's length depends on the summary; a generous reserve lets both git calls run at once.
+    const reserve = 64;
+    const [summary, { stdout, truncated }] = await Promise.all([
+      this.summaryOf(cs, tree),
+      this.git.runTruncated(['diff-tree', '-p', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
+        cwd: cs.worktreePath,
+        maxBytes: Math.max(0, opts.maxBytes - reserve),
+      }),
+    ]);
     const header = `${describeSummary(summary)}\n\n`;
     if (!summary.files.length) return { summary, text: header, truncated: false };
-    const budget = Math.max(0, opts.maxBytes - Buffer.byteLength(header));
-    const { stdout, truncated } = await this.git.runTruncated(['diff-tree', '-p', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
-      cwd: cs.worktreePath,
-      maxBytes: budget,
-    });
     if (!truncated) return { summary, text: header + stdout, truncated: false };
     const shown = new Set<string>();
     for (const m of stdout.matchAll(/^diff --git a\/.* b\/(.*)$/gm)) shown.add(m[1]);
@@ -118,7 +121,8 @@ export class ChangeSets {
     const userRoot = await this.git.repoRoot(opts.userRepoDir);
     if (!userRoot) throw new Error(`${opts.userRepoDir} is not inside a git repository.`);
     const tree = await this.snapshot(cs);
-    const summary = await this.summaryOf(cs, tree);
+    const patchArgs = ['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)];
+    const [summary, patch] = await Promise.all([this.summaryOf(cs, tree), this.git.runBuffer(patchArgs, { cwd: cs.worktreePath })]);
     if (!summary.files.length) return { applied: [] };
 
     const dirty = new Set<string>();
@@ -131,9 +135,6 @@ export class ChangeSets {
     }
     if (unsaved.length) throw new ApplyConflict(unsaved);
 
-    const patch = await this.git.runBuffer(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
-      cwd: cs.worktreePath,
-    });
     // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
     const applyArgs = ['apply', '--whitespace=nowarn'];
     if (!(await this.git.succeeds([...applyArgs, '--check', '-'], { cwd: userRoot, input: patch }))) {
@@ -173,7 +174,7 @@ export class ChangeSets {
     const cwd = cs.worktreePath;
     try {
       try {
-        await copyFile(await this.git.gitFilePath(cwd, 'index'), index);
+        await copyFile(await this.indexPath(cwd), index);
       } catch (err) {
         if (err instanceof GitError) throw err;
         await this.git.run(['read-tree', 'HEAD'], { cwd, env });
@@ -191,6 +192,19 @@ export class ChangeSets {
       await rm(index, { force: true });
       await rm(`${index}.lock`, { force: true });
     }
+  }
+
+  /**
+   * The worktree's index file. A linked worktree's `.git` is a file `gitdir: <dir>` and its index is
+   * `<dir>/index` (gitrepository-layout): read here, it saves a git process per review. Anything
+   * unexpected asks git.
+   */
+  private async indexPath(worktreePath: string): Promise<string> {
+    try {
+      const m = /^gitdir: (.+)$/m.exec(await readFile(join(worktreePath, '.git'), 'utf8'));
+      if (m) return join(resolve(worktreePath, m[1].trim()), 'index');
+    } catch {}
+    return this.git.gitFilePath(worktreePath, 'index');
   }
 
   private async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {
