@@ -35,7 +35,11 @@ export async function benchActivation(_opts: { quick: boolean }): Promise<BenchF
   await mkdir(workspace, { recursive: true });
   const server = await ScriptedModelServer.start();
   server.always({}, { text: 'ok' });
-  const vscode = await CodeServer.start({ codeServerEntry, env: { ...hermeticEnv(server.url, join(root, 'copilot')), GH_TOKEN: 'fake' }, log: () => undefined });
+  const vscode = await CodeServer.start({
+    codeServerEntry,
+    env: { ...hermeticEnv(server.url, join(root, 'copilot')), GH_TOKEN: 'fake' },
+    log: () => undefined,
+  });
   try {
     const baseline = await runtimeProcesses();
     const wb = await vscode.open({ folder: workspace, extensionDevelopmentPath: process.cwd() });
@@ -50,7 +54,10 @@ export async function benchActivation(_opts: { quick: boolean }): Promise<BenchF
       const ok = await input
         .fill('>Baton: Show Log', { timeout: 10_000 })
         .then(() => row.waitFor({ timeout: 10_000 }))
-        .then(() => true, () => false);
+        .then(
+          () => true,
+          () => false,
+        );
       if (ok) break;
       if (attempt === 4) throw new Error('the command palette never listed "Baton: Show Log"');
     }

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       results[name] = await run();
     } catch (err) {
       crashed++;
-      results[name] = { error: err instanceof Error ? err.stack ?? err.message : String(err) };
+      results[name] = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     }
     process.stdout.write(`  ${name} took ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
@@ -53,17 +53,34 @@ async function main(): Promise<void> {
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
-  console.log(`\nBaton benchmark (${quick ? 'quick' : 'full'}) on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}\n`);
+  console.log(
+    `\nBaton benchmark (${quick ? 'quick' : 'full'}) on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}\n`,
+  );
   console.log(line(rows[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows.slice(1)) console.log(line(r));
-  await writeFile('bench/results.json', JSON.stringify({ date: new Date().toISOString(), quick, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.versions.node }, results }, null, 2));
+  await writeFile(
+    'bench/results.json',
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        quick,
+        machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.versions.node },
+        results,
+      },
+      null,
+      2,
+    ),
+  );
   console.log('\nWritten to bench/results.json');
   // A section that crashed is a bug in the benchmark (it must not rot); a missed target is a figure.
   if (crashed) process.exit(1);
 }
 
-void main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+void main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

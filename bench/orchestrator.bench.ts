@@ -50,7 +50,10 @@ async function benchTurns(server: ScriptedModelServer, turns: number): Promise<B
   const keeper = keeperOf(core);
   const { spec, tools } = (keeper as unknown as { opts: SessionKeeperOptions }).opts;
   // The config the port itself builds for the orchestrator (provider, per-session token, folder ...), in a folder of its own.
-  const config: SessionConfig = { ...(core.sessions as unknown as { config(spec: SessionSpec): SessionConfig }).config(spec('claude-sonnet-4.5', tools())), configDirectory: join(core.root, 'raw-sessions') };
+  const config: SessionConfig = {
+    ...(core.sessions as unknown as { config(spec: SessionSpec): SessionConfig }).config(spec('claude-sonnet-4.5', tools())),
+    configDirectory: join(core.root, 'raw-sessions'),
+  };
   const session: CopilotSession = await client.createSession(config);
   await session.sendAndWait({ prompt: 'warm up' }, 30_000);
 
@@ -139,7 +142,8 @@ async function benchColdFirstReply(server: ScriptedModelServer, rounds: number):
   const rawOnce = async (i: number): Promise<void> => {
     const root = await mkdtemp(join(tmpdir(), 'baton-bench-cold-'));
     const env = hermeticEnv(server.url, root);
-    for (const k of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME']) await mkdir(env[k]!, { recursive: true });
+    for (const k of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'])
+      await mkdir(env[k]!, { recursive: true });
     const workspace = join(root, 'workspace');
     await mkdir(workspace, { recursive: true });
     const t = performance.now();

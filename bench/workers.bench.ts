@@ -104,7 +104,10 @@ async function benchConcurrency(server: ScriptedModelServer, rounds: number): Pr
     { lastUserIncludes: 'TASK', afterToolResult: false },
     { toolCalls: [{ name: 'view', arguments: { path: join(project, 'README.md') } }], delayMs: 150 },
   );
-  server.always({ lastUserIncludes: 'TASK', afterToolResult: true }, { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 });
+  server.always(
+    { lastUserIncludes: 'TASK', afterToolResult: true },
+    { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 },
+  );
   // Each result becomes an orchestrator turn, as in the extension; it is answered at once.
   server.always({ lastUserIncludes: '[Background task completed]' }, { text: 'Noted.' });
   const pool = core.pool;
@@ -147,7 +150,10 @@ async function sampleRss(pids: number[]): Promise<number> {
   for (let i = 0; i < 8; i++) {
     await new Promise((r) => setTimeout(r, 200));
     const children = childMap();
-    max = Math.max(max, pids.reduce((sum, pid) => sum + treeRss(pid, children), 0));
+    max = Math.max(
+      max,
+      pids.reduce((sum, pid) => sum + treeRss(pid, children), 0),
+    );
   }
   return max;
 }
@@ -182,4 +188,3 @@ function childMap(): Map<number, number[]> {
   }
   return map;
 }
-

@@ -8,8 +8,16 @@ import { byokHarness, defineTool, runTurn, startHarness, waitForEvent, type Harn
 
 /** Every scripted response was asked for and nothing unscripted arrived. */
 function assertScriptDone(h: Harness): void {
-  assert.deepEqual(h.server.unscriptedRequests.map((r) => r.lastUserText ?? r.path), [], 'requests no test scripted');
-  assert.deepEqual(h.server.pending().map((r) => r.name), [], 'scripted responses never asked for');
+  assert.deepEqual(
+    h.server.unscriptedRequests.map((r) => r.lastUserText ?? r.path),
+    [],
+    'requests no test scripted',
+  );
+  assert.deepEqual(
+    h.server.pending().map((r) => r.name),
+    [],
+    'scripted responses never asked for',
+  );
 }
 
 function assertHermetic(h: Harness): void {
@@ -145,8 +153,14 @@ describe('copilot harness (Copilot API mode)', function () {
 
   it('made no stray (proxy/CONNECT) or unknown requests and nothing went unscripted', () => {
     assertHermetic(h);
-    assert.deepEqual(h.server.unscriptedRequests.map((r) => r.lastUserText), []);
-    assert.deepEqual(h.server.pending().map((r) => r.name), []);
+    assert.deepEqual(
+      h.server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+    );
+    assert.deepEqual(
+      h.server.pending().map((r) => r.name),
+      [],
+    );
   });
 });
 
@@ -303,7 +317,7 @@ describe('copilot harness: dispose', function () {
       assert.ok(ms < 6000, `dispose took ${ms} ms`);
       assert.ok(h.runtimePid !== undefined);
       assert.throws(() => process.kill(h.runtimePid!, 0), 'runtime process still alive');
-        assert.equal(existsSync(h.root), false);
+      assert.equal(existsSync(h.root), false);
     } finally {
       if (!disposed) await h.dispose();
     }

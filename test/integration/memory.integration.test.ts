@@ -19,13 +19,18 @@ describe('long-term memory (real runtime, scripted model)', function () {
   });
 
   function toolResult(name: string): string {
-    const req = core.server.chatRequests().find((r) => r.messages.at(-1)?.role === 'tool' && r.messages.some((m) => m.tool_calls?.some((c) => c.function.name === name)));
+    const req = core.server
+      .chatRequests()
+      .find((r) => r.messages.at(-1)?.role === 'tool' && r.messages.some((m) => m.tool_calls?.some((c) => c.function.name === name)));
     return String(req?.messages.at(-1)?.content ?? '');
   }
 
   it('remembers, recalls and forgets through the tools, and the summary reaches the next session', async () => {
     core.server.on({ afterToolResult: true }, { text: 'Saved.' });
-    core.server.on({ lastUserIncludes: 'I prefer tabs' }, { toolCalls: [{ name: 'remember', arguments: { category: 'preference', content: 'Prefers tabs over spaces', source: 'user' } }] });
+    core.server.on(
+      { lastUserIncludes: 'I prefer tabs' },
+      { toolCalls: [{ name: 'remember', arguments: { category: 'preference', content: 'Prefers tabs over spaces', source: 'user' } }] },
+    );
     const saved = await core.orchestrator.enqueue('I prefer tabs over spaces, remember that', { channel: 'panel' }).done;
     assert.equal(saved.content, 'Saved.');
     assert.match(toolResult('remember'), /Remembered \(#\d+, preference\): "Prefers tabs over spaces"/);
@@ -39,7 +44,10 @@ describe('long-term memory (real runtime, scripted model)', function () {
 
     // A bad argument from the model is answered with a clear error, and the turn goes on.
     core.server.on({ afterToolResult: true }, { text: 'Sorry, let me fix that.' });
-    core.server.on({ lastUserIncludes: 'bad category' }, { toolCalls: [{ name: 'remember', arguments: { category: 'nonsense', content: 'x', source: 'user' } }] });
+    core.server.on(
+      { lastUserIncludes: 'bad category' },
+      { toolCalls: [{ name: 'remember', arguments: { category: 'nonsense', content: 'x', source: 'user' } }] },
+    );
     const bad = await core.orchestrator.enqueue('bad category test', { channel: 'panel' }).done;
     assert.equal(bad.status, 'complete');
     const lastTool = core.server.chatRequests().at(-1)!.messages.at(-1);

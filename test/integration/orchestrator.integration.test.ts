@@ -11,7 +11,18 @@ import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 
 /** Tools the production wiring must give the orchestrator: memory and workers. */
-const BATON_TOOLS = ['remember', 'recall', 'forget', 'create_worker_session', 'send_to_worker', 'list_sessions', 'check_session_status', 'kill_session', 'list_machine_sessions', 'attach_machine_session'];
+const BATON_TOOLS = [
+  'remember',
+  'recall',
+  'forget',
+  'create_worker_session',
+  'send_to_worker',
+  'list_sessions',
+  'check_session_status',
+  'kill_session',
+  'list_machine_sessions',
+  'attach_machine_session',
+];
 
 function userTexts(requests: RecordedRequest[], needle: string): number {
   // How many user messages across ALL chat requests' final user turn carry the text: a prompt sent
@@ -53,7 +64,13 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const chat = core.server.chatRequests();
     assert.match(chat.at(-1)!.lastUserText ?? '', /\[via panel\] hello baton/);
     const log = core.store.recentLog(10);
-    assert.deepEqual(log.map((e) => [e.role, e.status]), [['user', 'complete'], ['assistant', 'complete']]);
+    assert.deepEqual(
+      log.map((e) => [e.role, e.status]),
+      [
+        ['user', 'complete'],
+        ['assistant', 'complete'],
+      ],
+    );
     assert.equal(log[1].content, 'Hi! How can I help today?');
     // The checkpoint is written just after the reply is handed over.
     await new Promise((resolve) => setImmediate(resolve));
@@ -69,11 +86,17 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     core.server.on({ lastUserIncludes: 'third' }, { text: 'three' });
     const handles = ['first', 'second', 'third'].map((t) => core.orchestrator.enqueue(t, { channel: 'command' }));
     const results = await Promise.all(handles.map((h) => h.done));
-    assert.deepEqual(results.map((r) => r.content), ['one', 'two', 'three']);
+    assert.deepEqual(
+      results.map((r) => r.content),
+      ['one', 'two', 'three'],
+    );
     const order = core.server.chatRequests().map((r) => /\[via command\] (\w+)/.exec(r.lastUserText ?? '')?.[1]);
     assert.deepEqual(order, ['first', 'second', 'third']);
     const completed = ofType(core.events, 'turn.completed').map((e) => e.turnId);
-    assert.deepEqual(completed, handles.map((h) => h.turnId));
+    assert.deepEqual(
+      completed,
+      handles.map((h) => h.turnId),
+    );
   });
 
   it('resumes the same session after a restart', async () => {
@@ -103,7 +126,10 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.match(last.lastUserText ?? '', /my project is called zebra/);
     assert.match(last.lastUserText ?? '', /do NOT respond to these messages/);
     assert.match(last.lastUserText ?? '', /\[via panel\] and its language\?$/);
-    assert.ok(core.logger.lines.some((l) => /drifted/.test(l)), 'the drift is logged');
+    assert.ok(
+      core.logger.lines.some((l) => /drifted/.test(l)),
+      'the drift is logged',
+    );
     assert.notEqual(core.store.getState('orchestrator_fingerprint'), before);
     assert.equal(userTexts([last], 'my project is called zebra'), 1, 'the earlier turn rides on the prompt once, as context');
   });
@@ -129,7 +155,10 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const nudge = '[System: your previous reply was interrupted';
     let killed = false;
     core.server.on({ lastUserIncludes: 'long task please', predicate: () => !killed }, { textThenHang: 'Working on' });
-    core.server.on({ name: 'the retry', predicate: (r) => killed && /\[System: your previous reply was interrupted|long task please/.test(r.lastUserText ?? '') }, { text: 'Done: the long task is finished.' });
+    core.server.on(
+      { name: 'the retry', predicate: (r) => killed && /\[System: your previous reply was interrupted|long task please/.test(r.lastUserText ?? '') },
+      { text: 'Done: the long task is finished.' },
+    );
     const handle = core.orchestrator.enqueue('long task please', { channel: 'panel' });
     await waitFor(() => ofType(core.events, 'turn.delta').length > 0);
     const pid = core.sessions.runtimePid();
@@ -148,13 +177,22 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       assert.ok((retry.lastUserText ?? '').includes(nudge), 'the runtime had the prompt: the retry is the nudge');
       assert.equal(sends, 1, 'the prompt was sent once');
     } else {
-      assert.ok(core.logger.lines.some((l) => /the runtime has no record of the prompt; sending it again/.test(l)), 'a resend is logged');
+      assert.ok(
+        core.logger.lines.some((l) => /the runtime has no record of the prompt; sending it again/.test(l)),
+        'a resend is logged',
+      );
       assert.ok(!(retry.lastUserText ?? '').includes(nudge));
       assert.equal(sends, 2);
     }
     assert.equal(userTexts([retry], 'long task please'), 1, 'the prompt appears once in the history the model sees');
     assert.equal(ofType(core.events, 'turn.completed').length, 1);
-    assert.deepEqual(core.store.recentLog(2).map((e) => [e.role, e.status]), [['user', 'complete'], ['assistant', 'complete']]);
+    assert.deepEqual(
+      core.store.recentLog(2).map((e) => [e.role, e.status]),
+      [
+        ['user', 'complete'],
+        ['assistant', 'complete'],
+      ],
+    );
   });
 
   it('fails at once with a readable message on an auth error', async () => {
@@ -254,7 +292,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.ok(core.store.recentLog(10).some((e) => e.role === 'assistant' && e.status === 'partial' && e.content.startsWith('thinking')));
   });
 
-  it('offers the model only Baton\'s tools: the orchestrator delegates files and shells', async () => {
+  it("offers the model only Baton's tools: the orchestrator delegates files and shells", async () => {
     core.server.on({ lastUserIncludes: 'hi' }, { text: 'ok' });
     await core.orchestrator.enqueue('hi', { channel: 'panel' }).done;
     const offered = [...core.server.chatRequests().at(-1)!.tools].sort();
@@ -263,14 +301,23 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.deepEqual(offered, [...wired].sort());
     for (const name of BATON_TOOLS) assert.ok(offered.includes(name), `${name} is offered`);
     // ... and none of the runtime's own: files and shells are workers' work.
-    assert.deepEqual(offered.filter((t) => (RUNTIME_BUILTIN_TOOLS as readonly string[]).includes(t)), []);
+    assert.deepEqual(
+      offered.filter((t) => (RUNTIME_BUILTIN_TOOLS as readonly string[]).includes(t)),
+      [],
+    );
   });
 
   it('compacts on request and reports what it freed', async () => {
-    core.server.on({ lastUserIncludes: /\[via panel\] turn \d with some content$/ }, ...Array.from({ length: 3 }, () => ({ text: 'a reply long enough to be worth summarising later on' })));
+    core.server.on(
+      { lastUserIncludes: /\[via panel\] turn \d with some content$/ },
+      ...Array.from({ length: 3 }, () => ({ text: 'a reply long enough to be worth summarising later on' })),
+    );
     core.server.on({ lastUserIncludes: '[via panel] after compaction' }, { text: 'still going' });
     for (let i = 0; i < 3; i++) await core.orchestrator.enqueue(`turn ${i} with some content`, { channel: 'panel' }).done;
-    core.server.on({ predicate: (r) => /summar/i.test(JSON.stringify(r.messages.at(-1)?.content ?? '')) || /summar/i.test(r.systemText) }, { text: '<overview>The user sent three numbered turns.</overview>' });
+    core.server.on(
+      { predicate: (r) => /summar/i.test(JSON.stringify(r.messages.at(-1)?.content ?? '')) || /summar/i.test(r.systemText) },
+      { text: '<overview>The user sent three numbered turns.</overview>' },
+    );
     const freed = await core.orchestrator.compact();
     assert.ok(freed.messagesRemoved > 0, `messages removed: ${freed.messagesRemoved}`);
     assert.ok(freed.tokensRemoved > 0, `tokens removed: ${freed.tokensRemoved}`);
@@ -293,7 +340,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6');
       const b = await core.orchestrator.enqueue('yes', { channel: 'panel' }).done;
       assert.deepEqual([b.route.tier, b.route.reason], ['premium', 'follow-up']);
-      const c = await core.orchestrator.enqueue('[Background task completed] Worker \'w\' finished:\n\ndone', { channel: 'background', worker: 'w' }).done;
+      const c = await core.orchestrator.enqueue("[Background task completed] Worker 'w' finished:\n\ndone", { channel: 'background', worker: 'w' }).done;
       assert.deepEqual([c.route.tier, c.route.reason, c.route.model], ['standard', 'background', 'claude-sonnet-4.6']);
     });
 
@@ -302,7 +349,13 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       core.server.on({ systemIncludes: 'You label messages' }, { text: 'fast' });
       const a = await core.orchestrator.enqueue('what is the capital of france, quickly', { channel: 'panel' }).done;
       assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'claude-haiku-4.5']);
-      assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'claude-haiku-4.5');
+      assert.equal(
+        core.server
+          .chatRequests()
+          .filter((r) => !r.systemText.includes('You label messages'))
+          .at(-1)!.model,
+        'claude-haiku-4.5',
+      );
       core.server.on({ systemIncludes: 'You label messages' }, { text: 'premium' }, { text: 'premium' }, { text: 'premium' });
       const b = await core.orchestrator.enqueue('prove this distributed protocol correct formally', { channel: 'panel' }).done;
       assert.deepEqual([b.route.tier, b.route.reason], ['fast', 'cooldown']);
@@ -310,7 +363,13 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       assert.deepEqual([c.route.tier, c.route.reason], ['fast', 'cooldown']);
       const d = await core.orchestrator.enqueue('then check the proof for subtle gaps in it', { channel: 'panel' }).done;
       assert.deepEqual([d.route.tier, d.route.reason, d.route.model], ['premium', 'classifier', 'claude-opus-4.6']);
-      assert.equal(core.server.chatRequests().filter((r) => !r.systemText.includes('You label messages')).at(-1)!.model, 'claude-opus-4.6');
+      assert.equal(
+        core.server
+          .chatRequests()
+          .filter((r) => !r.systemText.includes('You label messages'))
+          .at(-1)!.model,
+        'claude-opus-4.6',
+      );
     });
   });
 });
@@ -337,10 +396,19 @@ describe('Orchestrator, not signed in (real runtime, no token)', function () {
       const failed = ofType(core.events, 'turn.failed');
       assert.equal(failed.length, 1);
       assert.equal(failed[0]!.error.action?.command, 'baton.signIn');
-      assert.ok(posted.some((p) => p.action?.command === 'baton.signIn'), 'the panel shows the sign-in action');
+      assert.ok(
+        posted.some((p) => p.action?.command === 'baton.signIn'),
+        'the panel shows the sign-in action',
+      );
       // At most one attempt reached the model service, and nothing the script did not expect.
       assert.ok(core.server.chatRequests().length <= 1, `${core.server.chatRequests().length} model requests`);
-      assert.deepEqual(core.store.recentLog(2).map((e) => [e.role, e.status]), [['user', 'failed'], ['assistant', 'failed']]);
+      assert.deepEqual(
+        core.store.recentLog(2).map((e) => [e.role, e.status]),
+        [
+          ['user', 'failed'],
+          ['assistant', 'failed'],
+        ],
+      );
       core.assertScriptDone();
     } finally {
       await core.dispose();

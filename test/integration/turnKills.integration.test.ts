@@ -29,7 +29,8 @@ async function waitFor(what: string, predicate: () => boolean, timeoutMs = 10_00
 const text = (r: RecordedRequest): string => r.lastUserText ?? '';
 /** The prompt sent as a new user turn (not a tool follow-up that still shows it as the last user message). */
 const sendsPrompt = (r: RecordedRequest, prompt: string): boolean => r.messages.at(-1)?.role === 'user' && text(r).includes(prompt);
-const historyCount = (r: RecordedRequest, prompt: string): number => r.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(prompt)).length;
+const historyCount = (r: RecordedRequest, prompt: string): number =>
+  r.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(prompt)).length;
 
 interface Row {
   point: string;
@@ -83,7 +84,10 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     assert.equal(result.status, 'complete');
     assert.equal(result.content, REPLY);
     assert.equal(ofType(core.events, 'turn.completed').filter((e) => e.turnId === handle.turnId).length, 1, 'the turn completed once');
-    assert.ok(ofType(core.events, 'turn.retrying').some((e) => e.turnId === handle.turnId), 'the turn was retried');
+    assert.ok(
+      ofType(core.events, 'turn.retrying').some((e) => e.turnId === handle.turnId),
+      'the turn was retried',
+    );
 
     const chats = core.server.chatRequests();
     const sends = chats.filter((r) => sendsPrompt(r, prompt)).length;
@@ -111,11 +115,26 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     assert.equal(historyCount(chats.at(-1)!, prompt), 1, 'the final history holds the prompt once');
     const log = core.store.recentLog(20);
     const userRows = log.filter((e) => e.role === 'user' && e.content === prompt);
-    assert.deepEqual(userRows.map((e) => e.status), ['complete'], 'one user row');
+    assert.deepEqual(
+      userRows.map((e) => e.status),
+      ['complete'],
+      'one user row',
+    );
     // The panel's rows only: a worker's result may follow as a background turn.
     const after = log.filter((e) => e.id > userRows[0]!.id && e.source === 'panel');
-    assert.deepEqual(after.map((e) => [e.role, e.status, e.content]), [['assistant', 'complete', REPLY]], 'one assistant row');
-    table.push({ point, branch, 'requests sending the prompt': sends, 'requests after the kill': afterKillCount, memories: core.store.listMemories().length, workers: core.pool.list().length });
+    assert.deepEqual(
+      after.map((e) => [e.role, e.status, e.content]),
+      [['assistant', 'complete', REPLY]],
+      'one assistant row',
+    );
+    table.push({
+      point,
+      branch,
+      'requests sending the prompt': sends,
+      'requests after the kill': afterKillCount,
+      memories: core.store.listMemories().length,
+      workers: core.pool.list().length,
+    });
   }
 
   it('before the request: killed as the turn starts', async () => {
@@ -158,7 +177,14 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     core.server.on({ lastUserIncludes: prompt, predicate: () => !killed }, { textThenHang: whole, chunks: 3 });
     afterKill(prompt, { text: REPLY });
     const handle = core.orchestrator.enqueue(prompt, { channel: 'panel' });
-    await waitFor('the last delta', () => ofType(core.events, 'turn.delta').filter((e) => e.turnId === handle.turnId).map((e) => e.delta).join('') === whole);
+    await waitFor(
+      'the last delta',
+      () =>
+        ofType(core.events, 'turn.delta')
+          .filter((e) => e.turnId === handle.turnId)
+          .map((e) => e.delta)
+          .join('') === whole,
+    );
     kill();
     await checkOnce('on the last delta', prompt, handle, { reached: true });
     core.server.releaseHeld();
@@ -181,14 +207,21 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     const replaysBefore = core.toolJournal.replays;
     const handle = core.orchestrator.enqueue(prompt, { channel: 'panel' });
     await checkOnce('inside a Baton tool (remember)', prompt, handle, { reached: true });
-    assert.deepEqual(core.store.listMemories().map((m) => m.content), ['Uses tabs'], 'one memory row');
+    assert.deepEqual(
+      core.store.listMemories().map((m) => m.content),
+      ['Uses tabs'],
+      'one memory row',
+    );
     assert.equal(core.toolJournal.replays - replaysBefore, 1, 'the second call was answered from the journal');
   });
 
   it('inside a Baton tool: killed while `create_worker_session` starts the worker; one worker, whose loss is reported once', async () => {
     const prompt = 'kill point six: start a builder';
     const args = { name: 'builder', working_dir: core.workspace, initial_prompt: 'TASK-k build the app' };
-    core.server.on({ lastUserIncludes: prompt, afterToolResult: false, predicate: () => !killed }, { toolCalls: [{ name: 'create_worker_session', arguments: args }] });
+    core.server.on(
+      { lastUserIncludes: prompt, afterToolResult: false, predicate: () => !killed },
+      { toolCalls: [{ name: 'create_worker_session', arguments: args }] },
+    );
     afterKill(prompt, { toolCalls: [{ name: 'create_worker_session', arguments: args }] }, { text: REPLY });
     // The worker's session went with the killed runtime: its task fails and the orchestrator hears it once.
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'builder'" }, { text: 'The builder was lost; I can start it again.' });
@@ -203,7 +236,11 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     const handle = core.orchestrator.enqueue(prompt, { channel: 'panel' });
     await checkOnce('inside a Baton tool (create_worker_session)', prompt, handle, { reached: true });
     assert.equal(core.toolJournal.replays - replaysBefore, 1, 'the second call was answered from the journal');
-    assert.deepEqual(core.pool.list().map((w) => w.name), ['builder'], 'one worker');
+    assert.deepEqual(
+      core.pool.list().map((w) => w.name),
+      ['builder'],
+      'one worker',
+    );
     await waitFor('the background turn', () => ofType(core.events, 'turn.completed').some((e) => e.origin.channel === 'background'), 15_000);
     assert.equal(core.events.filter((e) => e.type === 'turn.queued' && e.origin.channel === 'background').length, 1, 'its result is delivered once');
     assert.ok(!core.server.chatRequests().some((r) => text(r).includes('TASK-k')), 'the lost worker never reached the model');

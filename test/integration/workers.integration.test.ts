@@ -47,8 +47,11 @@ describe('workers (real runtime, scripted model, production wiring)', function (
 
   /** Results the pool handed to the orchestrator: background turns queued, in order. */
   const delivered = (): Array<{ text: string; origin: Origin }> =>
-    core.events.filter((e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.origin.channel === 'background').map((e) => ({ text: e.prompt, origin: e.origin }));
-  const backgroundDone = (): number => core.events.filter((e) => (e.type === 'turn.completed' || e.type === 'turn.failed') && e.origin.channel === 'background').length;
+    core.events
+      .filter((e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.origin.channel === 'background')
+      .map((e) => ({ text: e.prompt, origin: e.origin }));
+  const backgroundDone = (): number =>
+    core.events.filter((e) => (e.type === 'turn.completed' || e.type === 'turn.failed') && e.origin.channel === 'background').length;
   /** The orchestrator's answers to the next results of `worker`: one scripted reply per result. */
   const answerResults = (worker: string, ...replies: string[]): void => {
     core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, ...replies.map((text) => ({ text })));
@@ -79,7 +82,14 @@ describe('workers (real runtime, scripted model, production wiring)', function (
   });
 
   it("creates a worker from the orchestrator's tool call, returns at once, and delivers its result as a background turn", async () => {
-    core.server.on({ lastUserIncludes: '[via panel] fix the jwt bug', afterToolResult: false }, { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'auth-fix', working_dir: '~/dev/app', initial_prompt: 'TASK-auth: fix the JWT expiry bug' } }] });
+    core.server.on(
+      { lastUserIncludes: '[via panel] fix the jwt bug', afterToolResult: false },
+      {
+        toolCalls: [
+          { name: 'create_worker_session', arguments: { name: 'auth-fix', working_dir: '~/dev/app', initial_prompt: 'TASK-auth: fix the JWT expiry bug' } },
+        ],
+      },
+    );
     core.server.on({ lastUserIncludes: '[via panel] fix the jwt bug', afterToolResult: true }, { text: 'On it.' });
     // The worker takes a while, so the orchestrator's turn provably ends first.
     core.server.on({ lastUserIncludes: 'TASK-auth' }, { text: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.', delayMs: 400, chunks: 3 });
@@ -89,7 +99,12 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.equal(first.content, 'On it.');
     assert.equal(delivered().length, 0, 'the tool returned before the worker finished');
     const orchSession = core.store.getState('orchestrator_session_id');
-    const toolResult = toolMessages(core.server.chatRequests().filter((r) => r.sessionId === orchSession).at(-1)!);
+    const toolResult = toolMessages(
+      core.server
+        .chatRequests()
+        .filter((r) => r.sessionId === orchSession)
+        .at(-1)!,
+    );
     assert.match(toolResult[0]!, new RegExp(`^On it — worker 'auth-fix' started in ${project.replace(/[/.]/g, '\\$&')}`));
     assert.equal(core.pool.status('auth-fix').state, 'running');
 
@@ -99,7 +114,9 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.equal(delivered().length, 1);
     const { text, origin } = delivered()[0]!;
     assert.ok(
-      text.startsWith("[Background task completed] Worker 'auth-fix' finished:\n\n<worker-output>\nFixed the expiry check in auth.ts.\nAll 12 tests pass.\n</worker-output>"),
+      text.startsWith(
+        "[Background task completed] Worker 'auth-fix' finished:\n\n<worker-output>\nFixed the expiry check in auth.ts.\nAll 12 tests pass.\n</worker-output>",
+      ),
       text,
     );
     assert.deepEqual(origin, { channel: 'background', worker: 'auth-fix', replyTo: 'panel' });
@@ -116,7 +133,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.equal(store.inbox[0]!.kind, 'completed');
     assert.equal(store.undeliveredInbox().length, 0);
     assert.equal(store.listWorkers().length, 0);
-    assert.ok(store.recentLog(10).some((e) => e.source === 'background:auth-fix'), 'the result is in the conversation log');
+    assert.ok(
+      store.recentLog(10).some((e) => e.source === 'background:auth-fix'),
+      'the result is in the conversation log',
+    );
 
     // One runtime for all: the worker's requests came through the same client, as a different session, in its directory.
     const workerReq = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('TASK-auth'))!;
@@ -146,7 +166,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.match(unknown.textResultForLlm, /No worker named 'ghost'/);
 
     // Through the orchestrator: the runtime hands the failure back to the model and the turn goes on.
-    core.server.on({ lastUserIncludes: '[via panel] kill nobody', afterToolResult: false }, { toolCalls: [{ name: 'kill_session', arguments: { name: 'nobody' } }] });
+    core.server.on(
+      { lastUserIncludes: '[via panel] kill nobody', afterToolResult: false },
+      { toolCalls: [{ name: 'kill_session', arguments: { name: 'nobody' } }] },
+    );
     core.server.on({ lastUserIncludes: '[via panel] kill nobody', afterToolResult: true }, { text: 'That worker does not exist.' });
     const turn = await core.orchestrator.enqueue('kill nobody', { channel: 'panel' }).done;
     assert.equal(turn.content, 'That worker does not exist.');
@@ -171,14 +194,21 @@ describe('workers (real runtime, scripted model, production wiring)', function (
   it('self-edit protection: the orchestrator is told not to touch its installation, and a worker asked to work there is refused', async () => {
     core.server.on(
       { lastUserIncludes: '[via panel] improve baton itself', afterToolResult: false },
-      { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'self', working_dir: core.installPath, initial_prompt: 'TASK-self edit your own code' } }] },
+      {
+        toolCalls: [
+          { name: 'create_worker_session', arguments: { name: 'self', working_dir: core.installPath, initial_prompt: 'TASK-self edit your own code' } },
+        ],
+      },
     );
     core.server.on({ lastUserIncludes: '[via panel] improve baton itself', afterToolResult: true }, { text: 'I may not edit my own installation.' });
     const turn = await core.orchestrator.enqueue('improve baton itself', { channel: 'panel' }).done;
     assert.equal(turn.content, 'I may not edit my own installation.');
     const [first, followUp] = core.server.chatRequests();
     assert.ok(first && followUp);
-    assert.ok(first.systemText.includes(`Never edit, delete or run commands against Baton's own installation (${core.installPath})`), 'the system message names the installation');
+    assert.ok(
+      first.systemText.includes(`Never edit, delete or run commands against Baton's own installation (${core.installPath})`),
+      'the system message names the installation',
+    );
     assert.match(toolMessages(followUp)[0]!, /^Refused: .*protected path/);
     assert.equal(core.pool.list().length, 0, 'no worker was started');
     assert.ok(!core.server.chatRequests().some((r) => (r.lastUserText ?? '').includes('TASK-self')), 'no worker session ever ran');
@@ -221,7 +251,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     const elapsed = Date.now() - started;
     assert.ok(elapsed >= 1500 && elapsed < 8000, `timed out after ${elapsed} ms`);
     const { text } = delivered()[0]!;
-    assert.match(text, /^\[Background task completed\] Worker 'slow' timed out after 1\.\ds \(limit: 1\.5s\)\. Raise baton\.workers\.timeoutMs to allow more time\./);
+    assert.match(
+      text,
+      /^\[Background task completed\] Worker 'slow' timed out after 1\.\ds \(limit: 1\.5s\)\. Raise baton\.workers\.timeoutMs to allow more time\./,
+    );
     assert.match(text, /Output so far:\n\n<worker-output>\nStarting the migration…\n<\/worker-output>/);
     assert.equal(core.pool.status('slow').state, 'timed_out');
     assert.equal(store.inbox[0]!.kind, 'timed_out');
@@ -238,7 +271,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     const shellTool = ['bash', 'shell', 'powershell'].find((t) => offered.includes(t));
     assert.ok(shellTool, `a shell tool among ${offered.join(', ')}`);
 
-    core.server.on({ lastUserIncludes: 'TASK-clean', afterToolResult: false }, { toolCalls: [{ name: shellTool, arguments: { command: 'rm -rf build', description: 'Clean the build' } }] });
+    core.server.on(
+      { lastUserIncludes: 'TASK-clean', afterToolResult: false },
+      { toolCalls: [{ name: shellTool, arguments: { command: 'rm -rf build', description: 'Clean the build' } }] },
+    );
     core.server.on({ lastUserIncludes: 'TASK-clean', afterToolResult: true }, { text: 'I could not clean: the command was denied.' });
     core.broker.answer = 'deny';
     // The worker finished its first task; the follow-up resumes its session.
@@ -247,7 +283,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
 
     assert.equal(core.broker.asked.length, 1);
     assert.deepEqual({ ...core.broker.asked[0], id: 'x' }, { id: 'x', worker: 'builder', kind: 'shell', detail: 'rm -rf build' });
-    const followUp = core.server.chatRequests().filter((r) => (r.lastUserText ?? '').includes('TASK-clean')).at(-1)!;
+    const followUp = core.server
+      .chatRequests()
+      .filter((r) => (r.lastUserText ?? '').includes('TASK-clean'))
+      .at(-1)!;
     assert.match(toolMessages(followUp).join('\n'), /denied|rejected/i);
     assert.match(delivered()[1]!.text, /Worker 'builder' finished:[\s\S]*could not clean/);
     assert.ok(core.logger.lines.some((l) => /Worker 'builder': denied rm -rf build \(shell command\) — by the user/.test(l)));
@@ -272,7 +311,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.equal(await readFile(join(project, 'notes.md'), 'utf8'), 'hello');
     assert.equal((await readFile(join(project, 'out.txt'), 'utf8')).trim(), 'built');
     assert.equal(core.broker.asked.length, 0, 'nothing needed the user: edits in the tree, trusted shell, protected read denied');
-    const last = core.server.chatRequests().filter((r) => (r.lastUserText ?? '').includes('TASK-edit')).at(-1)!;
+    const last = core.server
+      .chatRequests()
+      .filter((r) => (r.lastUserText ?? '').includes('TASK-edit'))
+      .at(-1)!;
     assert.match(toolMessages(last).at(-1)!, /denied|rejected/i);
     assert.ok(core.logger.lines.some((l) => /denied .*id_rsa \(protected path ~\/\.ssh\)/.test(l)));
   });
@@ -330,14 +372,25 @@ describe('workers (real runtime, scripted model, production wiring)', function (
 
     const pool = core.pool;
     const listed = await pool.listMachineSessions();
-    assert.deepEqual(listed.map((s) => s.sessionId), [ext.sessionId, older.sessionId], 'newest first');
+    assert.deepEqual(
+      listed.map((s) => s.sessionId),
+      [ext.sessionId, older.sessionId],
+      'newest first',
+    );
     assert.equal(listed[0]!.workingDir, project);
     assert.equal(listed[0]!.summary, 'external work');
     assert.equal(listed[0]!.inUse, true);
     assert.equal(listed[1]!.inUse, false);
     assert.ok(listed[0]!.modifiedAt >= listed[1]!.modifiedAt);
-    assert.deepEqual((await pool.listMachineSessions({ cwdFilter: '~/dev' })).map((s) => s.sessionId), [ext.sessionId]);
-    assert.deepEqual((await pool.listMachineSessions({ cwdFilter: join(home, 'de') })).map((s) => s.sessionId), [], 'a prefix matches whole path segments');
+    assert.deepEqual(
+      (await pool.listMachineSessions({ cwdFilter: '~/dev' })).map((s) => s.sessionId),
+      [ext.sessionId],
+    );
+    assert.deepEqual(
+      (await pool.listMachineSessions({ cwdFilter: join(home, 'de') })).map((s) => s.sessionId),
+      [],
+      'a prefix matches whole path segments',
+    );
     assert.equal((await pool.listMachineSessions({ limit: 1 })).length, 1);
     const toolText = (await callTool(createWorkerTools(pool), 'list_machine_sessions', { cwd_filter: project })) as string;
     assert.match(toolText, new RegExp(`${ext.sessionId} \\| ${project.replace(/[/.]/g, '\\$&')} \\| external work \\| modified just now \\| IN USE`));
@@ -366,7 +419,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.match(delivered()[0]!.text, /Worker 'ext-copy' finished:[\s\S]*Continued in the copy/);
     const forkReq = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('TASK-continue'))!;
     assert.equal(forkReq.sessionId, forked.sessionId);
-    assert.ok(forkReq.messages.some((m) => JSON.stringify(m.content ?? '').includes('external work')), 'the fork carries the history');
+    assert.ok(
+      forkReq.messages.some((m) => JSON.stringify(m.content ?? '').includes('external work')),
+      'the fork carries the history',
+    );
     assert.equal((await ext.getEvents()).length, eventsBefore, 'the original session got nothing');
     // The private copy the fork was taken from is gone; the user sees the original, the older one and the fork.
     assert.deepEqual(new Set((await pool.listMachineSessions()).map((s) => s.sessionId)), new Set([ext.sessionId, older.sessionId, forked.sessionId]));
@@ -416,7 +472,14 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     // Delivered while createBatonCore ran (before a test can listen): read from the log and the turns' ends.
     const results = core.store.recentLog(20).filter((e) => e.role === 'system' && e.source.startsWith('background:'));
     // The copy queued when the window closed is set aside (not shown twice); the inbox delivered it again.
-    assert.deepEqual(results.map((e) => [e.source, e.status]), [['background:lost', 'cancelled'], ['background:lost', 'complete'], ['background:ghost', 'complete']]);
+    assert.deepEqual(
+      results.map((e) => [e.source, e.status]),
+      [
+        ['background:lost', 'cancelled'],
+        ['background:lost', 'complete'],
+        ['background:ghost', 'complete'],
+      ],
+    );
     results.shift();
     assert.match(results[0]!.content, /^\[Background task completed\] Worker 'lost' finished:[\s\S]*Result while the window closed/);
     assert.match(results[1]!.content, /^\[Background task completed\] Worker 'ghost' failed: its task was interrupted when VS Code closed[\s\S]*half way/);
@@ -431,7 +494,10 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     await core.pool.create({ name: 'long', workingDir: project, prompt: 'TASK-long' });
     await core.server.waitForRequests(1);
     await core.pool.dispose();
-    assert.deepEqual(store.listWorkers().map((r) => [r.name, r.status]), [['long', 'running']]);
+    assert.deepEqual(
+      store.listWorkers().map((r) => [r.name, r.status]),
+      [['long', 'running']],
+    );
     assert.equal(delivered().length, 0);
     await assert.rejects(core.pool.create({ name: 'late', workingDir: project }), /shutting down/);
     assert.ok(existsSync(project));

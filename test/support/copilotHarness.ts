@@ -39,7 +39,6 @@ import { ScriptedModelServer } from './scriptedModelServer';
 
 // The SDK ships CJS under its "require" export, but its package is "type": "module", so with module Node16 TypeScript
 // types it as ESM and rejects a static value import from this CommonJS file (TS1479); the require itself is fine.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const sdk = require('@github/copilot-sdk') as typeof import('@github/copilot-sdk', { with: { 'resolution-mode': 'require' } });
 export const { CopilotClient, defineTool } = sdk;
 export type { CopilotClientInstance, CopilotSession, SessionConfig, SessionEvent };
@@ -123,10 +122,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
  * runtime cannot list models without a login, so the client answers listModels from the scripted server's list.
  */
 export async function byokHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  return launch(
-    { ...opts, gitHubToken: opts.gitHubToken === undefined ? null : opts.gitHubToken },
-    { byok: true },
-  );
+  return launch({ ...opts, gitHubToken: opts.gitHubToken === undefined ? null : opts.gitHubToken }, { byok: true });
 }
 
 async function launch(opts: HarnessOptions, mode: { byok?: boolean }): Promise<Harness> {
@@ -284,10 +280,7 @@ export async function runTurn(session: CopilotSession, prompt: string, timeoutMs
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: () => void = () => undefined;
   const idle = new Promise<void>((resolve, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`runTurn: no session.idle within ${timeoutMs} ms; saw ${events.map((e) => e.type).join(', ')}`)),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(new Error(`runTurn: no session.idle within ${timeoutMs} ms; saw ${events.map((e) => e.type).join(', ')}`)), timeoutMs);
     unsubscribe = session.on((event) => {
       events.push(event);
       if (event.type === 'session.idle') resolve();

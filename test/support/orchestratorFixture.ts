@@ -54,7 +54,13 @@ export interface CoreFixture extends BatonCore {
 export function defaultSettings(): OrchestratorSettings {
   return {
     // The runtime falls back from gpt-* ids on this scripted server, so every tier is a claude id here.
-    routing: { auto: false, model: 'claude-sonnet-4.5', tiers: { ...DEFAULT_TIERS, fast: 'claude-haiku-4.5' }, overrides: [{ keywords: ['design', 'css', 'ui'], tier: 'premium' }], cooldownMessages: 2 },
+    routing: {
+      auto: false,
+      model: 'claude-sonnet-4.5',
+      tiers: { ...DEFAULT_TIERS, fast: 'claude-haiku-4.5' },
+      overrides: [{ keywords: ['design', 'css', 'ui'], tier: 'premium' }],
+      cooldownMessages: 2,
+    },
     turnTimeoutMs: 30_000,
     selfEdit: false,
   };
@@ -74,7 +80,8 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
   if (!opts.server) server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
   const root = await mkdtemp(join(tmpdir(), 'baton-core-'));
   const env = hermeticEnv(server.url, root);
-  for (const dir of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME']) await mkdir(env[dir]!, { recursive: true });
+  for (const dir of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'])
+    await mkdir(env[dir]!, { recursive: true });
   const storageDir = join(root, 'globalStorage');
   const installPath = join(root, 'extension');
   const workspace = join(root, 'workspace');
@@ -142,10 +149,26 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
       adopt(await build(overrides));
     },
     assertScriptDone() {
-      assert.deepEqual(server.unscriptedRequests.map((r) => r.lastUserText ?? r.path), [], 'the model server got requests no test scripted');
-      assert.deepEqual(server.strayRequests.map((r) => `${r.method} ${r.path}`), [], 'the runtime tried to reach the internet');
-      assert.deepEqual(server.unknownRequests.map((r) => `${r.method} ${r.path}`), [], 'the runtime called an endpoint the scripted server does not implement');
-      assert.deepEqual(server.pending().map((r) => r.name), [], 'scripted responses were never asked for');
+      assert.deepEqual(
+        server.unscriptedRequests.map((r) => r.lastUserText ?? r.path),
+        [],
+        'the model server got requests no test scripted',
+      );
+      assert.deepEqual(
+        server.strayRequests.map((r) => `${r.method} ${r.path}`),
+        [],
+        'the runtime tried to reach the internet',
+      );
+      assert.deepEqual(
+        server.unknownRequests.map((r) => `${r.method} ${r.path}`),
+        [],
+        'the runtime called an endpoint the scripted server does not implement',
+      );
+      assert.deepEqual(
+        server.pending().map((r) => r.name),
+        [],
+        'scripted responses were never asked for',
+      );
     },
     async dispose() {
       await fixture.core.dispose().catch(() => undefined);

@@ -285,11 +285,7 @@ export class ScriptedModelServer {
    * Resolves with the matching requests once at least `n` have arrived. Counts chat completion requests unless a
    * filter is given, because the runtime's user/models/telemetry calls arrive at times a test cannot predict.
    */
-  async waitForRequests(
-    n: number,
-    timeoutMs = 5000,
-    filter: (r: RecordedRequest) => boolean = isChat,
-  ): Promise<RecordedRequest[]> {
+  async waitForRequests(n: number, timeoutMs = 5000, filter: (r: RecordedRequest) => boolean = isChat): Promise<RecordedRequest[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.requests.filter(filter);
@@ -607,7 +603,13 @@ function answerMcp(rec: RecordedRequest, res: http.ServerResponse): void {
   const reply = (payload: Record<string, unknown>): void => send(res, 200, { jsonrpc: '2.0', id, ...payload });
   switch (msg.method) {
     case 'initialize':
-      return reply({ result: { protocolVersion: (isObject(msg.params) && msg.params.protocolVersion) || '2025-06-18', capabilities: { tools: { listChanged: false } }, serverInfo: { name: 'scripted-github-mcp', version: '0.0.0' } } });
+      return reply({
+        result: {
+          protocolVersion: (isObject(msg.params) && msg.params.protocolVersion) || '2025-06-18',
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: 'scripted-github-mcp', version: '0.0.0' },
+        },
+      });
     case 'tools/list':
       return reply({ result: { tools: [] } });
     case 'ping':

@@ -109,10 +109,16 @@ describe('ScriptedModelServer', () => {
 
     it("answers the runtime's GitHub MCP server as an MCP server with no tools", async () => {
       const rpc = async (body: Record<string, unknown>): Promise<Response> =>
-        fetch(`${server.url}/mcp/readonly`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', ...body }) });
+        fetch(`${server.url}/mcp/readonly`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+        });
       const discover = (await (await rpc({ id: 0, method: 'server/discover' })).json()) as { id: number; error?: { code: number } };
       assert.deepEqual([discover.id, discover.error?.code], [0, -32601]);
-      const init = (await (await rpc({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } })).json()) as { result: { protocolVersion: string; capabilities: { tools: unknown } } };
+      const init = (await (await rpc({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } })).json()) as {
+        result: { protocolVersion: string; capabilities: { tools: unknown } };
+      };
       assert.equal(init.result.protocolVersion, '2025-11-25');
       assert.ok(init.result.capabilities.tools);
       assert.equal((await rpc({ method: 'notifications/initialized' })).status, 202);
@@ -150,10 +156,16 @@ describe('ScriptedModelServer', () => {
     });
 
     it('streams tool calls with finish_reason tool_calls, stringifying object arguments', async () => {
-      server.on({}, { toolCalls: [{ name: 'a', arguments: { x: 1 }, id: 'call_1' }, { name: 'b', arguments: '{"y":2}' }] });
-      const chunks = (await readSse(await chat(server, { stream: true, messages: [userMsg('go')] }))).filter(
-        (e): e is Chunk => e !== '[DONE]',
+      server.on(
+        {},
+        {
+          toolCalls: [
+            { name: 'a', arguments: { x: 1 }, id: 'call_1' },
+            { name: 'b', arguments: '{"y":2}' },
+          ],
+        },
       );
+      const chunks = (await readSse(await chat(server, { stream: true, messages: [userMsg('go')] }))).filter((e): e is Chunk => e !== '[DONE]');
       const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
       assert.equal(calls.length, 2);
       assert.deepEqual(calls[0], { index: 0, id: 'call_1', type: 'function', function: { name: 'a', arguments: '{"x":1}' } });
@@ -180,7 +192,10 @@ describe('ScriptedModelServer', () => {
         assert.equal(json.choices[0]!.finish_reason, 'tool_calls');
         assert.ok(json.usage.total_tokens > 0);
       }
-      assert.deepEqual(server.chatRequests().map((r) => r.kind), ['chat', 'byok-chat']);
+      assert.deepEqual(
+        server.chatRequests().map((r) => r.kind),
+        ['chat', 'byok-chat'],
+      );
     });
 
     it('returns scripted errors with their status, body and headers', async () => {
@@ -239,7 +254,10 @@ describe('ScriptedModelServer', () => {
       server.on({ lastUserIncludes: 'special', name: 'special' }, { text: 'specific' });
       assert.equal(await replyText(server, 'special case'), 'specific');
       assert.equal(await replyText(server, 'special case'), 'general');
-      assert.deepEqual(server.chatRequests().map((r) => r.ruleName), ['special', 'catch-all']);
+      assert.deepEqual(
+        server.chatRequests().map((r) => r.ruleName),
+        ['special', 'catch-all'],
+      );
     });
 
     it('matches on session id, last user text, tool result, system text, model and a predicate', async () => {
@@ -268,10 +286,7 @@ describe('ScriptedModelServer', () => {
       );
       assert.equal(await text({ messages: [{ role: 'system', content: 'You are Baton.' }, userMsg('x')] }), 'by system');
       assert.equal(await text({ model: 'claude-opus-4.6', messages: [userMsg('x')] }), 'by model');
-      assert.equal(
-        await text({ messages: [userMsg('x')], tools: [{ type: 'function', function: { name: 'special_tool', parameters: {} } }] }),
-        'by predicate',
-      );
+      assert.equal(await text({ messages: [userMsg('x')], tools: [{ type: 'function', function: { name: 'special_tool', parameters: {} } }] }), 'by predicate');
       assert.deepEqual(server.pending(), []);
       assert.deepEqual(server.unscriptedRequests, []);
     });
@@ -281,7 +296,13 @@ describe('ScriptedModelServer', () => {
       const reply = await chat(server, {
         messages: [
           userMsg('older'),
-          { role: 'user', content: [{ type: 'text', text: 'first part' }, { type: 'text', text: 'second part' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'first part' },
+              { type: 'text', text: 'second part' },
+            ],
+          },
         ],
       });
       assert.equal(((await reply.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content, 'parts ok');
