@@ -17,6 +17,9 @@ import { OutputLog } from './vscode/outputLog';
 import { BatonServices } from './vscode/services';
 import { registerStatusBar } from './vscode/statusBar';
 import { registerWorkersTree } from './vscode/workersTree';
+import { registerSkillsTree } from './vscode/skillsTree';
+import { registerSquadsTree } from './vscode/squadsTree';
+import { registerWikiTree } from './vscode/wikiTree';
 
 let services: BatonServices | undefined;
 
@@ -25,6 +28,9 @@ const TREE_COMMANDS = [
   'baton.killWorker', 'baton.worker.openTranscript', 'baton.worker.sendFollowUp',
   'baton.attachSession', 'baton.forkSession', 'baton.machineSessions.refresh',
   'baton.memory.add', 'baton.memory.edit', 'baton.memory.forget',
+  'baton.squads.refresh', 'baton.squad.delegate', 'baton.squad.openDecisions', 'baton.squad.remove',
+  'baton.wiki.refresh', 'baton.wiki.newPage', 'baton.wiki.revealFolder',
+  'baton.skills.refresh', 'baton.skill.install', 'baton.skill.remove',
 ] as const;
 
 /** The public API (api/baton.d.ts), plus how long activation took (read by the bench and the e2e tests). */
@@ -49,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
     context.subscriptions.push(registerWorkersTree(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
+    context.subscriptions.push(registerSquadsTree(core), registerWikiTree(core), registerSkillsTree(core));
   });
   // Just after activate() returns (a microtask, not a timer: a timer waits behind the rest of VS
   // Code's start-up work, measured at ~200 ms): the first message needs the store and the orchestrator.

@@ -40,7 +40,7 @@ export class Header {
 
   setState(state: PanelState): void {
     setText(this.model, state.model || '—');
-    this.model.title = state.model ? `Model: ${state.model}` : 'No model yet';
+    this.model.title = state.model ? `Model: ${state.model}${state.usageToday ? `\nUsage ${state.usageToday}` : ''}` : 'No model yet';
     this.routingAuto = state.routingAuto;
     if (this.routing.checked !== state.routingAuto) this.routing.checked = state.routingAuto;
     this.routing.dataset.checked = String(state.routingAuto);

@@ -80,6 +80,8 @@ export interface BatonCore {
   wiki: Wiki;
   skills: SkillLibrary;
   usage: UsageTotals;
+  /** Skills changed outside the chat (the Skills view): the next turn runs in a new session that loads them. */
+  renewSession(reason: string): void;
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
   access: BatonAccess;
   /** Turns a crash or reload interrupted (offered for resending). */
@@ -196,7 +198,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     healthCheckIntervalMs: deps.healthCheckIntervalMs,
   });
   orchestrator = orch;
-  chat = new ChatController(orch, store, deps.host, logger, () => deps.settings.orchestrator().routing.auto);
+  chat = new ChatController(orch, store, deps.host, logger, () => deps.settings.orchestrator().routing.auto, () => usage.describe('orchestrator'));
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
   const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
   const interrupted = orch.start();
@@ -224,6 +226,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     wiki,
     skills,
     usage,
+    renewSession,
     interrupted,
     dispose: () =>
       (disposed ??= (async () => {

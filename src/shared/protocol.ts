@@ -66,6 +66,8 @@ export interface PanelState {
   routingAuto: boolean;
   /** Set when Baton cannot answer yet (not signed in, no provider): what to do about it. */
   setupHint?: string;
+  /** Today's usage in words (tokens, premium requests, turns), shown in the header's tooltip. */
+  usageToday?: string;
 }
 
 export interface Snapshot {

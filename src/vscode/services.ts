@@ -8,7 +8,7 @@ import type { HostActions } from '../core/chat/chatController';
 import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
 import type { OutputLog } from './outputLog';
-import { readOrchestratorSettings, readProvider, readWorkerSettings, setRoutingAuto } from './settings';
+import { readOrchestratorSettings, readProvider, readSkillIndexUrl, readWikiFolder, readWorkerSettings, setModel, setRoutingAuto } from './settings';
 
 /** globalState key: the user chose VS Code's GitHub sign-in for Copilot (Baton: Sign In). */
 export const USE_VSCODE_GITHUB = 'baton.useVsCodeGitHubSession';
@@ -75,6 +75,10 @@ export class BatonServices implements vscode.Disposable {
       settings: { orchestrator: readOrchestratorSettings, workers: readWorkerSettings },
       workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       host: this.hostActions(),
+      // The chat's control tools change settings here; the header and status bar follow through onDidChangeConfiguration.
+      control: { setRoutingAuto, setModel },
+      wikiFolder: readWikiFolder,
+      skillIndexUrl: readSkillIndexUrl,
       store: {
         wasmPath: path.join(context.extensionPath, 'dist', 'sql-wasm.wasm'),
         onReport: (report) => {

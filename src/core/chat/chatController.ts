@@ -58,6 +58,8 @@ export class ChatController {
     private readonly actions: HostActions,
     private readonly logger: Logger,
     private readonly routingAuto: () => boolean,
+    /** Today's usage in words, for the header's tooltip. */
+    private readonly usageToday?: () => string,
   ) {
     this.context = new ChatContext(actions.context, (body) => this.send(body), logger);
     this.unsubscribe = orchestrator.onEvent((event) => {
@@ -139,7 +141,7 @@ export class ChatController {
   }
 
   state(): PanelState {
-    return { busy: this.orchestrator.busy, model: this.orchestrator.currentModel, routingAuto: this.routingAuto(), ...(this.setupHint ? { setupHint: this.setupHint } : {}) };
+    return { busy: this.orchestrator.busy, model: this.orchestrator.currentModel, routingAuto: this.routingAuto(), ...(this.setupHint ? { setupHint: this.setupHint } : {}), ...(this.usageToday ? { usageToday: this.usageToday() } : {}) };
   }
 
   setSetupHint(hint: string | undefined): void {

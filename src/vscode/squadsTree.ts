@@ -1,0 +1,175 @@
+// The Squads view: squad → agents → their running tasks, plus the squad's decisions; delegate, open decisions and
+// remove from the items. The store is the source of truth; the view re-reads it when squads or workers change.
+import * as vscode from 'vscode';
+import type { BatonCore } from '../core/batonCore';
+import type { SquadAgentRow, SquadRow } from '../core/store/areaTypes';
+import type { SquadTaskInfo } from '../core/squads/squadService';
+import { provideCommand } from './deferredCommands';
+
+type Node =
+  | { kind: 'squad'; squad: SquadRow }
+  | { kind: 'agent'; squad: string; agent: SquadAgentRow }
+  | { kind: 'decisions'; squad: string; count: number }
+  | { kind: 'decision'; squad: string; id: number; text: string }
+  | { kind: 'task'; squad: string; task: SquadTaskInfo };
+
+const LIVE = new Set(['running', 'idle']);
+
+class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly core: BatonCore) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getChildren(node?: Node): Node[] {
+    const { squads, store } = this.core;
+    if (!node) return squads.list().map((squad) => ({ kind: 'squad' as const, squad }));
+    if (node.kind === 'squad') {
+      const name = node.squad.name;
+      const live = squads.tasks(name).filter((t) => LIVE.has(t.worker_state ?? ''));
+      return [
+        ...store.squads.listAgents(name).map((agent) => ({ kind: 'agent' as const, squad: name, agent })),
+        ...live.filter((t) => !t.agent).map((task) => ({ kind: 'task' as const, squad: name, task })),
+        { kind: 'decisions' as const, squad: name, count: store.squads.countDecisions(name) },
+      ];
+    }
+    if (node.kind === 'agent') {
+      return this.core.squads
+        .tasks(node.squad)
+        .filter((t) => t.agent === node.agent.name && LIVE.has(t.worker_state ?? ''))
+        .map((task) => ({ kind: 'task' as const, squad: node.squad, task }));
+    }
+    if (node.kind === 'decisions') {
+      return store.squads.decisions(node.squad, 50).map((d) => ({ kind: 'decision' as const, squad: node.squad, id: d.id, text: d.content }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    const usage = this.core.usage;
+    switch (node.kind) {
+      case 'squad': {
+        const item = new vscode.TreeItem(node.squad.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `squad:${node.squad.name}`;
+        item.description = node.squad.project_dir;
+        item.iconPath = new vscode.ThemeIcon('organization');
+        item.tooltip = `Squad '${node.squad.name}' in ${node.squad.project_dir}\nUniverse: ${node.squad.universe}\nUsage ${usage.describe('squad', node.squad.name)}`;
+        item.contextValue = 'squad';
+        return item;
+      }
+      case 'agent': {
+        const a = node.agent;
+        const running = this.core.squads.tasks(node.squad).some((t) => t.agent === a.name && LIVE.has(t.worker_state ?? ''));
+        const item = new vscode.TreeItem(a.name, running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+        item.id = `agent:${node.squad}:${a.name}`;
+        item.description = `${a.role} · ${a.tier}`;
+        item.iconPath = new vscode.ThemeIcon(running ? 'loading~spin' : 'person');
+        const tooltip = new vscode.MarkdownString();
+        tooltip.appendText(`${a.name} — ${a.role} (${a.tier} tier)\n\n${a.charter}`);
+        item.tooltip = tooltip;
+        item.contextValue = 'squadAgent';
+        return item;
+      }
+      case 'decisions': {
+        const item = new vscode.TreeItem('Decisions', node.count ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = `decisions:${node.squad}`;
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon('law');
+        item.contextValue = 'squadDecisions';
+        item.command = { command: 'baton.squad.openDecisions', title: 'Open Decisions', arguments: [node] };
+        return item;
+      }
+      case 'decision': {
+        const item = new vscode.TreeItem(node.text.replace(/\s+/g, ' '), vscode.TreeItemCollapsibleState.None);
+        item.id = `decision:${node.squad}:${node.id}`;
+        item.tooltip = node.text;
+        item.contextValue = 'squadDecision';
+        return item;
+      }
+      case 'task': {
+        const t = node.task;
+        const item = new vscode.TreeItem(t.worker, vscode.TreeItemCollapsibleState.None);
+        item.id = `task:${t.worker}`;
+        item.description = t.worker_state;
+        item.iconPath = new vscode.ThemeIcon(t.worker_state === 'running' ? 'sync~spin' : 'circle-outline');
+        item.tooltip = `${t.prompt}\n\nUsage ${usage.describe('worker', t.worker)}`;
+        item.contextValue = 'squadTask';
+        item.command = { command: 'baton.worker.openTranscript', title: 'Open Worker Transcript', arguments: [t.worker] };
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** The `baton.squads` view and its commands (delegate, open decisions, remove, refresh). */
+export function registerSquadsTree(core: BatonCore): vscode.Disposable {
+  const provider = new SquadsTreeProvider(core);
+  const view = vscode.window.createTreeView('baton.squads', { treeDataProvider: provider, showCollapseAll: true });
+  const offStore = core.store.onDidChange((what) => {
+    if (what === 'squads' || what === 'usage') provider.refresh();
+  });
+  const offPool = core.pool.onDidChange(() => provider.refresh());
+
+  const pickSquad = async (node: unknown): Promise<string | undefined> => {
+    if (isNode(node) && 'squad' in node) return typeof node.squad === 'string' ? node.squad : node.squad.name;
+    const names = core.squads.list().map((s) => s.name);
+    if (!names.length) {
+      void vscode.window.showInformationMessage('Baton has no squads yet. Ask it in the chat to set one up for a project.');
+      return undefined;
+    }
+    return vscode.window.showQuickPick(names, { placeHolder: 'Which squad?' });
+  };
+
+  return vscode.Disposable.from(
+    view,
+    provider,
+    new vscode.Disposable(() => {
+      offStore();
+      offPool();
+    }),
+    provideCommand('baton.squads.refresh', () => provider.refresh()),
+    provideCommand('baton.squad.delegate', async (node?: unknown) => {
+      const squad = await pickSquad(node);
+      if (!squad) return;
+      const agent = isNode(node) && node.kind === 'agent' ? node.agent.name : undefined;
+      const task = await vscode.window.showInputBox({ title: `Baton: a task for ${agent ?? `squad ${squad}`}`, prompt: 'A complete, self-contained task; a worker starts in the squad\u2019s folder.' });
+      if (!task?.trim()) return;
+      try {
+        const { worker } = await core.squads.delegate({ squad, task, agent });
+        void vscode.window.showInformationMessage(`Baton: '${worker.name}' is on it.`);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }),
+    provideCommand('baton.squad.openDecisions', async (node?: unknown) => {
+      const squad = await pickSquad(node);
+      if (!squad) return;
+      const decisions = core.store.squads.decisions(squad, 500);
+      const content = [`# Decisions of squad ${squad}`, '', ...(decisions.length ? decisions.map((d) => `- ${d.ts}${d.author ? ` (${d.author})` : ''}: ${d.content}`) : ['None logged yet.'])].join('\n');
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content }), { preview: true });
+    }),
+    provideCommand('baton.squad.remove', async (node?: unknown) => {
+      if (isNode(node) && node.kind === 'agent') {
+        const answer = await vscode.window.showWarningMessage(`Remove ${node.agent.name} from squad '${node.squad}'?`, { modal: true }, 'Remove');
+        if (answer === 'Remove') core.squads.removeAgent(node.squad, node.agent.name);
+        return;
+      }
+      const squad = await pickSquad(node);
+      if (!squad) return;
+      const answer = await vscode.window.showWarningMessage(`Delete squad '${squad}' with its agents and decisions?`, { modal: true }, 'Delete');
+      if (answer === 'Delete') core.squads.delete(squad);
+    }),
+  );
+}
+
+function isNode(node: unknown): node is Node {
+  return typeof node === 'object' && node !== null && typeof (node as Node).kind === 'string';
+}
