@@ -123,6 +123,43 @@ describe('git change sets (real git)', function () {
     assert.equal(read(join(repo, 'src/app.txt')), APP + 'eleven\n');
   });
 
+  it('applies binaries, renames and odd names; names each blocker: a file in the way, a file the user deleted', async () => {
+    const cs = await create('w1');
+    const wt = cs.worktreePath;
+    await writeFile(join(wt, 'logo.bin'), Buffer.from([0, 1, 2, 255, 0, 7]));
+    await git.run(['mv', 'old-name.txt', 'new-name.txt'], { cwd: wt });
+    await writeFiles(wt, { 'dir with space/ü [draft]*.md': 'odd\n' });
+    const s = await changeSets.summarize(cs);
+    assert.deepEqual(
+      s.files.map((f) => [f.path, f.status, f.binary]),
+      [
+        ['dir with space/ü [draft]*.md', 'added', false],
+        ['logo.bin', 'added', true],
+        ['new-name.txt', 'renamed', false],
+      ],
+    );
+
+    // Blockers in the user's tree: an untracked file where the worker adds one, the rename's source deleted.
+    await writeFiles(repo, { 'dir with space/ü [draft]*.md': 'mine\n' });
+    await unlink(join(repo, 'old-name.txt'));
+    await assert.rejects(
+      () => changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [] }),
+      conflictWith([
+        { path: 'dir with space/ü [draft]*.md', reason: 'does-not-apply' },
+        { path: 'new-name.txt', reason: 'does-not-apply' },
+      ]),
+    );
+    assert.ok(!existsSync(join(repo, 'logo.bin')), 'nothing applied');
+
+    await unlink(join(repo, 'dir with space/ü [draft]*.md'));
+    await git.run(['checkout', '--', 'old-name.txt'], { cwd: repo });
+    await changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [] });
+    assert.deepEqual(readFileSync(join(repo, 'logo.bin')), Buffer.from([0, 1, 2, 255, 0, 7]));
+    assert.equal(read(join(repo, 'new-name.txt')), 'renamed content\n');
+    assert.ok(!existsSync(join(repo, 'old-name.txt')));
+    assert.equal(read(join(repo, 'dir with space/ü [draft]*.md')), 'odd\n');
+  });
+
   it('refuses by name a file the editor holds unsaved, and changes nothing', async () => {
     const cs = await create('w1');
     await writeFile(join(cs.worktreePath, 'README.md'), '# by the worker\n');

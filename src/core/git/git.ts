@@ -222,9 +222,13 @@ export class Git {
     return this.succeeds(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd });
   }
 
-  /** Uncommitted changes (staged, unstaged and untracked), optionally limited to some paths. */
-  async status(cwd: string, paths: readonly string[] = []): Promise<StatusEntry[]> {
-    const out = await this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...paths], { cwd });
+  /**
+   * Uncommitted changes (staged, unstaged and untracked), optionally limited to some paths. An
+   * untracked folder is one entry (`dist/`) unless `untracked: 'all'`: listing every file of a big
+   * unignored build folder would cost a worker's start more than it tells the user.
+   */
+  async status(cwd: string, paths: readonly string[] = [], opts: { untracked?: 'normal' | 'all' } = {}): Promise<StatusEntry[]> {
+    const out = await this.run(['status', '--porcelain=v1', '-z', `--untracked-files=${opts.untracked ?? 'normal'}`, '--', ...paths], { cwd });
     return parseStatusZ(out);
   }
 
