@@ -50,10 +50,15 @@ export function registerSkillsTree(core: BatonCore): vscode.Disposable {
     watcher,
     provideCommand('baton.skills.refresh', refresh),
     provideCommand('baton.skill.install', async () => {
-      const source = await vscode.window.showInputBox({ title: 'Baton: install a skill', prompt: 'A git URL (https://…) or an absolute folder path holding a SKILL.md' });
+      const source = await vscode.window.showInputBox({
+        title: 'Baton: install a skill',
+        prompt: 'A git URL (https://…) or an absolute folder path holding a SKILL.md',
+      });
       if (!source?.trim()) return;
       try {
-        const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: installing the skill' }, () => core.skills.install(source));
+        const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: installing the skill' }, () =>
+          core.skills.install(source),
+        );
         core.renewSession('skills changed');
         refresh();
         void vscode.window.showInformationMessage(`Baton: installed ${done.map((s) => s.name).join(', ')}.`);
@@ -63,7 +68,12 @@ export function registerSkillsTree(core: BatonCore): vscode.Disposable {
     }),
     provideCommand('baton.skill.remove', async (node?: unknown) => {
       const skills = await core.skills.list();
-      const name = isSkill(node) ? node.name : await vscode.window.showQuickPick(skills.map((s) => s.name), { placeHolder: 'Which skill should Baton remove?' });
+      const name = isSkill(node)
+        ? node.name
+        : await vscode.window.showQuickPick(
+            skills.map((s) => s.name),
+            { placeHolder: 'Which skill should Baton remove?' },
+          );
       if (!name) return;
       const answer = await vscode.window.showWarningMessage(`Remove skill '${name}'?`, { modal: true }, 'Remove');
       if (answer !== 'Remove') return;

@@ -140,7 +140,10 @@ export function registerSquadsTree(core: BatonCore): vscode.Disposable {
       const squad = await pickSquad(node);
       if (!squad) return;
       const agent = isNode(node) && node.kind === 'agent' ? node.agent.name : undefined;
-      const task = await vscode.window.showInputBox({ title: `Baton: a task for ${agent ?? `squad ${squad}`}`, prompt: 'A complete, self-contained task; a worker starts in the squad\u2019s folder.' });
+      const task = await vscode.window.showInputBox({
+        title: `Baton: a task for ${agent ?? `squad ${squad}`}`,
+        prompt: 'A complete, self-contained task; a worker starts in the squad\u2019s folder.',
+      });
       if (!task?.trim()) return;
       try {
         const { worker } = await core.squads.delegate({ squad, task, agent });
@@ -153,7 +156,11 @@ export function registerSquadsTree(core: BatonCore): vscode.Disposable {
       const squad = await pickSquad(node);
       if (!squad) return;
       const decisions = core.store.squads.decisions(squad, 500);
-      const content = [`# Decisions of squad ${squad}`, '', ...(decisions.length ? decisions.map((d) => `- ${d.ts}${d.author ? ` (${d.author})` : ''}: ${d.content}`) : ['None logged yet.'])].join('\n');
+      const content = [
+        `# Decisions of squad ${squad}`,
+        '',
+        ...(decisions.length ? decisions.map((d) => `- ${d.ts}${d.author ? ` (${d.author})` : ''}: ${d.content}`) : ['None logged yet.']),
+      ].join('\n');
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content }), { preview: true });
     }),
     provideCommand('baton.squad.remove', async (node?: unknown) => {

@@ -63,14 +63,20 @@ describe('skills and control from the chat (real runtime, scripted model)', func
   it('skill_install from a local git repository reaches the next sessions; skill_remove takes it away', async () => {
     const repo = join(core.root, 'skill-repo');
     await mkdir(repo, { recursive: true });
-    await writeFile(join(repo, 'SKILL.md'), '---\nname: release-notes\ndescription: Writes release notes in the house style SKILLMARK-314\n---\n\n# Release notes\n\nUse bullet points.\n');
+    await writeFile(
+      join(repo, 'SKILL.md'),
+      '---\nname: release-notes\ndescription: Writes release notes in the house style SKILLMARK-314\n---\n\n# Release notes\n\nUse bullet points.\n',
+    );
     const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
     await git('git', ['init', '-q', repo], { env });
     await git('git', ['-C', repo, 'add', '.'], { env });
     await git('git', ['-C', repo, 'commit', '-q', '-m', 'skill'], { env });
 
     assert.deepEqual(offeredSkills(await plain('before the skill')), []);
-    assert.match(await turn('learn the release notes skill', [{ name: 'skill_install', arguments: { source: repo } }]), /Installed 'release-notes' \(Writes release notes/);
+    assert.match(
+      await turn('learn the release notes skill', [{ name: 'skill_install', arguments: { source: repo } }]),
+      /Installed 'release-notes' \(Writes release notes/,
+    );
     assert.match(await turn('which skills?', [{ name: 'list_skills', arguments: {} }]), /- release-notes: Writes release notes/);
     assert.deepEqual(offeredSkills(await plain('after the skill')), ['release-notes'], "the next session's request carries the skill");
 
@@ -79,7 +85,8 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'skilled'", name: 'result' }, { text: 'noted' });
     await turn('start a worker', [{ name: 'create_worker_session', arguments: { name: 'skilled', working_dir: core.workspace, initial_prompt: 'say done' } }]);
     const deadline = Date.now() + 20_000;
-    while (!core.events.some((e) => e.type === 'turn.completed' && e.origin.channel === 'background') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while (!core.events.some((e) => e.type === 'turn.completed' && e.origin.channel === 'background') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
     const workerReq = core.server.chatRequests().find((r) => r.systemText.includes("You are 'skilled'"));
     assert.deepEqual(offeredSkills(workerReq), ['release-notes'], "the worker's request carries the skill");
 
@@ -90,8 +97,14 @@ describe('skills and control from the chat (real runtime, scripted model)', func
   });
 
   it('skill_search: installed skills, and a clear word when no index is configured; bad sources are refused', async () => {
-    assert.match(await turn('find a pdf skill', [{ name: 'skill_search', arguments: { query: 'pdf' } }]), /No installed skill matches "pdf"[\s\S]*No skill index is configured \(setting baton\.skills\.indexUrl\)/);
-    assert.match(await turn('install from an option', [{ name: 'skill_install', arguments: { source: '--upload-pack=touch /tmp/x' } }]), /neither a git URL .* nor an absolute folder path/);
+    assert.match(
+      await turn('find a pdf skill', [{ name: 'skill_search', arguments: { query: 'pdf' } }]),
+      /No installed skill matches "pdf"[\s\S]*No skill index is configured \(setting baton\.skills\.indexUrl\)/,
+    );
+    assert.match(
+      await turn('install from an option', [{ name: 'skill_install', arguments: { source: '--upload-pack=touch /tmp/x' } }]),
+      /neither a git URL .* nor an absolute folder path/,
+    );
     assert.match(await turn('install from ext', [{ name: 'learn_skill', arguments: { source: 'ext::sh -c touch% /tmp/pwned' } }]), /neither a git URL/);
     core.assertScriptDone();
   });
@@ -103,20 +116,29 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.match(await turn('turn on auto routing', [{ name: 'toggle_auto', arguments: { enabled: true } }]), /Auto routing is on: fast claude-haiku-4\.5/);
     assert.deepEqual(hostCalls, ['auto true']);
     assert.equal(core.chat.state().routingAuto, true, 'the header state follows');
-    assert.ok(posted.some((m) => m.type === 'state' && m.state.routingAuto), 'the panel was sent the new header state');
+    assert.ok(
+      posted.some((m) => m.type === 'state' && m.state.routingAuto),
+      'the panel was sent the new header state',
+    );
 
     // With routing on, the next message is classified (scripted) before it is answered.
     core.server.on({ systemIncludes: 'You label messages for model routing', name: 'classifier' }, { text: 'standard' });
     assert.match(await turn('turn it off again', [{ name: 'toggle_auto', arguments: { enabled: false } }]), /Auto routing is off/);
     assert.equal(core.settings.routing.auto, false);
 
-    assert.match(await turn('which models?', [{ name: 'list_models', arguments: {} }]), /- claude-sonnet-4\.5 \(answering now\) \(configured\)[\s\S]*- claude-opus-4\.6/);
+    assert.match(
+      await turn('which models?', [{ name: 'list_models', arguments: {} }]),
+      /- claude-sonnet-4\.5 \(answering now\) \(configured\)[\s\S]*- claude-opus-4\.6/,
+    );
     assert.match(await turn('use a bogus model', [{ name: 'switch_model', arguments: { model_id: 'gpt-9' } }]), /Unknown model 'gpt-9'\. Available: /);
     assert.match(await turn('use the premium model', [{ name: 'switch_model', arguments: { model_id: 'claude-opus-4.6' } }]), /Switched to claude-opus-4\.6/);
     assert.equal(core.chat.state().model === 'claude-opus-4.6' || core.settings.routing.model === 'claude-opus-4.6', true);
     await plain('and now?');
     assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6', 'the next request runs on the new model');
     assert.deepEqual(hostCalls, ['auto true', 'auto false', 'model claude-opus-4.6']);
+    // Usage per day: every orchestrator turn counted, shown in the header's tooltip.
+    assert.ok(core.usage.total('orchestrator').requests >= 6);
+    assert.match(core.chat.state().usageToday ?? '', /^today: [\d.]+k? in \/ [\d.]+k? out tokens · \d+ turns$/);
     core.assertScriptDone();
   });
 });

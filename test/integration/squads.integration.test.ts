@@ -56,10 +56,16 @@ describe('squads (real runtime, scripted model)', function () {
     assert.match(toolResults(core).at(-1)!, /Languages: JavaScript, TypeScript[\s\S]*Test tools: jest/);
 
     await turn('add a frontend lead', [
-      { name: 'squad_add_agent', arguments: { squad: 'shop', role_title: 'Frontend Architect', charter: 'Owns the component tree; CHARTER-FRONT-42.', model_tier: 'high' } },
+      {
+        name: 'squad_add_agent',
+        arguments: { squad: 'shop', role_title: 'Frontend Architect', charter: 'Owns the component tree; CHARTER-FRONT-42.', model_tier: 'high' },
+      },
     ]);
     await turn('add a test engineer', [
-      { name: 'squad_add_agent', arguments: { squad: 'shop', role_title: 'Test Engineer', charter: 'Writes jest tests first; CHARTER-TEST-77.', model_tier: 'low' } },
+      {
+        name: 'squad_add_agent',
+        arguments: { squad: 'shop', role_title: 'Test Engineer', charter: 'Writes jest tests first; CHARTER-TEST-77.', model_tier: 'low' },
+      },
     ]);
     assert.deepEqual(
       core.squads.agents('shop').map((a) => [a.name, a.role, a.tier]),
@@ -74,12 +80,18 @@ describe('squads (real runtime, scripted model)', function () {
     assert.match(toolResults(core).at(-1)!, /Invalid arguments for squad_add_agent: model_tier/);
     assert.equal(core.squads.agents('shop').length, 2);
 
-    await turn('we use vitest-free jest only', [{ name: 'squad_log_decision', arguments: { squad: 'shop', decision: 'DECISION-JEST-ONLY: tests use jest, never vitest.' } }]);
+    await turn('we use vitest-free jest only', [
+      { name: 'squad_log_decision', arguments: { squad: 'shop', decision: 'DECISION-JEST-ONLY: tests use jest, never vitest.' } },
+    ]);
 
     // Delegate to Stantz by name: a worker starts with the charter, the decision and the low tier's model.
     core.server.on({ systemIncludes: 'CHARTER-TEST-77', name: 'Stantz the worker' }, { text: 'Added tests for the cart.' });
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'shop-stantz'", name: 'result of Stantz' }, { text: 'Stantz finished.' });
-    await turn('ask Stantz to test the cart', [{ name: 'squad_delegate', arguments: { squad: 'shop', agent_name: 'stantz', task: 'Write jest tests for the cart module.' } }], 'Stantz is on it.');
+    await turn(
+      'ask Stantz to test the cart',
+      [{ name: 'squad_delegate', arguments: { squad: 'shop', agent_name: 'stantz', task: 'Write jest tests for the cart module.' } }],
+      'Stantz is on it.',
+    );
     assert.match(toolResults(core).at(-1)!, /Stantz \(Test Engineer\) is working as worker 'shop-stantz'.* on claude-haiku-4\.5/);
     const workerReq = await waitFor('the worker request', () => core.server.chatRequests().find((r) => r.systemText.includes('CHARTER-TEST-77')));
     assert.equal(workerReq.model, core.settings.routing.tiers.fast, 'a low-tier agent runs on the fast tier');

@@ -17,7 +17,6 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     await core.dispose();
   });
 
-
   async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<string> {
     core.server.on({ lastUserIncludes: text, afterToolResult: false, name: text }, { toolCalls: calls });
     core.server.on({ afterToolResult: true, name: `after ${text}` }, { text: 'ok' });
@@ -38,7 +37,9 @@ describe('wiki (real runtime, scripted model, real files)', function () {
       ]),
       /Created wiki page 'release-process' \("Release process"/,
     );
-    await turn('note the deploy steps', [{ name: 'wiki_write', arguments: { page: 'ops/deploy', content: '# Deploy\n\nDeploy after the release is tagged.' } }]);
+    await turn('note the deploy steps', [
+      { name: 'wiki_write', arguments: { page: 'ops/deploy', content: '# Deploy\n\nDeploy after the release is tagged.' } },
+    ]);
     assert.equal(await readFile(join(folder, 'ops', 'deploy.md'), 'utf8'), '# Deploy\n\nDeploy after the release is tagged.\n');
 
     const ranked = await turn('how do we release?', [{ name: 'wiki_search', arguments: { query: 'release' } }]);
@@ -84,7 +85,8 @@ describe('wiki (real runtime, scripted model, real files)', function () {
   });
 
   it('a bounded summary of the wiki reaches the next session', async () => {
-    for (let i = 0; i < 80; i++) await core.wiki.write(`topic-${String(i).padStart(2, '0')}`, `# Topic number ${i} with a fairly long title to fill the summary\n\nbody ${i}`);
+    for (let i = 0; i < 80; i++)
+      await core.wiki.write(`topic-${String(i).padStart(2, '0')}`, `# Topic number ${i} with a fairly long title to fill the summary\n\nbody ${i}`);
     core.store.deleteState('orchestrator_session_id');
     await core.restart();
     core.server.on({ lastUserIncludes: 'hello', name: 'hello' }, { text: 'Hi.' });

@@ -26,7 +26,12 @@ describe('squad_analyze', () => {
 
   it('Node/TypeScript with jest', async () => {
     const dir = await project(root, 'node-ts', {
-      'package.json': JSON.stringify({ name: 'web', scripts: { test: 'jest --ci' }, dependencies: { react: '^18', express: '^4' }, devDependencies: { typescript: '^5', jest: '^29', '@types/jest': '^29' } }),
+      'package.json': JSON.stringify({
+        name: 'web',
+        scripts: { test: 'jest --ci' },
+        dependencies: { react: '^18', express: '^4' },
+        devDependencies: { typescript: '^5', jest: '^29', '@types/jest': '^29' },
+      }),
       'package-lock.json': '{}',
       'tsconfig.json': '{}',
       'jest.config.ts': 'export default {};',

@@ -25,11 +25,17 @@ export interface ControlToolOptions {
 
 export function createControlTools(opts: ControlToolOptions): BatonTool[] {
   const host = (): HostControl => {
-    if (!opts.control) throw new ToolFailure('Baton cannot change its settings from here; ask the user to use the command palette (Baton: Switch Model / Toggle Auto Routing).');
+    if (!opts.control)
+      throw new ToolFailure('Baton cannot change its settings from here; ask the user to use the command palette (Baton: Switch Model / Toggle Auto Routing).');
     return opts.control;
   };
-  const tool = <S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string>, sideEffect = false): BatonTool =>
-    defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
+  const tool = <S extends z.ZodType>(
+    name: string,
+    description: string,
+    schema: S,
+    run: (args: z.output<S>) => Promise<string>,
+    sideEffect = false,
+  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
 
   return [
     tool('list_models', 'List the models Baton can use, which one answers now, and the model of each auto-routing tier.', z.object({}), async () => {
@@ -72,17 +78,25 @@ export function createControlTools(opts: ControlToolOptions): BatonTool[] {
         // The routing note in the system message changes with it.
         opts.afterTurn(() => opts.invalidate(`auto routing turned ${a.enabled ? 'on' : 'off'}`));
         const t = opts.settings().routing.tiers;
-        return a.enabled ? `Auto routing is on: fast ${t.fast}, standard ${t.standard}, premium ${t.premium}.` : `Auto routing is off: every message uses ${opts.settings().routing.model}.`;
+        return a.enabled
+          ? `Auto routing is on: fast ${t.fast}, standard ${t.standard}, premium ${t.premium}.`
+          : `Auto routing is off: every message uses ${opts.settings().routing.model}.`;
       },
       true,
     ),
-    tool('restart', 'Restart Baton\u2019s Copilot runtime and start a fresh orchestrator session (the conversation log is kept). Use it when things are stuck.', z.object({}), async () => {
-      opts.afterTurn(async () => {
-        if (opts.control?.restart) await opts.control.restart();
-        else await opts.resetRuntime('restart requested from the chat');
-        opts.invalidate('restart requested from the chat');
-      });
-      return 'Restarting after this reply: the runtime and the session start fresh; the conversation is kept.';
-    }, true),
+    tool(
+      'restart',
+      'Restart Baton\u2019s Copilot runtime and start a fresh orchestrator session (the conversation log is kept). Use it when things are stuck.',
+      z.object({}),
+      async () => {
+        opts.afterTurn(async () => {
+          if (opts.control?.restart) await opts.control.restart();
+          else await opts.resetRuntime('restart requested from the chat');
+          opts.invalidate('restart requested from the chat');
+        });
+        return 'Restarting after this reply: the runtime and the session start fresh; the conversation is kept.';
+      },
+      true,
+    ),
   ];
 }

@@ -18,7 +18,16 @@ export class UsageTotals {
 
   /** An orchestrator turn settled with this usage. */
   turn(usage: UsageInfo | undefined): void {
-    this.store.usage.add([{ scope: 'orchestrator', key: 'orchestrator', inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0, premiumRequests: 0, requests: 1 }]);
+    this.store.usage.add([
+      {
+        scope: 'orchestrator',
+        key: 'orchestrator',
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        premiumRequests: 0,
+        requests: 1,
+      },
+    ]);
   }
 
   /** One model call of a worker; counted for its squad too when a squad started it. */
@@ -47,7 +56,12 @@ export class UsageTotals {
 
 function sum(rows: UsageRow[]): UsageTotal {
   return rows.reduce(
-    (t, r) => ({ inputTokens: t.inputTokens + r.input_tokens, outputTokens: t.outputTokens + r.output_tokens, premiumRequests: t.premiumRequests + r.premium_requests, requests: t.requests + r.requests }),
+    (t, r) => ({
+      inputTokens: t.inputTokens + r.input_tokens,
+      outputTokens: t.outputTokens + r.output_tokens,
+      premiumRequests: t.premiumRequests + r.premium_requests,
+      requests: t.requests + r.requests,
+    }),
     { inputTokens: 0, outputTokens: 0, premiumRequests: 0, requests: 0 },
   );
 }

@@ -58,11 +58,15 @@ export class SkillLibrary {
     try {
       const fetched = join(work, 'src');
       const local = await localFolder(source);
-      if (local && !(await stat(join(local, '.git')).catch(() => undefined))) await cp(local, fetched, { recursive: true, filter: (f) => basename(f) !== '.git' });
+      if (local && !(await stat(join(local, '.git')).catch(() => undefined)))
+        await cp(local, fetched, { recursive: true, filter: (f) => basename(f) !== '.git' });
       else await this.git(['clone', '--depth', '1', '--quiet', '--', local ?? checkGitUrl(source), fetched], work);
       const root = opts.subpath ? await inside(fetched, opts.subpath) : fetched;
       const found = await findSkills(root);
-      if (!found.length) throw new SkillError(`No SKILL.md found in ${source}${opts.subpath ? ` (${opts.subpath})` : ''}: a skill is a folder with a SKILL.md (name and description in its front matter).`);
+      if (!found.length)
+        throw new SkillError(
+          `No SKILL.md found in ${source}${opts.subpath ? ` (${opts.subpath})` : ''}: a skill is a folder with a SKILL.md (name and description in its front matter).`,
+        );
       if (opts.name && found.length > 1) throw new SkillError(`${source} holds ${found.length} skills; install them without a name, or pick one with subpath.`);
       await this.ensureDir();
       const installed: SkillInfo[] = [];
@@ -101,7 +105,16 @@ export const runGit: GitRunner = (args, cwd) =>
     execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (err, _out, stderr) => {
       if (!err) return resolve();
       const code = (err as NodeJS.ErrnoException).code;
-      reject(new SkillError(code === 'ENOENT' ? 'git is not installed (or not on PATH); Baton needs it to install skills from a repository.' : `git ${args[0]} failed: ${String(stderr || err.message).trim().split('\n').pop()}`));
+      reject(
+        new SkillError(
+          code === 'ENOENT'
+            ? 'git is not installed (or not on PATH); Baton needs it to install skills from a repository.'
+            : `git ${args[0]} failed: ${String(stderr || err.message)
+                .trim()
+                .split('\n')
+                .pop()}`,
+        ),
+      );
     });
   });
 
@@ -117,8 +130,18 @@ export async function readSkill(dir: string): Promise<{ name: string; descriptio
   const text = await readFile(join(dir, 'SKILL.md'), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? '';
-  const field = (key: string) => new RegExp(`^${key}:\\s*(.+)$`, 'm').exec(front)?.[1]?.trim().replace(/^["']|["']$/g, '');
-  const description = field('description') ?? text.replace(/^---[\s\S]*?---/, '').trim().split('\n')[0] ?? '';
+  const field = (key: string) =>
+    new RegExp(`^${key}:\\s*(.+)$`, 'm')
+      .exec(front)?.[1]
+      ?.trim()
+      .replace(/^["']|["']$/g, '');
+  const description =
+    field('description') ??
+    text
+      .replace(/^---[\s\S]*?---/, '')
+      .trim()
+      .split('\n')[0] ??
+    '';
   return { name: field('name') ?? basename(dir), description: description.slice(0, 500) };
 }
 

@@ -36,7 +36,14 @@ export async function searchIndex(indexUrl: string | undefined, query: string, f
       .filter((s) => s.source && matches(`${s.name} ${s.description}`, query));
     return { kind: 'ok', url, skills: skills.slice(0, 20) };
   } catch (err) {
-    const reason = err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000}s` : (err.cause instanceof Error ? err.cause.message : err.message)) : String(err);
+    const reason =
+      err instanceof Error
+        ? err.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs / 1000}s`
+          : err.cause instanceof Error
+            ? err.cause.message
+            : err.message
+        : String(err);
     return { kind: 'unreachable', url, reason };
   }
 }
@@ -49,10 +56,16 @@ export function matches(text: string, query: string): boolean {
 
 export function formatSearch(query: string, installed: SkillInfo[], index: IndexResult): string {
   const mine = installed.filter((s) => matches(`${s.name} ${s.description}`, query));
-  const lines = [mine.length ? `Installed skills matching "${query}":\n${mine.map((s) => `- ${s.name}: ${s.description}`).join('\n')}` : `No installed skill matches "${query}".`];
+  const lines = [
+    mine.length
+      ? `Installed skills matching "${query}":\n${mine.map((s) => `- ${s.name}: ${s.description}`).join('\n')}`
+      : `No installed skill matches "${query}".`,
+  ];
   switch (index.kind) {
     case 'none':
-      lines.push('No skill index is configured (setting baton.skills.indexUrl), so only installed skills were searched. Install one from a git URL or a folder with skill_install.');
+      lines.push(
+        'No skill index is configured (setting baton.skills.indexUrl), so only installed skills were searched. Install one from a git URL or a folder with skill_install.',
+      );
       break;
     case 'unreachable':
       lines.push(`The skill index ${index.url} could not be reached (${index.reason}); only installed skills were searched.`);

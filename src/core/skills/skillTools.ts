@@ -15,7 +15,12 @@ export interface SkillToolOptions {
   fetchImpl?: typeof fetch;
 }
 
-const source = z.string().trim().min(1).max(1000).describe('A git URL (https://…, git@host:path) or an absolute folder path (a git repository is cloned, any other folder copied).');
+const source = z
+  .string()
+  .trim()
+  .min(1)
+  .max(1000)
+  .describe('A git URL (https://…, git@host:path) or an absolute folder path (a git repository is cloned, any other folder copied).');
 const name = z.string().trim().min(1).max(64).describe('The skill\u2019s name, as skill_list shows it.');
 
 export function createSkillTools(library: SkillLibrary, opts: SkillToolOptions): BatonTool[] {

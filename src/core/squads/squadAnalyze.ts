@@ -20,16 +20,43 @@ const MAX_MANIFEST_BYTES = 512 * 1024;
 
 /** package.json dependency → framework or test tool. */
 const NODE_FRAMEWORKS: Record<string, string> = {
-  react: 'React', next: 'Next.js', vue: 'Vue', nuxt: 'Nuxt', svelte: 'Svelte', '@sveltejs/kit': 'SvelteKit', '@angular/core': 'Angular',
-  express: 'Express', fastify: 'Fastify', koa: 'Koa', '@nestjs/core': 'NestJS', electron: 'Electron', 'react-native': 'React Native',
-  vite: 'Vite', webpack: 'webpack', esbuild: 'esbuild', tailwindcss: 'Tailwind CSS', '@types/vscode': 'VS Code extension API',
+  react: 'React',
+  next: 'Next.js',
+  vue: 'Vue',
+  nuxt: 'Nuxt',
+  svelte: 'Svelte',
+  '@sveltejs/kit': 'SvelteKit',
+  '@angular/core': 'Angular',
+  express: 'Express',
+  fastify: 'Fastify',
+  koa: 'Koa',
+  '@nestjs/core': 'NestJS',
+  electron: 'Electron',
+  'react-native': 'React Native',
+  vite: 'Vite',
+  webpack: 'webpack',
+  esbuild: 'esbuild',
+  tailwindcss: 'Tailwind CSS',
+  '@types/vscode': 'VS Code extension API',
 };
 const NODE_TESTS: Record<string, string> = {
-  jest: 'jest', mocha: 'mocha', vitest: 'vitest', ava: 'ava', jasmine: 'jasmine', '@playwright/test': 'Playwright', cypress: 'Cypress', tap: 'tap',
+  jest: 'jest',
+  mocha: 'mocha',
+  vitest: 'vitest',
+  ava: 'ava',
+  jasmine: 'jasmine',
+  '@playwright/test': 'Playwright',
+  cypress: 'Cypress',
+  tap: 'tap',
 };
 const PYTHON_FRAMEWORKS: Record<string, string> = { django: 'Django', flask: 'Flask', fastapi: 'FastAPI', numpy: 'NumPy', pandas: 'pandas', torch: 'PyTorch' };
 const PYTHON_TESTS: Record<string, string> = { pytest: 'pytest', nose2: 'nose2', tox: 'tox', hypothesis: 'hypothesis' };
-const GO_FRAMEWORKS: Record<string, string> = { 'github.com/gin-gonic/gin': 'Gin', 'github.com/labstack/echo': 'Echo', 'github.com/gofiber/fiber': 'Fiber', 'github.com/spf13/cobra': 'Cobra' };
+const GO_FRAMEWORKS: Record<string, string> = {
+  'github.com/gin-gonic/gin': 'Gin',
+  'github.com/labstack/echo': 'Echo',
+  'github.com/gofiber/fiber': 'Fiber',
+  'github.com/spf13/cobra': 'Cobra',
+};
 const RUST_FRAMEWORKS: Record<string, string> = { tokio: 'Tokio', actix_web: 'Actix Web', 'actix-web': 'Actix Web', axum: 'Axum', rocket: 'Rocket' };
 
 export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
@@ -53,7 +80,13 @@ export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
     if (manager) a.add('packageManagers', manager);
   }
   if (top.has('tsconfig.json')) a.saw('tsconfig.json').add('languages', 'TypeScript');
-  for (const [file, manager] of [['package-lock.json', 'npm'], ['yarn.lock', 'yarn'], ['pnpm-lock.yaml', 'pnpm'], ['bun.lockb', 'bun'], ['bun.lock', 'bun']] as const) {
+  for (const [file, manager] of [
+    ['package-lock.json', 'npm'],
+    ['yarn.lock', 'yarn'],
+    ['pnpm-lock.yaml', 'pnpm'],
+    ['bun.lockb', 'bun'],
+    ['bun.lock', 'bun'],
+  ] as const) {
     if (top.has(file)) a.saw(file).add('packageManagers', manager);
   }
   if ([...top].some((f) => /^jest\.config\.(js|cjs|mjs|ts|json)$/.test(f))) a.add('testTools', 'jest');
@@ -62,7 +95,9 @@ export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
   if ([...top].some((f) => /^playwright\.config\./.test(f))) a.add('testTools', 'Playwright');
 
   // Python
-  const pyFiles = ['pyproject.toml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'Pipfile', 'tox.ini', 'pytest.ini'].filter((f) => top.has(f));
+  const pyFiles = ['pyproject.toml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'Pipfile', 'tox.ini', 'pytest.ini'].filter((f) =>
+    top.has(f),
+  );
   if (pyFiles.length) {
     a.add('languages', 'Python');
     let text = '';
@@ -71,7 +106,8 @@ export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
       text += `\n${(await read(f)) ?? ''}`;
     }
     const lower = text.toLowerCase();
-    for (const [dep, name] of Object.entries(PYTHON_FRAMEWORKS)) if (new RegExp(`(^|[^a-z0-9_-])${dep}([^a-z0-9_-]|$)`, 'm').test(lower)) a.add('frameworks', name);
+    for (const [dep, name] of Object.entries(PYTHON_FRAMEWORKS))
+      if (new RegExp(`(^|[^a-z0-9_-])${dep}([^a-z0-9_-]|$)`, 'm').test(lower)) a.add('frameworks', name);
     for (const [dep, name] of Object.entries(PYTHON_TESTS)) if (new RegExp(`(^|[^a-z0-9_-])${dep}([^a-z0-9_-]|$)`, 'm').test(lower)) a.add('testTools', name);
     if (top.has('pytest.ini') || /\[tool\.pytest/.test(text)) a.add('testTools', 'pytest');
     if (top.has('poetry.lock') || /\[tool\.poetry\]/.test(text)) a.add('packageManagers', 'poetry');
@@ -104,7 +140,9 @@ export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
   }
   const gradle = ['build.gradle', 'build.gradle.kts'].find((f) => top.has(f));
   if (gradle) {
-    a.saw(gradle).add('packageManagers', 'Gradle').add('languages', gradle.endsWith('.kts') ? 'Kotlin' : 'Java');
+    a.saw(gradle)
+      .add('packageManagers', 'Gradle')
+      .add('languages', gradle.endsWith('.kts') ? 'Kotlin' : 'Java');
     const text = (await read(gradle)) ?? '';
     if (text.includes('org.springframework.boot')) a.add('frameworks', 'Spring Boot');
     if (/junit/i.test(text)) a.add('testTools', 'JUnit');
@@ -112,7 +150,13 @@ export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
   }
 
   // Others, by their manifest alone
-  for (const [file, language, manager] of [['Gemfile', 'Ruby', 'Bundler'], ['composer.json', 'PHP', 'Composer'], ['mix.exs', 'Elixir', 'Mix'], ['Package.swift', 'Swift', 'SwiftPM'], ['pubspec.yaml', 'Dart', 'pub']] as const) {
+  for (const [file, language, manager] of [
+    ['Gemfile', 'Ruby', 'Bundler'],
+    ['composer.json', 'PHP', 'Composer'],
+    ['mix.exs', 'Elixir', 'Mix'],
+    ['Package.swift', 'Swift', 'SwiftPM'],
+    ['pubspec.yaml', 'Dart', 'pub'],
+  ] as const) {
     if (top.has(file)) a.saw(file).add('languages', language).add('packageManagers', manager);
   }
   if ([...top].some((f) => f.endsWith('.csproj') || f.endsWith('.sln'))) a.add('languages', 'C#').add('packageManagers', 'NuGet');
@@ -125,7 +169,13 @@ export async function analyzeProject(dir: string): Promise<ProjectAnalysis> {
     a.add('ci', 'GitHub Actions');
     for (const f of yml) a.saw(`.github/workflows/${f}`);
   }
-  for (const [file, name] of [['.gitlab-ci.yml', 'GitLab CI'], ['.travis.yml', 'Travis CI'], ['Jenkinsfile', 'Jenkins'], ['azure-pipelines.yml', 'Azure Pipelines'], ['.circleci', 'CircleCI']] as const) {
+  for (const [file, name] of [
+    ['.gitlab-ci.yml', 'GitLab CI'],
+    ['.travis.yml', 'Travis CI'],
+    ['Jenkinsfile', 'Jenkins'],
+    ['azure-pipelines.yml', 'Azure Pipelines'],
+    ['.circleci', 'CircleCI'],
+  ] as const) {
     if (top.has(file)) a.saw(file).add('ci', name);
   }
 

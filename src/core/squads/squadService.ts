@@ -62,7 +62,9 @@ export class SquadService {
     const squad = this.store.getSquad(name.trim());
     if (!squad) {
       const known = this.store.listSquads().map((s) => s.name);
-      throw new SquadError(`No squad named '${name}'. ${known.length ? `Squads: ${known.join(', ')}.` : 'There are no squads yet; create one with squad_create.'}`);
+      throw new SquadError(
+        `No squad named '${name}'. ${known.length ? `Squads: ${known.join(', ')}.` : 'There are no squads yet; create one with squad_create.'}`,
+      );
     }
     return squad;
   }
@@ -78,7 +80,12 @@ export class SquadService {
   addAgent(args: { squad: string; role: string; charter: string; tier: AgentTier; name?: string }): SquadAgentRow {
     const squad = this.get(args.squad);
     const existing = this.store.listAgents(squad.name);
-    const name = args.name ? checkName(args.name, 'agent') : nextCharacter(squad.universe, existing.map((a) => a.name));
+    const name = args.name
+      ? checkName(args.name, 'agent')
+      : nextCharacter(
+          squad.universe,
+          existing.map((a) => a.name),
+        );
     if (!this.store.addAgent({ squad: squad.name, name, role: args.role.trim(), charter: args.charter.trim(), tier: args.tier })) {
       throw new SquadError(`Squad '${squad.name}' already has an agent named '${name}'.`);
     }
@@ -118,7 +125,12 @@ export class SquadService {
    * Starts a worker for the task: for the named agent, or (no name) the agent whose role and charter share the
    * most words with the task, or a generalist on the standard tier when the squad has no agents yet.
    */
-  async delegate(args: { squad: string; task: string; agent?: string; replyTo?: ReplyChannel }): Promise<{ worker: WorkerInfo; agent?: SquadAgentRow; model: string }> {
+  async delegate(args: {
+    squad: string;
+    task: string;
+    agent?: string;
+    replyTo?: ReplyChannel;
+  }): Promise<{ worker: WorkerInfo; agent?: SquadAgentRow; model: string }> {
     const squad = this.get(args.squad);
     const roster = this.store.listAgents(squad.name);
     const agent = args.agent ? this.agent(squad.name, args.agent) : pickAgent(roster, args.task);
@@ -151,7 +163,13 @@ export class SquadService {
       `Project folder: ${squad.project_dir}`,
     ];
     const mates = roster.filter((a) => a.name !== agent?.name);
-    if (mates.length) lines.push(`## Teammates\n${mates.slice(0, 12).map((a) => `- ${a.name}: ${clip(a.role, 80)}`).join('\n')}`);
+    if (mates.length)
+      lines.push(
+        `## Teammates\n${mates
+          .slice(0, 12)
+          .map((a) => `- ${a.name}: ${clip(a.role, 80)}`)
+          .join('\n')}`,
+      );
     lines.push(
       decisions.length
         ? `## Squad decisions (newest first; follow them)\n${decisions.map((d) => `- ${clip(d.content, MAX_DECISION_CHARS)}`).join('\n')}`
@@ -161,7 +179,10 @@ export class SquadService {
   }
 
   private workerName(squad: string, agent: string | undefined): string {
-    const base = `${squad}-${agent ?? 'squad'}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, 40);
+    const base = `${squad}-${agent ?? 'squad'}`
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .slice(0, 40);
     const taken = new Set(this.opts.pool.listActive().map((w) => w.name));
     if (!taken.has(base)) return base;
     for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;

@@ -16,18 +16,29 @@ export interface SquadToolOptions {
 const squadName = z.string().trim().min(1).max(32).describe('The squad\u2019s name, e.g. "webshop".');
 const agentName = z.string().trim().min(1).max(32).describe('The agent\u2019s character name, as squad_agents lists it (e.g. "Spengler").');
 const dir = z.string().trim().min(1).describe('Absolute path of the project folder ("~" allowed).');
-const tier = z.enum(AGENT_TIERS as [AgentTier, ...AgentTier[]]).describe('high: hard design and review work (premium model); medium: everyday coding (standard); low: quick chores (fast).');
+const tier = z
+  .enum(AGENT_TIERS as [AgentTier, ...AgentTier[]])
+  .describe('high: hard design and review work (premium model); medium: everyday coding (standard); low: quick chores (fast).');
 
 export function createSquadTools(squads: SquadService, opts: SquadToolOptions = {}): BatonTool[] {
-  const tool = <S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string> | string, sideEffect = false): BatonTool =>
-    defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
+  const tool = <S extends z.ZodType>(
+    name: string,
+    description: string,
+    schema: S,
+    run: (args: z.output<S>) => Promise<string> | string,
+    sideEffect = false,
+  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
 
   return [
     tool(
       'squad_create',
       'Create a persistent squad for a project folder: a team of named specialist agents you add with squad_add_agent. ' +
         `Optionally pick the universe their character names come from (${Object.keys(UNIVERSES).join(', ')}).`,
-      z.object({ name: squadName, project_dir: dir, universe: z.string().trim().min(1).max(40).optional().describe('Where agent names come from (default ghostbusters).') }),
+      z.object({
+        name: squadName,
+        project_dir: dir,
+        universe: z.string().trim().min(1).max(40).optional().describe('Where agent names come from (default ghostbusters).'),
+      }),
       async (a) => {
         const s = await squads.create({ name: a.name, projectDir: a.project_dir, universe: a.universe });
         return `Squad '${s.name}' created for ${s.project_dir} (universe: ${s.universe}). Next: squad_analyze the folder, then squad_add_agent for each specialist it needs.`;
@@ -62,7 +73,10 @@ export function createSquadTools(squads: SquadService, opts: SquadToolOptions = 
     tool('squad_agents', 'List a squad\u2019s agents: name, role, model tier and charter.', z.object({ squad: squadName }), (a) => {
       const agents = squads.agents(a.squad);
       if (!agents.length) return `Squad '${a.squad}' has no agents yet; add them with squad_add_agent.`;
-      return [`Squad '${a.squad}' (${agents.length} agent${agents.length === 1 ? '' : 's'}):`, ...agents.map((g) => `- ${g.name} — ${g.role} (${g.tier} tier): ${clip(g.charter, 300)}`)].join('\n');
+      return [
+        `Squad '${a.squad}' (${agents.length} agent${agents.length === 1 ? '' : 's'}):`,
+        ...agents.map((g) => `- ${g.name} — ${g.role} (${g.tier} tier): ${clip(g.charter, 300)}`),
+      ].join('\n');
     }),
     tool(
       'squad_remove_agent',
@@ -89,25 +103,36 @@ export function createSquadTools(squads: SquadService, opts: SquadToolOptions = 
     tool(
       'squad_log_decision',
       'Log a decision for a squad (a convention, a choice of library, a rule). Every worker the squad starts from now on is told its decisions.',
-      z.object({ squad: squadName, decision: z.string().trim().min(1).max(2000), author: z.string().trim().max(40).optional().describe('Who decided (an agent or "user").') }),
+      z.object({
+        squad: squadName,
+        decision: z.string().trim().min(1).max(2000),
+        author: z.string().trim().max(40).optional().describe('Who decided (an agent or "user").'),
+      }),
       (a) => {
         squads.logDecision(a.squad, a.decision, a.author);
         return `Logged for squad '${a.squad}': ${clip(a.decision, 200)}`;
       },
       true,
     ),
-    tool('squad_recall', 'Recall a squad\u2019s context: its folder, agents, recent tasks and decisions (the newest, bounded).', z.object({ squad: squadName }), (a) => {
-      const s = squads.get(a.squad);
-      const agents = squads.agents(s.name);
-      const decisions = squads.decisions(s.name, DECISIONS_IN_BRIEF);
-      const tasks = squads.tasks(s.name, 5);
-      return [
-        `Squad '${s.name}' — ${s.project_dir} (universe ${s.universe}, since ${s.created_at})`,
-        agents.length ? `Agents:\n${agents.map((g) => `- ${g.name} — ${g.role} (${g.tier} → ${TIER_OF[g.tier]})`).join('\n')}` : 'Agents: none yet.',
-        decisions.length ? `Decisions (newest first):\n${decisions.map((d) => `- ${d}`).join('\n')}` : 'Decisions: none logged.',
-        tasks.length ? `Recent tasks:\n${tasks.map((t) => `- ${t.worker}${t.agent ? ` (${t.agent})` : ''}: ${t.worker_state ?? 'finished'} — ${clip(t.prompt, 120)}`).join('\n')}` : 'Tasks: none yet.',
-      ].join('\n\n');
-    }),
+    tool(
+      'squad_recall',
+      'Recall a squad\u2019s context: its folder, agents, recent tasks and decisions (the newest, bounded).',
+      z.object({ squad: squadName }),
+      (a) => {
+        const s = squads.get(a.squad);
+        const agents = squads.agents(s.name);
+        const decisions = squads.decisions(s.name, DECISIONS_IN_BRIEF);
+        const tasks = squads.tasks(s.name, 5);
+        return [
+          `Squad '${s.name}' — ${s.project_dir} (universe ${s.universe}, since ${s.created_at})`,
+          agents.length ? `Agents:\n${agents.map((g) => `- ${g.name} — ${g.role} (${g.tier} → ${TIER_OF[g.tier]})`).join('\n')}` : 'Agents: none yet.',
+          decisions.length ? `Decisions (newest first):\n${decisions.map((d) => `- ${d}`).join('\n')}` : 'Decisions: none logged.',
+          tasks.length
+            ? `Recent tasks:\n${tasks.map((t) => `- ${t.worker}${t.agent ? ` (${t.agent})` : ''}: ${t.worker_state ?? 'finished'} — ${clip(t.prompt, 120)}`).join('\n')}`
+            : 'Tasks: none yet.',
+        ].join('\n\n');
+      },
+    ),
     tool('squad_status', 'List every squad with its folder, agents, running tasks and number of decisions.', z.object({}), () => {
       const all = squads.list();
       if (!all.length) return 'No squads yet. Create one with squad_create.';
@@ -128,4 +153,3 @@ export function createSquadTools(squads: SquadService, opts: SquadToolOptions = 
     ),
   ];
 }
-

@@ -15,7 +15,11 @@ export const DEFAULT_UNIVERSE = 'ghostbusters';
 
 /** The universe's key for a name the model gave ("Back to the Future" → back-to-the-future), or undefined. */
 export function universeKey(name: string): string | undefined {
-  const key = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   return UNIVERSES[key] ? key : undefined;
 }
 

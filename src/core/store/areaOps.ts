@@ -22,7 +22,17 @@ export function isAreaOp(op: { op: string }): op is AreaOp {
   return AREA_OPS.has(op.op);
 }
 
-const AREA_OPS = new Set<string>(['createSquad', 'deleteSquad', 'addAgent', 'removeAgent', 'logDecision', 'recordTask', 'upsertWikiPage', 'removeWikiPage', 'addUsage']);
+const AREA_OPS = new Set<string>([
+  'createSquad',
+  'deleteSquad',
+  'addAgent',
+  'removeAgent',
+  'logDecision',
+  'recordTask',
+  'upsertWikiPage',
+  'removeWikiPage',
+  'addUsage',
+]);
 
 export function areaChangeKind(op: AreaOp): AreaChange {
   switch (op.op) {

@@ -55,7 +55,12 @@ export class SqlJsSquads implements SquadStore {
   }
 
   listAgents(squad: string): SquadAgentRow[] {
-    return this.rows('squad_agents', 'SELECT squad, name, role, charter, tier, created_at FROM squad_agents WHERE squad = ? ORDER BY created_at, rowid', [squad], agentSchema);
+    return this.rows(
+      'squad_agents',
+      'SELECT squad, name, role, charter, tier, created_at FROM squad_agents WHERE squad = ? ORDER BY created_at, rowid',
+      [squad],
+      agentSchema,
+    );
   }
 
   logDecision(squad: string, content: string, author: string | null): void {
@@ -63,7 +68,12 @@ export class SqlJsSquads implements SquadStore {
   }
 
   decisions(squad: string, limit: number): SquadDecisionRow[] {
-    return this.rows('squad_decisions', 'SELECT id, squad, content, author, ts FROM squad_decisions WHERE squad = ? ORDER BY id DESC LIMIT ?', [squad, limit], decisionSchema);
+    return this.rows(
+      'squad_decisions',
+      'SELECT id, squad, content, author, ts FROM squad_decisions WHERE squad = ? ORDER BY id DESC LIMIT ?',
+      [squad, limit],
+      decisionSchema,
+    );
   }
 
   countDecisions(squad: string): number {
@@ -75,7 +85,12 @@ export class SqlJsSquads implements SquadStore {
   }
 
   tasks(squad: string, limit: number): SquadTaskRow[] {
-    return this.rows('squad_tasks', 'SELECT worker, squad, agent, prompt, started_at FROM squad_tasks WHERE squad = ? ORDER BY started_at DESC LIMIT ?', [squad, limit], taskSchema);
+    return this.rows(
+      'squad_tasks',
+      'SELECT worker, squad, agent, prompt, started_at FROM squad_tasks WHERE squad = ? ORDER BY started_at DESC LIMIT ?',
+      [squad, limit],
+      taskSchema,
+    );
   }
 
   taskOf(worker: string): SquadTaskRow | undefined {

@@ -29,7 +29,11 @@ export class SqlJsUsage implements UsageStore {
   totals(query: { day?: string; scope?: UsageScope; key?: string } = {}): UsageRow[] {
     const where: string[] = [];
     const params: string[] = [];
-    for (const [column, value] of [['day', query.day], ['scope', query.scope], ['key', query.key]] as const) {
+    for (const [column, value] of [
+      ['day', query.day],
+      ['scope', query.scope],
+      ['key', query.key],
+    ] as const) {
       if (value === undefined) continue;
       where.push(`${column} = ?`);
       params.push(value);

@@ -36,7 +36,9 @@ export class SqlJsWikiIndex implements WikiIndexStore {
     if (!all) return [];
     // Every word first; when no page has them all, any of them (still ranked, so the best partial match leads).
     const hits = this.match(folder, all);
-    return (hits.length ? hits : this.match(folder, all.split(' ').join(' OR '))).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)).slice(0, limit);
+    return (hits.length ? hits : this.match(folder, all.split(' ').join(' OR ')))
+      .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
+      .slice(0, limit);
   }
 
   private match(folder: string, expression: string): WikiHit[] {

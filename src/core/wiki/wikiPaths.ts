@@ -18,7 +18,11 @@ const MAX_DEPTH = 4;
 
 /** The canonical page name ("guides/Release process"), or a WikiError saying what is wrong. */
 export function normalizePageName(raw: string): string {
-  const name = raw.trim().replace(/\\/g, '/').replace(/\.md$/i, '').replace(/^\/+|\/+$/g, '');
+  const name = raw
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/\.md$/i, '')
+    .replace(/^\/+|\/+$/g, '');
   const segments = name.split('/').map((s) => s.trim());
   const bad = !name || segments.length > MAX_DEPTH || segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..' || s.endsWith('.'));
   if (bad) {

@@ -7,8 +7,13 @@ import type { Wiki } from './wiki';
 const page = z.string().trim().min(1).max(300).describe('The page name, e.g. "release-process" or "guides/setup" (no ".md").');
 
 export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] {
-  const tool = <S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string>, sideEffect = false): BatonTool =>
-    defineBatonTool({ name, description, schema, run, sideEffect }, journal);
+  const tool = <S extends z.ZodType>(
+    name: string,
+    description: string,
+    schema: S,
+    run: (args: z.output<S>) => Promise<string>,
+    sideEffect = false,
+  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, journal);
   return [
     tool('wiki_read', 'Read a page of the knowledge base (markdown).', z.object({ page }), async (a) => {
       const p = await wiki.read(a.page);
@@ -43,6 +48,12 @@ export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] 
       if (!pages.length) return `The wiki is empty (${wiki.folder}).`;
       return [`${pages.length} page(s) in ${wiki.folder}:`, ...pages.map((p) => `- ${p.name} — "${p.title}"`)].join('\n');
     }),
-    tool('wiki_delete', 'Delete a page of the knowledge base (its file is removed).', z.object({ page }), async (a) => `Deleted wiki page '${await wiki.delete(a.page)}'.`, true),
+    tool(
+      'wiki_delete',
+      'Delete a page of the knowledge base (its file is removed).',
+      z.object({ page }),
+      async (a) => `Deleted wiki page '${await wiki.delete(a.page)}'.`,
+      true,
+    ),
   ];
 }

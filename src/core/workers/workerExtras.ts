@@ -25,7 +25,12 @@ export function setWorkerExtras(w: Worker, extras: WorkerCreateExtras): void {
 }
 
 /** The parts of a worker's session spec the extras and hooks decide. */
-export function workerSpecExtras(w: Worker, instructions: string, defaultModel: string | undefined, hooks: WorkerPoolHooks): { systemMessage: string; model?: string; skillDirectories?: string[] } {
+export function workerSpecExtras(
+  w: Worker,
+  instructions: string,
+  defaultModel: string | undefined,
+  hooks: WorkerPoolHooks,
+): { systemMessage: string; model?: string; skillDirectories?: string[] } {
   const extras = extrasOf.get(w);
   return {
     systemMessage: extras?.systemMessage ? `${instructions}\n\n${extras.systemMessage}` : instructions,
