@@ -4,7 +4,9 @@
 //   2. UI: Playwright clicks the real webview (test/e2e/ui/*.e2e.test.ts, mocha in Node).
 // Both point the Copilot runtime at a ScriptedModelServer, so nothing leaves the machine.
 //
-//   node test/e2e/runE2e.mjs [--vsix path/to/baton.vsix] [--only host|ui] [--no-build]
+//   3. AI: @baton in VS Code's Chat view, the language-model tools and the public API (test/e2e/ai, Playwright, its own
+//      code-server with the test-only helper extension test/e2e/fixtures/baton-test-host installed as a .vsix).
+//   node test/e2e/runE2e.mjs [--vsix path/to/baton.vsix] [--only host|ui|ai] [--no-build]
 //   import { runE2e } from './test/e2e/runE2e.mjs'; await runE2e({ vsix })   // rejects when a test fails
 //
 // The VS Code: by default code-server through ./launcher.mjs (provisioned into .vscode-test/ on first use). Where a
@@ -28,7 +30,7 @@ const extensionPath = path.resolve(process.env.BATON_E2E_EXTENSION_PATH ?? root)
 
 /**
  * Runs the e2e layer. Resolves when every test passed; rejects otherwise.
- * @param {{ vsix?: string, only?: 'host' | 'ui', build?: boolean, log?: (line: string) => void }} [options]
+ * @param {{ vsix?: string, only?: 'host' | 'ui' | 'ai', build?: boolean, log?: (line: string) => void }} [options]
  *   vsix: test this installed .vsix instead of the dev folder (the in-host tests then check it is the installed copy);
  *   build: false skips `node esbuild.mjs --tests` (dist/ and out/e2e/ are already fresh).
  */
@@ -43,7 +45,7 @@ export async function runE2e({ vsix, only, build = true, log = (line) => console
   }
 
   const failures = [];
-  if (only !== 'ui') {
+  if (!only || only === 'host') {
     const t = Date.now();
     try {
       await runInHost(vsixPath, log);
@@ -52,13 +54,23 @@ export async function runE2e({ vsix, only, build = true, log = (line) => console
       failures.push(`in-host suite: ${err instanceof Error ? err.message : err}`);
     }
   }
-  if (only !== 'host') {
+  if (!only || only === 'ui') {
     const t = Date.now();
     try {
       await runUi(vsixPath, log);
       log(`UI suite passed in ${secs(t)}`);
     } catch (err) {
       failures.push(`UI suite: ${err instanceof Error ? err.message : err}`);
+    }
+  }
+  // The helper extension loads Baton from the dev folder; a .vsix run covers the rest.
+  if ((!only && !vsixPath) || only === 'ai') {
+    const t = Date.now();
+    try {
+      await runAi(log);
+      log(`AI suite passed in ${secs(t)}`);
+    } catch (err) {
+      failures.push(`AI suite: ${err instanceof Error ? err.message : err}`);
     }
   }
   log(`${failures.length ? 'FAILED' : 'passed'} in ${secs(started)}${vsixPath ? ` (against ${path.basename(vsixPath)})` : ''}`);
@@ -152,6 +164,17 @@ async function runUi(vsixPath, log) {
     process.execPath,
     [mocha, '--require', 'tsx/cjs', '--require', 'test/e2e/ui/fixture.ts', '--timeout', '120000', '--exit', 'test/e2e/ui/**/*.e2e.test.ts'],
     { cwd: root, env: { ...process.env, ...(vsixPath ? { BATON_E2E_VSIX: vsixPath } : {}) } },
+  );
+}
+
+/** @baton, the language-model tools and the public API, in their own code-server (test/e2e/ai/fixture.ts). */
+async function runAi(log) {
+  log('AI suite (Chat view, tools and API in code-server)');
+  const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  await run(
+    process.execPath,
+    [mocha, '--require', 'tsx/cjs', '--require', 'test/e2e/ai/fixture.ts', '--timeout', '120000', '--exit', 'test/e2e/ai/**/*.e2e.test.ts'],
+    { cwd: root, env: process.env },
   );
 }
 
