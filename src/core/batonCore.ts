@@ -4,6 +4,7 @@
 // what ships; they differ only in the deps they pass (settings, where files live, the runtime's
 // environment).
 // Invariant: nothing here starts the Copilot runtime; the first message (or the chat view) does.
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
@@ -34,6 +35,7 @@ import { createWikiTools } from './wiki/wikiTools';
 import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
+import { createChangeTools } from './workers/changeTools';
 
 export interface BatonCoreDeps {
   /** Baton's global storage folder: the database, its own Copilot sessions, session claims. */
@@ -61,6 +63,8 @@ export interface BatonCoreDeps {
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
   homeDir?: string;
+  /** Absolute paths the editor holds unsaved changes for: an apply never overwrites them. */
+  dirtyBuffers?: () => readonly string[];
   /** Changes Baton's own settings for the chat's control tools (switch_model, toggle_auto, restart); without it they say they cannot. */
   control?: HostControl;
   /** The wiki folder (baton.wiki.folder, resolved); default <storageDir>/wiki. */
@@ -128,16 +132,18 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // The pool and the orchestrator refer to each other (results in, workers out); each reaches the
   // other only through these closures, which run after both exist.
   let orchestrator: Orchestrator | undefined;
+  const broker: PermissionBroker = deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') };
   const pool = new WorkerPool({
     sessions,
     store,
     logger,
     ownPaths: [deps.installPath, storageDir],
+    storageDir,
     settings: deps.settings.workers,
     homeDir: deps.homeDir,
     skillDirectories,
     onUsage: (worker, u) => usage.workerCall(worker, u),
-    broker: deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') },
+    broker,
     model: () => deps.settings.orchestrator().routing.model,
     reservedSessionIds: () => [orchestrator?.currentSessionId, store.getState('orchestrator_session_id')],
     // Delivered once the orchestrator's session takes it: a window closed while it waited in the
@@ -172,6 +178,14 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     tools: () => [
       ...createMemoryTools(store, toolJournal),
       ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
+      ...(pool.changes
+        ? createChangeTools(pool.changes, {
+            journal: toolJournal,
+            // Landing or dropping work is the user's decision, asked in the panel like a worker's permission.
+            confirm: async (worker, kind, detail) => (await broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
+            dirtyBuffers: () => deps.dirtyBuffers?.() ?? [],
+          })
+        : []),
       ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
       ...createWikiTools(wiki, toolJournal),
       ...createSkillTools(skills, { journal: toolJournal, indexUrl: () => deps.skillIndexUrl?.(), changed: () => runAfterTurn(() => renewSession('skills changed')) }),

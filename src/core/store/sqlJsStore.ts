@@ -7,6 +7,7 @@
 // - an id handed to a caller keeps reaching its row after a replay moved it (IssuedIds), until a listing shows
 //   that id for another row (memories and inbox only);
 // - reads never throw for a bad row or a failed query: they report it and leave it out.
+import { z } from 'zod';
 import { randomInt } from 'node:crypto';
 import type { SqlJsStatic, SqlValue } from 'sql.js';
 import { Emitter } from '../util/emitter';
@@ -167,6 +168,12 @@ export class SqlJsStore implements BatonStore {
   }
 
   // ---------------------------------------------------------------- state
+
+  stateKeys(prefix: string): string[] {
+    const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = this.read(() => this.file.tables.rows('state', "SELECT key FROM state WHERE key LIKE ? ESCAPE '\\' ORDER BY key", [like], z.object({ key: z.string() })), []);
+    return rows.map((r) => r.key);
+  }
 
   getState(key: string): string | undefined {
     const value = this.read(() => this.file.tables.first('SELECT value FROM state WHERE key = ?', [key])?.[0], undefined);

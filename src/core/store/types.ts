@@ -99,6 +99,8 @@ export interface StoreReport {
 export interface BatonStore {
   // key/value state
   getState(key: string): string | undefined;
+  /** The keys of the state table that start with `prefix`, sorted. */
+  stateKeys(prefix: string): string[];
   setState(key: string, value: string): void;
   deleteState(key: string): void;
 

@@ -59,13 +59,22 @@ function partial(output: string): string {
   return output.trim() ? `\n\nOutput so far:\n\n${wrapWorkerOutput(output)}\n\n${DATA_NOTE}` : '';
 }
 
-export function workerInstructions(name: string, dir: string): string {
-  return [
+export function workerInstructions(name: string, dir: string, worktree?: { branch: string; linked: string[] }): string {
+  const lines = [
     `You are '${name}', a background worker of Baton (an assistant in VS Code). You work in ${dir}; stay inside it.`,
     'Nobody reads your messages while you work: do the whole task without asking questions, then end with a short report —',
     'what you did, files changed, commands run, and anything left undone or failing. Your final message is passed back as is.',
     'Some actions need the user\u2019s approval; if one is denied, do not retry it: work around it or say what you needed.',
-  ].join('\n');
+  ];
+  if (worktree) {
+    lines.push(
+      `This folder is a fresh git worktree on branch ${worktree.branch}, made for you from the repository's last commit. ` +
+        'Files git ignores (dependencies, build output, local env files) are not in it' +
+        (worktree.linked.length ? `, except ${worktree.linked.join(', ')} (linked read-only from the user's checkout)` : '') +
+        ': install or build what a task needs first. Do not commit; leave your changes in the working tree: the user reviews and applies them.',
+    );
+  }
+  return lines.join('\n');
 }
 
 export function pastTense(state: WorkerState): string {

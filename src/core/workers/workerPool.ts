@@ -12,6 +12,7 @@
 //   Baton never deletes a Copilot session (a finished worker's session can take a follow-up);
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
+import * as path from 'node:path';
 import type { WorkerState } from '../../shared/protocol';
 import type { AgentEvent, AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
@@ -25,6 +26,8 @@ import { errorText, formatResult, pastTense, seconds, workerInstructions, type T
 import { setWorkerExtras, workerSpecExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { createWorkerPermissionHandler } from './workerPermissions';
 import { workerSandboxPolicy } from './workerSandbox';
+import { WorkerChanges } from './workerChanges';
+import { WorkerIsolation, type Placement } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerPoolOptions, type WorkerStatus, newWorker, workerRow } from './workerTypes';
 
@@ -36,6 +39,9 @@ export class WorkerPool {
   /** Fires with every worker (active, then finished) on each state change; output at most 4 times a second. */
   readonly onDidChange: WorkerRegistry['onDidChange'];
   private readonly inbox: WorkerInbox;
+  private readonly isolation: WorkerIsolation | undefined;
+  /** Pending changes of workers (worktrees, tracked folders): review, apply, discard. */
+  readonly changes: WorkerChanges | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
   private readonly now: () => number;
@@ -45,6 +51,11 @@ export class WorkerPool {
     this.reg = new WorkerRegistry({ settings: opts.settings, reservedSessionIds: opts.reservedSessionIds, now: this.now });
     this.onDidChange = this.reg.onDidChange;
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
+    if (opts.storageDir) {
+      this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
+      const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
+      this.changes = new WorkerChanges(this.isolation, opts.sessions, opts.store, opts.logger, live);
+    }
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
     this.disposeReset = opts.sessions.onDidReset((reason) => {
@@ -60,18 +71,26 @@ export class WorkerPool {
   // ---- the orchestrator's verbs -----------------------------------------------------------------
 
   /** Creates a worker in `workingDir`; with a prompt, starts it in the background and returns at once. */
-  async create(args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel } & WorkerCreateExtras): Promise<WorkerInfo> {
+  async create(args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel; isolation?: 'worktree' | 'none' } & WorkerCreateExtras): Promise<WorkerInfo & { note?: string }> {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name);
     this.reg.assertCapacity();
     const dir = this.resolveDir(args.workingDir);
     const w = this.reserve(name, dir, args.replyTo ?? 'panel', 'created');
     setWorkerExtras(w, args);
-    await this.open(w, () => this.opts.sessions.create(this.spec(w)));
-    this.opts.logger.info(`Worker '${name}' created in ${dir} (session ${w.sessionId})`);
+    const note = await this.place(w, dir, args.isolation);
+    try {
+      await this.open(w, () => this.opts.sessions.create(this.spec(w)));
+    } catch (err) {
+      // Nothing was done in the new worktree: it goes, so the name can be used again.
+      if (w.isolation?.kind === 'worktree') await this.isolation?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
+      throw err;
+    }
+    if (w.isolation?.kind === 'in-place' && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
+    this.opts.logger.info(`Worker '${name}' created in ${w.workingDir} (session ${w.sessionId})${note ? `: ${note}` : ''}`);
     if (args.prompt?.trim()) this.dispatch(w, args.prompt);
     else this.reg.fireNow();
-    return this.reg.info(w);
+    return { ...this.reg.info(w), ...(note ? { note } : {}) };
   }
 
   /**
@@ -224,23 +243,46 @@ export class WorkerPool {
   // ---- internals --------------------------------------------------------------------------------
 
   private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
-    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
-      createWorkerPermissionHandler({
-        worker: name,
-        workingDir: dir,
-        protectedPaths: () => this.protectedPaths(),
-        trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
-        sandboxed: () => w.session?.sandbox.state === 'applied' || w.session?.sandbox.state === 'engaged',
-        broker: this.opts.broker,
-        logger: this.opts.logger,
-        signal: () => task()?.abort.signal,
-        onDecision: (line) => transcript.add('permission', line),
-      }),
-    );
+    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) => this.permissionHandler(name, dir, transcript, task, () => w.session));
     // Reserved before any await: the name and the slot are taken even while the session is created.
     this.reg.active.set(name, w);
     this.reg.finished = this.reg.finished.filter((f) => f.name !== name);
     return w;
+  }
+
+  private permissionHandler(name: string, dir: string, transcript: Worker['transcript'], task: () => Task | undefined, session: () => AgentSession | undefined): Worker['permissions'] {
+    return createWorkerPermissionHandler({
+      worker: name,
+      workingDir: dir,
+      protectedPaths: () => this.protectedPaths(),
+      trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
+      sandboxed: () => ['applied', 'engaged'].includes(session()?.sandbox.state ?? 'off'),
+      broker: this.opts.broker,
+      logger: this.opts.logger,
+      signal: () => task()?.abort.signal,
+      onDecision: (line) => transcript.add('permission', line),
+    });
+  }
+
+  /** Moves a reserved worker to where it will work (its worktree); its permissions follow it there. */
+  private async place(w: Worker, dir: string, mode: 'worktree' | 'none' | undefined): Promise<string | undefined> {
+    if (!this.isolation) return undefined;
+    const settings = this.opts.settings();
+    let placement: Placement;
+    try {
+      placement = await this.isolation.place(w.name, dir, mode ?? settings.isolation ?? 'worktree', settings.worktreeInclude ?? []);
+    } catch (err) {
+      if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
+      throw err;
+    }
+    w.isolation = placement.isolation;
+    w.sandboxReadonly = placement.readonlyPaths;
+    w.linked = placement.linked;
+    if (placement.workingDir !== w.workingDir) {
+      w.workingDir = placement.workingDir;
+      w.permissions = this.permissionHandler(w.name, placement.workingDir, w.transcript, () => w.task, () => w.session);
+    }
+    return placement.note;
   }
 
   /** Opens the worker's session; on failure the reservation is released and a WorkerError thrown. */
@@ -312,7 +354,7 @@ export class WorkerPool {
     const shuttingDown = this.disposed || (outcome.kind === 'killed' && outcome.by === 'shutdown');
     // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
     const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-    const text = formatResult(w.name, outcome);
+    const text = formatResult(w.name, outcome) + (await this.changeNote(w));
     const kind: InboxRow['kind'] = outcome.kind;
     const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;
     // On shutdown the row stays 'running', so the next start reports the task as interrupted.
@@ -323,6 +365,21 @@ export class WorkerPool {
     await this.retire(w, state);
     // Not awaited: deliver may wait for the orchestrator's whole turn, and a kill must not.
     if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo));
+  }
+
+  /** The worker's changes in one line for its result (and its card), while its session is still open. */
+  private async changeNote(w: Worker): Promise<string> {
+    if (!this.changes?.has(w.name)) return '';
+    try {
+      const t = await this.changes.totals(w.name);
+      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
+      if (!t.files) return '';
+      const where = w.isolation?.kind === 'worktree' ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it` : ` in ${w.workingDir} (can be undone)`;
+      return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
+    } catch (err) {
+      this.opts.logger.warn(`Worker '${w.name}': could not summarize its changes (${errorText(err)})`);
+      return '';
+    }
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {
@@ -362,7 +419,7 @@ export class WorkerPool {
       role: 'worker',
       workingDirectory: w.workingDir,
       permissions: w.permissions,
-      ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir), this.opts.model?.(), this.opts),
+      ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir, w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : undefined), this.opts.model?.(), this.opts),
       // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
       ownSession: w.source === 'created',
       trackChanges: true,
@@ -375,7 +432,7 @@ export class WorkerPool {
       workingDir: w.workingDir,
       protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
       network: this.opts.settings().network ?? 'allow',
-      gitCommonDir: w.gitCommonDir,
+      readonlyPaths: w.sandboxReadonly,
     });
   }
 
@@ -388,7 +445,9 @@ export class WorkerPool {
   }
 
   private protectedPaths(): ProtectedPaths {
-    return new ProtectedPaths({ homeDir: this.opts.homeDir, extra: this.opts.settings().protectedPaths ?? [], ownPaths: this.opts.ownPaths });
+    // A worker's worktree lives in Baton's (protected) storage, and is its own place to work.
+    const allowedInside = this.opts.storageDir ? [path.join(this.opts.storageDir, 'worktrees')] : [];
+    return new ProtectedPaths({ homeDir: this.opts.homeDir, extra: this.opts.settings().protectedPaths ?? [], ownPaths: this.opts.ownPaths, allowedInside });
   }
 
   private resolveDir(input: string): string {

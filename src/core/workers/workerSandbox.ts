@@ -13,8 +13,12 @@ export interface WorkerSandboxArgs {
   /** Real paths of every protected location (built-in, settings, Baton's own, the CLI's login). */
   protectedPaths: string[];
   network: 'allow' | 'deny';
-  /** The repository's git folder when the worker works in a linked worktree: readable, so `git status` works, never writable (hooks). */
-  gitCommonDir?: string;
+  /**
+   * Readable, never writable: the repository's git folder when the worker works in a linked
+   * worktree (so `git status` works; writable it would let a worker plant hooks or move the
+   * user's branches), and the folders Baton linked into the worktree (node_modules).
+   */
+  readonlyPaths?: string[];
 }
 
 export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
@@ -22,7 +26,7 @@ export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
   for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), args.workingDir)) denied.add(d);
   return {
     deniedPaths: [...denied],
-    readonlyPaths: args.gitCommonDir ? [args.gitCommonDir] : [],
+    readonlyPaths: args.readonlyPaths ?? [],
     readwritePaths: [args.workingDir],
     network: args.network,
   };

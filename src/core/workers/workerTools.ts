@@ -33,12 +33,20 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         name: workerName,
         working_dir: z.string().min(1).describe('Absolute path of the directory to work in ("~" allowed).'),
         initial_prompt: z.string().optional().describe('The task to start now (optional).'),
+        isolation: z
+          .enum(['worktree', 'none'])
+          .optional()
+          .describe(
+            'worktree (default in a git repository): the worker edits its own copy on a new branch and the user reviews and applies its changes. ' +
+              'none: it works in the folder itself — only for read-only tasks (explain, review, search). Anything that edits must be isolated.',
+          ),
       }),
       async (a) => {
-        const w = await pool.create({ name: a.name, workingDir: a.working_dir, prompt: a.initial_prompt, replyTo: replyTo() });
+        const w = await pool.create({ name: a.name, workingDir: a.working_dir, prompt: a.initial_prompt, replyTo: replyTo(), isolation: a.isolation });
+        const note = w.note ? ` ${w.note}` : '';
         return a.initial_prompt?.trim()
-          ? `On it — worker '${w.name}' started in ${w.workingDir}. I'll get its result as a [Background task completed] message; tell the user it is under way.`
-          : `Worker '${w.name}' created in ${w.workingDir} (idle). Give it a task with send_to_worker.`;
+          ? `On it — worker '${w.name}' started in ${w.workingDir}.${note} I'll get its result as a [Background task completed] message; tell the user it is under way.`
+          : `Worker '${w.name}' created in ${w.workingDir} (idle).${note} Give it a task with send_to_worker.`;
       },
       true,
     ),

@@ -98,8 +98,10 @@ export interface Worker {
   sandbox?: WorkerCard['sandbox'];
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
-  /** The repository's git folder when the worker works in a linked worktree (readable in the sandbox, never writable). */
-  gitCommonDir?: string;
+  /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
+  sandboxReadonly?: string[];
+  /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
+  linked?: string[];
 }
 
 /** The session is held by another process (an open Copilot CLI or editor): Baton will not write into it; a fork can continue it. */
@@ -126,6 +128,8 @@ export interface WorkerPoolOptions {
   settings: () => WorkerSettings;
   /** Baton's installation and storage dirs: protected like credentials. */
   ownPaths: string[];
+  /** Baton's storage folder: worker worktrees live in its `worktrees` folder. Without it workers work in place. */
+  storageDir?: string;
   /** Injectable for tests; defaults to os.homedir(). */
   homeDir?: string;
   /** The model for new and resumed worker sessions; undefined = the runtime's default (BYOK providers need one). */

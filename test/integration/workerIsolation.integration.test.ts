@@ -1,0 +1,153 @@
+// Workers in their own git worktrees, with the REAL runtime (sandboxed), real git and the
+// production wiring: two workers change the same file at once, the user's file is untouched until
+// Apply, the second Apply is refused by name with nothing half-applied, Discard leaves git clean;
+// a folder without git gets a diff and an exact undo; a reload keeps the change set reviewable.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+
+const run = promisify(execFile);
+const git = async (cwd: string, ...args: string[]): Promise<string> =>
+  (await run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd })).stdout;
+
+async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('worker isolation: worktrees, review, apply, discard (real runtime, real git)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let repo: string;
+
+  const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
+
+  /** One worker task: a shell command, then its report; and the orchestrator's answer to its result. */
+  const scriptWorker = (worker: string, command: string): void => {
+    const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
+    core.server.on({ predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${worker} edits` }, { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] });
+    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${worker} report` }, { text: `${worker}: edited` });
+    core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
+  };
+  const finished = (worker: string) => core.pool.list().find((w) => w.name === worker && w.state === 'done');
+
+  beforeEach(async () => {
+    core = await startCore();
+    core.workerSettings.trustWorkingDir = true;
+    repo = join(core.home, 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+  });
+
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  it('two workers on one file: each in its own worktree; Apply the first, the second is refused by name; Discard leaves git clean', async () => {
+    scriptWorker('alpha', "printf 'alpha line\\n' > src/app.txt");
+    scriptWorker('beta', "printf 'beta line\\n' > src/app.txt");
+    const [a, b] = await Promise.all([
+      core.pool.create({ name: 'alpha', workingDir: repo, prompt: 'TASK-alpha: change app.txt' }),
+      core.pool.create({ name: 'beta', workingDir: repo, prompt: 'TASK-beta: change app.txt' }),
+    ]);
+    assert.equal(a.isolation?.kind, 'worktree');
+    assert.match(a.note ?? '', /own git worktree on branch baton\/alpha/);
+    assert.notEqual(a.workingDir, b.workingDir);
+    await waitFor('both workers', () => finished('alpha') && finished('beta'));
+    await waitFor('both results', () => doneCount() >= 2);
+
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'original line\n', "the user's file is untouched until Apply");
+    assert.equal(await readFile(join(a.workingDir, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+    const changes = core.pool.changes!;
+    assert.equal((await changes.totals('alpha')).line, '1 file changed, +1 −1');
+    assert.deepEqual(finished('alpha')?.changes, { files: 1, additions: 1, deletions: 1 });
+    const result = core.events.find((e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.prompt.includes("Worker 'alpha'"))!;
+    assert.match(result.prompt, /Changes: 1 file changed, \+1 −1 in its worktree on baton\/alpha/);
+    assert.match(await changes.forModel('beta'), /-original line\n\+beta line/);
+
+    assert.match(await changes.apply('alpha', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+    await assert.rejects(changes.apply('beta', { dirtyBuffers: [] }), (err: Error) => err.name === 'ApplyConflict' && /src\/app\.txt/.test(err.message));
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n', 'nothing was half-applied');
+    await changes.discard('beta');
+
+    const worktrees = (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree '));
+    assert.equal(worktrees.length, 1, `worktrees left: ${worktrees.join(', ')}`);
+    assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
+    assert.deepEqual(changes.list(), []);
+  });
+
+  it('the model cannot land changes on its own: apply_worker_changes asks the user first, and a no holds', async () => {
+    scriptWorker('gamma', "printf 'gamma line\\n' > src/app.txt");
+    await core.pool.create({ name: 'gamma', workingDir: repo, prompt: 'TASK-gamma: change app.txt' });
+    await waitFor('the worker', () => finished('gamma'));
+    await waitFor('its result', () => doneCount() >= 1);
+    core.server.on({ lastUserIncludes: '[via panel] apply it', afterToolResult: false }, { toolCalls: [{ id: 'ap1', name: 'apply_worker_changes', arguments: { name: 'gamma' } }] });
+    core.server.on({ lastUserIncludes: '[via panel] apply it', afterToolResult: true }, { text: 'You declined; nothing applied.' });
+    core.broker.answer = 'deny';
+    await core.orchestrator.enqueue('apply it', { channel: 'panel' }).done;
+    assert.deepEqual(
+      core.broker.asked.map((p) => [p.worker, p.kind]),
+      [['gamma', 'apply changes']],
+    );
+    assert.match(core.broker.asked[0]!.detail, /apply 1 file changed, \+1 −1 from worker 'gamma'/);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'original line\n');
+
+    core.server.on({ lastUserIncludes: '[via panel] now apply', afterToolResult: false }, { toolCalls: [{ id: 'ap2', name: 'apply_worker_changes', arguments: { name: 'gamma' } }] });
+    core.server.on({ lastUserIncludes: '[via panel] now apply', afterToolResult: true }, { text: 'Applied.' });
+    core.broker.answer = 'once';
+    await core.orchestrator.enqueue('now apply', { channel: 'panel' }).done;
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'gamma line\n');
+  });
+
+  it('a reload keeps the change set reviewable, and a running worker can be reviewed', async () => {
+    const mine = (r: { systemText: string }) => r.systemText.includes("You are 'delta'");
+    core.server.on({ predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: 'delta edits' }, { toolCalls: [{ id: 'd1', name: 'bash', arguments: { command: "printf 'delta\\n' > src/app.txt", description: 'edit' } }] });
+    // The worker hangs after its edit: the window reloads mid-task.
+    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: 'delta hangs' }, { hang: true });
+    await core.pool.create({ name: 'delta', workingDir: repo, prompt: 'TASK-delta' });
+    await waitFor('the edit', () => core.server.chatRequests().some((r) => mine(r) && r.messages.some((m) => m.role === 'tool')));
+    assert.equal((await core.pool.changes!.totals('delta')).line, '1 file changed, +1 −1', 'reviewable while running');
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'delta' failed", name: 'interrupted delta' }, { text: 'noted' });
+    await core.restart();
+    assert.deepEqual(
+      core.pool.changes!.list().map((c) => [c.worker, c.kind, c.branch]),
+      [['delta', 'worktree', 'baton/delta']],
+    );
+    assert.match(await core.pool.changes!.forModel('delta'), /\+delta/);
+    await waitFor('the interrupted report', () => doneCount() >= 1);
+  });
+
+  it('a folder without git: the change is tracked, reviewed and undone exactly', async () => {
+    const plain = join(core.home, 'dev', 'plain');
+    await mkdir(plain, { recursive: true });
+    await writeFile(join(plain, 'notes.txt'), 'keep me\n');
+    scriptWorker('epsilon', "printf 'changed\\n' > notes.txt && printf 'new\\n' > extra.txt");
+    const w = await core.pool.create({ name: 'epsilon', workingDir: plain, prompt: 'TASK-eps' });
+    assert.equal(w.isolation?.kind, 'in-place');
+    await waitFor('the worker', () => finished('epsilon'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const changes = core.pool.changes!;
+    assert.equal((await changes.totals('epsilon')).files, 2);
+    assert.match(await changes.forModel('epsilon'), /\+changed/);
+    assert.match(await changes.discard('epsilon'), /2 file\(s\) in .* restored/);
+    assert.equal(await readFile(join(plain, 'notes.txt'), 'utf8'), 'keep me\n');
+    await assert.rejects(readFile(join(plain, 'extra.txt')), /ENOENT/);
+  });
+});
