@@ -29,6 +29,9 @@ const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-di
 const FULL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const COUNT = new Intl.NumberFormat('en-US');
 
+/** Channels other than the panel and the palette; their messages carry a small tag. */
+const OTHER_CHANNELS = new Set(['chat', 'tool', 'api']);
+
 export class MessageView {
   // The DOM is built on first use of `el` (a shell: article and plain-text body), and header, footer and actions
   // only once rendered: a 1,000-message snapshot is 1,000 small objects, and only mounted shells cost DOM work.
@@ -221,7 +224,11 @@ export class MessageView {
     if (message.role === 'background') {
       parts.push(h('span', { class: 'message-author badge', 'data-testid': 'background-badge' }, ROLE_LABEL.background));
       if (message.source) parts.push(h('span', { class: 'message-source' }, message.source));
-    } else parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));
+    } else {
+      parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));
+      // Said in VS Code's Chat view (@baton), by a tool call or another extension: the same conversation, tagged.
+      if (message.source && OTHER_CHANNELS.has(message.source)) parts.push(h('span', { class: 'message-source', 'data-testid': 'channel-tag' }, `via ${message.source}`));
+    }
     if (Number.isFinite(time.getTime())) {
       parts.push(h('time', { class: 'message-time', datetime: time.toISOString(), title: FULL_TIME.format(time) }, TIME.format(time)));
     }
