@@ -33,21 +33,50 @@ describe('createBatonCore (in-memory runtime)', () => {
     assert.equal(f.sessions.isStarted, true);
   });
 
-  it('gives the orchestrator Baton’s memory and worker tools, and tells it the workspace folders and its own installation', async () => {
+  it('gives the orchestrator all of Baton’s tools (memory, workers and their changes, squads, wiki, skills, control), and tells it the workspace folders and its own installation', async () => {
     f.sessions.script('orchestrator', reply('ok'));
     await f.core.orchestrator.enqueue('hi', { channel: 'panel' }).done;
     const spec = orchestratorSpec();
     assert.deepEqual(spec.tools.map((t) => t.name).sort(), [
+      'apply_worker_changes',
       'attach_machine_session',
       'check_session_status',
       'create_worker_session',
+      'discard_worker_changes',
       'forget',
       'kill_session',
+      'learn_skill',
       'list_machine_sessions',
+      'list_models',
       'list_sessions',
+      'list_skills',
       'recall',
       'remember',
+      'restart',
+      'review_worker_changes',
       'send_to_worker',
+      'skill_install',
+      'skill_list',
+      'skill_remove',
+      'skill_search',
+      'squad_add_agent',
+      'squad_agents',
+      'squad_analyze',
+      'squad_create',
+      'squad_delegate',
+      'squad_delete',
+      'squad_log_decision',
+      'squad_recall',
+      'squad_remove_agent',
+      'squad_status',
+      'switch_model',
+      'toggle_auto',
+      'uninstall_skill',
+      'wiki_delete',
+      'wiki_list',
+      'wiki_read',
+      'wiki_search',
+      'wiki_write',
     ]);
     assert.ok(spec.systemMessage.includes(`the user's open workspace folders: ${f.workDir}`));
     assert.match(spec.systemMessage, /## Self-edit protection\nNever edit, delete or run commands against Baton's own installation \(.*install\)/);

@@ -1,5 +1,6 @@
 // SqlJsStore against real sql.js files in temp folders: restarts, crashes, corruption, several windows, migrations,
 // size bounds and bad rows.
+import { LATEST_VERSION } from '../../src/core/store/migrations';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -426,7 +427,7 @@ describe('SqlJsStore', () => {
       assert.equal(a.addMemory('routine', 'Weekly demo on Fridays', 'user').memory.id, 3);
       await a.flush();
       const raw = await rawDb();
-      assert.equal(raw.exec('PRAGMA user_version')[0].values[0][0], 2);
+      assert.equal(raw.exec('PRAGMA user_version')[0].values[0][0], LATEST_VERSION);
       raw.close();
       assert.deepEqual(reports, []);
     });

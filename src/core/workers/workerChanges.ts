@@ -8,7 +8,8 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { WorkerIsolation } from './workerIsolation';
 import { MAX_MODEL_DIFF_BYTES } from './workerIsolation';
-import { WorkerError } from './workerTypes';
+import { errorText } from './workerMessages';
+import { WorkerError, type Worker } from './workerTypes';
 
 const TRACKED_PREFIX = 'tracked:';
 
@@ -115,6 +116,21 @@ export class WorkerChanges {
     this.store.deleteState(TRACKED_PREFIX + name);
     this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
     return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
+  }
+
+  /** The worker's changes in one line for its result (and its card), while its session is still open. */
+  async resultNote(w: Worker): Promise<string> {
+    if (!this.has(w.name)) return '';
+    try {
+      const t = await this.totals(w.name);
+      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
+      if (!t.files) return '';
+      const where = w.isolation?.kind === 'worktree' ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it` : ` in ${w.workingDir} (can be undone)`;
+      return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
+    } catch (err) {
+      this.logger.warn(`Worker '${w.name}': could not summarize its changes (${errorText(err)})`);
+      return '';
+    }
   }
 
   private async trackedFiles(name: string): Promise<SessionFileChange[]> {

@@ -12,23 +12,20 @@
 //   Baton never deletes a Copilot session (a finished worker's session can take a follow-up);
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
-import * as path from 'node:path';
 import type { WorkerState } from '../../shared/protocol';
-import type { AgentEvent, AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
+import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
 import { attachMachineSession, forkMachineSession, type AttachHost } from './attachSession';
 import { listMachineSessions, type ListMachineSessions } from './machineSessions';
-import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { runTask } from './taskRunner';
 import { WorkerInbox, originOf } from './workerInbox';
-import { errorText, formatResult, pastTense, seconds, workerInstructions, type TaskOutcome } from './workerMessages';
-import { setWorkerExtras, workerSpecExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
-import { createWorkerPermissionHandler } from './workerPermissions';
-import { workerSandboxPolicy } from './workerSandbox';
+import { errorText, formatResult, pastTense, seconds, type TaskOutcome } from './workerMessages';
+import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerChanges } from './workerChanges';
-import { WorkerIsolation, type Placement } from './workerIsolation';
+import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
+import { WorkerSetup } from './workerSetup';
 import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerPoolOptions, type WorkerStatus, newWorker, workerRow } from './workerTypes';
 
 export type { PermissionBroker } from './workerPermissions';
@@ -40,6 +37,7 @@ export class WorkerPool {
   readonly onDidChange: WorkerRegistry['onDidChange'];
   private readonly inbox: WorkerInbox;
   private readonly isolation: WorkerIsolation | undefined;
+  private readonly setup: WorkerSetup;
   /** Pending changes of workers (worktrees, tracked folders): review, apply, discard. */
   readonly changes: WorkerChanges | undefined;
   private disposed = false;
@@ -51,6 +49,7 @@ export class WorkerPool {
     this.reg = new WorkerRegistry({ settings: opts.settings, reservedSessionIds: opts.reservedSessionIds, now: this.now });
     this.onDidChange = this.reg.onDidChange;
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
+    this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
       this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
       const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
@@ -75,12 +74,12 @@ export class WorkerPool {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name);
     this.reg.assertCapacity();
-    const dir = this.resolveDir(args.workingDir);
+    const dir = this.setup.resolveDir(args.workingDir);
     const w = this.reserve(name, dir, args.replyTo ?? 'panel', 'created');
     setWorkerExtras(w, args);
     const note = await this.place(w, dir, args.isolation);
     try {
-      await this.open(w, () => this.opts.sessions.create(this.spec(w)));
+      await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
     } catch (err) {
       // Nothing was done in the new worktree: it goes, so the name can be used again.
       if (w.isolation?.kind === 'worktree') await this.isolation?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
@@ -118,7 +117,7 @@ export class WorkerPool {
     this.reg.assertCapacity();
     this.reg.assertAttachable(done.sessionId);
     // The settings may have changed since: the directory is checked again.
-    this.resolveDir(done.workingDir);
+    this.setup.resolveDir(done.workingDir);
     this.reg.finished = this.reg.finished.filter((f) => f !== done);
     done.state = 'idle';
     done.finishedAt = undefined;
@@ -177,7 +176,7 @@ export class WorkerPool {
     this.assertOpen();
     const workers = new Map<string, string>();
     for (const w of [...this.reg.finished, ...this.reg.active.values()]) if (w.sessionId) workers.set(w.sessionId, w.name);
-    return listMachineSessions(this.opts.sessions, args, { homeDir: this.protectedPaths().homeDir, workers, logger: this.opts.logger });
+    return listMachineSessions(this.opts.sessions, args, { homeDir: this.setup.protectedPaths().homeDir, workers, logger: this.opts.logger });
   }
 
   /**
@@ -199,11 +198,11 @@ export class WorkerPool {
       reg: this.reg,
       logger: this.opts.logger,
       assertOpen: () => this.assertOpen(),
-      resolveDir: (dir) => this.resolveDir(dir),
+      resolveDir: (dir) => this.setup.resolveDir(dir),
       inUse: (id) => this.inUse(id),
       reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
       open: (w, make) => this.open(w, make),
-      spec: (w) => this.spec(w),
+      spec: (w) => this.setup.spec(w),
     };
   }
 
@@ -243,46 +242,11 @@ export class WorkerPool {
   // ---- internals --------------------------------------------------------------------------------
 
   private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
-    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) => this.permissionHandler(name, dir, transcript, task, () => w.session));
+    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) => this.setup.permissionHandler(name, dir, transcript, task, () => w.session));
     // Reserved before any await: the name and the slot are taken even while the session is created.
     this.reg.active.set(name, w);
     this.reg.finished = this.reg.finished.filter((f) => f.name !== name);
     return w;
-  }
-
-  private permissionHandler(name: string, dir: string, transcript: Worker['transcript'], task: () => Task | undefined, session: () => AgentSession | undefined): Worker['permissions'] {
-    return createWorkerPermissionHandler({
-      worker: name,
-      workingDir: dir,
-      protectedPaths: () => this.protectedPaths(),
-      trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
-      sandboxed: () => ['applied', 'engaged'].includes(session()?.sandbox.state ?? 'off'),
-      broker: this.opts.broker,
-      logger: this.opts.logger,
-      signal: () => task()?.abort.signal,
-      onDecision: (line) => transcript.add('permission', line),
-    });
-  }
-
-  /** Moves a reserved worker to where it will work (its worktree); its permissions follow it there. */
-  private async place(w: Worker, dir: string, mode: 'worktree' | 'none' | undefined): Promise<string | undefined> {
-    if (!this.isolation) return undefined;
-    const settings = this.opts.settings();
-    let placement: Placement;
-    try {
-      placement = await this.isolation.place(w.name, dir, mode ?? settings.isolation ?? 'worktree', settings.worktreeInclude ?? []);
-    } catch (err) {
-      if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
-      throw err;
-    }
-    w.isolation = placement.isolation;
-    w.sandboxReadonly = placement.readonlyPaths;
-    w.linked = placement.linked;
-    if (placement.workingDir !== w.workingDir) {
-      w.workingDir = placement.workingDir;
-      w.permissions = this.permissionHandler(w.name, placement.workingDir, w.transcript, () => w.task, () => w.session);
-    }
-    return placement.note;
   }
 
   /** Opens the worker's session; on failure the reservation is released and a WorkerError thrown. */
@@ -354,7 +318,7 @@ export class WorkerPool {
     const shuttingDown = this.disposed || (outcome.kind === 'killed' && outcome.by === 'shutdown');
     // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
     const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-    const text = formatResult(w.name, outcome) + (await this.changeNote(w));
+    const text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
     const kind: InboxRow['kind'] = outcome.kind;
     const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;
     // On shutdown the row stays 'running', so the next start reports the task as interrupted.
@@ -365,21 +329,6 @@ export class WorkerPool {
     await this.retire(w, state);
     // Not awaited: deliver may wait for the orchestrator's whole turn, and a kill must not.
     if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo));
-  }
-
-  /** The worker's changes in one line for its result (and its card), while its session is still open. */
-  private async changeNote(w: Worker): Promise<string> {
-    if (!this.changes?.has(w.name)) return '';
-    try {
-      const t = await this.changes.totals(w.name);
-      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
-      if (!t.files) return '';
-      const where = w.isolation?.kind === 'worktree' ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it` : ` in ${w.workingDir} (can be undone)`;
-      return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
-    } catch (err) {
-      this.opts.logger.warn(`Worker '${w.name}': could not summarize its changes (${errorText(err)})`);
-      return '';
-    }
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {
@@ -409,31 +358,18 @@ export class WorkerPool {
     if (await this.inUse(w.sessionId)) {
       throw new SessionInUseError(`its session ${w.sessionId} is now in use by another process, so it was not written into`, w.sessionId);
     }
-    const session = await this.opts.sessions.resume(w.sessionId, this.spec(w));
+    const session = await this.opts.sessions.resume(w.sessionId, this.setup.spec(w));
     this.bind(w, session);
     return session;
   }
 
-  private spec(w: Worker): SessionSpec {
-    return {
-      role: 'worker',
-      workingDirectory: w.workingDir,
-      permissions: w.permissions,
-      ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir, w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : undefined), this.opts.model?.(), this.opts),
-      // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
-      ownSession: w.source === 'created',
-      trackChanges: true,
-      ...(this.opts.settings().sandbox === 'off' ? {} : { sandbox: this.sandboxPolicy(w) }),
-    };
-  }
-
-  private sandboxPolicy(w: Worker): SandboxPolicy {
-    return workerSandboxPolicy({
-      workingDir: w.workingDir,
-      protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
-      network: this.opts.settings().network ?? 'allow',
-      readonlyPaths: w.sandboxReadonly,
-    });
+  private async place(w: Worker, dir: string, mode: 'worktree' | 'none' | undefined): Promise<string | undefined> {
+    try {
+      return await this.setup.place(w, dir, mode);
+    } catch (err) {
+      if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
+      throw err;
+    }
   }
 
   private persist(w: Worker): void {
@@ -442,18 +378,6 @@ export class WorkerPool {
 
   private async inUse(sessionId: string): Promise<boolean> {
     return (await this.opts.sessions.inUse([sessionId])).has(sessionId);
-  }
-
-  private protectedPaths(): ProtectedPaths {
-    // A worker's worktree lives in Baton's (protected) storage, and is its own place to work.
-    const allowedInside = this.opts.storageDir ? [path.join(this.opts.storageDir, 'worktrees')] : [];
-    return new ProtectedPaths({ homeDir: this.opts.homeDir, extra: this.opts.settings().protectedPaths ?? [], ownPaths: this.opts.ownPaths, allowedInside });
-  }
-
-  private resolveDir(input: string): string {
-    const result = resolveWorkingDir(input, this.protectedPaths());
-    if (!result.ok) throw new WorkerError(result.error);
-    return result.dir;
   }
 
   private assertOpen(): void {

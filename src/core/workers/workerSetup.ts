@@ -1,0 +1,83 @@
+// How and where one worker runs: its permission handler, its place (a worktree or the folder
+// itself), the protected paths it must keep out of, and its session spec with its sandbox. Kept
+// apart from the pool's lifecycle (workerPool.ts); nothing here holds state of its own.
+import * as path from 'node:path';
+import type { AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
+import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
+import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
+import type { WorkerIsolation, Placement } from './workerIsolation';
+import { workerInstructions } from './workerMessages';
+import { createWorkerPermissionHandler } from './workerPermissions';
+import { workerSandboxPolicy } from './workerSandbox';
+import { WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
+
+export class WorkerSetup {
+  constructor(
+    private readonly opts: WorkerPoolOptions & WorkerPoolHooks,
+    private readonly isolation: () => WorkerIsolation | undefined,
+  ) {}
+
+  permissionHandler(name: string, dir: string, transcript: Worker['transcript'], task: () => Task | undefined, session: () => AgentSession | undefined): Worker['permissions'] {
+    return createWorkerPermissionHandler({
+      worker: name,
+      workingDir: dir,
+      protectedPaths: () => this.protectedPaths(),
+      trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
+      sandboxed: () => ['applied', 'engaged'].includes(session()?.sandbox.state ?? 'off'),
+      broker: this.opts.broker,
+      logger: this.opts.logger,
+      signal: () => task()?.abort.signal,
+      onDecision: (line) => transcript.add('permission', line),
+    });
+  }
+
+  /** Moves a reserved worker to where it will work (its worktree); its permissions follow it there. */
+  async place(w: Worker, dir: string, mode: 'worktree' | 'none' | undefined): Promise<string | undefined> {
+    const isolation = this.isolation();
+    if (!isolation) return undefined;
+    const settings = this.opts.settings();
+    const placement: Placement = await isolation.place(w.name, dir, mode ?? settings.isolation ?? 'worktree', settings.worktreeInclude ?? []);
+    w.isolation = placement.isolation;
+    w.sandboxReadonly = placement.readonlyPaths;
+    w.linked = placement.linked;
+    if (placement.workingDir !== w.workingDir) {
+      w.workingDir = placement.workingDir;
+      w.permissions = this.permissionHandler(w.name, placement.workingDir, w.transcript, () => w.task, () => w.session);
+    }
+    return placement.note;
+  }
+
+  spec(w: Worker): SessionSpec {
+    return {
+      role: 'worker',
+      workingDirectory: w.workingDir,
+      permissions: w.permissions,
+      ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir, w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : undefined), this.opts.model?.(), this.opts),
+      // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
+      ownSession: w.source === 'created',
+      trackChanges: true,
+      ...(this.opts.settings().sandbox === 'off' ? {} : { sandbox: this.sandboxPolicy(w) }),
+    };
+  }
+
+  private sandboxPolicy(w: Worker): SandboxPolicy {
+    return workerSandboxPolicy({
+      workingDir: w.workingDir,
+      protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
+      network: this.opts.settings().network ?? 'allow',
+      readonlyPaths: w.sandboxReadonly,
+    });
+  }
+
+  protectedPaths(): ProtectedPaths {
+    // A worker's worktree lives in Baton's (protected) storage, and is its own place to work.
+    const allowedInside = this.opts.storageDir ? [path.join(this.opts.storageDir, 'worktrees')] : [];
+    return new ProtectedPaths({ homeDir: this.opts.homeDir, extra: this.opts.settings().protectedPaths ?? [], ownPaths: this.opts.ownPaths, allowedInside });
+  }
+
+  resolveDir(input: string): string {
+    const result = resolveWorkingDir(input, this.protectedPaths());
+    if (!result.ok) throw new WorkerError(result.error);
+    return result.dir;
+  }
+}
