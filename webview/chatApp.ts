@@ -211,6 +211,7 @@ export class ChatApp {
     this.permissions.reset(snapshot.permissions);
     this.contextBar.setImplicit(snapshot.implicit);
     if (snapshot.attach?.length) this.contextBar.add(snapshot.attach);
+    if (snapshot.notice) this.contextBar.showNotice(snapshot.notice.message);
     this.applyState(snapshot.state);
   }
 

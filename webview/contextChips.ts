@@ -124,7 +124,7 @@ export class ContextBar {
         'data-kind': chip.ref.kind,
         'data-implicit': chip.implicit ? 'true' : undefined,
       },
-      h('span', { class: 'context-chip-kind' }, chip.implicit ? `Current ${KIND_LABEL[chip.ref.kind].toLowerCase()}` : KIND_LABEL[chip.ref.kind]),
+      kindEl(chip.label, chip.implicit ? `Current ${KIND_LABEL[chip.ref.kind].toLowerCase()}` : KIND_LABEL[chip.ref.kind]),
       label,
       remove,
     );
@@ -149,13 +149,18 @@ export function storedReferencesEl(refs: readonly StoredReference[], post: (mess
           'data-kind': r.ref.kind,
           'data-truncated': r.truncated ? 'true' : undefined,
         },
-        h('span', { class: 'context-chip-kind' }, KIND_LABEL[r.ref.kind]),
+        kindEl(r.label, KIND_LABEL[r.ref.kind]),
         ` ${r.label}${r.truncated ? ' (truncated)' : ''}`,
       );
       chip.addEventListener('click', () => post({ type: 'context/open', ref: r.ref }));
       return chip;
     }),
   );
+}
+
+/** The kind in front of a label, unless the label already says it ("Changes", "Problems: a.ts"). */
+function kindEl(label: string, kind: string): HTMLElement | null {
+  return label.toLowerCase().startsWith(kind.toLowerCase()) ? null : h('span', { class: 'context-chip-kind' }, kind);
 }
 
 /** A chip from the webview's own saved state, checked before use (it is only shape-checked: the host checks paths). */

@@ -79,6 +79,8 @@ export interface Snapshot {
   implicit?: ReferenceChip;
   /** Chips added from outside the panel (commands) and not sent yet. */
   attach?: ReferenceChip[];
+  /** Why the last attach was refused, until something is attached or sent. */
+  notice?: { kind: ContextErrorKind; message: string };
 }
 
 /** Host → webview. */

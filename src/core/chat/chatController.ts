@@ -135,8 +135,8 @@ export class ChatController {
       .filter((e) => !(e.role === 'system' && e.status === 'cancelled'))
       .map(toChatMessage);
     if (this.live) messages.push({ ...this.live });
-    const { implicit, pendingChips } = this.context;
-    const context = { ...(implicit ? { implicit } : {}), ...(pendingChips.length ? { attach: pendingChips } : {}) };
+    const { implicit, pendingChips, pendingNotice } = this.context;
+    const context = { ...(implicit ? { implicit } : {}), ...(pendingChips.length ? { attach: pendingChips } : {}), ...(pendingNotice ? { notice: pendingNotice } : {}) };
     return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state(), ...context };
   }
 

@@ -4,7 +4,7 @@
 // earlier one waits on a file read or git.
 import type { HostMessageBody } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
-import type { AttachedReference, AttachResult, EditorContextPort } from './contextPort';
+import type { AttachedReference, AttachResult, ContextErrorKind, EditorContextPort } from './contextPort';
 import { formatReferences, toStored } from './promptTags';
 import type { Reference, ReferenceChip, ReferenceKind, StoredReference } from './references';
 
@@ -24,6 +24,8 @@ export class ChatContext {
    * snapshot too, so a panel that was not open when they were added still shows them.
    */
   private unclaimed: ReferenceChip[] = [];
+  /** The last refusal of an attach, until something is attached or sent: a panel that opens later still says why. */
+  private notice: { kind: ContextErrorKind; message: string } | undefined;
 
   constructor(
     private readonly port: EditorContextPort | undefined,
@@ -81,8 +83,14 @@ export class ChatContext {
   /** Chips from a gesture outside the panel (Add Selection / Add File to Chat) or from the picker. */
   add(chips: ReferenceChip[]): void {
     if (!chips.length) return;
+    this.notice = undefined;
     this.unclaimed = [...this.unclaimed.filter((c) => !chips.some((n) => n.key === c.key)), ...chips].slice(-20);
     this.post({ type: 'context/added', chips });
+  }
+
+  /** The refusal the panel should still show, for the snapshot. */
+  get pendingNotice(): { kind: ContextErrorKind; message: string } | undefined {
+    return this.notice;
   }
 
   /** Chips added but not sent yet, for the snapshot. */
@@ -93,9 +101,11 @@ export class ChatContext {
   /** A message went out: the composer has taken (or dropped) every chip it had. */
   claimAll(): void {
     this.unclaimed = [];
+    this.notice = undefined;
   }
 
-  refused(kind: Parameters<ChatContext['refuse']>[1], message: string): void {
+  refused(kind: ContextErrorKind, message: string): void {
+    this.notice = { kind, message };
     this.post({ type: 'context/refused', kind, message });
   }
 
@@ -115,7 +125,7 @@ export class ChatContext {
     }
   }
 
-  private refuse(text: string, kind: Extract<HostMessageBody, { type: 'chat/refused' }>['kind'], message: string): void {
+  private refuse(text: string, kind: ContextErrorKind, message: string): void {
     this.logger.warn(`A message was not sent: ${message}`);
     this.post({ type: 'chat/refused', text, kind, message });
   }
