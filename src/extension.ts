@@ -16,6 +16,7 @@ import { registerNotifications } from './vscode/notifications';
 import { OutputLog } from './vscode/outputLog';
 import { BatonServices } from './vscode/services';
 import { registerStatusBar } from './vscode/statusBar';
+import { CHANGE_COMMANDS, registerWorkerChangesCommands } from './vscode/workerChangesCommands';
 import { registerWorkersTree } from './vscode/workersTree';
 import { registerSkillsTree } from './vscode/skillsTree';
 import { registerSquadsTree } from './vscode/squadsTree';
@@ -31,6 +32,7 @@ const TREE_COMMANDS = [
   'baton.squads.refresh', 'baton.squad.delegate', 'baton.squad.openDecisions', 'baton.squad.remove',
   'baton.wiki.refresh', 'baton.wiki.newPage', 'baton.wiki.revealFolder',
   'baton.skills.refresh', 'baton.skill.install', 'baton.skill.remove',
+  ...CHANGE_COMMANDS,
 ] as const;
 
 /** The public API (api/baton.d.ts), plus how long activation took (read by the bench and the e2e tests). */
@@ -54,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   const api = createBatonApi(async () => (await ready()).access);
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
-    context.subscriptions.push(registerWorkersTree(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
+    context.subscriptions.push(registerWorkersTree(core.pool), registerWorkerChangesCommands(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
     context.subscriptions.push(registerSquadsTree(core), registerWikiTree(core), registerSkillsTree(core));
   });
   // Just after activate() returns (a microtask, not a timer: a timer waits behind the rest of VS

@@ -47,6 +47,8 @@ export interface BatonCoreDeps {
   provider: ProviderSettings;
   settings: { orchestrator: () => OrchestratorSettings; workers: () => WorkerSettings };
   workspaceFolders: () => string[];
+  /** The folder a worker started without one goes to (the active file's workspace folder); none in tests. */
+  defaultWorkerFolder?: () => string | undefined;
   /** What the panel does on the host's side (open a link, insert code ...). */
   host: HostActions;
   /** Store options beyond the folder (wasm path, flush delay, reports). */
@@ -177,7 +179,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     settings: deps.settings.orchestrator,
     tools: () => [
       ...createMemoryTools(store, toolJournal),
-      ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
+      ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal, defaultWorkingDir: deps.defaultWorkerFolder }),
       ...(pool.changes
         ? createChangeTools(pool.changes, {
             journal: toolJournal,

@@ -196,6 +196,14 @@ export class EditorContext implements EditorContextPort, vscode.Disposable {
     return all.length === 1 ? all[0] : undefined;
   }
 
+  /** Multi-root only: the active file's folder, so a worker the model starts for this message goes there. */
+  workspaceHint(): string | undefined {
+    if (workspaceFolders().length < 2) return undefined;
+    const folder = this.defaultWorkerFolder();
+    if (!folder) return undefined;
+    return `<editor>The user's active file is in the workspace folder ${folder}. A worker for this message goes there (create_worker_session without working_dir) unless the user names another folder.</editor>`;
+  }
+
   dispose(): void {
     clearTimeout(this.timer);
     this.listener = undefined;

@@ -7,6 +7,7 @@ import { createBatonCore, type BatonCore } from '../core/batonCore';
 import type { HostActions } from '../core/chat/chatController';
 import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
+import { dirtyBuffers } from './workerChangesCommands';
 import type { OutputLog } from './outputLog';
 import { readOrchestratorSettings, readProvider, readSkillIndexUrl, readWikiFolder, readWorkerSettings, setModel, setRoutingAuto } from './settings';
 
@@ -74,6 +75,8 @@ export class BatonServices implements vscode.Disposable {
       runtime: { gitHubToken },
       settings: { orchestrator: readOrchestratorSettings, workers: readWorkerSettings },
       workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      dirtyBuffers,
+      defaultWorkerFolder: () => this.editorContext.defaultWorkerFolder(),
       host: this.hostActions(),
       // The chat's control tools change settings here; the header and status bar follow through onDidChangeConfiguration.
       control: { setRoutingAuto, setModel },

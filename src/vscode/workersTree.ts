@@ -34,7 +34,7 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
 
   const provider: vscode.TreeDataProvider<WorkerInfo> = {
     onDidChangeTreeData: changed.event,
-    getChildren: (element) => (element ? [] : pool.list()),
+    getChildren: (element) => (element ? [] : withPendingChanges(pool)),
     getTreeItem: (w) => workerItem(w, Date.now()),
   };
   const view = vscode.window.createTreeView('baton.workers', { treeDataProvider: provider });
@@ -121,8 +121,10 @@ function workerItem(w: WorkerInfo, now: number): vscode.TreeItem {
   const item = new vscode.TreeItem(w.name, vscode.TreeItemCollapsibleState.None);
   item.id = `worker:${w.name}`;
   item.iconPath = ICONS[w.state];
-  item.description = `${shortDir(w.workingDir)} · ${elapsedText(w, now)}`;
-  item.contextValue = w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done';
+  const changes = w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
+  item.description = `${shortDir(w.workingDir)} · ${elapsedText(w, now)}${changes}`;
+  // `.changes` marks a worker whose changes wait for review (Review / Apply / Discard in its menu).
+  item.contextValue = `${w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done'}${w.changes?.files ? '.changes' : ''}`;
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${w.name}** — ${w.state.replace('_', ' ')}  \n`);
   tip.appendText(w.workingDir);
@@ -131,12 +133,46 @@ function workerItem(w: WorkerInfo, now: number): vscode.TreeItem {
     tip.appendText(w.lastLine);
   }
   if (w.source !== 'created') tip.appendMarkdown(`\n\n_${w.source} machine session_`);
+  if (w.isolation?.kind === 'worktree') {
+    tip.appendMarkdown(`\n\nWorktree on \`${w.isolation.branch}\` from \`${w.isolation.baseCommit.slice(0, 8)}\``);
+    if (w.isolation.uncommittedLeftOut) tip.appendMarkdown(' — your uncommitted changes are not in it');
+  }
+  if (w.sandbox && w.sandbox.state !== 'applied' && w.sandbox.state !== 'engaged') {
+    tip.appendMarkdown(`\n\n$(warning) Unsandboxed${w.sandbox.reason ? `: ${w.sandbox.reason}` : ''}`);
+  }
   item.tooltip = tip;
   item.command = { command: 'baton.worker.openTranscript', title: 'Open Transcript', arguments: [w.name] };
   return item;
 }
 
+/**
+ * The pool's workers, plus the change sets still waiting for review whose worker is no longer
+ * listed (after a reload or restart): they stay reviewable until applied or discarded.
+ */
+function withPendingChanges(pool: WorkerPool): WorkerInfo[] {
+  const workers = pool.list();
+  const listed = new Set(workers.map((w) => w.name));
+  const waiting = (pool.changes?.list() ?? [])
+    .filter((p) => !listed.has(p.worker))
+    .map(
+      (p): WorkerInfo => ({
+        name: p.worker,
+        workingDir: p.dir,
+        state: 'done',
+        startedAt: 0,
+        createdAt: 0,
+        lastLine: 'changes waiting for review',
+        source: 'created',
+        // The count is not known without asking git; a non-zero marker keeps Review/Apply/Discard on the item.
+        changes: { files: 1, additions: 0, deletions: 0 },
+        ...(p.branch ? { isolation: { kind: 'worktree' as const, branch: p.branch, baseCommit: '', sourceDir: p.dir, uncommittedLeftOut: false } } : {}),
+      }),
+    );
+  return [...workers, ...waiting];
+}
+
 function elapsedText(w: WorkerInfo, now: number): string {
+  if (!w.startedAt) return 'changes waiting for review';
   if (w.state === 'idle') return 'idle';
   return clock((w.finishedAt ?? now) - w.startedAt);
 }

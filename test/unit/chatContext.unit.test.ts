@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import type { AttachedReference, EditorContextPort, GatherResult, ResolvedReference } from '../../src/core/context/contextPort';
 import { referenceKey, referenceLabel, type Reference, type ReferenceChip } from '../../src/core/context/references';
 import type { HostMessage } from '../../src/shared/protocol';
-import { reply } from '../support/inMemoryAgentSessions';
+import { reply, sequence } from '../support/inMemoryAgentSessions';
 import { nextEvent, startUnitCore, type UnitCore } from '../support/inMemoryCore';
 
 class FakeEditorContext implements EditorContextPort {
@@ -31,6 +31,10 @@ class FakeEditorContext implements EditorContextPort {
   }
   open(ref: Reference): void {
     this.opened.push(ref);
+  }
+  hint: string | undefined;
+  workspaceHint(): string | undefined {
+    return this.hint;
   }
 }
 
@@ -213,5 +217,53 @@ describe('ChatController with editor context', () => {
     await done;
     assert.deepEqual(port.gathered.at(-1), [{ ref: SELECTION, implicit: undefined }]);
     assert.match(fixture.sessions.orchestratorPrompts[0] ?? '', /<reference kind="selection" path="src\/a\.ts" lines="10-12"/);
+  });
+
+  it('in a multi-root workspace, tells the model which folder the active file is in, with or without references', async () => {
+    port.hint = "<editor>The user's active file is in the workspace folder /ws/b.</editor>";
+    fixture.sessions.script('orchestrator', reply('one'), reply('two'));
+    const second = nextEvent(fixture.core, 'turn.completed', (e) => e.result.content === 'two');
+    send('fix the build');
+    send('explain this', [{ ref: SELECTION }]);
+    await second;
+    const [plain, withRefs] = fixture.sessions.orchestratorPrompts;
+    assert.equal(plain, "[via panel] fix the build\n\n<editor>The user's active file is in the workspace folder /ws/b.</editor>");
+    assert.match(withRefs ?? '', /<\/references>\n\n<editor>The user's active file is in the workspace folder \/ws\/b\.<\/editor>$/);
+    assert.equal(fixture.core.store.recentLog(10)[0]?.meta, null, 'a hint alone is not stored with the message');
+  });
+});
+
+describe('create_worker_session without working_dir', () => {
+  it('goes to the folder of the active file and says so; with no such folder it asks for one', async () => {
+    let folder: string | undefined;
+    const fixture = await startUnitCore({ overrides: { defaultWorkerFolder: () => folder } });
+    try {
+      folder = fixture.workDir;
+      const results: string[] = [];
+      fixture.sessions.script(
+        'orchestrator',
+        sequence(async (ctx) => {
+          results.push(await ctx.callTool('create_worker_session', { name: 'here', initial_prompt: 'TASK: list files' }));
+          folder = undefined;
+          results.push(await ctx.callTool('create_worker_session', { name: 'nowhere', initial_prompt: 'TASK: other' }));
+        }, reply('started')),
+        reply('summary'),
+      );
+      fixture.sessions.script('worker', reply('listed'));
+      const summary = nextEvent(fixture.core, 'turn.completed', (e) => e.result.content === 'summary', 5000);
+      fixture.core.chat.receive({ type: 'chat/send', text: 'list the files here' });
+      await summary;
+      assert.match(
+        results[0] ?? '',
+        new RegExp(
+          `worker 'here' started in .*${fixture.workDir.split('/').pop()!}.*\\(the workspace folder of the user's active file, as no working_dir was given\\)`,
+        ),
+      );
+      assert.match(results[1] ?? '', /working_dir is required here: no file is open in a workspace folder/);
+      const worker = fixture.sessions.runs.find((r) => r.role === 'worker');
+      assert.ok(worker?.workingDirectory?.endsWith(fixture.workDir.split('/').pop()!), worker?.workingDirectory);
+    } finally {
+      await fixture.dispose();
+    }
   });
 });

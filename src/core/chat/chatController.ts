@@ -257,7 +257,8 @@ export class ChatController {
   sendText(text: string, channel: Exclude<Channel, 'background'>, context?: PreparedContext) {
     this.queuedReferences = context?.stored;
     try {
-      return this.orchestrator.enqueue(text, { channel }, context?.stored.length ? { context: context.prompt, meta: { references: context.stored } } : undefined);
+      const meta = context?.stored.length ? { meta: { references: context.stored } } : {};
+      return this.orchestrator.enqueue(text, { channel }, context ? { context: context.prompt, ...meta } : undefined);
     } finally {
       this.queuedReferences = undefined;
     }
@@ -266,7 +267,7 @@ export class ChatController {
   /** A message from the panel (or a gesture that sends at once), with the references to read first. */
   sendFromPanel(text: string, refs: readonly AttachedReference[] | undefined, channel: Exclude<Channel, 'background'> = 'panel'): Promise<void> {
     if (this.context.canSendNow(refs)) {
-      this.sendText(text, channel);
+      this.sendText(text, channel, this.context.hintOnly());
       return Promise.resolve();
     }
     return this.context.sendWith(text, refs ?? [], (context) => void this.sendText(text, channel, context));

@@ -56,11 +56,11 @@ export class ChatContext {
     this.pendingSends++;
     const step = this.chain.then(async () => {
       try {
-        if (!refs.length) return send(undefined);
+        if (!refs.length) return send(this.hintOnly());
         if (!this.port) return this.refuse(text, 'unavailable', 'Editor context is not available here, so the message was not sent.');
         const gathered = await this.port.gather(refs);
         if (!gathered.ok) return this.refuse(text, gathered.error.kind, gathered.error.message);
-        send({ prompt: formatReferences(gathered.references), stored: gathered.references.map(toStored) });
+        send({ prompt: [formatReferences(gathered.references), this.port.workspaceHint?.()].filter(Boolean).join('\n\n'), stored: gathered.references.map(toStored) });
       } catch (err) {
         this.logger.error('Could not read the references of a message', err);
         this.refuse(text, 'unreadable', `The attached context could not be read: ${err instanceof Error ? err.message : String(err)}`);
@@ -70,6 +70,12 @@ export class ChatContext {
     });
     this.chain = step.catch(() => undefined);
     return step;
+  }
+
+  /** The context of a message without references: only the workspace hint, if there is one. */
+  hintOnly(): PreparedContext | undefined {
+    const hint = this.port?.workspaceHint?.();
+    return hint ? { prompt: hint, stored: [] } : undefined;
   }
 
   pick(kind: ReferenceKind): Promise<void> {

@@ -55,4 +55,6 @@ export interface EditorContextPort {
   gather(refs: readonly AttachedReference[]): Promise<GatherResult>;
   /** Opens the reference in the editor (a chip was clicked). */
   open(ref: Reference): void;
+  /** In a multi-root workspace: which folder the user's active file is in, for the model to start workers there. */
+  workspaceHint?(): string | undefined;
 }

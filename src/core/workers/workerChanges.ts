@@ -45,6 +45,8 @@ export class WorkerChanges {
     private readonly logger: Logger,
     /** The live session of a worker still in the pool (a running worker can be reviewed too). */
     private readonly liveSession: (name: string) => AgentSession | undefined,
+    /** Called after a change set was applied or discarded (the pool clears the card's count). */
+    private readonly onSettled: (name: string) => void = () => undefined,
   ) {}
 
   /** A worker in a folder without git: its session's tracked changes are its change set. */
@@ -97,11 +99,13 @@ export class WorkerChanges {
   async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean }): Promise<string> {
     if (this.isolation.get(name)) {
       const r = await this.isolation.apply(name, opts);
+      this.onSettled(name);
       return `Applied ${r.summary} from worker '${name}' to your working tree${opts.keep ? ' (its worktree and branch are kept)' : ''}.`;
     }
     const record = this.requireTracked(name);
     const totals = await this.totals(name);
     this.store.deleteState(TRACKED_PREFIX + name);
+    this.onSettled(name);
     return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
   }
 
@@ -109,11 +113,13 @@ export class WorkerChanges {
   async discard(name: string): Promise<string> {
     if (this.isolation.get(name)) {
       await this.isolation.discard(name);
+      this.onSettled(name);
       return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
     }
     const record = this.requireTracked(name);
     const { restored } = await this.withSession(name, record, (s) => s.rewindFiles());
     this.store.deleteState(TRACKED_PREFIX + name);
+    this.onSettled(name);
     this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
     return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
   }

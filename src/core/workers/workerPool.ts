@@ -53,7 +53,11 @@ export class WorkerPool {
     if (opts.storageDir) {
       this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
       const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(this.isolation, opts.sessions, opts.store, opts.logger, live);
+      this.changes = new WorkerChanges(this.isolation, opts.sessions, opts.store, opts.logger, live, (n) => {
+        const w = this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n);
+        if (w) w.changes = undefined;
+        this.reg.fireNow();
+      });
     }
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.

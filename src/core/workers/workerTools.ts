@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
 import { seconds } from './workerMessages';
+import { WorkerError } from './workerTypes';
 import type { MachineSession, ReplyChannel, WorkerInfo, WorkerPool } from './workerPool';
 
 export interface WorkerToolOptions {
@@ -12,6 +13,8 @@ export interface WorkerToolOptions {
   now?: () => number;
   /** The orchestrator's tool journal: a retried turn gets the first result instead of a second worker. */
   journal?: ToolJournal;
+  /** Where a worker goes when the model gives no working_dir: the workspace folder of the user's active file. */
+  defaultWorkingDir?: () => string | undefined;
 }
 
 const workerName = z.string().min(1).max(48).describe('Short worker name: letters, digits, ".", "_" or "-", e.g. "auth-fix".');
@@ -31,7 +34,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         'Give the worker a complete, self-contained task.',
       z.object({
         name: workerName,
-        working_dir: z.string().min(1).describe('Absolute path of the directory to work in ("~" allowed).'),
+        working_dir: z.string().min(1).optional().describe('Absolute path of the directory to work in ("~" allowed). Left out: the workspace folder of the user\'s active file.'),
         initial_prompt: z.string().optional().describe('The task to start now (optional).'),
         isolation: z
           .enum(['worktree', 'none'])
@@ -42,8 +45,10 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
           ),
       }),
       async (a) => {
-        const w = await pool.create({ name: a.name, workingDir: a.working_dir, prompt: a.initial_prompt, replyTo: replyTo(), isolation: a.isolation });
-        const note = w.note ? ` ${w.note}` : '';
+        const workingDir = a.working_dir ?? opts.defaultWorkingDir?.();
+        if (!workingDir) throw new WorkerError('working_dir is required here: no file is open in a workspace folder to default to. Give the absolute folder path.');
+        const w = await pool.create({ name: a.name, workingDir, prompt: a.initial_prompt, replyTo: replyTo(), isolation: a.isolation });
+        const note = `${a.working_dir ? '' : ` (the workspace folder of the user's active file, as no working_dir was given)`}${w.note ? ` ${w.note}` : ''}`;
         return a.initial_prompt?.trim()
           ? `On it — worker '${w.name}' started in ${w.workingDir}.${note} I'll get its result as a [Background task completed] message; tell the user it is under way.`
           : `Worker '${w.name}' created in ${w.workingDir} (idle).${note} Give it a task with send_to_worker.`;
