@@ -19,8 +19,20 @@ interface Card {
   elapsed: HTMLElement;
   dir: HTMLElement;
   last: HTMLElement;
+  /** Where it works (worktree branch) and whether the sandbox holds it. */
+  where: HTMLElement;
+  /** "N files changed, +a −b" with Review / Apply / Discard / Open folder, while changes wait for review. */
+  changes: HTMLElement;
+  changesText: HTMLElement;
   worker: WorkerCard;
 }
+
+const CHANGE_ACTIONS = [
+  ['review', 'Review'],
+  ['apply', 'Apply'],
+  ['discard', 'Discard'],
+  ['folder', 'Open folder'],
+] as const;
 
 export class WorkerStrip {
   readonly el: HTMLElement;
@@ -70,8 +82,21 @@ export class WorkerStrip {
       last,
     );
     el.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name }));
-    h('div', { role: 'listitem', class: 'worker-item' }, el);
-    return { el, state, elapsed, dir, last, worker };
+    const where = h('div', { class: 'worker-where', 'data-testid': 'worker-where' });
+    const changesText = h('span', { class: 'worker-changes-text', 'data-testid': 'worker-changes' });
+    // Buttons sit beside the card, not in it: a button inside a button is not valid HTML.
+    const changes = h(
+      'div',
+      { class: 'worker-changes' },
+      changesText,
+      ...CHANGE_ACTIONS.map(([action, label]) => {
+        const b = h('button', { type: 'button', class: 'link-button', 'data-testid': `worker-${action}` }, label);
+        b.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name, action }));
+        return b;
+      }),
+    );
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, changes);
+    return { el, state, elapsed, dir, last, where, changes, changesText, worker };
   }
 
   private fill(card: Card): void {
@@ -84,6 +109,16 @@ export class WorkerStrip {
     card.dir.title = worker.workingDir;
     setText(card.last, worker.lastLine);
     card.last.hidden = !worker.lastLine;
+    const iso = worker.isolation?.kind === 'worktree' ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}` : '';
+    const box = worker.sandbox;
+    const unsandboxed = box && box.state !== 'applied' && box.state !== 'engaged' ? `unsandboxed${box.reason ? `: ${box.reason}` : ''}` : '';
+    const network = box && (box.state === 'applied' || box.state === 'engaged') && box.reason ? box.reason : '';
+    setText(card.where, [iso, unsandboxed, network].filter(Boolean).join(' · '));
+    card.where.hidden = !card.where.textContent;
+    card.where.dataset.sandbox = box?.state ?? '';
+    const c = worker.changes;
+    card.changes.hidden = !c?.files;
+    if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }
 

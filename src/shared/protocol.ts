@@ -123,7 +123,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chat/new') }),
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),
   z.object({ type: z.literal('routing/toggle') }),
-  z.object({ type: z.literal('worker/open'), name: z.string().min(1) }),
+  // `action` (a card's buttons): what to open; without it, the worker's transcript.
+  z.object({ type: z.literal('worker/open'), name: z.string().min(1), action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder']).optional() }),
   z.object({ type: z.literal('permission/answer'), id: z.string().min(1), decision: permissionDecisionSchema }),
   z.object({ type: z.literal('link/open'), href: z.string().min(1).max(4096) }),
   z.object({ type: z.literal('code/insert'), code: z.string().max(1_000_000) }),

@@ -49,5 +49,22 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   await check('Storage size', async () => `${mb(await folderSize(storageDir))} in ${storageDir}`);
   await check('Baton sessions', async () => `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`);
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
+  await check('Workers\u2019 sandbox', async () => {
+    const support = core.sessions.sandboxSupport;
+    if (!support.available) throw new Error(`unsandboxed: ${support.reason}. ${support.fix ?? ''} Until then every shell command of a worker asks you first.`);
+    const states = core.pool.list().map((w) => w.sandbox?.state).filter(Boolean);
+    return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
+  });
+  await check('Worker changes', async () => {
+    const pending = core.pool.changes?.list() ?? [];
+    const orphans = (await core.pool.changes?.orphans()) ?? [];
+    const list = pending.map((p) => `${p.worker} (${p.branch ?? p.dir})`).join(', ');
+    if (orphans.length) {
+      throw new Error(
+        `${orphans.length} orphaned worktree(s) no worker owns (left by a crash?): ${orphans.map((o) => `${o.worktreePath}${o.branch ? ` on ${o.branch}` : ''}`).join('; ')}. Run Baton: Clean Up Orphaned Worktrees to remove them.`,
+      );
+    }
+    return pending.length ? `${pending.length} waiting for review: ${list}` : 'none waiting for review';
+  });
   return lines.join('\n') + '\n';
 }

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { WorkerPool } from '../core/workers/workerPool';
 import { provideCommand } from './deferredCommands';
 
-export const CHANGE_COMMANDS = ['baton.reviewChanges', 'baton.applyChanges', 'baton.discardChanges', 'baton.openWorkerFolder'] as const;
+export const CHANGE_COMMANDS = ['baton.reviewChanges', 'baton.applyChanges', 'baton.discardChanges', 'baton.openWorkerFolder', 'baton.cleanUpWorktrees'] as const;
 
 /** Absolute paths of the editor's documents with unsaved changes. */
 export function dirtyBuffers(): string[] {
@@ -81,6 +81,21 @@ export function registerWorkerChangesCommands(pool: WorkerPool): vscode.Disposab
         );
         if (choice !== 'Discard') return;
         void vscode.window.showInformationMessage(`Baton: ${await changes.discard(name)}`);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    provideCommand('baton.cleanUpWorktrees', async () => {
+      const orphans = (await changes?.orphans()) ?? [];
+      if (!orphans.length) return void vscode.window.showInformationMessage('Baton: no orphaned worktrees.');
+      const choice = await vscode.window.showWarningMessage(
+        `Remove ${orphans.length} orphaned worktree(s) and their baton/ branches?`,
+        { modal: true, detail: orphans.map((o) => `${o.worktreePath}${o.branch ? ` (${o.branch})` : ''}`).join('\n') },
+        'Remove',
+      );
+      if (choice !== 'Remove' || !changes) return;
+      try {
+        void vscode.window.showInformationMessage(`Baton: removed ${await changes.removeOrphans()} orphaned worktree(s).`);
       } catch (err) {
         fail(err);
       }

@@ -29,7 +29,8 @@ export interface HostActions {
   insertCode(code: string): void;
   runCommand(command: string): void;
   toggleRouting(): void;
-  openWorker(name: string): void;
+  /** A worker's transcript, or (from a card's buttons) its changes: review, apply, discard, open its folder. */
+  openWorker(name: string, action?: 'transcript' | 'review' | 'apply' | 'discard' | 'folder'): void;
   /** The editor as context (files, selections, problems, changes); absent where there is no editor. */
   context?: EditorContextPort;
 }
@@ -218,7 +219,7 @@ export class ChatController {
         this.actions.toggleRouting();
         break;
       case 'worker/open':
-        this.actions.openWorker(message.name);
+        this.actions.openWorker(message.name, message.action);
         break;
       case 'permission/answer': {
         const entry = this.permissions.get(message.id);

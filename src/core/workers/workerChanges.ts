@@ -67,6 +67,18 @@ export class WorkerChanges {
     return [...worktrees, ...tracked];
   }
 
+  /** Worktrees in Baton's storage no change set owns (a crash, a lost record): Doctor lists them. */
+  orphans(): ReturnType<WorkerIsolation['orphans']> {
+    return this.isolation.orphans();
+  }
+
+  /** Removes the orphaned worktrees (and their baton/ branches); the user asked for it. */
+  async removeOrphans(): Promise<number> {
+    const orphans = await this.isolation.orphans();
+    for (const o of orphans) await this.isolation.removeOrphan(o);
+    return orphans.length;
+  }
+
   has(name: string): boolean {
     return this.isolation.get(name) !== undefined || this.tracked(name) !== undefined;
   }
