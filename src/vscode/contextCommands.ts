@@ -83,7 +83,8 @@ export function registerContextCommands(services: BatonServices, editorContext: 
       try {
         // The pool realpath-resolves the folder and refuses a protected one, as for the orchestrator's workers.
         const worker = await core.pool.create({ name, workingDir: folder, prompt: task, replyTo: 'panel' });
-        void vscode.window.showInformationMessage(`Baton: worker '${worker.name}' started in ${worker.workingDir}. Its result comes back in the chat.`);
+        const note = worker.note ? ` ${worker.note}` : '';
+        void vscode.window.showInformationMessage(`Baton: worker '${worker.name}' started in ${worker.workingDir}.${note} Its result comes back in the chat.`);
         await vscode.commands.executeCommand('baton.chat.focus');
       } catch (err) {
         void vscode.window.showErrorMessage(`Baton could not start a worker in ${folder}: ${err instanceof Error ? err.message : String(err)}`);

@@ -201,4 +201,22 @@ describe('Editor context', function () {
       ['Selection math.ts:8', 'Selection math.ts:3-6', 'Changes', 'Folder docs/'],
     );
   });
+
+  it('dropping an editor tab on the panel (with Shift, as VS Code asks for webviews) attaches its file', async () => {
+    const { page, view } = await freshChat();
+    await clearChips(view);
+    await openFile(page, 'notes.md');
+    const tab = page.locator('.tabs-container .tab[aria-label^="notes.md"]').first();
+    const frame = page.locator('iframe.webview.ready[src*="extensionId=baton-dev.baton"]').first();
+    const [tabBox, frameBox] = [await tab.boundingBox(), await frame.boundingBox()];
+    assert.ok(tabBox && frameBox);
+    await page.mouse.move(tabBox.x + tabBox.width / 2, tabBox.y + tabBox.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(tabBox.x + tabBox.width / 2 + 30, tabBox.y + 40, { steps: 4 });
+    await page.keyboard.down('Shift');
+    await page.mouse.move(frameBox.x + frameBox.width / 2, frameBox.y + frameBox.height - 80, { steps: 10 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await chips(view).filter({ hasText: 'notes.md' }).and(view.locator(':not([data-implicit])')).waitFor({ timeout: 10_000 });
+  });
 });
