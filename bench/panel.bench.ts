@@ -83,7 +83,13 @@ export function historySnapshot(count: number): Snapshot {
   for (let i = 0; i < count; i++) {
     const ts = base + i * 60_000;
     if (i % 2 === 0) {
-      messages.push({ id: `m${i}`, role: 'user', content: `Question ${i}: why does the handler in h${i}.ts return 500 when the cookie is missing?`, status: 'complete', ts });
+      messages.push({
+        id: `m${i}`,
+        role: 'user',
+        content: `Question ${i}: why does the handler in h${i}.ts return 500 when the cookie is missing?`,
+        status: 'complete',
+        ts,
+      });
     } else {
       const n = 1 + Math.floor(random() * 3);
       let content = `Short answer for ${i}.\n\n`;
@@ -186,7 +192,6 @@ const SCROLL_DRIVER = String.raw`(async function (step) {
     rendered: document.querySelectorAll('[data-rendered]').length,
   };
 })`;
-
 
 // Appends one complete message and watches the frames until it is painted: the longest frame is what the user
 // waits for (parse, sanitize, DOM, layout and paint).
@@ -328,7 +333,12 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
         unit: 'ms',
         target: '≤ 50',
       })),
-      { name: `panel: pathological replies, streamed DOM equals one-shot (${pathological.length} inputs)`, value: pathological.every((r) => r.stream.matches) ? 1 : 0, unit: 'yes=1', target: '≥ 1' },
+      {
+        name: `panel: pathological replies, streamed DOM equals one-shot (${pathological.length} inputs)`,
+        value: pathological.every((r) => r.stream.matches) ? 1 : 0,
+        unit: 'yes=1',
+        target: '≥ 1',
+      },
     ];
   } finally {
     await browser.close();

@@ -23,7 +23,10 @@ export interface PathologicalInput {
 export function pathologicalInputs(size = 100_000): PathologicalInput[] {
   const half = Math.floor(size / 2);
   return [
-    { name: 'css block, inlined 40 KB base64 payload (the 12 s freeze)', text: `Here is the stylesheet:\n\n\`\`\`css\n.logo {\n  background: url(data:image/png;base64,${word(40_000)});\n}\n\`\`\`\n` },
+    {
+      name: 'css block, inlined 40 KB base64 payload (the 12 s freeze)',
+      text: `Here is the stylesheet:\n\n\`\`\`css\n.logo {\n  background: url(data:image/png;base64,${word(40_000)});\n}\n\`\`\`\n`,
+    },
     { name: 'css block, one long word', text: `\`\`\`css\n.a { background: url(${word(size)}) }\n\`\`\`\n` },
     { name: 'html block, one long word', text: `\`\`\`html\n<div>${word(size)}</div>\n\`\`\`\n` },
     { name: 'html block, long unquoted attribute', text: `\`\`\`html\n<div class=${word(size)}>\n\`\`\`\n` },

@@ -9,7 +9,6 @@ import { median, type BenchFigure } from './figure';
 
 const TEXT = 'The auth service validates the JWT, then looks the session up in Redis; expiry is checked twice. '.repeat(2); // ~200 chars
 
-
 async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'baton-bench-store-'));
   try {

@@ -4,7 +4,16 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const TARGETS = { 'linux-x64': 'linux-x64', 'linux-arm64': 'linux-arm64', 'darwin-x64': 'darwin-x64', 'darwin-arm64': 'darwin-arm64', 'win32-x64': 'win32-x64', 'win32-arm64': 'win32-arm64', 'alpine-x64': 'linuxmusl-x64', 'alpine-arm64': 'linuxmusl-arm64' };
+const TARGETS = {
+  'linux-x64': 'linux-x64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-x64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-x64',
+  'win32-arm64': 'win32-arm64',
+  'alpine-x64': 'linuxmusl-x64',
+  'alpine-arm64': 'linuxmusl-arm64',
+};
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const current = `${process.platform}-${process.arch}`;
 const targets = requested.length ? requested : [current];
@@ -19,11 +28,23 @@ for (const target of targets) {
   const runtime = TARGETS[target];
   if (!runtime) throw new Error(`Unknown target ${target}; one of ${Object.keys(TARGETS).join(', ')}`);
   if (!existsSync(`node_modules/@github/copilot-sdk-${runtime}/package.json`)) {
-    console.error(`The Copilot runtime for ${target} (@github/copilot-sdk-${runtime}) is not installed here; npm installs only this platform's. Install it with: npm install --no-save --force @github/copilot-sdk-${runtime}`);
+    console.error(
+      `The Copilot runtime for ${target} (@github/copilot-sdk-${runtime}) is not installed here; npm installs only this platform's. Install it with: npm install --no-save --force @github/copilot-sdk-${runtime}`,
+    );
     process.exit(1);
   }
   // Only the matching runtime may ship: the .vscodeignore keeps @github/copilot-sdk-*, so the other
   // platforms' packages must be absent, which npm's optional-dependency install already ensures.
-  run('node', ['node_modules/@vscode/vsce/vsce', 'package', '--target', target, '--out', `baton-${target}.vsix`, '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links']);
+  run('node', [
+    'node_modules/@vscode/vsce/vsce',
+    'package',
+    '--target',
+    target,
+    '--out',
+    `baton-${target}.vsix`,
+    '--allow-missing-repository',
+    '--skip-license',
+    '--no-rewrite-relative-links',
+  ]);
   console.log(`Built baton-${target}.vsix`);
 }

@@ -22,10 +22,26 @@ if (hasCode && !process.env.BATON_USE_CODE_SERVER) {
   const settingsFile = path.join(userData, 'User', 'settings.json');
   if (!existsSync(settingsFile)) writeFileSync(settingsFile, JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, null, 2));
   const port = Number(process.env.PORT) || (await freePort());
-  const args = [codeServerEntry, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', userData, '--extensions-dir', path.join(state, 'extensions')];
+  const args = [
+    codeServerEntry,
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    path.join(state, 'extensions'),
+  ];
   const server = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const payload = encodeURIComponent(JSON.stringify([['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${repoRoot}`]]));
-  console.log(`\nBaton is loaded in VS Code (code-server). Open:\n\n  http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${payload}\n\nCtrl+C stops it.`);
+  console.log(
+    `\nBaton is loaded in VS Code (code-server). Open:\n\n  http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${payload}\n\nCtrl+C stops it.`,
+  );
   const stop = () => server.kill('SIGTERM');
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -26,12 +26,25 @@ let services: BatonServices | undefined;
 
 /** Commands implemented by the trees, which need the core; declared at once so none is ever missing. */
 const TREE_COMMANDS = [
-  'baton.killWorker', 'baton.worker.openTranscript', 'baton.worker.sendFollowUp',
-  'baton.attachSession', 'baton.forkSession', 'baton.machineSessions.refresh',
-  'baton.memory.add', 'baton.memory.edit', 'baton.memory.forget',
-  'baton.squads.refresh', 'baton.squad.delegate', 'baton.squad.openDecisions', 'baton.squad.remove',
-  'baton.wiki.refresh', 'baton.wiki.newPage', 'baton.wiki.revealFolder',
-  'baton.skills.refresh', 'baton.skill.install', 'baton.skill.remove',
+  'baton.killWorker',
+  'baton.worker.openTranscript',
+  'baton.worker.sendFollowUp',
+  'baton.attachSession',
+  'baton.forkSession',
+  'baton.machineSessions.refresh',
+  'baton.memory.add',
+  'baton.memory.edit',
+  'baton.memory.forget',
+  'baton.squads.refresh',
+  'baton.squad.delegate',
+  'baton.squad.openDecisions',
+  'baton.squad.remove',
+  'baton.wiki.refresh',
+  'baton.wiki.newPage',
+  'baton.wiki.revealFolder',
+  'baton.skills.refresh',
+  'baton.skill.install',
+  'baton.skill.remove',
   ...CHANGE_COMMANDS,
 ] as const;
 
@@ -56,7 +69,12 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   const api = createBatonApi(async () => (await ready()).access);
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
-    context.subscriptions.push(registerWorkersTree(core.pool), registerWorkerChangesCommands(core.pool), registerMachineSessionsTree(core.pool), registerMemoriesTree(core.store));
+    context.subscriptions.push(
+      registerWorkersTree(core.pool),
+      registerWorkerChangesCommands(core.pool),
+      registerMachineSessionsTree(core.pool),
+      registerMemoriesTree(core.store),
+    );
     context.subscriptions.push(registerSquadsTree(core), registerWikiTree(core), registerSkillsTree(core));
   });
   // Just after activate() returns (a microtask, not a timer: a timer waits behind the rest of VS

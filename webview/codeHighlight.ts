@@ -38,7 +38,31 @@ export const HIGHLIGHT_LIMIT = 20_000;
 
 // Chosen by what replies hold and by size (the webview bundle must stay under 400 KB): scss, swift, php, powershell
 // and kotlin were left out for 36 KB; their blocks show plain (scss is coloured as css).
-const LANGUAGES = { bash, c, cpp, csharp, css, diff, dockerfile, go, ini, java, javascript, json, makefile, markdown, plaintext, python, ruby, rust, shell, sql, typescript, xml, yaml };
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  csharp,
+  css,
+  diff,
+  dockerfile,
+  go,
+  ini,
+  java,
+  javascript,
+  json,
+  makefile,
+  markdown,
+  plaintext,
+  python,
+  ruby,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 // Names models write that the grammars do not list as aliases.
 hljs.registerAliases(['tsx', 'mts', 'cts'], { languageName: 'typescript' });

@@ -42,7 +42,17 @@ export class Composer {
     this.stopButton = h('vscode-button', { appearance: 'secondary', 'data-testid': 'stop', 'aria-label': 'Stop the answer', title: 'Stop' }, 'Stop');
     this.stopButton.hidden = true;
     this.picker = new HashPicker(this.textarea, (kind) => options.pick(kind));
-    const attach = h('vscode-button', { appearance: 'secondary', class: 'composer-attach', 'data-testid': 'attach', 'aria-label': 'Attach context (#)', title: 'Attach a file, folder, selection, problems or changes (#)' }, '#');
+    const attach = h(
+      'vscode-button',
+      {
+        appearance: 'secondary',
+        class: 'composer-attach',
+        'data-testid': 'attach',
+        'aria-label': 'Attach context (#)',
+        title: 'Attach a file, folder, selection, problems or changes (#)',
+      },
+      '#',
+    );
     attach.addEventListener('click', () => {
       this.focus();
       this.picker.openAll();

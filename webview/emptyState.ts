@@ -33,7 +33,11 @@ export class EmptyState {
     });
     this.el.append(
       h('h2', { id: 'empty-title' }, 'Baton'),
-      h('p', {}, 'Ask anything about your code. Baton answers quick questions itself and hands real work — edits, builds, test runs — to background workers you can watch and open here.'),
+      h(
+        'p',
+        {},
+        'Ask anything about your code. Baton answers quick questions itself and hands real work — edits, builds, test runs — to background workers you can watch and open here.',
+      ),
       h(
         'ul',
         { class: 'empty-points' },

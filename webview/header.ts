@@ -18,7 +18,12 @@ export class Header {
     this.model = h('span', { class: 'model', 'data-testid': 'model', title: 'Current model' });
     this.routing = h(
       'vscode-checkbox',
-      { 'data-testid': 'routing-toggle', checked: true, title: 'Auto routing: pick a model per request (fast, standard or premium)', 'aria-label': 'Auto routing' },
+      {
+        'data-testid': 'routing-toggle',
+        checked: true,
+        title: 'Auto routing: pick a model per request (fast, standard or premium)',
+        'aria-label': 'Auto routing',
+      },
       'Auto',
     ) as CheckboxElement;
     // The toolkit checkbox fires `change` for programmatic changes too, so only a change that differs from the
@@ -26,7 +31,11 @@ export class Header {
     this.routing.addEventListener('change', () => {
       if (this.routing.checked !== this.routingAuto) post({ type: 'routing/toggle' });
     });
-    const newChat = h('vscode-button', { appearance: 'icon', class: 'new-chat', 'data-testid': 'new-chat', title: 'New chat: start a new conversation', 'aria-label': 'New chat' }, '+');
+    const newChat = h(
+      'vscode-button',
+      { appearance: 'icon', class: 'new-chat', 'data-testid': 'new-chat', title: 'New chat: start a new conversation', 'aria-label': 'New chat' },
+      '+',
+    );
     newChat.addEventListener('click', () => post({ type: 'chat/new' }));
     this.el = h(
       'header',

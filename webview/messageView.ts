@@ -196,7 +196,7 @@ export class MessageView {
   estimateHeight(charsPerLine: number): number {
     const text = this.content;
     let lines = 0;
-    for (let start = 0; start <= text.length && lines < 4000; ) {
+    for (let start = 0; start <= text.length && lines < 4000;) {
       let end = text.indexOf('\n', start);
       if (end === -1) end = text.length;
       lines += Math.max(1, Math.ceil((end - start) / charsPerLine));
@@ -227,7 +227,8 @@ export class MessageView {
     } else {
       parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));
       // Said in VS Code's Chat view (@baton), by a tool call or another extension: the same conversation, tagged.
-      if (message.source && OTHER_CHANNELS.has(message.source)) parts.push(h('span', { class: 'message-source', 'data-testid': 'channel-tag' }, `via ${message.source}`));
+      if (message.source && OTHER_CHANNELS.has(message.source))
+        parts.push(h('span', { class: 'message-source', 'data-testid': 'channel-tag' }, `via ${message.source}`));
     }
     if (Number.isFinite(time.getTime())) {
       parts.push(h('time', { class: 'message-time', datetime: time.toISOString(), title: FULL_TIME.format(time) }, TIME.format(time)));

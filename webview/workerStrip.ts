@@ -77,7 +77,14 @@ export class WorkerStrip {
     const el = h(
       'button',
       { type: 'button', class: 'worker-card', 'data-testid': 'worker-card' },
-      h('span', { class: 'worker-top' }, h('span', { class: 'worker-dot', 'aria-hidden': 'true' }), h('span', { class: 'worker-name' }, worker.name), state, elapsed),
+      h(
+        'span',
+        { class: 'worker-top' },
+        h('span', { class: 'worker-dot', 'aria-hidden': 'true' }),
+        h('span', { class: 'worker-name' }, worker.name),
+        state,
+        elapsed,
+      ),
       dir,
       last,
     );
@@ -109,7 +116,10 @@ export class WorkerStrip {
     card.dir.title = worker.workingDir;
     setText(card.last, worker.lastLine);
     card.last.hidden = !worker.lastLine;
-    const iso = worker.isolation?.kind === 'worktree' ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}` : '';
+    const iso =
+      worker.isolation?.kind === 'worktree'
+        ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}`
+        : '';
     const box = worker.sandbox;
     const unsandboxed = box && box.state !== 'applied' && box.state !== 'engaged' ? `unsandboxed${box.reason ? `: ${box.reason}` : ''}` : '';
     const network = box && (box.state === 'applied' || box.state === 'engaged') && box.reason ? box.reason : '';

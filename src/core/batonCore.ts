@@ -162,7 +162,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   const afterTurn: Array<() => Promise<void> | void> = [];
   const runAfterTurn = (fn: () => Promise<void> | void): void => {
     if (orchestrator?.currentOrigin) afterTurn.push(fn);
-    else void Promise.resolve().then(fn).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    else
+      void Promise.resolve()
+        .then(fn)
+        .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   };
   const invalidate = (reason: string): void => orchestrator?.invalidateSession(reason);
   // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking the saved
@@ -190,7 +193,11 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         : []),
       ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
       ...createWikiTools(wiki, toolJournal),
-      ...createSkillTools(skills, { journal: toolJournal, indexUrl: () => deps.skillIndexUrl?.(), changed: () => runAfterTurn(() => renewSession('skills changed')) }),
+      ...createSkillTools(skills, {
+        journal: toolJournal,
+        indexUrl: () => deps.skillIndexUrl?.(),
+        changed: () => runAfterTurn(() => renewSession('skills changed')),
+      }),
       ...createControlTools({
         control: deps.control,
         settings: deps.settings.orchestrator,
@@ -214,7 +221,14 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     healthCheckIntervalMs: deps.healthCheckIntervalMs,
   });
   orchestrator = orch;
-  chat = new ChatController(orch, store, deps.host, logger, () => deps.settings.orchestrator().routing.auto, () => usage.describe('orchestrator'));
+  chat = new ChatController(
+    orch,
+    store,
+    deps.host,
+    logger,
+    () => deps.settings.orchestrator().routing.auto,
+    () => usage.describe('orchestrator'),
+  );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
   const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
   const interrupted = orch.start();

@@ -76,14 +76,20 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
           async () => {
             if (core.sessions.provider.type !== 'copilot') return core.chat.setSetupHint(undefined);
             const auth = await core.sessions.authStatus().catch(() => undefined);
-            core.chat.setSetupHint(auth && !auth.authenticated ? 'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.' : undefined);
+            core.chat.setSetupHint(
+              auth && !auth.authenticated
+                ? 'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.'
+                : undefined,
+            );
           },
           (err: unknown) => core.chat.setSetupHint(`The Copilot runtime did not start: ${err instanceof Error ? err.message : String(err)}`),
         );
       },
       (err) => {
         this.services.log.error('Baton failed to start', err);
-        void vscode.window.showErrorMessage(`Baton failed to start: ${err instanceof Error ? err.message : String(err)}`, 'Show Log').then((pick) => pick && this.services.log.show());
+        void vscode.window
+          .showErrorMessage(`Baton failed to start: ${err instanceof Error ? err.message : String(err)}`, 'Show Log')
+          .then((pick) => pick && this.services.log.show());
       },
     );
   }

@@ -19,7 +19,8 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
       if (!core?.orchestrator.stop()) void vscode.window.showInformationMessage('Baton is not answering anything right now.');
     }),
     register('baton.sendMessage', async (text?: string) => {
-      const message = typeof text === 'string' && text ? text : await vscode.window.showInputBox({ title: 'Ask Baton', prompt: 'The reply appears in the Baton panel.' });
+      const message =
+        typeof text === 'string' && text ? text : await vscode.window.showInputBox({ title: 'Ask Baton', prompt: 'The reply appears in the Baton panel.' });
       if (!message) return;
       const core = await services.ready();
       const handle = core.chat.sendText(message, 'command');
@@ -57,7 +58,9 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     register('baton.compact', async () => {
       const core = await services.ready();
       try {
-        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: compacting the conversation' }, () => core.orchestrator.compact());
+        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: compacting the conversation' }, () =>
+          core.orchestrator.compact(),
+        );
         void vscode.window.showInformationMessage(`Baton compacted the conversation: ${r.tokensRemoved} tokens and ${r.messagesRemoved} messages freed.`);
       } catch (err) {
         void vscode.window.showErrorMessage(`Baton could not compact: ${err instanceof Error ? err.message : String(err)}`);
@@ -67,7 +70,9 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     register('baton.showLog', () => services.log.show()),
     register('baton.doctor', async () => {
       const core = await services.ready();
-      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking' }, () => runDoctor(core, services.storageDir, context.extension.packageJSON.version));
+      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking' }, () =>
+        runDoctor(core, services.storageDir, context.extension.packageJSON.version),
+      );
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: report });
       await vscode.window.showTextDocument(doc, { preview: true });
     }),
@@ -79,12 +84,19 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
         type = pick as typeof type;
         await vscode.workspace.getConfiguration('baton').update('provider.type', type, vscode.ConfigurationTarget.Global);
       }
-      const key = await vscode.window.showInputBox({ title: `Baton: API key for ${type}`, password: true, ignoreFocusOut: true, prompt: 'Stored in VS Code\'s secret storage, never in settings.' });
+      const key = await vscode.window.showInputBox({
+        title: `Baton: API key for ${type}`,
+        password: true,
+        ignoreFocusOut: true,
+        prompt: "Stored in VS Code's secret storage, never in settings.",
+      });
       if (key === undefined) return;
       if (key) await context.secrets.store(SECRET_PREFIX + type, key);
       else await context.secrets.delete(SECRET_PREFIX + type);
       if (!vscode.workspace.getConfiguration('baton').get<string>('provider.baseUrl')) {
-        void vscode.window.showInformationMessage('Baton: also set baton.provider.baseUrl (for example http://127.0.0.1:11434/v1 for Ollama).', 'Open Settings').then((p) => p && vscode.commands.executeCommand('workbench.action.openSettings', 'baton.provider'));
+        void vscode.window
+          .showInformationMessage('Baton: also set baton.provider.baseUrl (for example http://127.0.0.1:11434/v1 for Ollama).', 'Open Settings')
+          .then((p) => p && vscode.commands.executeCommand('workbench.action.openSettings', 'baton.provider'));
       }
     }),
     register('baton.signIn', async () => {
@@ -93,10 +105,14 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
         if (session) {
           await context.globalState.update(USE_VSCODE_GITHUB, true);
           await vscode.workspace.getConfiguration('baton').update('provider.type', 'copilot', vscode.ConfigurationTarget.Global);
-          void vscode.window.showInformationMessage(`Baton: signed in as ${session.account.label}. Reload the window to use the new sign-in.`, 'Reload').then((p) => p && vscode.commands.executeCommand('workbench.action.reloadWindow'));
+          void vscode.window
+            .showInformationMessage(`Baton: signed in as ${session.account.label}. Reload the window to use the new sign-in.`, 'Reload')
+            .then((p) => p && vscode.commands.executeCommand('workbench.action.reloadWindow'));
         }
       } catch (err) {
-        void vscode.window.showErrorMessage(`Baton: sign-in failed: ${err instanceof Error ? err.message : String(err)}. You can also run \`copilot login\` in a terminal.`);
+        void vscode.window.showErrorMessage(
+          `Baton: sign-in failed: ${err instanceof Error ? err.message : String(err)}. You can also run \`copilot login\` in a terminal.`,
+        );
       }
     }),
   );

@@ -19,7 +19,12 @@ function mb(bytes: number): string {
 }
 
 export async function runDoctor(core: Core, storageDir: string, version: string): Promise<string> {
-  const lines = [`# Baton doctor report`, '', `- Baton ${version}, VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}), ${process.platform}-${process.arch}, Node ${process.versions.node}`, `- Provider: ${core.sessions.provider.type}${core.sessions.provider.baseUrl ? ` at ${core.sessions.provider.baseUrl}` : ''}${core.sessions.provider.apiKey ? ' (API key set)' : ''}`];
+  const lines = [
+    `# Baton doctor report`,
+    '',
+    `- Baton ${version}, VS Code ${vscode.version} (${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}), ${process.platform}-${process.arch}, Node ${process.versions.node}`,
+    `- Provider: ${core.sessions.provider.type}${core.sessions.provider.baseUrl ? ` at ${core.sessions.provider.baseUrl}` : ''}${core.sessions.provider.apiKey ? ' (API key set)' : ''}`,
+  ];
   const check = async (name: string, fn: () => Promise<string>) => {
     try {
       lines.push(`- ✅ ${name}: ${await fn()}`);
@@ -47,12 +52,19 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     return 'ok';
   });
   await check('Storage size', async () => `${mb(await folderSize(storageDir))} in ${storageDir}`);
-  await check('Baton sessions', async () => `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`);
+  await check(
+    'Baton sessions',
+    async () =>
+      `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`,
+  );
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
   await check('Workers\u2019 sandbox', async () => {
     const support = core.sessions.sandboxSupport;
     if (!support.available) throw new Error(`unsandboxed: ${support.reason}. ${support.fix ?? ''} Until then every shell command of a worker asks you first.`);
-    const states = core.pool.list().map((w) => w.sandbox?.state).filter(Boolean);
+    const states = core.pool
+      .list()
+      .map((w) => w.sandbox?.state)
+      .filter(Boolean);
     return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
   });
   await check('Worker changes', async () => {

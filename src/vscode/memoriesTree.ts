@@ -28,9 +28,11 @@ class MemoriesTreeProvider implements vscode.TreeDataProvider<Node> {
   getChildren(node?: Node): Node[] {
     const memories = this.store.listMemories();
     if (!node) {
-      return MEMORY_CATEGORIES.map((category) => ({ kind: 'category' as const, category, count: memories.filter((m) => m.category === category).length })).filter(
-        (n) => n.count > 0,
-      );
+      return MEMORY_CATEGORIES.map((category) => ({
+        kind: 'category' as const,
+        category,
+        count: memories.filter((m) => m.category === category).length,
+      })).filter((n) => n.count > 0);
     }
     if (node.kind === 'memory') return [];
     return memories
@@ -94,8 +96,7 @@ export function registerMemoriesTree(store: BatonStore): vscode.Disposable {
     return pick?.memory;
   };
   // Invoked from a tree item the node is passed in; from the palette there is none, so ask.
-  const memoryFrom = (node: unknown, placeHolder: string): Promise<Memory | undefined> | Memory =>
-    isMemoryNode(node) ? node.memory : pickMemory(placeHolder);
+  const memoryFrom = (node: unknown, placeHolder: string): Promise<Memory | undefined> | Memory => (isMemoryNode(node) ? node.memory : pickMemory(placeHolder));
 
   const validate = (value: string) =>
     !value.trim() ? 'Write what Baton should remember.' : value.length > 1000 ? 'Keep it under 1000 characters; one short sentence is best.' : undefined;
@@ -138,11 +139,7 @@ export function registerMemoriesTree(store: BatonStore): vscode.Disposable {
     provideCommand('baton.memory.forget', async (node?: unknown) => {
       const memory = await memoryFrom(node, 'Which memory should Baton forget?');
       if (!memory) return;
-      const answer = await vscode.window.showWarningMessage(
-        `Forget memory #${memory.id}?`,
-        { modal: true, detail: memory.content },
-        'Forget',
-      );
+      const answer = await vscode.window.showWarningMessage(`Forget memory #${memory.id}?`, { modal: true, detail: memory.content }, 'Forget');
       if (answer !== 'Forget') return;
       if (!store.deleteMemory(memory.id)) void vscode.window.showWarningMessage(`Memory #${memory.id} no longer exists.`);
     }),

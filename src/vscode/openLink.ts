@@ -13,5 +13,7 @@ export function openLink(href: string): void {
     return;
   }
   const line = target.line ? Math.max(0, target.line - 1) : undefined;
-  void vscode.window.showTextDocument(vscode.Uri.file(target.path), line === undefined ? {} : { selection: new vscode.Range(line, 0, line, 0) }).then(undefined, () => undefined);
+  void vscode.window
+    .showTextDocument(vscode.Uri.file(target.path), line === undefined ? {} : { selection: new vscode.Range(line, 0, line, 0) })
+    .then(undefined, () => undefined);
 }

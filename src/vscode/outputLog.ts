@@ -12,7 +12,7 @@ export class OutputLog implements Logger, vscode.Disposable {
     this.channel.warn(message);
   }
   error(message: string, err?: unknown): void {
-    this.channel.error(err ? `${message}: ${err instanceof Error ? err.stack ?? err.message : String(err)}` : message);
+    this.channel.error(err ? `${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : message);
   }
   show(): void {
     this.channel.show(true);

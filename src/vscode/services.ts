@@ -145,7 +145,12 @@ export class BatonServices implements vscode.Disposable {
       runCommand: (command) => void vscode.commands.executeCommand(command),
       toggleRouting: () => void setRoutingAuto(!readOrchestratorSettings().routing.auto),
       openWorker: (name, action) => {
-        const command = { review: 'baton.reviewChanges', apply: 'baton.applyChanges', discard: 'baton.discardChanges', folder: 'baton.openWorkerFolder' } as const;
+        const command = {
+          review: 'baton.reviewChanges',
+          apply: 'baton.applyChanges',
+          discard: 'baton.discardChanges',
+          folder: 'baton.openWorkerFolder',
+        } as const;
         void vscode.commands.executeCommand(action && action !== 'transcript' ? command[action] : 'baton.worker.openTranscript', name);
       },
       context: this.editorContext,

@@ -27,13 +27,15 @@ function attr(value: string): string {
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    `default-src 'none'`,
-    `img-src ${cspSource} data:`,
-    `font-src ${cspSource}`,
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ') + ';';
+  return (
+    [
+      `default-src 'none'`,
+      `img-src ${cspSource} data:`,
+      `font-src ${cspSource}`,
+      `style-src ${cspSource} 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ') + ';'
+  );
 }
 
 export function renderWebviewHtml(opts: WebviewHtmlOptions): string {

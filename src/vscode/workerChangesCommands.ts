@@ -6,7 +6,13 @@ import * as vscode from 'vscode';
 import type { WorkerPool } from '../core/workers/workerPool';
 import { provideCommand } from './deferredCommands';
 
-export const CHANGE_COMMANDS = ['baton.reviewChanges', 'baton.applyChanges', 'baton.discardChanges', 'baton.openWorkerFolder', 'baton.cleanUpWorktrees'] as const;
+export const CHANGE_COMMANDS = [
+  'baton.reviewChanges',
+  'baton.applyChanges',
+  'baton.discardChanges',
+  'baton.openWorkerFolder',
+  'baton.cleanUpWorktrees',
+] as const;
 
 /** Absolute paths of the editor's documents with unsaved changes. */
 export function dirtyBuffers(): string[] {
@@ -44,7 +50,10 @@ export function registerWorkerChangesCommands(pool: WorkerPool): vscode.Disposab
           const rows = review.entries.map((e) => [vscode.Uri.file(e.userPath), vscode.Uri.file(e.originalPath), vscode.Uri.file(e.modifiedPath)]);
           await vscode.commands.executeCommand('vscode.changes', `Worker '${name}' — ${(await changes.totals(name)).line}`, rows);
         } else {
-          const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: review.text || `Worker '${name}' changed nothing in ${review.dir}.` });
+          const doc = await vscode.workspace.openTextDocument({
+            language: 'diff',
+            content: review.text || `Worker '${name}' changed nothing in ${review.dir}.`,
+          });
           await vscode.window.showTextDocument(doc, { preview: true });
         }
       } catch (err) {
@@ -76,7 +85,10 @@ export function registerWorkerChangesCommands(pool: WorkerPool): vscode.Disposab
         const totals = await changes.totals(name);
         const choice = await vscode.window.showWarningMessage(
           `Discard ${totals.line} of worker '${name}'?`,
-          { modal: true, detail: 'This cannot be undone: the worker\u2019s worktree and branch are deleted (or, without git, the files it changed are restored).' },
+          {
+            modal: true,
+            detail: 'This cannot be undone: the worker\u2019s worktree and branch are deleted (or, without git, the files it changed are restored).',
+          },
           'Discard',
         );
         if (choice !== 'Discard') return;

@@ -82,7 +82,12 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
       await vscode.window.showTextDocument(doc, { preview: true });
     }),
     provideCommand('baton.worker.sendFollowUp', async (arg?: WorkerInfo | string) => {
-      const name = nameOf(arg) ?? (await pickWorker(pool.list().filter((w) => w.state !== 'running' && w.state !== 'killed'), 'Send a task to which worker?'));
+      const name =
+        nameOf(arg) ??
+        (await pickWorker(
+          pool.list().filter((w) => w.state !== 'running' && w.state !== 'killed'),
+          'Send a task to which worker?',
+        ));
       if (!name) return;
       const prompt = await vscode.window.showInputBox({
         title: `Send a task to worker '${name}'`,
@@ -121,7 +126,8 @@ function workerItem(w: WorkerInfo, now: number): vscode.TreeItem {
   const item = new vscode.TreeItem(w.name, vscode.TreeItemCollapsibleState.None);
   item.id = `worker:${w.name}`;
   item.iconPath = ICONS[w.state];
-  const changes = w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
+  const changes =
+    w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
   item.description = `${shortDir(w.workingDir)} · ${elapsedText(w, now)}${changes}`;
   // `.changes` marks a worker whose changes wait for review (Review / Apply / Discard in its menu).
   item.contextValue = `${w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done'}${w.changes?.files ? '.changes' : ''}`;
@@ -154,20 +160,18 @@ function withPendingChanges(pool: WorkerPool): WorkerInfo[] {
   const listed = new Set(workers.map((w) => w.name));
   const waiting = (pool.changes?.list() ?? [])
     .filter((p) => !listed.has(p.worker))
-    .map(
-      (p): WorkerInfo => ({
-        name: p.worker,
-        workingDir: p.dir,
-        state: 'done',
-        startedAt: 0,
-        createdAt: 0,
-        lastLine: 'changes waiting for review',
-        source: 'created',
-        // The count is not known without asking git; a non-zero marker keeps Review/Apply/Discard on the item.
-        changes: { files: 1, additions: 0, deletions: 0 },
-        ...(p.branch ? { isolation: { kind: 'worktree' as const, branch: p.branch, baseCommit: '', sourceDir: p.dir, uncommittedLeftOut: false } } : {}),
-      }),
-    );
+    .map((p): WorkerInfo => ({
+      name: p.worker,
+      workingDir: p.dir,
+      state: 'done',
+      startedAt: 0,
+      createdAt: 0,
+      lastLine: 'changes waiting for review',
+      source: 'created',
+      // The count is not known without asking git; a non-zero marker keeps Review/Apply/Discard on the item.
+      changes: { files: 1, additions: 0, deletions: 0 },
+      ...(p.branch ? { isolation: { kind: 'worktree' as const, branch: p.branch, baseCommit: '', sourceDir: p.dir, uncommittedLeftOut: false } } : {}),
+    }));
   return [...workers, ...waiting];
 }
 

@@ -70,7 +70,6 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-
 /** Keep the workbench from reaching out (extension gallery, updates, telemetry) and from opening editors of its own. */
 const QUIET_SETTINGS: Record<string, unknown> = {
   'workbench.startupEditor': 'none',
@@ -129,13 +128,14 @@ export class CodeServer {
     }
     // The extra env may move HOME/TMPDIR elsewhere (a Copilot harness root); create whatever dirs it names.
     await Promise.all(
-      [...Object.keys(dirs).map((k) => env[k]!), userDataDir, extensionsDir, join(userDataDir, 'User')].map((d) =>
-        mkdir(d, { recursive: true }),
-      ),
+      [...Object.keys(dirs).map((k) => env[k]!), userDataDir, extensionsDir, join(userDataDir, 'User')].map((d) => mkdir(d, { recursive: true })),
     );
     // Settings already in the user data dir (a caller preparing it as it would for a desktop VS Code) are kept.
     const settingsFile = join(userDataDir, 'User', 'settings.json');
-    const existing = await readFile(settingsFile, 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}));
+    const existing = await readFile(settingsFile, 'utf8').then(
+      (t) => JSON.parse(t) as Record<string, unknown>,
+      () => ({}),
+    );
     const settings = { ...QUIET_SETTINGS, ...existing, ...options.settings };
     await writeFile(settingsFile, JSON.stringify(settings, null, 2));
     const configFile = join(scratch, 'code-server.yaml');
@@ -387,8 +387,6 @@ function runToEnd(cmd: string, args: string[], env: Record<string, string>): Pro
     forEachLine(child.stdout!, (l) => out.push(l));
     forEachLine(child.stderr!, (l) => out.push(l));
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolveRun() : reject(new Error(`${args.slice(-2).join(' ')} failed (exit ${code})\n${out.join('\n')}`)),
-    );
+    child.once('exit', (code) => (code === 0 ? resolveRun() : reject(new Error(`${args.slice(-2).join(' ')} failed (exit ${code})\n${out.join('\n')}`))));
   });
 }

@@ -198,7 +198,7 @@ async function main() {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`[launcher] ${err instanceof Error ? err.stack ?? err.message : err}\n`);
+    process.stderr.write(`[launcher] ${err instanceof Error ? (err.stack ?? err.message) : err}\n`);
     process.exit(1);
   },
 );

@@ -40,7 +40,10 @@ class Writer {
   }
 
   /** The first message matching `match`, waiting for it; fails if the writer dies or reports a failure first. */
-  async next<K extends WriterMessage['kind']>(kind: K, match: (m: Extract<WriterMessage, { kind: K }>) => boolean = () => true): Promise<Extract<WriterMessage, { kind: K }>> {
+  async next<K extends WriterMessage['kind']>(
+    kind: K,
+    match: (m: Extract<WriterMessage, { kind: K }>) => boolean = () => true,
+  ): Promise<Extract<WriterMessage, { kind: K }>> {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const failed = this.messages.find((m) => m.kind === 'failed');
@@ -100,8 +103,15 @@ describe('the store across separate processes', function () {
     for (const w of started) w.go();
     await Promise.all(started.map((w) => w.next('done')));
     const exits = await Promise.all(started.map((w) => w.exited));
-    assert.deepEqual(exits.map((e) => e.code), names.map(() => 0));
-    assert.deepEqual(started.flatMap((w) => w.reports.filter((r) => r.level !== 'info')), [], 'no writer met a problem');
+    assert.deepEqual(
+      exits.map((e) => e.code),
+      names.map(() => 0),
+    );
+    assert.deepEqual(
+      started.flatMap((w) => w.reports.filter((r) => r.level !== 'info')),
+      [],
+      'no writer met a problem',
+    );
 
     const reports: StoreReport[] = [];
     const store = await reopen(reports);
@@ -109,7 +119,11 @@ describe('the store across separate processes', function () {
     const log = store.recentLog(100_000);
     const expected = names.flatMap((name) => Array.from({ length: rounds }, (_, r) => `${name}-${r}`));
     assert.deepEqual(log.map((e) => e.content).sort(), [...expected].sort(), 'every row once: none lost, none doubled');
-    assert.deepEqual(log.filter((e) => e.status !== 'complete').map((e) => e.content), [], 'each writer settled its rows by the ids it was given');
+    assert.deepEqual(
+      log.filter((e) => e.status !== 'complete').map((e) => e.content),
+      [],
+      'each writer settled its rows by the ids it was given',
+    );
     for (const name of names) assert.equal(store.getState(`${name}-last`), String(rounds - 1), name);
     const memories = store.listMemories();
     const expectedMemories = names.flatMap((name) => Array.from({ length: Math.ceil(rounds / 5) }, (_, i) => `${name} fact ${i * 5} (edited)`));
@@ -158,7 +172,10 @@ describe('the store across separate processes', function () {
       // On disk: whole flushes from the first row on, at least every one it saw resolve (the kill may have landed
       // after the rename, before it could say so).
       assert.ok(mine.length >= flushed && mine.length % 40 === 0, `${mine.length} rows on disk, ${flushed} seen flushed`);
-      assert.deepEqual(mine, Array.from({ length: mine.length }, (_, i) => `t${trial}-${i}`));
+      assert.deepEqual(
+        mine,
+        Array.from({ length: mine.length }, (_, i) => `t${trial}-${i}`),
+      );
       assert.equal(rows.length - mine.length, flushedBefore, 'the earlier trials’ rows are intact');
       flushedBefore = rows.length;
 
@@ -167,7 +184,10 @@ describe('the store across separate processes', function () {
       const started = Date.now();
       await store.flush();
       assert.ok(Date.now() - started < 1500, `took over the dead writer's lease in ${Date.now() - started} ms`);
-      assert.deepEqual(reports.filter((r) => r.level !== 'info'), []);
+      assert.deepEqual(
+        reports.filter((r) => r.level !== 'info'),
+        [],
+      );
       assert.deepEqual((await readdir(dir)).sort(), ['baton.sqlite'], 'the temp and lease files it left were cleaned up');
       await store.close();
       opened.splice(opened.indexOf(store), 1);
@@ -191,7 +211,10 @@ describe('the store across separate processes', function () {
       assert.equal(flushed, inside.rows - 40);
       const left = (await readdir(dir)).sort();
       assert.ok(left.includes('baton.sqlite.lease'), `the dead writer's lease is left: ${left.join(', ')}`);
-      assert.equal(left.some((n) => n.startsWith('baton.sqlite.tmp-')), step === 'temp');
+      assert.equal(
+        left.some((n) => n.startsWith('baton.sqlite.tmp-')),
+        step === 'temp',
+      );
 
       const reports: StoreReport[] = [];
       const store = await reopen(reports);
@@ -199,12 +222,18 @@ describe('the store across separate processes', function () {
       const rows = store.recentLog(100_000).map((e) => e.content.split(' ')[0]);
       // Killed after the rename, the flush it was in is on disk too; before it, exactly what it had seen flushed.
       const expected = step === 'rename' ? inside.rows : flushed;
-      assert.deepEqual(rows, Array.from({ length: expected }, (_, i) => `k-${i}`));
+      assert.deepEqual(
+        rows,
+        Array.from({ length: expected }, (_, i) => `k-${i}`),
+      );
       store.setState('after', step);
       const started = Date.now();
       await store.flush();
       assert.ok(Date.now() - started < 1500, `took over the dead writer's lease in ${Date.now() - started} ms`);
-      assert.deepEqual(reports.filter((r) => r.level !== 'info'), []);
+      assert.deepEqual(
+        reports.filter((r) => r.level !== 'info'),
+        [],
+      );
       assert.deepEqual((await readdir(dir)).sort(), ['baton.sqlite'], 'the lease and temp file it left were cleaned up');
     });
   }
@@ -222,7 +251,10 @@ describe('the store across separate processes', function () {
     const flushed = Math.max(0, ...victim.messages.map((m) => (m.kind === 'flushed' ? m.rows : 0)));
     await survivor.next('done');
     assert.equal((await survivor.exited).code, 0);
-    assert.deepEqual(survivor.reports.filter((r) => r.level !== 'info'), []);
+    assert.deepEqual(
+      survivor.reports.filter((r) => r.level !== 'info'),
+      [],
+    );
 
     const store = await reopen();
     assert.deepEqual(store.integrityCheck(), ['ok']);

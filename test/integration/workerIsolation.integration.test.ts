@@ -34,7 +34,10 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
   /** One worker task: a shell command, then its report; and the orchestrator's answer to its result. */
   const scriptWorker = (worker: string, command: string): void => {
     const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
-    core.server.on({ predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${worker} edits` }, { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] });
+    core.server.on(
+      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${worker} edits` },
+      { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] },
+    );
     core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${worker} report` }, { text: `${worker}: edited` });
     core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
   };
@@ -77,7 +80,9 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     const changes = core.pool.changes!;
     assert.equal((await changes.totals('alpha')).line, '1 file changed, +1 −1');
     assert.deepEqual(finished('alpha')?.changes, { files: 1, additions: 1, deletions: 1 });
-    const result = core.events.find((e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.prompt.includes("Worker 'alpha'"))!;
+    const result = core.events.find(
+      (e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.prompt.includes("Worker 'alpha'"),
+    )!;
     assert.match(result.prompt, /Changes: 1 file changed, \+1 −1 in its worktree on baton\/alpha/);
     assert.match(await changes.forModel('beta'), /-original line\n\+beta line/);
 
@@ -98,7 +103,10 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     await core.pool.create({ name: 'gamma', workingDir: repo, prompt: 'TASK-gamma: change app.txt' });
     await waitFor('the worker', () => finished('gamma'));
     await waitFor('its result', () => doneCount() >= 1);
-    core.server.on({ lastUserIncludes: '[via panel] apply it', afterToolResult: false }, { toolCalls: [{ id: 'ap1', name: 'apply_worker_changes', arguments: { name: 'gamma' } }] });
+    core.server.on(
+      { lastUserIncludes: '[via panel] apply it', afterToolResult: false },
+      { toolCalls: [{ id: 'ap1', name: 'apply_worker_changes', arguments: { name: 'gamma' } }] },
+    );
     core.server.on({ lastUserIncludes: '[via panel] apply it', afterToolResult: true }, { text: 'You declined; nothing applied.' });
     core.broker.answer = 'deny';
     await core.orchestrator.enqueue('apply it', { channel: 'panel' }).done;
@@ -109,7 +117,10 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.match(core.broker.asked[0]!.detail, /apply 1 file changed, \+1 −1 from worker 'gamma'/);
     assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'original line\n');
 
-    core.server.on({ lastUserIncludes: '[via panel] now apply', afterToolResult: false }, { toolCalls: [{ id: 'ap2', name: 'apply_worker_changes', arguments: { name: 'gamma' } }] });
+    core.server.on(
+      { lastUserIncludes: '[via panel] now apply', afterToolResult: false },
+      { toolCalls: [{ id: 'ap2', name: 'apply_worker_changes', arguments: { name: 'gamma' } }] },
+    );
     core.server.on({ lastUserIncludes: '[via panel] now apply', afterToolResult: true }, { text: 'Applied.' });
     core.broker.answer = 'once';
     await core.orchestrator.enqueue('now apply', { channel: 'panel' }).done;
@@ -118,7 +129,10 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
 
   it('a reload keeps the change set reviewable, and a running worker can be reviewed', async () => {
     const mine = (r: { systemText: string }) => r.systemText.includes("You are 'delta'");
-    core.server.on({ predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: 'delta edits' }, { toolCalls: [{ id: 'd1', name: 'bash', arguments: { command: "printf 'delta\\n' > src/app.txt", description: 'edit' } }] });
+    core.server.on(
+      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: 'delta edits' },
+      { toolCalls: [{ id: 'd1', name: 'bash', arguments: { command: "printf 'delta\\n' > src/app.txt", description: 'edit' } }] },
+    );
     // The worker hangs after its edit: the window reloads mid-task.
     core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: 'delta hangs' }, { hang: true });
     await core.pool.create({ name: 'delta', workingDir: repo, prompt: 'TASK-delta' });

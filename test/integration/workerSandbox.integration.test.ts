@@ -36,7 +36,10 @@ describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function (
         { toolCalls: [{ id: `${worker}-c${i}`, name: 'bash', arguments: { command, description: `step ${i}` } }] },
       );
     });
-    core.server.on({ predicate: (r) => forWorker(r) && r.messages.filter((m) => m.role === 'tool').length === commands.length, name: `${worker} report` }, { text: `${task}: done` });
+    core.server.on(
+      { predicate: (r) => forWorker(r) && r.messages.filter((m) => m.role === 'tool').length === commands.length, name: `${worker} report` },
+      { text: `${task}: done` },
+    );
     core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
   };
 

@@ -17,7 +17,6 @@ import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 
 const ROOT = resolve(__dirname, '../..');
 
-
 export interface WebviewBuild {
   dir: string;
   js: string;
@@ -250,7 +249,11 @@ async function serve(build: WebviewBuild): Promise<Server> {
       res.end(body);
     };
     if (path === '/') {
-      send(200, 'text/html; charset=utf-8', renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css` }));
+      send(
+        200,
+        'text/html; charset=utf-8',
+        renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css` }),
+      );
     } else if (path === '/webview.js' || path === '/webview.css') {
       readFile(path === '/webview.js' ? build.js : build.css).then(
         (body) => send(200, path.endsWith('.js') ? 'text/javascript' : 'text/css', body),

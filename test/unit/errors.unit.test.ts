@@ -1,6 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { ConnectionError, ResponseError } from 'vscode-jsonrpc/node.js';
-import { AgentError, classifyError, isRetryable, kindOfSessionError, toReadableError, TurnCancelledError, TurnTimeoutError } from '../../src/core/copilot/errors';
+import {
+  AgentError,
+  classifyError,
+  isRetryable,
+  kindOfSessionError,
+  toReadableError,
+  TurnCancelledError,
+  TurnTimeoutError,
+} from '../../src/core/copilot/errors';
 import { fromSdkError } from '../../src/core/copilot/sdkErrors';
 
 describe('error classification', () => {

@@ -29,13 +29,29 @@ describe('system message', () => {
       workspaceFolders: ['/work/app'],
       now: new Date('2026-11-26T10:00:00Z'),
     });
-    for (const needle of ['[via panel]', '[Background task completed]', 'create_worker_session', 'remember(', 'fast (gpt-4.1)', '/ext/baton', '[#1] Tabs', '2026-11-26', '/work/app']) {
+    for (const needle of [
+      '[via panel]',
+      '[Background task completed]',
+      'create_worker_session',
+      'remember(',
+      'fast (gpt-4.1)',
+      '/ext/baton',
+      '[#1] Tabs',
+      '2026-11-26',
+      '/work/app',
+    ]) {
       assert.ok(text.includes(needle), `missing ${needle}`);
     }
   });
 
   it('recovery prompt tells the model not to answer the context', () => {
-    const text = buildRecoveryPrompt([{ role: 'user', source: 'panel', content: 'fix it' }, { role: 'assistant', source: 'panel', content: 'On it' }], 'expired');
+    const text = buildRecoveryPrompt(
+      [
+        { role: 'user', source: 'panel', content: 'fix it' },
+        { role: 'assistant', source: 'panel', content: 'On it' },
+      ],
+      'expired',
+    );
     assert.match(text, /^\[System: Session recovered\]/);
     assert.match(text, /do NOT respond/);
     assert.match(text, /\[panel\] User: fix it/);

@@ -20,14 +20,31 @@ describe('link targets from the panel', () => {
     assert.deepEqual(resolveLinkTarget('src/a.ts#L12', { folders }), { kind: 'file', path: `${ws}/src/a.ts`, line: 12 });
     assert.deepEqual(resolveLinkTarget('file:///home/u/other/b.ts', { folders }), { kind: 'file', path: '/home/u/other/b.ts' });
     assert.deepEqual(resolveLinkTarget('file:///home/u/project/my%20file.ts', { folders }), { kind: 'file', path: `${ws}/my file.ts` });
-    for (const outside of ['file:///etc/passwd', '../secret.txt', 'src/../../secret', '%2e%2e/secret', '/etc/passwd', 'file:///home/u/projectx/a', 'file://evil.example/share/a']) {
+    for (const outside of [
+      'file:///etc/passwd',
+      '../secret.txt',
+      'src/../../secret',
+      '%2e%2e/secret',
+      '/etc/passwd',
+      'file:///home/u/projectx/a',
+      'file://evil.example/share/a',
+    ]) {
       assert.equal(resolveLinkTarget(outside, { folders }), undefined, outside);
     }
     assert.equal(resolveLinkTarget('src/a.ts', { folders: [] }), undefined, 'no workspace, no files');
   });
 
   it('refuses every other scheme', () => {
-    for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'command:workbench.action.terminal.new', 'vscode://x', 'vscode-webview://x', '//evil.example', 'ftp://x', '']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'command:workbench.action.terminal.new',
+      'vscode://x',
+      'vscode-webview://x',
+      '//evil.example',
+      'ftp://x',
+      '',
+    ]) {
       assert.equal(resolveLinkTarget(bad, { folders }), undefined, bad);
     }
   });

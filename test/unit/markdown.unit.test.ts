@@ -20,7 +20,7 @@ function streamInChunks(text: string, seed: number, maxChunk: number): string {
   const random = rng(seed);
   const stream = new MarkdownStream();
   let html = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = 1 + Math.floor(random() * maxChunk);
     html += stream.push(text.slice(i, i + n)).done;
     i += n;
@@ -120,7 +120,10 @@ describe('markdown renderer (markdown-it)', () => {
       assert.match(html, /^<div class="code-block"><div class="code-toolbar"><span class="code-lang">ts<\/span>/);
       assert.match(html, /data-action="copy" data-testid="code-copy"/);
       assert.match(html, /data-action="insert" data-testid="code-insert"/);
-      assert.match(html, /<pre class="code"><code class="language-ts"><span class="tok-keyword">const<\/span> a = <span class="tok-string">&quot;x&quot;<\/span>; <span class="tok-comment">\/\/ c<\/span><\/code><\/pre>/);
+      assert.match(
+        html,
+        /<pre class="code"><code class="language-ts"><span class="tok-keyword">const<\/span> a = <span class="tok-string">&quot;x&quot;<\/span>; <span class="tok-comment">\/\/ c<\/span><\/code><\/pre>/,
+      );
     });
 
     it('keeps markdown and HTML inside a fence literal', () => {
@@ -132,7 +135,10 @@ describe('markdown renderer (markdown-it)', () => {
     it('supports tilde fences, longer closers, fences in list items and unclosed fences', () => {
       assert.match(md('~~~py\nx = 1\n~~~~'), /class="language-py">x = <span class="tok-number">1<\/span><\/code>/);
       assert.match(renderMarkdown('````\n```\ninner\n```\n````'), /<code>```\ninner\n```<\/code>/);
-      assert.match(md('1. step\n   ```bash\n   npm test\n   ```\n2. next'), /<ol><li>step<div class="code-block">.*<code class="language-bash">npm <span class="tok-built_in">test<\/span><\/code>.*<\/li><li>next<\/li><\/ol>/);
+      assert.match(
+        md('1. step\n   ```bash\n   npm test\n   ```\n2. next'),
+        /<ol><li>step<div class="code-block">.*<code class="language-bash">npm <span class="tok-built_in">test<\/span><\/code>.*<\/li><li>next<\/li><\/ol>/,
+      );
       assert.match(md('text\n```js\nlet a'), /<p>text<\/p><div class="code-block">.*<code class="language-js"><span class="tok-keyword">let<\/span> a<\/code>/);
     });
 
@@ -226,7 +232,10 @@ describe('markdown renderer (markdown-it)', () => {
 
     it('colours the common languages and leaves unknown ones plain', () => {
       assert.match(highlightCode('def f(): return None', 'python')!, /tok-keyword">def<.*tok-title function_">f<.*tok-literal">None</);
-      assert.match(highlightCode('echo "$HOME" # x', 'bash')!, /tok-built_in">echo<.*tok-string">&quot;<span class="tok-variable">\$HOME<\/span>&quot;<.*tok-comment"># x</);
+      assert.match(
+        highlightCode('echo "$HOME" # x', 'bash')!,
+        /tok-built_in">echo<.*tok-string">&quot;<span class="tok-variable">\$HOME<\/span>&quot;<.*tok-comment"># x</,
+      );
       assert.match(highlightCode('{"k": 1}', 'json')!, /tok-attr">&quot;k&quot;<.*tok-number">1</);
       assert.match(highlightCode('<a href="x">', 'html')!, /tok-name">a<.*tok-attr">href<.*tok-string">&quot;x&quot;</);
       assert.match(highlightCode('const a = 1', 'tsx')!, /tok-keyword">const</);

@@ -13,7 +13,38 @@ function casings(word: string): string[] {
   return out;
 }
 
-const TAGS = new Set(['a', 'blockquote', 'br', 'button', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'input', 'li', 'ol', 'p', 'pre', 's', 'span', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul']);
+const TAGS = new Set([
+  'a',
+  'blockquote',
+  'br',
+  'button',
+  'code',
+  'del',
+  'div',
+  'em',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'input',
+  'li',
+  'ol',
+  'p',
+  'pre',
+  's',
+  'span',
+  'strong',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+]);
 const ATTRS = new Set(['href', 'title', 'class', 'start', 'type', 'disabled', 'checked', 'aria-label', 'data-action', 'data-testid']);
 
 /** Each tag and attribute in markdown-it's output (it quotes every attribute value and escapes `"` inside). */
@@ -28,7 +59,13 @@ function elements(html: string): Array<{ tag: string; attrs: Record<string, stri
 }
 
 function decode(value: string): string {
-  return value.replace(/&#x([0-9a-f]+);/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16))).replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d))).replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&#x([0-9a-f]+);/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
+    .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 function assertInert(markdown: string): void {
@@ -105,7 +142,21 @@ describe('markdown safety', () => {
   });
 
   it('admits only http(s), mailto, file and relative targets', () => {
-    for (const ok of ['https://ok.example/', 'http://a', 'mailto:a@b.c', 'file:///ws/a.ts', 'src/a.ts', '#section', 'C:\\x']) assert.notEqual(safeHref(ok), null, ok);
-    for (const bad of ['javascript:x', ' JavaScript:x', 'java\nscript:x', 'data:x', 'vbscript:x', 'blob:x', 'ftp://x', 'command:workbench.action.x', 'vscode://x', '//evil.example', '\\\\evil\\share']) assert.equal(safeHref(bad), null, bad);
+    for (const ok of ['https://ok.example/', 'http://a', 'mailto:a@b.c', 'file:///ws/a.ts', 'src/a.ts', '#section', 'C:\\x'])
+      assert.notEqual(safeHref(ok), null, ok);
+    for (const bad of [
+      'javascript:x',
+      ' JavaScript:x',
+      'java\nscript:x',
+      'data:x',
+      'vbscript:x',
+      'blob:x',
+      'ftp://x',
+      'command:workbench.action.x',
+      'vscode://x',
+      '//evil.example',
+      '\\\\evil\\share',
+    ])
+      assert.equal(safeHref(bad), null, bad);
   });
 });

@@ -2,14 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  DEFAULT_PROTECTED_PATHS,
-  expandHome,
-  isWithin,
-  ProtectedPaths,
-  realpathNearest,
-  resolveWorkingDir,
-} from '../../src/core/workers/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS, expandHome, isWithin, ProtectedPaths, realpathNearest, resolveWorkingDir } from '../../src/core/workers/protectedPaths';
 
 describe('protectedPaths', () => {
   let root: string;

@@ -2,14 +2,24 @@ import * as assert from 'node:assert/strict';
 import { DEFAULT_TIERS, ModelRouter, parseTier, type RoutingSettings, type Tier } from '../../src/core/orchestrator/router';
 
 function settings(auto = true): RoutingSettings {
-  return { auto, model: 'fixed-model', tiers: { ...DEFAULT_TIERS }, overrides: [{ keywords: ['design', 'ui', 'frontend design', 'css'], tier: 'premium' }], cooldownMessages: 2 };
+  return {
+    auto,
+    model: 'fixed-model',
+    tiers: { ...DEFAULT_TIERS },
+    overrides: [{ keywords: ['design', 'ui', 'frontend design', 'css'], tier: 'premium' }],
+    cooldownMessages: 2,
+  };
 }
 
 describe('ModelRouter', () => {
   const classify = (tier?: Tier) => async () => tier;
 
   it('uses the configured model when routing is off', async () => {
-    const r = await new ModelRouter().route('anything at all, really long message', { settings: settings(false), background: false, classify: classify('premium') });
+    const r = await new ModelRouter().route('anything at all, really long message', {
+      settings: settings(false),
+      background: false,
+      classify: classify('premium'),
+    });
     assert.deepEqual(r, { tier: 'fixed', model: 'fixed-model', reason: 'disabled' });
   });
 
@@ -17,7 +27,11 @@ describe('ModelRouter', () => {
     const router = new ModelRouter();
     const hit = await router.route('can you fix the UI of this dialog box', { settings: settings(), background: false, classify: classify('fast') });
     assert.deepEqual([hit.tier, hit.reason], ['premium', 'override']);
-    const miss = await new ModelRouter().route('build a guide for the quickstart module', { settings: settings(), background: false, classify: classify('fast') });
+    const miss = await new ModelRouter().route('build a guide for the quickstart module', {
+      settings: settings(),
+      background: false,
+      classify: classify('fast'),
+    });
     assert.equal(miss.reason, 'classifier', '"guide" and "build" do not contain the keyword "ui" as a word');
   });
 
@@ -43,7 +57,13 @@ describe('ModelRouter', () => {
 
   it('keeps the tier when the classifier gives no answer', async () => {
     const router = new ModelRouter({ tier: 'fast', sinceSwitch: 10 });
-    const r = await router.route('something the classifier could not label in time', { settings: settings(), background: false, classify: async () => { throw new Error('timeout'); } });
+    const r = await router.route('something the classifier could not label in time', {
+      settings: settings(),
+      background: false,
+      classify: async () => {
+        throw new Error('timeout');
+      },
+    });
     assert.deepEqual([r.tier, r.reason], ['fast', 'classifier']);
   });
 

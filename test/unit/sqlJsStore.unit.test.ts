@@ -115,10 +115,19 @@ describe('SqlJsStore', () => {
         ],
       );
       assert.equal(b.recentLog(10)[0].id, userId);
-      assert.deepEqual(b.recentCheckpoints(5).map((c) => [c.turn_index, c.fingerprint, c.route]), [[1, 'fp', 'fast']]);
+      assert.deepEqual(
+        b.recentCheckpoints(5).map((c) => [c.turn_index, c.fingerprint, c.route]),
+        [[1, 'fp', 'fast']],
+      );
       assert.deepEqual(b.listMemories(), [memory]);
-      assert.deepEqual(b.listWorkers().map((w) => [w.name, w.status, w.copilot_session_id]), [['auth-fix', 'running', 's1']]);
-      assert.deepEqual(b.undeliveredInbox().map((r) => [r.kind, r.content, r.delivered]), [['failed', 'boom', 0]]);
+      assert.deepEqual(
+        b.listWorkers().map((w) => [w.name, w.status, w.copilot_session_id]),
+        [['auth-fix', 'running', 's1']],
+      );
+      assert.deepEqual(
+        b.undeliveredInbox().map((r) => [r.kind, r.content, r.delivered]),
+        [['failed', 'boom', 0]],
+      );
       assert.deepEqual(b.integrityCheck(), ['ok']);
       assert.deepEqual(reports, []);
     });
@@ -144,14 +153,24 @@ describe('SqlJsStore', () => {
       a.appendLog({ role: 'user', content: 'lost in the crash' });
       await assert.rejects(a.flush(), /process is gone/);
       assert.deepEqual(await readFile(join(dir, 'baton.sqlite')), before, 'the old file is byte for byte the same');
-      assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.tmp-')), 'the crash left its temp file');
+      assert.ok(
+        (await readdir(dir)).some((n) => n.startsWith('baton.sqlite.tmp-')),
+        'the crash left its temp file',
+      );
 
       // The dead window never released its lease: the next one takes it over once the heartbeat is stale.
       const b = await openStore({ leaseStaleMs: 150 });
-      assert.deepEqual(b.recentLog(10).map((e) => e.content), ['before the crash']);
+      assert.deepEqual(
+        b.recentLog(10).map((e) => e.content),
+        ['before the crash'],
+      );
       b.appendLog({ role: 'user', content: 'after the crash' });
       await b.flush();
-      assert.deepEqual((await readdir(dir)).filter((n) => n !== 'baton.sqlite'), [], 'temp and lease files are cleaned up');
+      assert.deepEqual(
+        (await readdir(dir)).filter((n) => n !== 'baton.sqlite'),
+        [],
+        'temp and lease files are cleaned up',
+      );
       assert.deepEqual(b.integrityCheck(), ['ok']);
     });
 
@@ -183,7 +202,10 @@ describe('SqlJsStore', () => {
       assert.equal(reports.length, 1);
       assert.match(reports[0].message, /moved to .*baton\.sqlite\.corrupt-.*this window's copy was written in its place/);
       const b = await openStore();
-      assert.deepEqual(b.recentLog(10).map((e) => e.content), ['kept in memory']);
+      assert.deepEqual(
+        b.recentLog(10).map((e) => e.content),
+        ['kept in memory'],
+      );
       assert.equal(b.getState('k'), 'v');
     });
 
@@ -197,7 +219,10 @@ describe('SqlJsStore', () => {
       const b = await openStore();
       assert.equal(b.recentLog(10).length, 0);
       assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
-      assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]), [['moved-aside', true]]);
+      assert.deepEqual(
+        reports.map((r) => [r.kind, r.userMustAct]),
+        [['moved-aside', true]],
+      );
     });
 
     it('moves aside a file of the right length whose pages are damaged', async () => {
@@ -231,11 +256,23 @@ describe('SqlJsStore', () => {
       await b.flush();
 
       const c = await openStore();
-      assert.deepEqual(c.recentLog(10).map((e) => e.content).sort(), ['a1', 'a2', 'b1', 'b2']);
+      assert.deepEqual(
+        c
+          .recentLog(10)
+          .map((e) => e.content)
+          .sort(),
+        ['a1', 'a2', 'b1', 'b2'],
+      );
       assert.equal(c.getState('from-a'), '1');
       assert.equal(c.getState('from-b'), '1');
       // Each writer also ends up seeing the other's rows.
-      assert.deepEqual(b.recentLog(10).map((e) => e.content).sort(), ['a1', 'a2', 'b1', 'b2']);
+      assert.deepEqual(
+        b
+          .recentLog(10)
+          .map((e) => e.content)
+          .sort(),
+        ['a1', 'a2', 'b1', 'b2'],
+      );
     });
 
     it('loses no row under interleaved writes and concurrent flushes', async function () {
@@ -245,7 +282,10 @@ describe('SqlJsStore', () => {
       const expected: string[] = [];
       const flushes: Promise<void>[] = [];
       for (let round = 0; round < 40; round++) {
-        for (const [name, store] of [['a', a], ['b', b]] as const) {
+        for (const [name, store] of [
+          ['a', a],
+          ['b', b],
+        ] as const) {
           const text = `${name}-${round}`;
           store.appendLog({ role: 'user', content: text });
           store.setState(`${name}-last`, String(round));
@@ -258,15 +298,24 @@ describe('SqlJsStore', () => {
       await Promise.all(flushes);
       await Promise.all([a.flush(), b.flush()]);
       await a.flush(); // a has nothing left to write: it picks up b's last file
-      assert.equal(a.recentLog(1000).length, expected.length, 'each window sees the other\'s rows');
+      assert.equal(a.recentLog(1000).length, expected.length, "each window sees the other's rows");
 
       const c = await openStore();
-      assert.deepEqual(c.recentLog(1000).map((e) => e.content).sort(), expected.sort());
+      assert.deepEqual(
+        c
+          .recentLog(1000)
+          .map((e) => e.content)
+          .sort(),
+        expected.sort(),
+      );
       assert.equal(c.getState('a-last'), '39');
       assert.equal(c.getState('b-last'), '39');
       assert.equal(c.listMemories().length, 8);
       assert.deepEqual(c.integrityCheck(), ['ok']);
-      assert.deepEqual(reports.filter((r) => r.level !== 'info'), []);
+      assert.deepEqual(
+        reports.filter((r) => r.level !== 'info'),
+        [],
+      );
     });
 
     it('a store with nothing to write picks up another window’s file on flush and says so', async () => {
@@ -278,7 +327,10 @@ describe('SqlJsStore', () => {
       await a.flush();
       assert.equal(b.listMemories().length, 0);
       await b.flush();
-      assert.deepEqual(b.listMemories().map((m) => m.content), ['Dana leads the auth team']);
+      assert.deepEqual(
+        b.listMemories().map((m) => m.content),
+        ['Dana leads the auth team'],
+      );
       assert.ok(seen.includes('memories'));
     });
 
@@ -303,7 +355,10 @@ describe('SqlJsStore', () => {
       assert.equal(b.deleteMemory(fromA.id), true);
       await b.flush();
       const d = await openStore();
-      assert.deepEqual(d.listMemories().map((m) => [m.id, m.content]), [[moved, 'The staging database is read-only on weekdays']]);
+      assert.deepEqual(
+        d.listMemories().map((m) => [m.id, m.content]),
+        [[moved, 'The staging database is read-only on weekdays']],
+      );
     });
 
     it('a log entry keeps the id appendLog returned to its writer when replay has to move it', async () => {
@@ -328,12 +383,15 @@ describe('SqlJsStore', () => {
       await b.flush();
       await a.flush();
       const c = await openStore();
-      assert.notEqual(c.recentLog(10).find((e) => e.content === 'from b')?.id, idB, 'b\'s row was moved');
-      assert.deepEqual(c.recentLog(10).map((e) => [e.content, e.status]), [
-        ['seed', 'complete'],
-        ['from a', 'failed'],
-        ['from b', 'complete'],
-      ]);
+      assert.notEqual(c.recentLog(10).find((e) => e.content === 'from b')?.id, idB, "b's row was moved");
+      assert.deepEqual(
+        c.recentLog(10).map((e) => [e.content, e.status]),
+        [
+          ['seed', 'complete'],
+          ['from a', 'failed'],
+          ['from b', 'complete'],
+        ],
+      );
     });
 
     it('two windows remembering the same thing keep one memory, which the second one’s id still reaches', async () => {
@@ -358,7 +416,10 @@ describe('SqlJsStore', () => {
       b.listMemories();
       assert.equal(b.updateMemory(2, 'The API runs on port 9090'), true);
       await b.flush();
-      assert.deepEqual((await openStore()).listMemories().map((m) => m.content), ['Prefers tabs over spaces', 'The API runs on port 9090']);
+      assert.deepEqual(
+        (await openStore()).listMemories().map((m) => m.content),
+        ['Prefers tabs over spaces', 'The API runs on port 9090'],
+      );
     });
 
     it('before it lists memories, a window’s ids keep the meaning it handed out', async () => {
@@ -372,7 +433,10 @@ describe('SqlJsStore', () => {
       // No listing in b yet: "#2" is still the duplicate b handed out, now merged into a's #1.
       assert.equal(b.updateMemory(same.id, 'Prefers tabs, always'), true);
       await b.flush();
-      assert.deepEqual((await openStore()).listMemories().map((m) => m.content), ['Prefers tabs, always', 'The API runs on port 8080']);
+      assert.deepEqual(
+        (await openStore()).listMemories().map((m) => m.content),
+        ['Prefers tabs, always', 'The API runs on port 8080'],
+      );
     });
 
     it('notices another window’s write by itself when polling', async () => {
@@ -390,7 +454,10 @@ describe('SqlJsStore', () => {
       a.setState('k', 'v');
       await assert.rejects(a.flush(), /holding the database write lease/);
       assert.equal(a.pendingWrites, 1);
-      assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]), [['save-failed', true]]);
+      assert.deepEqual(
+        reports.map((r) => [r.kind, r.userMustAct]),
+        [['save-failed', true]],
+      );
       await rm(lease);
       await a.flush();
       assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]).slice(1), [['saved-again', false]]);
@@ -421,8 +488,14 @@ describe('SqlJsStore', () => {
       await writeRaw(db);
 
       const a = await openStore();
-      assert.deepEqual(a.recentLog(10).map((e) => e.content), ['hello']);
-      assert.deepEqual(a.searchMemories({ keyword: 'typescript' }).map((m) => m.id), [1]);
+      assert.deepEqual(
+        a.recentLog(10).map((e) => e.content),
+        ['hello'],
+      );
+      assert.deepEqual(
+        a.searchMemories({ keyword: 'typescript' }).map((m) => m.id),
+        [1],
+      );
       assert.equal(a.addMemory('preference', 'prefers javascript over typescript!', 'user').duplicate, true, 'old rows got their duplicate key');
       assert.equal(a.addMemory('routine', 'Weekly demo on Fridays', 'user').memory.id, 3);
       await a.flush();
@@ -478,7 +551,10 @@ describe('SqlJsStore', () => {
       const rows = a.recentCheckpoints(1000);
       assert.equal(rows.length, 200);
       assert.equal(rows[0].turn_index, 31);
-      assert.deepEqual(a.recentCheckpoints(2).map((r) => r.turn_index), [229, 230]);
+      assert.deepEqual(
+        a.recentCheckpoints(2).map((r) => r.turn_index),
+        [229, 230],
+      );
     });
 
     it('vacuums when pruning frees most of the file', async () => {
@@ -508,9 +584,18 @@ describe('SqlJsStore', () => {
       await writeRaw(db);
 
       const b = await openStore();
-      assert.deepEqual(b.recentLog(10).map((e) => e.content), ['good']);
-      assert.deepEqual(b.recentLog(10).map((e) => e.content), ['good']);
-      assert.deepEqual(b.listMemories().map((m) => m.content), ['good memory']);
+      assert.deepEqual(
+        b.recentLog(10).map((e) => e.content),
+        ['good'],
+      );
+      assert.deepEqual(
+        b.recentLog(10).map((e) => e.content),
+        ['good'],
+      );
+      assert.deepEqual(
+        b.listMemories().map((m) => m.content),
+        ['good memory'],
+      );
       assert.equal(b.getState('blob'), undefined);
       assert.equal(reports.length, 3, reports.map((r) => r.message).join('\n'));
       assert.ok(reports.every((r) => r.level === 'warning' && r.kind === 'bad-row' && !r.userMustAct));
@@ -524,7 +609,10 @@ describe('SqlJsStore', () => {
       const a = await openStore();
       const pending = a.appendLog({ role: 'user', content: 'q', status: 'pending', meta: '{"a":1}' });
       a.appendLog({ role: 'assistant', content: 'partial', status: 'pending' });
-      assert.deepEqual(a.markInterrupted().map((e) => [e.id, e.status]), [[pending, 'interrupted']]);
+      assert.deepEqual(
+        a.markInterrupted().map((e) => [e.id, e.status]),
+        [[pending, 'interrupted']],
+      );
       assert.deepEqual(a.markInterrupted(), []);
       a.updateLog(pending, { content: 'q (edited)' });
       assert.deepEqual(a.recentLog(1).length, 1);
@@ -539,7 +627,10 @@ describe('SqlJsStore', () => {
     it('ids grow in insertion order', async () => {
       const a = await openStore();
       const ids = Array.from({ length: 20 }, (_, i) => a.appendLog({ role: 'user', content: String(i) }));
-      assert.deepEqual([...ids].sort((x, y) => x - y), ids);
+      assert.deepEqual(
+        [...ids].sort((x, y) => x - y),
+        ids,
+      );
       assert.ok(ids.every(Number.isSafeInteger));
     });
   });

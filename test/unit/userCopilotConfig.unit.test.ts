@@ -17,7 +17,12 @@ describe("the user's Copilot config", () => {
   });
 
   it('reads MCP servers and the skills folder, skipping a bad server with a warning', async () => {
-    await writeFile(join(home, 'mcp-config.json'), JSON.stringify({ mcpServers: { files: { command: 'npx', args: ['-y', 'server-files'] }, web: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, broken: { type: 'http' } } }));
+    await writeFile(
+      join(home, 'mcp-config.json'),
+      JSON.stringify({
+        mcpServers: { files: { command: 'npx', args: ['-y', 'server-files'] }, web: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, broken: { type: 'http' } },
+      }),
+    );
     await mkdir(join(home, 'skills'));
     const logger = new MemoryLogger();
     const cfg = await readUserCopilotConfig(home, logger);

@@ -4,7 +4,12 @@ import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 const CSP_SOURCE = 'https://*.vscode-cdn.net';
 
 function page(nonce = createNonce()): { html: string; nonce: string; csp: string } {
-  const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, scriptUri: 'https://x.vscode-cdn.net/dist/webview.js', styleUri: 'https://x.vscode-cdn.net/dist/webview.css' });
+  const html = renderWebviewHtml({
+    cspSource: CSP_SOURCE,
+    nonce,
+    scriptUri: 'https://x.vscode-cdn.net/dist/webview.js',
+    styleUri: 'https://x.vscode-cdn.net/dist/webview.css',
+  });
   const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
   assert.ok(csp, 'the page has a CSP meta tag');
   return { html, nonce, csp };
@@ -15,7 +20,13 @@ describe('renderWebviewHtml', () => {
     const { csp, nonce } = page();
     assert.match(csp, /^default-src 'none';/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|unsafe-hashes|strict-dynamic/);
-    const directives = new Map(csp.split(';').map((d) => d.trim()).filter(Boolean).map((d) => [d.split(' ')[0]!, d.split(' ').slice(1)]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .filter(Boolean)
+        .map((d) => [d.split(' ')[0]!, d.split(' ').slice(1)]),
+    );
     assert.deepEqual(directives.get('script-src'), [`'nonce-${nonce}'`], 'scripts only by nonce');
     assert.equal(directives.get('connect-src'), undefined, 'no fetch/XHR anywhere (default-src none)');
     // Styles: the extension's files, plus <style> elements carrying the nonce (FAST's one :focus-visible probe).

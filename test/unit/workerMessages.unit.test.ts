@@ -24,7 +24,9 @@ describe('worker messages', () => {
   it('says how failures, timeouts and kills ended, with partial output when there is some', () => {
     assert.equal(formatResult('w', { kind: 'failed', output: '', error: 'model 400' }), "[Background task completed] Worker 'w' failed: model 400");
     const timedOut = formatResult('w', { kind: 'timed_out', output: 'half', elapsedMs: 600_400, limitMs: 600_000 });
-    assert.ok(timedOut.startsWith("[Background task completed] Worker 'w' timed out after 600s (limit: 600s). Raise baton.workers.timeoutMs to allow more time."));
+    assert.ok(
+      timedOut.startsWith("[Background task completed] Worker 'w' timed out after 600s (limit: 600s). Raise baton.workers.timeoutMs to allow more time."),
+    );
     assert.match(timedOut, /Output so far:\n\n<worker-output>\nhalf\n<\/worker-output>/);
     assert.match(formatResult('w', { kind: 'killed', output: '', by: 'user' }), /was stopped by the user before it finished\.$/);
     assert.equal(timeoutMessage('x', 1520, 1500), "Worker 'x' timed out after 1.5s (limit: 1.5s). Raise baton.workers.timeoutMs to allow more time.");

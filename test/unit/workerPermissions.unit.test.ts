@@ -219,7 +219,10 @@ describe('worker permission handler', () => {
     assert.equal(broker.signals[0], ctl.signal);
     assert.ok(logger.lines.some((l) => l.includes('ended without an answer')));
     assert.equal((await decide(h, { kind: 'memory', fact: 'x', toolCallId: 'm' } as PermissionRequest)).kind, 'reject');
-    assert.equal((await decide(h, { kind: 'extension-env-access', extensionName: 'e', environmentVariables: ['GITHUB_TOKEN'] } as PermissionRequest)).kind, 'reject');
+    assert.equal(
+      (await decide(h, { kind: 'extension-env-access', extensionName: 'e', environmentVariables: ['GITHUB_TOKEN'] } as PermissionRequest)).kind,
+      'reject',
+    );
   });
 
   it('asks for URLs and MCP tools, and for managed-policy requests even inside the tree', async () => {
@@ -228,7 +231,10 @@ describe('worker permission handler', () => {
     assert.equal((await decide(h, { kind: 'url', url: 'https://example.test/x', intention: 'fetch' } as PermissionRequest)).kind, 'approve-once');
     assert.equal((await decide(h, { kind: 'mcp', serverName: 's', toolName: 't', toolTitle: 'T', readOnly: true } as PermissionRequest)).kind, 'approve-once');
     assert.equal((await decide(h, read(join(project, 'a.ts'), { managedApprovalRequired: true } as Partial<PermissionRequest>))).kind, 'approve-once');
-    assert.deepEqual(broker.asked.map((p) => p.kind), ['url', 'mcp', 'read']);
+    assert.deepEqual(
+      broker.asked.map((p) => p.kind),
+      ['url', 'mcp', 'read'],
+    );
   });
 
   it('finds path-like words in a command line', () => {

@@ -67,7 +67,18 @@ export class ChatController {
       switch (event.type) {
         case 'turn.queued': {
           const references = this.queuedReferences;
-          this.send({ type: 'message/append', message: { id: `log-${event.logId}`, role: event.origin.channel === 'background' ? 'background' : 'user', content: event.prompt, status: 'pending', source: event.origin.channel, ...(references?.length ? { references } : {}), ts: Date.now() } });
+          this.send({
+            type: 'message/append',
+            message: {
+              id: `log-${event.logId}`,
+              role: event.origin.channel === 'background' ? 'background' : 'user',
+              content: event.prompt,
+              status: 'pending',
+              source: event.origin.channel,
+              ...(references?.length ? { references } : {}),
+              ts: Date.now(),
+            },
+          });
           break;
         }
         case 'turn.started':
@@ -95,13 +106,23 @@ export class ChatController {
           }
           break;
         case 'turn.completed':
-          this.finishLive({ status: event.result.status === 'complete' ? 'complete' : 'partial', content: withNote(event.result.content, event.result.note), route: event.result.route, usage: event.result.usage });
+          this.finishLive({
+            status: event.result.status === 'complete' ? 'complete' : 'partial',
+            content: withNote(event.result.content, event.result.note),
+            route: event.result.route,
+            usage: event.result.usage,
+          });
           break;
         case 'turn.cancelled':
           this.finishLive({ status: 'cancelled', content: event.partial });
           break;
         case 'turn.failed':
-          this.finishLive({ status: 'failed', role: 'error', content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message, action: event.error.action });
+          this.finishLive({
+            status: 'failed',
+            role: 'error',
+            content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message,
+            action: event.error.action,
+          });
           break;
         case 'busy':
         case 'model.changed':
@@ -137,12 +158,28 @@ export class ChatController {
       .map(toChatMessage);
     if (this.live) messages.push({ ...this.live });
     const { implicit, pendingChips, pendingNotice } = this.context;
-    const context = { ...(implicit ? { implicit } : {}), ...(pendingChips.length ? { attach: pendingChips } : {}), ...(pendingNotice ? { notice: pendingNotice } : {}) };
-    return { messages, workers: this.workers.map((w) => ({ ...w })), permissions: [...this.permissions.values()].map((p) => p.prompt), state: this.state(), ...context };
+    const context = {
+      ...(implicit ? { implicit } : {}),
+      ...(pendingChips.length ? { attach: pendingChips } : {}),
+      ...(pendingNotice ? { notice: pendingNotice } : {}),
+    };
+    return {
+      messages,
+      workers: this.workers.map((w) => ({ ...w })),
+      permissions: [...this.permissions.values()].map((p) => p.prompt),
+      state: this.state(),
+      ...context,
+    };
   }
 
   state(): PanelState {
-    return { busy: this.orchestrator.busy, model: this.orchestrator.currentModel, routingAuto: this.routingAuto(), ...(this.setupHint ? { setupHint: this.setupHint } : {}), ...(this.usageToday ? { usageToday: this.usageToday() } : {}) };
+    return {
+      busy: this.orchestrator.busy,
+      model: this.orchestrator.currentModel,
+      routingAuto: this.routingAuto(),
+      ...(this.setupHint ? { setupHint: this.setupHint } : {}),
+      ...(this.usageToday ? { usageToday: this.usageToday() } : {}),
+    };
   }
 
   setSetupHint(hint: string | undefined): void {
@@ -212,7 +249,10 @@ export class ChatController {
         }
         this.store.updateLog(entry.id, { status: 'cancelled' });
         // The references are read again: the message goes out as it was sent, with today's content.
-        void this.sendFromPanel(entry.content, storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit })));
+        void this.sendFromPanel(
+          entry.content,
+          storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit })),
+        );
         break;
       }
       case 'routing/toggle':

@@ -60,7 +60,10 @@ export class ChatContext {
         if (!this.port) return this.refuse(text, 'unavailable', 'Editor context is not available here, so the message was not sent.');
         const gathered = await this.port.gather(refs);
         if (!gathered.ok) return this.refuse(text, gathered.error.kind, gathered.error.message);
-        send({ prompt: [formatReferences(gathered.references), this.port.workspaceHint?.()].filter(Boolean).join('\n\n'), stored: gathered.references.map(toStored) });
+        send({
+          prompt: [formatReferences(gathered.references), this.port.workspaceHint?.()].filter(Boolean).join('\n\n'),
+          stored: gathered.references.map(toStored),
+        });
       } catch (err) {
         this.logger.error('Could not read the references of a message', err);
         this.refuse(text, 'unreadable', `The attached context could not be read: ${err instanceof Error ? err.message : String(err)}`);

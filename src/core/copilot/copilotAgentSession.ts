@@ -54,7 +54,14 @@ export class CopilotAgentSession implements AgentSession {
   run(prompt: string, opts: RunOptions): Promise<RunResult> {
     const { signal } = opts;
     const session = this.session;
-    const state = { delivered: false, began: false, text: '', lastMessageId: undefined as string | undefined, usage: {} as RunResult['usage'], model: undefined as string | undefined };
+    const state = {
+      delivered: false,
+      began: false,
+      text: '',
+      lastMessageId: undefined as string | undefined,
+      usage: {} as RunResult['usage'],
+      model: undefined as string | undefined,
+    };
     return new Promise<RunResult>((resolve, reject) => {
       let settled = false;
       // Declared before use: finish() may run before the timers exist (a turn aborted before it was sent).
@@ -110,7 +117,12 @@ export class CopilotAgentSession implements AgentSession {
             opts.onTool?.({ phase: 'start', toolName: event.data.toolName, toolCallId: event.data.toolCallId });
             break;
           case 'tool.execution_complete':
-            opts.onTool?.({ phase: 'end', toolName: (event.data as { toolName?: string }).toolName ?? '', toolCallId: event.data.toolCallId, success: event.data.success });
+            opts.onTool?.({
+              phase: 'end',
+              toolName: (event.data as { toolName?: string }).toolName ?? '',
+              toolCallId: event.data.toolCallId,
+              success: event.data.success,
+            });
             break;
           case 'session.error':
             void this.host.classify(event.data).then(finish, finish);
@@ -173,7 +185,9 @@ export class CopilotAgentSession implements AgentSession {
     if (userIndex < 0) return { kind: 'absent' };
     const after = events.slice(userIndex + 1);
     const ended = after.some((e) => e.type === 'assistant.turn_end');
-    const last = after.filter((e): e is Extract<SessionEvent, { type: 'assistant.message' }> => e.type === 'assistant.message' && !e.data.parentToolCallId).at(-1);
+    const last = after
+      .filter((e): e is Extract<SessionEvent, { type: 'assistant.message' }> => e.type === 'assistant.message' && !e.data.parentToolCallId)
+      .at(-1);
     if (ended && last?.data.content) return { kind: 'answered', content: last.data.content };
     return { kind: 'delivered' };
   }

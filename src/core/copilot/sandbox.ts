@@ -57,18 +57,33 @@ function onPath(name: string, envPath: string | undefined): string | undefined {
 }
 
 export function sandboxSupport(platform: NodeJS.Platform = process.platform, envPath: string | undefined = process.env.PATH): SandboxSupport {
-  if (platform === 'darwin') return { available: onPath('sandbox-exec', envPath ?? '/usr/bin') !== undefined, reason: 'sandbox-exec is missing', networkAvailable: true };
+  if (platform === 'darwin')
+    return { available: onPath('sandbox-exec', envPath ?? '/usr/bin') !== undefined, reason: 'sandbox-exec is missing', networkAvailable: true };
   if (platform !== 'linux') {
-    return { available: false, reason: `the Copilot runtime has no sandbox on ${platform}`, fix: 'Every shell command of a worker asks you first.', networkAvailable: false };
+    return {
+      available: false,
+      reason: `the Copilot runtime has no sandbox on ${platform}`,
+      fix: 'Every shell command of a worker asks you first.',
+      networkAvailable: false,
+    };
   }
   // /usr/sbin holds iptables on Debian; a user's PATH may lack it although the runtime finds it there.
   const searchPath = `${envPath ?? ''}${path.delimiter}/usr/sbin${path.delimiter}/sbin`;
   if (!onPath('bwrap', searchPath)) {
-    return { available: false, reason: 'Bubblewrap (bwrap) is not installed', fix: 'Install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap).', networkAvailable: false };
+    return {
+      available: false,
+      reason: 'Bubblewrap (bwrap) is not installed',
+      fix: 'Install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap).',
+      networkAvailable: false,
+    };
   }
   const missing = ['slirp4netns', 'iptables'].filter((t) => !onPath(t, searchPath));
   return missing.length
-    ? { available: true, networkAvailable: false, networkReason: `network inside the sandbox needs ${missing.join(' and ')} (sudo apt-get install ${missing.join(' ')})` }
+    ? {
+        available: true,
+        networkAvailable: false,
+        networkReason: `network inside the sandbox needs ${missing.join(' and ')} (sudo apt-get install ${missing.join(' ')})`,
+      }
     : { available: true, networkAvailable: true };
 }
 

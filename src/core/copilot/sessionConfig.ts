@@ -4,7 +4,23 @@ import type { ProviderConfig, SessionConfig } from '@github/copilot-sdk';
 import type { SessionSpec } from './agentSessions';
 
 /** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
-export const RUNTIME_BUILTIN_TOOLS = ['bash', 'read_bash', 'stop_bash', 'list_bash', 'view', 'create', 'edit', 'web_fetch', 'sql', 'read_agent', 'list_agents', 'write_agent', 'grep', 'glob', 'task'] as const;
+export const RUNTIME_BUILTIN_TOOLS = [
+  'bash',
+  'read_bash',
+  'stop_bash',
+  'list_bash',
+  'view',
+  'create',
+  'edit',
+  'web_fetch',
+  'sql',
+  'read_agent',
+  'list_agents',
+  'write_agent',
+  'grep',
+  'glob',
+  'task',
+] as const;
 
 export interface SessionDefaults {
   /** The provider block every config must repeat (createSession and resumeSession alike). */

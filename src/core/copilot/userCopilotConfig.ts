@@ -13,8 +13,23 @@ export interface UserCopilotConfig {
 }
 
 const serverSchema = z.union([
-  z.object({ type: z.enum(['local', 'stdio']).optional(), command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(), tools: z.array(z.string()).optional() }).passthrough(),
-  z.object({ type: z.enum(['http', 'sse']), url: z.string().url(), headers: z.record(z.string(), z.string()).optional(), tools: z.array(z.string()).optional() }).passthrough(),
+  z
+    .object({
+      type: z.enum(['local', 'stdio']).optional(),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      tools: z.array(z.string()).optional(),
+    })
+    .passthrough(),
+  z
+    .object({
+      type: z.enum(['http', 'sse']),
+      url: z.string().url(),
+      headers: z.record(z.string(), z.string()).optional(),
+      tools: z.array(z.string()).optional(),
+    })
+    .passthrough(),
 ]);
 const fileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()).default({}) });
 

@@ -6,7 +6,9 @@ import { MEMORY_CATEGORIES, type BatonStore, type Memory } from '../store/types'
 
 const categorySchema = z
   .enum(MEMORY_CATEGORIES as [Memory['category'], ...Memory['category'][]])
-  .describe('preference: how the user likes things done; fact: something true about the world or the user; project: a codebase, its layout or conventions; person: someone the user works with; routine: a recurring schedule or habit');
+  .describe(
+    'preference: how the user likes things done; fact: something true about the world or the user; project: a codebase, its layout or conventions; person: someone the user works with; routine: a recurring schedule or habit',
+  );
 
 const rememberArgs = z.object({
   category: categorySchema,
@@ -67,7 +69,9 @@ export function createMemoryTools(store: BatonStore, journal?: ToolJournal): Bat
             const scope = [args.keyword ? `"${args.keyword}"` : '', args.category ? `in ${args.category}` : ''].filter(Boolean).join(' ');
             return `No memories match${scope ? ` ${scope}` : ''}.`;
           }
-          return [`${found.length} ${found.length === 1 ? 'memory' : 'memories'}:`, ...found.map((m) => `- [#${m.id}] (${m.category}) ${m.content}`)].join('\n');
+          return [`${found.length} ${found.length === 1 ? 'memory' : 'memories'}:`, ...found.map((m) => `- [#${m.id}] (${m.category}) ${m.content}`)].join(
+            '\n',
+          );
         },
       },
       journal,

@@ -15,7 +15,10 @@ export interface ClassifierOptions {
 export async function classifyMessage(prompt: string, routing: RoutingSettings, opts: ClassifierOptions): Promise<Tier | undefined> {
   const session = await opts.sessions.create({ role: 'classifier', model: routing.tiers.fast });
   try {
-    const reply = await session.run(`${CLASSIFIER_PROMPT}${prompt.slice(0, 2000)}`, { signal: new AbortController().signal, timeoutMs: opts.classifierTimeoutMs ?? 8000 });
+    const reply = await session.run(`${CLASSIFIER_PROMPT}${prompt.slice(0, 2000)}`, {
+      signal: new AbortController().signal,
+      timeoutMs: opts.classifierTimeoutMs ?? 8000,
+    });
     return parseTier(reply.text);
   } catch (err) {
     const why = err instanceof TurnTimeoutError ? 'timed out' : err instanceof Error ? err.message : String(err);

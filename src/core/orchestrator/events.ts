@@ -55,4 +55,3 @@ export type OrchestratorEventType = OrchestratorEvent['type'];
 export function withNote(content: string, note?: string): string {
   return note ? `${content}${content ? '\n\n' : ''}_${note}_` : content;
 }
-

@@ -16,9 +16,10 @@ import type { Logger } from '../util/logger';
 import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
 import { classifyMessage } from './classifier';
 import type { SessionClaims } from './sessionClaims';
-import { SessionKeeper, STATE_FINGERPRINT } from './sessionKeeper';
+import { CheckpointWriter } from './checkpoints';
+import { SessionKeeper } from './sessionKeeper';
 import { runWithRetries, type Attempt } from './retries';
-import { ModelRouter, type RouterState, type RoutingSettings } from './router';
+import { ModelRouter, parseRouterState, type RoutingSettings } from './router';
 import { buildSystemMessage } from './systemMessage';
 import { BatonClosingError, TurnError, type Job, type QueuedTurn, type TurnHandle } from './turn';
 
@@ -57,7 +58,6 @@ const LOG_SCAN = 200;
 const STATE_ROUTER = 'router_state';
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
-
 export class Orchestrator {
   private readonly emitter = new Emitter<OrchestratorEvent>();
   readonly onEvent = this.emitter.event;
@@ -69,14 +69,14 @@ export class Orchestrator {
   private readonly router: ModelRouter;
   private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
-  private turnIndex: number | undefined;
+  private readonly checkpoints: CheckpointWriter;
   /** The turn being processed, so dispose() can let it write its outcome before the store closes. */
   private running: Promise<void> | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
 
   constructor(private readonly opts: OrchestratorOptions) {
-    this.router = new ModelRouter(this.loadRouterState());
+    this.router = new ModelRouter(parseRouterState(this.opts.store.getState(STATE_ROUTER)));
     this.keeper = new SessionKeeper({
       sessions: opts.sessions,
       store: opts.store,
@@ -87,6 +87,12 @@ export class Orchestrator {
       spec: (model, tools) => this.sessionSpec(model, tools),
       emit: (event) => this.emitter.fire(event),
     });
+    this.checkpoints = new CheckpointWriter(
+      opts.store,
+      opts.logger,
+      () => this.keeper.fingerprint,
+      () => this.disposed,
+    );
     // A reset client takes every session with it; the next turn creates or resumes a new one.
     this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());
   }
@@ -244,7 +250,13 @@ export class Orchestrator {
       if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
       this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
       await runWithRetries(
-        { keeper: this.keeper, sessions: this.opts.sessions, logger: this.opts.logger, emit: (e) => this.emitter.fire(e), delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS },
+        {
+          keeper: this.keeper,
+          sessions: this.opts.sessions,
+          logger: this.opts.logger,
+          emit: (e) => this.emitter.fire(e),
+          delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
+        },
         { turnId: turn.turnId, prompt: turn.prompt, model: route.model },
         attempt,
         abort.signal,
@@ -259,7 +271,14 @@ export class Orchestrator {
         // Closing (a reload, a quit) is not the user's stop: the message stays offered for resending,
         // and what streamed so far is kept beside it.
         store.updateLog(turn.logId, { status: turn.origin.channel === 'background' ? 'cancelled' : 'interrupted' });
-        if (attempt.text) store.appendLog({ role: 'assistant', content: withNote(attempt.text, 'Interrupted when Baton closed.'), source: turn.origin.channel, status: 'partial', meta: JSON.stringify({ route, usage: attempt.usage }) });
+        if (attempt.text)
+          store.appendLog({
+            role: 'assistant',
+            content: withNote(attempt.text, 'Interrupted when Baton closed.'),
+            source: turn.origin.channel,
+            status: 'partial',
+            meta: JSON.stringify({ route, usage: attempt.usage }),
+          });
         turn.reject(new TurnError({ kind: 'cancelled', message: reason.message }, attempt.text));
       } else if (reason instanceof TurnTimeoutError) {
         // IO keeps partial replies on timeout: the user sees what arrived, with a note.
@@ -272,8 +291,14 @@ export class Orchestrator {
         const readable = toReadableError(reason, this.opts.sessions.provider.type);
         logger.error(`Turn ${turn.turnId} failed (${readable.kind})`, reason);
         store.updateLog(turn.logId, { status: 'failed' });
-        const logId = store.appendLog({ role: 'assistant', content: attempt.text ? `${attempt.text}\n\n${readable.message}` : readable.message, source: turn.origin.channel, status: 'failed', meta: JSON.stringify({ route, error: readable }) });
-        this.checkpoint(route, 'failed');
+        const logId = store.appendLog({
+          role: 'assistant',
+          content: attempt.text ? `${attempt.text}\n\n${readable.message}` : readable.message,
+          source: turn.origin.channel,
+          status: 'failed',
+          meta: JSON.stringify({ route, error: readable }),
+        });
+        this.checkpoints.record(route, 'failed');
         this.emitter.fire({ type: 'turn.failed', turnId: turn.turnId, origin: turn.origin, error: readable, partial: attempt.text, logId });
         turn.reject(new TurnError(readable, attempt.text));
       }
@@ -294,41 +319,13 @@ export class Orchestrator {
       status: result.status,
       meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin }),
     });
-    this.checkpoint(result.route, result.status);
+    this.checkpoints.record(result.route, result.status);
     if (result.status === 'cancelled') {
       this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId });
     } else {
       this.emitter.fire({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
     }
     turn.resolve(result);
-  }
-
-  /**
-   * Checkpoints are bookkeeping, not the conversation: written just after the reply is handed over,
-   * so they stay off the path between the model's last token and the user.
-   */
-  private checkpoint(route: RouteInfo, status: string): void {
-    setImmediate(() => {
-      if (this.disposed) return;
-      try {
-        this.writeCheckpoint(route, status);
-      } catch (err) {
-        this.opts.logger.warn(`Could not write a checkpoint: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
-  }
-
-  private writeCheckpoint(route: RouteInfo, status: string): void {
-    const { store } = this.opts;
-    // The turn index continues from the newest checkpoint; kept in memory so a turn costs one write here.
-    this.turnIndex ??= store.recentCheckpoints(1)[0]?.turn_index ?? 0;
-    this.turnIndex++;
-    store.addCheckpoint({
-      turn_index: this.turnIndex,
-      fingerprint: this.keeper.fingerprint ?? store.getState(STATE_FINGERPRINT) ?? '',
-      route: `${route.tier}:${route.model}:${route.reason}`,
-      status,
-    });
   }
 
   private sessionSpec(model: string, tools: BatonTool[]): Extract<SessionSpec, { role: 'orchestrator' }> {
@@ -362,18 +359,6 @@ export class Orchestrator {
     return 'restarted';
   }
 
-  private loadRouterState(): RouterState | undefined {
-    try {
-      const raw = this.opts.store.getState(STATE_ROUTER);
-      if (!raw) return undefined;
-      const parsed = JSON.parse(raw) as RouterState;
-      if (['fast', 'standard', 'premium'].includes(parsed.tier) && Number.isFinite(parsed.sinceSwitch)) return parsed;
-    } catch {
-      /* a bad value falls back to the default state */
-    }
-    return undefined;
-  }
-
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.healthTimer) clearInterval(this.healthTimer);
@@ -395,5 +380,4 @@ export class Orchestrator {
     this.opts.claims?.releaseAll();
     this.emitter.dispose();
   }
-
 }

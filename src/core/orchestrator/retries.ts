@@ -31,7 +31,12 @@ const RESUME_NUDGE = '[System: your previous reply was interrupted by a connecti
  * resumed and its own record decides: a settled reply is taken as is; a recorded prompt gets a
  * nudge to finish; only a prompt the runtime has no record of is sent again (and the log says so).
  */
-export async function runWithRetries(host: RetryHost, turn: { turnId: string; prompt: string; model: string }, attempt: Attempt, signal: AbortSignal): Promise<void> {
+export async function runWithRetries(
+  host: RetryHost,
+  turn: { turnId: string; prompt: string; model: string },
+  attempt: Attempt,
+  signal: AbortSignal,
+): Promise<void> {
   const { keeper, logger, delays } = host;
   let mayHavePrompt = false;
   const run = async (prompt: string): Promise<void> => {

@@ -15,7 +15,18 @@ export interface RoutingSettings {
 }
 
 export const DEFAULT_OVERRIDE_KEYWORDS = [
-  'design', 'ui', 'ux', 'css', 'layout', 'styling', 'visual', 'mockup', 'wireframe', 'frontend design', 'tailwind', 'responsive',
+  'design',
+  'ui',
+  'ux',
+  'css',
+  'layout',
+  'styling',
+  'visual',
+  'mockup',
+  'wireframe',
+  'frontend design',
+  'tailwind',
+  'responsive',
 ];
 
 export const DEFAULT_TIERS: Record<Tier, string> = {
@@ -92,3 +103,15 @@ premium — hard reasoning, architecture, large refactors, subtle debugging.
 
 Message:
 `;
+
+/** The router state saved in the store; a bad or missing value falls back to the default state. */
+export function parseRouterState(raw: string | undefined): RouterState | undefined {
+  if (!raw) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as RouterState;
+    if (TIERS.includes(parsed.tier) && Number.isFinite(parsed.sinceSwitch)) return parsed;
+  } catch {
+    /* not JSON: the default state */
+  }
+  return undefined;
+}

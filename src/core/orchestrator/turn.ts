@@ -20,7 +20,10 @@ export class BatonClosingError extends Error {
 }
 
 export class TurnError extends Error {
-  constructor(readonly readable: ReadableError, readonly partial: string) {
+  constructor(
+    readonly readable: ReadableError,
+    readonly partial: string,
+  ) {
     super(readable.message);
     this.name = 'TurnError';
   }

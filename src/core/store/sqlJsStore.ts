@@ -171,7 +171,10 @@ export class SqlJsStore implements BatonStore {
 
   stateKeys(prefix: string): string[] {
     const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = this.read(() => this.file.tables.rows('state', "SELECT key FROM state WHERE key LIKE ? ESCAPE '\\' ORDER BY key", [like], z.object({ key: z.string() })), []);
+    const rows = this.read(
+      () => this.file.tables.rows('state', "SELECT key FROM state WHERE key LIKE ? ESCAPE '\\' ORDER BY key", [like], z.object({ key: z.string() })),
+      [],
+    );
     return rows.map((r) => r.key);
   }
 

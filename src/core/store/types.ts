@@ -77,15 +77,7 @@ export type StoreChange = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | '
  * - newer-schema: the file comes from a newer Baton (used as it is);
  * - change-dropped: one of this window's changes could not be applied on top of another window's file.
  */
-export type StoreReportKind =
-  | 'moved-aside'
-  | 'save-failed'
-  | 'not-saving'
-  | 'read-failed'
-  | 'saved-again'
-  | 'bad-row'
-  | 'newer-schema'
-  | 'change-dropped';
+export type StoreReportKind = 'moved-aside' | 'save-failed' | 'not-saving' | 'read-failed' | 'saved-again' | 'bad-row' | 'newer-schema' | 'change-dropped';
 
 /** A problem the store met and survived (a bad row skipped, a corrupt file moved aside). */
 export interface StoreReport {

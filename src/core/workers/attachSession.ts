@@ -50,7 +50,8 @@ export async function attachMachineSession(host: AttachHost, sessionId: string, 
   host.reg.finished = host.reg.finished.filter((f) => f.sessionId !== sessionId);
   await host.open(w, async () => {
     // Checked again right before the resume: the other process may have opened it meanwhile.
-    if (await host.inUse(sessionId)) throw new SessionInUseError(`Session ${sessionId} was just opened by another process; I won't write into it. Fork it instead.`, sessionId);
+    if (await host.inUse(sessionId))
+      throw new SessionInUseError(`Session ${sessionId} was just opened by another process; I won't write into it. Fork it instead.`, sessionId);
     return host.sessions.resume(sessionId, host.spec(w));
   });
   host.logger.info(`Worker '${workerName}' attached to machine session ${sessionId} in ${dir}`);

@@ -53,7 +53,8 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
     defineBatonTool(
       {
         name: 'discard_worker_changes',
-        description: "Throw away a worker's pending changes (its worktree and branch, or, in a folder without git, restore the files it changed). The user is asked first.",
+        description:
+          "Throw away a worker's pending changes (its worktree and branch, or, in a folder without git, restore the files it changed). The user is asked first.",
         schema: z.object({ name }),
         sideEffect: true,
         run: async (a) => {

@@ -175,7 +175,10 @@ export function resolveWorkingDir(input: string, protectedPaths: ProtectedPaths)
   try {
     real = fs.realpathSync.native(spelled);
   } catch {
-    return { ok: false, error: `Directory not found: '${trimmed}'${trimmed !== spelled ? ` (${spelled})` : ''}. Create it first or pick an existing directory.` };
+    return {
+      ok: false,
+      error: `Directory not found: '${trimmed}'${trimmed !== spelled ? ` (${spelled})` : ''}. Create it first or pick an existing directory.`,
+    };
   }
   const late = protectedPaths.match(real);
   if (late) return refused(late, real);

@@ -96,7 +96,8 @@ export class WorkerChanges {
     if (this.isolation.get(name)) return (await this.isolation.diff(name)).text;
     const files = await this.trackedFiles(name);
     let text = `${totalsOf(files).line}\n\n${files.map((f) => f.diff).join('\n')}`;
-    if (text.length > MAX_MODEL_DIFF_BYTES) text = `${text.slice(0, MAX_MODEL_DIFF_BYTES)}\n[… diff truncated at ${MAX_MODEL_DIFF_BYTES} characters; review it in VS Code]`;
+    if (text.length > MAX_MODEL_DIFF_BYTES)
+      text = `${text.slice(0, MAX_MODEL_DIFF_BYTES)}\n[… diff truncated at ${MAX_MODEL_DIFF_BYTES} characters; review it in VS Code]`;
     return text;
   }
 
@@ -143,7 +144,10 @@ export class WorkerChanges {
       const t = await this.totals(w.name);
       w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
       if (!t.files) return '';
-      const where = w.isolation?.kind === 'worktree' ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it` : ` in ${w.workingDir} (can be undone)`;
+      const where =
+        w.isolation?.kind === 'worktree'
+          ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it`
+          : ` in ${w.workingDir} (can be undone)`;
       return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
     } catch (err) {
       this.logger.warn(`Worker '${w.name}': could not summarize its changes (${errorText(err)})`);

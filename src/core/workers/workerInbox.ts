@@ -70,7 +70,8 @@ export class WorkerInbox {
       });
       this.safely(() => this.store.addInbox({ worker_name: r.name, origin: r.origin, kind: 'failed', content }), 'record an interrupted worker');
     }
-    if (stale.length) this.logger.warn(`Cleaned ${stale.length} worker(s) left by a previous window: ${stale.map((r) => `'${r.name}' (${r.status})`).join(', ')}`);
+    if (stale.length)
+      this.logger.warn(`Cleaned ${stale.length} worker(s) left by a previous window: ${stale.map((r) => `'${r.name}' (${r.status})`).join(', ')}`);
     return stale;
   }
 

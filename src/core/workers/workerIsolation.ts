@@ -50,13 +50,17 @@ export class WorkerIsolation {
 
   async place(name: string, dir: string, mode: 'worktree' | 'none', include: readonly string[]): Promise<Placement> {
     if (this.get(name)) {
-      throw new WorkerError(`Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`);
+      throw new WorkerError(
+        `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
+      );
     }
     if (mode === 'none') return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself (no isolation).` };
     try {
       const wt = await this.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });
       this.save(wt.changeSet);
-      const left = wt.userHadUncommittedChanges ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).` : '';
+      const left = wt.userHadUncommittedChanges
+        ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
+        : '';
       const problems = wt.includeProblems.length ? ` Not linked into it: ${wt.includeProblems.map((p) => p.path).join(', ')}.` : '';
       return {
         workingDir: wt.workingDir,
@@ -69,7 +73,11 @@ export class WorkerIsolation {
     } catch (err) {
       if (err instanceof WorktreeError && (err.kind === 'not-a-repo' || err.kind === 'no-commits' || err.kind === 'untracked-working-dir')) {
         const why = err.kind === 'not-a-repo' ? 'the folder is not in a git repository' : err.message;
-        return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.` };
+        return {
+          workingDir: dir,
+          isolation: { kind: 'in-place' },
+          note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
+        };
       }
       if (err instanceof GitError && err.kind === 'not-installed') {
         return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself: git is not installed, so it could not get a worktree.` };
@@ -130,7 +138,11 @@ export class WorkerIsolation {
   }
 
   removeOrphan(o: OrphanWorktree): Promise<void> {
-    return this.worktrees.removeWorkerWorktree({ repoRoot: o.repoRoot ?? '', worktreePath: o.worktreePath, branch: o.branch ?? `baton/${path.basename(o.worktreePath)}` });
+    return this.worktrees.removeWorkerWorktree({
+      repoRoot: o.repoRoot ?? '',
+      worktreePath: o.worktreePath,
+      branch: o.branch ?? `baton/${path.basename(o.worktreePath)}`,
+    });
   }
 
   private async forget(cs: ChangeSet): Promise<void> {

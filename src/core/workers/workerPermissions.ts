@@ -8,11 +8,7 @@
 // - every decision is logged.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import type {
-  PermissionHandler,
-  PermissionRequest,
-  PermissionRequestResult,
-} from '../copilot/agentSessions';
+import type { PermissionHandler, PermissionRequest, PermissionRequestResult } from '../copilot/agentSessions';
 import type { PermissionDecision, PermissionPrompt } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
 import { isWithin, realpathNearest, type ProtectedPaths } from './protectedPaths';
@@ -75,10 +71,20 @@ export function evaluatePermission(
   const bypass = request as { requestSandboxBypass?: boolean; requestSandboxBypassReason?: string };
   if (bypass.requestSandboxBypass === true) {
     // Never approved by trust or by an earlier "for this worker": the user decides this exact request.
-    const inner = evaluatePermission({ ...request, requestSandboxBypass: false } as PermissionRequest, { ...ctx, trustWorkingDir: false, approvedKinds: new Set() });
+    const inner = evaluatePermission({ ...request, requestSandboxBypass: false } as PermissionRequest, {
+      ...ctx,
+      trustWorkingDir: false,
+      approvedKinds: new Set(),
+    });
     if (inner.action === 'deny') return inner;
     const why = bypass.requestSandboxBypassReason ? ` (${bypass.requestSandboxBypassReason})` : '';
-    return { action: 'ask', reason: `run OUTSIDE the sandbox${why}`, detail: `outside the sandbox: ${inner.detail}`, kind: 'outside the sandbox', remember: `bypass:${randomUUID()}` };
+    return {
+      action: 'ask',
+      reason: `run OUTSIDE the sandbox${why}`,
+      detail: `outside the sandbox: ${inner.detail}`,
+      kind: 'outside the sandbox',
+      remember: `bypass:${randomUUID()}`,
+    };
   }
   switch (request.kind) {
     case 'read':
@@ -94,10 +100,18 @@ export function evaluatePermission(
       const realResolved = resolved ? realpathNearest(path.resolve(workingDir, resolved)) : real;
       const verb = request.kind === 'read' ? 'read' : 'edit';
       if (isWithin(real, workingDir) && isWithin(realResolved, workingDir)) {
-        if (managed) return { action: 'ask', reason: 'managed policy requires a user decision', detail: real, kind: request.kind, remember: `${request.kind}-managed` };
+        if (managed)
+          return { action: 'ask', reason: 'managed policy requires a user decision', detail: real, kind: request.kind, remember: `${request.kind}-managed` };
         // A recursive read or search of a folder holding ~/.ssh (a worker in the home dir) would reach it.
         const holds = protectedPaths.containedIn(real);
-        if (holds) return { action: 'ask', reason: `the folder contains the protected path ${holds}`, detail: real, kind: request.kind, remember: `${request.kind}-holds-protected` };
+        if (holds)
+          return {
+            action: 'ask',
+            reason: `the folder contains the protected path ${holds}`,
+            detail: real,
+            kind: request.kind,
+            remember: `${request.kind}-holds-protected`,
+          };
         return { action: 'approve', reason: `${verb} inside the working directory`, detail: real };
       }
       const remember = `${request.kind}-outside`;
@@ -124,7 +138,13 @@ export function evaluatePermission(
       const holds = protectedPaths.containedIn(cwd);
       if (trustWorkingDir && !holds) return { action: 'approve', reason: 'shell command; the working directory is trusted', detail };
       if (approvedKinds.has('shell')) return { action: 'approve', reason: 'shell command, approved for this worker', detail };
-      return { action: 'ask', reason: holds ? `shell command in a folder that contains the protected path ${holds}` : 'shell command', detail, kind: 'shell', remember: 'shell' };
+      return {
+        action: 'ask',
+        reason: holds ? `shell command in a folder that contains the protected path ${holds}` : 'shell command',
+        detail,
+        kind: 'shell',
+        remember: 'shell',
+      };
     }
     case 'url': {
       if (approvedKinds.has('url') && !managed) return { action: 'approve', reason: 'URL access, approved for this worker', detail: request.url };
@@ -195,7 +215,9 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
     if (!pending) {
       const prompt: PermissionPrompt = { id: randomUUID(), worker: opts.worker, kind: verdict.kind, detail: verdict.detail };
       pending = opts.broker.ask(prompt, opts.signal?.()).catch((err: unknown) => {
-        opts.logger.warn(`Worker '${opts.worker}': the permission prompt ended without an answer (${err instanceof Error ? err.message : String(err)}); denied`);
+        opts.logger.warn(
+          `Worker '${opts.worker}': the permission prompt ended without an answer (${err instanceof Error ? err.message : String(err)}); denied`,
+        );
         return 'deny' as const;
       });
       perCall.set(key, pending);
@@ -227,7 +249,14 @@ export function pathLikeTokens(command: string): string[] {
   for (const raw of command.split(/[\s;|&<>()`'"=,]+/)) {
     const t = raw.replace(/^[{[]+|[}\]]+$/g, '');
     if (!t || /^[a-z][a-z0-9+.-]*:\/\//i.test(t)) continue;
-    if (/^(~|\$HOME|\$\{HOME\})(\/|$)/.test(t) || t.startsWith('/') || t.startsWith('./') || t.startsWith('../') || /^\.[A-Za-z0-9_-]/.test(t) || t.includes('/')) {
+    if (
+      /^(~|\$HOME|\$\{HOME\})(\/|$)/.test(t) ||
+      t.startsWith('/') ||
+      t.startsWith('./') ||
+      t.startsWith('../') ||
+      /^\.[A-Za-z0-9_-]/.test(t) ||
+      t.includes('/')
+    ) {
       out.push(t);
     }
   }

@@ -26,7 +26,20 @@ import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { WorkerSetup } from './workerSetup';
-import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type StopReason, type Task, type Worker, type WorkerInfo, type WorkerPoolOptions, type WorkerStatus, newWorker, workerRow } from './workerTypes';
+import {
+  SessionInUseError,
+  WorkerError,
+  type MachineSession,
+  type ReplyChannel,
+  type StopReason,
+  type Task,
+  type Worker,
+  type WorkerInfo,
+  type WorkerPoolOptions,
+  type WorkerStatus,
+  newWorker,
+  workerRow,
+} from './workerTypes';
 
 export type { PermissionBroker } from './workerPermissions';
 export * from './workerTypes';
@@ -61,20 +74,13 @@ export class WorkerPool {
     }
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
-    this.disposeReset = opts.sessions.onDidReset((reason) => {
-      for (const w of this.reg.active.values()) {
-        w.unsubscribe?.();
-        w.unsubscribe = undefined;
-        w.session = undefined;
-        w.task?.abort.abort({ kind: 'lost', error: `the Copilot runtime was restarted (${reason})` } satisfies StopReason);
-      }
-    });
+    this.disposeReset = opts.sessions.onDidReset((reason) => this.reg.loseSessions(reason));
   }
 
-  // ---- the orchestrator's verbs -----------------------------------------------------------------
-
   /** Creates a worker in `workingDir`; with a prompt, starts it in the background and returns at once. */
-  async create(args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel; isolation?: 'worktree' | 'none' } & WorkerCreateExtras): Promise<WorkerInfo & { note?: string }> {
+  async create(
+    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel; isolation?: 'worktree' | 'none' } & WorkerCreateExtras,
+  ): Promise<WorkerInfo & { note?: string }> {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name);
     this.reg.assertCapacity();
@@ -86,7 +92,8 @@ export class WorkerPool {
       await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
     } catch (err) {
       // Nothing was done in the new worktree: it goes, so the name can be used again.
-      if (w.isolation?.kind === 'worktree') await this.isolation?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
+      if (w.isolation?.kind === 'worktree')
+        await this.isolation?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
       throw err;
     }
     if (w.isolation?.kind === 'in-place' && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
@@ -108,25 +115,17 @@ export class WorkerPool {
       await w.ready.catch(() => undefined);
       if (this.reg.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
       if (w.task || w.state === 'running') {
-        throw new WorkerError(`Worker '${name}' is still running (for ${seconds(this.now() - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`);
+        throw new WorkerError(
+          `Worker '${name}' is still running (for ${seconds(this.now() - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`,
+        );
       }
       if (replyTo) w.replyTo = replyTo;
       this.dispatch(w, prompt);
       return this.reg.info(w);
     }
-    const done = this.reg.finished.find((f) => f.name === name);
-    if (!done) throw new WorkerError(`No worker named '${name}'. ${this.reg.describeActive()}`);
-    if (done.state === 'killed') throw new WorkerError(`Worker '${name}' was killed. Create a new worker to continue.`);
-    if (!done.sessionId) throw new WorkerError(`Worker '${name}' has no session to continue. Create a new worker.`);
-    this.reg.assertCapacity();
-    this.reg.assertAttachable(done.sessionId);
     // The settings may have changed since: the directory is checked again.
-    this.setup.resolveDir(done.workingDir);
-    this.reg.finished = this.reg.finished.filter((f) => f !== done);
-    done.state = 'idle';
-    done.finishedAt = undefined;
+    const done = this.reg.revive(name, (dir) => this.setup.resolveDir(dir));
     if (replyTo) done.replyTo = replyTo;
-    this.reg.active.set(name, done);
     this.dispatch(done, prompt);
     return this.reg.info(done);
   }
@@ -173,8 +172,6 @@ export class WorkerPool {
     return this.reg.transcript(name);
   }
 
-  // ---- machine sessions -------------------------------------------------------------------------
-
   /** The Copilot sessions on this machine, newest first (see machineSessions.ts). */
   async listMachineSessions(args: ListMachineSessions = {}): Promise<MachineSession[]> {
     this.assertOpen();
@@ -210,8 +207,6 @@ export class WorkerPool {
     };
   }
 
-  // ---- start-up and shutdown --------------------------------------------------------------------
-
   /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */
   cleanStale(): ReturnType<WorkerInbox['cleanStale']> {
     return this.inbox.cleanStale((name) => this.reg.active.has(name));
@@ -243,10 +238,10 @@ export class WorkerPool {
     this.reg.dispose();
   }
 
-  // ---- internals --------------------------------------------------------------------------------
-
   private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
-    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) => this.setup.permissionHandler(name, dir, transcript, task, () => w.session));
+    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
+      this.setup.permissionHandler(name, dir, transcript, task, () => w.session),
+    );
     // Reserved before any await: the name and the slot are taken even while the session is created.
     this.reg.active.set(name, w);
     this.reg.finished = this.reg.finished.filter((f) => f.name !== name);

@@ -3,7 +3,7 @@
 // Invariant: a name and a slot are reserved before any await, so concurrent creates cannot overshoot.
 import { Emitter } from '../util/emitter';
 import { seconds } from './workerMessages';
-import { WorkerError, type Worker, type WorkerInfo, type WorkerSettings, type WorkerStatus } from './workerTypes';
+import { WorkerError, type StopReason, type Worker, type WorkerInfo, type WorkerSettings, type WorkerStatus } from './workerTypes';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/;
 export const KEEP_FINISHED = 20;
@@ -49,7 +49,9 @@ export class WorkerRegistry {
     }
     const existing = this.active.get(name);
     if (existing) {
-      throw new WorkerError(`A worker named '${name}' already exists (${existing.state} in ${existing.workingDir}). Use send_to_worker to give it more work, or pick another name.`);
+      throw new WorkerError(
+        `A worker named '${name}' already exists (${existing.state} in ${existing.workingDir}). Use send_to_worker to give it more work, or pick another name.`,
+      );
     }
     return name;
   }
@@ -141,6 +143,35 @@ export class WorkerRegistry {
       `Created ${new Date(w.createdAt).toISOString()}${w.finishedAt ? ` · finished ${new Date(w.finishedAt).toISOString()}` : ''}`,
     ].join('\n');
     return w.transcript.render(header);
+  }
+
+  /**
+   * A finished worker (not killed) made active again for a follow-up: within the same limit as a
+   * new worker, its session not attached elsewhere, its directory checked again by `check`.
+   */
+  revive(name: string, check: (dir: string) => void): Worker {
+    const done = this.finished.find((f) => f.name === name);
+    if (!done) throw new WorkerError(`No worker named '${name}'. ${this.describeActive()}`);
+    if (done.state === 'killed') throw new WorkerError(`Worker '${name}' was killed. Create a new worker to continue.`);
+    if (!done.sessionId) throw new WorkerError(`Worker '${name}' has no session to continue. Create a new worker.`);
+    this.assertCapacity();
+    this.assertAttachable(done.sessionId);
+    check(done.workingDir);
+    this.finished = this.finished.filter((f) => f !== done);
+    done.state = 'idle';
+    done.finishedAt = undefined;
+    this.active.set(name, done);
+    return done;
+  }
+
+  /** A reset runtime took every session with it: running tasks fail now (not at their timeout), idle workers resume later. */
+  loseSessions(reason: string): void {
+    for (const w of this.active.values()) {
+      w.unsubscribe?.();
+      w.unsubscribe = undefined;
+      w.session = undefined;
+      w.task?.abort.abort({ kind: 'lost', error: `the Copilot runtime was restarted (${reason})` } satisfies StopReason);
+    }
   }
 
   dispose(): void {

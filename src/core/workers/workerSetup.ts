@@ -17,7 +17,13 @@ export class WorkerSetup {
     private readonly isolation: () => WorkerIsolation | undefined,
   ) {}
 
-  permissionHandler(name: string, dir: string, transcript: Worker['transcript'], task: () => Task | undefined, session: () => AgentSession | undefined): Worker['permissions'] {
+  permissionHandler(
+    name: string,
+    dir: string,
+    transcript: Worker['transcript'],
+    task: () => Task | undefined,
+    session: () => AgentSession | undefined,
+  ): Worker['permissions'] {
     return createWorkerPermissionHandler({
       worker: name,
       workingDir: dir,
@@ -42,7 +48,13 @@ export class WorkerSetup {
     w.linked = placement.linked;
     if (placement.workingDir !== w.workingDir) {
       w.workingDir = placement.workingDir;
-      w.permissions = this.permissionHandler(w.name, placement.workingDir, w.transcript, () => w.task, () => w.session);
+      w.permissions = this.permissionHandler(
+        w.name,
+        placement.workingDir,
+        w.transcript,
+        () => w.task,
+        () => w.session,
+      );
     }
     return placement.note;
   }
@@ -52,7 +64,12 @@ export class WorkerSetup {
       role: 'worker',
       workingDirectory: w.workingDir,
       permissions: w.permissions,
-      ...workerSpecExtras(w, workerInstructions(w.name, w.workingDir, w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : undefined), this.opts.model?.(), this.opts),
+      ...workerSpecExtras(
+        w,
+        workerInstructions(w.name, w.workingDir, w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : undefined),
+        this.opts.model?.(),
+        this.opts,
+      ),
       // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
       ownSession: w.source === 'created',
       trackChanges: true,

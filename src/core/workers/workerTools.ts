@@ -22,8 +22,13 @@ const workerName = z.string().min(1).max(48).describe('Short worker name: letter
 export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}): BatonTool[] {
   const replyTo = (): ReplyChannel => opts.replyTo?.() ?? 'panel';
   const now = opts.now ?? Date.now;
-  const tool = <S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string>, sideEffect = false): BatonTool =>
-    defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
+  const tool = <S extends z.ZodType>(
+    name: string,
+    description: string,
+    schema: S,
+    run: (args: z.output<S>) => Promise<string>,
+    sideEffect = false,
+  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
 
   return [
     tool(
@@ -34,7 +39,11 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         'Give the worker a complete, self-contained task.',
       z.object({
         name: workerName,
-        working_dir: z.string().min(1).optional().describe('Absolute path of the directory to work in ("~" allowed). Left out: the workspace folder of the user\'s active file.'),
+        working_dir: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Absolute path of the directory to work in ("~" allowed). Left out: the workspace folder of the user\'s active file.'),
         initial_prompt: z.string().optional().describe('The task to start now (optional).'),
         isolation: z
           .enum(['worktree', 'none'])
@@ -46,7 +55,8 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
       }),
       async (a) => {
         const workingDir = a.working_dir ?? opts.defaultWorkingDir?.();
-        if (!workingDir) throw new WorkerError('working_dir is required here: no file is open in a workspace folder to default to. Give the absolute folder path.');
+        if (!workingDir)
+          throw new WorkerError('working_dir is required here: no file is open in a workspace folder to default to. Give the absolute folder path.');
         const w = await pool.create({ name: a.name, workingDir, prompt: a.initial_prompt, replyTo: replyTo(), isolation: a.isolation });
         const note = `${a.working_dir ? '' : ` (the workspace folder of the user's active file, as no working_dir was given)`}${w.note ? ` ${w.note}` : ''}`;
         return a.initial_prompt?.trim()
@@ -66,8 +76,11 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
       },
       true,
     ),
-    tool('list_sessions', 'List Baton\u2019s workers: the active ones (name, directory, status, elapsed) and the recently finished ones.', z.object({}), async () =>
-      formatWorkerList(pool.list(), now()),
+    tool(
+      'list_sessions',
+      'List Baton\u2019s workers: the active ones (name, directory, status, elapsed) and the recently finished ones.',
+      z.object({}),
+      async () => formatWorkerList(pool.list(), now()),
     ),
     tool(
       'check_session_status',
@@ -125,7 +138,9 @@ export function formatWorkerList(workers: WorkerInfo[], now: number): string {
   const lines: string[] = [];
   lines.push(active.length ? `Active workers (${active.length}):` : 'No active workers.');
   for (const w of active) {
-    lines.push(`- ${w.name}: ${w.state}${w.state === 'running' ? ` for ${seconds(now - w.startedAt)}` : ''} in ${w.workingDir}${w.lastLine ? ` — ${w.lastLine}` : ''}`);
+    lines.push(
+      `- ${w.name}: ${w.state}${w.state === 'running' ? ` for ${seconds(now - w.startedAt)}` : ''} in ${w.workingDir}${w.lastLine ? ` — ${w.lastLine}` : ''}`,
+    );
   }
   if (finished.length) {
     lines.push('', 'Recently finished:');

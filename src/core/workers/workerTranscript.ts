@@ -82,7 +82,7 @@ export class WorkerTranscript {
         const name = this.toolNames.get(event.data.toolCallId) ?? 'tool';
         this.toolNames.delete(event.data.toolCallId);
         const d = event.data as { success: boolean; result?: { content?: string }; error?: { message?: string } };
-        const text = d.success ? d.result?.content ?? '' : `failed: ${d.error?.message ?? 'unknown error'}`;
+        const text = d.success ? (d.result?.content ?? '') : `failed: ${d.error?.message ?? 'unknown error'}`;
         this.add('result', `${name}: ${clip(text, MAX_RESULT_CHARS)}`);
         break;
       }

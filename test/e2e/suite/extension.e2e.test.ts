@@ -15,7 +15,7 @@ function copilotChildren(): string[] {
   const procs = listProcesses();
   const descendants = new Set<number>([process.pid]);
   // Parents come before children in neither listing, so iterate to a fixed point.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of procs) {
       if (descendants.has(p.ppid) && !descendants.has(p.pid)) {

@@ -133,7 +133,10 @@ export const mochaHooks = {
       process.stderr.write(`    errors in the workbench console:\n${consoleErrors.map((e) => `      ${e}`).join('\n')}\n`);
       consoleErrors.length = 0;
     }
-    const name = test.fullTitle().replace(/[^a-z0-9]+/gi, '-').slice(0, 80);
+    const name = test
+      .fullTitle()
+      .replace(/[^a-z0-9]+/gi, '-')
+      .slice(0, 80);
     await mkdir(resultsDir, { recursive: true });
     const file = join(resultsDir, `failed-${name}.png`);
     await current.page.screenshot({ path: file }).then(

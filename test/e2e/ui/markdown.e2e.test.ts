@@ -55,12 +55,15 @@ describe('Markdown answers', function () {
     const code = block.locator('pre code');
     assert.equal(await code.textContent(), CODE, 'the code block shows the code exactly');
     // Syntax colouring: keywords, the string and the comment are wrapped in token spans with a theme colour.
-    const tokens = await code.locator('span[class^="tok-"]').evaluateAll((spans) =>
-      spans.map((s) => ({ kind: s.className, text: s.textContent, color: getComputedStyle(s).color })),
-    );
+    const tokens = await code
+      .locator('span[class^="tok-"]')
+      .evaluateAll((spans) => spans.map((s) => ({ kind: s.className, text: s.textContent, color: getComputedStyle(s).color })));
     const kinds = (kind: string) => tokens.filter((t) => t.kind === `tok-${kind}`).map((t) => t.text);
     assert.ok(kinds('keyword').includes('export') && kinds('keyword').includes('function'), JSON.stringify(tokens));
-    assert.ok(kinds('string').some((s) => s?.startsWith('`Hello')), JSON.stringify(tokens));
+    assert.ok(
+      kinds('string').some((s) => s?.startsWith('`Hello')),
+      JSON.stringify(tokens),
+    );
     assert.ok(kinds('comment').includes('// 42'), JSON.stringify(tokens));
     const plain = await code.evaluate((el) => getComputedStyle(el).color);
     assert.ok(

@@ -35,7 +35,8 @@ async function dangers(body: Locator): Promise<{ elements: string[]; attributes:
     const hrefs: string[] = [];
     for (const node of Array.from(el.querySelectorAll('*'))) {
       for (const attr of Array.from(node.attributes)) {
-        if (/^on/i.test(attr.name) || attr.name === 'style' || attr.name === 'srcdoc' || attr.name === 'src') attributes.push(`${node.tagName} ${attr.name}=${attr.value}`);
+        if (/^on/i.test(attr.name) || attr.name === 'style' || attr.name === 'srcdoc' || attr.name === 'src')
+          attributes.push(`${node.tagName} ${attr.name}=${attr.value}`);
         // eslint-disable-next-line no-control-regex
         if (/(java|vb)script:|data:/i.test(attr.value.replace(/[\u0000-\u0020]/g, ''))) attributes.push(`${node.tagName} ${attr.name}=${attr.value}`);
       }
@@ -118,7 +119,9 @@ describe('Panel safety, layout and background results', function () {
           title: model.title,
           truncated: model.scrollWidth > model.clientWidth + 1,
           overflow: header.scrollWidth > header.clientWidth + 1,
-          outside: Array.from(header.children).filter((c) => c.getBoundingClientRect().right > right + 1).map((c) => c.outerHTML.slice(0, 60)),
+          outside: Array.from(header.children)
+            .filter((c) => c.getBoundingClientRect().right > right + 1)
+            .map((c) => c.outerHTML.slice(0, 60)),
         };
       });
       assert.ok(layout.name.length > 3, `model shown: ${layout.name}`);
@@ -149,7 +152,10 @@ describe('Panel safety, layout and background results', function () {
     await completedReply(view, 'Started worker ui-notify.');
     // Hide the chat as a user would: open the Explorer in the side bar.
     await page.locator('.activitybar li.action-item:has(a[aria-label^="Explorer"])').first().click();
-    await page.locator('.part.sidebar .composite.title', { hasText: /explorer/i }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.part.sidebar .composite.title', { hasText: /explorer/i })
+      .first()
+      .waitFor({ timeout: 10_000 });
     assert.notEqual(await batonTab(page).getAttribute('aria-selected'), 'true', 'the Baton view is hidden');
 
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: "Baton: worker 'ui-notify'" });

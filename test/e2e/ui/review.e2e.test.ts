@@ -32,18 +32,30 @@ function card(view: FrameLocator, name: string): Locator {
 /** The orchestrator delegates; the worker edits src/app.txt (relative: the runtime resolves it in the worker's folder). */
 function scriptEdit(server: ScriptedModelServer, name: string, repo: string, newLine: string): string {
   const prompt = `Worker ${name}: change the line in app.txt`;
-  server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` }, { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] });
+  server.on(
+    { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
+    { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
+  );
   server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
-  server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` }, { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: newLine } }] });
+  server.on(
+    { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
+    { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: newLine } }] },
+  );
   server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
-  server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary of ${name}` }, { text: `${name} is done; its change waits for your review.` });
+  server.on(
+    { lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary of ${name}` },
+    { text: `${name} is done; its change waits for your review.` },
+  );
   return prompt;
 }
 
 async function answerDialog(page: Page, button: string): Promise<void> {
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: 15_000 });
-  await dialog.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click();
+  await dialog
+    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
+    .first()
+    .click();
   await dialog.waitFor({ state: 'detached', timeout: 10_000 });
 }
 

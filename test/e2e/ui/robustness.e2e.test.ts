@@ -54,7 +54,10 @@ describe('Robustness', function () {
       ];
       for (const data of junk) window.postMessage(data, '*');
       // A gap: far ahead of the host's count. Dropped, and the panel asks the host for a snapshot.
-      window.postMessage({ type: 'message/append', seq: 1e9, message: { id: 'ghost', role: 'assistant', content: ghost, status: 'complete', ts: Date.now() } }, '*');
+      window.postMessage(
+        { type: 'message/append', seq: 1e9, message: { id: 'ghost', role: 'assistant', content: ghost, status: 'complete', ts: Date.now() } },
+        '*',
+      );
     }, GHOST);
 
     // The snapshot came: every message was rebuilt (no marked element is left) and the whole history is there.

@@ -10,15 +10,7 @@ import { DEFAULT_THEME, resultsDir, ui, widenSideBar } from './fixture';
 import { completedReply, freshChat, send, setColorTheme, THEMES } from './helpers';
 
 const PROMPT = 'Give me a themed sample with some code';
-const REPLY = [
-  '### Themes',
-  '',
-  'The panel uses the **editor theme** colours:',
-  '',
-  '```ts',
-  'const theme: string = "dark"; // or light',
-  '```',
-].join('\n');
+const REPLY = ['### Themes', '', 'The panel uses the **editor theme** colours:', '', '```ts', 'const theme: string = "dark"; // or light', '```'].join('\n');
 
 interface Look {
   bodyClass: string;
@@ -46,7 +38,10 @@ async function look(page: Page, view: FrameLocator): Promise<Look> {
       keywordColor: keyword ? getComputedStyle(keyword).color : '',
     };
   });
-  const workbenchSideBar = await page.locator('.part.sidebar').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+  const workbenchSideBar = await page
+    .locator('.part.sidebar')
+    .first()
+    .evaluate((el) => getComputedStyle(el).backgroundColor);
   return { ...inView, workbenchSideBar };
 }
 

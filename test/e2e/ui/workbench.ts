@@ -50,7 +50,10 @@ export async function setColorTheme(page: Page, theme: Theme): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   await widget.locator('input').fill(theme.pick);
   await widget.locator(`.monaco-list-row[aria-label^="${theme.pick}"]`).first().click();
-  await page.locator(`.monaco-workbench.${theme.workbench}.${themeClass(theme.label)}`).first().waitFor({ timeout: 15_000 });
+  await page
+    .locator(`.monaco-workbench.${theme.workbench}.${themeClass(theme.label)}`)
+    .first()
+    .waitFor({ timeout: 15_000 });
   await widget.waitFor({ state: 'hidden' });
 }
 
@@ -63,4 +66,3 @@ function themeClass(label: string): string {
   };
   return `vscode-theme-defaults-themes-${file[label] ?? label}-json`;
 }
-

@@ -70,7 +70,11 @@ describe('Workers', function () {
     const workerRequest = server.chatRequests().find((r) => r.lastUserText?.includes('TASK-ui-build'));
     assert.ok(workerRequest);
     assert.match(workerRequest.systemText, /You are 'ui-builder', a background worker of Baton/);
-    assert.deepEqual(server.pending().map((r) => r.name), [], 'every scripted answer was used');
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
   });
 
   it('a worker asks before running a command: the prompt shows it, Deny answers it and the worker is told', async () => {
@@ -80,9 +84,18 @@ describe('Workers', function () {
     const TASK = 'TASK-ui-perm: run echo in the workspace';
     const COMMAND = 'echo hi from the e2e worker';
     scriptDelegation(server, PROMPT, { name: 'ui-guard', workingDir: workspace, task: TASK }, 'Started worker ui-guard.');
-    server.on({ lastUserIncludes: 'TASK-ui-perm', afterToolResult: false, name: 'the worker wants bash' }, { toolCalls: [{ name: 'bash', arguments: { command: COMMAND, description: 'Say hi' } }] });
-    server.on({ lastUserIncludes: 'TASK-ui-perm', afterToolResult: true, name: 'the worker gives up' }, { text: 'I could not run the command: the user denied it.' });
-    server.on({ lastUserIncludes: "[Background task completed] Worker 'ui-guard' finished:", name: 'the summary' }, { text: 'ui-guard could not run its command: you denied it.' });
+    server.on(
+      { lastUserIncludes: 'TASK-ui-perm', afterToolResult: false, name: 'the worker wants bash' },
+      { toolCalls: [{ name: 'bash', arguments: { command: COMMAND, description: 'Say hi' } }] },
+    );
+    server.on(
+      { lastUserIncludes: 'TASK-ui-perm', afterToolResult: true, name: 'the worker gives up' },
+      { text: 'I could not run the command: the user denied it.' },
+    );
+    server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'ui-guard' finished:", name: 'the summary' },
+      { text: 'ui-guard could not run its command: you denied it.' },
+    );
 
     await send(view, PROMPT);
     const prompt = view.locator('[data-testid="permission"]');
