@@ -139,7 +139,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     sessions,
     store,
     logger,
-    ownPaths: [deps.installPath, storageDir],
+    // baton.allowSelfEdit lets workers into Baton's own installation; its storage stays protected.
+    ownPaths: () => (deps.settings.orchestrator().selfEdit ? [storageDir] : [deps.installPath, storageDir]),
     storageDir,
     settings: deps.settings.workers,
     homeDir: deps.homeDir,

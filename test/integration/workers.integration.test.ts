@@ -214,6 +214,14 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.ok(!core.server.chatRequests().some((r) => (r.lastUserText ?? '').includes('TASK-self')), 'no worker session ever ran');
   });
 
+  it('with baton.allowSelfEdit a worker may work in the installation, while Baton\u2019s storage stays refused', async () => {
+    core.settings.selfEdit = true;
+    const w = await core.pool.create({ name: 'self-ok', workingDir: core.installPath });
+    assert.equal(w.workingDir, core.installPath);
+    await assert.rejects(core.pool.create({ name: 'storage', workingDir: core.storageDir }), /protected path/);
+    await core.pool.kill('self-ok');
+  });
+
   it('refuses the 6th worker, listing the 5 active ones; a freed slot can be used', async () => {
     core.server.on({ lastUserIncludes: 'TASK-hang' }, ...Array.from({ length: 5 }, () => ({ hang: true as const })));
     const names = ['one', 'two', 'three', 'four', 'five'];

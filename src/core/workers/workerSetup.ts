@@ -89,7 +89,7 @@ export class WorkerSetup {
   protectedPaths(): ProtectedPaths {
     // A worker's worktree lives in Baton's (protected) storage, and is its own place to work.
     const allowedInside = this.opts.storageDir ? [path.join(this.opts.storageDir, 'worktrees')] : [];
-    return new ProtectedPaths({ homeDir: this.opts.homeDir, extra: this.opts.settings().protectedPaths ?? [], ownPaths: this.opts.ownPaths, allowedInside });
+    return new ProtectedPaths({ homeDir: this.opts.homeDir, extra: this.opts.settings().protectedPaths ?? [], ownPaths: this.opts.ownPaths(), allowedInside });
   }
 
   resolveDir(input: string): string {

@@ -127,7 +127,7 @@ export interface WorkerPoolOptions {
   deliver: Deliver;
   settings: () => WorkerSettings;
   /** Baton's installation and storage dirs: protected like credentials. */
-  ownPaths: string[];
+  ownPaths: () => string[];
   /** Baton's storage folder: worker worktrees live in its `worktrees` folder. Without it workers work in place. */
   storageDir?: string;
   /** Injectable for tests; defaults to os.homedir(). */
