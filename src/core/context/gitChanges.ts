@@ -1,31 +1,26 @@
-// The one place Baton runs git: the working tree's changes for #changes, and which files git ignores
-// for the #file picker. `git` is run with execFile (no shell), a time limit and a bounded output.
-import { execFile } from 'node:child_process';
+// The working tree's changes for #changes, and which files git ignores for the #file picker, read
+// through Baton's one git seam (src/core/git/git.ts: argv, no shell, a time limit, bounded output).
+import { Git, GitError } from '../git/git';
 import type { ContextError } from './contextPort';
 import { boundText, CONTEXT_LIMITS } from './limits';
 
 const GIT_TIMEOUT_MS = 10_000;
 /** The raw output read at most: a diff bigger than this is cut anyway, and git is stopped. */
-const MAX_BUFFER = 8 * 1024 * 1024;
+const MAX_OUTPUT = 8 * 1024 * 1024;
+// No pager, no colour, no external diff driver: the output is for the model, and the same on every machine.
+const gitCli = new Git({ env: { LC_ALL: 'C' }, timeoutMs: GIT_TIMEOUT_MS });
 
-type GitRun = { ok: true; stdout: string } | { ok: false; code: string | number | undefined; stderr: string };
+type GitRun = { ok: true; stdout: string } | { ok: false; notInstalled: boolean; stderr: string };
 
-function git(cwd: string, args: string[]): Promise<GitRun> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      // No pager, no colour, no external diff driver: the output is for the model, and the same on every machine.
-      ['-c', 'core.quotepath=off', '--no-pager', ...args],
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: MAX_BUFFER, windowsHide: true, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } },
-      (err, stdout, stderr) => {
-        if (!err) return resolve({ ok: true, stdout });
-        const e = err as NodeJS.ErrnoException & { code?: string | number };
-        // Output past maxBuffer still holds the start of the diff: that is all we would keep anyway.
-        if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return resolve({ ok: true, stdout });
-        resolve({ ok: false, code: e.code, stderr: String(stderr) });
-      },
-    );
-  });
+async function git(cwd: string, args: string[]): Promise<GitRun> {
+  try {
+    // Output past the cap still holds the start of the diff: that is all we would keep anyway.
+    const { stdout } = await gitCli.runTruncated(['-c', 'core.quotepath=off', '--no-pager', ...args], { cwd, maxBytes: MAX_OUTPUT });
+    return { ok: true, stdout };
+  } catch (err) {
+    if (err instanceof GitError) return { ok: false, notInstalled: err.kind === 'not-installed', stderr: err.stderr };
+    throw err;
+  }
 }
 
 export type ChangesResult = { ok: true; text: string; truncated: boolean; note?: string; files: number } | { ok: false; error: ContextError };
@@ -37,7 +32,7 @@ export type ChangesResult = { ok: true; text: string; truncated: boolean; note?:
 export async function workingTreeChanges(repoDir: string, label = repoDir): Promise<ChangesResult> {
   const top = await git(repoDir, ['rev-parse', '--show-toplevel']);
   if (!top.ok) {
-    const notFound = top.code === 'ENOENT';
+    const notFound = top.notInstalled;
     return {
       ok: false,
       error: {

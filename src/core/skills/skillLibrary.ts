@@ -3,7 +3,7 @@
 // Invariants: git runs with an argument list (never a shell string), "--" before the URL so nothing the model
 // passes is read as an option, in a temporary folder; a skill's folder name is checked before anything is written,
 // and an install replaces a skill only once its new copy is complete.
-import { execFile } from 'node:child_process';
+import { Git, GitError } from '../git/git';
 import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, sep } from 'node:path';
@@ -99,24 +99,20 @@ export class SkillLibrary {
 
 export type GitRunner = (args: string[], cwd: string) => Promise<void>;
 
-/** git with an argument vector; prompts off, so a private URL fails instead of waiting for a password. */
-export const runGit: GitRunner = (args, cwd) =>
-  new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (err, _out, stderr) => {
-      if (!err) return resolve();
-      const code = (err as NodeJS.ErrnoException).code;
-      reject(
-        new SkillError(
-          code === 'ENOENT'
-            ? 'git is not installed (or not on PATH); Baton needs it to install skills from a repository.'
-            : `git ${args[0]} failed: ${String(stderr || err.message)
-                .trim()
-                .split('\n')
-                .pop()}`,
-        ),
-      );
-    });
-  });
+/** git through Baton's one git seam: an argument vector, prompts off (a private URL fails instead of waiting for a password). */
+const gitCli = new Git({ timeoutMs: GIT_TIMEOUT_MS });
+export const runGit: GitRunner = async (args, cwd) => {
+  try {
+    await gitCli.run(args, { cwd });
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+    throw new SkillError(
+      err.kind === 'not-installed'
+        ? 'git is not installed (or not on PATH); Baton needs it to install skills from a repository.'
+        : `git ${args[0]} failed: ${(err.stderr || err.message).trim().split('\n').pop()}`,
+    );
+  }
+};
 
 /** A skill folder name from a skill's name: lower case, safe characters only. */
 export function skillFolderName(raw: string): string {
