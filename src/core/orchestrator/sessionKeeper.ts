@@ -55,6 +55,8 @@ export class SessionKeeper {
   drop(): AgentSession | undefined {
     const old = this.session;
     this.session = undefined;
+    // The next session's model comes from the settings again (a switch_model shows at once).
+    this.model = undefined;
     return old;
   }
 
