@@ -70,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
     context.subscriptions.push(
-      registerWorkersTree(core.pool),
+      registerWorkersTree(core.pool, (w) => core.usage.describe('worker', w)),
       registerWorkerChangesCommands(core.pool),
       registerMachineSessionsTree(core.pool),
       registerMemoriesTree(core.store),

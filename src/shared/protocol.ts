@@ -19,6 +19,8 @@ export interface RouteInfo {
 export interface UsageInfo {
   inputTokens?: number;
   outputTokens?: number;
+  /** Premium requests the turn cost (the runtime's model multiplier, summed over its model calls). */
+  premiumRequests?: number;
 }
 
 export interface ChatMessage {

@@ -26,7 +26,8 @@ function nameOfUri(uri: vscode.Uri): string {
   return uri.path.replace(/^\//, '').replace(/\.log$/, '');
 }
 
-export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
+/** `usage` describes a worker's model usage today, for its tooltip. */
+export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) => string): vscode.Disposable {
   const disposables: vscode.Disposable[] = [];
   const changed = new vscode.EventEmitter<void>();
   const transcriptChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -35,7 +36,7 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
   const provider: vscode.TreeDataProvider<WorkerInfo> = {
     onDidChangeTreeData: changed.event,
     getChildren: (element) => (element ? [] : withPendingChanges(pool)),
-    getTreeItem: (w) => workerItem(w, Date.now()),
+    getTreeItem: (w) => workerItem(w, Date.now(), usage),
   };
   const view = vscode.window.createTreeView('baton.workers', { treeDataProvider: provider });
   disposables.push(view);
@@ -122,7 +123,7 @@ export function registerWorkersTree(pool: WorkerPool): vscode.Disposable {
   return vscode.Disposable.from(...disposables);
 }
 
-function workerItem(w: WorkerInfo, now: number): vscode.TreeItem {
+function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => string): vscode.TreeItem {
   const item = new vscode.TreeItem(w.name, vscode.TreeItemCollapsibleState.None);
   item.id = `worker:${w.name}`;
   item.iconPath = ICONS[w.state];
@@ -139,6 +140,7 @@ function workerItem(w: WorkerInfo, now: number): vscode.TreeItem {
     tip.appendText(w.lastLine);
   }
   if (w.source !== 'created') tip.appendMarkdown(`\n\n_${w.source} machine session_`);
+  if (usage) tip.appendMarkdown(`\n\nUsage ${usage(w.name)}`);
   if (w.isolation?.kind === 'worktree') {
     tip.appendMarkdown(`\n\nWorktree on \`${w.isolation.branch}\` from \`${w.isolation.baseCommit.slice(0, 8)}\``);
     if (w.isolation.uncommittedLeftOut) tip.appendMarkdown(' — your uncommitted changes are not in it');

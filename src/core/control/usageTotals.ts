@@ -24,7 +24,7 @@ export class UsageTotals {
         key: 'orchestrator',
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
-        premiumRequests: 0,
+        premiumRequests: usage?.premiumRequests ?? 0,
         requests: 1,
       },
     ]);

@@ -111,6 +111,7 @@ export class CopilotAgentSession implements AgentSession {
             state.usage = {
               inputTokens: (state.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
               outputTokens: (state.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
+              ...(event.data.cost || state.usage.premiumRequests ? { premiumRequests: (state.usage.premiumRequests ?? 0) + (event.data.cost ?? 0) } : {}),
             };
             break;
           case 'tool.execution_start':
