@@ -9,16 +9,7 @@ import { createBatonApi } from '../../src/core/api/batonApi';
 import { prepareTool, runTool } from '../../src/core/api/languageModelTools';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
-
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitFor } from '../support/waitFor';
 
 /** The event sequence as compact strings, e.g. "turn.streaming:Hel". */
 function shape(events: BatonEvent[]): string[] {

@@ -14,16 +14,7 @@ import { CopilotClient, runTurn, type CopilotClientInstance } from '../support/c
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { recordWrites, type RecordingStore } from '../support/recordingStore';
 import type { RecordedRequest } from '../support/scriptedModelServer';
-
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitFor } from '../support/waitFor';
 
 function toolMessages(req: RecordedRequest): string[] {
   return req.messages.filter((m) => m.role === 'tool').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
