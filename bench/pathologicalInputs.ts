@@ -46,6 +46,7 @@ export function pathologicalInputs(size = 100_000): PathologicalInput[] {
     { name: 'run of backticks', text: repeatTo('`a``', size) },
     { name: 'raw html tags', text: repeatTo('<a href="x" ', size) },
     { name: 'long url', text: `https://example.com/${word(size)}` },
+    { name: 'table, 1,000 columns', text: `${'| a '.repeat(1000)}|\n${'|---'.repeat(1000)}|\n${'| 1 '.repeat(1000)}|\n` },
     { name: 'table, 2,000 columns', text: `${'| a '.repeat(2000)}|\n${'|---'.repeat(2000)}|\n${'| 1 '.repeat(2000)}|\n` },
     { name: 'deep block quotes', text: `${'>'.repeat(Math.min(size, 10_000))} x` },
     { name: 'deep lists', text: Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i)}- item`).join('\n') },

@@ -275,7 +275,8 @@ export class ChatApp {
   }
 
   private announceCompleted(view: MessageView): void {
-    const text = (view.el.querySelector('.message-body')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    // Only the start is read out: a slice first, so a 100 KB reply is not copied and scanned whole.
+    const text = (view.el.querySelector('.message-body')?.textContent ?? '').slice(0, 1000).replace(/\s+/g, ' ').trim();
     const snippet = text.length > 240 ? `${text.slice(0, 240)}…` : text;
     const who = view.el.getAttribute('aria-label') ?? 'Baton';
     this.announce(`${who}: ${snippet}`);

@@ -75,6 +75,39 @@ function alignClasses(state: StateCore): void {
 }
 md.core.ruler.push('align_classes', alignClasses);
 
+/** Table columns shown; the rest are left out with a note. 2,000 columns took the browser 200–300 ms to lay out. */
+export const MAX_COLUMNS = 64;
+
+function capColumns(state: StateCore): void {
+  if (!state.tokens.some((t) => t.type === 'table_open')) return;
+  const out: StateCore['tokens'] = [];
+  let column = 0;
+  let hidden = 0;
+  let skipUntil = '';
+  for (const token of state.tokens) {
+    if (skipUntil) {
+      if (token.type === skipUntil) skipUntil = '';
+      continue;
+    }
+    if (token.type === 'tr_open') column = 0;
+    else if ((token.type === 'th_open' || token.type === 'td_open') && ++column > MAX_COLUMNS) {
+      hidden = Math.max(hidden, column - MAX_COLUMNS);
+      skipUntil = token.type === 'th_open' ? 'th_close' : 'td_close';
+      continue;
+    }
+    out.push(token);
+    if (token.type === 'table_close' && hidden) {
+      const note = new state.Token('html_block', '', 0);
+      note.content = `<p class="md-note">${hidden.toLocaleString('en-US')} more column${hidden === 1 ? '' : 's'} not shown</p>\n`;
+      out.push(note);
+      hidden = 0;
+    }
+  }
+  state.tokens = out;
+}
+// Before inline parsing and linkify, so the cells left out cost nothing more.
+md.core.ruler.after('block', 'cap_columns', capColumns);
+
 md.renderer.rules.image = (tokens, idx) => {
   const token = tokens[idx]!;
   const alt = escapeHtml(token.content || 'image');
@@ -88,13 +121,26 @@ md.renderer.rules.fence = (tokens, idx, _options, env: RenderEnv) => {
 };
 md.renderer.rules.code_block = (tokens, idx, _options, env: RenderEnv) => codeBlock(tokens[idx]!.content, '', env);
 
+const FENCE_LINE = /^(`{3,}|~{3,})(.*)$/;
+
+/**
+ * The empty code block a streamed fence opened by `line` will fill (rawTail.ts appends its text), or null when the
+ * line does not open a fence at the start of a line. The language is read as markdown-it reads it.
+ */
+export function openFenceShell(line: string): string | null {
+  const m = FENCE_LINE.exec(line);
+  if (!m || (m[1]![0] === '`' && m[2]!.includes('`'))) return null;
+  const info = unescapeAll(m[2]!).trim();
+  return codeBlock('', /^\{?\.?([^\s{}]+)/.exec(info)?.[1] ?? '', { open: true });
+}
+
 function codeBlock(raw: string, lang: string, env: RenderEnv): string {
   const code = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
   const langClass = lang.toLowerCase().replace(/[^a-z0-9+#-]/g, '');
   const tooLong = code.length > HIGHLIGHT_LIMIT;
   // An open block is highlighted once it is complete (the last block when the stream ends): re-highlighting a
   // growing block every frame is the work that must not land in a frame.
-  const body = (!env.open && !tooLong && langClass && highlightCode(code, langClass)) || escapeHtml(code);
+  const body = (!env.open && !tooLong && langClass && highlightCode(code, langClass)) || chunkedHtml(code);
   const highlightButton =
     tooLong && langClass
       ? '<button type="button" class="code-btn" data-action="highlight" data-testid="code-highlight" aria-label="Highlight this long code block">Highlight</button>'
@@ -116,11 +162,56 @@ function codeBlock(raw: string, lang: string, env: RenderEnv): string {
 export const MAX_DELIMITERS = 10_000;
 const FENCED = /^[ \t]*(?:```|~~~)/;
 
+/**
+ * A block (other than a code block) longer than this is shown as written. Prose is cut into blocks at blank lines,
+ * so only a pathological reply has one this long: 100 KB of an unclosed link target, a URL or raw tags cost markdown-it
+ * 10–50 ms and the browser as much again; 20 KB of it stays well inside a frame.
+ */
+export const MAX_RENDERED_BLOCK = 20_000;
+
 /** Renders one block of a reply (see markdownStream.ts for how replies are cut into blocks). */
 export function renderBlock(src: string, env: RenderEnv = {}): string {
   if (!/\S/.test(src)) return '';
-  if (!FENCED.test(src) && tooManyDelimiters(src)) return `<p class="md-plain">${escapeHtml(src.trim())}</p>\n`;
+  if (!FENCED.test(src) && (src.length > MAX_RENDERED_BLOCK || tooManyDelimiters(src))) return plainBlock(src.trim());
   return md.render(src, { ...env });
+}
+
+/** A block shown as written (see .md-plain in styles.css). */
+export function plainBlock(text: string): string {
+  return `<p class="md-plain">${chunkedHtml(text)}</p>\n`;
+}
+
+/** Plain text longer than this is cut into chunks of about this many characters. */
+export const CHUNK = 2048;
+
+/**
+ * Escaped text; a long one as a run of `<span class="md-chunk">`, blocks that the browser skips laying out and
+ * painting while they are off screen (content-visibility): laying out 100 KB of text at once took 30–80 ms. The
+ * spans add no characters, so the code's textContent (Copy, Insert) is unchanged.
+ */
+export function chunkedHtml(text: string): string {
+  if (text.length <= CHUNK) return escapeHtml(text);
+  let html = '';
+  for (let at = 0; at < text.length;) {
+    const end = chunkEnd(text, at);
+    html += `<span class="md-chunk">${escapeHtml(text.slice(at, end))}</span>`;
+    at = end;
+  }
+  return html;
+}
+
+/**
+ * Where the chunk that starts at `at` ends: after the last line break in its window of CHUNK characters (so lines
+ * are not cut), else at the window's end (never between the halves of a surrogate pair); text.length when the rest
+ * fits. It reads only that window, so a chunk of a growing text, once followed by more than CHUNK characters, never
+ * changes: the streamed plain tail (rawTail.ts) relies on it.
+ */
+export function chunkEnd(text: string, at: number): number {
+  if (text.length - at <= CHUNK) return text.length;
+  const nl = text.lastIndexOf('\n', at + CHUNK - 1);
+  if (nl >= at + CHUNK / 2) return nl + 1;
+  const last = text.charCodeAt(at + CHUNK - 1);
+  return last >= 0xd800 && last <= 0xdbff ? at + CHUNK - 1 : at + CHUNK;
 }
 
 function tooManyDelimiters(src: string): boolean {

@@ -149,15 +149,31 @@ export function renderMarkdown(text: string): string {
 
 /**
  * Incremental rendering of one streamed message. The concatenation of every push's `done`, then finalHtml(), equals
- * renderMarkdown(all text): finished blocks are rendered once, the open block on every push (unhighlighted).
+ * renderMarkdown(all text): finished blocks are rendered once, the open block on demand (unhighlighted).
  */
 export class MarkdownStream {
   private readonly splitter = new BlockSplitter();
 
-  push(delta: string): { done: string; tail: string } {
+  /** Appends text; returns the HTML of the blocks it finished. */
+  pushBlocks(delta: string): string {
     let done = '';
     for (const block of this.splitter.push(delta)) done += renderBlock(block);
-    return { done, tail: renderBlock(this.splitter.tail, { open: true }) };
+    return done;
+  }
+
+  push(delta: string): { done: string; tail: string } {
+    const done = this.pushBlocks(delta);
+    return { done, tail: this.tailHtml() };
+  }
+
+  /** The open block's source so far. */
+  get tailSource(): string {
+    return this.splitter.tail;
+  }
+
+  /** The open block rendered as still open (its code not highlighted). */
+  tailHtml(): string {
+    return renderBlock(this.splitter.tail, { open: true });
   }
 
   /** The open block rendered as finished: the last block, once the stream has ended. */

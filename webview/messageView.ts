@@ -5,6 +5,7 @@ import type { ChatMessage, MessageRole, RouteInfo, UsageInfo, WebviewMessage } f
 import { storedReferencesEl } from './contextChips';
 import { h, setText, toggleAttr } from './dom';
 import { MarkdownStream, renderMarkdown } from './markdownStream';
+import { RawTail } from './rawTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
 
 const ROLE_LABEL: Record<MessageRole, string> = {
@@ -45,7 +46,10 @@ export class MessageView {
   /** Present while the message streams and its markdown is in the DOM. */
   private stream: MarkdownStream | undefined;
   private tailEl: HTMLElement | undefined;
-  private lastTail = '';
+  /** The open block's HTML in tailEl; undefined when tailEl holds something else (a raw view, or nothing yet). */
+  private lastTail: string | undefined;
+  /** The open block shown as text (see rawTail.ts), while it is one. */
+  private raw: RawTail | undefined;
   /** Delta text received and not yet applied. */
   private pending = '';
   /** Patches waiting for `pending` to be applied first. */
@@ -168,13 +172,32 @@ export class MessageView {
       this.renderBody();
       return true;
     }
-    const { done, tail } = this.stream.push(delta);
+    const done = this.stream.pushBlocks(delta);
     if (done) this.tailEl.before(sanitizedFragment(done));
+    this.showTail(this.stream, this.tailEl, done !== '');
+    return true;
+  }
+
+  /** Shows the open block: as text while it is a fence or too long (see rawTail.ts), else its markdown, sanitized. */
+  private showTail(stream: MarkdownStream, tailEl: HTMLElement, newBlock: boolean): void {
+    const src = stream.tailSource;
+    if (newBlock) this.raw = undefined;
+    if (!this.raw) {
+      this.raw = RawTail.for(src);
+      if (this.raw) {
+        tailEl.replaceChildren(this.raw.el);
+        this.lastTail = undefined;
+      }
+    }
+    if (this.raw) {
+      this.raw.update(src);
+      return;
+    }
+    const tail = stream.tailHtml();
     if (tail !== this.lastTail) {
-      setSafeHtml(this.tailEl, tail);
+      setSafeHtml(tailEl, tail);
       this.lastTail = tail;
     }
-    return true;
   }
 
   private applyPatch(patch: Partial<Omit<ChatMessage, 'id'>>): void {
@@ -290,11 +313,10 @@ export class MessageView {
       return;
     }
     this.stream = new MarkdownStream();
-    const { done, tail } = this.stream.push(message.content);
-    setSafeHtml(body, done);
+    setSafeHtml(body, this.stream.pushBlocks(message.content));
     this.tailEl = h('div', { class: 'md-tail' });
-    setSafeHtml(this.tailEl, tail);
-    this.lastTail = tail;
+    this.lastTail = undefined;
+    this.showTail(this.stream, this.tailEl, true);
     body.append(this.tailEl);
   }
 
@@ -306,6 +328,7 @@ export class MessageView {
     if (this.tailEl && this.stream) this.tailEl.replaceWith(sanitizedFragment(this.stream.finalHtml()));
     this.tailEl = undefined;
     this.stream = undefined;
+    this.raw = undefined;
   }
 }
 

@@ -39,6 +39,8 @@ export async function buildWebview(): Promise<WebviewBuild> {
     format: 'iife',
     target: 'es2022',
     loader: { '.css': 'text' },
+    // As esbuild.mjs: markdown-it needs only the entities decoder.
+    alias: { entities: 'entities/lib/decode.js' },
     logLevel: 'silent',
   });
   await esbuild.build({ absWorkingDir: ROOT, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });

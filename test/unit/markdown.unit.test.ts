@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { pathologicalInputs } from '../../bench/pathologicalInputs';
 import { HIGHLIGHT_LIMIT, highlightCode } from '../../webview/codeHighlight';
-import { MAX_DELIMITERS, renderBlock } from '../../webview/markdownRender';
+import { CHUNK, chunkEnd, MAX_COLUMNS, MAX_DELIMITERS, MAX_RENDERED_BLOCK, openFenceShell, renderBlock } from '../../webview/markdownRender';
 import { BlockSplitter, MarkdownStream, renderMarkdown, splitBlocks } from '../../webview/markdownStream';
 
 /** A small deterministic PRNG, so a failing chunking can be replayed from its seed. */
@@ -276,10 +276,71 @@ describe('markdown renderer (markdown-it)', () => {
       });
     }
 
+    const unchunked = (html: string): string => html.replace(/<\/?span[^>]*>/g, '');
+
     it('shows a block with more than MAX_DELIMITERS delimiters as written', () => {
       const text = '*a'.repeat(MAX_DELIMITERS + 1);
-      assert.ok(renderBlock(text) === `<p class="md-plain">${text}</p>\n`, 'shown as written');
+      assert.equal(unchunked(renderBlock(text)), `<p class="md-plain">${text}</p>\n`, 'shown as written');
       assert.match(renderBlock('*a* '.repeat(100)), /<em>a<\/em>/);
+    });
+
+    it('shows a block longer than MAX_RENDERED_BLOCK as written, and code of any length as code', () => {
+      const text = `[a](${'x'.repeat(MAX_RENDERED_BLOCK)}`;
+      assert.equal(unchunked(renderBlock(text)), `<p class="md-plain">${text}</p>\n`);
+      assert.match(renderBlock(`[a](${'x'.repeat(100)}) *b*`), /<em>b<\/em>/);
+      assert.match(renderBlock(`\`\`\`ts\n${'const a = 1;\n'.repeat(3000)}\`\`\`\n`), /<code class="language-ts">/);
+    });
+
+    it('cuts long plain text into chunks at line ends, keeping every character', () => {
+      const code = Array.from({ length: 2000 }, (_, i) => `line ${i} <tag> & "q"`).join('\n');
+      const html = renderBlock(`\`\`\`\n${code}\n\`\`\`\n`);
+      const chunks = [...html.matchAll(/<span class="md-chunk">([^<]*)<\/span>/g)].map((m) => m[1]!);
+      assert.ok(chunks.length > 10, `${chunks.length} chunks`);
+      assert.ok(
+        chunks.slice(0, -1).every((c) => c.endsWith('\n') && c.length <= CHUNK * 2),
+        'cut after a line',
+      );
+      const decode = (t: string) =>
+        t
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, '&');
+      assert.equal(decode(chunks.join('')), code);
+      // A word with no line break is cut at CHUNK, never inside a surrogate pair.
+      const word = 'a'.repeat(CHUNK - 1) + '😀'.repeat(CHUNK);
+      assert.equal(chunkEnd(word, 0), CHUNK - 1);
+    });
+
+    it('keeps a finished chunk of a growing text unchanged', () => {
+      const text = pathologicalInputs(100_000).find((i) => i.name === 'long word in a paragraph')!.text + '\nmore\n'.repeat(500);
+      const cuts = (t: string) => {
+        const ends: number[] = [];
+        for (let at = 0; at < t.length; at = ends[ends.length - 1]!) ends.push(chunkEnd(t, at));
+        return ends;
+      };
+      const whole = cuts(text);
+      for (const n of [5000, 33_333, 99_000, 100_500]) {
+        const partial = cuts(text.slice(0, n));
+        assert.deepEqual(partial.slice(0, -1), whole.slice(0, partial.length - 1), `prefix of ${n}`);
+      }
+    });
+
+    it(`shows the first ${MAX_COLUMNS} columns of a wide table and says how many are left out`, () => {
+      // 1,000 columns: 12 KB, under MAX_RENDERED_BLOCK (the bench's 2,000 columns are over it, so shown as written).
+      const html = renderBlock(`${'| a '.repeat(1000)}|\n${'|---'.repeat(1000)}|\n${'| 1 '.repeat(1000)}|\n`);
+      assert.equal(html.match(/<th>/g)?.length, MAX_COLUMNS);
+      assert.equal(html.match(/<td>/g)?.length, MAX_COLUMNS);
+      assert.match(html, /<\/table>\n<p class="md-note">936 more columns not shown<\/p>/);
+      assert.doesNotMatch(renderBlock('| a | b |\n|---|---|\n| 1 | 2 |\n'), /md-note/);
+    });
+
+    it('gives a streamed fence an empty code block of its language to fill', () => {
+      assert.match(openFenceShell('```ts') ?? '', /<code class="language-ts"><\/code>/);
+      assert.match(openFenceShell('~~~ {.python title="x"}') ?? '', /language-python/);
+      assert.equal(openFenceShell('```a`b'), null);
+      assert.equal(openFenceShell('  ```ts'), null);
+      assert.equal(openFenceShell('text'), null);
     });
   });
 });
