@@ -8,6 +8,7 @@
 // grammars retry a word-matching regex at every position of it. So every run of more than LONG_WORD non-space
 // characters is swapped for one placeholder character before highlighting and put back, escaped, afterwards; it takes
 // the colour of whatever token it sat in (a string, usually).
+import type { LanguageFn } from 'highlight.js';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
 import c from 'highlight.js/lib/languages/c';
@@ -38,7 +39,7 @@ export const HIGHLIGHT_LIMIT = 20_000;
 
 // Chosen by what replies hold and by size (the webview bundle must stay under 400 KB): scss, swift, php, powershell
 // and kotlin were left out for 36 KB; their blocks show plain (scss is coloured as css).
-const LANGUAGES = {
+const LANGUAGES: Record<string, LanguageFn> = {
   bash,
   c,
   cpp,
@@ -63,20 +64,67 @@ const LANGUAGES = {
   xml,
   yaml,
 };
-for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
-// Names models write that the grammars do not list as aliases.
-hljs.registerAliases(['tsx', 'mts', 'cts'], { languageName: 'typescript' });
-hljs.registerAliases(['jsx', 'mjs', 'cjs', 'node'], { languageName: 'javascript' });
-hljs.registerAliases(['toml', 'env', 'dotenv'], { languageName: 'ini' });
-hljs.registerAliases(['jsonc', 'json5'], { languageName: 'json' });
-hljs.registerAliases(['scss', 'sass', 'less'], { languageName: 'css' });
-hljs.registerAliases(['console', 'terminal'], { languageName: 'shell' });
-hljs.registerAliases(['text', 'txt', 'output', 'log'], { languageName: 'plaintext' });
+
+// Grammars are registered on first use, not at load: building all 23 took about 25 ms of the panel's startup, before
+// it could ask for its history. So the names are known here without the grammars: each grammar's own aliases (as it
+// declares them) plus the names models write that it does not list.
+const ALIASES: Record<string, string[]> = {
+  bash: ['sh', 'zsh'],
+  c: ['h'],
+  cpp: ['cc', 'c++', 'h++', 'hpp', 'hh', 'hxx', 'cxx'],
+  csharp: ['cs', 'c#'],
+  css: ['scss', 'sass', 'less'],
+  diff: ['patch'],
+  dockerfile: ['docker'],
+  go: ['golang'],
+  ini: ['toml', 'env', 'dotenv'],
+  java: ['jsp'],
+  javascript: ['js', 'jsx', 'mjs', 'cjs', 'node'],
+  json: ['jsonc', 'json5'],
+  makefile: ['mk', 'mak', 'make'],
+  markdown: ['md', 'mkdown', 'mkd'],
+  plaintext: ['text', 'txt', 'output', 'log'],
+  python: ['py', 'gyp', 'ipython'],
+  ruby: ['rb', 'gemspec', 'podspec', 'thor', 'irb'],
+  rust: ['rs'],
+  shell: ['console', 'shellsession', 'terminal'],
+  typescript: ['ts', 'tsx', 'mts', 'cts'],
+  xml: ['html', 'xhtml', 'rss', 'atom', 'xjb', 'xsd', 'xsl', 'plist', 'wsf', 'svg'],
+  yaml: ['yml'],
+};
+/** The grammars each one embeds (its subLanguage modes), registered with it so embedded code is coloured too. */
+const EMBEDS: Record<string, string[]> = {
+  dockerfile: ['bash'],
+  javascript: ['xml', 'css'],
+  markdown: ['xml'],
+  shell: ['bash'],
+  typescript: ['xml', 'css'],
+  xml: ['css', 'javascript'],
+  yaml: ['ruby'],
+};
+const NAMES = new Map<string, string>();
+for (const name of Object.keys(LANGUAGES)) {
+  NAMES.set(name, name);
+  for (const alias of ALIASES[name] ?? []) NAMES.set(alias, name);
+}
 hljs.configure({ classPrefix: 'tok-' });
+
+const registered = new Set<string>();
+function register(name: string): void {
+  if (registered.has(name)) return;
+  registered.add(name);
+  hljs.registerLanguage(name, LANGUAGES[name]!);
+  for (const embedded of EMBEDS[name] ?? []) register(embedded);
+}
+
+/** The bundled grammar `lang` (a fence's info word) names, if any. */
+function grammarName(lang: string): string | undefined {
+  return lang === '' ? undefined : NAMES.get(lang.toLowerCase());
+}
 
 /** Whether `lang` (a fence's info word) names a grammar that is bundled. */
 export function knowsLanguage(lang: string): boolean {
-  return lang !== '' && hljs.getLanguage(lang.toLowerCase()) !== undefined;
+  return grammarName(lang) !== undefined;
 }
 
 const LONG_WORD = 120;
@@ -85,11 +133,13 @@ const PLACEHOLDER = '\uE000';
 
 /** Highlighted HTML for `code`, or undefined when the language is not bundled (the caller shows it plain). */
 export function highlightCode(code: string, lang: string): string | undefined {
-  if (!knowsLanguage(lang) || code.includes(PLACEHOLDER)) return undefined;
+  const name = grammarName(lang);
+  if (name === undefined || code.includes(PLACEHOLDER)) return undefined;
+  register(name);
   const words: string[] = [];
   const short = withoutLongWords(code, words);
   // ignoreIllegals: half-written or unusual code is still coloured as well as it can be, never thrown on.
-  const html = hljs.highlight(short, { language: lang.toLowerCase(), ignoreIllegals: true }).value;
+  const html = hljs.highlight(short, { language: name, ignoreIllegals: true }).value;
   if (!words.length) return html;
   let i = 0;
   const restored = html.replace(/\uE000/g, () => escapeHtml(words[i++] ?? ''));

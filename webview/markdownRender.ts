@@ -214,15 +214,26 @@ export function chunkEnd(text: string, at: number): number {
   return last >= 0xd800 && last <= 0xdbff ? at + CHUNK - 1 : at + CHUNK;
 }
 
-function tooManyDelimiters(src: string): boolean {
-  if (src.length < MAX_DELIMITERS) return false;
+function tooManyDelimiters(src: string, max = MAX_DELIMITERS): boolean {
+  if (src.length < max) return false;
   let count = 0;
   for (let i = 0; i < src.length; i++) {
     const c = src.charCodeAt(i);
     // * _ [ ] ` ~ < ! \ — the characters that start or end an inline construct.
     if (c === 42 || c === 95 || c === 91 || c === 93 || c === 96 || c === 126 || c === 60 || c === 33 || c === 92) {
-      if (++count > MAX_DELIMITERS) return true;
+      if (++count > max) return true;
     }
   }
   return false;
+}
+
+/**
+ * Delimiters an open block may hold and still be re-rendered on each frame (rawTail.ts): 8 KB of `*a` is 4,000
+ * emphasis elements to parse, sanitize and lay out every frame. A finished block is rendered once, with MAX_DELIMITERS.
+ */
+export const MAX_OPEN_DELIMITERS = 1_000;
+
+/** Whether an open block is too busy to re-render every frame. */
+export function tooBusyToRerender(src: string): boolean {
+  return tooManyDelimiters(src, MAX_OPEN_DELIMITERS);
 }

@@ -1,13 +1,13 @@
 // The open block of a streaming message shown as text rather than re-rendered as markdown on every frame: an open
 // code fence (its code is shown plain until the fence closes anyway) and any other open block longer than
-// MAX_OPEN_RENDER. Re-rendering and re-sanitizing a 100 KB open block each frame made frames of 50–300 ms.
+// MAX_OPEN_RENDER or with more than MAX_OPEN_DELIMITERS delimiters. Re-rendering and re-sanitizing a 100 KB open block each frame made frames of 50–300 ms.
 //
 // What stays true: a frame's work does not grow with the block. Finished chunks (see chunkEnd) stay in the DOM
 // untouched; a frame rewrites only the last chunk's text and appends the new ones. Everything here is a text node,
 // so nothing the model wrote is parsed as HTML (the fence's shell is our own markup, sanitized once). When the block
 // ends, MessageView replaces this view with the block's real render, so the final DOM is the one-shot render's.
 import { h } from './dom';
-import { chunkEnd, openFenceShell } from './markdownRender';
+import { chunkEnd, openFenceShell, tooBusyToRerender } from './markdownRender';
 import { sanitizedFragment } from './sanitize';
 
 /** An open block (not a fence) longer than this streams as text until it is complete. */
@@ -33,7 +33,7 @@ export class RawTail {
       const code = el?.querySelector('code');
       if (el && code) return new RawTail(el, code, nl + 1);
     }
-    if (src.length <= MAX_OPEN_RENDER) return undefined;
+    if (src.length <= MAX_OPEN_RENDER && !tooBusyToRerender(src)) return undefined;
     const p = h('p', { class: 'md-plain' });
     return new RawTail(p, p, 0);
   }
