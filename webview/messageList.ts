@@ -21,7 +21,7 @@ const RENDER_AHEAD = 1200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
 const FRAME_BUDGET_MS = 8;
 /** Streamed characters rendered per message per frame; more waits for the next frame (see MessageView.flush). */
-const FLUSH_CHARS = 4096;
+const FLUSH_CHARS = 2048;
 
 export interface MessageListHooks {
   /** A message finished (streaming ended, or a complete one arrived): a moment to announce it. */
