@@ -15,6 +15,8 @@ const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   ['store', async () => (await import('./store.bench')).benchStore({ quick })],
   ['orchestrator', async () => (await import('./orchestrator.bench')).benchOrchestrator({ quick })],
   ['workers', async () => (await import('./workers.bench')).benchWorkers({ quick })],
+  // Before worktrees: its cleanup frees 10,000s of inodes, which makes the next large checkout slower for ~30 s on some filesystems.
+  ['isolation', async () => (await import('./isolation.bench')).benchIsolation({ quick })],
   ['worktrees', async () => (await import('./worktrees.bench')).benchWorktrees({ quick })],
   ['panel', async () => (await import('./panel.bench')).benchPanel({ quick })],
   ['activation', async () => (await import('./activation.bench')).benchActivation({ quick })],
