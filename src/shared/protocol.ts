@@ -19,7 +19,7 @@ export interface RouteInfo {
 export interface UsageInfo {
   inputTokens?: number;
   outputTokens?: number;
-  /** Premium requests the turn cost (the runtime's model multiplier, summed over its model calls). */
+  /** Premium requests the turn cost: the runtime's multiplier of its model (a prompt is billed once, whatever its tool rounds). */
   premiumRequests?: number;
 }
 

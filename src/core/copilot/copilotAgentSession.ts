@@ -111,7 +111,8 @@ export class CopilotAgentSession implements AgentSession {
             state.usage = {
               inputTokens: (state.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
               outputTokens: (state.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
-              ...(event.data.cost || state.usage.premiumRequests ? { premiumRequests: (state.usage.premiumRequests ?? 0) + (event.data.cost ?? 0) } : {}),
+              // Copilot bills a prompt once, by its model's multiplier, however many calls its tool rounds take.
+              ...(event.data.cost || state.usage.premiumRequests ? { premiumRequests: Math.max(state.usage.premiumRequests ?? 0, event.data.cost ?? 0) } : {}),
             };
             break;
           case 'tool.execution_start':
