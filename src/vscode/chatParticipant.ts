@@ -134,12 +134,12 @@ async function ask(
           stream.markdown(`\n\n_Stopped waiting; ${open.map((w) => `'${w}'`).join(', ')} will report in the panel and in your next @baton message._`);
       }
     }
-    await buttons(stream, workers);
+    buttons(stream, workers, core);
     return { metadata: { turnId: reply.turnId, workers } };
   } catch (err) {
     const e = err instanceof BatonApiError ? err : undefined;
     if (e?.action) stream.button({ command: e.action.command, title: e.action.label });
-    await buttons(stream, workers);
+    buttons(stream, workers, core);
     return { errorDetails: { message: err instanceof Error ? err.message : String(err) } };
   } finally {
     cancelled.dispose();
@@ -147,11 +147,11 @@ async function ask(
   }
 }
 
-async function buttons(stream: vscode.ChatResponseStream, workers: string[]): Promise<void> {
-  if (workers.length && (await vscode.commands.getCommands(true)).includes(REVIEW_COMMAND)) {
-    stream.button({ command: REVIEW_COMMAND, title: 'Review changes', arguments: [workers[0]] });
-  } else if (workers.length) {
+function buttons(stream: vscode.ChatResponseStream, workers: string[], core: Core): void {
+  if (workers.length) {
     stream.button({ command: 'baton.worker.openTranscript', title: `Show '${workers[0]}' transcript`, arguments: [workers[0]] });
+    // Review only when the worker left changes waiting (its worktree, or tracked files in place).
+    if (core.pool.changes?.has(workers[0]!)) stream.button({ command: REVIEW_COMMAND, title: 'Review changes', arguments: [workers[0]] });
   }
   stream.button({ command: 'baton.focus', title: 'Open Baton panel' });
 }

@@ -218,5 +218,7 @@ describe('Editor context', function () {
     await page.mouse.up();
     await page.keyboard.up('Shift');
     await chips(view).filter({ hasText: 'notes.md' }).and(view.locator(':not([data-implicit])')).waitFor({ timeout: 10_000 });
+    // Nothing attached here may ride along with the next test's message.
+    await clearChips(view);
   });
 });
