@@ -140,6 +140,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.equal(card.lastLine, 'All 12 tests pass.');
     assert.match(core.pool.status('auth-fix').lastOutput, /All 12 tests pass/);
     assert.match(core.pool.transcript('auth-fix'), /Prompt ──\nTASK-auth: fix the JWT expiry bug[\s\S]*Assistant ──\nFixed the expiry/);
+    assert.deepEqual(core.pool.changes!.list(), [], 'a worker that changed no file leaves nothing waiting for review');
     // Baton's own worker sessions live in its folder, out of the user's session list.
     assert.ok(!(await core.pool.listMachineSessions()).some((s) => s.sessionId === core.pool.status('auth-fix').sessionId));
   });

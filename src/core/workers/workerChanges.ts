@@ -139,11 +139,17 @@ export class WorkerChanges {
 
   /** The worker's changes in one line for its result (and its card), while its session is still open. */
   async resultNote(w: Worker): Promise<string> {
+    // A worker in place is tracked for every task (a follow-up may change files after an earlier one changed none).
+    if (w.isolation?.kind === 'in-place' && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
     if (!this.has(w.name)) return '';
     try {
       const t = await this.totals(w.name);
       w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
-      if (!t.files) return '';
+      if (!t.files) {
+        // Nothing to review in place: the record goes, so the Workers view does not list it as waiting.
+        if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);
+        return '';
+      }
       const where =
         w.isolation?.kind === 'worktree'
           ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it`
