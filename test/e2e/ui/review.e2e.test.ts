@@ -81,9 +81,9 @@ describe('Reviewing a worker\u2019s changes', function () {
 
     // Review: VS Code's multi-file diff editor, original against the worker's version.
     await first.locator('[data-testid="worker-review"]').click();
-    const multiDiff = page.locator('.monaco-component.multiDiffEditor');
-    await multiDiff.waitFor({ timeout: 20_000 });
-    await page.locator('.tab.active', { hasText: /Worker 'ui-reviewer'/ }).waitFor({ timeout: 10_000 });
+    await page.locator('.tab.active', { hasText: /Worker 'ui-reviewer'/ }).waitFor({ timeout: 20_000 });
+    const multiDiff = page.locator('.editor-instance .monaco-component.multiDiffEditor').first();
+    await multiDiff.waitFor({ state: 'attached', timeout: 10_000 });
     await eventually('both sides of the diff', async () => {
       // Monaco renders spaces as no-break spaces.
       const text = (await multiDiff.innerText()).replace(/\u00a0/g, ' ');
