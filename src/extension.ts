@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   services.onReady((core) => {
     context.subscriptions.push(
       registerWorkersTree(core.pool, (w) => core.usage.describe('worker', w)),
-      registerWorkerChangesCommands(core.pool),
+      registerWorkerChangesCommands(core.pool, log),
       registerMachineSessionsTree(core.pool),
       registerMemoriesTree(core.store),
     );

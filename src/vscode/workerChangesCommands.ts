@@ -3,6 +3,7 @@
 // (original vs. the worker's version); Apply never overwrites an editor's unsaved changes and
 // applies all or nothing; Discard asks first, because it cannot be undone.
 import * as vscode from 'vscode';
+import type { Logger } from '../core/util/logger';
 import type { WorkerPool } from '../core/workers/workerPool';
 import { provideCommand } from './deferredCommands';
 
@@ -21,7 +22,7 @@ export function dirtyBuffers(): string[] {
 
 type Arg = string | { name?: unknown } | undefined;
 
-export function registerWorkerChangesCommands(pool: WorkerPool): vscode.Disposable {
+export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vscode.Disposable {
   const changes = pool.changes;
   const pick = async (arg: Arg, title: string): Promise<string | undefined> => {
     if (typeof arg === 'string' && arg) return arg;
@@ -37,7 +38,10 @@ export function registerWorkerChangesCommands(pool: WorkerPool): vscode.Disposab
     );
     return picked?.label;
   };
-  const fail = (err: unknown): void => void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
+  const fail = (err: unknown): void => {
+    log.warn(`Worker changes: ${err instanceof Error ? err.message : String(err)}`);
+    void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
+  };
 
   return vscode.Disposable.from(
     provideCommand('baton.reviewChanges', async (arg?: Arg) => {
@@ -45,10 +49,12 @@ export function registerWorkerChangesCommands(pool: WorkerPool): vscode.Disposab
       if (!name || !changes) return;
       try {
         const review = await changes.review(name);
+        log.info(`Review of worker '${name}': ${review.kind === 'files' ? `${review.entries.length} file(s) in the multi-file diff` : 'a unified diff'}`);
         if (review.kind === 'files') {
           if (!review.entries.length) return void vscode.window.showInformationMessage(`Baton: worker '${name}' changed nothing.`);
+          const title = `Worker '${name}' — ${(await changes.totals(name)).line}`;
           const rows = review.entries.map((e) => [vscode.Uri.file(e.userPath), vscode.Uri.file(e.originalPath), vscode.Uri.file(e.modifiedPath)]);
-          await vscode.commands.executeCommand('vscode.changes', `Worker '${name}' — ${(await changes.totals(name)).line}`, rows);
+          await vscode.commands.executeCommand('vscode.changes', title, rows);
         } else {
           const doc = await vscode.workspace.openTextDocument({
             language: 'diff',

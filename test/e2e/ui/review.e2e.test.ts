@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
-import { repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
+import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
 import { completedReply, freshChat, send } from './helpers';
 
 /** Polls an async check until it holds. */
@@ -79,9 +79,18 @@ describe('Reviewing a worker\u2019s changes', function () {
     assert.match(await first.locator('[data-testid="worker-where"]').innerText(), /worktree on baton\/ui-reviewer/);
     assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'original line\n', 'the user\u2019s file is untouched until Apply');
 
-    // Review: VS Code's multi-file diff editor, original against the worker's version.
-    await first.locator('[data-testid="worker-review"]').click();
-    await page.locator('.tab.active', { hasText: /Worker 'ui-reviewer'/ }).waitFor({ timeout: 20_000 });
+    // Review: VS Code's multi-file diff editor, original against the worker's version. (The side bar is not widened
+    // here: dragging its sash over the open diff can let go on the diff's "revert block" arrow and undo the edit.)
+    // Known flake in code-server (see the note on issue 11): now and then the command runs but no tab shows; a second
+    // click opens it. The test allows three clicks and says how many it took.
+    const tab = page.locator('.tab.active', { hasText: /Worker 'ui-reviewer'/ });
+    let clicks = 0;
+    while (!(await tab.isVisible())) {
+      if (++clicks > 3) throw new Error('Review did not open the multi-file diff after three clicks');
+      await first.locator('[data-testid="worker-review"]').click();
+      await tab.waitFor({ timeout: 8_000 }).catch(() => undefined);
+    }
+    if (clicks > 1) console.log(`      Review needed ${clicks} clicks`);
     const multiDiff = page.locator('.editor-instance .monaco-component.multiDiffEditor').first();
     await multiDiff.waitFor({ state: 'attached', timeout: 10_000 });
     await eventually('both sides of the diff', async () => {
@@ -89,7 +98,6 @@ describe('Reviewing a worker\u2019s changes', function () {
       const text = (await multiDiff.innerText()).replace(/\u00a0/g, ' ');
       return text.includes('original line') && text.includes('reviewed line');
     });
-    await widenSideBar(page);
     await mkdir(resultsDir, { recursive: true });
     const shot = join(resultsDir, 'review.png');
     await page.screenshot({ path: shot });
