@@ -127,7 +127,11 @@ export class WriteLease {
   }
 
   private isStale(holder: { owner?: LeaseOwner; mtimeMs: number }): boolean {
-    if (Date.now() - holder.mtimeMs > this.opts.staleMs) return true;
+    const age = Date.now() - holder.mtimeMs;
+    if (age > this.opts.staleMs) return true;
+    // A holder writes its name in the same call that creates the lease: a nameless lease older than this was left by
+    // a process killed in between (found by the SIGKILL test in CI: the next window waited the whole staleMs).
+    if (!holder.owner && age > HALF_WRITTEN_GRACE_MS) return true;
     // A window that crashed on this machine is known dead at once; no need to wait for its heartbeat to age.
     const owner = holder.owner;
     return !!owner && owner.host === hostname() && owner.pid !== process.pid && !this.isAlive(owner.pid);
@@ -149,6 +153,9 @@ export class WriteLease {
   }
 }
 
+/** How long a lease without a readable owner counts as being written. */
+const HALF_WRITTEN_GRACE_MS = 300;
+
 function parseOwner(text: string): LeaseOwner | undefined {
   try {
     const value: unknown = JSON.parse(text);
@@ -156,7 +163,7 @@ function parseOwner(text: string): LeaseOwner | undefined {
     const { pid, host, token } = value as Record<string, unknown>;
     if (typeof pid === 'number' && typeof host === 'string' && typeof token === 'string') return { pid, host, token };
   } catch {
-    // half-written lease: treated as held until its mtime goes stale
+    // half-written lease: held for HALF_WRITTEN_GRACE_MS, then stale
   }
   return undefined;
 }
