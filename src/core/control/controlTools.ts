@@ -3,7 +3,7 @@
 // what the orchestrator's session knows (its model, the routing note in its instructions, a restart) is applied
 // after the running turn, so the reply being written is never cut off, and the next turn starts a fresh session.
 import { z } from 'zod';
-import { defineBatonTool, ToolFailure, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { ToolFailure, type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import type { OrchestratorSettings } from '../orchestrator/orchestrator';
 import type { HostControl } from './hostControl';
 
@@ -29,13 +29,7 @@ export function createControlTools(opts: ControlToolOptions): BatonTool[] {
       throw new ToolFailure('Baton cannot change its settings from here; ask the user to use the command palette (Baton: Switch Model / Toggle Auto Routing).');
     return opts.control;
   };
-  const tool = <S extends z.ZodType>(
-    name: string,
-    description: string,
-    schema: S,
-    run: (args: z.output<S>) => Promise<string>,
-    sideEffect = false,
-  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
+  const tool = toolMaker(opts.journal);
 
   return [
     tool('list_models', 'List the models Baton can use, which one answers now, and the model of each auto-routing tier.', z.object({}), async () => {

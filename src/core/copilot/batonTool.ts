@@ -95,6 +95,17 @@ export function defineBatonTool<S extends z.ZodType>(spec: BatonToolSpec<S>, jou
   }) as BatonTool;
 }
 
+/** `defineBatonTool` in positional form, bound to one journal: how each tool family (workers, squads, wiki …) declares its tools. */
+export function toolMaker(journal?: ToolJournal) {
+  return <S extends z.ZodType>(
+    name: string,
+    description: string,
+    schema: S,
+    run: (args: z.output<S>) => Promise<string> | string,
+    sideEffect = false,
+  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, journal);
+}
+
 function failure(message: string): ToolResultObject {
   return { textResultForLlm: message, resultType: 'failure', error: message };
 }

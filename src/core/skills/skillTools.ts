@@ -2,7 +2,7 @@
 // skill_list / skill_install / skill_remove / skill_search. An install or removal takes effect from the next
 // session (the runtime reads skill folders when a session is created), so `changed` asks for a fresh one.
 import { z } from 'zod';
-import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import type { SkillInfo, SkillLibrary } from './skillLibrary';
 import { formatSearch, searchIndex } from './skillSearch';
 
@@ -24,8 +24,7 @@ const source = z
 const name = z.string().trim().min(1).max(64).describe('The skill\u2019s name, as skill_list shows it.');
 
 export function createSkillTools(library: SkillLibrary, opts: SkillToolOptions): BatonTool[] {
-  const tool = <S extends z.ZodType>(n: string, description: string, schema: S, run: (args: z.output<S>) => Promise<string>, sideEffect = false): BatonTool =>
-    defineBatonTool({ name: n, description, schema, run, sideEffect }, opts.journal);
+  const tool = toolMaker(opts.journal);
   const list = async () => formatList(await library.list(), library.dir);
   const installArgs = z.object({
     source,

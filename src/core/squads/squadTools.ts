@@ -1,7 +1,7 @@
 // The orchestrator's squad tools, with IO's names and meaning. Arguments come from the model: each is checked by its
 // zod schema, and a squad problem (no such squad, name taken) goes back as a clear failure the model can act on.
 import { z } from 'zod';
-import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import { AGENT_TIERS, type AgentTier } from '../store/areaTypes';
 import type { ReplyChannel } from '../workers/workerPool';
 import { analyzeProject, formatAnalysis } from './squadAnalyze';
@@ -21,13 +21,7 @@ const tier = z
   .describe('high: hard design and review work (premium model); medium: everyday coding (standard); low: quick chores (fast).');
 
 export function createSquadTools(squads: SquadService, opts: SquadToolOptions = {}): BatonTool[] {
-  const tool = <S extends z.ZodType>(
-    name: string,
-    description: string,
-    schema: S,
-    run: (args: z.output<S>) => Promise<string> | string,
-    sideEffect = false,
-  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
+  const tool = toolMaker(opts.journal);
 
   return [
     tool(

@@ -1,19 +1,13 @@
 // The orchestrator's wiki tools (IO's names). Page names and contents come from the model: names are checked and
 // kept inside the wiki folder (wikiPaths.ts), and every problem goes back as a clear failure.
 import { z } from 'zod';
-import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import type { Wiki } from './wiki';
 
 const page = z.string().trim().min(1).max(300).describe('The page name, e.g. "release-process" or "guides/setup" (no ".md").');
 
 export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] {
-  const tool = <S extends z.ZodType>(
-    name: string,
-    description: string,
-    schema: S,
-    run: (args: z.output<S>) => Promise<string>,
-    sideEffect = false,
-  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, journal);
+  const tool = toolMaker(journal);
   return [
     tool('wiki_read', 'Read a page of the knowledge base (markdown).', z.object({ page }), async (a) => {
       const p = await wiki.read(a.page);

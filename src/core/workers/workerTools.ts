@@ -2,7 +2,7 @@
 // (the SDK passes them through unchecked) and every failure goes back to the model as a clear
 // message it can act on, never as a crash of the turn.
 import { z } from 'zod';
-import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import { seconds } from './workerMessages';
 import { WorkerError } from './workerTypes';
 import type { MachineSession, ReplyChannel, WorkerInfo, WorkerPool } from './workerPool';
@@ -22,13 +22,7 @@ const workerName = z.string().min(1).max(48).describe('Short worker name: letter
 export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}): BatonTool[] {
   const replyTo = (): ReplyChannel => opts.replyTo?.() ?? 'panel';
   const now = opts.now ?? Date.now;
-  const tool = <S extends z.ZodType>(
-    name: string,
-    description: string,
-    schema: S,
-    run: (args: z.output<S>) => Promise<string>,
-    sideEffect = false,
-  ): BatonTool => defineBatonTool({ name, description, schema, run, sideEffect }, opts.journal);
+  const tool = toolMaker(opts.journal);
 
   return [
     tool(
