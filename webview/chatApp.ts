@@ -1,16 +1,15 @@
 // The chat panel: builds the UI, applies host messages in order, and posts the user's intents. The host owns all
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
 import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/shared/protocol';
-import { highlightCode } from './codeHighlight';
 import { Composer } from './composer';
 import { ContextBar, DROP_TYPES, droppedUris } from './contextChips';
+import { highlightNow } from './deferredHighlight';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
 import { MessageList } from './messageList';
 import type { MessageView, Post } from './messageView';
 import { PermissionList } from './permissionList';
-import { setSafeHtml } from './sanitize';
 import { SeqGate } from './seqGate';
 import { SetupBanner } from './setupBanner';
 import type { UiState, VsCodeApi } from './vscodeApi';
@@ -320,13 +319,11 @@ async function copyText(text: string, source: Element): Promise<boolean> {
 
 /** Colours a code block that was shown plain for its size, at the user's request. */
 function highlightInPlace(button: HTMLButtonElement, code: HTMLElement): void {
-  const lang = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1] ?? '';
   button.disabled = true;
   button.textContent = 'Highlighting…';
   // After a frame, so the button shows it is working: a very long block can take a moment.
   setTimeout(() => {
-    const html = highlightCode(code.textContent ?? '', lang);
-    if (html !== undefined) setSafeHtml(code, html);
+    highlightNow(code);
     button.remove();
   }, 30);
 }

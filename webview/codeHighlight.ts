@@ -36,6 +36,8 @@ import yaml from 'highlight.js/lib/languages/yaml';
 
 /** Code blocks longer than this (characters) are shown plain, with a Highlight button. */
 export const HIGHLIGHT_LIMIT = 20_000;
+/** The class a code element whose colouring was deferred carries (see deferredHighlight.ts). */
+export const HIGHLIGHT_PENDING = 'hl-pending';
 
 // Chosen by what replies hold and by size (the webview bundle must stay under 400 KB): scss, swift, php, powershell
 // and kotlin were left out for 36 KB; their blocks show plain (scss is coloured as css).

@@ -2,7 +2,7 @@
 // Enter sends, Shift+Enter is a newline, ArrowUp in an empty box recalls the last message sent.
 import type { ReferenceChip } from '../src/shared/protocol';
 import type { ContextBar } from './contextChips';
-import { h } from './dom';
+import { button, h } from './dom';
 import { HashPicker } from './hashPicker';
 
 export interface ComposerOptions {
@@ -38,14 +38,13 @@ export class Composer {
       spellcheck: true,
     });
     this.textarea.value = options.draft;
-    const sendButton = h('vscode-button', { 'data-testid': 'send', 'aria-label': 'Send message', title: 'Send (Enter)' }, 'Send');
-    this.stopButton = h('vscode-button', { appearance: 'secondary', 'data-testid': 'stop', 'aria-label': 'Stop the answer', title: 'Stop' }, 'Stop');
+    const sendButton = button('primary', { 'data-testid': 'send', 'aria-label': 'Send message', title: 'Send (Enter)' }, 'Send');
+    this.stopButton = button('secondary', { 'data-testid': 'stop', 'aria-label': 'Stop the answer', title: 'Stop' }, 'Stop');
     this.stopButton.hidden = true;
     this.picker = new HashPicker(this.textarea, (kind) => options.pick(kind));
-    const attach = h(
-      'vscode-button',
+    const attach = button(
+      'secondary',
       {
-        appearance: 'secondary',
         class: 'composer-attach',
         'data-testid': 'attach',
         'aria-label': 'Attach context (#)',
@@ -57,7 +56,7 @@ export class Composer {
       this.focus();
       this.picker.openAll();
     });
-    // A div, not a form: the toolkit's buttons are form-associated and would submit it as well as click.
+    // A div, not a form: Enter is handled by the textarea, and a form would submit on it as well.
     this.el = h(
       'div',
       { class: 'composer', role: 'group', 'aria-label': 'Compose a message' },

@@ -34,3 +34,19 @@ export function toggleAttr(el: Element, name: string, on: boolean): void {
 export function setText(el: Element, text: string): void {
   if (el.textContent !== text) el.textContent = text;
 }
+
+export type ButtonAppearance = 'primary' | 'secondary' | 'icon';
+
+/**
+ * A native button styled as VS Code's (styles.css `.btn`). Native rather than the webview UI toolkit's element: the
+ * toolkit is deprecated upstream, and its design system cost the panel's first paint about a fifth of its budget.
+ */
+export function button(appearance: ButtonAppearance, attrs: Attrs, label: string): HTMLButtonElement {
+  const el = h('button', { type: 'button', ...attrs, class: attrs.class ? `btn ${attrs.class}` : 'btn' }, label);
+  setAppearance(el, appearance);
+  return el;
+}
+
+export function setAppearance(el: HTMLElement, appearance: ButtonAppearance): void {
+  el.dataset.appearance = appearance;
+}

@@ -1,5 +1,5 @@
 // What the panel shows before the first message: what Baton does and a few prompts to start with.
-import { h } from './dom';
+import { button, h } from './dom';
 
 export const EXAMPLE_PROMPTS = [
   'Explain how this project is structured',
@@ -11,7 +11,7 @@ export class EmptyState {
   readonly el: HTMLElement;
   private built = false;
 
-  // The content (with its toolkit buttons) is built the first time it is shown: a panel that opens on a history
+  // The content is built the first time it is shown: a panel that opens on a history
   // never pays for it.
   constructor(private readonly onExample: (prompt: string) => void) {
     this.el = h('section', { class: 'empty-state', 'data-testid': 'empty-state', 'aria-labelledby': 'empty-title' });
@@ -27,9 +27,9 @@ export class EmptyState {
     this.built = true;
     const { onExample } = this;
     const examples = EXAMPLE_PROMPTS.map((prompt) => {
-      const button = h('vscode-button', { appearance: 'secondary', class: 'example', 'data-testid': 'example-prompt' }, prompt);
-      button.addEventListener('click', () => onExample(prompt));
-      return button;
+      const example = button('secondary', { class: 'example', 'data-testid': 'example-prompt' }, prompt);
+      example.addEventListener('click', () => onExample(prompt));
+      return example;
     });
     this.el.append(
       h('h2', { id: 'empty-title' }, 'Baton'),

@@ -2,38 +2,31 @@
 // name takes the room that is left and is cut with an ellipsis only below that, its full name always in the tooltip;
 // the toggle says "Auto" and New chat is an icon button, both explained by their tooltips.
 import type { PanelState, WebviewMessage } from '../src/shared/protocol';
-import { h, setText } from './dom';
-
-interface CheckboxElement extends HTMLElement {
-  checked: boolean;
-}
+import { button, h, setText } from './dom';
 
 export class Header {
   readonly el: HTMLElement;
   private readonly model: HTMLElement;
-  private readonly routing: CheckboxElement;
+  private readonly routing: HTMLInputElement;
   private routingAuto = true;
 
   constructor(post: (message: WebviewMessage) => void) {
     this.model = h('span', { class: 'model', 'data-testid': 'model', title: 'Current model' });
-    this.routing = h(
-      'vscode-checkbox',
-      {
-        'data-testid': 'routing-toggle',
-        checked: true,
-        title: 'Auto routing: pick a model per request (fast, standard or premium)',
-        'aria-label': 'Auto routing',
-      },
+    this.routing = h('input', { type: 'checkbox', 'data-testid': 'routing-toggle', checked: true });
+    const routingLabel = h(
+      'label',
+      { class: 'routing-toggle', title: 'Auto routing: pick a model per request (fast, standard or premium)' },
+      this.routing,
       'Auto',
-    ) as CheckboxElement;
-    // The toolkit checkbox fires `change` for programmatic changes too, so only a change that differs from the
-    // host's state is the user's; the host answers with a `state` message that settles the box.
+    );
+    // Only a change that differs from the host's state is the user's; the host answers with a `state` message that
+    // settles the box.
     this.routing.addEventListener('change', () => {
       if (this.routing.checked !== this.routingAuto) post({ type: 'routing/toggle' });
     });
-    const newChat = h(
-      'vscode-button',
-      { appearance: 'icon', class: 'new-chat', 'data-testid': 'new-chat', title: 'New chat: start a new conversation', 'aria-label': 'New chat' },
+    const newChat = button(
+      'icon',
+      { class: 'new-chat', 'data-testid': 'new-chat', title: 'New chat: start a new conversation', 'aria-label': 'New chat' },
       '+',
     );
     newChat.addEventListener('click', () => post({ type: 'chat/new' }));
@@ -42,7 +35,7 @@ export class Header {
       { class: 'header' },
       h('span', { class: 'model-label' }, h('span', { class: 'sr-only' }, 'Model '), this.model),
       h('span', { class: 'header-spacer' }),
-      this.routing,
+      routingLabel,
       newChat,
     );
   }
@@ -52,6 +45,5 @@ export class Header {
     this.model.title = state.model ? `Model: ${state.model}${state.usageToday ? `\nUsage ${state.usageToday}` : ''}` : 'No model yet';
     this.routingAuto = state.routingAuto;
     if (this.routing.checked !== state.routingAuto) this.routing.checked = state.routingAuto;
-    this.routing.dataset.checked = String(state.routingAuto);
   }
 }

@@ -11,11 +11,16 @@
 // - No `style` attribute is emitted (the CSP admits none): table alignment becomes a class.
 import MarkdownIt from 'markdown-it';
 import type { StateCore } from 'markdown-it';
-import { HIGHLIGHT_LIMIT, highlightCode } from './codeHighlight';
+import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlightCode, knowsLanguage } from './codeHighlight';
 
 /** How a block is rendered: an open block is still streaming, so its code is not highlighted yet. */
 export interface RenderEnv {
   open?: boolean;
+  /**
+   * Code is left plain, marked with HIGHLIGHT_PENDING, for deferredHighlight.ts to colour after the paint (a settled
+   * message rendered whole, as history is).
+   */
+  deferHighlight?: boolean;
 }
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
@@ -140,7 +145,10 @@ function codeBlock(raw: string, lang: string, env: RenderEnv): string {
   const tooLong = code.length > HIGHLIGHT_LIMIT;
   // An open block is highlighted once it is complete (the last block when the stream ends): re-highlighting a
   // growing block every frame is the work that must not land in a frame.
-  const body = (!env.open && !tooLong && langClass && highlightCode(code, langClass)) || chunkedHtml(code);
+  const highlightable = !env.open && !tooLong && langClass !== '';
+  const deferred = highlightable && env.deferHighlight === true && knowsLanguage(langClass);
+  const body = (highlightable && !deferred && highlightCode(code, langClass)) || chunkedHtml(code);
+  const codeClass = langClass ? `language-${langClass}${deferred ? ` ${HIGHLIGHT_PENDING}` : ''}` : '';
   const highlightButton =
     tooLong && langClass
       ? '<button type="button" class="code-btn" data-action="highlight" data-testid="code-highlight" aria-label="Highlight this long code block">Highlight</button>'
@@ -150,7 +158,7 @@ function codeBlock(raw: string, lang: string, env: RenderEnv): string {
     highlightButton +
     '<button type="button" class="code-btn" data-action="copy" data-testid="code-copy" aria-label="Copy code">Copy</button>' +
     '<button type="button" class="code-btn" data-action="insert" data-testid="code-insert" aria-label="Insert code at cursor">Insert at cursor</button>' +
-    `</div><pre class="code"><code${langClass ? ` class="language-${langClass}"` : ''}>${body}</code></pre></div>\n`
+    `</div><pre class="code"><code${codeClass ? ` class="${codeClass}"` : ''}>${body}</code></pre></div>\n`
   );
 }
 

@@ -8,7 +8,7 @@
 // A block ends at a blank line outside a code fence (for a list, only when the next line does not continue it: an
 // indented line or another item keeps a loose list one list), before a fence that opens at the start of a line or
 // an ATX heading, after a heading line, and after such a fence's closing line. Every step looks at each line once.
-import { renderBlock } from './markdownRender';
+import { renderBlock, type RenderEnv } from './markdownRender';
 
 interface Fence {
   ch: string;
@@ -141,9 +141,9 @@ export function splitBlocks(text: string): string[] {
 }
 
 /** Renders a whole markdown text to HTML, block by block, exactly as a stream of it ends up. */
-export function renderMarkdown(text: string): string {
+export function renderMarkdown(text: string, env: RenderEnv = {}): string {
   let html = '';
-  for (const block of splitBlocks(text)) html += renderBlock(block);
+  for (const block of splitBlocks(text)) html += renderBlock(block, env);
   return html;
 }
 

@@ -3,7 +3,8 @@
 // the open tail on each flush.
 import type { ChatMessage, MessageRole, RouteInfo, UsageInfo, WebviewMessage } from '../src/shared/protocol';
 import { storedReferencesEl } from './contextChips';
-import { h, setText, toggleAttr } from './dom';
+import { button, h, setText, toggleAttr } from './dom';
+import { highlightLater } from './deferredHighlight';
 import { MarkdownStream, renderMarkdown } from './markdownStream';
 import { RawTail } from './rawTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
@@ -115,7 +116,8 @@ export class MessageView {
     this.renderHeader();
     this.renderFooter();
     this.renderActions();
-    this.renderBody();
+    // A message rendered whole (history, or one scrolled into view) has its code coloured after the paint.
+    this.renderBody(true);
   }
 
   appendDelta(delta: string): void {
@@ -277,15 +279,15 @@ export class MessageView {
     if (!actions) return;
     const parts: Node[] = [];
     if (message.role === 'user' && message.status === 'interrupted') {
-      const resend = h('vscode-button', { appearance: 'secondary', 'data-testid': 'resend' }, 'Resend');
+      const resend = button('secondary', { 'data-testid': 'resend' }, 'Resend');
       resend.addEventListener('click', () => this.post({ type: 'chat/resend', id: message.id }));
       parts.push(h('span', { class: 'interrupted' }, 'Interrupted by a reload — '), resend);
     }
     if (message.action) {
       const { command, label } = message.action;
-      const button = h('vscode-button', { 'data-testid': 'error-action' }, label);
-      button.addEventListener('click', () => this.post({ type: 'command/run', command }));
-      parts.push(button);
+      const run = button('primary', { 'data-testid': 'error-action' }, label);
+      run.addEventListener('click', () => this.post({ type: 'command/run', command }));
+      parts.push(run);
     }
     actions.replaceChildren(...parts);
     actions.hidden = parts.length === 0;
@@ -295,7 +297,7 @@ export class MessageView {
     if (this.body) setText(this.body, this.message.content);
   }
 
-  private renderBody(): void {
+  private renderBody(deferHighlight = false): void {
     const { body, message } = this;
     if (!body) return;
     this.stream = undefined;
@@ -309,7 +311,8 @@ export class MessageView {
     this.tailEl = undefined;
     if (!this.isStreaming) {
       this.stream = undefined;
-      setSafeHtml(body, renderMarkdown(message.content));
+      setSafeHtml(body, renderMarkdown(message.content, { deferHighlight }));
+      if (deferHighlight) highlightLater(body);
       return;
     }
     this.stream = new MarkdownStream();

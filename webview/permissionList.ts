@@ -2,7 +2,7 @@
 // (not to a button: a keystroke meant for the composer must never answer a prompt), and back to the composer when
 // the prompt the user was in goes away.
 import type { PermissionDecision, PermissionPrompt } from '../src/shared/protocol';
-import { h } from './dom';
+import { button, h, type ButtonAppearance } from './dom';
 import type { Post } from './messageView';
 
 export class PermissionList {
@@ -52,7 +52,7 @@ export class PermissionList {
   private add(prompt: PermissionPrompt): HTMLElement {
     const titleId = `perm-title-${cssId(prompt.id)}`;
     const detailId = `perm-detail-${cssId(prompt.id)}`;
-    const buttons: Array<[PermissionDecision, string, string, string]> = [
+    const buttons: Array<[PermissionDecision, string, string, ButtonAppearance]> = [
       ['once', 'perm-once', 'Allow once', 'primary'],
       ['worker', 'perm-worker', `Allow for ${prompt.worker}`, 'secondary'],
       ['deny', 'perm-deny', 'Deny', 'secondary'],
@@ -60,15 +60,15 @@ export class PermissionList {
     const status = h('span', { class: 'permission-status', role: 'status' });
     const row = h('div', { class: 'permission-buttons' });
     for (const [decision, testid, label, appearance] of buttons) {
-      const button = h('vscode-button', { appearance, 'data-testid': testid }, label);
-      button.addEventListener('click', () => {
+      const choice = button(appearance, { 'data-testid': testid }, label);
+      choice.addEventListener('click', () => {
         if (el.dataset.answered !== undefined) return;
         el.dataset.answered = decision;
         for (const b of row.children) b.setAttribute('disabled', '');
         status.textContent = decision === 'deny' ? 'Denied' : 'Allowed';
         this.post({ type: 'permission/answer', id: prompt.id, decision });
       });
-      row.append(button);
+      row.append(choice);
     }
     const el = h(
       'div',

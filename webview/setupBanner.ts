@@ -1,6 +1,6 @@
 // Shown whenever the host says Baton cannot answer yet (state.setupHint). The hint is free text, so both ways out
 // are offered, the one the hint talks about first.
-import { h, setText } from './dom';
+import { button, h, setAppearance, setText } from './dom';
 import type { Post } from './messageView';
 
 export class SetupBanner {
@@ -26,16 +26,16 @@ export class SetupBanner {
     this.providerKey ??= this.button('setup-provider-key', 'baton.setProviderKey', 'Set a provider key');
     const keyFirst = /provider|api key|\bkey\b|openai|azure|anthropic|ollama/i.test(hint) && !/sign in|signed in|github/i.test(hint);
     const [primary, secondary] = keyFirst ? [this.providerKey, this.signIn] : [this.signIn, this.providerKey];
-    primary.setAttribute('appearance', 'primary');
+    setAppearance(primary, 'primary');
     primary.dataset.primary = '';
-    secondary.setAttribute('appearance', 'secondary');
+    setAppearance(secondary, 'secondary');
     delete secondary.dataset.primary;
     if (this.buttons.firstChild !== primary) this.buttons.replaceChildren(primary, secondary);
   }
 
   private button(testid: string, command: 'baton.signIn' | 'baton.setProviderKey', label: string): HTMLElement {
-    const button = h('vscode-button', { 'data-testid': testid, 'data-command': command }, label);
-    button.addEventListener('click', () => this.post({ type: 'command/run', command }));
-    return button;
+    const run = button('secondary', { 'data-testid': testid, 'data-command': command }, label);
+    run.addEventListener('click', () => this.post({ type: 'command/run', command }));
+    return run;
   }
 }

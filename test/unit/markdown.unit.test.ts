@@ -151,6 +151,16 @@ describe('markdown renderer (markdown-it)', () => {
       assert.doesNotMatch(renderMarkdown('```ts\nconst x = 1;\n```'), /code-highlight/);
     });
 
+    it('leaves the code of a message rendered whole plain, marked for colouring after the paint', () => {
+      const html = renderMarkdown('```ts\nconst a = 1;\n```\n\n```nosuchlang\nx\n```', { deferHighlight: true });
+      assert.match(html, /<code class="language-ts hl-pending">const a = 1;<\/code>/);
+      assert.doesNotMatch(html, /tok-/);
+      // Only a block a grammar will colour is marked: an unknown language stays plain for good.
+      assert.match(html, /<code class="language-nosuchlang">x<\/code>/);
+      const long = 'const x = 1;\n'.repeat(Math.ceil(HIGHLIGHT_LIMIT / 13) + 1);
+      assert.doesNotMatch(renderMarkdown(`\`\`\`ts\n${long}\`\`\``, { deferHighlight: true }), /hl-pending/);
+    });
+
     it('does not highlight the open block of a stream, and highlights it once the stream ends', () => {
       const stream = new MarkdownStream();
       assert.doesNotMatch(stream.push('```ts\nconst a = 1;\n').tail, /tok-/);

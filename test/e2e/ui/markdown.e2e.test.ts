@@ -1,12 +1,13 @@
 /**
  * A streamed Markdown answer as the user sees it: heading, list, table and a highlighted code block, whose Copy button
- * puts the code on the clipboard and whose "Insert at cursor" button types it into the open editor.
+ * puts the code on the clipboard and whose "Insert at cursor" button types it into the open editor; after a window
+ * reload the answer comes back from the history with its code coloured.
  */
 import * as assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ui } from './fixture';
-import { completedReply, editorText, freshChat, messages, runCommand, send } from './helpers';
+import { completedReply, editorText, freshChat, messages, openBaton, runCommand, send } from './helpers';
 
 const PROMPT = 'Show me a markdown sampler with a table and some TypeScript';
 const CODE = ['export function greet(name: string): string {', '  return `Hello, ${name}!`; // 42', '}'].join('\n');
@@ -95,5 +96,16 @@ describe('Markdown answers', function () {
     // The inserted text is an unsaved edit: drop it and close the editor.
     await runCommand(page, 'View: Revert and Close Editor');
     await page.locator('.editor-instance .monaco-editor').waitFor({ state: 'detached', timeout: 10_000 });
+
+    // From the history after a window reload: the same code, coloured (history code is coloured just after the
+    // panel paints, so this waits for the tokens rather than reading them at once).
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench .activitybar').first().waitFor({ state: 'visible', timeout: 60_000 });
+    const reloaded = await openBaton(page);
+    const again = (await completedReply(reloaded, 'That is all.')).locator('.message-body pre code');
+    await again.locator('span.tok-keyword', { hasText: 'function' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await again.textContent(), CODE, 'the code from the history shows the code exactly');
+    assert.ok(await again.locator('span.tok-comment', { hasText: '// 42' }).isVisible());
+    assert.equal(await reloaded.locator('code.hl-pending').count(), 0, 'no code block is left uncoloured');
   });
 });
