@@ -42,6 +42,8 @@ export class MessageList {
   private readonly lazy = new Set<MessageView>();
   private checkViewport = false;
   private frame = 0;
+  /** The frame after a snapshot only paints it: older shells and renders ahead wait for the next one. */
+  private paintFirst = false;
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private following = true;
 
@@ -119,7 +121,10 @@ export class MessageList {
       if (this.mountedFrom === 0) this.restoreScroll(restore.scrollTop);
       else this.pendingRestore = restore.scrollTop;
     }
-    if (this.mountedFrom > 0) this.schedule();
+    if (this.mountedFrom > 0) {
+      this.paintFirst = true;
+      this.schedule();
+    }
   }
 
   append(message: ChatMessage): void {
@@ -226,6 +231,13 @@ export class MessageList {
 
   private runFrame(): void {
     this.frame = 0;
+    if (this.paintFirst) {
+      // Mounting 200 more shells and rendering ahead in this frame would all be laid out before the newest
+      // messages first show: about 90 ms on a 1,000-message history.
+      this.paintFirst = false;
+      this.schedule();
+      return;
+    }
     // Layout is clean at the start of a frame; measure before this frame's writes.
     if (this.checkViewport) {
       this.checkViewport = false;
