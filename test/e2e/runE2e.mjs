@@ -165,9 +165,10 @@ async function runUi(vsixPath, log) {
       cwd: root,
       env: { ...process.env, ...(vsixPath ? { BATON_E2E_VSIX: vsixPath } : {}) },
     });
-  // The editor-context tests turn the workspace into a git repository and churn files; VS Code's git extension and
-  // file search do not recover within one window, so they get a VS Code of their own.
-  const own = ['test/e2e/ui/context*.e2e.test.ts'];
+  // The editor-context tests turn the workspace into a git repository and churn files, and the review test makes a
+  // folder of it one (with worktrees outside it); VS Code's git extension and file search do not recover within one
+  // window, so each group gets a VS Code of its own (the review one adds about 15 s).
+  const own = ['test/e2e/ui/context*.e2e.test.ts', 'test/e2e/ui/review.e2e.test.ts'];
   await suite(...own.flatMap((f) => ['--ignore', f]), 'test/e2e/ui/**/*.e2e.test.ts');
   for (const files of own) await suite(files);
 }

@@ -208,6 +208,20 @@ describe('git change sets (real git)', function () {
     for (const r of rows) assert.ok(r.originalPath.startsWith(join(storage, 'review', 'w1')));
   });
 
+  it('sees a same-size edit made within the second the worktree was created, also seconds later (racy git)', async () => {
+    // Start just after a second boundary, so the checkout, its index and the edit share one second: git then tells
+    // the edit from the checkout only by comparing the file's mtime with the index file's (its "racily clean" check).
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+    const cs = await create('w1');
+    await writeFile(join(cs.worktreePath, 'src/app.txt'), APP.replace('three', 'THREE'));
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(describeSummary(await changeSets.summarize(cs)), '1 file changed, +1 −1');
+    assert.deepEqual(
+      (await changeSets.originalAndModified(cs)).map((r) => r.path),
+      ['src/app.txt'],
+    );
+  });
+
   it('bounds the diff for the model and says what was cut', async () => {
     const cs = await create('w1');
     for (let i = 0; i < 30; i++) await writeFile(join(cs.worktreePath, `f${String(i).padStart(2, '0')}.txt`), 'x'.repeat(200) + '\n');

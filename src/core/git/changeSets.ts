@@ -8,7 +8,7 @@
 //   still cannot half-apply); the user's other uncommitted changes are kept, their index untouched;
 // - the paths Baton linked or copied in ("worktree include") are never a change.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ApplyConflict,
@@ -174,7 +174,15 @@ export class ChangeSets {
     const cwd = cs.worktreePath;
     try {
       try {
-        await copyFile(await this.indexPath(cwd), index);
+        const source = await this.indexPath(cwd);
+        // Racy git: an entry whose file changed in the same second the index was written is re-read
+        // only because git compares its mtime with the index file's own. A plain copy is newer, so a
+        // same-size edit made right after `worktree add` (a worker's first edit) looked unchanged in
+        // every later snapshot. The copy keeps the original's mtime, cut to the second (stat before
+        // copy: a rewrite in between only makes the copy look older, which re-reads more, never less).
+        const seconds = Math.floor((await stat(source)).mtimeMs / 1000);
+        await copyFile(source, index);
+        await utimes(index, seconds, seconds);
       } catch (err) {
         if (err instanceof GitError) throw err;
         await this.git.run(['read-tree', 'HEAD'], { cwd, env });

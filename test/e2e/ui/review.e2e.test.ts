@@ -1,0 +1,145 @@
+/**
+ * A worker's changes as the user reviews them in a real VS Code: the worker edits a file of a git repository in its
+ * own worktree; its card says "1 file changed"; one click on Review opens VS Code's multi-file diff editor with the
+ * change; Apply (after the confirmation dialog) brings it into the user's file; a second worker's change is thrown away
+ * by Discard, its worktree and branch with it.
+ *
+ * The worker edits right after its worktree is created, within the same second, without changing the file's size:
+ * the case where git's stat data alone cannot see the edit (see ChangeSets.snapshot), which once made Review, and
+ * Apply, find nothing in about half of the runs.
+ */
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
+import { completedReply, freshChat, runCommand, send } from './helpers';
+
+const run = promisify(execFile);
+const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
+
+/** The worker's card and the changes row under it (Review / Apply / Discard), found by data-testid. */
+function card(view: FrameLocator, name: string): Locator {
+  return view.locator('.worker-item').filter({ has: view.locator(`[data-testid="worker-card"][data-name="${name}"]`) });
+}
+
+/** The orchestrator delegates; the worker edits src/app.txt (relative: the runtime resolves it in the worker's folder). */
+function scriptEdit(server: ScriptedModelServer, name: string, repo: string, newLine: string): { prompt: string; summary: string } {
+  const prompt = `Worker ${name}: change the line in app.txt`;
+  const summary = `${name} is done; its change waits for your review.`;
+  server.on(
+    { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
+    { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
+  );
+  server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
+  server.on(
+    { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
+    { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: newLine } }] },
+  );
+  server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
+  server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary of ${name}` }, { text: summary });
+  return { prompt, summary };
+}
+
+async function answerDialog(page: Page, button: string): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  await dialog
+    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
+    .first()
+    .click();
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+const readApp = (repo: string): Promise<string> => readFile(join(repo, 'src', 'app.txt'), 'utf8');
+
+describe('Reviewing a worker\u2019s changes', function () {
+  this.timeout(180_000);
+
+  it('Review opens the multi-file diff with the change; Apply lands it after the dialog; Discard removes worktree and branch', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    // Widened now, before any editor opens: dragging the sash over the open diff could let go on its "revert block"
+    // arrow and undo the worker's edit.
+    await widenSideBar(page);
+    const repo = join(workspace, 'review-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+
+    const first = scriptEdit(server, 'ui-reviewer', repo, 'reviewed line');
+    await send(view, first.prompt);
+    await completedReply(view, 'Started ui-reviewer.');
+    await completedReply(view, first.summary);
+    const reviewer = card(view, 'ui-reviewer');
+    await reviewer.locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' }).waitFor({ timeout: 30_000 });
+    assert.match(await reviewer.locator('[data-testid="worker-where"]').innerText(), /worktree on baton\/ui-reviewer/);
+    assert.equal(await readApp(repo), 'original line\n', 'the user\u2019s file is untouched until Apply');
+
+    // Review, one click: VS Code's multi-file diff editor, the original against the worker's version, in the active tab.
+    await reviewer.locator('[data-testid="worker-review"]').click();
+    const tab = page.locator('.tabs-container .tab.active', { hasText: "Worker 'ui-reviewer' \u2014 1 file changed, +1 \u22121" });
+    await tab.waitFor({ state: 'visible', timeout: 15_000 });
+    const multiDiff = page.locator('.editor-instance .monaco-component.multiDiffEditor').first();
+    await multiDiff.waitFor({ state: 'visible', timeout: 10_000 });
+    // Monaco renders spaces as no-break spaces (\s matches both).
+    await multiDiff
+      .locator('.view-lines', { hasText: /reviewed\sline/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    const shown = (await multiDiff.innerText()).replace(/\u00a0/g, ' ');
+    assert.ok(shown.includes('original line') && shown.includes('reviewed line'), `both sides of the change in the diff:\n${shown}`);
+    assert.match(shown, /app\.txt/);
+    // No toast over the picture (the git extension offers to open the worktree's repository).
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden', timeout: 5_000 });
+    await mkdir(resultsDir, { recursive: true });
+    const shot = join(resultsDir, 'review.png');
+    await page.screenshot({ path: shot });
+    if (testsRepoExtension()) await copyFile(shot, join(repoRoot, 'media', 'review.png'));
+
+    // Apply, confirmed in VS Code's dialog: the user's file on disk has the change, and the card's changes are gone.
+    await reviewer.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await reviewer.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    assert.equal(await readApp(repo), 'reviewed line\n', 'Apply wrote the worker\u2019s line into the user\u2019s file');
+
+    // A second worker on the same file: Discard, confirmed, removes its worktree and branch; the file keeps the first change.
+    const second = scriptEdit(server, 'ui-discarded', repo, 'discarded line');
+    await send(view, second.prompt);
+    await completedReply(view, 'Started ui-discarded.');
+    await completedReply(view, second.summary);
+    const discarded = card(view, 'ui-discarded');
+    await discarded.locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed' }).waitFor({ timeout: 30_000 });
+    const { stdout: before } = await git(repo, 'worktree', 'list', '--porcelain');
+    assert.equal(before.split('\n').filter((l) => l.startsWith('worktree ')).length, 2, 'the second worker has its worktree');
+    await discarded.locator('[data-testid="worker-discard"]').click();
+    await answerDialog(page, 'Discard');
+    await discarded.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    assert.equal(await readApp(repo), 'reviewed line\n');
+    const { stdout: branches } = await git(repo, 'branch', '--list');
+    assert.equal(branches.trim(), '* main', 'no baton/ branch is left');
+    const { stdout: worktrees } = await git(repo, 'worktree', 'list', '--porcelain');
+    assert.deepEqual(
+      worktrees.split('\n').filter((l) => l.startsWith('worktree ')),
+      [`worktree ${repo}`],
+      'only the user\u2019s own checkout is left',
+    );
+
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+});
