@@ -1,0 +1,32 @@
+// Idle-time warm-up after the panel starts: the first answer's first frame ran the renderer cold (markdown-it,
+// DOMPurify and the TypeScript grammar not yet compiled by the JIT) and took 30–40 ms of script where a warm one
+// takes a few. One sample with the usual constructs, rendered and sanitized off-DOM, pays that before anyone waits.
+import { warmUpHighlighter } from './codeHighlight';
+import { renderMarkdown } from './markdownStream';
+import { sanitizedFragment } from './sanitize';
+
+const SAMPLE = [
+  '# Plan',
+  '',
+  'The **handler** in `src/h.ts` reads the *request* first. See [the docs](https://example.com) and https://example.com/x.',
+  '',
+  '- one',
+  '  - [x] two',
+  '',
+  '> quoted',
+  '',
+  '| a | b |',
+  '|:--|--:|',
+  '| 1 | 2 |',
+  '',
+  '```ts',
+  'export async function f(x?: number): Promise<string> { return `${x ?? 0}`; }',
+  '```',
+].join('\n');
+
+export function warmUp(): void {
+  requestIdleCallback(() => {
+    sanitizedFragment(renderMarkdown(SAMPLE));
+    warmUpHighlighter();
+  });
+}
