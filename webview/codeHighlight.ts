@@ -1,6 +1,6 @@
 // Syntax colouring with highlight.js: its core plus the languages chat answers use most (registering only these keeps
 // the webview bundle small; an unknown language is shown plain, never guessed: auto-detection runs every grammar).
-// Token classes are `tok-<scope>` (styles.css colours them from VS Code's theme variables).
+// Token classes are `tok-<scope>` (styles/code.css colours them from VS Code's theme variables).
 //
 // What must stay true: the output is the escaped code wrapped in <span class="tok-…"> only, so its textContent is the
 // code; no block longer than HIGHLIGHT_LIMIT is highlighted on its own; and no grammar ever sees a long word.

@@ -38,7 +38,7 @@ export function setText(el: Element, text: string): void {
 export type ButtonAppearance = 'primary' | 'secondary' | 'icon';
 
 /**
- * A native button styled as VS Code's (styles.css `.btn`). Native rather than the webview UI toolkit's element: the
+ * A native button styled as VS Code's (styles/controls.css `.btn`). Native rather than the webview UI toolkit's element: the
  * toolkit is deprecated upstream, and its design system cost the panel's first paint about a fifth of its budget.
  */
 export function button(appearance: ButtonAppearance, attrs: Attrs, label: string): HTMLButtonElement {

@@ -184,7 +184,7 @@ export function renderBlock(src: string, env: RenderEnv = {}): string {
   return md.render(src, { ...env });
 }
 
-/** A block shown as written (see .md-plain in styles.css). */
+/** A block shown as written (see .md-plain in styles/markdown.css). */
 export function plainBlock(text: string): string {
   return `<p class="md-plain">${chunkedHtml(text)}</p>\n`;
 }
