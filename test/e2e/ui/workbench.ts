@@ -8,18 +8,20 @@ import type { Page } from 'playwright-core';
 export async function runCommand(page: Page, title: string): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('input');
-  // Right after the workbench appears its keybindings may not be live yet: press F1 again until the palette opens.
+  // Right after the workbench appears its keybindings may not be live yet, and an editor that has just opened can
+  // take the focus and close the palette again: open it again until the row is clicked (a command whose row was
+  // never clicked did not run, so starting over cannot run it twice).
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
     try {
       await input.waitFor({ state: 'visible', timeout: 3_000 });
-      break;
+      await input.fill(`>${title}`, { timeout: 3_000 });
+      await widget.locator(`.monaco-list-row[aria-label^="${title}"]`).first().click({ timeout: 5_000 });
+      return;
     } catch (err) {
       if (attempt >= 5) throw err;
     }
   }
-  await input.fill(`>${title}`);
-  await widget.locator(`.monaco-list-row[aria-label^="${title}"]`).first().click();
 }
 
 export interface Theme {
