@@ -171,14 +171,21 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
+/** An idle period at least this long has no frame due (the browser grants up to 50 ms when nothing is animating). */
+export const LONG_IDLE_MS = 40;
+
 /** Grammars compiled ahead of need, the most used first: the first block in TypeScript took 15–45 ms, a lost frame. */
 const WARM = ['typescript', 'javascript', 'python', 'bash', 'json', 'css', 'xml', 'shell', 'yaml', 'diff'];
 
-/** Compiles the common grammars in idle time, a few at a time, so no streamed code block pays for it in a frame. */
+/**
+ * Compiles the common grammars in idle time, so no streamed code block pays for it in a frame. Only in a long idle
+ * period (no frame due, as when nothing moves): a compile takes up to 45 ms, and one started in the gap between two
+ * frames of a scroll made a 67 ms frame.
+ */
 export function warmUpHighlighter(): void {
   const queue = [...WARM];
   const step = (deadline: IdleDeadline): void => {
-    while (queue.length && deadline.timeRemaining() > 10) highlightCode('x', queue.shift()!);
+    while (queue.length && deadline.timeRemaining() >= LONG_IDLE_MS) highlightCode('x', queue.shift()!);
     if (queue.length) requestIdleCallback(step);
   };
   requestIdleCallback(step);

@@ -1,7 +1,8 @@
-// Code in a settled message is shown plain and coloured right after the panel has painted. Highlighting the code of
-// the few messages visible when a 1,000-message history opened was over half of the time from snapshot to first
-// paint (grammar compiles included); coloured a moment later, the panel shows the same text at once. Blocks are
-// coloured in idle time, in the order they were rendered (the visible ones first), a frame's share at a time.
+// The code of the messages a snapshot paints first is shown plain and coloured right after the paint. Highlighting
+// it (grammar compiles included) was over half of the time from snapshot to first paint of a 1,000-message history;
+// coloured a moment later, the panel shows the same text at once. Blocks are coloured in idle time, in the order they
+// were rendered, a frame's share at a time. Only for those first messages: the ones rendered while scrolling colour
+// at once within the list's frame budget (see MessageView.render).
 import { HIGHLIGHT_PENDING, highlightCode } from './codeHighlight';
 import { setSafeHtml } from './sanitize';
 

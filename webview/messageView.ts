@@ -100,8 +100,13 @@ export class MessageView {
     return this.message.role !== 'user';
   }
 
-  /** Renders the message for real: header, footer, actions, and markdown (or text, for the user's). Idempotent. */
-  render(): void {
+  /**
+   * Renders the message for real: header, footer, actions, and markdown (or text, for the user's). Idempotent.
+   * `deferHighlight`: its code is coloured just after the next paint (deferredHighlight.ts), for the messages a
+   * snapshot paints first. Messages rendered as they scroll into view colour theirs at once, inside the list's frame
+   * budget: deferred there, the colouring landed between the frames of the scroll and made them longer.
+   */
+  render(deferHighlight = false): void {
     if (this.rendered) return;
     const el = this.el;
     this.rendered = true;
@@ -116,8 +121,7 @@ export class MessageView {
     this.renderHeader();
     this.renderFooter();
     this.renderActions();
-    // A message rendered whole (history, or one scrolled into view) has its code coloured after the paint.
-    this.renderBody(true);
+    this.renderBody(deferHighlight);
   }
 
   appendDelta(delta: string): void {

@@ -1,7 +1,7 @@
 // Idle-time warm-up after the panel starts: the first answer's first frame ran the renderer cold (markdown-it,
 // DOMPurify and the TypeScript grammar not yet compiled by the JIT) and took 30–40 ms of script where a warm one
 // takes a few. One sample with the usual constructs, rendered and sanitized off-DOM, pays that before anyone waits.
-import { warmUpHighlighter } from './codeHighlight';
+import { LONG_IDLE_MS, warmUpHighlighter } from './codeHighlight';
 import { renderMarkdown } from './markdownStream';
 import { sanitizedFragment } from './sanitize';
 
@@ -25,8 +25,14 @@ const SAMPLE = [
 ].join('\n');
 
 export function warmUp(): void {
-  requestIdleCallback(() => {
+  const step = (deadline: IdleDeadline): void => {
+    // Only when nothing is due soon (see LONG_IDLE_MS): a cold render must not land between two frames of a scroll.
+    if (deadline.timeRemaining() < LONG_IDLE_MS) {
+      requestIdleCallback(step);
+      return;
+    }
     sanitizedFragment(renderMarkdown(SAMPLE));
     warmUpHighlighter();
-  });
+  };
+  requestIdleCallback(step);
 }
