@@ -3,43 +3,7 @@
 // second wall, so a bug in a renderer rule or a library update cannot put a script, an event handler, a style or an
 // unsafe URL into the panel.
 import DOMPurify from 'dompurify';
-
-/** Exactly what markdownRender.ts and codeHighlight.ts emit; anything else is dropped, its text kept. */
-const ALLOWED_TAGS = [
-  'a',
-  'blockquote',
-  'br',
-  'button',
-  'code',
-  'del',
-  'div',
-  'em',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'hr',
-  'input',
-  'li',
-  'ol',
-  'p',
-  'pre',
-  's',
-  'span',
-  'strong',
-  'table',
-  'tbody',
-  'td',
-  'th',
-  'thead',
-  'tr',
-  'ul',
-];
-const ALLOWED_ATTR = ['href', 'title', 'class', 'start', 'type', 'disabled', 'checked', 'aria-label', 'data-action', 'data-testid'];
-/** http(s), mailto, file, or no scheme at all (a relative path, #anchor); the same rule as safeHref. */
-const ALLOWED_URI_REGEXP = /^(?:(?:https?|mailto|file):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
+import { ALLOWED_ATTR, ALLOWED_TAGS, ALLOWED_URI_REGEXP } from './sanitizePolicy';
 
 const purify = DOMPurify(window);
 purify.addHook('uponSanitizeAttribute', (node, data) => {

@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { safeHref } from '../../webview/markdownRender';
 import { renderMarkdown } from '../../webview/markdownStream';
+import { ALLOWED_ATTR, ALLOWED_TAGS } from '../../webview/sanitizePolicy';
 
 /** Every casing of a word: 2^n variants ("javascript" gives 1,024). */
 function casings(word: string): string[] {
@@ -13,39 +14,9 @@ function casings(word: string): string[] {
   return out;
 }
 
-const TAGS = new Set([
-  'a',
-  'blockquote',
-  'br',
-  'button',
-  'code',
-  'del',
-  'div',
-  'em',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'hr',
-  'input',
-  'li',
-  'ol',
-  'p',
-  'pre',
-  's',
-  'span',
-  'strong',
-  'table',
-  'tbody',
-  'td',
-  'th',
-  'thead',
-  'tr',
-  'ul',
-]);
-const ATTRS = new Set(['href', 'title', 'class', 'start', 'type', 'disabled', 'checked', 'aria-label', 'data-action', 'data-testid']);
+// The sanitizer's own allowlist: markdown-it must emit nothing it would have to strip.
+const TAGS = new Set(ALLOWED_TAGS);
+const ATTRS = new Set(ALLOWED_ATTR);
 
 /** Each tag and attribute in markdown-it's output (it quotes every attribute value and escapes `"` inside). */
 function elements(html: string): Array<{ tag: string; attrs: Record<string, string> }> {

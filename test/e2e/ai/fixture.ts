@@ -18,6 +18,7 @@ import type { Page } from 'playwright-core';
 import { hermeticEnv } from '../../support/copilotHarness';
 import { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { CodeServer, type Workbench } from '../codeServer';
+import { saveFailureScreenshot } from '../failureScreenshot';
 import { setColorTheme, THEMES } from '../ui/workbench';
 
 export const repoRoot = resolve(__dirname, '..', '..', '..');
@@ -128,16 +129,7 @@ export const mochaHooks = {
     const test = this.currentTest;
     if (!current || test?.state !== 'failed') return;
     current.vscode.markFailed();
-    const name = test
-      .fullTitle()
-      .replace(/[^a-z0-9]+/gi, '-')
-      .slice(0, 80);
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `failed-ai-${name}.png`);
-    await current.page.screenshot({ path: file }).then(
-      () => process.stderr.write(`    screenshot of the failure: ${file}\n`),
-      () => undefined,
-    );
+    await saveFailureScreenshot(current.page, test, resultsDir, 'failed-ai-');
   },
 
   async afterAll(this: Context): Promise<void> {

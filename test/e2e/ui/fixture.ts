@@ -18,6 +18,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { hermeticEnv } from '../../support/copilotHarness';
 import { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { CodeServer, type Workbench } from '../codeServer';
+import { saveFailureScreenshot } from '../failureScreenshot';
 import { setColorTheme, THEMES } from './workbench';
 
 export const repoRoot = resolve(__dirname, '..', '..', '..');
@@ -133,16 +134,7 @@ export const mochaHooks = {
       process.stderr.write(`    errors in the workbench console:\n${consoleErrors.map((e) => `      ${e}`).join('\n')}\n`);
       consoleErrors.length = 0;
     }
-    const name = test
-      .fullTitle()
-      .replace(/[^a-z0-9]+/gi, '-')
-      .slice(0, 80);
-    await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `failed-${name}.png`);
-    await current.page.screenshot({ path: file }).then(
-      () => process.stderr.write(`    screenshot of the failure: ${file}\n`),
-      () => undefined,
-    );
+    await saveFailureScreenshot(current.page, test, resultsDir, 'failed-');
   },
 
   async afterAll(this: Context): Promise<void> {

@@ -99,15 +99,7 @@ function contentText(content: unknown): string {
 }
 
 /** Polls a condition of this process (the scripted server's recordings) until it holds. */
-export async function waitUntil<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor as waitUntil } from '../../support/waitFor';
 
 /** Text of the editor's visible lines as the user sees them (Monaco renders spaces as no-break spaces). */
 export async function editorText(page: Page): Promise<string> {
