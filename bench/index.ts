@@ -20,6 +20,8 @@ const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   ['worktrees', async () => (await import('./worktrees.bench')).benchWorktrees({ quick })],
   ['panel', async () => (await import('./panel.bench')).benchPanel({ quick })],
   ['activation', async () => (await import('./activation.bench')).benchActivation({ quick })],
+  // Last: it leaves a production build in dist/, which the sections above must not measure by accident.
+  ['package', async () => (await import('./package.bench')).benchPackage()],
 ];
 
 function format(f: BenchFigure): string {

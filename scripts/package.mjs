@@ -35,6 +35,9 @@ for (const target of targets) {
   }
   // Only the matching runtime may ship: the .vscodeignore keeps @github/copilot-sdk-*, so the other
   // platforms' packages must be absent, which npm's optional-dependency install already ensures.
+  // No skip flag. Baton has no public repository yet, so the manifest names none (never an invented one), and vsce is
+  // told that is intended instead of asking; relative README links stay relative (no repository to rewrite them
+  // against): VS Code's extension page resolves them inside the installed .vsix, which ships media/.
   run('node', [
     'node_modules/@vscode/vsce/vsce',
     'package',
@@ -43,7 +46,6 @@ for (const target of targets) {
     '--out',
     `baton-${target}.vsix`,
     '--allow-missing-repository',
-    '--skip-license',
     '--no-rewrite-relative-links',
   ]);
   console.log(`Built baton-${target}.vsix`);

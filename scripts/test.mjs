@@ -1,8 +1,9 @@
-// `npm test`: typecheck, the layering rule, lint and format, then unit, integration and e2e tests (mocha each).
+// `npm test`: typecheck, the layering rule, lint and format, then unit, integration and e2e tests (mocha each), then the
+// packaged .vsix's file list.
 // Pass layer names to run a subset: `node scripts/test.mjs unit integration`.
 import { spawn } from 'node:child_process';
 
-const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'provision', 'integration', 'e2e'];
+const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'provision', 'integration', 'e2e', 'package'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const layers = wanted.length ? wanted : all;
 const mocha = ['node_modules/mocha/bin/mocha.js', '--require', 'tsx/cjs', '--exit'];
@@ -18,6 +19,12 @@ const steps = {
   provision: ['node', ['scripts/provisionVscode.mjs']],
   integration: ['node', [...mocha, '--timeout', '120000', 'test/integration/**/*.integration.test.ts']],
   e2e: ['node', ['test/e2e/runE2e.mjs']],
+  // The .vsix of this platform, built as `npm run package` does (a production build into dist/, then vsce), and its
+  // file list checked from the zip. Last, so the e2e layer ran on the dev build; .ci/run then tests this .vsix in VS Code.
+  package: [
+    ['node', ['scripts/package.mjs']],
+    ['node', [...mocha, '--timeout', '30000', 'test/package/**/*.package.test.ts']],
+  ],
 };
 
 // Mocha's own summary lines ("N passing", "N failing"), summed over every layer for the closing line.
@@ -27,10 +34,17 @@ function count(text) {
   for (const m of text.matchAll(/^\s*(\d+) failing\b/gm)) totals.failed += Number(m[1]);
 }
 
-function run(name) {
-  const [cmd, args] = steps[name];
+async function run(name) {
+  const commands = typeof steps[name][0] === 'string' ? [steps[name]] : steps[name];
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
+  let ok = true;
+  for (const [cmd, args] of commands) if (ok) ok = await runCommand(cmd, args);
+  console.log(`=== ${name}: ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
+  return ok;
+}
+
+function runCommand(cmd, args) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
     let pending = '';
@@ -49,9 +63,8 @@ function run(name) {
     child.on('exit', (code, signal) => {
       count(pending);
       pending = '';
-      const ok = code === 0;
-      console.log(`=== ${name}: ${ok ? 'passed' : `FAILED (${signal ?? code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
-      resolve(ok);
+      if (code !== 0) console.log(`${cmd} ${args[0]} exited with ${signal ?? code}`);
+      resolve(code === 0);
     });
   });
 }
