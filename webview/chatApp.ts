@@ -75,10 +75,15 @@ export class ChatApp {
     this.list = new MessageList(this.scroller, this.post, {
       onCompleted: (view) => this.announceCompleted(view),
       onCountChanged: (count) => this.empty.setVisible(count === 0),
+      onLeave: () => this.composer.focus(),
     });
     this.permissions = new PermissionList(this.post, () => this.composer.focus());
-    this.workers = new WorkerStrip(this.post);
-    this.contextBar = new ContextBar(this.post, (chips) => this.saveState({ chips }));
+    this.workers = new WorkerStrip(this.post, (text) => this.announce(text));
+    this.contextBar = new ContextBar(
+      this.post,
+      (chips) => this.saveState({ chips }),
+      () => this.composer.focus(),
+    );
     if (this.ui.chips?.length) this.contextBar.restore(this.ui.chips);
     this.composer = new Composer({
       draft: this.ui.draft ?? '',
@@ -118,6 +123,10 @@ export class ChatApp {
       this.post({ type: 'context/drop', uris });
     });
     window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
+    // The view focused from outside (Baton: Open Chat, a keybinding, F6) with nothing focused inside: the composer.
+    window.addEventListener('focus', () => {
+      if (document.activeElement === document.body || document.activeElement === null) this.composer.focus();
+    });
   }
 
   /** Says hello; the host answers with a snapshot. */

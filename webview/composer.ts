@@ -73,7 +73,10 @@ export class Composer {
   }
 
   setBusy(busy: boolean): void {
+    // A hidden button loses the focus to nowhere: it goes to the box the user will type in next.
+    const hadFocus = !busy && document.activeElement === this.stopButton;
     this.stopButton.hidden = !busy;
+    if (hadFocus) this.focus();
   }
 
   focus(): void {

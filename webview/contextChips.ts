@@ -28,6 +28,8 @@ export class ContextBar {
   constructor(
     private readonly post: (message: WebviewMessage) => void,
     private readonly onChange: (chips: ReferenceChip[]) => void,
+    /** Where the focus goes when the chip that had it is removed and no other is left. */
+    private readonly onFocusLost: () => void = () => undefined,
   ) {
     this.list = h('div', { class: 'context-chips', role: 'list', 'aria-label': 'Context for the next message', 'data-testid': 'context-chips' });
     this.notice = h('div', { class: 'context-notice', role: 'alert', 'data-testid': 'context-notice' });
@@ -87,10 +89,18 @@ export class ContextBar {
   }
 
   private remove(chip: ReferenceChip): void {
+    const buttons = [...this.list.querySelectorAll<HTMLElement>('.context-chip-remove')];
+    const at = buttons.indexOf(document.activeElement as HTMLElement);
     if (chip.implicit) this.dismissedKey = chip.key;
     else this.chips = this.chips.filter((c) => c.key !== chip.key);
     this.render();
     this.onChange(this.chips);
+    // Removed by keyboard: the focus moves to the chip that took its place, or the one before, or the composer.
+    if (at < 0) return;
+    const left = this.list.querySelectorAll<HTMLElement>('.context-chip-remove');
+    const next = left[Math.min(at, left.length - 1)];
+    if (next) next.focus();
+    else this.onFocusLost();
   }
 
   private render(): void {

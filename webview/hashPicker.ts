@@ -30,9 +30,9 @@ export class HashPicker {
   ) {
     this.el = h('div', { class: 'hash-picker', role: 'listbox', id: 'hash-picker', 'aria-label': 'Attach context', 'data-testid': 'hash-picker' });
     this.el.hidden = true;
-    textarea.setAttribute('aria-haspopup', 'listbox');
+    // A textarea cannot be a combobox (no aria-expanded or aria-haspopup on a textbox): it names the list it controls,
+    // and aria-activedescendant, which a textbox supports, has screen readers read the active option.
     textarea.setAttribute('aria-controls', 'hash-picker');
-    textarea.setAttribute('aria-expanded', 'false');
     textarea.addEventListener('input', () => this.update());
     textarea.addEventListener('blur', () => this.close());
     textarea.addEventListener('click', () => this.update());
@@ -73,7 +73,6 @@ export class HashPicker {
     this.active = Math.min(this.active, kinds.length - 1);
     this.open = true;
     this.el.hidden = false;
-    this.textarea.setAttribute('aria-expanded', 'true');
     this.render();
   }
 
@@ -82,7 +81,6 @@ export class HashPicker {
     this.open = false;
     this.active = 0;
     this.el.hidden = true;
-    this.textarea.setAttribute('aria-expanded', 'false');
     this.textarea.removeAttribute('aria-activedescendant');
   }
 

@@ -28,6 +28,8 @@ export interface MessageListHooks {
   onCompleted(view: MessageView): void;
   /** The number of messages changed (the empty state depends on it). */
   onCountChanged(count: number): void;
+  /** Escape in the conversation: back to the composer. */
+  onLeave(): void;
 }
 
 export class MessageList {
@@ -44,7 +46,6 @@ export class MessageList {
   private frame = 0;
   /** The frame after a snapshot only paints it: older shells and renders ahead wait for the next one. */
   private paintFirst = false;
-  private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private following = true;
 
   constructor(
@@ -52,14 +53,18 @@ export class MessageList {
     private readonly post: Post,
     private readonly hooks: MessageListHooks,
   ) {
+    // Not a live region itself (a log's default is polite): it would read every block a streaming reply adds. The
+    // panel's announcer says each reply once it settled (ChatApp.announceCompleted). One tab stop; the arrows,
+    // Home and End move through the messages, Escape goes back to the composer.
     this.el = h('div', {
       class: 'log',
       role: 'log',
-      'aria-live': 'polite',
-      'aria-relevant': 'additions',
+      'aria-live': 'off',
       'aria-label': 'Conversation',
+      tabindex: 0,
       'data-testid': 'messages',
     });
+    this.el.addEventListener('keydown', (e) => this.onKeyDown(e));
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
@@ -88,10 +93,6 @@ export class MessageList {
   reset(messages: ChatMessage[], restore?: { scrollTop?: number; pinned?: boolean }): void {
     this.dirty.clear();
     this.lazy.clear();
-    // A snapshot is not news: mute the live region while the log is rebuilt, or a screen reader would read it all.
-    this.el.setAttribute('aria-live', 'off');
-    clearTimeout(this.liveTimer);
-    this.liveTimer = setTimeout(() => this.el.setAttribute('aria-live', 'polite'), 1000);
 
     // Measured before the new DOM goes in, so this forces no layout of it.
     const viewport = this.scroller.clientHeight || window.innerHeight || 800;
@@ -183,6 +184,31 @@ export class MessageList {
     this.following = true;
     this.pendingRestore = undefined;
     this.stick();
+  }
+
+  /** Arrow keys move the focus from message to message (each takes it with tabindex -1 while it has it). */
+  private onKeyDown(e: KeyboardEvent): void {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      this.hooks.onLeave();
+      return;
+    }
+    const mounted = this.order.slice(this.mountedFrom);
+    if (!mounted.length) return;
+    const current = mounted.findIndex((v) => v.el === document.activeElement);
+    let next: number;
+    if (e.key === 'ArrowUp') next = current < 0 ? mounted.length - 1 : Math.max(0, current - 1);
+    else if (e.key === 'ArrowDown') next = current < 0 ? mounted.length - 1 : Math.min(mounted.length - 1, current + 1);
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = mounted.length - 1;
+    else return;
+    e.preventDefault();
+    const view = mounted[next]!;
+    view.render();
+    view.el.tabIndex = -1;
+    view.el.focus({ preventScroll: true });
+    view.el.scrollIntoView({ block: 'nearest' });
   }
 
   private setEstimate(view: MessageView): void {

@@ -64,6 +64,8 @@ export class PermissionList {
       choice.addEventListener('click', () => {
         if (el.dataset.answered !== undefined) return;
         el.dataset.answered = decision;
+        // A disabled button drops the focus to nowhere: the prompt holds it until it goes (then the composer has it).
+        if (row.contains(document.activeElement)) el.focus();
         for (const b of row.children) b.setAttribute('disabled', '');
         status.textContent = decision === 'deny' ? 'Denied' : 'Allowed';
         this.post({ type: 'permission/answer', id: prompt.id, decision });

@@ -40,7 +40,11 @@ export class WorkerStrip {
   private cards = new Map<string, Card>();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly post: Post) {
+  constructor(
+    private readonly post: Post,
+    /** Says something to screen readers (the panel's live region): a worker finishing. */
+    private readonly announce: (text: string) => void = () => undefined,
+  ) {
     this.list = h('div', { class: 'worker-list', role: 'list' });
     this.el = h('section', { class: 'workers', 'aria-label': 'Background workers', 'data-testid': 'workers' }, this.list);
     this.el.hidden = true;
@@ -50,9 +54,12 @@ export class WorkerStrip {
     const next = new Map<string, Card>();
     const items: HTMLElement[] = [];
     for (const worker of workers) {
-      const card = this.cards.get(worker.name) ?? this.createCard(worker);
+      const known = this.cards.get(worker.name);
+      const card = known ?? this.createCard(worker);
+      const finished = known?.worker.state === 'running' && worker.state !== 'running';
       card.worker = worker;
       this.fill(card);
+      if (finished) this.announce(this.finishedText(worker));
       next.set(worker.name, card);
       items.push(card.el.parentElement!);
     }
@@ -63,6 +70,12 @@ export class WorkerStrip {
     if (current.length !== items.length || current.some((el, i) => el !== items[i])) this.list.replaceChildren(...items);
     this.el.hidden = workers.length === 0;
     this.syncTicker();
+  }
+
+  private finishedText(worker: WorkerCard): string {
+    const c = worker.changes;
+    const changes = c?.files ? `, ${c.files} file${c.files === 1 ? '' : 's'} changed, waiting for your review` : '';
+    return `${worker.name} finished: ${STATE_LABEL[worker.state] ?? worker.state}${changes}`;
   }
 
   dispose(): void {
@@ -127,7 +140,10 @@ export class WorkerStrip {
     card.where.hidden = !card.where.textContent;
     card.where.dataset.sandbox = box?.state ?? '';
     const c = worker.changes;
+    // Applied or discarded: the buttons go, and the focus they had goes to the card rather than nowhere.
+    const focusLost = !c?.files && card.changes.contains(document.activeElement);
     card.changes.hidden = !c?.files;
+    if (focusLost) el.focus();
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }

@@ -1,6 +1,6 @@
 /**
  * The panel follows VS Code's colour theme: switched the way a user does (Preferences: Color Theme), the webview gets
- * the theme's kind and variables, and its colours change with them. Saves test-results/panel-{dark,light,hc}.png.
+ * the theme's kind and variables, and its colours change with them. Saves test-results/panel-{dark,light,hc,hcLight}.png.
  */
 import * as assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -62,7 +62,7 @@ describe('Themes', function () {
     await setColorTheme(page, DEFAULT_THEME).catch(() => undefined);
   });
 
-  it('follows the colour theme: dark, light and high contrast (screenshots in test-results/)', async () => {
+  it('follows the colour theme: dark, light, high contrast and high contrast light (screenshots in test-results/)', async () => {
     const { page, view } = await freshChat();
     ui().server.on({ lastUserIncludes: PROMPT, name: 'themed sample' }, { text: REPLY });
     await send(view, PROMPT);
@@ -85,7 +85,7 @@ describe('Themes', function () {
       await page.screenshot({ path: join(resultsDir, `panel-${kind}.png`) });
     }
 
-    const { dark, light, hc } = looks as Record<keyof typeof THEMES, Look>;
+    const { dark, light, hc, hcLight } = looks as Record<keyof typeof THEMES, Look>;
     assert.notEqual(dark.workbenchSideBar, light.workbenchSideBar, 'the background behind the panel differs between dark and light');
     assert.notEqual(dark.sideBarVar, light.sideBarVar);
     assert.notEqual(dark.bodyColor, light.bodyColor, 'text colour differs between dark and light');
@@ -93,5 +93,8 @@ describe('Themes', function () {
     assert.ok(dark.keywordColor && light.keywordColor && dark.keywordColor !== light.keywordColor, 'syntax colours follow the theme');
     assert.notEqual(hc.sideBarVar, light.sideBarVar);
     assert.match(hc.bodyClass, /vscode-high-contrast/);
+    assert.match(hcLight.bodyClass, /vscode-high-contrast-light/);
+    assert.notEqual(hcLight.sideBarVar, hc.sideBarVar);
+    assert.notEqual(hcLight.bodyColor, hc.bodyColor, 'text colour differs between the two high contrast themes');
   });
 });

@@ -38,6 +38,7 @@ export const THEMES = {
   dark: { label: 'Default Dark Modern', pick: 'Dark Modern', workbench: 'vs-dark', webview: 'vscode-dark' },
   light: { label: 'Default Light Modern', pick: 'Light Modern', workbench: 'vs', webview: 'vscode-light' },
   hc: { label: 'Default High Contrast', pick: 'Dark High Contrast', workbench: 'hc-black', webview: 'vscode-high-contrast' },
+  hcLight: { label: 'Default High Contrast Light', pick: 'Light High Contrast', workbench: 'hc-light', webview: 'vscode-high-contrast-light' },
 } as const satisfies Record<string, Theme>;
 
 /**
@@ -65,6 +66,7 @@ function themeClass(label: string): string {
     'Default Dark Modern': 'dark_modern',
     'Default Light Modern': 'light_modern',
     'Default High Contrast': 'hc_black',
+    'Default High Contrast Light': 'hc_light',
   };
   return `vscode-theme-defaults-themes-${file[label] ?? label}-json`;
 }
