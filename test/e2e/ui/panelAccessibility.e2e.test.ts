@@ -8,6 +8,7 @@
  * - the live region says a reply once it settled (never its deltas), a worker finishing and a permission request;
  *   roles and names come from Playwright's accessibility snapshot;
  * - high contrast dark and light: every control has a visible border and focus outline (test-results/a11y-*.png).
+ * Named to run after chat.e2e.test.ts, which opens the view from a closed side bar.
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
