@@ -37,16 +37,26 @@ export function setText(el: Element, text: string): void {
 
 export type ButtonAppearance = 'primary' | 'secondary' | 'icon';
 
+/** @vscode-elements/elements-lite's classes for each look (its CSS is bundled into dist/webview.css). */
+const APPEARANCE_CLASSES: Record<ButtonAppearance, string[]> = {
+  primary: ['vscode-button'],
+  secondary: ['vscode-button', 'secondary'],
+  icon: ['vscode-action-button'],
+};
+const ALL_APPEARANCE_CLASSES = ['vscode-button', 'secondary', 'vscode-action-button'];
+
 /**
- * A native button styled as VS Code's (styles/controls.css `.btn`). Native rather than the webview UI toolkit's element: the
- * toolkit is deprecated upstream, and its design system cost the panel's first paint about a fifth of its budget.
+ * A native button styled by @vscode-elements/elements-lite, the CSS-only part of the maintained successor of the
+ * archived webview UI toolkit: native elements, so no web component's design system costs the first paint.
  */
 export function button(appearance: ButtonAppearance, attrs: Attrs, label: string): HTMLButtonElement {
-  const el = h('button', { type: 'button', ...attrs, class: attrs.class ? `btn ${attrs.class}` : 'btn' }, label);
+  const el = h('button', { type: 'button', ...attrs }, label);
   setAppearance(el, appearance);
   return el;
 }
 
 export function setAppearance(el: HTMLElement, appearance: ButtonAppearance): void {
+  el.classList.remove(...ALL_APPEARANCE_CLASSES);
+  el.classList.add(...APPEARANCE_CLASSES[appearance]);
   el.dataset.appearance = appearance;
 }

@@ -251,7 +251,7 @@ export class MessageView {
     const time = new Date(message.ts);
     const parts: HTMLElement[] = [];
     if (message.role === 'background') {
-      parts.push(h('span', { class: 'message-author badge', 'data-testid': 'background-badge' }, ROLE_LABEL.background));
+      parts.push(h('span', { class: 'message-author vscode-badge', 'data-testid': 'background-badge' }, ROLE_LABEL.background));
       if (message.source) parts.push(h('span', { class: 'message-source' }, message.source));
     } else {
       parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));

@@ -73,7 +73,7 @@ export interface Focused {
   /** Tag, test id and accessible label of the focused element; 'body' when the focus is nowhere. */
   what: string;
   testid: string;
-  /** The focus ring: a non-transparent outline at least 1 px wide, or a box-shadow. */
+  /** The focus ring: a non-transparent outline at least 1 px wide, a box-shadow, or a border in the focus colour. */
   visible: boolean;
 }
 
@@ -86,8 +86,15 @@ export async function focused(view: FrameLocator): Promise<Focused> {
     const s = getComputedStyle(el);
     const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 1 && !/rgba\(\d+, \d+, \d+, 0\)|transparent/.test(s.outlineColor);
     const shadow = s.boxShadow !== 'none';
+    // Or a border in the theme's focus colour (elements-lite's icon buttons mark the focus so).
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--vscode-focusBorder)';
+    document.body.append(probe);
+    const focusColor = getComputedStyle(probe).color;
+    probe.remove();
+    const border = parseFloat(s.borderTopWidth) >= 1 && s.borderTopStyle !== 'none' && s.borderTopColor === focusColor;
     const label = el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '';
-    return { what: `${el.tagName.toLowerCase()} "${label}"`, testid: el.dataset.testid ?? '', visible: outline || shadow };
+    return { what: `${el.tagName.toLowerCase()} "${label}"`, testid: el.dataset.testid ?? '', visible: outline || shadow || border };
   });
 }
 
