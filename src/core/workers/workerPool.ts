@@ -25,6 +25,7 @@ import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from '
 import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
+import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
 import {
   SessionInUseError,
@@ -168,6 +169,11 @@ export class WorkerPool {
   }
 
   /** The worker's events as readable text. */
+  /** The network a worker started now would get, with any setting the runtime would refuse (for Doctor). */
+  network(): WorkerNetwork {
+    return this.setup.network();
+  }
+
   transcript(name: string): string {
     return this.reg.transcript(name);
   }
