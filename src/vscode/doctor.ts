@@ -2,7 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { describeNetwork } from '../core/workers/workerNetwork';
+import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
 
 async function folderSize(dir: string): Promise<number> {
@@ -69,18 +69,9 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
   });
   await check('Workers\u2019 network', async () => {
-    const network = core.pool.network();
-    const line = describeNetwork(network);
-    if (network.problems.length) throw new Error(`${line}. Fix the entries; until then workers run with no network.`);
-    const support = core.sessions.sandboxSupport;
-    if (network.mode !== 'deny' && support.available && !support.networkAvailable) throw new Error(`network off: ${support.networkReason}`);
-    const machine = network.machineBlocked.length ? `; blocked for workers: ${network.machineBlocked.join(', ')}` : '';
-    const proxy = network.proxy?.username ? ' (its credentials go to the sandbox proxy in their own fields, never to a worker)' : '';
-    const seen = core.pool
-      .list()
-      .filter((w) => w.sandbox?.network?.verified)
-      .map((w) => `${w.name}: ${w.sandbox!.network!.mode}`);
-    return `${line}${proxy}${machine}${seen.length ? `; confirmed by the runtime for ${seen.join(', ')}` : ''}`;
+    const report = networkReport(core.pool.network(), core.sessions.sandboxSupport, core.pool.list());
+    if (!report.ok) throw new Error(report.text);
+    return report.text;
   });
   await check('Worker changes', async () => {
     const pending = core.pool.changes?.list() ?? [];

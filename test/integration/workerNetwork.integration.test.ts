@@ -10,12 +10,12 @@
 // - allowedHosts with a test host name that the user's proxy (a test proxy here, with credentials)
 //   resolves: that host reached, another refused by the sandbox proxy before the user's proxy sees it;
 //   the credentials reach the proxy and never the worker's environment or the model.
-// - a bad host entry: the card names it and the worker runs with no network.
+// - a bad host entry: the card and Doctor name it, and the worker runs with no network.
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { machineAddresses } from '../../src/core/workers/workerNetwork';
+import { machineAddresses, networkReport } from '../../src/core/workers/workerNetwork';
 import { makeRepo, testGit } from '../support/gitFixture';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
@@ -217,7 +217,7 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
     assert.match(card('fetcher').sandbox!.network!.line, /only api\.baton\.test; via your proxy http:\/\/127\.0\.0\.1:\d+ \(signed in\)$/);
   });
 
-  it("a bad host entry is named on the card and in the pool's network report, and the worker runs with no network", async () => {
+  it('a bad host entry is named on the card and in Doctor, and the worker runs with no network', async () => {
     core.workerSettings.trustWorkingDir = true;
     core.workerSettings.network = 'allow';
     core.workerSettings.blockedHosts = ['https://tracker.example/'];
@@ -233,5 +233,9 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
       report.problems.map((p) => [p.setting, p.entry, p.problem]),
       [['baton.workers.blockedHosts', 'https://tracker.example/', 'url']],
     );
+    // What Baton: Doctor shows for it.
+    const doctor = networkReport(report, core.sessions.sandboxSupport, core.pool.list());
+    assert.equal(doctor.ok, false);
+    assert.match(doctor.text, /^network off: baton\.workers\.blockedHosts: 'https:\/\/tracker\.example\/' is a URL.*until then workers run with no network\.$/);
   });
 });

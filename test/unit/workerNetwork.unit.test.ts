@@ -7,6 +7,7 @@ import {
   describeNetwork,
   hostRuleProblem,
   machineAddresses,
+  networkReport,
   NetworkSettingError,
   parseProxy,
   resolveWorkerNetwork,
@@ -98,6 +99,28 @@ describe('worker network policy', () => {
       ],
     );
     assert.match(describeNetwork(n), /^network off: baton\.workers\.allowedHosts: 'https:\/\/x\.example\/' .*; baton\.workers\.blockedHosts: '10\.0\.0\.0\/8'/);
+  });
+
+  it("Doctor's line: an error naming each bad entry; otherwise the mode, what Baton blocks, and what the runtime confirmed", () => {
+    const bad = networkReport(resolveWorkerNetwork({ mode: 'internet', allowedHosts: ['registry.npmjs.org:443'] }, MACHINE), linux, []);
+    assert.equal(bad.ok, false);
+    assert.match(bad.text, /^network off: baton\.workers\.allowedHosts: 'registry\.npmjs\.org:443' has a port; .*until then workers run with no network\.$/);
+    const good = networkReport(resolveWorkerNetwork({ mode: 'internet', proxy: 'http://u:pw@proxy.corp:3128' }, MACHINE), linux, [
+      { name: 'w1', sandbox: { network: { mode: 'internet', verified: true } } },
+      { name: 'w2', sandbox: { network: { mode: 'internet' } } },
+    ]);
+    assert.equal(good.ok, true);
+    assert.match(
+      good.text,
+      /^network: internet only .*via your proxy http:\/\/proxy\.corp:3128 \(signed in\) \(its credentials go to the sandbox proxy in their own fields, never to a worker\); blocked for workers: 192\.168\.1\.20, fd00::20, 169\.254\.169\.254; as the runtime reports for w1: internet$/,
+    );
+    assert.doesNotMatch(good.text, /pw/);
+    const noTools = networkReport(
+      resolveWorkerNetwork({ mode: 'allow' }, MACHINE),
+      { available: true, networkAvailable: false, networkReason: 'needs slirp4netns' },
+      [],
+    );
+    assert.deepEqual(noTools, { ok: false, text: 'network off: needs slirp4netns' });
   });
 
   it('cuts the network where the sandbox cannot filter it (no slirp4netns/iptables), whatever the mode', () => {

@@ -171,3 +171,17 @@ export function describeNetwork(n: WorkerNetwork): string {
   const via = n.mode !== 'deny' && n.proxy ? `; via your proxy ${n.proxy.url}${n.proxy.username ? ' (signed in)' : ''}` : '';
   return `${base}${proxied}${only}${blocked}${via}`;
 }
+
+/** Doctor's network line: the mode a worker started now gets, what Baton blocks, and what the runtime confirmed. */
+export function networkReport(
+  n: WorkerNetwork,
+  support: { available: boolean; networkAvailable: boolean; networkReason?: string },
+  workers: Array<{ name: string; sandbox?: { network?: { mode: NetworkMode; verified?: boolean } } }>,
+): { ok: boolean; text: string } {
+  if (n.problems.length) return { ok: false, text: `${describeNetwork(n)}. Fix the entries; until then workers run with no network.` };
+  if (n.mode !== 'deny' && support.available && !support.networkAvailable) return { ok: false, text: `network off: ${support.networkReason ?? 'unavailable'}` };
+  const proxy = n.proxy?.password !== undefined ? ' (its credentials go to the sandbox proxy in their own fields, never to a worker)' : '';
+  const machine = n.machineBlocked.length ? `; blocked for workers: ${n.machineBlocked.join(', ')}` : '';
+  const seen = workers.filter((w) => w.sandbox?.network?.verified).map((w) => `${w.name}: ${w.sandbox!.network!.mode}`);
+  return { ok: true, text: `${describeNetwork(n)}${proxy}${machine}${seen.length ? `; as the runtime reports for ${seen.join(', ')}` : ''}` };
+}
