@@ -161,8 +161,8 @@ export function describeNetwork(n: WorkerNetwork): string {
     n.mode === 'deny'
       ? 'network off'
       : n.mode === 'internet'
-        ? 'network: internet only (HTTP(S) through the sandbox proxy; not this machine, not the local network)'
-        : 'network: everything, this machine and the local network included (baton.workers.network "allow")';
+        ? 'network: internet only, not this machine or the local network'
+        : "network: everything, this machine's addresses and the local network included";
   // With a host list the runtime lets out only what goes through its sandbox proxy (measured).
   const proxied = n.mode === 'allow' && (n.allowedHosts.length || n.blockedHosts.length) ? '; HTTP(S) only, through the sandbox proxy' : '';
   const only = n.mode !== 'deny' && n.allowedHosts.length ? `; only ${n.allowedHosts.join(', ')}` : '';
