@@ -150,7 +150,8 @@ export function resolveWorkerNetwork(settings: NetworkSettings, machine: string[
   const machineBlocked = requested === 'internet' ? [...new Set([...machine, METADATA])] : [];
   const blockedHosts = [...new Set([...userBlocked, ...machineBlocked])];
   // Without a host list the runtime puts a credentialed proxy into the shell's URL, then refuses to run anything (measured).
-  if (proxy?.password !== undefined && !blockedHosts.length && !allowedHosts.length) blockedHosts.push(PROXY_AUTH_ONLY);
+  const signsIn = proxy?.username !== undefined || proxy?.password !== undefined;
+  if (signsIn && !blockedHosts.length && !allowedHosts.length) blockedHosts.push(PROXY_AUTH_ONLY);
   return { requested, mode: requested, allowedHosts, blockedHosts, machineBlocked, ...(proxy ? { proxy } : {}), problems };
 }
 
@@ -180,7 +181,10 @@ export function networkReport(
 ): { ok: boolean; text: string } {
   if (n.problems.length) return { ok: false, text: `${describeNetwork(n)}. Fix the entries; until then workers run with no network.` };
   if (n.mode !== 'deny' && support.available && !support.networkAvailable) return { ok: false, text: `network off: ${support.networkReason ?? 'unavailable'}` };
-  const proxy = n.proxy?.password !== undefined ? ' (its credentials go to the sandbox proxy in their own fields, never to a worker)' : '';
+  const proxy =
+    n.proxy?.username !== undefined || n.proxy?.password !== undefined
+      ? ' (its credentials go to the sandbox proxy in their own fields, never to a worker)'
+      : '';
   const machine = n.machineBlocked.length ? `; blocked for workers: ${n.machineBlocked.join(', ')}` : '';
   const seen = workers.filter((w) => w.sandbox?.network?.verified).map((w) => `${w.name}: ${w.sandbox!.network!.mode}`);
   return { ok: true, text: `${describeNetwork(n)}${proxy}${machine}${seen.length ? `; as the runtime reports for ${seen.join(', ')}` : ''}` };
