@@ -185,7 +185,9 @@ export function networkReport(
     n.proxy?.username !== undefined || n.proxy?.password !== undefined
       ? ' (its credentials go to the sandbox proxy in their own fields, never to a worker)'
       : '';
-  const machine = n.machineBlocked.length ? `; blocked for workers: ${n.machineBlocked.join(', ')}` : '';
+  // Counted, not listed: Doctor's report is meant to be pasted into a bug.
+  const own = n.machineBlocked.filter((a) => a !== METADATA).length;
+  const machine = n.machineBlocked.length ? `; Baton also blocks this machine's ${own} address${own === 1 ? '' : 'es'} and ${METADATA}` : '';
   const seen = workers.filter((w) => w.sandbox?.network?.verified).map((w) => `${w.name}: ${w.sandbox!.network!.mode}`);
   return { ok: true, text: `${describeNetwork(n)}${proxy}${machine}${seen.length ? `; as the runtime reports for ${seen.join(', ')}` : ''}` };
 }
