@@ -155,7 +155,7 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
       const net = card(w).sandbox?.network;
       assert.equal(net?.mode, 'internet');
       assert.equal(net?.verified, true, `${w}: the runtime reported the mode`);
-      assert.match(net!.line, /^network: internet only, not this machine or the local network/);
+      assert.match(net!.line, /^network: internet over HTTP\(S\), not this machine or the local network$/);
     }
   });
 

@@ -27,7 +27,7 @@ describe('worker network policy', () => {
     const { n, network } = config({ mode: 'internet' });
     assert.equal(n.mode, 'internet');
     assert.deepEqual(network, { allowOutbound: true, allowLocalNetwork: false, blockedHosts: ['192.168.1.20', 'fd00::20', '169.254.169.254'] });
-    assert.match(describeNetwork(n), /^network: internet only, not this machine or the local network/);
+    assert.match(describeNetwork(n), /^network: internet over HTTP\(S\), not this machine or the local network$/);
   });
 
   it('"internet" keeps a host list on a machine with no address, so the runtime still filters through its proxy', () => {
@@ -54,7 +54,7 @@ describe('worker network policy', () => {
     });
     assert.equal(
       describeNetwork(n),
-      'network: internet only, not this machine or the local network; only registry.npmjs.org, *.github.com; never evil.example; via your proxy http://proxy.corp:3128',
+      'network: internet over HTTP(S), not this machine or the local network; only registry.npmjs.org, *.github.com; never evil.example; via your proxy http://proxy.corp:3128',
     );
   });
 
@@ -112,7 +112,7 @@ describe('worker network policy', () => {
     assert.equal(good.ok, true);
     assert.match(
       good.text,
-      /^network: internet only, .*via your proxy http:\/\/proxy\.corp:3128 \(signed in\) \(its credentials go to the sandbox proxy in their own fields, never to a worker\); Baton also blocks this machine's 2 addresses and 169\.254\.169\.254; as the runtime reports for w1: internet$/,
+      /^network: internet over HTTP\(S\), .*via your proxy http:\/\/proxy\.corp:3128 \(signed in\) \(its credentials go to the sandbox proxy in their own fields, never to a worker\); Baton also blocks this machine's 2 addresses and 169\.254\.169\.254; as the runtime reports for w1: internet$/,
     );
     assert.doesNotMatch(good.text, /pw|192\.168\.1\.20/);
     const noTools = networkReport(

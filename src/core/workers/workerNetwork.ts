@@ -162,7 +162,7 @@ export function describeNetwork(n: WorkerNetwork): string {
     n.mode === 'deny'
       ? 'network off'
       : n.mode === 'internet'
-        ? 'network: internet only, not this machine or the local network'
+        ? 'network: internet over HTTP(S), not this machine or the local network'
         : "network: everything, this machine's addresses and the local network included";
   // With a host list the runtime lets out only what goes through its sandbox proxy (measured).
   const proxied = n.mode === 'allow' && (n.allowedHosts.length || n.blockedHosts.length) ? '; HTTP(S) only, through the sandbox proxy' : '';
