@@ -2,7 +2,7 @@
 // asked for. What each mode then reaches is tested against the real runtime in
 // test/integration/workerNetwork.integration.test.ts.
 import * as assert from 'node:assert/strict';
-import { toSandboxConfig, type SandboxPolicy } from '../../src/core/copilot/sandbox';
+import { reportedNetworkMode, toSandboxConfig, type SandboxPolicy } from '../../src/core/copilot/sandbox';
 import {
   describeNetwork,
   hostRuleProblem,
@@ -126,6 +126,13 @@ describe('worker network policy', () => {
   it('cuts the network where the sandbox cannot filter it (no slirp4netns/iptables), whatever the mode', () => {
     const support = { available: true, networkAvailable: false, networkReason: 'needs slirp4netns' };
     assert.deepEqual(config({ mode: 'internet' }, support).network, { allowOutbound: false });
+  });
+
+  it("reads the mode in force from the runtime's policy_resolved event (its fields as measured)", () => {
+    assert.equal(reportedNetworkMode({ allowOutbound: false, allowLocalNetwork: false }), 'deny');
+    assert.equal(reportedNetworkMode({ allowOutbound: true, allowLocalNetwork: false }), 'internet');
+    assert.equal(reportedNetworkMode({ allowOutbound: true, allowLocalNetwork: true }), 'allow');
+    assert.equal(reportedNetworkMode({}), undefined, 'an event without the fields confirms nothing');
   });
 
   it("lists this machine's own addresses, not its loopback", () => {
