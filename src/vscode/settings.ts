@@ -59,12 +59,17 @@ export function readWorkerSettings(): WorkerSettings {
     trustWorkingDir: c.get<boolean>('workers.trustWorkingDirectory', false),
     sandbox: c.get<string>('workers.sandbox', 'auto') === 'off' ? 'off' : 'auto',
     network: networkMode(c.get<string>('workers.network', 'internet')),
-    allowedHosts: c.get<unknown[]>('workers.allowedHosts', []).map(String),
-    blockedHosts: c.get<unknown[]>('workers.blockedHosts', []).map(String),
+    allowedHosts: hostList(c.get<unknown>('workers.allowedHosts', [])),
+    blockedHosts: hostList(c.get<unknown>('workers.blockedHosts', [])),
     proxy: userProxy(),
     isolation: c.get<string>('workers.isolation', 'worktree') === 'none' ? 'none' : 'worktree',
     worktreeInclude: c.get<string[]>('workers.worktreeInclude', []).filter((e) => typeof e === 'string' && e.trim()),
   };
+}
+
+/** Every entry, as text: a wrong one is named by the worker's card and Doctor, never dropped here. */
+function hostList(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : [JSON.stringify(raw)];
 }
 
 function networkMode(raw: string): NetworkMode {

@@ -168,12 +168,12 @@ export class WorkerPool {
     return `Killed idle worker '${name}'; its session was disconnected.`;
   }
 
-  /** The worker's events as readable text. */
   /** The network a worker started now would get, with any setting the runtime would refuse (for Doctor). */
   network(): WorkerNetwork {
     return this.setup.network();
   }
 
+  /** The worker's events as readable text. */
   transcript(name: string): string {
     return this.reg.transcript(name);
   }
