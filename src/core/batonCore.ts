@@ -112,6 +112,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       logger,
       sessionDirectory,
       ...deps.runtime,
+      environment: () => deps.settings.workers().environment ?? {},
       fallbackModels: () => {
         const s = deps.settings.orchestrator().routing;
         return [...new Set([s.model, ...Object.values(s.tiers)])];
