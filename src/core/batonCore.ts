@@ -153,9 +153,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // Delivered once the orchestrator's session takes it: a window closed while it waited in the
     // queue leaves it in the inbox for the next start, while a failed summary turn does not make
     // it come back again.
-    deliver: (text, origin) => {
+    deliver: (text, origin, _inboxId, workerResult) => {
       if (!orchestrator) throw new Error('The orchestrator is not ready');
-      return orchestrator.enqueue(text, origin).started;
+      return orchestrator.enqueue(text, origin, workerResult ? { workerResult } : undefined).started;
     },
   });
   const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });

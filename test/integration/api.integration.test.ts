@@ -178,7 +178,10 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     assert.equal(job.workingDir, project);
     const result = await job.result;
     assert.equal(result.state, 'done');
-    assert.match(result.text, /^\[Background task completed\] Worker 'utils-test' finished:[\s\S]*All 3 tests pass\./);
+    // The worker's report alone: no wrapper written for the model.
+    assert.equal(result.text, 'Added test/utils.test.ts.\nAll 3 tests pass.');
+    const finishedEvent = events.find((e): e is Extract<BatonEvent, { type: 'worker.finished' }> => e.type === 'worker.finished');
+    assert.equal(finishedEvent?.result, 'Added test/utils.test.ts.\nAll 3 tests pass.');
 
     const s = shape(events);
     assert.equal(s[0], 'worker.started:utils-test');
@@ -192,6 +195,14 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     // The orchestrator hears of it too (one conversation), as a result to be answered on the api channel.
     const bg = await waitFor('the background turn', () => backgroundTurns()[0]);
     assert.deepEqual(bg.origin, { channel: 'background', worker: 'utils-test', replyTo: 'api' });
+    // The model still gets the wrapper: the report as data.
+    const toModel = (
+      await waitFor('the result reaching the model', () => core.server.chatRequests().find((r) => r.lastUserText?.includes("Worker 'utils-test'")))
+    ).lastUserText!;
+    assert.match(
+      toModel,
+      /\[Background task completed\] Worker 'utils-test' finished:\n\n<worker-output>\nAdded test\/utils\.test\.ts\.\nAll 3 tests pass\.\n<\/worker-output>/,
+    );
 
     // A second call is a second, fresh worker session.
     core.server.on({ lastUserIncludes: 'TASK-api again' }, { text: 'Done again.' });
@@ -263,7 +274,7 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     core.server.on({ lastUserIncludes: 'TASK-tool lint' }, { text: 'No lint errors.' });
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'linter'" }, { text: 'Lint is clean.' });
     const report = await runTool(core.access, 'baton_delegate', { task: 'TASK-tool lint', folder: project, name: 'linter', wait: true });
-    assert.match(report, /^Baton worker 'linter' finished\. Its report:\n\n\[Background task completed\] Worker 'linter' finished:[\s\S]*No lint errors\./);
+    assert.equal(report, "Baton worker 'linter' finished. Its report:\n\nNo lint errors.");
     assert.match(await runTool(core.access, 'baton_workers', {}), /Recently finished:\n- linter: done in /);
     assert.match(await runTool(core.access, 'baton_workers', { name: 'linter' }), /^Worker 'linter': done in [\s\S]*No lint errors\./);
     await assert.rejects(runTool(core.access, 'baton_workers', { name: 'ghost' }), /No worker named 'ghost'/);

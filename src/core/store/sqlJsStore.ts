@@ -283,7 +283,7 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- inbox
 
-  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number {
+  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string }): number {
     const id = this.freshId('inbox');
     this.commit({ op: 'addInbox', issued: id, ...row, ts: sqliteTimestamp() });
     return id;
@@ -298,7 +298,7 @@ export class SqlJsStore implements BatonStore {
       () =>
         this.file.tables.rows(
           'inbox',
-          'SELECT id, worker_name, origin, kind, content, delivered, ts FROM inbox WHERE delivered = 0 ORDER BY id',
+          'SELECT id, worker_name, origin, kind, content, result, delivered, ts FROM inbox WHERE delivered = 0 ORDER BY id',
           [],
           inboxRowSchema,
         ),

@@ -23,7 +23,7 @@ export type StoreOp =
   | { op: 'deleteMemory'; target: RowRef }
   | { op: 'upsertWorker'; row: Omit<WorkerRow, 'created_at' | 'updated_at'>; ts: string }
   | { op: 'deleteWorker'; name: string }
-  | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; ts: string }
+  | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string; ts: string }
   | { op: 'markInboxDelivered'; target: RowRef }
   | AreaOp;
 
@@ -196,12 +196,13 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
 
     case 'addInbox': {
       const id = placeInsert(ctx, 'inbox', op.issued);
-      return t.run('INSERT INTO inbox(id, worker_name, origin, kind, content, delivered, ts) VALUES (?, ?, ?, ?, ?, 0, ?)', [
+      return t.run('INSERT INTO inbox(id, worker_name, origin, kind, content, result, delivered, ts) VALUES (?, ?, ?, ?, ?, ?, 0, ?)', [
         id,
         op.worker_name,
         op.origin,
         op.kind,
         op.content,
+        op.result ?? null,
         op.ts,
       ]);
     }

@@ -59,6 +59,8 @@ export interface InboxRow {
   origin: string;
   kind: 'completed' | 'failed' | 'timed_out' | 'killed';
   content: string;
+  /** The result card as JSON (people read it); null in rows from before schema 4. */
+  result: string | null;
   delivered: 0 | 1;
   ts: string;
 }
@@ -136,7 +138,7 @@ export interface BatonStore {
   listWorkers(): WorkerRow[];
 
   // results of workers not yet delivered to the orchestrator
-  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number;
+  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string }): number;
   markInboxDelivered(id: number): void;
   undeliveredInbox(): InboxRow[];
 
