@@ -119,7 +119,8 @@ export class BatonEvents {
       cancel: () => {
         if (call.ended) return;
         if (this.current?.turnId === turnId) this.orchestrator.stop();
-        else call.stopOnStart = true;
+        // Still queued: taken out before it reaches the session (its done promise gives the one turn.cancelled).
+        else if (!this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
       },
     };
   }
@@ -178,6 +179,9 @@ export class BatonEvents {
       case 'turn.cancelled':
       case 'turn.failed':
         this.endTurn(e);
+        break;
+      case 'turn.withdrawn':
+        this.prompts.delete(e.turnId);
         break;
       default:
         break;

@@ -126,6 +126,10 @@ export class ChatController {
             action: event.error.action,
           });
           break;
+        case 'turn.withdrawn':
+          // Its pending row is gone from the log; a snapshot takes it off the panel too.
+          this.postSnapshot();
+          break;
         case 'busy':
         case 'model.changed':
           this.send({ type: 'state', state: this.state() });

@@ -46,6 +46,8 @@ export type OrchestratorEvent =
   | { type: 'turn.completed'; turnId: string; origin: Origin; result: TurnResult; logId: number }
   | { type: 'turn.failed'; turnId: string; origin: Origin; error: ReadableError; partial: string; logId: number }
   | { type: 'turn.cancelled'; turnId: string; origin: Origin; partial: string; logId: number }
+  /** A queued turn taken back before it started: it never reached the session, and its log row is gone. */
+  | { type: 'turn.withdrawn'; turnId: string; origin: Origin; logId: number }
   | { type: 'session.ready'; sessionId: string; how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string }
   | { type: 'busy'; busy: boolean; queued: number }
   | { type: 'model.changed'; model: string };

@@ -175,6 +175,24 @@ export class Orchestrator {
     return { turnId, logId, started, done };
   }
 
+  /**
+   * Takes a turn that has not started out of the queue: it never reaches the session or the classifier, and its
+   * log row goes. False when it is not waiting (already running, or settled): then stop() is what ends it.
+   */
+  withdraw(turnId: string): boolean {
+    const index = this.queue.findIndex((job) => job.kind === 'turn' && job.turn.turnId === turnId);
+    const job = index >= 0 ? this.queue.splice(index, 1)[0] : undefined;
+    if (job?.kind !== 'turn') return false;
+    const { turn } = job;
+    this.opts.store.deleteLog(turn.logId);
+    const withdrawn = new TurnError({ kind: 'cancelled', message: 'The message was withdrawn before it was sent.' }, '');
+    turn.abandon(withdrawn);
+    turn.reject(withdrawn);
+    this.emitter.fire({ type: 'turn.withdrawn', turnId, origin: turn.origin, logId: turn.logId });
+    this.fireBusy();
+    return true;
+  }
+
   /** Aborts the running turn (what streamed so far is kept) and drops nothing else from the queue. */
   stop(): boolean {
     if (!this.current) return false;
@@ -200,6 +218,17 @@ export class Orchestrator {
   invalidateSession(reason: string): void {
     this.opts.logger.info(`Session invalidated: ${reason}`);
     void this.keeper.drop()?.disconnect();
+  }
+
+  /**
+   * Runs `fn` before any turn still queued (and after the running one): a change that must be in place for the
+   * next turn (a restarted runtime, a renewed session) holds the queue until it is done.
+   */
+  beforeNextTurn(fn: () => Promise<void> | void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject) });
+      void this.pump();
+    });
   }
 
   /** Runs work between turns, so it never interleaves with a running one. */

@@ -204,6 +204,10 @@ export class SqlJsStore implements BatonStore {
     this.log.update(id, patch);
   }
 
+  deleteLog(id: number): void {
+    this.log.remove(id);
+  }
+
   recentLog(limit: number): LogEntry[] {
     return this.log.recent(limit);
   }

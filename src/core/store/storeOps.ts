@@ -15,6 +15,7 @@ export type StoreOp =
   | { op: 'updateLog'; target: RowRef; content?: string; status?: LogStatus; meta?: string | null }
   | { op: 'markInterrupted'; targets: RowRef[] }
   | { op: 'clearLog' }
+  | { op: 'deleteLog'; target: RowRef }
   | { op: 'pruneLog'; keep: number }
   | { op: 'addCheckpoint'; turn_index: number; fingerprint: string; route: string | null; status: string; ts: string; keep: number }
   | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
@@ -50,6 +51,7 @@ export function changeKind(op: StoreOp): StoreChange {
     case 'updateLog':
     case 'markInterrupted':
     case 'clearLog':
+    case 'deleteLog':
     case 'pruneLog':
       return 'log';
     case 'addCheckpoint':
@@ -122,6 +124,8 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
     }
     case 'clearLog':
       return t.run('DELETE FROM conversation_log');
+    case 'deleteLog':
+      return t.run('DELETE FROM conversation_log WHERE id = ?', [ctx.ids.conversation_log.resolve(op.target)]);
     case 'pruneLog':
       return t.run('DELETE FROM conversation_log WHERE id < (SELECT id FROM conversation_log ORDER BY id DESC LIMIT 1 OFFSET ?)', [op.keep - 1]);
 

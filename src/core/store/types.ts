@@ -106,6 +106,8 @@ export interface BatonStore {
   appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number;
   /** Fields left out of `patch` keep their value; `meta: null` clears it. */
   updateLog(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void;
+  /** Removes one entry (a message withdrawn before it was sent). */
+  deleteLog(id: number): void;
   /** The newest `limit` entries, oldest first. */
   recentLog(limit: number): LogEntry[];
   /** Marks every 'pending' user entry as 'interrupted' and returns them (called once at start). */
