@@ -92,7 +92,11 @@ export class ContextBar {
     const buttons = [...this.list.querySelectorAll<HTMLElement>('.context-chip-remove')];
     const at = buttons.indexOf(document.activeElement as HTMLElement);
     if (chip.implicit) this.dismissedKey = chip.key;
-    else this.chips = this.chips.filter((c) => c.key !== chip.key);
+    else {
+      this.chips = this.chips.filter((c) => c.key !== chip.key);
+      // The host keeps attached chips for the next snapshot until a message takes them; it must forget this one.
+      this.post({ type: 'context/remove', key: chip.key });
+    }
     this.render();
     this.onChange(this.chips);
     // Removed by keyboard: the focus moves to the chip that took its place, or the one before, or the composer.

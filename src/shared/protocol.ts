@@ -161,6 +161,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('context/pick'), kind: referenceKindSchema }),
   z.object({ type: z.literal('context/drop'), uris: z.array(z.string().min(1).max(4096)).min(1).max(50) }),
   z.object({ type: z.literal('context/open'), ref: referenceSchema }),
+  // The user removed an attached chip: the host forgets it too, or the next snapshot would bring it back.
+  z.object({ type: z.literal('context/remove'), key: z.string().min(1).max(8192) }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 

@@ -174,7 +174,7 @@ describe('ChatController with editor context', () => {
     );
   });
 
-  it('shows the implicit chip and attached chips in the snapshot, until a message takes them', async () => {
+  it('shows the implicit chip and attached chips in the snapshot, until a message takes them or the user removes one', async () => {
     fixture.core.chat.context.setImplicit(chip(SELECTION, true));
     assert.deepEqual(posted.at(-1), { type: 'context/implicit', seq: posted.at(-1)?.seq, chip: chip(SELECTION, true) });
     fixture.core.chat.receive({ type: 'context/pick', kind: 'changes' });
@@ -187,6 +187,13 @@ describe('ChatController with editor context', () => {
     assert.deepEqual(
       snap.attach?.map((c) => c.label),
       ['Changes', 'dropped.ts'],
+    );
+    // A chip the user removed in the panel does not come back with the next snapshot.
+    fixture.core.chat.receive({ type: 'context/remove', key: chip({ kind: 'file', path: '/ws/dropped.ts' }).key });
+    snap = lastSnapshot();
+    assert.deepEqual(
+      snap.attach?.map((c) => c.label),
+      ['Changes'],
     );
     fixture.sessions.script('orchestrator', reply('ok'));
     const done = nextEvent(fixture.core, 'turn.completed');

@@ -293,6 +293,9 @@ export class ChatController {
       case 'context/open':
         this.context.open(message.ref);
         break;
+      case 'context/remove':
+        this.context.remove(message.key);
+        break;
       default: {
         const unreachable: never = message;
         this.logger.warn(`Unhandled panel message ${JSON.stringify(unreachable)}`);

@@ -107,6 +107,11 @@ export class ChatContext {
     return [...this.unclaimed];
   }
 
+  /** The user removed an attached chip before sending: it is no longer pending. */
+  remove(key: string): void {
+    this.unclaimed = this.unclaimed.filter((c) => c.key !== key);
+  }
+
   /** A message went out: the composer has taken (or dropped) every chip it had. */
   claimAll(): void {
     this.unclaimed = [];
