@@ -10,6 +10,7 @@ import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
 import { createControlTools } from './control/controlTools';
 import type { HostControl } from './control/hostControl';
+import { SettingsControl } from './control/settingsControl';
 import { UsageTotals } from './control/usageTotals';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
 import { ToolJournal } from './copilot/batonTool';
@@ -20,7 +21,7 @@ import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
-import { STATE_FINGERPRINT } from './orchestrator/sessionKeeper';
+import { STALE_PREFIX, STATE_FINGERPRINT } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -86,6 +87,8 @@ export interface BatonCore {
   wiki: Wiki;
   skills: SkillLibrary;
   usage: UsageTotals;
+  /** Switch the model, toggle auto routing, restart: the palette's commands and the chat's tools both go through it. */
+  control: SettingsControl;
   /** Skills changed outside the chat (the Skills view): the next turn runs in a new session that loads them. */
   renewSession(reason: string): void;
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
@@ -112,6 +115,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       logger,
       sessionDirectory,
       ...deps.runtime,
+      environment: () => deps.settings.workers().environment ?? {},
       fallbackModels: () => {
         const s = deps.settings.orchestrator().routing;
         return [...new Set([s.model, ...Object.values(s.tiers)])];
@@ -152,9 +156,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // Delivered once the orchestrator's session takes it: a window closed while it waited in the
     // queue leaves it in the inbox for the next start, while a failed summary turn does not make
     // it come back again.
-    deliver: (text, origin) => {
+    deliver: (text, origin, _inboxId, workerResult) => {
       if (!orchestrator) throw new Error('The orchestrator is not ready');
-      return orchestrator.enqueue(text, origin).started;
+      return orchestrator.enqueue(text, origin, workerResult ? { workerResult } : undefined).started;
     },
   });
   const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });
@@ -172,9 +176,18 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking the saved
   // fingerprint stale takes the keeper's drift path (a fresh session with the recent turns as context).
   const renewSession = (reason: string): void => {
-    store.setState(STATE_FINGERPRINT, `stale: ${reason}`);
+    store.setState(STATE_FINGERPRINT, `${STALE_PREFIX}${reason}`);
     invalidate(reason);
   };
+  const control = new SettingsControl({
+    host: deps.control,
+    settings: deps.settings.orchestrator,
+    afterTurn: runAfterTurn,
+    invalidate,
+    renew: renewSession,
+    resetRuntime: (reason) => sessions.reset(reason),
+    refreshState: () => chat?.refreshState(),
+  });
   const orch: Orchestrator = new Orchestrator({
     sessions,
     store,
@@ -200,14 +213,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         changed: () => runAfterTurn(() => renewSession('skills changed')),
       }),
       ...createControlTools({
-        control: deps.control,
+        control,
         settings: deps.settings.orchestrator,
         listModels: () => sessions.listModels(),
         currentModel: () => orch.currentModel,
-        afterTurn: runAfterTurn,
-        invalidate,
-        resetRuntime: (reason) => sessions.reset(reason),
-        refreshState: () => chat?.refreshState(),
         journal: toolJournal,
       }),
     ],
@@ -238,8 +247,14 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   const offTurns = orch.onEvent((e) => {
     if (e.type === 'turn.completed') usage.turn(e.result.usage);
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
-    // Synchronous here, so a session dropped for a switch is gone before the next queued turn starts.
-    for (const fn of afterTurn.splice(0)) void Promise.resolve(fn()).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
+    const changes = afterTurn.splice(0);
+    if (changes.length)
+      void orch
+        .beforeNextTurn(async () => {
+          for (const fn of changes) await fn();
+        })
+        .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   });
   void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
@@ -257,6 +272,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     wiki,
     skills,
     usage,
+    control,
     renewSession,
     interrupted,
     dispose: () =>

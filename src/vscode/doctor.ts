@@ -2,6 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import type { Core } from './services';
 
 async function folderSize(dir: string): Promise<number> {
@@ -67,6 +68,10 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
       .filter(Boolean);
     return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
   });
+  // Names only: a value (a token, a password) never goes into a report a user pastes into a bug.
+  lines.push(
+    `- Workers\u2019 environment (by allowlist; baton.workers.environment adds to it): ${describeEnvironmentReport(core.sessions.environmentReport())}`,
+  );
   await check('Worker changes', async () => {
     const pending = core.pool.changes?.list() ?? [];
     const orphans = (await core.pool.changes?.orphans()) ?? [];

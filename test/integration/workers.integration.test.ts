@@ -128,6 +128,15 @@ describe('workers (real runtime, scripted model, production wiring)', function (
       store.recentLog(10).some((e) => e.source === 'background:auth-fix'),
       'the result is in the conversation log',
     );
+    // The panel gets a result card (what people read); the model's wrapper is only the message's content.
+    const shown = core.chat.snapshot().messages.find((m) => m.role === 'background')!;
+    const { durationMs, ...resultCard } = shown.workerResult!;
+    assert.deepEqual(resultCard, { worker: 'auth-fix', state: 'done', report: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.' });
+    assert.ok(durationMs >= 400 && durationMs < 30_000, `duration ${durationMs} ms`);
+    const queued = core.events.find(
+      (e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.origin.channel === 'background',
+    )!;
+    assert.deepEqual(queued.workerResult, shown.workerResult, 'the live message carries the same card as the snapshot');
 
     // One runtime for all: the worker's requests came through the same client, as a different session, in its directory.
     const workerReq = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('TASK-auth'))!;

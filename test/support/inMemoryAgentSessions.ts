@@ -508,6 +508,10 @@ export class InMemoryAgentSessions implements AgentSessions {
     return undefined;
   }
 
+  environmentReport(): { withheld: string[]; strippedProxyCredentials: string[]; refused: string[] } {
+    return { withheld: [], strippedProxyCredentials: [], refused: [] };
+  }
+
   async dispose(): Promise<void> {
     for (const s of this.live) s.gone = true;
     this.live = [];

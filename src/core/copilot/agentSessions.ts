@@ -5,6 +5,9 @@ import type { UsageInfo } from '../../shared/protocol';
 import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes';
 import type { BatonTool } from './batonTool';
 import type { SandboxPolicy, SandboxStatus, SandboxSupport } from './sandbox';
+import type { EnvironmentReport } from './runtimeEnvironment';
+
+export type { EnvironmentReport, EnvironmentSetting } from './runtimeEnvironment';
 
 export type { SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
 
@@ -150,5 +153,7 @@ export interface AgentSessions {
   updateProvider(provider: ProviderSettings): void;
   /** The runtime's process id (diagnostics, the memory benchmark). */
   runtimePid(): number | undefined;
+  /** What the runtime's environment leaves out (by allowlist), by name only: Doctor shows it. */
+  environmentReport(): EnvironmentReport;
   dispose(): Promise<void>;
 }

@@ -4,7 +4,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
-import type { AgentSession, AgentSessions, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
+import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
@@ -177,6 +177,10 @@ export class CopilotAgentSessions implements AgentSessions {
 
   runtimePid(): number | undefined {
     return this.runtime.runtimePid();
+  }
+
+  environmentReport(): EnvironmentReport {
+    return this.runtime.environment().report;
   }
 
   dispose(): Promise<void> {

@@ -39,6 +39,10 @@ export class SqlJsConversationLog {
     this.access.commit({ op: 'updateLog', target: this.ids.ref(id), ...patch });
   }
 
+  remove(id: number): void {
+    this.access.commit({ op: 'deleteLog', target: this.ids.ref(id) });
+  }
+
   recent(limit: number): LogEntry[] {
     const sql = `SELECT ${COLUMNS} FROM (SELECT * FROM conversation_log ORDER BY id DESC LIMIT ?) ORDER BY id`;
     return this.access.read(() => this.access.tables.rows('conversation_log', sql, [limit], logRowSchema), []);

@@ -204,6 +204,10 @@ export class SqlJsStore implements BatonStore {
     this.log.update(id, patch);
   }
 
+  deleteLog(id: number): void {
+    this.log.remove(id);
+  }
+
   recentLog(limit: number): LogEntry[] {
     return this.log.recent(limit);
   }
@@ -283,7 +287,7 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- inbox
 
-  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number {
+  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string }): number {
     const id = this.freshId('inbox');
     this.commit({ op: 'addInbox', issued: id, ...row, ts: sqliteTimestamp() });
     return id;
@@ -298,7 +302,7 @@ export class SqlJsStore implements BatonStore {
       () =>
         this.file.tables.rows(
           'inbox',
-          'SELECT id, worker_name, origin, kind, content, delivered, ts FROM inbox WHERE delivered = 0 ORDER BY id',
+          'SELECT id, worker_name, origin, kind, content, result, delivered, ts FROM inbox WHERE delivered = 0 ORDER BY id',
           [],
           inboxRowSchema,
         ),

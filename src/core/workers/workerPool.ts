@@ -20,7 +20,7 @@ import { attachMachineSession, forkMachineSession, type AttachHost } from './att
 import { listMachineSessions, type ListMachineSessions } from './machineSessions';
 import { runTask } from './taskRunner';
 import { WorkerInbox, originOf } from './workerInbox';
-import { errorText, formatResult, pastTense, seconds, type TaskOutcome } from './workerMessages';
+import { errorText, formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
@@ -318,8 +318,10 @@ export class WorkerPool {
     // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
     const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
     const text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
+    // resultNote above counted the pending changes (w.changes) the card shows.
+    const card = resultCard(w.name, outcome, this.now() - w.startedAt, w.changes);
     const kind: InboxRow['kind'] = outcome.kind;
-    const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;
+    const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text, card) : undefined;
     // On shutdown the row stays 'running', so the next start reports the task as interrupted.
     if (!shuttingDown) this.safely(() => this.opts.store.deleteWorker(w.name), 'remove the worker row');
     const log = `Worker '${w.name}' ${pastTense(state)} after ${seconds(this.now() - w.startedAt)}`;
@@ -327,7 +329,7 @@ export class WorkerPool {
     else this.opts.logger.warn(outcome.kind === 'failed' ? `${log}: ${outcome.error}` : log);
     await this.retire(w, state);
     // Not awaited: deliver may wait for the orchestrator's whole turn, and a kill must not.
-    if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo));
+    if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {

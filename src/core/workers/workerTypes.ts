@@ -1,6 +1,6 @@
 // The shapes the worker pool, its tools and the views share.
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
-import type { AgentSession, AgentSessions, PermissionHandler } from '../copilot/agentSessions';
+import type { AgentSession, AgentSessions, EnvironmentSetting, PermissionHandler } from '../copilot/agentSessions';
 import type { Channel } from '../orchestrator/events';
 import type { BatonStore, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -26,6 +26,8 @@ export interface WorkerSettings {
   isolation?: 'worktree' | 'none';
   /** baton.workers.worktreeInclude: ignored files and folders to copy or link into each new worktree. */
   worktreeInclude?: string[];
+  /** baton.workers.environment: variables the runtime (and so every worker's shell) gets beyond the allowlist. */
+  environment?: EnvironmentSetting;
 }
 
 /** Where the request that started a worker came from; its result is summarised back there. */
