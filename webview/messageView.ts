@@ -6,6 +6,7 @@ import { storedReferencesEl } from './contextChips';
 import { button, h, setText, toggleAttr } from './dom';
 import { highlightLater } from './deferredHighlight';
 import { renderAnyBlock } from './markdownRows';
+import { resultCardEl } from './resultCard';
 import { MarkdownStream, renderMarkdown } from './markdownStream';
 import { RawTail } from './rawTail';
 import { RowTail } from './rowTail';
@@ -90,8 +91,10 @@ export class MessageView {
     return this.message.role;
   }
 
+  /** The text shown before the message is rendered (and measured for its height): a finished worker's report. */
   get content(): string {
-    return this.message.content + this.pending;
+    const result = this.message.workerResult;
+    return result ? `${result.worker}: ${result.report}` : this.message.content + this.pending;
   }
 
   get isRendered(): boolean {
@@ -330,7 +333,7 @@ export class MessageView {
   }
 
   private showPlaceholder(): void {
-    if (this.body) setText(this.body, this.message.content);
+    if (this.body) setText(this.body, this.content);
   }
 
   private renderBody(deferHighlight = false): void {
@@ -343,8 +346,15 @@ export class MessageView {
       setText(body, message.content);
       return;
     }
-    body.classList.add('markdown');
     this.tailEl = undefined;
+    // A finished worker: its card, never the wrapper the model was given.
+    if (message.workerResult) {
+      body.classList.remove('markdown');
+      body.replaceChildren(resultCardEl(message.workerResult, this.post, deferHighlight));
+      if (deferHighlight) highlightLater(body);
+      return;
+    }
+    body.classList.add('markdown');
     if (!this.isStreaming) {
       this.stream = undefined;
       setSafeHtml(body, renderMarkdown(message.content, { deferHighlight }));

@@ -200,6 +200,17 @@ export class Orchestrator {
     return true;
   }
 
+  /**
+   * Makes the session ready ahead of the first message (the panel was opened): created or resumed as a turn would,
+   * between turns, with no model request. Nothing to do when a session is live or work is queued (that work will).
+   */
+  prewarm(): Promise<void> {
+    if (this.keeper.current || this.disposed || this.processing) return Promise.resolve();
+    return this.runTask(async () => {
+      if (!this.keeper.current) await this.keeper.ensure(this.currentModel);
+    });
+  }
+
   /** Asks the session to compact now (between turns), and reports what was freed. */
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
     return this.runTask(async () => (await this.keeper.ensure(this.currentModel)).compact());
