@@ -70,7 +70,11 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
     context.subscriptions.push(
-      registerWorkersTree(core.pool, (w) => core.usage.describe('worker', w)),
+      registerWorkersTree(
+        core.pool,
+        (w) => core.usage.describe('worker', w),
+        () => chatView.isVisible(),
+      ),
       registerWorkerChangesCommands(core.pool, log),
       registerMachineSessionsTree(core.pool),
       registerMemoriesTree(core.store),

@@ -324,7 +324,7 @@ export class MessageView {
     }
     if (message.action) {
       const { command, label } = message.action;
-      const run = button('primary', { 'data-testid': 'error-action' }, label);
+      const run = button('primary', { 'data-testid': 'error-action', 'data-command': command }, label);
       run.addEventListener('click', () => this.post({ type: 'command/run', command }));
       parts.push(run);
     }

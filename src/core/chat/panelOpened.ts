@@ -6,8 +6,7 @@ import type { Orchestrator } from '../orchestrator/orchestrator';
 import type { Logger } from '../util/logger';
 import type { ChatController } from './chatController';
 
-export const SIGN_IN_HINT =
-  'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.';
+export const SIGN_IN_HINT = 'Baton needs GitHub Copilot: sign in with GitHub, or use another provider (baton.provider settings).';
 
 export async function panelOpened(core: { sessions: AgentSessions; chat: ChatController; orchestrator: Orchestrator }, logger: Logger): Promise<void> {
   try {

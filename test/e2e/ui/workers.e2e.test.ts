@@ -51,7 +51,9 @@ describe('Workers', function () {
     await running.waitFor({ timeout: 20_000 });
     assert.match(await running.innerText(), /Running/);
     assert.match(await running.innerText(), new RegExp(workspace.split('/').pop()!));
+    // The Workers view starts collapsed and opens for the new worker, leaving the focus where it was.
     await treeRow(page, 'ui-builder').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.part.sidebar .pane-header[aria-label^="Workers"]').first().getAttribute('aria-expanded'), 'true');
 
     // Done, with its result back in the conversation, then the orchestrator's summary.
     await workerCard(view, 'ui-builder', 'done').waitFor({ timeout: 30_000 });
