@@ -109,9 +109,21 @@ export function applyAreaOp(t: SqlJsTables, op: AreaOp): number {
             [op.day, d.scope, d.key, d.inputTokens, d.outputTokens, d.premiumRequests, d.requests],
           );
         }
+        // Bounded: days older than USAGE_DAYS before the one added to are dropped.
+        t.run('DELETE FROM usage_totals WHERE day < ?', [usageCutoff(op.day)]);
         return n;
       });
   }
+}
+
+/** Days of usage totals kept (the Show Usage view charts the last 30). */
+export const USAGE_DAYS = 90;
+
+/** The first day kept when `day` is added to. */
+export function usageCutoff(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - (USAGE_DAYS - 1));
+  return d.toISOString().slice(0, 10);
 }
 
 /** The tables of these areas (one migration). */
