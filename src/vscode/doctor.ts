@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
+import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
 
 async function folderSize(dir: string): Promise<number> {
@@ -72,6 +73,11 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   lines.push(
     `- Workers\u2019 environment (by allowlist; baton.workers.environment adds to it): ${describeEnvironmentReport(core.sessions.environmentReport())}`,
   );
+  await check('Workers\u2019 network', async () => {
+    const report = networkReport(core.pool.network(), core.sessions.sandboxSupport, core.pool.list());
+    if (!report.ok) throw new Error(report.text);
+    return report.text;
+  });
   await check('Worker changes', async () => {
     const pending = core.pool.changes?.list() ?? [];
     const orphans = (await core.pool.changes?.orphans()) ?? [];

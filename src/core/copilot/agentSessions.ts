@@ -10,7 +10,7 @@ import type { EnvironmentReport } from './runtimeEnvironment';
 
 export type { EnvironmentReport, EnvironmentSetting } from './runtimeEnvironment';
 
-export type { SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
+export type { SandboxNetwork, SandboxNetworkStatus, SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
 
 export type { AgentEvent, McpServerConfig, PermissionHandler, PermissionRequest, PermissionRequestResult } from './sdkTypes';
 

@@ -25,6 +25,7 @@ import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from '
 import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
+import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
 import {
   SessionInUseError,
@@ -165,6 +166,11 @@ export class WorkerPool {
     await this.retire(w, 'killed');
     this.opts.logger.info(`Worker '${name}' killed while idle (by ${by})`);
     return `Killed idle worker '${name}'; its session was disconnected.`;
+  }
+
+  /** The network a worker started now would get, with any setting the runtime would refuse (for Doctor). */
+  network(): WorkerNetwork {
+    return this.setup.network();
   }
 
   /** The worker's events as readable text. */
