@@ -22,7 +22,7 @@ import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
-import { STALE_PREFIX, STATE_FINGERPRINT } from './orchestrator/sessionKeeper';
+import { STALE_PREFIX, STATE_FINGERPRINT, STATE_SESSION } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -38,6 +38,7 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
 import { createChangeTools } from './workers/changeTools';
+import { sweepOrphanedSessions } from './workers/sessionSweep';
 
 export interface BatonCoreDeps {
   /** Baton's global storage folder: the database, its own Copilot sessions, session claims. */
@@ -189,6 +190,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     resetRuntime: (reason) => sessions.reset(reason),
     refreshState: () => chat?.refreshState(),
   });
+  const claims = new SessionClaims(path.join(storageDir, 'claims'));
   const orch: Orchestrator = new Orchestrator({
     sessions,
     store,
@@ -225,7 +227,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // The wiki and squads sit next to the memory summary, each bounded on its own.
     memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
     userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
-    claims: new SessionClaims(path.join(storageDir, 'claims')),
+    claims,
     installPath: deps.installPath,
     workspaceFolders: deps.workspaceFolders,
     retryDelaysMs: deps.retryDelaysMs,
@@ -261,6 +263,20 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   });
   void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
+  // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
+  const swept = sweepOrphanedSessions({
+    sessions,
+    logger,
+    referenced: () => [
+      store.getState(STATE_SESSION),
+      orch.currentSessionId,
+      ...claims.sweep(),
+      ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
+      ...pool.list().map((w) => w.sessionId),
+      ...pool.lifecycle.keptIds(),
+      ...(pool.changes?.trackedSessionIds() ?? []),
+    ],
+  }).catch((err: unknown) => logger.warn(`Sweeping orphaned sessions failed: ${String(err)}`));
 
   let disposed: Promise<void> | undefined;
   return {
@@ -282,6 +298,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       (disposed ??= (async () => {
         offWorkers();
         offTurns();
+        await swept;
         chat?.dispose();
         await pool.dispose();
         await orch.dispose();

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageTotals } from '../../src/core/control/usageTotals';
 import { callUsage } from '../../src/core/copilot/callUsage';
-import { USAGE_DAYS, usageCutoff } from '../../src/core/store/areaOps';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { renderUsageHtml } from '../../src/vscode/usageHtml';
 
@@ -43,18 +42,6 @@ describe('usage', () => {
       'no initiator: user-initiated',
     );
     assert.deepEqual(callUsage({ cost: 1, initiator: 'sub-agent' }).premiumRequests, 0);
-  });
-
-  it(`keeps ${USAGE_DAYS} days: adding to a day drops the days before its cutoff`, () => {
-    assert.equal(usageCutoff('2026-05-01'), '2026-02-01');
-    store.usage.add([{ scope: 'worker', key: 'old', ...call(1) }], '2026-01-31');
-    store.usage.add([{ scope: 'worker', key: 'kept', ...call(1) }], '2026-02-01');
-    assert.equal(store.usage.totals().length, 2);
-    store.usage.add([{ scope: 'worker', key: 'today', ...call(1) }], '2026-05-01');
-    assert.deepEqual(
-      store.usage.totals().map((r) => r.key),
-      ['today', 'kept'],
-    );
   });
 
   it('reports 30 days oldest first, totals by conversation, worker and squad, without counting a squad twice', () => {

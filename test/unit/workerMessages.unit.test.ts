@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { SessionEvent } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
 import { escapeWorkerOutput, formatResult, MAX_DELIVERED_OUTPUT, reportText, resultCard, seconds, timeoutMessage } from '../../src/core/workers/workerMessages';
-import { WorkerTranscript } from '../../src/core/workers/workerTranscript';
+import { TRANSCRIPT_MAX_ENTRIES, TRANSCRIPT_MAX_ENTRY_CHARS, WorkerTranscript } from '../../src/core/workers/workerTranscript';
 
 const ev = (type: string, data: Record<string, unknown>): SessionEvent => ({ type, data, id: 'e', timestamp: '', parentId: null }) as unknown as SessionEvent;
 
@@ -88,5 +88,17 @@ describe('result card (what people read)', () => {
     const killed = resultCard('k', { kind: 'killed', output: '', by: 'user' }, 10);
     assert.equal(reportText(killed), 'Stopped by the user before it finished.');
     for (const card of [done, timedOut, killed]) assert.doesNotMatch(reportText(card), /Background task completed|worker-output/);
+  });
+});
+
+describe('worker transcript bound', () => {
+  it(`keeps the newest ${TRANSCRIPT_MAX_ENTRIES} entries, each clipped at ${TRANSCRIPT_MAX_ENTRY_CHARS} characters`, () => {
+    const t = new WorkerTranscript(() => 0);
+    for (let i = 0; i < TRANSCRIPT_MAX_ENTRIES + 200; i++) t.add('info', `entry ${i} ${'x'.repeat(i === TRANSCRIPT_MAX_ENTRIES + 199 ? 50_000 : 1)}`);
+    const text = t.render('header');
+    assert.match(text, /\[200 earlier entries dropped\]/);
+    assert.doesNotMatch(text, /entry 199 /);
+    assert.match(text, /entry 200 /);
+    assert.ok(text.length < TRANSCRIPT_MAX_ENTRIES * 100 + TRANSCRIPT_MAX_ENTRY_CHARS + 1000, `${text.length} characters`);
   });
 });

@@ -137,7 +137,10 @@ export interface AgentSessions {
   create(spec: SessionSpec): Promise<AgentSession>;
   /** Rejects with AgentError('session') when the runtime has no such session. */
   resume(id: string, spec: SessionSpec): Promise<AgentSession>;
+  /** Deletes a session from disk (Baton's own folder, or the runtime's Copilot home). */
   delete(id: string): Promise<void>;
+  /** The sessions in Baton's own session folder (never the user's Copilot home), with when each last changed. */
+  ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>>;
   /** Copies a machine session into a new one; the source's files are only read. Returns the new id. */
   fork(sourceId: string, title: string): Promise<string>;
   list(): Promise<MachineSessionInfo[]>;

@@ -2,6 +2,7 @@
 // journal until it is on disk; when another window changed the file meanwhile, the store loads that file and applies
 // the journal again on top, so both windows' rows survive. An op therefore carries everything it needs to be applied
 // twice with the same meaning: its timestamps, the ids it handed out, and row references frozen as RowRefs.
+import { INBOX_DELIVERED_KEEP } from './bounds';
 import { applyAreaOp, areaChangeKind, isAreaOp, type AreaOp } from './areaOps';
 import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
@@ -211,7 +212,14 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
       ]);
     }
     case 'markInboxDelivered':
-      return t.run('UPDATE inbox SET delivered = 1 WHERE id = ?', [ctx.ids.inbox.resolve(op.target)]);
+      return t.atomic(() => {
+        const n = t.run('UPDATE inbox SET delivered = 1 WHERE id = ?', [ctx.ids.inbox.resolve(op.target)]);
+        // Delivered results are kept only for diagnosis, and only the newest (the newest row keeps ids rising).
+        t.run('DELETE FROM inbox WHERE delivered = 1 AND id < (SELECT id FROM inbox WHERE delivered = 1 ORDER BY id DESC LIMIT 1 OFFSET ?)', [
+          INBOX_DELIVERED_KEEP - 1,
+        ]);
+        return n;
+      });
   }
 }
 

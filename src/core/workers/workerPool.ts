@@ -8,8 +8,9 @@
 //   and its permission handler re-checks every path it is asked about;
 // - a task's result is written to the store (inbox) BEFORE it is handed to the orchestrator, and
 //   marked delivered only after the orchestrator accepted it: a closed window loses nothing;
-// - a worker's session is disconnected when its task completes, fails, times out or is killed;
-//   Baton never deletes a Copilot session (a finished worker's session can take a follow-up);
+// - a worker's session is disconnected when its task completes, fails, times out or is killed, and deleted
+//   once its changes are settled or it made none (sessionLifecycle.ts); Baton never deletes a session it did
+//   not create;
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
@@ -27,8 +28,8 @@ import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
+import { previousWork, SessionLifecycle } from './sessionLifecycle';
 import {
-  SessionInUseError,
   WorkerError,
   type MachineSession,
   type ReplyChannel,
@@ -57,6 +58,8 @@ export class WorkerPool {
   private disposed = false;
   private readonly disposeReset: () => void;
   private readonly now: () => number;
+  /** When workers' sessions are deleted, and which are kept for pending changes. */
+  readonly lifecycle: SessionLifecycle;
 
   constructor(private readonly opts: WorkerPoolOptions & WorkerPoolHooks) {
     this.now = opts.now ?? Date.now;
@@ -66,13 +69,29 @@ export class WorkerPool {
     this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
       this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
-      const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(this.isolation, opts.sessions, opts.store, opts.logger, live, (n) => {
-        const w = this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n);
-        if (w) w.changes = undefined;
-        this.reg.fireNow();
-      });
+      this.changes = new WorkerChanges(
+        this.isolation,
+        opts.sessions,
+        opts.store,
+        opts.logger,
+        (n) => this.reg.lookup(n)?.session,
+        (n) => {
+          const w = this.reg.lookup(n);
+          if (w) w.changes = undefined;
+          this.reg.fireNow();
+          void this.settleSession(n);
+        },
+      );
     }
+    this.lifecycle = new SessionLifecycle({
+      sessions: opts.sessions,
+      store: opts.store,
+      logger: opts.logger,
+      find: (n) => this.reg.lookup(n),
+      isActive: (n) => this.reg.active.has(n),
+      hasPendingChanges: (n) => this.changes?.has(n) ?? false,
+      disconnect: (w) => this.disconnect(w),
+    });
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
     this.disposeReset = opts.sessions.onDidReset((reason) => this.reg.loseSessions(reason));
@@ -127,8 +146,15 @@ export class WorkerPool {
     // The settings may have changed since: the directory is checked again.
     const done = this.reg.revive(name, (dir) => this.setup.resolveDir(dir));
     if (replyTo) done.replyTo = replyTo;
-    this.dispatch(done, prompt);
+    // Its session was deleted once its work was settled: a new one is told what the worker did before.
+    const preface = done.sessionClosed ? previousWork(done) : undefined;
+    this.dispatch(done, prompt, preface);
     return this.reg.info(done);
+  }
+
+  /** The worker's change is settled (applied, kept as a branch, discarded): its session is deleted (see SessionLifecycle.settled). */
+  settleSession(name: string): Promise<void> {
+    return this.lifecycle.settled(name);
   }
 
   /** Active workers first (oldest first), then the last finished ones (newest first). */
@@ -164,6 +190,7 @@ export class WorkerPool {
     }
     this.safely(() => this.opts.store.deleteWorker(name), 'remove the worker row');
     await this.retire(w, 'killed');
+    await this.lifecycle.taskEnded(w);
     this.opts.logger.info(`Worker '${name}' killed while idle (by ${by})`);
     return `Killed idle worker '${name}'; its session was disconnected.`;
   }
@@ -206,7 +233,7 @@ export class WorkerPool {
       logger: this.opts.logger,
       assertOpen: () => this.assertOpen(),
       resolveDir: (dir) => this.setup.resolveDir(dir),
-      inUse: (id) => this.inUse(id),
+      inUse: async (id) => (await this.opts.sessions.inUse([id])).has(id),
       reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
       open: (w, make) => this.open(w, make),
       spec: (w) => this.setup.spec(w),
@@ -291,7 +318,7 @@ export class WorkerPool {
     if (event.type === 'assistant.message' && event.data.content?.trim() && w.state === 'running') this.persist(w);
   }
 
-  private dispatch(w: Worker, prompt: string): void {
+  private dispatch(w: Worker, prompt: string, preface?: string): void {
     w.state = 'running';
     w.startedAt = this.now();
     w.finishedAt = undefined;
@@ -300,7 +327,7 @@ export class WorkerPool {
     const abort = new AbortController();
     const task: Task = { abort, done: Promise.resolve() };
     w.task = task;
-    task.done = this.runTask(w, prompt, abort)
+    task.done = this.runTask(w, preface ? `${preface}\n\n${prompt}` : prompt, abort)
       .then((outcome) => this.complete(w, outcome))
       .catch((err: unknown) => this.opts.logger.error(`Worker '${w.name}': completing its task failed`, err));
     this.persist(w);
@@ -336,6 +363,7 @@ export class WorkerPool {
     await this.retire(w, state);
     // Not awaited: deliver may wait for the orchestrator's whole turn, and a kill must not.
     if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
+    if (!shuttingDown && !this.disposed) await this.lifecycle.taskEnded(w);
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {
@@ -357,16 +385,14 @@ export class WorkerPool {
     await session?.disconnect();
   }
 
-  /** The worker's session, resumed when it has none (after a finished task or a runtime reset). */
+  /** The worker's session: the live one, the saved one resumed, or a new one once its old one was deleted. */
   private async ensureSession(w: Worker): Promise<AgentSession> {
     await w.ready;
     if (w.session) return w.session;
-    if (!w.sessionId) throw new WorkerError(`Worker '${w.name}' has no session.`);
-    if (await this.inUse(w.sessionId)) {
-      throw new SessionInUseError(`its session ${w.sessionId} is now in use by another process, so it was not written into`, w.sessionId);
-    }
-    const session = await this.opts.sessions.resume(w.sessionId, this.setup.spec(w));
+    const { session, fresh } = await this.lifecycle.reopen(w, this.setup.spec(w));
     this.bind(w, session);
+    if (fresh && w.isolation?.kind === 'in-place') this.changes?.trackInPlace(w.name, session.id, w.workingDir);
+    if (fresh) this.persist(w);
     return session;
   }
 
@@ -381,10 +407,6 @@ export class WorkerPool {
 
   private persist(w: Worker): void {
     if (!this.disposed) this.safely(() => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT)), 'save the worker');
-  }
-
-  private async inUse(sessionId: string): Promise<boolean> {
-    return (await this.opts.sessions.inUse([sessionId])).has(sessionId);
   }
 
   private assertOpen(): void {

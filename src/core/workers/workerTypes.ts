@@ -111,6 +111,8 @@ export interface Worker {
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
   linked?: string[];
+  /** Its session was deleted once its work was settled: a follow-up starts a new one (sessionLifecycle.ts). */
+  sessionClosed?: boolean;
 }
 
 /** The session is held by another process (an open Copilot CLI or editor): Baton will not write into it; a fork can continue it. */
