@@ -6,7 +6,7 @@ import type { ChatMessage, HostMessage, Snapshot } from '../src/shared/protocol'
 import { renderMarkdown } from '../webview/markdownStream';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
-import { pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
+import { longListInputs, pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
 
 /** Deterministic PRNG so every run streams the same text in the same pieces. */
 function rng(seed: number): () => number {
@@ -309,7 +309,7 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
     const scroll = opens[1]!;
 
     const pathological: PathologicalResult[] = [];
-    for (const input of pathologicalInputs(100_000)) pathological.push(await pathologicalOnce(browser, build, input));
+    for (const input of [...pathologicalInputs(100_000), ...longListInputs(100_000)]) pathological.push(await pathologicalOnce(browser, build, input));
 
     const kb = (answer.length / 1024).toFixed(0);
     return [

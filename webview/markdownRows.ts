@@ -271,10 +271,13 @@ export class RowBlock {
     const ends = this.cutter.ends;
     const added: Row[] = [];
     const wasLoose = this.loose;
+    // A table's new rows are parsed together, under the head once (a row never changes another's HTML).
+    const batch = this.shape.kind === 'table' && ends.length > this.rows.length ? this.parseTableBatch(src, ends) : undefined;
+    if (batch === null) return null;
     for (let i = this.rows.length; i < ends.length; i++) {
       const start = ends[i - 1] ?? this.shape.headEnd;
       const last = final && i === ends.length - 1;
-      const parsed = this.parse(src.slice(start, ends[i]), last);
+      const parsed = batch ? batch[i - this.rows.length]! : this.parse(src.slice(start, ends[i]), last);
       if (!parsed) return null;
       if (this.rows.length === 0 && added.length === 0 && this.shape.kind === 'list') this.openList(parsed.tokens);
       this.loose ||= parsed.loose;
@@ -353,6 +356,32 @@ export class RowBlock {
     let html = this.before;
     for (const row of this.rows) html += row.html;
     return html + this.after;
+  }
+
+  /** The table rows from the first not yet committed to the last of `ends`, from one parse; null if not one row each. */
+  private parseTableBatch(src: string, ends: readonly number[]): ParsedRow[] | null {
+    const from = ends[this.rows.length - 1] ?? this.shape.headEnd;
+    const rows: string[] = [];
+    for (let i = this.rows.length; i < ends.length; i++) rows.push(src.slice(ends[i - 1] ?? this.shape.headEnd, ends[i]));
+    if (!rows.every((r) => fitsMarkdownRender(r))) return null;
+    const body = src.slice(from, ends[ends.length - 1]);
+    const tokens = parseBlock(this.head + (body.endsWith('\n') ? body : `${body}\n`), this.env);
+    const tbody = tokens.findIndex((t) => t.type === 'tbody_open');
+    const close = tokens.findIndex((t) => t.type === 'table_close');
+    if (tokens[0]?.type !== 'table_open' || tbody < 0 || close < 0 || tokens[close - 1]?.type !== 'tbody_close') return null;
+    const rest = tokens.slice(close + 1);
+    if (rest.length > 1 || (rest.length === 1 && rest[0]!.meta?.hiddenColumns === undefined)) return null;
+    const hidden = (rest[0]?.meta as { hiddenColumns?: number } | undefined)?.hiddenColumns ?? 0;
+    const starts: number[] = [];
+    for (let i = tbody + 1; i < close - 1; i++) if (tokens[i]!.type === 'tr_open') starts.push(i);
+    if (starts.length !== rows.length) return null;
+    return starts.map((at, k) => ({
+      // As parseTableRow gives a row: tbody_open, the row, tbody_close, table_close (its neighbours when rendered).
+      tokens: [tokens[tbody]!, ...tokens.slice(at, starts[k + 1] ?? close - 1), tokens[close - 1]!, tokens[close]!],
+      loose: false,
+      items: 1,
+      hidden,
+    }));
   }
 
   private parse(src: string, last: boolean): ParsedRow | null {
