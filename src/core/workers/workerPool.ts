@@ -15,19 +15,19 @@
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
-import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
-import { attachMachineSession, forkMachineSession, type AttachHost } from './attachSession';
-import { listMachineSessions, type ListMachineSessions } from './machineSessions';
+import { MachineSessionDoor } from './attachSession';
+import type { ListMachineSessions } from './machineSessions';
 import { runTask } from './taskRunner';
-import { WorkerInbox, originOf } from './workerInbox';
-import { errorText, formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
+import { WorkerInbox } from './workerInbox';
+import { errorText, pastTense, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
+import { endTask } from './taskEnd';
 import { previousWork, SessionLifecycle } from './sessionLifecycle';
 import {
   WorkerError,
@@ -58,6 +58,7 @@ export class WorkerPool {
   private disposed = false;
   private readonly disposeReset: () => void;
   private readonly now: () => number;
+  private readonly machine: MachineSessionDoor;
   /** When workers' sessions are deleted, and which are kept for pending changes. */
   readonly lifecycle: SessionLifecycle;
 
@@ -83,6 +84,18 @@ export class WorkerPool {
         },
       );
     }
+    this.machine = new MachineSessionDoor({
+      sessions: opts.sessions,
+      reg: this.reg,
+      logger: opts.logger,
+      homeDir: () => this.setup.protectedPaths().homeDir,
+      assertOpen: () => this.assertOpen(),
+      resolveDir: (dir) => this.setup.resolveDir(dir),
+      inUse: async (id) => (await opts.sessions.inUse([id])).has(id),
+      reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
+      open: (w, make) => this.open(w, make),
+      spec: (w) => this.setup.spec(w),
+    });
     this.lifecycle = new SessionLifecycle({
       sessions: opts.sessions,
       store: opts.store,
@@ -206,38 +219,18 @@ export class WorkerPool {
   }
 
   /** The Copilot sessions on this machine, newest first (see machineSessions.ts). */
-  async listMachineSessions(args: ListMachineSessions = {}): Promise<MachineSession[]> {
-    this.assertOpen();
-    const workers = new Map<string, string>();
-    for (const w of [...this.reg.finished, ...this.reg.active.values()]) if (w.sessionId) workers.set(w.sessionId, w.name);
-    return listMachineSessions(this.opts.sessions, args, { homeDir: this.setup.protectedPaths().homeDir, workers, logger: this.opts.logger });
+  listMachineSessions(args: ListMachineSessions = {}): Promise<MachineSession[]> {
+    return this.machine.list(args);
   }
 
-  /**
-   * Brings an existing machine session in as an idle worker (send it a task with send). A session
-   * another process holds is never written into: this refuses and offers a fork instead.
-   */
+  /** Brings a machine session in as an idle worker; one another process holds is refused, with a fork offered. */
   attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
-    return opts.fork ? forkMachineSession(this.attachHost(), sessionId, name, opts) : attachMachineSession(this.attachHost(), sessionId, name, opts);
+    return opts.fork ? this.machine.fork(sessionId, name, opts) : this.machine.attach(sessionId, name, opts);
   }
 
   /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
   fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
-    return forkMachineSession(this.attachHost(), sessionId, name, opts);
-  }
-
-  private attachHost(): AttachHost {
-    return {
-      sessions: this.opts.sessions,
-      reg: this.reg,
-      logger: this.opts.logger,
-      assertOpen: () => this.assertOpen(),
-      resolveDir: (dir) => this.setup.resolveDir(dir),
-      inUse: async (id) => (await this.opts.sessions.inUse([id])).has(id),
-      reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
-      open: (w, make) => this.open(w, make),
-      spec: (w) => this.setup.spec(w),
-    };
+    return this.machine.fork(sessionId, name, opts);
   }
 
   /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */
@@ -275,10 +268,7 @@ export class WorkerPool {
     const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
       this.setup.permissionHandler(name, dir, transcript, task, () => w.session),
     );
-    // Reserved before any await: the name and the slot are taken even while the session is created.
-    this.reg.active.set(name, w);
-    this.reg.finished = this.reg.finished.filter((f) => f.name !== name);
-    return w;
+    return this.reg.reserve(w);
   }
 
   /** Opens the worker's session; on failure the reservation is released and a WorkerError thrown. */
@@ -344,26 +334,17 @@ export class WorkerPool {
   }
 
   /** Stores the result, retires the worker (session disconnected), then hands the result to the orchestrator. */
-  private async complete(w: Worker, outcome: TaskOutcome): Promise<void> {
-    const state: WorkerState =
-      outcome.kind === 'completed' ? 'done' : outcome.kind === 'failed' ? 'failed' : outcome.kind === 'timed_out' ? 'timed_out' : 'killed';
-    const shuttingDown = this.disposed || (outcome.kind === 'killed' && outcome.by === 'shutdown');
-    // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
-    const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-    const text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
-    // resultNote above counted the pending changes (w.changes) the card shows.
-    const card = resultCard(w.name, outcome, this.now() - w.startedAt, w.changes);
-    const kind: InboxRow['kind'] = outcome.kind;
-    const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text, card) : undefined;
-    // On shutdown the row stays 'running', so the next start reports the task as interrupted.
-    if (!shuttingDown) this.safely(() => this.opts.store.deleteWorker(w.name), 'remove the worker row');
-    const log = `Worker '${w.name}' ${pastTense(state)} after ${seconds(this.now() - w.startedAt)}`;
-    if (state === 'done') this.opts.logger.info(log);
-    else this.opts.logger.warn(outcome.kind === 'failed' ? `${log}: ${outcome.error}` : log);
-    await this.retire(w, state);
-    // Not awaited: deliver may wait for the orchestrator's whole turn, and a kill must not.
-    if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
-    if (!shuttingDown && !this.disposed) await this.lifecycle.taskEnded(w);
+  private complete(w: Worker, outcome: TaskOutcome): Promise<void> {
+    return endTask(w, outcome, {
+      disposed: () => this.disposed,
+      changes: this.changes,
+      inbox: this.inbox,
+      store: this.opts.store,
+      logger: this.opts.logger,
+      now: this.now,
+      retire: (state) => this.retire(w, state),
+      lifecycle: this.lifecycle,
+    });
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {

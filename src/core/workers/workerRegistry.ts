@@ -86,6 +86,13 @@ export class WorkerRegistry {
     return `Active workers: ${parts.join('; ')}.`;
   }
 
+  /** Reserved before any await: the name and the slot are taken even while the session is created. */
+  reserve(w: Worker): Worker {
+    this.active.set(w.name, w);
+    this.finished = this.finished.filter((f) => f.name !== w.name);
+    return w;
+  }
+
   /** The worker by name, active or finished; undefined when the pool no longer holds it. */
   lookup(name: string): Worker | undefined {
     return this.active.get(name) ?? this.finished.find((f) => f.name === name);
