@@ -5,8 +5,8 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/git/changeSet';
-import { ChangeSets } from '../../src/core/git/changeSets';
+import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/changes/changeSet';
+import { ChangeSets } from '../../src/core/changes/changeSets';
 import { WorktreeManager } from '../../src/core/git/worktrees';
 import { commitAll, makeRepo, testGit, writeFiles } from '../support/gitFixture';
 
@@ -22,7 +22,7 @@ describe('git change sets (real git)', function () {
   let changeSets: ChangeSets;
 
   const read = (p: string) => readFileSync(p, 'utf8');
-  const create = async (workerName: string): Promise<ChangeSet> => (await worktrees.createWorkerWorktree({ repoDir: repo, workerName })).changeSet;
+  const create = async (workerName: string): Promise<ChangeSet> => (await worktrees.createWorkerWorktree({ repoDir: repo, workerName })).record;
   const conflictWith = (expected: Array<{ path: string; reason: string }>) => (err: unknown) => {
     assert.ok(err instanceof ApplyConflict, String(err));
     assert.deepEqual(

@@ -13,6 +13,8 @@
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
+import { PendingChangeSets } from '../changes/pendingChangeSets';
+import { WorkerChanges } from '../changes/workerChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
@@ -22,7 +24,6 @@ import { runTask } from './taskRunner';
 import { WorkerInbox, originOf } from './workerInbox';
 import { errorText, formatResult, pastTense, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
-import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { WorkerSetup } from './workerSetup';
@@ -64,9 +65,10 @@ export class WorkerPool {
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
     this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
-      this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
+      const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
+      this.isolation = new WorkerIsolation(pending);
       const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(this.isolation, opts.sessions, opts.store, opts.logger, live, (n) => {
+      this.changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, live, (n) => {
         const w = this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n);
         if (w) w.changes = undefined;
         this.reg.fireNow();
@@ -92,8 +94,7 @@ export class WorkerPool {
       await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
     } catch (err) {
       // Nothing was done in the new worktree: it goes, so the name can be used again.
-      if (w.isolation?.kind === 'worktree')
-        await this.isolation?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
+      if (w.isolation?.kind === 'worktree') await this.changes?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
       throw err;
     }
     if (w.isolation?.kind === 'in-place' && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);

@@ -22,8 +22,8 @@ import {
   type FileChangeStatus,
   type ReviewEntry,
 } from './changeSet';
-import { Git, GitError } from './git';
-import type { WorktreeManager } from './worktrees';
+import { Git, GitError } from '../git/git';
+import type { WorktreeManager } from '../git/worktrees';
 
 export interface ChangeSetsOptions {
   git: Git;

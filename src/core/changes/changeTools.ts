@@ -3,7 +3,7 @@
 // first, and a denial is final for that call.
 import { z } from 'zod';
 import { defineBatonTool, ToolFailure, type BatonTool, type ToolJournal } from '../copilot/batonTool';
-import { ApplyConflict } from '../git/changeSet';
+import { ApplyConflict } from './changeSet';
 import type { WorkerChanges } from './workerChanges';
 
 export interface ChangeToolOptions {

@@ -3,13 +3,12 @@
 // rewound through that session). Both are recorded in the store, so a reload or a restart still
 // lists them, and they stay until the user applies (keeps) or discards them.
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { describeSummary, type ReviewEntry } from '../git/changeSet';
+import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
-import type { WorkerIsolation } from './workerIsolation';
-import { MAX_MODEL_DIFF_BYTES } from './workerIsolation';
-import { errorText } from './workerMessages';
-import { WorkerError, type Worker } from './workerTypes';
+import { ChangeError } from './changeError';
+import { describeSummary, type ReviewEntry } from './changeSet';
+import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 
 const TRACKED_PREFIX = 'tracked:';
 
@@ -32,6 +31,15 @@ export interface PendingChanges {
 /** What the multi-file diff shows: real files side by side (worktree), or the runtime's unified diffs (tracked). */
 export type Review = { kind: 'files'; entries: ReviewEntry[] } | { kind: 'unified'; dir: string; text: string };
 
+/** What the result note needs of a worker (its card's count is updated here). */
+export interface FinishedWorker {
+  name: string;
+  sessionId?: string;
+  workingDir: string;
+  isolation?: WorkerCard['isolation'];
+  changes?: WorkerCard['changes'];
+}
+
 interface TrackedRecord {
   sessionId: string;
   workingDir: string;
@@ -39,7 +47,7 @@ interface TrackedRecord {
 
 export class WorkerChanges {
   constructor(
-    private readonly isolation: WorkerIsolation,
+    private readonly isolation: PendingChangeSets,
     private readonly sessions: AgentSessions,
     private readonly store: BatonStore,
     private readonly logger: Logger,
@@ -68,7 +76,7 @@ export class WorkerChanges {
   }
 
   /** Worktrees in Baton's storage no change set owns (a crash, a lost record): Doctor lists them. */
-  orphans(): ReturnType<WorkerIsolation['orphans']> {
+  orphans(): ReturnType<PendingChangeSets['orphans']> {
     return this.isolation.orphans();
   }
 
@@ -138,7 +146,7 @@ export class WorkerChanges {
   }
 
   /** The worker's changes in one line for its result (and its card), while its session is still open. */
-  async resultNote(w: Worker): Promise<string> {
+  async resultNote(w: FinishedWorker): Promise<string> {
     // A worker in place is tracked for every task (a follow-up may change files after an earlier one changed none).
     if (w.isolation?.kind === 'in-place' && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
     if (!this.has(w.name)) return '';
@@ -156,7 +164,7 @@ export class WorkerChanges {
           : ` in ${w.workingDir} (can be undone)`;
       return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
     } catch (err) {
-      this.logger.warn(`Worker '${w.name}': could not summarize its changes (${errorText(err)})`);
+      this.logger.warn(`Worker '${w.name}': could not summarize its changes (${err instanceof Error ? err.message : String(err)})`);
       return '';
     }
   }
@@ -197,7 +205,7 @@ export class WorkerChanges {
 
   private requireTracked(name: string): TrackedRecord {
     const r = this.tracked(name);
-    if (!r) throw new WorkerError(`Worker '${name}' has no pending changes.`);
+    if (!r) throw new ChangeError(`Worker '${name}' has no pending changes.`);
     return r;
   }
 }

@@ -1,28 +1,13 @@
 // The data a worker's isolated changes are known by, and the shapes review and apply answer with.
 // A ChangeSet is plain data (strings and numbers) so the store can persist it and a reload or a
 // restart finds it again; everything else is recomputed from git when asked.
+import type { WorktreeRecord } from '../git/worktrees';
 
-/** One worker's isolated changes: its worktree on `baton/<worker>`, started from `baseCommit`. */
-export interface ChangeSet {
-  worker: string;
-  /** The user's repository (real path of its top folder). */
-  repoRoot: string;
-  /** The worktree in Baton's storage where the worker works. */
-  worktreePath: string;
-  /** `baton/<worker>`. */
-  branch: string;
-  /** The commit the worktree started from: what every diff and apply is computed against. */
-  baseCommit: string;
-  /** The worker's working directory inside the worktree (the counterpart of the folder it was given). */
-  workingDir: string;
-  /** Epoch ms. */
-  createdAt: number;
-  /**
-   * Paths (relative to the repository root) Baton linked or copied into the worktree from the
-   * user's checkout ("worktree include"): never part of the changes, never applied back.
-   */
-  includedPaths: string[];
-}
+/**
+ * One worker's isolated changes: its worktree on `baton/<worker>`, diffed from `baseCommit` (moved
+ * forward by a partial apply or a move onto the user's tree; see changeSets.ts).
+ */
+export type ChangeSet = WorktreeRecord;
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
