@@ -30,6 +30,8 @@ interface Card {
 const CHANGE_ACTIONS = [
   ['review', 'Review'],
   ['apply', 'Apply'],
+  ['ask', 'Ask for changes\u2026'],
+  ['branch', 'Keep as branch'],
   ['discard', 'Discard'],
   ['folder', 'Open folder'],
 ] as const;
@@ -112,12 +114,15 @@ export class WorkerStrip {
     el.dataset.state = worker.state;
     el.title = `Open ${worker.name}`;
     setText(card.state, STATE_LABEL[worker.state] ?? worker.state);
-    setText(card.dir, worker.workingDir);
-    card.dir.title = worker.workingDir;
+    // A worktree lives in Baton's storage: the card names the user's folder and the branch instead.
+    const place = worker.isolation?.kind === 'worktree' ? worker.isolation.sourceDir : worker.workingDir;
+    setText(card.dir, place);
+    card.dir.title = place;
     setText(card.last, worker.lastLine);
     card.last.hidden = !worker.lastLine;
-    const iso =
-      worker.isolation?.kind === 'worktree'
+    const iso = worker.outcome
+      ? worker.outcome.text
+      : worker.isolation?.kind === 'worktree'
         ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}`
         : '';
     const box = worker.sandbox;
@@ -126,6 +131,7 @@ export class WorkerStrip {
     setText(card.where, [iso, unsandboxed, network].filter(Boolean).join(' · '));
     card.where.hidden = !card.where.textContent;
     card.where.dataset.sandbox = box?.state ?? '';
+    card.where.dataset.outcome = worker.outcome?.kind ?? '';
     const c = worker.changes;
     card.changes.hidden = !c?.files;
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);

@@ -190,6 +190,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
             // Landing or dropping work is the user's decision, asked in the panel like a worker's permission.
             confirm: async (worker, kind, detail) => (await broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
             dirtyBuffers: () => deps.dirtyBuffers?.() ?? [],
+            summaryOf: (worker) => pool.summaryOf(worker),
           })
         : []),
       ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),

@@ -52,6 +52,8 @@ export interface WorkerCard {
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
   /** The worker's pending changes, until they are applied or discarded. */
   changes?: { files: number; additions: number; deletions: number };
+  /** How its change set ended: the card's final state ("applied …", "kept on baton/x", "discarded"). */
+  outcome?: { kind: 'applied' | 'kept' | 'discarded'; text: string };
 }
 
 export interface PermissionPrompt {
@@ -126,7 +128,11 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),
   z.object({ type: z.literal('routing/toggle') }),
   // `action` (a card's buttons): what to open; without it, the worker's transcript.
-  z.object({ type: z.literal('worker/open'), name: z.string().min(1), action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder']).optional() }),
+  z.object({
+    type: z.literal('worker/open'),
+    name: z.string().min(1),
+    action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder', 'branch', 'ask']).optional(),
+  }),
   z.object({ type: z.literal('permission/answer'), id: z.string().min(1), decision: permissionDecisionSchema }),
   z.object({ type: z.literal('link/open'), href: z.string().min(1).max(4096) }),
   z.object({ type: z.literal('code/insert'), code: z.string().max(1_000_000) }),

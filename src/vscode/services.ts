@@ -150,6 +150,8 @@ export class BatonServices implements vscode.Disposable {
           apply: 'baton.applyChanges',
           discard: 'baton.discardChanges',
           folder: 'baton.openWorkerFolder',
+          branch: 'baton.keepChangesAsBranch',
+          ask: 'baton.askWorkerForChanges',
         } as const;
         void vscode.commands.executeCommand(action && action !== 'transcript' ? command[action] : 'baton.worker.openTranscript', name);
       },

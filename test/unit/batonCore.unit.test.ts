@@ -44,6 +44,7 @@ describe('createBatonCore (in-memory runtime)', () => {
       'create_worker_session',
       'discard_worker_changes',
       'forget',
+      'keep_worker_changes_as_branch',
       'kill_session',
       'learn_skill',
       'list_machine_sessions',

@@ -51,13 +51,23 @@ export interface ReviewEntry extends FileChange {
 export interface ApplyResult {
   /** Paths (relative to the repository root) now changed in the user's working tree. */
   applied: string[];
+  /** Changed files not chosen: they stay pending in the worktree. */
+  remaining: number;
+  /** The worktree's snapshot the apply was taken from (a partial apply moves the base to it for the applied files). */
+  tree?: string;
+  /** The whole change set at the time of the apply (applied or not). */
+  before?: ChangeSummary;
 }
 
 /** Why one file blocks an apply. */
 export interface ApplyConflictFile {
   path: string;
-  /** `unsaved-in-editor`: the editor holds unsaved changes; `does-not-apply`: the user's file differs where the worker changed it (or a file is in the way). */
-  reason: 'unsaved-in-editor' | 'does-not-apply';
+  /**
+   * `unsaved-in-editor`: the editor holds unsaved changes; `unsaved-in-review`: Review's right side
+   * (the worker's file) holds unsaved edits; `does-not-apply`: the user's file differs where the
+   * worker changed it (or a file is in the way).
+   */
+  reason: 'unsaved-in-editor' | 'unsaved-in-review' | 'does-not-apply';
   detail?: string;
 }
 
@@ -70,9 +80,11 @@ export class ApplyConflict extends Error {
 
   private static describe(files: ApplyConflictFile[]): string {
     const unsaved = files.filter((f) => f.reason === 'unsaved-in-editor').map((f) => f.path);
+    const inReview = files.filter((f) => f.reason === 'unsaved-in-review').map((f) => f.path);
     const conflicts = files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path);
     const parts: string[] = [];
     if (unsaved.length) parts.push(`unsaved in the editor (save or revert them first): ${unsaved.join(', ')}`);
+    if (inReview.length) parts.push(`edited in Review but not saved (save them to apply your edits): ${inReview.join(', ')}`);
     if (conflicts.length) parts.push(`changed differently in your working tree: ${conflicts.join(', ')}`);
     return `Nothing was applied. ${parts.join('; ')}.`;
   }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { defineBatonTool, ToolFailure, type BatonTool, type ToolJournal } from '../copilot/batonTool';
 import { ApplyConflict } from './changeSet';
+import { suggestCommitMessage } from './keepAsBranch';
 import type { WorkerChanges } from './workerChanges';
 
 export interface ChangeToolOptions {
@@ -12,6 +13,8 @@ export interface ChangeToolOptions {
   confirm: (worker: string, action: string, detail: string) => Promise<boolean>;
   /** Absolute paths with unsaved edits in the editor (never overwritten). */
   dirtyBuffers: () => readonly string[];
+  /** The worker's own summary of its work (its last report), the default message of a kept branch. */
+  summaryOf?: (worker: string) => string | undefined;
 }
 
 const name = z.string().min(1).max(48).describe('The worker whose changes these are.');
@@ -33,19 +36,60 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
         description:
           "Bring a worker's changes into the user's working tree, all or nothing. The user is asked first; " +
           'a conflict or a file with unsaved edits is reported by name and nothing changes.',
-        schema: z.object({ name, keep_worktree: z.boolean().optional().describe('Keep the worktree and branch after applying (default: remove them).') }),
+        schema: z.object({
+          name,
+          files: z
+            .array(z.string().min(1))
+            .min(1)
+            .max(500)
+            .optional()
+            .describe(
+              'Only these changed files (paths relative to the repository root, as review_worker_changes lists them); the rest stay pending. Default: all.',
+            ),
+          keep_worktree: z.boolean().optional().describe('Keep the worktree and branch after applying (default: remove them).'),
+        }),
         sideEffect: true,
         run: async (a) => {
           const totals = await changes.totals(a.name);
-          if (!(await opts.confirm(a.name, 'apply changes', `apply ${totals.line} from worker '${a.name}' to your working tree`))) {
+          const what = a.files ? `${a.files.length} of the ${totals.files} changed files (${a.files.join(', ')})` : totals.line;
+          if (!(await opts.confirm(a.name, 'apply changes', `apply ${what} from worker '${a.name}' to your working tree`))) {
             throw new ToolFailure(`The user did not approve applying the changes of '${a.name}'. Do not retry; ask them what they want.`);
           }
           try {
-            return await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree });
+            return await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree, paths: a.files });
           } catch (err) {
             if (err instanceof ApplyConflict) throw new ToolFailure(err.message);
             throw err;
           }
+        },
+      },
+      opts.journal,
+    ),
+    defineBatonTool(
+      {
+        name: 'keep_worker_changes_as_branch',
+        description:
+          "Commit a worker's whole change on its branch baton/<name> and remove its worktree, keeping the branch (for merge, cherry-pick or a pull request). " +
+          "The user's files are not touched. The user is asked first.",
+        schema: z.object({
+          name,
+          message: z.string().min(1).max(10_000).optional().describe("The commit message (default: the worker's own summary of its work)."),
+        }),
+        sideEffect: true,
+        run: async (a) => {
+          const totals = await changes.totals(a.name);
+          const message = a.message ?? suggestCommitMessage(a.name, opts.summaryOf?.(a.name));
+          const subject = message.split('\n')[0];
+          if (
+            !(await opts.confirm(
+              a.name,
+              'keep as a branch',
+              `commit ${totals.line} of worker '${a.name}' on baton/${a.name} ("${subject}") and remove its worktree`,
+            ))
+          ) {
+            throw new ToolFailure(`The user did not approve keeping the changes of '${a.name}' as a branch. Do not retry.`);
+          }
+          return changes.keepAsBranch(a.name, message);
         },
       },
       opts.journal,

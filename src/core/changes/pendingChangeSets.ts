@@ -8,7 +8,9 @@ import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
+import { BaseRefs } from './baseRefs';
 import { ChangeSets } from './changeSets';
+import { keepAsBranch, type KeptBranch } from './keepAsBranch';
 import { ChangeError } from './changeError';
 
 const KEY_PREFIX = 'changeset:';
@@ -18,6 +20,7 @@ export const MAX_MODEL_DIFF_BYTES = 30_000;
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;
   readonly changeSets: ChangeSets;
+  private readonly baseRefs: BaseRefs;
 
   constructor(
     private readonly store: BatonStore,
@@ -27,6 +30,7 @@ export class PendingChangeSets {
   ) {
     this.worktrees = new WorktreeManager({ git, storageDir });
     this.changeSets = new ChangeSets({ git, storageDir, worktrees: this.worktrees });
+    this.baseRefs = new BaseRefs(git, storageDir);
   }
 
   get(name: string): ChangeSet | undefined {
@@ -59,14 +63,37 @@ export class PendingChangeSets {
     return this.changeSets.originalAndModified(this.require(name));
   }
 
-  /** All or nothing onto the user's tree; then the worktree and branch go, unless `keep`. */
-  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean }): Promise<ApplyResult & { summary: string }> {
+  /**
+   * The chosen files (default all) onto the user's tree, all or nothing. When every file landed, the
+   * worktree and branch go (unless `keep`); otherwise the base moves over the applied files, so the
+   * rest stays pending on its own and a later Apply takes only that.
+   */
+  async apply(
+    name: string,
+    opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
+  ): Promise<ApplyResult & { summary: string; settled: boolean }> {
     const cs = this.require(name);
-    const summary = describeSummary(await this.changeSets.summarize(cs));
-    const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers });
-    if (!opts.keep) await this.forget(cs);
-    this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${opts.keep ? '; its worktree is kept' : ''}`);
-    return { ...result, summary };
+    const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
+    const summary = describeSummary(await this.summaryOfApplied(cs, result));
+    const settled = result.remaining === 0 && !opts.keep;
+    if (settled) await this.forget(cs);
+    else if (result.applied.length && result.tree) {
+      const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
+      this.save({ ...cs, baseCommit: base });
+    }
+    this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
+    return { ...result, summary, settled };
+  }
+
+  /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
+  async keepAsBranch(name: string, message: string): Promise<KeptBranch> {
+    const cs = this.require(name);
+    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, worktrees: this.worktrees }, cs, message);
+    await this.baseRefs.remove(cs);
+    await this.changeSets.removeReviewCopies(cs);
+    this.store.deleteState(KEY_PREFIX + cs.worker);
+    this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
+    return kept;
   }
 
   async discard(name: string): Promise<void> {
@@ -79,17 +106,27 @@ export class PendingChangeSets {
     return this.worktrees.listOrphans(new Set(this.list().map((c) => c.worktreePath)));
   }
 
-  removeOrphan(o: OrphanWorktree): Promise<void> {
-    return this.worktrees.removeWorkerWorktree({
+  async removeOrphan(o: OrphanWorktree): Promise<void> {
+    await this.worktrees.removeWorkerWorktree({
       repoRoot: o.repoRoot ?? '',
       worktreePath: o.worktreePath,
       branch: o.branch ?? `baton/${path.basename(o.worktreePath)}`,
     });
+    if (o.repoRoot) await this.baseRefs.remove({ worker: path.basename(o.worktreePath), repoRoot: o.repoRoot });
   }
 
   private async forget(cs: ChangeSet): Promise<void> {
     await this.changeSets.discard(cs);
+    await this.baseRefs.remove(cs);
     this.store.deleteState(KEY_PREFIX + cs.worker);
+  }
+
+  /** "N files changed, +a −b" of what was applied (the apply's own summary, limited to its files). */
+  private async summaryOfApplied(cs: ChangeSet, result: ApplyResult): Promise<ChangeSummary> {
+    if (!result.remaining) return result.before ?? (await this.changeSets.summarize(cs));
+    const applied = new Set(result.applied);
+    const files = (result.before?.files ?? []).filter((f) => applied.has(f.path));
+    return { files, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
   }
 
   save(cs: ChangeSet): void {

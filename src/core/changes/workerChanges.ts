@@ -7,7 +7,7 @@ import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { describeSummary, type ReviewEntry } from './changeSet';
+import { describeSummary, type FileChange, type ReviewEntry } from './changeSet';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 
 const TRACKED_PREFIX = 'tracked:';
@@ -26,6 +26,13 @@ export interface PendingChanges {
   /** The worktree (worktree) or the folder the worker changed in place (tracked). */
   dir: string;
   branch?: string;
+}
+
+/** How a change set ended (or, partly applied, went on): what the card shows. */
+export interface Settlement {
+  kind: 'applied' | 'partly-applied' | 'kept' | 'discarded';
+  /** "applied 2 files changed, +3 −1", "kept on baton/x", "discarded". */
+  text: string;
 }
 
 /** What the multi-file diff shows: real files side by side (worktree), or the runtime's unified diffs (tracked). */
@@ -53,8 +60,11 @@ export class WorkerChanges {
     private readonly logger: Logger,
     /** The live session of a worker still in the pool (a running worker can be reviewed too). */
     private readonly liveSession: (name: string) => AgentSession | undefined,
-    /** Called after a change set was applied or discarded (the pool clears the card's count). */
-    private readonly onSettled: (name: string) => void = () => undefined,
+    /**
+     * The one place a change set's end is announced (applied, kept as a branch, discarded): the pool
+     * shows it on the card. Anything else that must happen when a worker's change is settled hooks here.
+     */
+    private readonly onSettled: (name: string, settled: Settlement) => void = () => undefined,
   ) {}
 
   /** A worker in a folder without git: its session's tracked changes are its change set. */
@@ -116,31 +126,53 @@ export class WorkerChanges {
     return { kind: 'unified', dir: record.workingDir, text: files.map((f) => f.diff).join('\n') };
   }
 
-  /** Worktree: all or nothing onto the user's tree. Tracked: the changes are already in place; the record is let go. */
-  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean }): Promise<string> {
+  /**
+   * Worktree: the chosen files (default all) all or nothing onto the user's tree; what was not chosen
+   * stays pending. Tracked: the changes are already in place; the record is let go.
+   */
+  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
     if (this.isolation.get(name)) {
       const r = await this.isolation.apply(name, opts);
-      this.onSettled(name);
-      return `Applied ${r.summary} from worker '${name}' to your working tree${opts.keep ? ' (its worktree and branch are kept)' : ''}.`;
+      if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
+      const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
+      const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
+      if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied ${r.summary}` });
+      else this.onSettled(name, { kind: 'partly-applied', text: `applied ${r.summary}${rest}` });
+      return text;
     }
     const record = this.requireTracked(name);
     const totals = await this.totals(name);
     this.store.deleteState(TRACKED_PREFIX + name);
-    this.onSettled(name);
+    this.onSettled(name, { kind: 'applied', text: `kept ${totals.line} in place` });
     return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
+  }
+
+  /** The changed files one by one (for choosing what to apply). */
+  async files(name: string): Promise<FileChange[]> {
+    if (this.isolation.get(name)) return (await this.isolation.summarize(name)).files;
+    throw new ChangeError(`Worker '${name}' changed its folder in place: its changes are taken or undone as a whole.`);
+  }
+
+  /** Worktree only: one commit on `baton/<name>` with `message`, the worktree removed, the branch kept. */
+  async keepAsBranch(name: string, message: string): Promise<string> {
+    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no worktree: only a worktree's changes can be kept as a branch.`);
+    const totals = await this.totals(name);
+    const kept = await this.isolation.keepAsBranch(name, message);
+    this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
+    return `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
   }
 
   /** Worktree: worktree and branch removed. Tracked: every file the worker changed is put back as it was. */
   async discard(name: string): Promise<string> {
     if (this.isolation.get(name)) {
       await this.isolation.discard(name);
-      this.onSettled(name);
+      this.onSettled(name, { kind: 'discarded', text: 'discarded' });
       return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
     }
     const record = this.requireTracked(name);
     const { restored } = await this.withSession(name, record, (s) => s.rewindFiles());
     this.store.deleteState(TRACKED_PREFIX + name);
-    this.onSettled(name);
+    this.onSettled(name, { kind: 'discarded', text: 'discarded' });
     this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
     return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
   }

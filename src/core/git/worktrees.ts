@@ -186,10 +186,11 @@ export class WorktreeManager {
   }
 
   /**
-   * Removes the worktree (with whatever the worker left in it) and its branch. Idempotent: a folder
+   * Removes the worktree (with whatever the worker left in it) and its branch (unless `keepBranch`: the
+   * user kept the work as a branch). Idempotent: a folder
    * or branch already gone is fine. Only for `baton/` branches and folders in Baton's storage.
    */
-  async removeWorkerWorktree(target: Pick<WorktreeRecord, 'repoRoot' | 'worktreePath' | 'branch'>): Promise<void> {
+  async removeWorkerWorktree(target: Pick<WorktreeRecord, 'repoRoot' | 'worktreePath' | 'branch'>, opts: { keepBranch?: boolean } = {}): Promise<void> {
     if (!target.branch.startsWith(BRANCH_PREFIX)) throw new Error(`Refusing to delete ${target.branch}: Baton only deletes its own baton/ branches.`);
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
@@ -207,7 +208,7 @@ export class WorktreeManager {
     }
     if (!repoAlive) return;
     await this.git.worktreePrune(target.repoRoot);
-    if (await this.git.branchExists(target.repoRoot, target.branch)) await this.git.branchDelete(target.repoRoot, target.branch);
+    if (!opts.keepBranch && (await this.git.branchExists(target.repoRoot, target.branch))) await this.git.branchDelete(target.repoRoot, target.branch);
   }
 
   /** Worktree folders under `<storageDir>/worktrees` whose path is not in `known` (real paths of live change sets). */

@@ -14,7 +14,7 @@
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
 import { PendingChangeSets } from '../changes/pendingChangeSets';
-import { WorkerChanges } from '../changes/workerChanges';
+import { WorkerChanges, type Settlement } from '../changes/workerChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
@@ -68,11 +68,7 @@ export class WorkerPool {
       const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
       this.isolation = new WorkerIsolation(pending);
       const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, live, (n) => {
-        const w = this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n);
-        if (w) w.changes = undefined;
-        this.reg.fireNow();
-      });
+      this.changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, live, (n, settled) => this.settled(n, settled));
     }
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
@@ -111,6 +107,13 @@ export class WorkerPool {
   async send(name: string, prompt: string, replyTo?: ReplyChannel): Promise<WorkerInfo> {
     this.assertOpen();
     if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
+    const known = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
+    // A worker whose change set was settled has no worktree left to continue in.
+    if (known?.isolation?.kind === 'worktree' && this.changes && !this.changes.has(name)) {
+      throw new WorkerError(
+        `Worker '${name}' has no worktree any more (its changes were ${known.outcome?.text ?? 'settled'}). Create a new worker to continue.`,
+      );
+    }
     const w = this.reg.active.get(name);
     if (w) {
       await w.ready.catch(() => undefined);
@@ -166,6 +169,12 @@ export class WorkerPool {
     await this.retire(w, 'killed');
     this.opts.logger.info(`Worker '${name}' killed while idle (by ${by})`);
     return `Killed idle worker '${name}'; its session was disconnected.`;
+  }
+
+  /** The worker's own report of its last task (what a kept branch's commit message starts from). */
+  summaryOf(name: string): string | undefined {
+    const w = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
+    return w?.transcript.taskOutput() || undefined;
   }
 
   /** The worker's events as readable text. */
@@ -239,6 +248,28 @@ export class WorkerPool {
     this.reg.dispose();
   }
 
+  /**
+   * A worker's change set ended (or, partly applied, shrank): the card says so at once. The single
+   * place for whatever else must follow a settled change.
+   */
+  private settled(name: string, settled: Settlement): void {
+    const w = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
+    if (!w) return;
+    if (settled.kind === 'partly-applied') {
+      void this.changes
+        ?.totals(name)
+        .then((t) => {
+          w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
+          this.reg.fireNow();
+        })
+        .catch((err: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(err)}`));
+      return;
+    }
+    w.changes = undefined;
+    w.outcome = { kind: settled.kind, text: settled.text };
+    this.reg.fireNow();
+  }
+
   private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
     const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
       this.setup.permissionHandler(name, dir, transcript, task, () => w.session),
@@ -290,6 +321,7 @@ export class WorkerPool {
     w.state = 'running';
     w.startedAt = this.now();
     w.finishedAt = undefined;
+    w.outcome = undefined;
     w.tasks++;
     w.transcript.beginTask(prompt);
     const abort = new AbortController();

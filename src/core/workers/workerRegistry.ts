@@ -106,6 +106,7 @@ export class WorkerRegistry {
       ...(w.session ? { sandbox: { ...w.session.sandbox } } : w.sandbox ? { sandbox: w.sandbox } : {}),
       ...(w.isolation ? { isolation: w.isolation } : {}),
       ...(w.changes ? { changes: w.changes } : {}),
+      ...(w.outcome ? { outcome: w.outcome } : {}),
     };
   }
 

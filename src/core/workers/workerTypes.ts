@@ -98,6 +98,7 @@ export interface Worker {
   sandbox?: WorkerCard['sandbox'];
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
+  outcome?: WorkerCard['outcome'];
   /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
