@@ -24,6 +24,12 @@ interface Card {
   /** "N files changed, +a −b" with Review / Apply / Discard / Open folder, while changes wait for review. */
   changes: HTMLElement;
   changesText: HTMLElement;
+  /** The files the worker touched, kept across rounds until its change set is settled. */
+  touched: HTMLElement;
+  /** The worker's own report of its last finished task, kept while it runs again. */
+  summary: HTMLElement;
+  /** Other pending workers that touched the same files. */
+  overlap: HTMLElement;
   worker: WorkerCard;
 }
 
@@ -92,6 +98,9 @@ export class WorkerStrip {
     );
     el.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name }));
     const where = h('div', { class: 'worker-where', 'data-testid': 'worker-where' });
+    const summary = h('div', { class: 'worker-summary', 'data-testid': 'worker-summary' });
+    const touched = h('div', { class: 'worker-touched', 'data-testid': 'worker-touched' });
+    const overlap = h('div', { class: 'worker-overlap', 'data-testid': 'worker-overlap', role: 'status' });
     const changesText = h('span', { class: 'worker-changes-text', 'data-testid': 'worker-changes' });
     // Buttons sit beside the card, not in it: a button inside a button is not valid HTML.
     const changes = h(
@@ -104,8 +113,8 @@ export class WorkerStrip {
         return b;
       }),
     );
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, changes);
-    return { el, state, elapsed, dir, last, where, changes, changesText, worker };
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, changes);
+    return { el, state, elapsed, dir, last, where, changes, changesText, touched, summary, overlap, worker };
   }
 
   private fill(card: Card): void {
@@ -132,8 +141,18 @@ export class WorkerStrip {
     card.where.hidden = !card.where.textContent;
     card.where.dataset.sandbox = box?.state ?? '';
     card.where.dataset.outcome = worker.outcome?.kind ?? '';
+    setText(card.summary, worker.summary ?? '');
+    card.summary.title = worker.summary ?? '';
+    card.summary.hidden = !worker.summary;
     const c = worker.changes;
+    const paths = c?.paths ?? [];
+    setText(card.touched, paths.length ? `${paths.join(', ')}${c && c.files > paths.length ? `, +${c.files - paths.length} more` : ''}` : '');
+    card.touched.title = paths.join('\n');
+    card.touched.hidden = !paths.length;
     card.changes.hidden = !c?.files;
+    const overlaps = worker.overlaps ?? [];
+    setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');
+    card.overlap.hidden = !overlaps.length;
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }

@@ -50,8 +50,12 @@ export interface WorkerCard {
   sandbox?: { state: 'off' | 'unsupported' | 'applied' | 'engaged' | 'failed'; reason?: string };
   /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
-  /** The worker's pending changes, until they are applied or discarded. */
-  changes?: { files: number; additions: number; deletions: number };
+  /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */
+  changes?: { files: number; additions: number; deletions: number; paths?: string[] };
+  /** Other pending workers that touched the same files (before either is applied): sequence or merge them. */
+  overlaps?: Array<{ worker: string; paths: string[] }>;
+  /** The worker's own report of its last finished task (at most 500 characters): stays visible while it runs again. */
+  summary?: string;
   /** How its change set ended: the card's final state ("applied …", "kept on baton/x", "discarded"). */
   outcome?: { kind: 'applied' | 'kept' | 'discarded'; text: string };
 }

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 
@@ -128,5 +129,82 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1);
     assert.deepEqual(core.pool.changes!.list(), []);
     assert.deepEqual(card('keeper')?.outcome, { kind: 'kept', text: 'kept on baton/keeper' });
+  });
+
+  it('Ask for changes: send_to_worker continues the finished worker in its worktree with its session; the change set has both rounds; summary and files stay on the card', async () => {
+    const mine = (r: { systemText: string }) => r.systemText.includes("You are 'iter'");
+    const round = (prompt: string, command: string, report: string, id: string): void => {
+      core.server.on(
+        { predicate: (r) => mine(r) && r.lastUserText?.includes(prompt) === true && r.messages.at(-1)?.role !== 'tool', name: `iter ${id} edits` },
+        { toolCalls: [{ id, name: 'bash', arguments: { command, description: 'edit' } }] },
+      );
+      core.server.on(
+        { predicate: (r) => mine(r) && r.lastUserText?.includes(prompt) === true && r.messages.at(-1)?.role === 'tool', name: `iter ${id} reports` },
+        { text: report },
+      );
+    };
+    round('TASK-iter', "printf 'a round one\\n' > src/a.txt", 'Round one: changed a.txt', 'i1');
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'iter' finished:\n\n<worker-output>\nRound one", name: 'result 1' },
+      { text: 'noted 1' },
+    );
+    const w = await core.pool.create({ name: 'iter', workingDir: repo, prompt: 'TASK-iter' });
+    await waitFor('round one', () => finished('iter') && doneCount() >= 1);
+    const session = card('iter')?.sessionId;
+    assert.deepEqual(card('iter')?.changes, { files: 1, additions: 1, deletions: 1, paths: ['src/a.txt'] });
+    assert.equal(card('iter')?.summary, 'Round one: changed a.txt');
+
+    // The orchestrator passes the user's "close, but…" on with send_to_worker.
+    round('also change b', "printf 'b round two\\n' > src/b.txt", 'Round two: changed b.txt as asked', 'i2');
+    core.server.on(
+      { lastUserIncludes: '[via panel] ask iter to also change b', afterToolResult: false },
+      { toolCalls: [{ id: 's1', name: 'send_to_worker', arguments: { name: 'iter', prompt: 'also change b' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] ask iter to also change b', afterToolResult: true }, { text: 'Asked.' });
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'iter' finished:\n\n<worker-output>\nRound two", name: 'result 2' },
+      { text: 'noted 2' },
+    );
+    await core.orchestrator.enqueue('ask iter to also change b', { channel: 'panel' }).done;
+    await waitFor('round two running', () => card('iter')?.state === 'running' || doneCount() >= 2);
+    await waitFor('round two', () => finished('iter') && doneCount() >= 2);
+
+    assert.equal(card('iter')?.sessionId, session, 'the same session continued');
+    assert.equal(card('iter')?.workingDir, w.workingDir, 'in the same worktree');
+    assert.deepEqual(card('iter')?.changes, { files: 2, additions: 2, deletions: 2, paths: ['src/a.txt', 'src/b.txt'] });
+    assert.equal(card('iter')?.summary, 'Round two: changed b.txt as asked');
+    const second = core.server.chatRequests().filter((r) => mine(r) && r.lastUserText?.includes('also change b'));
+    assert.ok(
+      second[0]!.messages.some((m) => m.role === 'assistant' && JSON.stringify(m).includes('Round one')),
+      'the second round sees the first in its conversation',
+    );
+    assert.match(await core.pool.changes!.forModel('iter'), /\+a round one[\s\S]*\+b round two/);
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
+  });
+
+  it('overlap: two running workers touching one file are flagged on both cards before either finishes; list_sessions names the touched files', async () => {
+    for (const name of ['left', 'right']) {
+      const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${name}'`);
+      core.server.on(
+        { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${name} edits` },
+        { toolCalls: [{ id: `${name}-1`, name: 'bash', arguments: { command: `printf '${name}\\n' > src/a.txt`, description: 'edit' } }] },
+      );
+      // Still working when the overlap must show.
+      core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${name} keeps working` }, { hang: true });
+    }
+    await Promise.all([
+      core.pool.create({ name: 'left', workingDir: repo, prompt: 'TASK-left' }),
+      core.pool.create({ name: 'right', workingDir: repo, prompt: 'TASK-right' }),
+    ]);
+    await waitFor('both cards flagged', () => card('left')?.overlaps?.length && card('right')?.overlaps?.length);
+    assert.equal(card('left')?.state, 'running');
+    assert.equal(card('right')?.state, 'running');
+    assert.deepEqual(card('left')?.overlaps, [{ worker: 'right', paths: ['src/a.txt'] }]);
+    assert.deepEqual(card('right')?.overlaps, [{ worker: 'left', paths: ['src/a.txt'] }]);
+    const listed = formatWorkerList(core.pool.list(), Date.now());
+    assert.match(listed, /- left: running .*; touched: src\/a\.txt/);
+    assert.match(listed, /- right: running .*; touched: src\/a\.txt/);
+    await core.pool.kill('left', 'tool');
+    await core.pool.kill('right', 'tool');
   });
 });

@@ -12,7 +12,12 @@ import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSet
 
 const TRACKED_PREFIX = 'tracked:';
 
+/** How many touched paths a card and a status list (the count is always exact). */
+export const MAX_LISTED_PATHS = 50;
+
 export interface ChangeTotals {
+  /** The changed files (at most MAX_LISTED_PATHS). */
+  paths: string[];
   files: number;
   additions: number;
   deletions: number;
@@ -104,7 +109,13 @@ export class WorkerChanges {
   async totals(name: string): Promise<ChangeTotals> {
     if (this.isolation.get(name)) {
       const s = await this.isolation.summarize(name);
-      return { files: s.files.length, additions: s.additions, deletions: s.deletions, line: describeSummary(s) };
+      return {
+        files: s.files.length,
+        additions: s.additions,
+        deletions: s.deletions,
+        line: describeSummary(s),
+        paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+      };
     }
     return totalsOf(await this.trackedFiles(name));
   }
@@ -184,7 +195,7 @@ export class WorkerChanges {
     if (!this.has(w.name)) return '';
     try {
       const t = await this.totals(w.name);
-      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
+      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
       if (!t.files) {
         // Nothing to review in place: the record goes, so the Workers view does not list it as waiting.
         if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);
@@ -252,5 +263,11 @@ function totalsOf(files: SessionFileChange[]): ChangeTotals {
     }
   }
   const n = files.length;
-  return { files: n, additions, deletions, line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}` };
+  return {
+    files: n,
+    additions,
+    deletions,
+    line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}`,
+    paths: files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+  };
 }

@@ -14,7 +14,8 @@
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
 import { PendingChangeSets } from '../changes/pendingChangeSets';
-import { WorkerChanges, type Settlement } from '../changes/workerChanges';
+import { ChangeWatch } from '../changes/changeWatch';
+import { WorkerChanges } from '../changes/workerChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
@@ -43,6 +44,10 @@ import {
 } from './workerTypes';
 
 export type { PermissionBroker } from './workerPermissions';
+
+/** The most of a worker's report its card keeps. */
+const MAX_CARD_SUMMARY = 500;
+
 export * from './workerTypes';
 
 export class WorkerPool {
@@ -56,6 +61,8 @@ export class WorkerPool {
   readonly changes: WorkerChanges | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
+  /** Touched files, overlaps and the settled state of each worker's change set, on its card. */
+  private readonly watch: ChangeWatch | undefined;
   private readonly now: () => number;
 
   constructor(private readonly opts: WorkerPoolOptions & WorkerPoolHooks) {
@@ -68,7 +75,13 @@ export class WorkerPool {
       const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
       this.isolation = new WorkerIsolation(pending);
       const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, live, (n, settled) => this.settled(n, settled));
+      this.changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, live, (n, settled) => this.watch?.settled(n, settled));
+      this.watch = new ChangeWatch({
+        changes: this.changes,
+        workers: () => [...this.reg.active.values(), ...this.reg.finished],
+        fire: () => this.reg.fireNow(),
+        logger: opts.logger,
+      });
     }
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
@@ -236,6 +249,7 @@ export class WorkerPool {
     if (this.disposed) return;
     this.disposed = true;
     this.disposeReset();
+    this.watch?.dispose();
     const workers = [...this.reg.active.values()];
     const tasks = workers.map((w) => w.task);
     for (const task of tasks) task?.abort.abort({ kind: 'killed', by: 'shutdown' } satisfies StopReason);
@@ -246,28 +260,6 @@ export class WorkerPool {
       }),
     );
     this.reg.dispose();
-  }
-
-  /**
-   * A worker's change set ended (or, partly applied, shrank): the card says so at once. The single
-   * place for whatever else must follow a settled change.
-   */
-  private settled(name: string, settled: Settlement): void {
-    const w = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
-    if (!w) return;
-    if (settled.kind === 'partly-applied') {
-      void this.changes
-        ?.totals(name)
-        .then((t) => {
-          w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
-          this.reg.fireNow();
-        })
-        .catch((err: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(err)}`));
-      return;
-    }
-    w.changes = undefined;
-    w.outcome = { kind: settled.kind, text: settled.text };
-    this.reg.fireNow();
   }
 
   private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
@@ -313,6 +305,8 @@ export class WorkerPool {
   private onEvent(w: Worker, event: AgentEvent): void {
     if (w.transcript.onEvent(event)) this.reg.fireSoon();
     if (event.type === 'assistant.usage') this.opts.onUsage?.(w.name, event.data);
+    // A tool may have changed files: the card's touched files (and any overlap) follow within a second.
+    if (event.type === 'tool.execution_complete' && w.isolation?.kind === 'worktree') this.watch?.refreshSoon(w);
     // The last words are kept in the row, so a crash still leaves something to report.
     if (event.type === 'assistant.message' && event.data.content?.trim() && w.state === 'running') this.persist(w);
   }
@@ -350,7 +344,10 @@ export class WorkerPool {
     const shuttingDown = this.disposed || (outcome.kind === 'killed' && outcome.by === 'shutdown');
     // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
     const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-    const text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
+    const said = outcome.output.trim();
+    if (said) w.summary = said.length > MAX_CARD_SUMMARY ? `${said.slice(0, MAX_CARD_SUMMARY - 1)}…` : said;
+    let text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
+    text += this.watch?.overlapNote(w) ?? '';
     const kind: InboxRow['kind'] = outcome.kind;
     const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;
     // On shutdown the row stays 'running', so the next start reports the task as interrupted.

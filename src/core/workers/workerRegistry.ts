@@ -107,6 +107,8 @@ export class WorkerRegistry {
       ...(w.isolation ? { isolation: w.isolation } : {}),
       ...(w.changes ? { changes: w.changes } : {}),
       ...(w.outcome ? { outcome: w.outcome } : {}),
+      ...(w.summary ? { summary: w.summary } : {}),
+      ...(w.overlaps?.length ? { overlaps: w.overlaps } : {}),
     };
   }
 

@@ -99,6 +99,8 @@ export interface Worker {
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
   outcome?: WorkerCard['outcome'];
+  summary?: string;
+  overlaps?: WorkerCard['overlaps'];
   /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
