@@ -52,6 +52,8 @@ export interface WorkerCard {
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
   /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */
   changes?: { files: number; additions: number; deletions: number; paths?: string[] };
+  /** What a running worker is doing beyond a plain task ("resolving conflicts"). */
+  activity?: string;
   /** Other pending workers that touched the same files (before either is applied): sequence or merge them. */
   overlaps?: Array<{ worker: string; paths: string[] }>;
   /** The worker's own report of its last finished task (at most 500 characters): stays visible while it runs again. */

@@ -54,6 +54,7 @@ describe('createBatonCore (in-memory runtime)', () => {
       'recall',
       'remember',
       'restart',
+      'resolve_worker_conflicts',
       'review_worker_changes',
       'send_to_worker',
       'skill_install',

@@ -71,9 +71,13 @@ export class BaseRefs {
     else await this.git.run(['update-ref', baseRef(cs.worker), commit], { cwd: cs.repoRoot });
   }
 
+  async exists(cs: Pick<ChangeSet, 'worker' | 'repoRoot'>): Promise<boolean> {
+    return this.git.succeeds(['show-ref', '--verify', '--quiet', baseRef(cs.worker)], { cwd: cs.repoRoot });
+  }
+
   /** Drops the worker's base ref (the change set is settled); fine when there is none. */
   async remove(cs: Pick<ChangeSet, 'worker' | 'repoRoot'>): Promise<void> {
-    if (await this.git.succeeds(['show-ref', '--verify', '--quiet', baseRef(cs.worker)], { cwd: cs.repoRoot })) {
+    if (await this.exists(cs)) {
       await this.git.run(['update-ref', '-d', baseRef(cs.worker)], { cwd: cs.repoRoot });
     }
   }

@@ -184,12 +184,23 @@ export class ChangeSets {
    * re-read: their stat data is valid), `add -A` into that copy, `write-tree`. New blobs land in the
    * repository's object store, where git's gc treats them as any other unreferenced object.
    */
-  async snapshot(cs: ChangeSet): Promise<string> {
+  snapshot(cs: ChangeSet): Promise<string> {
+    return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths);
+  }
+
+  /**
+   * The user's current tree the same way: HEAD plus their uncommitted and untracked (not ignored)
+   * changes, read through a copy of their index, which itself is never written.
+   */
+  userSnapshot(cs: ChangeSet): Promise<string> {
+    return this.snapshotDir(cs.repoRoot, `user-${cs.worker}`, cs.includedPaths);
+  }
+
+  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[]): Promise<string> {
     const tmpDir = join(this.storageDir, 'tmp');
     await mkdir(tmpDir, { recursive: true });
-    const index = join(tmpDir, `index-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    const index = join(tmpDir, `index-${key}-${randomBytes(6).toString('hex')}`);
     const env = { GIT_INDEX_FILE: index };
-    const cwd = cs.worktreePath;
     try {
       try {
         const source = await this.indexPath(cwd);
@@ -209,8 +220,8 @@ export class ChangeSets {
       // The include entries leave the snapshot after the add, not through an exclude pathspec on it:
       // `add` fails when a pathspec names an ignored file (.env), and a .gitignore `node_modules/`
       // does not match the node_modules symlink, so the add may well have picked it up.
-      if (cs.includedPaths.length) {
-        const literal = cs.includedPaths.map((p) => `:(literal)${p}`);
+      if (includedPaths.length) {
+        const literal = includedPaths.map((p) => `:(literal)${p}`);
         await this.git.run(['rm', '--cached', '-r', '-f', '-q', '--ignore-unmatch', '--', ...literal], { cwd, env });
       }
       return (await this.git.run(['write-tree'], { cwd, env })).trim();

@@ -58,10 +58,30 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
           try {
             return await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree, paths: a.files });
           } catch (err) {
-            if (err instanceof ApplyConflict) throw new ToolFailure(err.message);
+            if (err instanceof ApplyConflict) {
+              const conflicting = err.files.some((f) => f.reason === 'does-not-apply');
+              throw new ToolFailure(
+                conflicting
+                  ? `${err.message} Call resolve_worker_conflicts('${a.name}') to have the worker rebuild its change on the user's current tree, then apply again; or the user can choose Resolve in the Editor on the worker's card.`
+                  : err.message,
+              );
+            }
             throw err;
           }
         },
+      },
+      opts.journal,
+    ),
+    defineBatonTool(
+      {
+        name: 'resolve_worker_conflicts',
+        description:
+          "When a worker's changes no longer apply to the user's tree: move the worker onto the user's current tree (HEAD plus uncommitted changes), " +
+          "replay its changes there with a 3-way merge, and send the same worker the conflicted files to resolve. The user's files are not touched; " +
+          'the result arrives as a [Background task completed] message, after which apply_worker_changes lands cleanly (and still asks the user).',
+        schema: z.object({ name }),
+        sideEffect: true,
+        run: async (a) => changes.resolveWithWorker(a.name),
       },
       opts.journal,
     ),

@@ -11,6 +11,7 @@ import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, ty
 import { BaseRefs } from './baseRefs';
 import { ChangeSets } from './changeSets';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
+import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
 
 const KEY_PREFIX = 'changeset:';
@@ -20,7 +21,8 @@ export const MAX_MODEL_DIFF_BYTES = 30_000;
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;
   readonly changeSets: ChangeSets;
-  private readonly baseRefs: BaseRefs;
+  readonly baseRefs: BaseRefs;
+  readonly mover: TreeMover;
 
   constructor(
     private readonly store: BatonStore,
@@ -31,6 +33,7 @@ export class PendingChangeSets {
     this.worktrees = new WorktreeManager({ git, storageDir });
     this.changeSets = new ChangeSets({ git, storageDir, worktrees: this.worktrees });
     this.baseRefs = new BaseRefs(git, storageDir);
+    this.mover = new TreeMover(git, this.changeSets, this.baseRefs, storageDir);
   }
 
   get(name: string): ChangeSet | undefined {

@@ -8,6 +8,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
 import { describeSummary, type FileChange, type ReviewEntry } from './changeSet';
+import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 
 const TRACKED_PREFIX = 'tracked:';
@@ -70,7 +71,23 @@ export class WorkerChanges {
      * shows it on the card. Anything else that must happen when a worker's change is settled hooks here.
      */
     private readonly onSettled: (name: string, settled: Settlement) => void = () => undefined,
-  ) {}
+    /** Continues the same worker with a message (conflict resolution); unset: workers cannot be asked. */
+    send?: SendToWorker,
+  ) {
+    this.resolver = send ? new ConflictResolver(isolation, isolation.mover, isolation.baseRefs, send) : undefined;
+  }
+
+  private readonly resolver: ConflictResolver | undefined;
+
+  /**
+   * "Resolve with the worker": moves it onto the user's current tree and sends it the conflicts (see
+   * conflictResolution.ts). The user's files are untouched; the final Apply still asks.
+   */
+  async resolveWithWorker(name: string): Promise<string> {
+    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree: there is nothing to move onto your tree.`);
+    if (!this.resolver) throw new ChangeError('Workers cannot be asked to resolve conflicts here.');
+    return this.resolver.resolveWithWorker(name);
+  }
 
   /** A worker in a folder without git: its session's tracked changes are its change set. */
   trackInPlace(name: string, sessionId: string, workingDir: string): void {

@@ -33,6 +33,7 @@ import {
   WorkerError,
   type MachineSession,
   type ReplyChannel,
+  type FollowUp,
   type StopReason,
   type Task,
   type Worker,
@@ -75,7 +76,15 @@ export class WorkerPool {
       const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
       this.isolation = new WorkerIsolation(pending);
       const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, live, (n, settled) => this.watch?.settled(n, settled));
+      this.changes = new WorkerChanges(
+        pending,
+        opts.sessions,
+        opts.store,
+        opts.logger,
+        live,
+        (n, settled) => this.watch?.settled(n, settled),
+        async (n, prompt, after) => void (await this.send(n, prompt, undefined, { activity: 'resolving conflicts', after })),
+      );
       this.watch = new ChangeWatch({
         changes: this.changes,
         workers: () => [...this.reg.active.values(), ...this.reg.finished],
@@ -117,7 +126,7 @@ export class WorkerPool {
    * Sends a follow-up, non-blocking. A running worker refuses; a finished one (not killed) has its
    * session resumed, within the same limit as a new worker.
    */
-  async send(name: string, prompt: string, replyTo?: ReplyChannel): Promise<WorkerInfo> {
+  async send(name: string, prompt: string, replyTo?: ReplyChannel, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
     if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
     const known = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
@@ -137,13 +146,13 @@ export class WorkerPool {
         );
       }
       if (replyTo) w.replyTo = replyTo;
-      this.dispatch(w, prompt);
+      this.dispatch(w, prompt, follow);
       return this.reg.info(w);
     }
     // The settings may have changed since: the directory is checked again.
     const done = this.reg.revive(name, (dir) => this.setup.resolveDir(dir));
     if (replyTo) done.replyTo = replyTo;
-    this.dispatch(done, prompt);
+    this.dispatch(done, prompt, follow);
     return this.reg.info(done);
   }
 
@@ -311,7 +320,8 @@ export class WorkerPool {
     if (event.type === 'assistant.message' && event.data.content?.trim() && w.state === 'running') this.persist(w);
   }
 
-  private dispatch(w: Worker, prompt: string): void {
+  private dispatch(w: Worker, prompt: string, follow?: FollowUp): void {
+    w.followUp = follow;
     w.state = 'running';
     w.startedAt = this.now();
     w.finishedAt = undefined;
@@ -346,7 +356,11 @@ export class WorkerPool {
     const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
     const said = outcome.output.trim();
     if (said) w.summary = said.length > MAX_CARD_SUMMARY ? `${said.slice(0, MAX_CARD_SUMMARY - 1)}…` : said;
-    let text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
+    // A follow-up (a conflict resolution) settles first, so the change counts below are what it left.
+    const follow = w.followUp;
+    w.followUp = undefined;
+    const followed = follow ? await follow.after(outcome.kind).catch((err: unknown) => `\n\n(${follow.activity} could not finish: ${errorText(err)})`) : '';
+    let text = formatResult(w.name, outcome) + followed + (this.changes ? await this.changes.resultNote(w) : '');
     text += this.watch?.overlapNote(w) ?? '';
     const kind: InboxRow['kind'] = outcome.kind;
     const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;

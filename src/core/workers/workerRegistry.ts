@@ -109,6 +109,7 @@ export class WorkerRegistry {
       ...(w.outcome ? { outcome: w.outcome } : {}),
       ...(w.summary ? { summary: w.summary } : {}),
       ...(w.overlaps?.length ? { overlaps: w.overlaps } : {}),
+      ...(w.followUp ? { activity: w.followUp.activity } : {}),
     };
   }
 
