@@ -30,6 +30,9 @@ interface Card {
   summary: HTMLElement;
   /** Other pending workers that touched the same files. */
   overlap: HTMLElement;
+  /** An Apply met conflicts: which files, and the two ways forward. */
+  conflict: HTMLElement;
+  conflictText: HTMLElement;
   worker: WorkerCard;
 }
 
@@ -40,6 +43,11 @@ const CHANGE_ACTIONS = [
   ['branch', 'Keep as branch'],
   ['discard', 'Discard'],
   ['folder', 'Open folder'],
+] as const;
+
+const CONFLICT_ACTIONS = [
+  ['resolve-worker', 'Resolve with worker'],
+  ['resolve-editor', 'Resolve in editor\u2026'],
 ] as const;
 
 export class WorkerStrip {
@@ -101,6 +109,17 @@ export class WorkerStrip {
     const summary = h('div', { class: 'worker-summary', 'data-testid': 'worker-summary' });
     const touched = h('div', { class: 'worker-touched', 'data-testid': 'worker-touched' });
     const overlap = h('div', { class: 'worker-overlap', 'data-testid': 'worker-overlap', role: 'status' });
+    const conflictText = h('span', { 'data-testid': 'worker-conflicts' });
+    const conflict = h(
+      'div',
+      { class: 'worker-conflict' },
+      conflictText,
+      ...CONFLICT_ACTIONS.map(([action, label]) => {
+        const b = h('button', { type: 'button', class: 'link-button', 'data-testid': `worker-${action}` }, label);
+        b.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name, action }));
+        return b;
+      }),
+    );
     const changesText = h('span', { class: 'worker-changes-text', 'data-testid': 'worker-changes' });
     // Buttons sit beside the card, not in it: a button inside a button is not valid HTML.
     const changes = h(
@@ -113,8 +132,8 @@ export class WorkerStrip {
         return b;
       }),
     );
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, changes);
-    return { el, state, elapsed, dir, last, where, changes, changesText, touched, summary, overlap, worker };
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, conflict, changes);
+    return { el, state, elapsed, dir, last, where, changes, changesText, touched, summary, overlap, conflict, conflictText, worker };
   }
 
   private fill(card: Card): void {
@@ -122,7 +141,7 @@ export class WorkerStrip {
     el.dataset.name = worker.name;
     el.dataset.state = worker.state;
     el.title = `Open ${worker.name}`;
-    setText(card.state, STATE_LABEL[worker.state] ?? worker.state);
+    setText(card.state, worker.activity && worker.state === 'running' ? worker.activity : (STATE_LABEL[worker.state] ?? worker.state));
     // A worktree lives in Baton's storage: the card names the user's folder and the branch instead.
     const place = worker.isolation?.kind === 'worktree' ? worker.isolation.sourceDir : worker.workingDir;
     setText(card.dir, place);
@@ -153,6 +172,9 @@ export class WorkerStrip {
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');
     card.overlap.hidden = !overlaps.length;
+    const conflicts = worker.conflicts ?? [];
+    setText(card.conflictText, conflicts.length ? `Conflicts with your tree: ${conflicts.join(', ')}` : '');
+    card.conflict.hidden = !conflicts.length || worker.state === 'running';
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }

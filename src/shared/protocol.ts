@@ -52,6 +52,8 @@ export interface WorkerCard {
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
   /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */
   changes?: { files: number; additions: number; deletions: number; paths?: string[] };
+  /** Files an Apply found changed differently in the user's tree: Resolve with the worker, or in the editor. */
+  conflicts?: string[];
   /** What a running worker is doing beyond a plain task ("resolving conflicts"). */
   activity?: string;
   /** Other pending workers that touched the same files (before either is applied): sequence or merge them. */
@@ -137,7 +139,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('worker/open'),
     name: z.string().min(1),
-    action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder', 'branch', 'ask']).optional(),
+    action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder', 'branch', 'ask', 'resolve-worker', 'resolve-editor']).optional(),
   }),
   z.object({ type: z.literal('permission/answer'), id: z.string().min(1), decision: permissionDecisionSchema }),
   z.object({ type: z.literal('link/open'), href: z.string().min(1).max(4096) }),

@@ -152,6 +152,8 @@ export class BatonServices implements vscode.Disposable {
           folder: 'baton.openWorkerFolder',
           branch: 'baton.keepChangesAsBranch',
           ask: 'baton.askWorkerForChanges',
+          'resolve-worker': 'baton.resolveWithWorker',
+          'resolve-editor': 'baton.resolveInEditor',
         } as const;
         void vscode.commands.executeCommand(action && action !== 'transcript' ? command[action] : 'baton.worker.openTranscript', name);
       },

@@ -6,6 +6,7 @@
 // applies the chosen files all or nothing; Discard asks first, because it cannot be undone. A
 // Review tab of a change set that is gone is closed.
 import * as vscode from 'vscode';
+import { ApplyConflict } from '../core/changes/changeSet';
 import { suggestCommitMessage } from '../core/changes/keepAsBranch';
 import type { Logger } from '../core/util/logger';
 import type { WorkerPool } from '../core/workers/workerPool';
@@ -17,6 +18,8 @@ export const CHANGE_COMMANDS = [
   'baton.discardChanges',
   'baton.keepChangesAsBranch',
   'baton.askWorkerForChanges',
+  'baton.resolveWithWorker',
+  'baton.resolveInEditor',
   'baton.openWorkerFolder',
   'baton.cleanUpWorktrees',
 ] as const;
@@ -27,6 +30,28 @@ export function dirtyBuffers(): string[] {
 }
 
 type Arg = string | { name?: unknown } | undefined;
+
+/** An Apply met files changed differently in the user's tree: both ways forward, the user's files untouched until then. */
+async function offerResolution(name: string, err: ApplyConflict): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(
+    `Baton: ${err.message}`,
+    { detail: 'Resolve with the worker (it rebuilds its change on your current tree), or resolve in the editor (conflict markers in your files).' },
+    'Resolve with the Worker',
+    'Resolve in the Editor',
+  );
+  if (choice === 'Resolve with the Worker') await vscode.commands.executeCommand('baton.resolveWithWorker', name);
+  else if (choice === 'Resolve in the Editor') await vscode.commands.executeCommand('baton.resolveInEditor', name);
+}
+
+/** VS Code's merge editor on an unmerged file (the git extension's command), or the file itself without it. */
+async function openMergeEditor(uri: vscode.Uri, log: Logger): Promise<void> {
+  try {
+    await vscode.commands.executeCommand('git.openMergeEditor', uri);
+  } catch (err) {
+    log.warn(`Merge editor: ${err instanceof Error ? err.message : String(err)}; opening the file`);
+    await vscode.window.showTextDocument(uri);
+  }
+}
 
 /** The Review tabs of a worker (titled "Worker '<name>' — …"): closed once its worktree is gone. */
 async function closeReview(name: string): Promise<void> {
@@ -128,6 +153,37 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         if (!choice) return;
         const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === 'Apply and Keep Worktree', paths });
         void vscode.window.showInformationMessage(`Baton: ${message}`);
+      } catch (err) {
+        if (err instanceof ApplyConflict && err.files.some((f) => f.reason === 'does-not-apply')) return offerResolution(name, err);
+        fail(err);
+      }
+    }),
+    provideCommand('baton.resolveWithWorker', async (arg?: Arg) => {
+      const name = await pick(arg, 'Which worker should resolve its conflicts?');
+      if (!name || !changes) return;
+      try {
+        void vscode.window.showInformationMessage(`Baton: ${await changes.resolveWithWorker(name)}`);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    provideCommand('baton.resolveInEditor', async (arg?: Arg) => {
+      const name = await pick(arg, 'Resolve the conflicts of which worker in the editor?');
+      if (!name || !changes) return;
+      try {
+        const choice = await vscode.window.showWarningMessage(
+          `Apply the changes of worker '${name}' with conflict markers?`,
+          {
+            modal: true,
+            detail:
+              'Like a conflicting git stash pop: what applies cleanly is applied; each conflicting file in your tree gets conflict markers and stays unmerged, and opens in the merge editor. The worker\u2019s worktree is removed.',
+          },
+          'Apply with Conflict Markers',
+        );
+        if (choice !== 'Apply with Conflict Markers') return;
+        const r = await changes.resolveInEditor(name, { dirtyBuffers: dirtyBuffers() });
+        void vscode.window.showInformationMessage(`Baton: ${r.text}`);
+        for (const file of r.conflicted) await openMergeEditor(vscode.Uri.file(file), log);
       } catch (err) {
         fail(err);
       }

@@ -163,4 +163,24 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'the moved base is dropped');
   });
+
+  it('Resolve in the editor: the card names the conflict; markers land in the user file, which stays unmerged in the index; the rest applies; the worktree goes', async () => {
+    assert.deepEqual(card('beta')?.conflicts, ['src/app.txt'], 'the card names the conflicting file');
+    const r = await core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] });
+    assert.deepEqual(r.conflicted, [join(repo, 'src', 'app.txt')]);
+    assert.match(r.text, /1 file\(s\) cleanly, 1 with conflict markers to resolve \(src\/app\.txt\)/);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), '<<<<<<< your tree\nalpha line\n=======\nbeta line\n>>>>>>> worker beta\n');
+    assert.equal(await readFile(join(repo, 'src', 'beta.txt'), 'utf8'), 'beta extra\n');
+    const unmerged = (await git(repo, 'ls-files', '-u'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/).slice(2).join(' '));
+    assert.deepEqual(unmerged, ['1 src/app.txt', '2 src/app.txt', '3 src/app.txt']);
+    assert.equal(await git(repo, 'show', ':2:src/app.txt'), 'alpha line\n', "stage 2 is the user's version");
+    assert.equal(await git(repo, 'show', ':3:src/app.txt'), 'beta line\n', "stage 3 is the worker's");
+    const worktrees = (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree '));
+    assert.deepEqual(worktrees, [`worktree ${repo}`]);
+    assert.deepEqual(card('beta')?.outcome, { kind: 'applied', text: 'applied; 1 file to merge in the editor' });
+    assert.equal(card('beta')?.conflicts, undefined);
+  });
 });

@@ -244,7 +244,7 @@ export class ChangeSets {
     return this.git.gitFilePath(worktreePath, 'index');
   }
 
-  private async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {
+  async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {
     const out = await this.git.run(['diff-tree', '-z', '--raw', '--numstat', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
       cwd: cs.worktreePath,
     });
@@ -285,7 +285,7 @@ export class ChangeSets {
   }
 
   /** Which files of the patch do not apply to the user's tree, each checked on its own (`--include`). */
-  private async conflictingFiles(userRoot: string, patch: Buffer, files: FileChange[]): Promise<ApplyConflictFile[]> {
+  async conflictingFiles(userRoot: string, patch: Buffer, files: FileChange[]): Promise<ApplyConflictFile[]> {
     const conflicts: ApplyConflictFile[] = [];
     // Two at a time: this only runs after a failed check, on a machine that may be busy.
     let next = 0;

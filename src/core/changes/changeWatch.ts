@@ -5,7 +5,7 @@
 import type { WorkerCard } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
 import { describeOverlaps, findOverlaps } from './overlaps';
-import type { Settlement, WorkerChanges } from './workerChanges';
+import type { ChangeEvent, WorkerChanges } from './workerChanges';
 
 /** A running worker's touched files are read again at most this often (a snapshot of its worktree each time). */
 const TOUCHED_REFRESH_MS = 1000;
@@ -18,6 +18,7 @@ export interface WatchedWorker {
   changes?: WorkerCard['changes'];
   overlaps?: WorkerCard['overlaps'];
   outcome?: WorkerCard['outcome'];
+  conflicts?: WorkerCard['conflicts'];
 }
 
 export interface ChangeWatchOptions {
@@ -42,9 +43,15 @@ export class ChangeWatch {
    * A worker's change set ended (or, partly applied, shrank): the card says so at once. The single
    * place for whatever else must follow a settled change.
    */
-  settled(name: string, settled: Settlement): void {
+  settled(name: string, settled: ChangeEvent): void {
     const w = this.opts.workers().find((x) => x.name === name);
     if (!w) return;
+    if (settled.kind === 'conflicted') {
+      w.conflicts = settled.paths;
+      this.opts.fire();
+      return;
+    }
+    w.conflicts = undefined;
     if (settled.kind === 'partly-applied') {
       void this.opts.changes
         .totals(name)

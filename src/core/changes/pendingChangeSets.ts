@@ -8,6 +8,7 @@ import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
+import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
 import { BaseRefs } from './baseRefs';
 import { ChangeSets } from './changeSets';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
@@ -26,7 +27,7 @@ export class PendingChangeSets {
 
   constructor(
     private readonly store: BatonStore,
-    storageDir: string,
+    private readonly storageDir: string,
     private readonly logger: Logger,
     readonly git = new Git(),
   ) {
@@ -86,6 +87,15 @@ export class PendingChangeSets {
     }
     this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
     return { ...result, summary, settled };
+  }
+
+  /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
+  async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply> {
+    const cs = this.require(name);
+    const result = await applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts);
+    await this.forget(cs);
+    this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
+    return result;
   }
 
   /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */

@@ -7,7 +7,7 @@ import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { describeSummary, type FileChange, type ReviewEntry } from './changeSet';
+import { ApplyConflict, describeSummary, type FileChange, type ReviewEntry } from './changeSet';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 
@@ -41,6 +41,9 @@ export interface Settlement {
   text: string;
 }
 
+/** What the card hears of a change set: how it ended, or that an Apply met a conflict (by file). */
+export type ChangeEvent = Settlement | { kind: 'conflicted'; paths: string[] };
+
 /** What the multi-file diff shows: real files side by side (worktree), or the runtime's unified diffs (tracked). */
 export type Review = { kind: 'files'; entries: ReviewEntry[] } | { kind: 'unified'; dir: string; text: string };
 
@@ -70,7 +73,7 @@ export class WorkerChanges {
      * The one place a change set's end is announced (applied, kept as a branch, discarded): the pool
      * shows it on the card. Anything else that must happen when a worker's change is settled hooks here.
      */
-    private readonly onSettled: (name: string, settled: Settlement) => void = () => undefined,
+    private readonly onSettled: (name: string, event: ChangeEvent) => void = () => undefined,
     /** Continues the same worker with a message (conflict resolution); unset: workers cannot be asked. */
     send?: SendToWorker,
   ) {
@@ -160,7 +163,14 @@ export class WorkerChanges {
    */
   async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
     if (this.isolation.get(name)) {
-      const r = await this.isolation.apply(name, opts);
+      let r;
+      try {
+        r = await this.isolation.apply(name, opts);
+      } catch (err) {
+        const paths = err instanceof ApplyConflict ? err.files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path) : [];
+        if (paths.length) this.onSettled(name, { kind: 'conflicted', paths });
+        throw err;
+      }
       if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
       const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
       const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
@@ -173,6 +183,21 @@ export class WorkerChanges {
     this.store.deleteState(TRACKED_PREFIX + name);
     this.onSettled(name, { kind: 'applied', text: `kept ${totals.line} in place` });
     return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
+  }
+
+  /**
+   * "Resolve in the editor" (after the user confirmed): what applies cleanly is applied, each
+   * conflicting file gets conflict markers and stays unmerged in the index; the worktree goes.
+   */
+  async resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }> {
+    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
+    const r = await this.isolation.applyWithMarkers(name, opts);
+    const n = r.conflicted.length;
+    this.onSettled(name, { kind: 'applied', text: `applied; ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
+    return {
+      text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).`,
+      conflicted: r.conflicted.map((c) => c.userPath),
+    };
   }
 
   /** The changed files one by one (for choosing what to apply). */

@@ -322,6 +322,7 @@ export class WorkerPool {
 
   private dispatch(w: Worker, prompt: string, follow?: FollowUp): void {
     w.followUp = follow;
+    w.conflicts = undefined;
     w.state = 'running';
     w.startedAt = this.now();
     w.finishedAt = undefined;

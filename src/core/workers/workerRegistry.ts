@@ -110,6 +110,7 @@ export class WorkerRegistry {
       ...(w.summary ? { summary: w.summary } : {}),
       ...(w.overlaps?.length ? { overlaps: w.overlaps } : {}),
       ...(w.followUp ? { activity: w.followUp.activity } : {}),
+      ...(w.conflicts?.length ? { conflicts: w.conflicts } : {}),
     };
   }
 

@@ -111,6 +111,7 @@ export interface Worker {
   /** Runs when the current task ends (set by a conflict resolution). */
   followUp?: FollowUp;
   overlaps?: WorkerCard['overlaps'];
+  conflicts?: WorkerCard['conflicts'];
   /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
