@@ -77,6 +77,8 @@ const APT_PACKAGES = [
   { name: 'slirp4netns', present: () => onPath('slirp4netns') !== undefined, runtime: true },
   { name: 'iptables', present: () => onPath('iptables') !== undefined || existsSync('/usr/sbin/iptables'), runtime: true },
   { name: 'git', present: () => onPath('git') !== undefined, runtime: true },
+  // What the workers' network tests run inside the sandbox to try a listener, directly and through the sandbox proxy.
+  { name: 'curl', present: () => onPath('curl') !== undefined, runtime: true },
 ];
 
 /** @returns {string | undefined} */

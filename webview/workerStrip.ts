@@ -155,7 +155,7 @@ export class WorkerStrip {
         : '';
     const box = worker.sandbox;
     const unsandboxed = box && box.state !== 'applied' && box.state !== 'engaged' ? `unsandboxed${box.reason ? `: ${box.reason}` : ''}` : '';
-    const network = box && (box.state === 'applied' || box.state === 'engaged') && box.reason ? box.reason : '';
+    const network = box && (box.state === 'applied' || box.state === 'engaged') ? (box.network?.line ?? box.reason ?? '') : '';
     setText(card.where, [iso, unsandboxed, network].filter(Boolean).join(' · '));
     card.where.hidden = !card.where.textContent;
     card.where.dataset.sandbox = box?.state ?? '';

@@ -47,7 +47,12 @@ export interface WorkerCard {
   startedAt: number;
   lastLine: string;
   /** The runtime's sandbox around the worker's commands: 'applied'/'engaged' hold it; anything else says why not. */
-  sandbox?: { state: 'off' | 'unsupported' | 'applied' | 'engaged' | 'failed'; reason?: string };
+  sandbox?: {
+    state: 'off' | 'unsupported' | 'applied' | 'engaged' | 'failed';
+    reason?: string;
+    /** While the sandbox holds: the network mode in force, its line for the card, and whether the runtime confirmed it. */
+    network?: { mode: 'internet' | 'allow' | 'deny'; line: string; verified?: boolean };
+  };
   /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
   /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
 
 async function folderSize(dir: string): Promise<number> {
@@ -66,6 +67,11 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
       .map((w) => w.sandbox?.state)
       .filter(Boolean);
     return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
+  });
+  await check('Workers\u2019 network', async () => {
+    const report = networkReport(core.pool.network(), core.sessions.sandboxSupport, core.pool.list());
+    if (!report.ok) throw new Error(report.text);
+    return report.text;
   });
   await check('Worker changes', async () => {
     const pending = core.pool.changes?.list() ?? [];

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRuntime';
 import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
+import type { NetworkMode } from '../core/workers/workerNetwork';
 import type { WorkerSettings } from '../core/workers/workerTypes';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
 
@@ -57,10 +58,29 @@ export function readWorkerSettings(): WorkerSettings {
     protectedPaths: c.get<string[]>('workers.protectedPaths', []),
     trustWorkingDir: c.get<boolean>('workers.trustWorkingDirectory', false),
     sandbox: c.get<string>('workers.sandbox', 'auto') === 'off' ? 'off' : 'auto',
-    network: c.get<string>('workers.network', 'allow') === 'deny' ? 'deny' : 'allow',
+    network: networkMode(c.get<string>('workers.network', 'internet')),
+    allowedHosts: hostList(c.get<unknown>('workers.allowedHosts', [])),
+    blockedHosts: hostList(c.get<unknown>('workers.blockedHosts', [])),
+    proxy: userProxy(),
     isolation: c.get<string>('workers.isolation', 'worktree') === 'none' ? 'none' : 'worktree',
     worktreeInclude: c.get<string[]>('workers.worktreeInclude', []).filter((e) => typeof e === 'string' && e.trim()),
   };
+}
+
+/** Every entry, as text: a wrong one is named by the worker's card and Doctor, never dropped here. */
+function hostList(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : [JSON.stringify(raw)];
+}
+
+function networkMode(raw: string): NetworkMode {
+  return raw === 'allow' || raw === 'deny' ? raw : 'internet';
+}
+
+/** The user's HTTP(S) proxy as VS Code itself uses it: its http.proxy setting, else the environment's. */
+function userProxy(): string | undefined {
+  const setting = vscode.workspace.getConfiguration('http').get<string>('proxy', '').trim();
+  const env = process.env;
+  return setting || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || undefined;
 }
 
 export async function setRoutingAuto(on: boolean): Promise<void> {

@@ -148,6 +148,12 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   if (w.sandbox && w.sandbox.state !== 'applied' && w.sandbox.state !== 'engaged') {
     tip.appendMarkdown(`\n\n$(warning) Unsandboxed${w.sandbox.reason ? `: ${w.sandbox.reason}` : ''}`);
   }
+  if (w.sandbox?.network) {
+    tip.appendMarkdown('\n\n');
+    tip.appendText(
+      `${w.sandbox.network.line[0]!.toUpperCase()}${w.sandbox.network.line.slice(1)}${w.sandbox.network.verified ? ' (as the runtime reports)' : ''}`,
+    );
+  }
   item.tooltip = tip;
   item.command = { command: 'baton.worker.openTranscript', title: 'Open Transcript', arguments: [w.name] };
   return item;

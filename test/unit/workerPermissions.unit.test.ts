@@ -197,6 +197,29 @@ describe('worker permission handler', () => {
     assert.equal(broker.asked.length, 3);
   });
 
+  it('a permissive retry is asked each time, worded as what it is: in the sandbox, file limits off, network rules kept', async () => {
+    trust = true;
+    sandboxed = true;
+    broker.answer = 'worker';
+    const h = handler();
+    const retry = {
+      ...shell('npm install'),
+      requestSandboxBypass: true,
+      requestSandboxPermissive: true,
+      requestSandboxBypassReason: 'a write was blocked',
+    } as PermissionRequest;
+    assert.equal((await decide(h, retry)).kind, 'approve-once');
+    assert.equal((await decide(h, { ...retry })).kind, 'approve-once');
+    assert.equal(broker.asked.length, 2, 'never covered by trust or an earlier answer');
+    assert.equal(broker.asked[0]?.kind, 'sandbox file and process limits off');
+    assert.match(broker.asked[0]?.detail ?? '', /^in the sandbox, file and process limits off: npm install/);
+    assert.doesNotMatch(JSON.stringify(broker.asked), /outside the sandbox/i);
+    assert.equal(
+      (await decide(h, { ...shell('cat ~/.ssh/id_rsa'), requestSandboxBypass: true, requestSandboxPermissive: true } as PermissionRequest)).kind,
+      'reject',
+    );
+  });
+
   it('asks once per tool call when the runtime repeats a request', async () => {
     let release!: (d: PermissionDecision) => void;
     broker.answer = () => new Promise((r) => (release = r));

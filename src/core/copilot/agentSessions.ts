@@ -6,7 +6,7 @@ import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes'
 import type { BatonTool } from './batonTool';
 import type { SandboxPolicy, SandboxStatus, SandboxSupport } from './sandbox';
 
-export type { SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
+export type { SandboxNetwork, SandboxNetworkStatus, SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
 
 export type { AgentEvent, McpServerConfig, PermissionHandler, PermissionRequest, PermissionRequestResult } from './sdkTypes';
 

@@ -7,7 +7,7 @@ import type { CopilotSession, SessionEvent } from '@github/copilot-sdk';
 import { withTimeout } from '../util/delay';
 import type { AgentSession, FileChange, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
 import { AgentError, TurnTimeoutError } from './errors';
-import type { SandboxStatus } from './sandbox';
+import { reportedNetworkMode, type SandboxStatus } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
@@ -31,14 +31,25 @@ export class CopilotAgentSession implements AgentSession {
     this.sandboxStatus = sandbox;
     // The sandbox is verified from what the runtime reports, never assumed from the request.
     this.offSandbox = session.on((event) => {
-      const e = event as { type: string; data?: { kind?: string; outcome?: string; degradationReason?: string; sandboxed?: boolean } };
-      if (e.type === 'sandbox.decision' && this.sandboxStatus.state !== 'off') {
-        if (e.data?.outcome === 'engaged') this.sandboxStatus = { state: 'engaged' };
+      const e = event as {
+        type: string;
+        data?: { kind?: string; outcome?: string; degradationReason?: string; sandboxed?: boolean; allowOutbound?: boolean; allowLocalNetwork?: boolean };
+      };
+      const network = sandbox.network;
+      if (e.type === 'sandbox.decision' && e.data?.kind === 'policy_resolved' && network && this.sandboxStatus.network) {
+        // The mode in force is the one the runtime reports resolving, not the one Baton asked for.
+        const reported = reportedNetworkMode(e.data);
+        if (reported) {
+          const line = reported === network.mode ? network.line : `${network.line} (but the runtime reports network "${reported}")`;
+          this.sandboxStatus = { ...this.sandboxStatus, network: { mode: network.mode, line, verified: reported === network.mode } };
+        }
+      } else if (e.type === 'sandbox.decision' && this.sandboxStatus.state !== 'off') {
+        if (e.data?.outcome === 'engaged') this.sandboxStatus = { ...this.sandboxStatus, state: 'engaged' };
         else if (e.data?.outcome === 'failed' || e.data?.outcome === 'inactive') {
           this.sandboxStatus = { state: 'failed', reason: e.data.degradationReason ?? `${e.data.kind ?? 'sandbox'}: ${e.data.outcome}` };
         }
       } else if (e.type === 'tool.execution_complete' && e.data?.sandboxed === true && this.sandboxStatus.state === 'applied') {
-        this.sandboxStatus = { state: 'engaged' };
+        this.sandboxStatus = { ...this.sandboxStatus, state: 'engaged' };
       }
     });
   }

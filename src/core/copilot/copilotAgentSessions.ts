@@ -9,7 +9,7 @@ import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
 import { forkWithoutTouching } from './safeFork';
-import { sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
+import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 import { buildSessionConfig } from './sessionConfig';
 
@@ -91,8 +91,7 @@ export class CopilotAgentSessions implements AgentSessions {
       await session.disconnect().catch(() => undefined);
       throw err instanceof AgentError ? err : fromSdkError(err, 'call');
     }
-    const network = spec.sandbox.network === 'allow' && !support.networkAvailable ? support.networkReason : undefined;
-    return { state: 'applied', ...(network ? { reason: `network off: ${network}` } : {}) };
+    return { state: 'applied', network: networkInForce(spec.sandbox, support) };
   }
 
   async delete(id: string): Promise<void> {

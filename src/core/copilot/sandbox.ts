@@ -4,6 +4,7 @@
 // dropped); the runtime runs `bwrap` from PATH; with outbound network allowed it uses a firewall
 // mode that needs slirp4netns and iptables, and without them every command fails (closed, never
 // open). So Baton checks what the machine has before it asks, and says what is missing and the fix.
+// What each network mode reaches is measured in workers/workerNetwork.ts.
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import type { CopilotSession } from '@github/copilot-sdk';
@@ -17,7 +18,27 @@ export interface SandboxPolicy {
   readonlyPaths: string[];
   /** The worker's own directory and what its tools must write (the runtime adds cwd and TMPDIR itself). */
   readwritePaths: string[];
-  network: 'allow' | 'deny';
+  network: SandboxNetwork;
+}
+
+/** The network part of a worker's policy (resolved and checked by workers/workerNetwork.ts). */
+export interface SandboxNetwork {
+  /** 'internet': outbound, not this machine or the local network; 'allow': everything; 'deny': none. */
+  mode: 'internet' | 'allow' | 'deny';
+  allowedHosts: string[];
+  blockedHosts: string[];
+  /** The user's proxy; credentials in their own fields, never in the URL. */
+  proxy?: { url: string; username?: string; password?: string };
+  /** The card's network line for this policy. */
+  line: string;
+}
+
+/** The network a worker's shell has: the mode in force, and whether the runtime's own event confirmed it. */
+export interface SandboxNetworkStatus {
+  mode: SandboxNetwork['mode'];
+  line: string;
+  /** The runtime's policy_resolved event reported this mode (undefined until a command ran). */
+  verified?: boolean;
 }
 
 /** What this machine can enforce; `reason` and `fix` are shown on the card and by Doctor. */
@@ -40,6 +61,8 @@ export type SandboxState = 'off' | 'unsupported' | 'applied' | 'engaged' | 'fail
 export interface SandboxStatus {
   state: SandboxState;
   reason?: string;
+  /** While the sandbox holds ('applied'/'engaged'): what the worker's shell can reach. */
+  network?: SandboxNetworkStatus;
 }
 
 function onPath(name: string, envPath: string | undefined): string | undefined {
@@ -87,17 +110,41 @@ export function sandboxSupport(platform: NodeJS.Platform = process.platform, env
     : { available: true, networkAvailable: true };
 }
 
+/** The network mode in force for `policy` on a machine with `support`, and its line for the card. */
+export function networkInForce(policy: SandboxPolicy, support: SandboxSupport): SandboxNetworkStatus {
+  // Without slirp4netns/iptables an allowed network would make every command fail; the network is cut instead (and said so).
+  if (policy.network.mode !== 'deny' && !support.networkAvailable) return { mode: 'deny', line: `network off: ${support.networkReason ?? 'unavailable'}` };
+  return { mode: policy.network.mode, line: policy.network.line };
+}
+
 /** The runtime's sandboxConfig for `policy` on a machine with `support`. */
 export function toSandboxConfig(policy: SandboxPolicy, support: SandboxSupport): RuntimeSandboxConfig {
-  // Without slirp4netns/iptables an allowed network would make every command fail; the network is cut instead (and said so).
-  const allowOutbound = policy.network === 'allow' && support.networkAvailable;
+  const mode = networkInForce(policy, support).mode;
+  const n = policy.network;
+  const network: NonNullable<NonNullable<RuntimeSandboxConfig['userPolicy']>['network']> =
+    mode === 'deny'
+      ? { allowOutbound: false }
+      : {
+          allowOutbound: true,
+          allowLocalNetwork: mode === 'allow',
+          ...(n.allowedHosts.length ? { allowedHosts: n.allowedHosts } : {}),
+          ...(n.blockedHosts.length ? { blockedHosts: n.blockedHosts } : {}),
+          ...(n.proxy ? { proxy: n.proxy } : {}),
+        };
   return {
     enabled: true,
     // A bypass is offered to the model only so that the user, never the model, decides it (see workerPermissions.ts).
     allowBypass: true,
     userPolicy: {
       filesystem: { deniedPaths: policy.deniedPaths, readonlyPaths: policy.readonlyPaths, readwritePaths: policy.readwritePaths },
-      network: { allowOutbound },
+      network,
     },
   };
+}
+
+/** The network mode a runtime policy_resolved event reports, or undefined when it says nothing of it. */
+export function reportedNetworkMode(data: { allowOutbound?: unknown; allowLocalNetwork?: unknown }): SandboxNetwork['mode'] | undefined {
+  if (typeof data.allowOutbound !== 'boolean') return undefined;
+  if (!data.allowOutbound) return 'deny';
+  return data.allowLocalNetwork === true ? 'allow' : 'internet';
 }

@@ -4,7 +4,8 @@
 // - shell commands, anything outside the directory, URLs and MCP tools are asked of the user through
 //   the PermissionBroker; with trustWorkingDir, shell commands are approved without asking, but
 //   only while the runtime's sandbox holds the worker (a heuristic on command text is no boundary);
-// - a request to act outside the sandbox always reaches the user, worded so, for that one request;
+// - a request to act outside the sandbox always reaches the user, worded so, for that one request
+//   (a "permissive retry", which keeps the sandbox and its network rules, is worded as that);
 // - every decision is logged.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -68,7 +69,7 @@ export function evaluatePermission(
     feedback: `Denied: ${p} is inside the protected path ${label}. Workers may never touch it; do not try another way.`,
   });
 
-  const bypass = request as { requestSandboxBypass?: boolean; requestSandboxBypassReason?: string };
+  const bypass = request as { requestSandboxBypass?: boolean; requestSandboxBypassReason?: string; requestSandboxPermissive?: boolean };
   if (bypass.requestSandboxBypass === true) {
     // Never approved by trust or by an earlier "for this worker": the user decides this exact request.
     const inner = evaluatePermission({ ...request, requestSandboxBypass: false } as PermissionRequest, {
@@ -78,6 +79,16 @@ export function evaluatePermission(
     });
     if (inner.action === 'deny') return inner;
     const why = bypass.requestSandboxBypassReason ? ` (${bypass.requestSandboxBypassReason})` : '';
+    if (bypass.requestSandboxPermissive === true) {
+      // A permissive retry stays in the sandbox with its network policy; only its file and process limits stop blocking.
+      return {
+        action: 'ask',
+        reason: `re-run in the sandbox with its file and process limits off (recorded, not blocked; network rules kept)${why}`,
+        detail: `in the sandbox, file and process limits off: ${inner.detail}`,
+        kind: 'sandbox file and process limits off',
+        remember: `permissive:${randomUUID()}`,
+      };
+    }
     return {
       action: 'ask',
       reason: `run OUTSIDE the sandbox${why}`,

@@ -27,6 +27,7 @@ import { errorText, formatResult, pastTense, seconds, type TaskOutcome } from '.
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
+import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
 import {
   SessionInUseError,
@@ -197,6 +198,11 @@ export class WorkerPool {
   summaryOf(name: string): string | undefined {
     const w = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
     return w?.transcript.taskOutput() || undefined;
+  }
+
+  /** The network a worker started now would get, with any setting the runtime would refuse (for Doctor). */
+  network(): WorkerNetwork {
+    return this.setup.network();
   }
 
   /** The worker's events as readable text. */

@@ -4,7 +4,7 @@
 // worktrees) is denied piece by piece around that directory, never skipped as a whole.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SandboxPolicy } from '../copilot/agentSessions';
+import type { SandboxNetwork, SandboxPolicy } from '../copilot/agentSessions';
 import { isWithin, realpathNearest } from './protectedPaths';
 
 export interface WorkerSandboxArgs {
@@ -12,7 +12,7 @@ export interface WorkerSandboxArgs {
   workingDir: string;
   /** Real paths of every protected location (built-in, settings, Baton's own, the CLI's login). */
   protectedPaths: string[];
-  network: 'allow' | 'deny';
+  network: SandboxNetwork;
   /**
    * Readable, never writable: the repository's git folder when the worker works in a linked
    * worktree (so `git status` works; writable it would let a worker plant hooks or move the

@@ -8,6 +8,7 @@ import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
+import { describeNetwork, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
 import { WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
 
@@ -78,12 +79,25 @@ export class WorkerSetup {
   }
 
   private sandboxPolicy(w: Worker): SandboxPolicy {
+    const network = this.network();
     return workerSandboxPolicy({
       workingDir: w.workingDir,
       protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
-      network: this.opts.settings().network ?? 'allow',
+      network: {
+        mode: network.mode,
+        allowedHosts: network.allowedHosts,
+        blockedHosts: network.blockedHosts,
+        ...(network.proxy ? { proxy: network.proxy } : {}),
+        line: describeNetwork(network),
+      },
       readonlyPaths: w.sandboxReadonly,
     });
+  }
+
+  /** The network a new worker gets under the current settings (read at each start: addresses change). */
+  network(): WorkerNetwork {
+    const s = this.opts.settings();
+    return resolveWorkerNetwork({ mode: s.network ?? 'internet', allowedHosts: s.allowedHosts, blockedHosts: s.blockedHosts, proxy: s.proxy });
   }
 
   protectedPaths(): ProtectedPaths {

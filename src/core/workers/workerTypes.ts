@@ -5,6 +5,7 @@ import type { Channel } from '../orchestrator/events';
 import type { BatonStore, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { Deliver } from './workerInbox';
+import type { NetworkMode } from './workerNetwork';
 import type { PermissionBroker } from './workerPermissions';
 import { ToolFailure } from '../copilot/batonTool';
 import { WorkerTranscript } from './workerTranscript';
@@ -20,8 +21,14 @@ export interface WorkerSettings {
   trustWorkingDir: boolean;
   /** baton.workers.sandbox: the runtime's sandbox wherever it can engage ('auto', the default), or never. */
   sandbox?: 'auto' | 'off';
-  /** baton.workers.network: outbound network inside the sandbox (default 'allow'). */
-  network?: 'allow' | 'deny';
+  /** baton.workers.network: 'internet' (default: outbound, not this machine or the local network), 'allow' or 'deny'. */
+  network?: NetworkMode;
+  /** baton.workers.allowedHosts: when set, the only hosts a worker's shell may reach (through the sandbox proxy). */
+  allowedHosts?: string[];
+  /** baton.workers.blockedHosts: hosts a worker's shell may never reach (deny wins). */
+  blockedHosts?: string[];
+  /** The user's HTTP(S) proxy URL (VS Code's http.proxy, else the environment's), handed to the sandbox. */
+  proxy?: string;
   /** baton.workers.isolation: a git worktree per worker in a repository (default), or the folder itself. */
   isolation?: 'worktree' | 'none';
   /** baton.workers.worktreeInclude: ignored files and folders to copy or link into each new worktree. */

@@ -1,0 +1,145 @@
+// baton.workers.network and its host lists and proxy, resolved into what the runtime's sandbox is
+// asked for. What each mode then reaches is tested against the real runtime in
+// test/integration/workerNetwork.integration.test.ts.
+import * as assert from 'node:assert/strict';
+import { reportedNetworkMode, toSandboxConfig, type SandboxPolicy } from '../../src/core/copilot/sandbox';
+import {
+  describeNetwork,
+  hostRuleProblem,
+  machineAddresses,
+  networkReport,
+  NetworkSettingError,
+  parseProxy,
+  resolveWorkerNetwork,
+} from '../../src/core/workers/workerNetwork';
+
+const MACHINE = ['192.168.1.20', 'fd00::20'];
+const linux = { available: true, networkAvailable: true };
+
+function config(settings: Parameters<typeof resolveWorkerNetwork>[0], support = linux) {
+  const n = resolveWorkerNetwork(settings, MACHINE);
+  const policy: SandboxPolicy = { deniedPaths: [], readonlyPaths: [], readwritePaths: ['/w'], network: { ...n, line: describeNetwork(n) } };
+  return { n, network: toSandboxConfig(policy, support).userPolicy?.network };
+}
+
+describe('worker network policy', () => {
+  it('"internet" (the default) keeps this machine and the local network out: its addresses and the metadata endpoint blocked, local traffic off', () => {
+    const { n, network } = config({ mode: 'internet' });
+    assert.equal(n.mode, 'internet');
+    assert.deepEqual(network, { allowOutbound: true, allowLocalNetwork: false, blockedHosts: ['192.168.1.20', 'fd00::20', '169.254.169.254'] });
+    assert.match(describeNetwork(n), /^network: internet over HTTP\(S\), not this machine or the local network$/);
+  });
+
+  it('"internet" keeps a host list on a machine with no address, so the runtime still filters through its proxy', () => {
+    const n = resolveWorkerNetwork({ mode: 'internet' }, []);
+    assert.deepEqual(n.blockedHosts, ['169.254.169.254']);
+  });
+
+  it('"allow" is everything, said so; "deny" is none; host lists and a proxy pass through as the runtime takes them', () => {
+    assert.deepEqual(config({ mode: 'allow' }).network, { allowOutbound: true, allowLocalNetwork: true });
+    assert.match(describeNetwork(config({ mode: 'allow' }).n), /everything, this machine.s addresses and the local network included/);
+    assert.deepEqual(config({ mode: 'deny', allowedHosts: ['a.example'] }).network, { allowOutbound: false });
+    const { n, network } = config({
+      mode: 'internet',
+      allowedHosts: ['registry.npmjs.org', '*.github.com'],
+      blockedHosts: ['evil.example'],
+      proxy: 'http://proxy.corp:3128',
+    });
+    assert.deepEqual(network, {
+      allowOutbound: true,
+      allowLocalNetwork: false,
+      allowedHosts: ['registry.npmjs.org', '*.github.com'],
+      blockedHosts: ['evil.example', '192.168.1.20', 'fd00::20', '169.254.169.254'],
+      proxy: { url: 'http://proxy.corp:3128' },
+    });
+    assert.equal(
+      describeNetwork(n),
+      'network: internet over HTTP(S), not this machine or the local network; only registry.npmjs.org, *.github.com; never evil.example; via your proxy http://proxy.corp:3128',
+    );
+  });
+
+  it("puts the proxy's credentials in their own fields, never in the URL or the card", () => {
+    assert.deepEqual(parseProxy('http://al%40ce:p%3Ass@proxy.corp:3128/'), { url: 'http://proxy.corp:3128', username: 'al@ce', password: 'p:ss' });
+    assert.deepEqual(parseProxy('proxy.corp:8080'), { url: 'http://proxy.corp:8080' });
+    const { n, network } = config({ mode: 'allow', proxy: 'https://u:secret@proxy.corp' });
+    assert.deepEqual(network?.proxy, { url: 'https://proxy.corp', username: 'u', password: 'secret' });
+    // The runtime authenticates to a proxy only through its sandbox proxy, which it starts only for a host list.
+    assert.deepEqual(network?.blockedHosts, ['baton-proxy-auth.invalid']);
+    assert.doesNotMatch(describeNetwork(n), /secret|baton-proxy-auth/);
+    const bad = parseProxy('socks5://u:secret@proxy.corp:1080');
+    assert.ok(bad instanceof NetworkSettingError);
+    assert.equal(bad.problem, 'proxy-scheme');
+    assert.doesNotMatch(bad.message, /secret/);
+  });
+
+  it('a bad host entry is a typed error naming the setting and the entry, and cuts the network (never silently dropped)', () => {
+    const cases: Array<[string, 'allowed' | 'blocked', ReturnType<typeof hostRuleProblem>]> = [
+      ['registry.npmjs.org', 'allowed', undefined],
+      ['*.example.com', 'allowed', undefined],
+      ['10.0.0.7', 'blocked', undefined],
+      ['fd00::1', 'blocked', undefined],
+      ['*', 'blocked', undefined],
+      ['*', 'allowed', 'wildcard'],
+      ['https://registry.npmjs.org/', 'allowed', 'url'],
+      ['10.0.0.0/8', 'blocked', 'url'],
+      ['example.com:443', 'allowed', 'port'],
+      ['api.*.example.com', 'allowed', 'wildcard'],
+      ['bad host', 'allowed', 'not-a-host'],
+      ['  ', 'allowed', 'empty'],
+    ];
+    for (const [entry, list, problem] of cases) assert.equal(hostRuleProblem(entry, list), problem, `${list}: ${entry}`);
+    const { n, network } = config({ mode: 'internet', allowedHosts: ['ok.example', 'https://x.example/'], blockedHosts: ['10.0.0.0/8'] });
+    assert.equal(n.mode, 'deny');
+    assert.deepEqual(network, { allowOutbound: false });
+    assert.deepEqual(
+      n.problems.map((p) => [p instanceof NetworkSettingError, p.setting, p.entry, p.problem]),
+      [
+        [true, 'baton.workers.allowedHosts', 'https://x.example/', 'url'],
+        [true, 'baton.workers.blockedHosts', '10.0.0.0/8', 'url'],
+      ],
+    );
+    assert.match(describeNetwork(n), /^network off: baton\.workers\.allowedHosts: 'https:\/\/x\.example\/' .*; baton\.workers\.blockedHosts: '10\.0\.0\.0\/8'/);
+  });
+
+  it("Doctor's line: an error naming each bad entry; otherwise the mode, what Baton blocks, and what the runtime confirmed", () => {
+    const bad = networkReport(resolveWorkerNetwork({ mode: 'internet', allowedHosts: ['registry.npmjs.org:443'] }, MACHINE), linux, []);
+    assert.equal(bad.ok, false);
+    assert.match(bad.text, /^network off: baton\.workers\.allowedHosts: 'registry\.npmjs\.org:443' has a port; .*until then workers run with no network\.$/);
+    const good = networkReport(resolveWorkerNetwork({ mode: 'internet', proxy: 'http://u:pw@proxy.corp:3128' }, MACHINE), linux, [
+      { name: 'w1', sandbox: { network: { mode: 'internet', verified: true } } },
+      { name: 'w2', sandbox: { network: { mode: 'internet' } } },
+    ]);
+    assert.equal(good.ok, true);
+    assert.match(
+      good.text,
+      /^network: internet over HTTP\(S\), .*via your proxy http:\/\/proxy\.corp:3128 \(signed in\) \(its credentials go to the sandbox proxy in their own fields, never to a worker\); Baton also blocks this machine's 2 addresses and 169\.254\.169\.254; as the runtime reports for w1: internet$/,
+    );
+    assert.doesNotMatch(good.text, /pw|192\.168\.1\.20/);
+    const noTools = networkReport(
+      resolveWorkerNetwork({ mode: 'allow' }, MACHINE),
+      { available: true, networkAvailable: false, networkReason: 'needs slirp4netns' },
+      [],
+    );
+    assert.deepEqual(noTools, { ok: false, text: 'network off: needs slirp4netns' });
+  });
+
+  it('cuts the network where the sandbox cannot filter it (no slirp4netns/iptables), whatever the mode', () => {
+    const support = { available: true, networkAvailable: false, networkReason: 'needs slirp4netns' };
+    assert.deepEqual(config({ mode: 'internet' }, support).network, { allowOutbound: false });
+  });
+
+  it("reads the mode in force from the runtime's policy_resolved event (its fields as measured)", () => {
+    assert.equal(reportedNetworkMode({ allowOutbound: false, allowLocalNetwork: false }), 'deny');
+    assert.equal(reportedNetworkMode({ allowOutbound: true, allowLocalNetwork: false }), 'internet');
+    assert.equal(reportedNetworkMode({ allowOutbound: true, allowLocalNetwork: true }), 'allow');
+    assert.equal(reportedNetworkMode({}), undefined, 'an event without the fields confirms nothing');
+  });
+
+  it("lists this machine's own addresses, not its loopback", () => {
+    const got = machineAddresses({
+      lo: [{ address: '127.0.0.1', internal: true } as never],
+      eth0: [{ address: '192.0.2.2', internal: false } as never, { address: 'fe80::1%eth0', internal: false } as never],
+    });
+    assert.deepEqual(got, ['192.0.2.2', 'fe80::1']);
+  });
+});
