@@ -3,23 +3,30 @@
 // once, and told to the orchestrator once per pair), and how the change set ended. Invariant: a
 // card's counts come from git (a snapshot of the worktree), never from what the worker said it did.
 import type { WorkerCard } from '../../shared/protocol';
+import type { AgentSession, AgentSessions } from '../copilot/agentSessions';
+import type { BatonStore } from '../store/types';
+import type { SendToWorker } from './conflictResolution';
+import { PendingChangeSets } from './pendingChangeSets';
 import type { Logger } from '../util/logger';
 import { describeOverlaps, findOverlaps } from './overlaps';
-import type { ChangeEvent, WorkerChanges } from './workerChanges';
+import { WorkerChanges, type ChangeEvent, type FinishedWorker } from './workerChanges';
 
 /** A running worker's touched files are read again at most this often (a snapshot of its worktree each time). */
 const TOUCHED_REFRESH_MS = 1000;
 
 /** What the watch reads and writes of a worker (the pool's Worker record). */
-export interface WatchedWorker {
-  name: string;
+export interface WatchedWorker extends FinishedWorker {
   state: WorkerCard['state'];
-  isolation?: WorkerCard['isolation'];
-  changes?: WorkerCard['changes'];
   overlaps?: WorkerCard['overlaps'];
   outcome?: WorkerCard['outcome'];
   conflicts?: WorkerCard['conflicts'];
+  summary?: string;
+  /** Runs when the current task ends (a conflict resolution checks or undoes its work). */
+  followUp?: { activity: string; after: (end: 'completed' | 'failed' | 'timed_out' | 'killed') => Promise<string> };
 }
+
+/** The most of a worker's report its card keeps. */
+const MAX_CARD_SUMMARY = 500;
 
 export interface ChangeWatchOptions {
   changes: WorkerChanges;
@@ -80,8 +87,22 @@ export class ChangeWatch {
     this.timers.set(w.name, timer);
   }
 
+  /**
+   * What a finished task's completion message says about its changes: the follow-up's verdict (a
+   * conflict resolution settles first, so the counts after it are what it left), the change line,
+   * and overlaps not told yet. Also keeps the worker's report on its card.
+   */
+  async completionNote(w: WatchedWorker, end: 'completed' | 'failed' | 'timed_out' | 'killed', output: string): Promise<string> {
+    const said = output.trim();
+    if (said) w.summary = said.length > MAX_CARD_SUMMARY ? `${said.slice(0, MAX_CARD_SUMMARY - 1)}…` : said;
+    const follow = w.followUp;
+    w.followUp = undefined;
+    const followed = follow ? await follow.after(end).catch((err: unknown) => `\n\n(${follow.activity} could not finish: ${errorText(err)})`) : '';
+    return followed + (await this.opts.changes.resultNote(w)) + this.overlapNote(w);
+  }
+
   /** The overlaps of `w` the orchestrator has not heard of yet, for its completion message ('' when none). */
-  overlapNote(w: WatchedWorker): string {
+  private overlapNote(w: WatchedWorker): string {
     this.updateOverlaps();
     const fresh = (w.overlaps ?? []).filter((o) => !this.told.has(pairKey(w.name, o.worker)));
     if (!fresh.length) return '';
@@ -124,4 +145,23 @@ function pairKey(a: string, b: string): string {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The change lifecycle of a worker pool: the pending change sets, their operations and the cards' watch. */
+export function createChangeLifecycle(opts: {
+  store: BatonStore;
+  storageDir: string;
+  logger: Logger;
+  sessions: AgentSessions;
+  /** The live session of a worker still in the pool. */
+  liveSession: (name: string) => AgentSession | undefined;
+  send: SendToWorker;
+  workers: () => WatchedWorker[];
+  fire: () => void;
+}): { pending: PendingChangeSets; changes: WorkerChanges; watch: ChangeWatch } {
+  const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
+  let watch: ChangeWatch | undefined;
+  const changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, opts.liveSession, (n, e) => watch?.settled(n, e), opts.send);
+  watch = new ChangeWatch({ changes, workers: opts.workers, fire: opts.fire, logger: opts.logger });
+  return { pending, changes, watch };
 }

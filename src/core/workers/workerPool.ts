@@ -13,9 +13,8 @@
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
-import { PendingChangeSets } from '../changes/pendingChangeSets';
-import { ChangeWatch } from '../changes/changeWatch';
-import { WorkerChanges } from '../changes/workerChanges';
+import { createChangeLifecycle, type ChangeWatch } from '../changes/changeWatch';
+import type { WorkerChanges } from '../changes/workerChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
@@ -47,9 +46,6 @@ import {
 
 export type { PermissionBroker } from './workerPermissions';
 
-/** The most of a worker's report its card keeps. */
-const MAX_CARD_SUMMARY = 500;
-
 export * from './workerTypes';
 
 export class WorkerPool {
@@ -74,24 +70,19 @@ export class WorkerPool {
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
     this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
-      const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
-      this.isolation = new WorkerIsolation(pending);
-      const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(
-        pending,
-        opts.sessions,
-        opts.store,
-        opts.logger,
-        live,
-        (n, settled) => this.watch?.settled(n, settled),
-        async (n, prompt, after) => void (await this.send(n, prompt, undefined, { activity: 'resolving conflicts', after })),
-      );
-      this.watch = new ChangeWatch({
-        changes: this.changes,
+      const life = createChangeLifecycle({
+        store: opts.store,
+        storageDir: opts.storageDir,
+        logger: opts.logger,
+        sessions: opts.sessions,
+        liveSession: (n) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session,
+        send: async (n, prompt, after) => void (await this.send(n, prompt, undefined, { activity: 'resolving conflicts', after })),
         workers: () => [...this.reg.active.values(), ...this.reg.finished],
         fire: () => this.reg.fireNow(),
-        logger: opts.logger,
       });
+      this.isolation = new WorkerIsolation(life.pending);
+      this.changes = life.changes;
+      this.watch = life.watch;
     }
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
@@ -361,14 +352,7 @@ export class WorkerPool {
     const shuttingDown = this.disposed || (outcome.kind === 'killed' && outcome.by === 'shutdown');
     // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
     const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-    const said = outcome.output.trim();
-    if (said) w.summary = said.length > MAX_CARD_SUMMARY ? `${said.slice(0, MAX_CARD_SUMMARY - 1)}…` : said;
-    // A follow-up (a conflict resolution) settles first, so the change counts below are what it left.
-    const follow = w.followUp;
-    w.followUp = undefined;
-    const followed = follow ? await follow.after(outcome.kind).catch((err: unknown) => `\n\n(${follow.activity} could not finish: ${errorText(err)})`) : '';
-    let text = formatResult(w.name, outcome) + followed + (this.changes ? await this.changes.resultNote(w) : '');
-    text += this.watch?.overlapNote(w) ?? '';
+    const text = formatResult(w.name, outcome) + ((await this.watch?.completionNote(w, outcome.kind, outcome.output)) ?? '');
     const kind: InboxRow['kind'] = outcome.kind;
     const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;
     // On shutdown the row stays 'running', so the next start reports the task as interrupted.
