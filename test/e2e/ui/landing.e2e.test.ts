@@ -6,11 +6,11 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { ui } from './fixture';
+import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
 import { completedReply, freshChat, send } from './helpers';
 
 const run = promisify(execFile);
@@ -104,6 +104,96 @@ describe('Work that lands, by clicks', function () {
     assert.equal(await trio.locator('[data-testid="worker-touched"]').innerText(), 'src/c.txt');
     assert.equal(await read('c'), 'c original\n', 'still nothing in the user\u2019s file until Apply');
 
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+
+  it('Resolve with the worker by clicks: the second Apply conflicts, the card offers both ways, the worker merges, Apply lands both', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'conflict-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    const read = () => readFile(join(repo, 'src', 'app.txt'), 'utf8');
+
+    for (const name of ['ui-first', 'ui-second']) {
+      const prompt = `Worker ${name}: change app.txt`;
+      server.on(
+        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
+        { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
+      );
+      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
+      server.on(
+        { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
+        { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
+      );
+      server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
+      server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary ${name}` }, { text: `${name} is done.` });
+      await send(view, prompt);
+      await completedReply(view, `${name} is done.`);
+    }
+    const first = card(view, 'ui-first');
+    const second = card(view, 'ui-second');
+    await first.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await first.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    assert.equal(await read(), 'ui-first line\n');
+
+    await second.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await second.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
+
+    server.on(
+      { lastUserIncludes: 'These files conflict', afterToolResult: false, name: 'second resolves' },
+      {
+        delayMs: 1500,
+        // The worker's own edit tool on the markers (a shell command would ask the user in the panel first).
+        toolCalls: [
+          {
+            name: 'edit',
+            arguments: {
+              path: 'src/app.txt',
+              old_str: "<<<<<<< user's tree\nui-first line\n=======\nui-second line\n>>>>>>> your change",
+              new_str: 'ui-first line\nui-second line',
+            },
+          },
+        ],
+      },
+    );
+    server.on({ lastUserIncludes: 'These files conflict', afterToolResult: true, name: 'second reports' }, { text: 'Kept both lines.' });
+    server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'ui-second' finished:\n\n<worker-output>\nKept both", name: 'resolved' },
+      { text: 'ui-second resolved it.' },
+    );
+    await second.locator('[data-testid="worker-resolve-worker"]').click();
+    await second.locator('[data-testid="worker-card"]').filter({ hasText: 'resolving conflicts' }).waitFor({ timeout: 15_000 });
+    await completedReply(view, 'ui-second resolved it.');
+    assert.equal(await read(), 'ui-first line\n', 'untouched until Apply');
+
+    await second.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await second.locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
+    assert.equal(await read(), 'ui-first line\nui-second line\n', 'both intents landed');
+    await mkdir(resultsDir, { recursive: true });
+    const shot = join(resultsDir, 'resolved-conflict.png');
+    await page.screenshot({ path: shot });
+    if (testsRepoExtension()) await copyFile(shot, join(repoRoot, 'media', 'resolved-conflict.png'));
+    const { stdout: worktrees } = await git(repo, 'worktree', 'list', '--porcelain');
+    assert.deepEqual(
+      worktrees.split('\n').filter((l) => l.startsWith('worktree ')),
+      [`worktree ${repo}`],
+    );
     assert.deepEqual(
       server.pending().map((r) => r.name),
       [],
