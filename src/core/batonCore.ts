@@ -10,7 +10,9 @@ import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
 import { createControlTools } from './control/controlTools';
 import type { HostControl } from './control/hostControl';
+import { SettingsControl } from './control/settingsControl';
 import { UsageTotals } from './control/usageTotals';
+import { callUsage } from './copilot/callUsage';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
 import { ToolJournal } from './copilot/batonTool';
 import { CopilotAgentSessions, type CopilotAgentSessionsOptions } from './copilot/copilotAgentSessions';
@@ -20,7 +22,7 @@ import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
-import { STATE_FINGERPRINT } from './orchestrator/sessionKeeper';
+import { STALE_PREFIX, STATE_FINGERPRINT, STATE_SESSION } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -36,6 +38,7 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
 import { createChangeTools } from './changes/changeTools';
+import { sweepOrphanedSessions } from './workers/sessionSweep';
 
 export interface BatonCoreDeps {
   /** Baton's global storage folder: the database, its own Copilot sessions, session claims. */
@@ -86,6 +89,8 @@ export interface BatonCore {
   wiki: Wiki;
   skills: SkillLibrary;
   usage: UsageTotals;
+  /** Switch the model, toggle auto routing, restart: the palette's commands and the chat's tools both go through it. */
+  control: SettingsControl;
   /** Skills changed outside the chat (the Skills view): the next turn runs in a new session that loads them. */
   renewSession(reason: string): void;
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
@@ -112,6 +117,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       logger,
       sessionDirectory,
       ...deps.runtime,
+      environment: () => deps.settings.workers().environment ?? {},
       fallbackModels: () => {
         const s = deps.settings.orchestrator().routing;
         return [...new Set([s.model, ...Object.values(s.tiers)])];
@@ -128,7 +134,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     skills.ensureDir(),
   ]);
   const skillDirectories = (): string[] => [...userConfig.skillDirectories, skills.dir];
-  const usage = new UsageTotals(store);
+  const usage = new UsageTotals(store, () => orchestrator?.conversationId ?? 'orchestrator');
   const toolJournal = new ToolJournal();
   let chat: ChatController | undefined;
   // The pool and the orchestrator refer to each other (results in, workers out); each reaches the
@@ -145,16 +151,16 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     settings: deps.settings.workers,
     homeDir: deps.homeDir,
     skillDirectories,
-    onUsage: (worker, u) => usage.workerCall(worker, u),
+    onUsage: (worker, u) => usage.workerCall(worker, callUsage(u)),
     broker,
     model: () => deps.settings.orchestrator().routing.model,
     reservedSessionIds: () => [orchestrator?.currentSessionId, store.getState('orchestrator_session_id')],
     // Delivered once the orchestrator's session takes it: a window closed while it waited in the
     // queue leaves it in the inbox for the next start, while a failed summary turn does not make
     // it come back again.
-    deliver: (text, origin) => {
+    deliver: (text, origin, _inboxId, workerResult) => {
       if (!orchestrator) throw new Error('The orchestrator is not ready');
-      return orchestrator.enqueue(text, origin).started;
+      return orchestrator.enqueue(text, origin, workerResult ? { workerResult } : undefined).started;
     },
   });
   const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });
@@ -172,9 +178,19 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking the saved
   // fingerprint stale takes the keeper's drift path (a fresh session with the recent turns as context).
   const renewSession = (reason: string): void => {
-    store.setState(STATE_FINGERPRINT, `stale: ${reason}`);
+    store.setState(STATE_FINGERPRINT, `${STALE_PREFIX}${reason}`);
     invalidate(reason);
   };
+  const control = new SettingsControl({
+    host: deps.control,
+    settings: deps.settings.orchestrator,
+    afterTurn: runAfterTurn,
+    invalidate,
+    renew: renewSession,
+    resetRuntime: (reason) => sessions.reset(reason),
+    refreshState: () => chat?.refreshState(),
+  });
+  const claims = new SessionClaims(path.join(storageDir, 'claims'));
   const orch: Orchestrator = new Orchestrator({
     sessions,
     store,
@@ -201,14 +217,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         changed: () => runAfterTurn(() => renewSession('skills changed')),
       }),
       ...createControlTools({
-        control: deps.control,
+        control,
         settings: deps.settings.orchestrator,
         listModels: () => sessions.listModels(),
         currentModel: () => orch.currentModel,
-        afterTurn: runAfterTurn,
-        invalidate,
-        resetRuntime: (reason) => sessions.reset(reason),
-        refreshState: () => chat?.refreshState(),
         journal: toolJournal,
       }),
     ],
@@ -216,7 +228,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // The wiki and squads sit next to the memory summary, each bounded on its own.
     memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
     userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
-    claims: new SessionClaims(path.join(storageDir, 'claims')),
+    claims,
     installPath: deps.installPath,
     workspaceFolders: deps.workspaceFolders,
     retryDelaysMs: deps.retryDelaysMs,
@@ -229,7 +241,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     deps.host,
     logger,
     () => deps.settings.orchestrator().routing.auto,
-    () => usage.describe('orchestrator'),
+    () => usage.headerText(),
   );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
   const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
@@ -237,13 +249,35 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
   const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));
   const offTurns = orch.onEvent((e) => {
+    // Every turn counts, with what it used: a failed or stopped one too.
     if (e.type === 'turn.completed') usage.turn(e.result.usage);
+    if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage);
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
-    // Synchronous here, so a session dropped for a switch is gone before the next queued turn starts.
-    for (const fn of afterTurn.splice(0)) void Promise.resolve(fn()).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
+    const changes = afterTurn.splice(0);
+    if (changes.length)
+      void orch
+        .beforeNextTurn(async () => {
+          for (const fn of changes) await fn();
+        })
+        .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   });
   void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
+  // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
+  const swept = sweepOrphanedSessions({
+    sessions,
+    logger,
+    referenced: () => [
+      store.getState(STATE_SESSION),
+      orch.currentSessionId,
+      ...claims.sweep(),
+      ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
+      ...pool.list().map((w) => w.sessionId),
+      ...pool.lifecycle.keptIds(),
+      ...(pool.changes?.trackedSessionIds() ?? []),
+    ],
+  }).catch((err: unknown) => logger.warn(`Sweeping orphaned sessions failed: ${String(err)}`));
 
   let disposed: Promise<void> | undefined;
   return {
@@ -258,12 +292,14 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     wiki,
     skills,
     usage,
+    control,
     renewSession,
     interrupted,
     dispose: () =>
       (disposed ??= (async () => {
         offWorkers();
         offTurns();
+        await swept;
         chat?.dispose();
         await pool.dispose();
         await orch.dispose();

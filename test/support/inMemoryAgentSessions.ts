@@ -258,6 +258,8 @@ export class InMemoryAgentSession implements AgentSession {
         () => {
           this.state.records.set(prompt, { kind: 'answered', content: text });
           this.emit({ type: 'session.idle', data: {} });
+          // One model call per run, reported as the real session reports each call (no premium multiplier here).
+          opts.onUsage?.({ inputTokens: prompt.length, outputTokens: text.length, premiumRequests: 0, requests: 1 });
           finish(undefined, { text, usage: { inputTokens: prompt.length, outputTokens: text.length }, model: this.state.model });
         },
         (err: unknown) => finish(err),
@@ -437,6 +439,10 @@ export class InMemoryAgentSessions implements AgentSessions {
     if (state) state.deleted = true;
   }
 
+  async ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>> {
+    return [...this.states.entries()].filter(([, s]) => !s.deleted).map(([id]) => ({ id, modifiedAt: 0 }));
+  }
+
   async fork(sourceId: string, _title: string): Promise<string> {
     const source = this.states.get(sourceId) ?? this.machineState(sourceId);
     if (!source) throw new AgentError('session', `Session not found: ${sourceId}`);
@@ -506,6 +512,10 @@ export class InMemoryAgentSessions implements AgentSessions {
 
   runtimePid(): number | undefined {
     return undefined;
+  }
+
+  environmentReport(): { withheld: string[]; strippedProxyCredentials: string[]; refused: string[] } {
+    return { withheld: [], strippedProxyCredentials: [], refused: [] };
   }
 
   async dispose(): Promise<void> {

@@ -34,6 +34,8 @@ export interface ChangeWatchOptions {
   workers: () => WatchedWorker[];
   /** Tells the views at once. */
   fire: () => void;
+  /** A change set ended (applied, kept as a branch, discarded): the single place for what must follow (the session goes). */
+  settled?: (name: string) => void;
   logger: Logger;
 }
 
@@ -74,6 +76,7 @@ export class ChangeWatch {
     w.outcome = { kind: settled.kind, text: settled.text };
     this.updateOverlaps();
     this.opts.fire();
+    this.opts.settled?.(name);
   }
 
   /** A tool of a running worker finished: its touched files are read again within a second. */
@@ -158,10 +161,11 @@ export function createChangeLifecycle(opts: {
   send: SendToWorker;
   workers: () => WatchedWorker[];
   fire: () => void;
+  settled?: (name: string) => void;
 }): { pending: PendingChangeSets; changes: WorkerChanges; watch: ChangeWatch } {
   const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
   let watch: ChangeWatch | undefined;
   const changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, opts.liveSession, (n, e) => watch?.settled(n, e), opts.send);
-  watch = new ChangeWatch({ changes, workers: opts.workers, fire: opts.fire, logger: opts.logger });
+  watch = new ChangeWatch({ changes, workers: opts.workers, fire: opts.fire, settled: opts.settled, logger: opts.logger });
   return { pending, changes, watch };
 }

@@ -4,7 +4,7 @@
 // - the user's side is logged before it is sent, the reply when it settles;
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
-import type { RouteInfo } from '../../shared/protocol';
+import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
 import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
@@ -56,6 +56,8 @@ export interface OrchestratorOptions {
 
 const LOG_SCAN = 200;
 const STATE_ROUTER = 'router_state';
+/** The conversation usage is totalled under (its start time, ISO); New Chat starts another. */
+export const STATE_CONVERSATION = 'usage_conversation';
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
 export class Orchestrator {
@@ -135,8 +137,11 @@ export class Orchestrator {
     return this.keeper.current?.id;
   }
 
-  /** Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only, `extras.meta` in the log. */
-  enqueue(text: string, origin: Origin, extras?: { context?: string; meta?: Record<string, unknown> }): TurnHandle {
+  /**
+   * Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only,
+   * `extras.meta` in the log; `extras.workerResult` (a worker's result card, what people read) in the log and the queued event.
+   */
+  enqueue(text: string, origin: Origin, extras?: { context?: string; meta?: Record<string, unknown>; workerResult?: WorkerResultCard }): TurnHandle {
     // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
@@ -147,7 +152,9 @@ export class Orchestrator {
       content: text,
       source: origin.channel === 'background' ? `background:${origin.worker ?? ''}` : origin.channel,
       status: 'pending',
-      ...(extras?.meta ? { meta: JSON.stringify(extras.meta) } : {}),
+      ...(extras?.meta || extras?.workerResult
+        ? { meta: JSON.stringify({ ...extras.meta, ...(extras.workerResult ? { workerResult: extras.workerResult } : {}) }) }
+        : {}),
     });
     let resolve!: (r: TurnResult) => void;
     let reject!: (e: unknown) => void;
@@ -165,9 +172,27 @@ export class Orchestrator {
     done.catch(() => undefined);
     started.catch(() => undefined);
     this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon } });
-    this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId });
+    this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
     void this.pump();
     return { turnId, logId, started, done };
+  }
+
+  /**
+   * Takes a turn that has not started out of the queue: it never reaches the session or the classifier, and its
+   * log row goes. False when it is not waiting (already running, or settled): then stop() is what ends it.
+   */
+  withdraw(turnId: string): boolean {
+    const index = this.queue.findIndex((job) => job.kind === 'turn' && job.turn.turnId === turnId);
+    const job = index >= 0 ? this.queue.splice(index, 1)[0] : undefined;
+    if (job?.kind !== 'turn') return false;
+    const { turn } = job;
+    this.opts.store.deleteLog(turn.logId);
+    const withdrawn = new TurnError({ kind: 'cancelled', message: 'The message was withdrawn before it was sent.' }, '');
+    turn.abandon(withdrawn);
+    turn.reject(withdrawn);
+    this.emitter.fire({ type: 'turn.withdrawn', turnId, origin: turn.origin, logId: turn.logId });
+    this.fireBusy();
+    return true;
   }
 
   /** Aborts the running turn (what streamed so far is kept) and drops nothing else from the queue. */
@@ -175,6 +200,28 @@ export class Orchestrator {
     if (!this.current) return false;
     this.current.abort.abort(new TurnCancelledError());
     return true;
+  }
+
+  /**
+   * Makes the session ready ahead of the first message (the panel was opened): created or resumed as a turn would,
+   * between turns, with no model request. Nothing to do when a session is live or work is queued (that work will).
+   */
+  prewarm(): Promise<void> {
+    if (this.keeper.current || this.disposed || this.processing) return Promise.resolve();
+    return this.runTask(async () => {
+      if (!this.keeper.current) await this.keeper.ensure(this.currentModel);
+    });
+  }
+
+  /** The conversation usage is totalled under: since the last New Chat (or the first start). */
+  get conversationId(): string {
+    const { store } = this.opts;
+    let id = store.getState(STATE_CONVERSATION);
+    if (!id) {
+      id = new Date().toISOString();
+      store.setState(STATE_CONVERSATION, id);
+    }
+    return id;
   }
 
   /** Asks the session to compact now (between turns), and reports what was freed. */
@@ -187,6 +234,7 @@ export class Orchestrator {
     return this.runTask(async () => {
       const old = this.keeper.forget();
       this.opts.store.clearLog();
+      this.opts.store.setState(STATE_CONVERSATION, new Date().toISOString());
       await old?.disconnect();
     });
   }
@@ -195,6 +243,17 @@ export class Orchestrator {
   invalidateSession(reason: string): void {
     this.opts.logger.info(`Session invalidated: ${reason}`);
     void this.keeper.drop()?.disconnect();
+  }
+
+  /**
+   * Runs `fn` before any turn still queued (and after the running one): a change that must be in place for the
+   * next turn (a restarted runtime, a renewed session) holds the queue until it is done.
+   */
+  beforeNextTurn(fn: () => Promise<void> | void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject) });
+      void this.pump();
+    });
   }
 
   /** Runs work between turns, so it never interleaves with a running one. */
@@ -299,7 +358,15 @@ export class Orchestrator {
           meta: JSON.stringify({ route, error: readable }),
         });
         this.checkpoints.record(route, 'failed');
-        this.emitter.fire({ type: 'turn.failed', turnId: turn.turnId, origin: turn.origin, error: readable, partial: attempt.text, logId });
+        this.emitter.fire({
+          type: 'turn.failed',
+          turnId: turn.turnId,
+          origin: turn.origin,
+          error: readable,
+          partial: attempt.text,
+          logId,
+          usage: attempt.usage,
+        });
         turn.reject(new TurnError(readable, attempt.text));
       }
     } finally {
@@ -321,7 +388,7 @@ export class Orchestrator {
     });
     this.checkpoints.record(result.route, result.status);
     if (result.status === 'cancelled') {
-      this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId });
+      this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId, usage: result.usage ?? {} });
     } else {
       this.emitter.fire({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
     }
