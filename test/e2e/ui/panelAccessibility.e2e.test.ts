@@ -327,13 +327,19 @@ describe('Accessibility', function () {
 
       // From the composer back to the card's actions, each stop visibly focused; Discard by Enter, confirmed by keys.
       await composerFocused(view);
-      const stops = await pressUntil(page, view, 'Shift+Tab', 'worker-review', 6);
+      const stops = await pressUntil(page, view, 'Shift+Tab', 'worker-review', 10);
       assertVisible(stops);
       // (Cards of earlier tests' workers, without changes, may come first: one stop each.)
-      assert.deepEqual(stops.map((s) => s.testid).slice(-4), ['worker-folder', 'worker-discard', 'worker-apply', 'worker-review']);
+      assert.deepEqual(stops.map((s) => s.testid).slice(-6), [
+        'worker-folder',
+        'worker-discard',
+        'worker-branch',
+        'worker-ask',
+        'worker-apply',
+        'worker-review',
+      ]);
       assert.ok(await item.locator('[data-testid="worker-review"]').evaluate((el) => el === document.activeElement), 'this worker\u2019s Review');
-      await page.keyboard.press('Tab');
-      await page.keyboard.press('Tab');
+      for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
       assert.equal((await focused(view)).testid, 'worker-discard');
       await page.keyboard.press('Enter');
       const dialog = page.locator('.monaco-dialog-box');
