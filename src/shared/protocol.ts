@@ -35,6 +35,8 @@ export interface ChatMessage {
   action?: { label: string; command: string };
   /** For the user's messages: what the editor added (file, selection, problems …), kept in the log. */
   references?: StoredReference[];
+  /** The window (its workspace's name) it was written in, when that is not this window. */
+  from?: string;
   ts: number;
 }
 
