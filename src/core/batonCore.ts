@@ -128,8 +128,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // Baton's installed skills live in its storage; the folder exists before any session names it.
   const skills = new SkillLibrary(path.join(storageDir, 'skills'));
   const [store, userConfig] = await Promise.all([
-    // Another window's message shows here within a second: the store looks for other windows' writes twice a second.
-    timed(SqlJsStore.open({ dir: storageDir, pollIntervalMs: 500, ...deps.store }), 'Store opened'),
+    // Another window's message shows here within a second: the store looks for other windows' writes every 250 ms (a read of its 100-byte header).
+    timed(SqlJsStore.open({ dir: storageDir, pollIntervalMs: 250, ...deps.store }), 'Store opened'),
     deps.userConfig ? Promise.resolve(deps.userConfig) : timed(readUserCopilotConfig(sessions.copilotHome, logger), 'Copilot config read'),
     skills.ensureDir(),
   ]);
@@ -231,6 +231,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     healthCheckIntervalMs: deps.healthCheckIntervalMs,
   });
   orchestrator = orch;
+  orch.onEvent((e) => shared.onTurnEvent(e));
   chat = new ChatController(
     orch,
     store,

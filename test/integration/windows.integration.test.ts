@@ -17,6 +17,12 @@ const SCRIPT = join(__dirname, '..', 'support', 'windowProcess.ts');
 const NUDGE = '[System: your previous reply was interrupted';
 /** The start of the recovery context a new session gets (systemMessage.ts). */
 const RECOVERY = '[System: Session recovered]';
+/**
+ * Shown live, without a reload. By design it takes the writer's flush delay plus the reader's poll (20 + 250 ms here,
+ * 250 + 250 ms in VS Code) and a load; the figures are printed after the run. The bound only tells "live" from "never":
+ * two shared cores under a parallel test run must not fail it.
+ */
+const LIVE_MS = 2000;
 
 /** What one window's panel shows, rebuilt from the messages its host posted, as the webview applies them. */
 class Panel {
@@ -213,7 +219,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     const completed = await one.until('the reply in window 1', () => one.events('turn.completed')[0]);
     const shown = await two.until('the reply in window 2', () => two.shownAt((m) => m.role === 'assistant' && m.content === 'The slow answer.'));
     figures['window 1 reply → shown in window 2 (ms)'] = String(shown - completed.at);
-    assert.ok(shown - completed.at < 1000, `shown ${shown - completed.at} ms after it was written`);
+    assert.ok(shown - completed.at < LIVE_MS, `shown ${shown - completed.at} ms after it was written`);
     // Past the watcher's period: nothing was judged interrupted afterwards either.
     await new Promise((r) => setTimeout(r, 1500));
 
@@ -257,12 +263,15 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     const two = open('two');
     await two.ready();
     const second = 'second: add one to it';
-    server.on({ lastUserIncludes: second, predicate: (r) => mentions(r, 'first: remember the number 41') }, { text: '42.', chunks: 3, chunkDelayMs: 200 });
+    server.on(
+      { lastUserIncludes: second, predicate: (r) => mentions(r, 'first: remember the number 41') },
+      { text: 'It is 42, one more than 41.', chunks: 6, chunkDelayMs: 300 },
+    );
     const sentAt = Date.now();
     two.send({ cmd: 'send', text: second });
     const inOne = await one.until('window 2’s message in window 1', () => one.shownAt((m) => m.role === 'user' && m.content === second));
     figures['typed in window 2 → shown in window 1 (ms)'] = String(inOne - sentAt);
-    assert.ok(inOne - sentAt < 1000, `shown in window 1 ${inOne - sentAt} ms after it was sent`);
+    assert.ok(inOne - sentAt < LIVE_MS, `shown in window 1 ${inOne - sentAt} ms after it was sent`);
     assert.equal(one.panel.find((m) => m.content === second)?.from, 'two', 'marked with the window it came from');
     // The owner runs it and streams it; window 2 gets the reply through the store.
     const started = await one.until('the owner ran it', () => one.events('turn.started')[1]);
@@ -273,15 +282,35 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
         .filter((d) => d.turnId === started.turnId)
         .map((d) => d.delta)
         .join(''),
-      '42.',
+      'It is 42, one more than 41.',
       'the owner streamed it',
     );
-    assert.equal(one.panel.find((m) => m.role === 'assistant' && m.content === '42.')?.status, 'complete');
-    const inTwo = await two.until('the reply in window 2', () => two.shownAt((m) => m.role === 'assistant' && m.content === '42.'));
+    assert.equal(one.panel.find((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.')?.status, 'complete');
+    const inTwo = await two.until('the reply in window 2', () => two.shownAt((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.'));
     figures['owner’s reply → shown in window 2 (ms)'] = String(inTwo - replyAt);
-    assert.ok(inTwo - replyAt < 1000, `reply shown in window 2 ${inTwo - replyAt} ms after it was written`);
+    // Window 2 streamed it too, before the owner settled it.
+    const streamedAt = two.shownAt((m) => m.role === 'assistant' && m.status === 'streaming' && m.content.length > 0 && m.from === 'one');
+    assert.ok(streamedAt !== undefined && streamedAt < replyAt, 'window 2 showed the reply while it streamed');
+    figures['owner’s first delta → streaming in window 2 (ms)'] = String(
+      streamedAt - one.events('turn.delta').filter((d) => d.turnId === started.turnId)[0]!.at,
+    );
+    assert.deepEqual(
+      two.panel.messages.map((m) => [m.role, m.content, m.status]),
+      [
+        ['user', 'first: remember the number 41', 'complete'],
+        ['assistant', 'Noted: 41.', 'complete'],
+        ['user', second, 'complete'],
+        ['assistant', 'It is 42, one more than 41.', 'complete'],
+      ],
+      'one reply in window 2: the streamed one became the settled one',
+    );
+    assert.ok(inTwo - replyAt < LIVE_MS, `reply shown in window 2 ${inTwo - replyAt} ms after it was written`);
     assert.equal(two.panel.find((m) => m.role === 'user' && m.content === second)?.from, undefined, 'window 2’s own message is not marked');
-    assert.equal(two.panel.find((m) => m.role === 'assistant' && m.content === '42.')?.from, 'one', 'the reply says which window answered');
+    assert.equal(
+      two.panel.find((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.')?.from,
+      'one',
+      'the reply says which window answered',
+    );
     assert.equal(await two.query<string | null>('session'), null, 'window 2 started no session of its own');
     assert.equal(two.events('session.ready').length, 0);
 

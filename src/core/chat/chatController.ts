@@ -20,7 +20,7 @@ import type { ReadableError } from '../copilot/errors';
 import type { Orchestrator } from '../orchestrator/orchestrator';
 import { withNote, type Channel } from '../orchestrator/events';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
-import { windowMeta } from '../orchestrator/sharedConversation';
+import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
 import type { BatonStore, LogEntry } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
@@ -59,6 +59,8 @@ export class ChatController {
   /** This window's replies, shown under their turn's id while they streamed. */
   private readonly ownReplies = new Map<number, string>();
   private syncTimer: NodeJS.Timeout | undefined;
+  /** Replies streaming in another window, shown as `live-<message id>` until their row arrives. */
+  private readonly remoteLive = new Set<number>();
   private readonly offStore: () => void;
 
   constructor(
@@ -75,7 +77,7 @@ export class ChatController {
     this.context = new ChatContext(actions.context, (body) => this.send(body), logger);
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what) => {
-      if (what !== 'log' || this.syncTimer) return;
+      if ((what !== 'log' && what !== 'state') || this.syncTimer) return;
       this.syncTimer = setTimeout(() => {
         this.syncTimer = undefined;
         this.syncFromStore();
@@ -174,7 +176,11 @@ export class ChatController {
     const pending: HostMessageBody[] = [];
     for (const row of rows) {
       const message = toChatMessage(row, this.self);
-      const id = this.ownReplies.get(row.id) ?? message.id;
+      const answers = windowMeta(row.meta).for;
+      // A reply that streamed here from another window takes the place of what streamed.
+      const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
+      const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
+      if (streamed) this.ownReplies.set(row.id, streamed);
       seen.add(id);
       const state = JSON.stringify(message);
       if (!this.shown.has(id)) pending.push({ type: 'message/append', message });
@@ -189,7 +195,35 @@ export class ChatController {
     const gone = [...this.shown.keys()].filter((id) => !seen.has(id) && id.startsWith('log-'));
     if (gone.some((id) => Number(id.slice(4)) >= oldest) || (!rows.length && gone.length)) return this.postSnapshot();
     for (const id of gone) this.shown.delete(id);
+    for (const [logId, id] of this.ownReplies) if (!seen.has(id)) this.ownReplies.delete(logId);
     for (const body of pending) this.send(body);
+    this.syncLiveReply();
+  }
+
+  /** Another window's reply as it streams there. */
+  private syncLiveReply(): void {
+    const live = readLiveReply(this.store);
+    const remote = live && this.self && live.window.instance !== this.self.instance ? live : undefined;
+    for (const f of this.remoteLive) {
+      if (remote?.for === f) continue;
+      // It stopped streaming without a reply row (its window is gone): what arrived stays, marked partial.
+      this.remoteLive.delete(f);
+      this.send({ type: 'message/update', id: `live-${f}`, patch: { status: 'partial' } });
+    }
+    if (!remote || this.answered(remote.for)) return;
+    const id = `live-${remote.for}`;
+    if (!this.remoteLive.has(remote.for)) {
+      this.remoteLive.add(remote.for);
+      this.shown.set(id, undefined);
+      this.send({
+        type: 'message/append',
+        message: { id, role: 'assistant', content: remote.text, status: 'streaming', source: 'panel', from: remote.window.label, ts: Date.now() },
+      });
+    } else this.send({ type: 'message/update', id, patch: { content: remote.text } });
+  }
+
+  private answered(logId: number): boolean {
+    return [...this.ownReplies.values()].includes(`live-${logId}`);
   }
 
   private visibleLog(): LogEntry[] {
@@ -218,6 +252,7 @@ export class ChatController {
     const messages = rows.map((row) => toChatMessage(row, this.self));
     this.shown.clear();
     this.ownReplies.clear();
+    this.remoteLive.clear();
     for (const m of messages) this.shown.set(m.id, JSON.stringify(m));
     if (this.live) messages.push({ ...this.live });
     const { implicit, pendingChips, pendingNotice } = this.context;

@@ -115,6 +115,52 @@ export class ConversationClaims {
     for (const c of [...this.held]) this.release(c);
   }
 
+  private presenceFile(stamp: WindowStamp): string {
+    return join(this.dir, `window-${stamp.pid}-${stamp.instance}.present`);
+  }
+
+  /** Says this window is open (one small file per open window, removed by `leave`; a dead window's is swept). */
+  announce(): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(this.presenceFile(this.self), JSON.stringify(this.self));
+  }
+
+  leave(): void {
+    rmSync(this.presenceFile(this.self), { force: true });
+  }
+
+  /** The open windows other than this one; the files of windows that are gone are removed on the way. */
+  others(): WindowStamp[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.startsWith('window-') && n.endsWith('.present'));
+    } catch {
+      return [];
+    }
+    const out: WindowStamp[] = [];
+    for (const name of names) {
+      let stamp: WindowStamp;
+      try {
+        stamp = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as WindowStamp;
+      } catch {
+        continue; // being written
+      }
+      if (processGone(stamp)) rmSync(join(this.dir, name), { force: true });
+      else if (stamp.instance !== this.self.instance) out.push(stamp);
+    }
+    return out;
+  }
+
+  /** For Doctor: every open window and the conversations it holds. */
+  describe(): string {
+    const owners = this.list();
+    const held = (stamp: WindowStamp): string => {
+      const mine = owners.filter((o) => o.pid === stamp.pid && o.instance === stamp.instance).map((o) => o.conversation);
+      return mine.length ? `holds ${mine.map((c) => `conversation '${c}'`).join(', ')}` : 'holds no conversation';
+    };
+    return [this.self, ...this.others()].map((w) => `${w === this.self ? 'this window' : `window '${w.label}'`} (pid ${w.pid}) ${held(w)}`).join('; ');
+  }
+
   /** Every conversation a live window holds, for Doctor. */
   list(): Array<ConversationHolder & { mine: boolean }> {
     let names: string[];

@@ -6,6 +6,7 @@
 // conversation another live window holds; every pending row is either run by its runner or, once that runner is
 // gone, marked interrupted (offered for resending) by whichever window notices first.
 import type { BatonStore, LogEntry } from '../store/types';
+import type { OrchestratorEvent } from './events';
 import type { Logger } from '../util/logger';
 import { MAIN_CONVERSATION, processGone, retireInstance, type ConversationClaims, type ConversationHolder, type WindowStamp } from './conversationClaims';
 
@@ -29,6 +30,29 @@ export function windowMeta(raw: string | null): WindowMeta {
     return typeof value === 'object' && value !== null ? (value as WindowMeta) : {};
   } catch {
     return {}; // meta is advisory
+  }
+}
+
+/** The reply streaming in a window right now, for the other windows' panels: one state key per conversation. */
+export interface LiveReply {
+  /** The message it answers. */
+  for: number;
+  text: string;
+  window: WindowStamp;
+}
+
+const LIVE_KEY = 'conversation_live:';
+/** How often a streaming reply is written for the other windows (each write is a flush of the database). */
+const LIVE_EVERY_MS = 200;
+
+export function readLiveReply(store: BatonStore, conversation = MAIN_CONVERSATION): LiveReply | undefined {
+  const raw = store.getState(`${LIVE_KEY}${conversation}`);
+  if (!raw) return undefined;
+  try {
+    const value = JSON.parse(raw) as LiveReply;
+    return typeof value.for === 'number' && typeof value.text === 'string' && value.window ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -57,6 +81,8 @@ export class SharedConversation {
   private offStore: (() => void) | undefined;
   private scanSoon: NodeJS.Timeout | undefined;
   private onQueued: ((row: LogEntry, meta: WindowMeta) => void) | undefined;
+  private live: { for: number; text: string } | undefined;
+  private liveTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: SharedConversationOptions) {}
 
@@ -83,6 +109,7 @@ export class SharedConversation {
   /** Starts watching the store for messages sent to this window, replies to this window's, and runners that died. */
   start(onQueued: (row: LogEntry, meta: WindowMeta) => void): void {
     this.onQueued = onQueued;
+    this.opts.claims.announce();
     this.offStore = this.opts.store.onDidChange((what, fromOtherWindow) => {
       if (what !== 'log' || !fromOtherWindow || this.scanSoon) return;
       this.scanSoon = setTimeout(() => {
@@ -94,6 +121,54 @@ export class SharedConversation {
     this.timer = setInterval(() => this.scan(), interval);
     this.timer.unref?.();
     this.scan();
+  }
+
+  /**
+   * Streams this window's replies to the other open windows through the store, a write every LIVE_EVERY_MS at
+   * most; with no other window open nothing is written.
+   */
+  onTurnEvent(e: OrchestratorEvent): void {
+    switch (e.type) {
+      case 'turn.started':
+        this.live = this.opts.claims.others().length ? { for: e.logId, text: '' } : undefined;
+        if (this.live) this.writeLiveSoon();
+        break;
+      case 'turn.delta':
+        if (!this.live) break;
+        this.live.text += e.delta;
+        this.writeLiveSoon();
+        break;
+      case 'turn.retrying':
+        if (!this.live) break;
+        this.live.text = '';
+        this.writeLiveSoon();
+        break;
+      case 'turn.completed':
+      case 'turn.failed':
+      case 'turn.cancelled':
+        if (!this.live) break;
+        this.live = undefined;
+        if (this.liveTimer) clearTimeout(this.liveTimer);
+        this.liveTimer = undefined;
+        this.opts.store.deleteState(`${LIVE_KEY}${this.conversation}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private writeLiveSoon(): void {
+    if (this.liveTimer) return;
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = undefined;
+      if (!this.live) return;
+      const value: LiveReply = { ...this.live, window: this.self };
+      try {
+        this.opts.store.setState(`${LIVE_KEY}${this.conversation}`, JSON.stringify(value));
+      } catch {
+        // the store closed under a turn cut by the close: nothing left to show
+      }
+    }, LIVE_EVERY_MS);
   }
 
   /** Resolves when the owner has answered message `logId` (or it ended without an answer). */
@@ -112,6 +187,9 @@ export class SharedConversation {
     }
     const me = this.self;
     const orphaned: number[] = [];
+    // Bounded: only the rows still in the scanned log are remembered as taken.
+    const listed = new Set(rows.map((r) => r.id));
+    for (const id of this.adopted) if (!listed.has(id)) this.adopted.delete(id);
     for (const row of rows) {
       const meta = windowMeta(row.meta);
       if (row.status === 'pending' && (row.role === 'user' || row.role === 'system') && meta.runner) {
@@ -143,11 +221,13 @@ export class SharedConversation {
   /** Stops watching and gives the conversation up; messages still waiting for the owner end as cancelled. */
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.liveTimer) clearTimeout(this.liveTimer);
     if (this.scanSoon) clearTimeout(this.scanSoon);
     this.offStore?.();
     for (const [, resolve] of this.waiting) resolve({});
     this.waiting.clear();
     this.opts.claims.releaseAll();
+    this.opts.claims.leave();
     retireInstance(this.self.instance);
   }
 }
