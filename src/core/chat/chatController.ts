@@ -59,6 +59,9 @@ export class ChatController {
   /** This window's replies, shown under their turn's id while they streamed. */
   private readonly ownReplies = new Map<number, string>();
   private syncTimer: NodeJS.Timeout | undefined;
+  private logChanged = false;
+  /** The newest log row the panel shows: an older one arriving late (from another window) needs a new snapshot. */
+  private newestShown = 0;
   /** Replies streaming in another window, shown as `live-<message id>` until their row arrives. */
   private readonly remoteLive = new Set<number>();
   private readonly offStore: () => void;
@@ -77,10 +80,15 @@ export class ChatController {
     this.context = new ChatContext(actions.context, (body) => this.send(body), logger);
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what) => {
-      if ((what !== 'log' && what !== 'state') || this.syncTimer) return;
+      if (what !== 'log' && what !== 'state') return;
+      // A streaming reply of another window changes only the state: the log is compared again only when it changed.
+      if (what === 'log') this.logChanged = true;
+      if (this.syncTimer) return;
       this.syncTimer = setTimeout(() => {
         this.syncTimer = undefined;
-        this.syncFromStore();
+        if (this.logChanged) this.syncFromStore();
+        else this.syncLiveReply();
+        this.logChanged = false;
       }, 20);
     });
     this.unsubscribe = orchestrator.onEvent((event) => {
@@ -88,6 +96,7 @@ export class ChatController {
         case 'turn.queued': {
           const references = this.queuedReferences;
           this.shown.set(`log-${event.logId}`, undefined);
+          this.newestShown = Math.max(this.newestShown, event.logId);
           this.send({
             type: 'message/append',
             message: {
@@ -161,6 +170,7 @@ export class ChatController {
   private ownReply(logId: number): void {
     if (!this.live) return;
     this.ownReplies.set(logId, this.live.id);
+    this.newestShown = Math.max(this.newestShown, logId);
     this.shown.set(this.live.id, undefined);
   }
 
@@ -183,8 +193,12 @@ export class ChatController {
       if (streamed) this.ownReplies.set(row.id, streamed);
       seen.add(id);
       const state = JSON.stringify(message);
-      if (!this.shown.has(id)) pending.push({ type: 'message/append', message });
-      else if (this.shown.get(id) !== state) {
+      if (!this.shown.has(id)) {
+        // Written by another window before rows this panel already shows: appended, it would be out of order.
+        if (row.id < this.newestShown) return this.postSnapshot();
+        this.newestShown = row.id;
+        pending.push({ type: 'message/append', message });
+      } else if (this.shown.get(id) !== state) {
         const { id: _id, ...patch } = message;
         pending.push({ type: 'message/update', id, patch });
       } else continue;
@@ -254,6 +268,7 @@ export class ChatController {
     this.ownReplies.clear();
     this.remoteLive.clear();
     for (const m of messages) this.shown.set(m.id, JSON.stringify(m));
+    this.newestShown = rows.at(-1)?.id ?? 0;
     if (this.live) messages.push({ ...this.live });
     const { implicit, pendingChips, pendingNotice } = this.context;
     const context = {
