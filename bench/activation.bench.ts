@@ -1,16 +1,13 @@
 // Activation in a real VS Code (code-server + Chromium): the time activate() takes, as Baton logs it,
 // and whether the Copilot runtime stayed stopped until the chat was opened.
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { hermeticEnv } from '../test/support/copilotHarness';
+import { descendants } from '../test/support/leaks';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { CodeServer } from '../test/e2e/codeServer';
 import type { BenchFigure } from './figure';
-
-const run = promisify(execFile);
 
 async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
   const out: string[] = [];
@@ -22,9 +19,10 @@ async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
   return out;
 }
 
-async function runtimeProcesses(): Promise<number> {
-  const { stdout } = await run('ps', ['-eo', 'args']).catch(() => ({ stdout: '' }));
-  return stdout.split('\n').filter((l) => l.includes('copilot-runtime') && l.includes('--stdio')).length;
+/** Copilot runtimes of the VS Code this bench started (its process tree), not every one on the machine. */
+function runtimeProcesses(vscodePid: number | undefined): number {
+  if (vscodePid === undefined) return Number.NaN;
+  return descendants(vscodePid).filter((p) => p.cmd.includes('copilot-runtime') && p.cmd.includes('--stdio')).length;
 }
 
 export async function benchActivation(_opts: { quick: boolean }): Promise<BenchFigure[]> {
@@ -41,7 +39,7 @@ export async function benchActivation(_opts: { quick: boolean }): Promise<BenchF
     log: () => undefined,
   });
   try {
-    const baseline = await runtimeProcesses();
+    const baseline = runtimeProcesses(vscode.pid);
     const wb = await vscode.open({ folder: workspace, extensionDevelopmentPath: process.cwd() });
     // Activate through a command that needs no model: the runtime must stay stopped.
     // The workbench may still be restoring when it first shows: a palette opened too early misses
@@ -83,13 +81,13 @@ export async function benchActivation(_opts: { quick: boolean }): Promise<BenchF
       if (Number.isNaN(coreReadyMs)) await new Promise((r) => setTimeout(r, 200));
     }
     await new Promise((r) => setTimeout(r, 1500));
-    const afterActivation = (await runtimeProcesses()) - baseline;
+    const afterActivation = runtimeProcesses(vscode.pid) - baseline;
     // Opening the chat view is what starts it.
     const clicked = Date.now();
     await wb.page.locator('.activitybar [aria-label^="Baton"]').first().click();
     let runtimeStartMs = Number.NaN;
     while (Date.now() - clicked < 30_000) {
-      if ((await runtimeProcesses()) - baseline > 0) {
+      if (runtimeProcesses(vscode.pid) - baseline > 0) {
         runtimeStartMs = Date.now() - clicked;
         break;
       }

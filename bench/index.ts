@@ -20,6 +20,8 @@ const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   ['worktrees', async () => (await import('./worktrees.bench')).benchWorktrees({ quick })],
   ['panel', async () => (await import('./panel.bench')).benchPanel({ quick })],
   ['activation', async () => (await import('./activation.bench')).benchActivation({ quick })],
+  // Minutes long: only in the full run (CI runs --quick).
+  ...(quick ? [] : ([['soak', async () => (await import('./soak.bench')).benchSoak()]] as Array<[string, () => Promise<BenchFigure[]>]>)),
 ];
 
 function format(f: BenchFigure): string {

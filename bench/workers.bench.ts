@@ -145,7 +145,7 @@ async function benchConcurrency(server: ScriptedModelServer, rounds: number): Pr
 }
 
 /** The largest total RSS of the process trees over a short settle (memory is still growing just after start). */
-async function sampleRss(pids: number[]): Promise<number> {
+export async function sampleRss(pids: number[]): Promise<number> {
   let max = 0;
   for (let i = 0; i < 8; i++) {
     await new Promise((r) => setTimeout(r, 200));

@@ -6,6 +6,9 @@ const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'provision', 'inte
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const layers = wanted.length ? wanted : all;
 const mocha = ['node_modules/mocha/bin/mocha.js', '--require', 'tsx/cjs', '--exit'];
+// Integration tests end without --exit: whatever a test leaves running keeps the run from ending, and the root hook
+// (test/support/leakCheck.ts) names servers, runtime processes and temp folders left behind.
+const mochaNoExit = mocha.filter((a) => a !== '--exit');
 
 const steps = {
   typecheck: ['node', ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']],
@@ -16,7 +19,7 @@ const steps = {
   // The integration layer needs what the e2e layer does on this machine (bubblewrap and git for workers' sandbox and
   // worktrees): installed when root, otherwise named in a clear error. Idempotent and quick once done.
   provision: ['node', ['scripts/provisionVscode.mjs']],
-  integration: ['node', [...mocha, '--timeout', '120000', 'test/integration/**/*.integration.test.ts']],
+  integration: ['node', [...mochaNoExit, '--timeout', '120000', '--require', 'test/support/leakCheck.ts', 'test/integration/**/*.integration.test.ts']],
   e2e: ['node', ['test/e2e/runE2e.mjs']],
 };
 

@@ -11,6 +11,7 @@ import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
 import { createControlTools } from './control/controlTools';
 import type { HostControl } from './control/hostControl';
+import { SettingsControl } from './control/settingsControl';
 import { UsageTotals } from './control/usageTotals';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
 import { ToolJournal } from './copilot/batonTool';
@@ -23,7 +24,7 @@ import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestr
 import { SessionClaims } from './orchestrator/sessionClaims';
 import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
-import { STATE_FINGERPRINT } from './orchestrator/sessionKeeper';
+import { STALE_PREFIX, STATE_FINGERPRINT, STATE_SESSION } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -39,6 +40,7 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
 import { createChangeTools } from './workers/changeTools';
+import { sweepOrphanedSessions } from './workers/sessionSweep';
 
 export interface BatonCoreDeps {
   /** Baton's global storage folder: the database, its own Copilot sessions, session claims. */
@@ -89,6 +91,8 @@ export interface BatonCore {
   wiki: Wiki;
   skills: SkillLibrary;
   usage: UsageTotals;
+  /** Switch the model, toggle auto routing, restart: the palette's commands and the chat's tools both go through it. */
+  control: SettingsControl;
   /** Skills changed outside the chat (the Skills view): the next turn runs in a new session that loads them. */
   renewSession(reason: string): void;
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
@@ -117,6 +121,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       logger,
       sessionDirectory,
       ...deps.runtime,
+      environment: () => deps.settings.workers().environment ?? {},
       fallbackModels: () => {
         const s = deps.settings.orchestrator().routing;
         return [...new Set([s.model, ...Object.values(s.tiers)])];
@@ -158,9 +163,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // Delivered once the orchestrator's session takes it: a window closed while it waited in the
     // queue leaves it in the inbox for the next start, while a failed summary turn does not make
     // it come back again.
-    deliver: (text, origin) => {
+    deliver: (text, origin, _inboxId, workerResult) => {
       if (!orchestrator) throw new Error('The orchestrator is not ready');
-      return orchestrator.enqueue(text, origin).started;
+      return orchestrator.enqueue(text, origin, workerResult ? { workerResult } : undefined).started;
     },
   });
   const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });
@@ -178,9 +183,19 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking the saved
   // fingerprint stale takes the keeper's drift path (a fresh session with the recent turns as context).
   const renewSession = (reason: string): void => {
-    store.setState(STATE_FINGERPRINT, `stale: ${reason}`);
+    store.setState(STATE_FINGERPRINT, `${STALE_PREFIX}${reason}`);
     invalidate(reason);
   };
+  const control = new SettingsControl({
+    host: deps.control,
+    settings: deps.settings.orchestrator,
+    afterTurn: runAfterTurn,
+    invalidate,
+    renew: renewSession,
+    resetRuntime: (reason) => sessions.reset(reason),
+    refreshState: () => chat?.refreshState(),
+  });
+  const claims = new SessionClaims(path.join(storageDir, 'claims'));
   const conversations = new ConversationClaims(path.join(storageDir, 'claims'), windowStamp(deps.workspaceFolders()));
   const shared = new SharedConversation({ store, claims: conversations, logger });
   const orch: Orchestrator = new Orchestrator({
@@ -208,14 +223,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         changed: () => runAfterTurn(() => renewSession('skills changed')),
       }),
       ...createControlTools({
-        control: deps.control,
+        control,
         settings: deps.settings.orchestrator,
         listModels: () => sessions.listModels(),
         currentModel: () => orch.currentModel,
-        afterTurn: runAfterTurn,
-        invalidate,
-        resetRuntime: (reason) => sessions.reset(reason),
-        refreshState: () => chat?.refreshState(),
         journal: toolJournal,
       }),
     ],
@@ -223,7 +234,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // The wiki and squads sit next to the memory summary, each bounded on its own.
     memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
     userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
-    claims: new SessionClaims(path.join(storageDir, 'claims')),
+    claims,
     shared,
     installPath: deps.installPath,
     workspaceFolders: deps.workspaceFolders,
@@ -249,11 +260,31 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   const offTurns = orch.onEvent((e) => {
     if (e.type === 'turn.completed') usage.turn(e.result.usage);
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
-    // Synchronous here, so a session dropped for a switch is gone before the next queued turn starts.
-    for (const fn of afterTurn.splice(0)) void Promise.resolve(fn()).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
+    const changes = afterTurn.splice(0);
+    if (changes.length)
+      void orch
+        .beforeNextTurn(async () => {
+          for (const fn of changes) await fn();
+        })
+        .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   });
   void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
+  // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
+  const swept = sweepOrphanedSessions({
+    sessions,
+    logger,
+    referenced: () => [
+      store.getState(STATE_SESSION),
+      orch.currentSessionId,
+      ...claims.sweep(),
+      ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
+      ...pool.list().map((w) => w.sessionId),
+      ...pool.lifecycle.keptIds(),
+      ...(pool.changes?.trackedSessionIds() ?? []),
+    ],
+  }).catch((err: unknown) => logger.warn(`Sweeping orphaned sessions failed: ${String(err)}`));
 
   let disposed: Promise<void> | undefined;
   return {
@@ -268,6 +299,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     wiki,
     skills,
     usage,
+    control,
     renewSession,
     conversations,
     interrupted,
@@ -275,6 +307,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       (disposed ??= (async () => {
         offWorkers();
         offTurns();
+        await swept;
         chat?.dispose();
         await pool.dispose();
         await orch.dispose();

@@ -37,10 +37,32 @@ export interface ChatMessage {
   references?: StoredReference[];
   /** The window (its workspace's name) it was written in, when that is not this window. */
   from?: string;
+  /**
+   * For a finished worker (role 'background'): what a person reads, as a result card. `content` stays the
+   * text the model was given (its wrapper included); render this instead when it is present.
+   */
+  workerResult?: WorkerResultCard;
   ts: number;
 }
 
+/** A worker's task ended: the result card's fields (the panel renders it; the model gets its own wrapper). */
+export interface WorkerResultCard {
+  /** The worker's name. */
+  worker: string;
+  state: WorkerEndState;
+  /** How long the task ran. */
+  durationMs: number;
+  /** The changes waiting for review when the task ended; absent when it changed nothing (or nothing is tracked). */
+  changes?: { files: number; additions: number; deletions: number };
+  /** The worker's own report, markdown, as it wrote it ('' when it said nothing); its tail when it was very long. */
+  report: string;
+  /** Why a task that did not finish ended, in words; absent when its state is 'done'. */
+  reason?: string;
+}
+
 export type WorkerState = 'running' | 'idle' | 'done' | 'failed' | 'timed_out' | 'killed';
+/** How a worker's task ended. */
+export type WorkerEndState = Extract<WorkerState, 'done' | 'failed' | 'timed_out' | 'killed'>;
 
 export interface WorkerCard {
   name: string;

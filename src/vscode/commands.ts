@@ -34,7 +34,8 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     }),
     register('baton.toggleRouting', async () => {
       const on = !readOrchestratorSettings().routing.auto;
-      await setRoutingAuto(on);
+      // Through the core when it is built, as the chat's toggle_auto does (the session's instructions follow).
+      await (services.current ? services.current.control.setRoutingAuto(on) : setRoutingAuto(on));
       void vscode.window.showInformationMessage(`Baton: automatic model routing is ${on ? 'on' : 'off'}.`);
     }),
     register('baton.switchModel', async () => {
@@ -52,8 +53,7 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
         { title: 'Baton: model for the orchestrator', placeHolder: current },
       );
       if (!pick) return;
-      await vscode.workspace.getConfiguration('baton').update('model', pick.label, vscode.ConfigurationTarget.Global);
-      core.chat.refreshState();
+      await core.control.switchModel(pick.label);
     }),
     register('baton.compact', async () => {
       const core = await services.ready();

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
 
@@ -69,6 +70,10 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
       .filter(Boolean);
     return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
   });
+  // Names only: a value (a token, a password) never goes into a report a user pastes into a bug.
+  lines.push(
+    `- Workers\u2019 environment (by allowlist; baton.workers.environment adds to it): ${describeEnvironmentReport(core.sessions.environmentReport())}`,
+  );
   await check('Workers\u2019 network', async () => {
     const report = networkReport(core.pool.network(), core.sessions.sandboxSupport, core.pool.list());
     if (!report.ok) throw new Error(report.text);

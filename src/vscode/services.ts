@@ -143,7 +143,10 @@ export class BatonServices implements vscode.Disposable {
         });
       },
       runCommand: (command) => void vscode.commands.executeCommand(command),
-      toggleRouting: () => void setRoutingAuto(!readOrchestratorSettings().routing.auto),
+      toggleRouting: () => {
+        const on = !readOrchestratorSettings().routing.auto;
+        void (this.built ? this.built.control.setRoutingAuto(on) : setRoutingAuto(on));
+      },
       openWorker: (name, action) => {
         const command = {
           review: 'baton.reviewChanges',

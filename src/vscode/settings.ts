@@ -5,6 +5,7 @@ import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRunt
 import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
 import type { NetworkMode } from '../core/workers/workerNetwork';
 import type { WorkerSettings } from '../core/workers/workerTypes';
+import type { EnvironmentSetting } from '../core/copilot/agentSessions';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
 
 export const SECRET_PREFIX = 'baton.provider.apiKey.';
@@ -64,7 +65,18 @@ export function readWorkerSettings(): WorkerSettings {
     proxy: userProxy(),
     isolation: c.get<string>('workers.isolation', 'worktree') === 'none' ? 'none' : 'worktree',
     worktreeInclude: c.get<string[]>('workers.worktreeInclude', []).filter((e) => typeof e === 'string' && e.trim()),
+    environment: readEnvironment(c.get<Record<string, unknown>>('workers.environment', {})),
   };
+}
+
+/** baton.workers.environment: entries that are neither `true` nor a string are left out (false means nothing). */
+function readEnvironment(raw: Record<string, unknown>): EnvironmentSetting {
+  const out: Record<string, string | true> = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+    if (value === true || typeof value === 'string') out[name] = value;
+  }
+  return out;
 }
 
 /** Every entry, as text: a wrong one is named by the worker's card and Doctor, never dropped here. */

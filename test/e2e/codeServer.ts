@@ -103,6 +103,11 @@ export class CodeServer {
     this.url = `http://127.0.0.1:${port}`;
   }
 
+  /** The code-server process: every process of this VS Code (its extension host, a runtime it starts) descends from it. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   static async start(options: CodeServerOptions): Promise<CodeServer> {
     const log = options.log ?? ((line: string) => process.stderr.write(`[code-server] ${line}\n`));
     const scratch = await mkdtemp(join(options.scratchParent ?? tmpdir(), 'baton-e2e-'));

@@ -126,12 +126,21 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     core.server.releaseHeld();
   });
 
-  it('ask: a caller that cancels while its turn is queued stops it as it starts; the turn ahead is untouched', async () => {
-    core.server.on({ lastUserIncludes: '[via panel] first' }, { text: 'First answer.', delayMs: 300 });
-    const first = core.orchestrator.enqueue('first', { channel: 'panel' });
+  it('ask: a caller that cancels while its turn is queued withdraws it: no session, no classifier, no row; the turn ahead is untouched', async () => {
+    // Auto routing on: a message that ran would be classified first. Only the first one is scripted.
+    core.settings.routing.auto = true;
+    core.server.on(
+      { systemIncludes: 'You label messages for model routing', lastUserIncludes: 'first: how do I list', name: 'classify first' },
+      { text: 'standard' },
+    );
+    core.server.on(
+      { lastUserIncludes: '[via panel] first: how do I list', systemIncludes: 'You are Baton', name: 'first' },
+      { text: 'First answer.', delayMs: 300 },
+    );
+    const first = core.orchestrator.enqueue('first: how do I list the files of this folder?', { channel: 'panel' });
     const abort = new AbortController();
     const events: BatonEvent[] = [];
-    const second = api.ask('second', { signal: abort.signal, on: (e) => events.push(e) });
+    const second = api.ask('second: how do I count the lines of a file?', { signal: abort.signal, on: (e) => events.push(e) });
     await waitFor('the ask to be queued behind it', () => core.events.some((e) => e.type === 'turn.queued' && e.origin.channel === 'api'));
     assert.equal(core.access.events.currentTurn?.turnId, first.turnId);
     abort.abort();
@@ -140,7 +149,15 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     assert.equal(reply.status, 'cancelled');
     assert.equal(events.at(-1)!.type, 'turn.cancelled');
     assert.equal(events.filter((e) => e.type === 'turn.cancelled').length, 1);
-    assert.ok(!core.server.chatRequests().some((r) => (r.lastUserText ?? '').includes('[via api] second')), 'the cancelled message never reached the model');
+    assert.ok(!core.server.chatRequests().some((r) => JSON.stringify(r.messages).includes('second')), 'the cancelled message never reached the model');
+    await first.done;
+    // No row of it in the log, neither the question nor an empty answer; the panel shows none either.
+    assert.deepEqual(
+      core.store.recentLog(10).map((e) => `${e.role}:${e.source}:${e.content}`),
+      ['user:panel:first: how do I list the files of this folder?', 'assistant:panel:First answer.'],
+    );
+    assert.ok(!core.chat.snapshot().messages.some((m) => m.content.includes('second')));
+    assert.ok(!core.events.some((e) => e.type === 'turn.started' && e.origin.channel === 'api'), 'it never started');
   });
 
   it('ask: an already aborted signal rejects at once with kind "cancelled"; nothing is queued', async () => {
@@ -178,7 +195,10 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     assert.equal(job.workingDir, project);
     const result = await job.result;
     assert.equal(result.state, 'done');
-    assert.match(result.text, /^\[Background task completed\] Worker 'utils-test' finished:[\s\S]*All 3 tests pass\./);
+    // The worker's report alone: no wrapper written for the model.
+    assert.equal(result.text, 'Added test/utils.test.ts.\nAll 3 tests pass.');
+    const finishedEvent = events.find((e): e is Extract<BatonEvent, { type: 'worker.finished' }> => e.type === 'worker.finished');
+    assert.equal(finishedEvent?.result, 'Added test/utils.test.ts.\nAll 3 tests pass.');
 
     const s = shape(events);
     assert.equal(s[0], 'worker.started:utils-test');
@@ -192,6 +212,14 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     // The orchestrator hears of it too (one conversation), as a result to be answered on the api channel.
     const bg = await waitFor('the background turn', () => backgroundTurns()[0]);
     assert.deepEqual(bg.origin, { channel: 'background', worker: 'utils-test', replyTo: 'api' });
+    // The model still gets the wrapper: the report as data.
+    const toModel = (
+      await waitFor('the result reaching the model', () => core.server.chatRequests().find((r) => r.lastUserText?.includes("Worker 'utils-test'")))
+    ).lastUserText!;
+    assert.match(
+      toModel,
+      /\[Background task completed\] Worker 'utils-test' finished:\n\n<worker-output>\nAdded test\/utils\.test\.ts\.\nAll 3 tests pass\.\n<\/worker-output>/,
+    );
 
     // A second call is a second, fresh worker session.
     core.server.on({ lastUserIncludes: 'TASK-api again' }, { text: 'Done again.' });
@@ -263,7 +291,7 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     core.server.on({ lastUserIncludes: 'TASK-tool lint' }, { text: 'No lint errors.' });
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'linter'" }, { text: 'Lint is clean.' });
     const report = await runTool(core.access, 'baton_delegate', { task: 'TASK-tool lint', folder: project, name: 'linter', wait: true });
-    assert.match(report, /^Baton worker 'linter' finished\. Its report:\n\n\[Background task completed\] Worker 'linter' finished:[\s\S]*No lint errors\./);
+    assert.equal(report, "Baton worker 'linter' finished. Its report:\n\nNo lint errors.");
     assert.match(await runTool(core.access, 'baton_workers', {}), /Recently finished:\n- linter: done in /);
     assert.match(await runTool(core.access, 'baton_workers', { name: 'linter' }), /^Worker 'linter': done in [\s\S]*No lint errors\./);
     await assert.rejects(runTool(core.access, 'baton_workers', { name: 'ghost' }), /No worker named 'ghost'/);

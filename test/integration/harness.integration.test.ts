@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { byokHarness, defineTool, runTurn, startHarness, waitForEvent, type Harness } from '../support/copilotHarness';
+import { runtimeProcesses } from '../support/leaks';
+import { startCore } from '../support/orchestratorFixture';
 
 /** Every scripted response was asked for and nothing unscripted arrived. */
 function assertScriptDone(h: Harness): void {
@@ -321,5 +323,27 @@ describe('copilot harness: dispose', function () {
     } finally {
       if (!disposed) await h.dispose();
     }
+  });
+});
+
+describe('test support cleans up', function () {
+  this.timeout(60_000);
+
+  it('startCore → restart → dispose leaves no server listening, no runtime running and no temp folder', async () => {
+    const core = await startCore();
+    core.server.on({ lastUserIncludes: '[via panel] one', name: 'one' }, { text: 'first' });
+    core.server.on({ lastUserIncludes: '[via panel] two', name: 'two' }, { text: 'second' });
+    await core.orchestrator.enqueue('one', { channel: 'panel' }).done;
+    const firstRuntime = core.sessions.runtimePid();
+    await core.restart();
+    await core.orchestrator.enqueue('two', { channel: 'panel' }).done;
+    const secondRuntime = core.sessions.runtimePid();
+    core.assertScriptDone();
+    await core.dispose();
+    assert.ok(core.server.isClosed(), 'the scripted server was closed');
+    assert.ok(!existsSync(core.root), 'the temp folder was removed');
+    const alive = runtimeProcesses().map((p) => p.pid);
+    assert.ok(firstRuntime && secondRuntime && firstRuntime !== secondRuntime, 'each build started its own runtime');
+    assert.ok(!alive.includes(firstRuntime) && !alive.includes(secondRuntime), `runtimes still running: ${alive.join(', ')}`);
   });
 });

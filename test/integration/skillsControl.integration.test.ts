@@ -141,4 +141,46 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.match(core.chat.state().usageToday ?? '', /^today: [\d.]+k? in \/ [\d.]+k? out tokens( · [\d.]+ premium requests?)? · \d+ turns$/);
     core.assertScriptDone();
   });
+
+  it('restart starts a new session with the recent turns as recovery context, never the saved one resumed', async () => {
+    const before = await plain('remember the codeword PLUM-42');
+    const first = core.store.getState('orchestrator_session_id');
+    assert.equal(before.sessionId, first);
+    assert.match(await turn('restart please', [{ name: 'restart', arguments: {} }]), /Restarting after this reply/);
+    const after = await plain('what was the codeword?');
+    assert.notEqual(after.sessionId, first, 'a new session answers after the restart');
+    assert.equal(core.store.getState('orchestrator_session_id'), after.sessionId);
+    // The new session knows what was said: the recovery context rides on the first prompt.
+    assert.match(
+      after.lastUserText ?? '',
+      /\[System: Session recovered\] Your previous session was lost \(restart requested from the chat\)[\s\S]*PLUM-42[\s\S]*what was the codeword\?/,
+    );
+    const ready = core.events.filter((e) => e.type === 'session.ready').map((e) => (e.type === 'session.ready' ? e.how : ''));
+    assert.deepEqual(ready, ['created', 'drifted']);
+    core.assertScriptDone();
+  });
+
+  it("Switch Model and Toggle Auto from the palette rebuild what the session was told, as the chat's tools do", async () => {
+    await plain('hello');
+    const first = core.store.getState('orchestrator_session_id');
+    // What the palette's Toggle Auto Routing calls (commands.ts): the same path as toggle_auto.
+    await core.control.setRoutingAuto(true);
+    assert.deepEqual(hostCalls, ['auto true']);
+    assert.equal(core.chat.state().routingAuto, true);
+    core.server.on({ systemIncludes: 'You label messages for model routing', name: 'classifier' }, { text: 'standard' });
+    const routed = await plain('and with routing?');
+    assert.match(routed.systemText, /Automatic routing is ON: Baton picks a tier per message/, "the session's instructions were rebuilt");
+    assert.equal(routed.model, core.settings.routing.tiers.standard, 'routed: the classifier picked the standard tier');
+
+    // What the palette's Switch Model calls: auto routing goes off, the next message runs on the model in a fresh session.
+    await core.control.switchModel('claude-opus-4.6');
+    assert.deepEqual(hostCalls, ['auto true', 'model claude-opus-4.6', 'auto false']);
+    assert.equal(core.chat.state().routingAuto, false);
+    const switched = await plain('and now?');
+    assert.equal(switched.model, 'claude-opus-4.6');
+    assert.notEqual(switched.sessionId, first, 'a fresh session, as after switch_model');
+    assert.match(switched.systemText, /Automatic routing is OFF/);
+    assert.match(switched.lastUserText ?? '', /\[System: Session recovered\][\s\S]*hello/);
+    core.assertScriptDone();
+  });
 });

@@ -3,6 +3,7 @@
 // Apply, the second Apply is refused by name with nothing half-applied, Discard leaves git clean;
 // a folder without git gets a diff and an exact undo; a reload keeps the change set reviewable.
 import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -87,6 +88,29 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.equal(worktrees.length, 1, `worktrees left: ${worktrees.join(', ')}`);
     assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
     assert.deepEqual(changes.list(), []);
+  });
+
+  it("a worker's session stays while its changes wait, and is deleted once they are applied or discarded; its transcript stays", async () => {
+    scriptWorker('alpha', "printf 'alpha line\\n' > src/app.txt");
+    scriptWorker('beta', "printf 'beta line\\n' > src/app.txt");
+    await core.pool.create({ name: 'alpha', workingDir: repo, prompt: 'TASK-alpha: change app.txt' });
+    await core.pool.create({ name: 'beta', workingDir: repo, prompt: 'TASK-beta: change app.txt' });
+    await waitFor('both workers', () => finished('alpha') && finished('beta'));
+    await waitFor('both results', () => doneCount() >= 2);
+    const folder = (id: string | undefined) => join(core.storageDir, 'copilot-sessions', 'session-state', id!);
+    const alpha = core.pool.status('alpha').sessionId;
+    const beta = core.pool.status('beta').sessionId;
+    assert.ok(existsSync(folder(alpha)) && existsSync(folder(beta)), 'pending changes keep their sessions');
+    assert.deepEqual(core.pool.lifecycle.keptIds().sort(), [alpha, beta].sort());
+
+    await core.pool.changes!.apply('alpha', { dirtyBuffers: [] });
+    await waitFor("alpha's session to go", () => !existsSync(folder(alpha)));
+    await core.pool.changes!.discard('beta');
+    await waitFor("beta's session to go", () => !existsSync(folder(beta)));
+    assert.deepEqual(core.pool.lifecycle.keptIds(), []);
+    assert.match(core.pool.transcript('alpha'), /TASK-alpha: change app\.txt[\s\S]*alpha: edited/, 'the transcript outlives the session');
+    // Settling twice does nothing more.
+    await core.pool.settleSession('alpha');
   });
 
   it('the model cannot land changes on its own: apply_worker_changes asks the user first, and a no holds', async () => {

@@ -10,6 +10,14 @@ import { waitFor } from '../support/waitFor';
 
 const MARKER = 'MARKER-id-rsa-7f3a9c';
 const TOKEN = 'ghu_BatonSecretToken4242';
+/** What a real user's environment holds: none of it may reach a worker's shell. */
+const SECRETS = {
+  ACME_API_KEY: 'acme-key-5d1e',
+  AWS_SECRET_ACCESS_KEY: 'aws-secret-9b7c',
+  NPM_TOKEN: 'npm-token-3a2f',
+  DATABASE_URL: 'postgres://u:p@h/db',
+  SSH_AUTH_SOCK: '/tmp/ssh-agent-baton.sock',
+};
 
 describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function () {
   this.timeout(120_000);
@@ -43,7 +51,7 @@ describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function (
       .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
 
   beforeEach(async () => {
-    core = await startCore({ gitHubToken: TOKEN });
+    core = await startCore({ gitHubToken: TOKEN, env: { ...SECRETS, BATON_PASSED_THROUGH: 'passed-4e1d' } });
     core.workerSettings.trustWorkingDir = true;
     project = join(core.home, 'dev', 'app');
     await mkdir(project, { recursive: true });
@@ -106,18 +114,38 @@ describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function (
     for (const req of core.server.requests) assert.ok(!JSON.stringify(req).includes(MARKER));
   });
 
-  it("keeps credentials out of a worker's environment: no GitHub token, no provider key", async () => {
-    scriptShell('envy', 'TASK-env', ['env']);
-    await core.pool.create({ name: 'envy', workingDir: project, prompt: 'TASK-env: print the environment' });
-    await waitFor('the worker to finish', () => core.pool.list().find((w) => w.name === 'envy' && w.state === 'done'));
-    await waitFor('the result turn', () => backgroundDone() >= 1);
-    const [env] = toolOutputs('envy');
-    assert.match(env!, /PATH=/, 'the environment was printed');
-    assert.ok(!env!.includes(TOKEN), 'the GitHub token is readable by a worker');
-    assert.doesNotMatch(env!, /COPILOT_SDK_AUTH_TOKEN|GH_TOKEN=\S|GITHUB_TOKEN=\S|API_KEY=\S/);
-    // The token still authenticates every model request, carried by the session instead.
-    assert.ok(core.server.chatRequests().every((r) => r.headers.authorization === `Bearer ${TOKEN}`));
-  });
+  for (const sandbox of ['auto', 'off'] as const) {
+    it(`gives a worker's shell only the allowlisted environment and what the user names (sandbox ${sandbox})`, async () => {
+      core.workerSettings.sandbox = sandbox;
+      core.workerSettings.environment = { BATON_PASSED_THROUGH: true, BATON_SET: 'set-by-setting' };
+      // Without the sandbox every shell command asks; the user allows this one.
+      core.broker.answer = 'once';
+      scriptShell('envy', 'TASK-env', ['env']);
+      await core.pool.create({ name: 'envy', workingDir: project, prompt: 'TASK-env: print the environment' });
+      await waitFor('the worker to finish', () => core.pool.list().find((w) => w.name === 'envy' && w.state === 'done'));
+      await waitFor('the result turn', () => backgroundDone() >= 1);
+      const [env] = toolOutputs('envy');
+      assert.match(env!, /^PATH=/m, 'the environment was printed');
+      assert.equal(core.pool.list().find((w) => w.name === 'envy')!.sandbox?.state === 'off', sandbox === 'off');
+      for (const [name, value] of Object.entries(SECRETS)) {
+        assert.doesNotMatch(env!, new RegExp(`^${name}=`, 'm'), `${name} reached the worker`);
+        for (const req of core.server.requests) assert.ok(!JSON.stringify(req).includes(value), `${name}'s value reached the model`);
+      }
+      assert.ok(!env!.includes(TOKEN), 'the GitHub token is readable by a worker');
+      assert.doesNotMatch(env!, /COPILOT_SDK_AUTH_TOKEN|GH_TOKEN=\S|GITHUB_TOKEN=\S|API_KEY=\S/);
+      assert.match(env!, /^BATON_PASSED_THROUGH=passed-4e1d$/m, 'a name passed through reaches the worker');
+      assert.match(env!, /^BATON_SET=set-by-setting$/m, 'a value set in the setting reaches the worker');
+      assert.deepEqual(
+        core.broker.asked.map((p) => p.detail),
+        sandbox === 'off' ? ['env'] : [],
+      );
+      // The token still authenticates every model request, carried by the session instead.
+      assert.ok(core.server.chatRequests().every((r) => r.headers.authorization === `Bearer ${TOKEN}`));
+      const report = core.sessions.environmentReport();
+      for (const name of Object.keys(SECRETS)) assert.ok(report.withheld.includes(name), `Doctor names ${name} as withheld`);
+      assert.ok(!report.withheld.includes('BATON_PASSED_THROUGH'));
+    });
+  }
 
   it('refuses a bypass of the sandbox to a protected file without asking anyone', async () => {
     core.broker.answer = 'once';

@@ -3,7 +3,9 @@
 // every result goes back through the real orchestrator as a background turn the script answers.
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BatonTool } from '../../src/core/copilot/batonTool';
 import type { ToolInvocation, ToolResultObject } from '../../src/core/copilot/sdkTypes';
@@ -128,11 +130,23 @@ describe('workers (real runtime, scripted model, production wiring)', function (
       store.recentLog(10).some((e) => e.source === 'background:auth-fix'),
       'the result is in the conversation log',
     );
+    // The panel gets a result card (what people read); the model's wrapper is only the message's content.
+    const shown = core.chat.snapshot().messages.find((m) => m.role === 'background')!;
+    const { durationMs, ...resultCard } = shown.workerResult!;
+    assert.deepEqual(resultCard, { worker: 'auth-fix', state: 'done', report: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.' });
+    assert.ok(durationMs >= 400 && durationMs < 30_000, `duration ${durationMs} ms`);
+    const queued = core.events.find(
+      (e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.origin.channel === 'background',
+    )!;
+    assert.deepEqual(queued.workerResult, shown.workerResult, 'the live message carries the same card as the snapshot');
 
     // One runtime for all: the worker's requests came through the same client, as a different session, in its directory.
     const workerReq = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('TASK-auth'))!;
     assert.notEqual(workerReq.sessionId, orchSession);
-    assert.equal(workerReq.sessionId, core.pool.status('auth-fix').sessionId);
+    // It changed no file: once its task ended its session was deleted, folder and all; its transcript stays.
+    const sessionFolder = join(core.storageDir, 'copilot-sessions', 'session-state', workerReq.sessionId!);
+    await waitFor('the session folder to go', () => !existsSync(sessionFolder));
+    assert.equal(core.pool.status('auth-fix').sessionId, undefined);
     assert.match(workerReq.systemText, /You are 'auth-fix', a background worker of Baton/);
     assert.ok(workerReq.tools.includes('bash') || workerReq.tools.includes('shell'), 'workers get the built-in tools');
     const card = core.pool.list().find((w) => w.name === 'auth-fix')!;
@@ -142,7 +156,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.match(core.pool.transcript('auth-fix'), /Prompt ──\nTASK-auth: fix the JWT expiry bug[\s\S]*Assistant ──\nFixed the expiry/);
     assert.deepEqual(core.pool.changes!.list(), [], 'a worker that changed no file leaves nothing waiting for review');
     // Baton's own worker sessions live in its folder, out of the user's session list.
-    assert.ok(!(await core.pool.listMachineSessions()).some((s) => s.sessionId === core.pool.status('auth-fix').sessionId));
+    assert.ok(!(await core.pool.listMachineSessions()).some((s) => s.sessionId === workerReq.sessionId));
   });
 
   it('gives the model a clear error for bad arguments instead of crashing the turn', async () => {
@@ -261,7 +275,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.equal(store.listWorkers().length, 0);
   });
 
-  it('surfaces a shell permission request to the broker and respects the denial; a follow-up resumes the finished worker', async () => {
+  it('surfaces a shell permission request to the broker and respects the denial; a follow-up continues the finished worker in a new session', async () => {
     // First task: plain text, to learn the shell tool's name from the tools the runtime offers.
     core.server.on({ lastUserIncludes: 'TASK-probe' }, { text: 'Ready.' });
     answerResults('builder', 'The builder is ready.', 'The clean was denied.');
@@ -294,6 +308,13 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.match(transcript, new RegExp(`→ ${shellTool} \\{"command":"rm -rf build"`));
     assert.match(transcript, /permission denied: rm -rf build/);
     assert.equal(core.pool.status('builder').tasks, 2);
+    // Its first session was deleted when its task ended (no changes): the follow-up ran in a new one, told what it did.
+    const probe = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('TASK-probe'))!;
+    assert.notEqual(followUp.sessionId, probe.sessionId);
+    assert.match(
+      followUp.lastUserText ?? '',
+      /\[Context: you are continuing earlier work in a new session\. Your report at the end of your last task was:\]\nReady\.[\s\S]*TASK-clean/,
+    );
   });
 
   it('approves edits inside the tree, runs an approved command, and denies a protected path', async () => {
@@ -487,6 +508,33 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.deepEqual(ends[1], { channel: 'background', worker: 'ghost', replyTo: 'command' });
     assert.equal(core.store.undeliveredInbox().length, 0);
     assert.equal(await core.pool.deliverPending(), 0, 'nothing is delivered twice');
+  });
+
+  it("sweeps orphaned session folders from Baton's own folder at start; never a referenced, recent or user's session", async () => {
+    const own = (id: string) => join(core.storageDir, 'copilot-sessions', 'session-state', id);
+    const old = new Date(Date.now() - 60 * 60_000);
+    const make = async (dir: string, age?: Date) => {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'events.jsonl'), '{}\n');
+      if (age) await utimes(dir, age, age);
+    };
+    const [orphan, recent, saved, users] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await make(own(orphan), old);
+    await make(own(recent));
+    await make(own(saved), old);
+    // The user's own CLI session, in their Copilot home: never looked at.
+    await make(join(core.env.COPILOT_HOME!, 'session-state', users), old);
+    core.store.setState('orchestrator_session_id', saved);
+    // A claim left by a process that is gone.
+    await mkdir(join(core.storageDir, 'claims'), { recursive: true });
+    await writeFile(join(core.storageDir, 'claims', `${orphan}.claim`), JSON.stringify({ pid: 2 ** 22 + 17, host: hostname() }));
+    await core.restart();
+    await waitFor('the orphan to be swept', () => !existsSync(own(orphan)));
+    assert.ok(existsSync(own(recent)), 'a folder changed in the last minutes stays (another window may be creating it)');
+    assert.ok(existsSync(own(saved)), "the orchestrator's saved session stays");
+    assert.ok(existsSync(join(core.env.COPILOT_HOME!, 'session-state', users)), "the user's own session is never touched");
+    assert.ok(!existsSync(join(core.storageDir, 'claims', `${orphan}.claim`)), "a dead process's claim is removed");
+    assert.equal(core.server.chatRequests().length, 0, 'the sweep sent nothing');
   });
 
   it('disconnects sessions on dispose and leaves a running row for the next start to report', async () => {

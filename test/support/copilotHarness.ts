@@ -35,6 +35,7 @@ import type {
   SessionConfig,
   SessionEvent,
 } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
+import { trackTempDir } from './leaks';
 import { ScriptedModelServer } from './scriptedModelServer';
 
 // The SDK ships CJS under its "require" export, but its package is "type": "module", so with module Node16 TypeScript
@@ -127,6 +128,7 @@ export async function byokHarness(opts: HarnessOptions = {}): Promise<Harness> {
 
 async function launch(opts: HarnessOptions, mode: { byok?: boolean }): Promise<Harness> {
   const root = await mkdtemp(join(tmpdir(), 'baton-harness-'));
+  trackTempDir(root);
   const ownsServer = opts.server === undefined;
   let server: ScriptedModelServer | undefined;
   let client: CopilotClientInstance | undefined;

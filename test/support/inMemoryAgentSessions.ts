@@ -437,6 +437,10 @@ export class InMemoryAgentSessions implements AgentSessions {
     if (state) state.deleted = true;
   }
 
+  async ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>> {
+    return [...this.states.entries()].filter(([, s]) => !s.deleted).map(([id]) => ({ id, modifiedAt: 0 }));
+  }
+
   async fork(sourceId: string, _title: string): Promise<string> {
     const source = this.states.get(sourceId) ?? this.machineState(sourceId);
     if (!source) throw new AgentError('session', `Session not found: ${sourceId}`);
@@ -506,6 +510,10 @@ export class InMemoryAgentSessions implements AgentSessions {
 
   runtimePid(): number | undefined {
     return undefined;
+  }
+
+  environmentReport(): { withheld: string[]; strippedProxyCredentials: string[]; refused: string[] } {
+    return { withheld: [], strippedProxyCredentials: [], refused: [] };
   }
 
   async dispose(): Promise<void> {

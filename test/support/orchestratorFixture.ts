@@ -16,6 +16,7 @@ import { MemoryLogger } from '../../src/core/util/logger';
 import type { WorkerSettings } from '../../src/core/workers/workerPool';
 import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
 import { hermeticEnv } from './copilotHarness';
+import { trackTempDir } from './leaks';
 import { DEFAULT_MODELS, ScriptedModelServer } from './scriptedModelServer';
 
 export class FakeBroker {
@@ -73,13 +74,16 @@ export interface StartCoreOptions {
   /** Runtime auth: 'fake' (default for copilot) or null for a user who is not signed in. */
   gitHubToken?: string | null;
   overrides?: Partial<BatonCoreDeps>;
+  /** Merged over the hermetic environment: what VS Code's own environment would hold (e.g. a user's secrets). */
+  env?: Record<string, string>;
 }
 
 export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixture> {
   const server = opts.server ?? (await ScriptedModelServer.start());
   if (!opts.server) server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
   const root = await mkdtemp(join(tmpdir(), 'baton-core-'));
-  const env = hermeticEnv(server.url, root);
+  trackTempDir(root);
+  const env = { ...hermeticEnv(server.url, root), ...opts.env };
   for (const dir of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'])
     await mkdir(env[dir]!, { recursive: true });
   const storageDir = join(root, 'globalStorage');
@@ -124,8 +128,10 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
       return core;
     });
 
+  // The fixture's own dispose (server, temp folder) must survive a restart: only the core's parts are taken over.
   const adopt = (core: BatonCore): void => {
-    Object.assign(fixture, core, { core });
+    const { dispose: _coreDispose, ...parts } = core;
+    Object.assign(fixture, parts, { core });
   };
   const first = await build();
   const fixture: CoreFixture = {

@@ -12,6 +12,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { trackServer } from './leaks';
 
 export interface ChatMessage {
   role: string;
@@ -230,7 +231,13 @@ export class ScriptedModelServer {
         resolve();
       });
     });
-    return new ScriptedModelServer(server);
+    const scripted = new ScriptedModelServer(server);
+    trackServer(scripted);
+    return scripted;
+  }
+
+  isClosed(): boolean {
+    return this.closed;
   }
 
   // ---- scripting -------------------------------------------------------------------------------------------------

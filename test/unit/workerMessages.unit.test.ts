@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { SessionEvent } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
-import { escapeWorkerOutput, formatResult, MAX_DELIVERED_OUTPUT, seconds, timeoutMessage } from '../../src/core/workers/workerMessages';
-import { WorkerTranscript } from '../../src/core/workers/workerTranscript';
+import { escapeWorkerOutput, formatResult, MAX_DELIVERED_OUTPUT, reportText, resultCard, seconds, timeoutMessage } from '../../src/core/workers/workerMessages';
+import { TRANSCRIPT_MAX_ENTRIES, TRANSCRIPT_MAX_ENTRY_CHARS, WorkerTranscript } from '../../src/core/workers/workerTranscript';
 
 const ev = (type: string, data: Record<string, unknown>): SessionEvent => ({ type, data, id: 'e', timestamp: '', parentId: null }) as unknown as SessionEvent;
 
@@ -70,5 +70,35 @@ describe('worker transcript', () => {
     assert.equal(t.taskOutput(), 'Starting…');
     t.beginTask('y');
     assert.equal(t.taskOutput(), '');
+  });
+});
+
+describe('result card (what people read)', () => {
+  it("carries the worker's report alone, and why a task that did not finish ended", () => {
+    const done = resultCard('auth-fix', { kind: 'completed', output: '  Fixed it.\n' }, 1234.4, { files: 2, additions: 5, deletions: 1 });
+    assert.deepEqual(done, { worker: 'auth-fix', state: 'done', durationMs: 1234, changes: { files: 2, additions: 5, deletions: 1 }, report: 'Fixed it.' });
+    assert.equal(reportText(done), 'Fixed it.');
+    const timedOut = resultCard('slow', { kind: 'timed_out', output: 'half way', elapsedMs: 30_000, limitMs: 30_000 }, 30_000, {
+      files: 0,
+      additions: 0,
+      deletions: 0,
+    });
+    assert.equal(timedOut.changes, undefined, 'no changes, no summary');
+    assert.equal(reportText(timedOut), "half way\n\nWorker 'slow' timed out after 30s (limit: 30s). Raise baton.workers.timeoutMs to allow more time.");
+    const killed = resultCard('k', { kind: 'killed', output: '', by: 'user' }, 10);
+    assert.equal(reportText(killed), 'Stopped by the user before it finished.');
+    for (const card of [done, timedOut, killed]) assert.doesNotMatch(reportText(card), /Background task completed|worker-output/);
+  });
+});
+
+describe('worker transcript bound', () => {
+  it(`keeps the newest ${TRANSCRIPT_MAX_ENTRIES} entries, each clipped at ${TRANSCRIPT_MAX_ENTRY_CHARS} characters`, () => {
+    const t = new WorkerTranscript(() => 0);
+    for (let i = 0; i < TRANSCRIPT_MAX_ENTRIES + 200; i++) t.add('info', `entry ${i} ${'x'.repeat(i === TRANSCRIPT_MAX_ENTRIES + 199 ? 50_000 : 1)}`);
+    const text = t.render('header');
+    assert.match(text, /\[200 earlier entries dropped\]/);
+    assert.doesNotMatch(text, /entry 199 /);
+    assert.match(text, /entry 200 /);
+    assert.ok(text.length < TRANSCRIPT_MAX_ENTRIES * 100 + TRANSCRIPT_MAX_ENTRY_CHARS + 1000, `${text.length} characters`);
   });
 });

@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { WorkerError } from '../../src/core/workers/workerPool';
+import { KEEP_FINISHED } from '../../src/core/workers/workerRegistry';
 import { Gate, hangAfter, reply, type TurnScript } from '../support/inMemoryAgentSessions';
 import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
@@ -36,6 +37,20 @@ describe('WorkerPool (in-memory runtime)', () => {
   function backgroundDone(worker: string): Promise<OrchestratorEvent> {
     return nextEvent(f.core, 'turn.completed', (e) => e.origin.channel === 'background' && e.origin.worker === worker);
   }
+
+  it(`keeps the last ${KEEP_FINISHED} finished workers (and their transcripts) in the Workers view, no more`, async () => {
+    f.sessions.script('worker', ...Array.from({ length: KEEP_FINISHED + 5 }, (_, i) => reply(`report ${i}`)));
+    for (let i = 0; i < KEEP_FINISHED + 5; i++) {
+      acknowledge(`w${i}`);
+      const answered = backgroundDone(`w${i}`);
+      await f.core.pool.create({ name: `w${i}`, workingDir: f.workDir, prompt: `task ${i}` });
+      await answered;
+    }
+    const listed = f.core.pool.list();
+    assert.equal(listed.length, KEEP_FINISHED);
+    assert.equal(listed[0]!.name, `w${KEEP_FINISHED + 4}`, 'newest first');
+    assert.throws(() => f.core.pool.transcript('w0'), /No worker named 'w0'/);
+  });
 
   it('refuses a worker past baton.workers.max, naming the active ones; concurrent creates cannot overshoot', async () => {
     f.workerSettings.max = 2;

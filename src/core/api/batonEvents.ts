@@ -8,6 +8,7 @@
 // - a handler that throws is logged and never breaks the turn or the others.
 import type { BatonEvent, BatonReplyChannel, BatonWorkerEndState } from '../../../api/baton';
 import type { WorkerCard } from '../../shared/protocol';
+import { reportText } from '../workers/workerMessages';
 import type { OrchestratorEvent, Origin } from '../orchestrator/events';
 import type { Orchestrator } from '../orchestrator/orchestrator';
 import type { BatonStore } from '../store/types';
@@ -118,7 +119,8 @@ export class BatonEvents {
       cancel: () => {
         if (call.ended) return;
         if (this.current?.turnId === turnId) this.orchestrator.stop();
-        else call.stopOnStart = true;
+        // Still queued: taken out before it reaches the session (its done promise gives the one turn.cancelled).
+        else if (!this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
       },
     };
   }
@@ -142,7 +144,8 @@ export class BatonEvents {
         }
         this.prompts.set(e.turnId, e.prompt);
         // A worker's report reaches the orchestrator: that worker's task is over.
-        if (e.origin.channel === 'background' && e.origin.worker) this.workerReported(e.origin.worker, e.prompt);
+        // People (and API callers) get the worker's report alone; the prompt is the model's wrapper around it.
+        if (e.origin.channel === 'background' && e.origin.worker) this.workerReported(e.origin.worker, e.workerResult ? reportText(e.workerResult) : e.prompt);
         break;
       case 'turn.started': {
         this.current = { turnId: e.turnId, origin: e.origin, text: '', restarted: false };
@@ -176,6 +179,9 @@ export class BatonEvents {
       case 'turn.cancelled':
       case 'turn.failed':
         this.endTurn(e);
+        break;
+      case 'turn.withdrawn':
+        this.prompts.delete(e.turnId);
         break;
       default:
         break;

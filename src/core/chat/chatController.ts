@@ -12,6 +12,7 @@ import {
   type Snapshot,
   type UsageInfo,
   type WorkerCard,
+  type WorkerResultCard,
 } from '../../shared/protocol';
 import { ChatContext, type PreparedContext } from '../context/chatContext';
 import type { AttachedReference, EditorContextPort } from '../context/contextPort';
@@ -106,6 +107,7 @@ export class ChatController {
               status: 'pending',
               source: event.origin.channel,
               ...(references?.length ? { references } : {}),
+              ...(event.workerResult ? { workerResult: event.workerResult } : {}),
               ts: Date.now(),
             },
           });
@@ -156,6 +158,10 @@ export class ChatController {
             content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message,
             action: event.error.action,
           });
+          break;
+        case 'turn.withdrawn':
+          // Its pending row is gone from the log; a snapshot takes it off the panel too.
+          this.postSnapshot();
           break;
         case 'busy':
         case 'model.changed':
@@ -450,6 +456,7 @@ interface LogMeta {
   route?: RouteInfo;
   usage?: UsageInfo;
   error?: ReadableError;
+  workerResult?: WorkerResultCard;
 }
 
 function parseMeta(raw: string | null): LogMeta {
@@ -471,7 +478,10 @@ export function toChatMessage(entry: LogEntry, self?: WindowStamp): ChatMessage 
     const references = storedReferencesOf(meta);
     return { ...base, role: 'user', status: entry.status === 'interrupted' ? 'interrupted' : 'complete', ...(references.length ? { references } : {}) };
   }
-  if (entry.role === 'system') return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status: 'complete' };
+  if (entry.role === 'system') {
+    const workerResult = meta.workerResult && typeof meta.workerResult.report === 'string' ? { workerResult: meta.workerResult } : {};
+    return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status: 'complete', ...workerResult };
+  }
   if (entry.status === 'failed') return { ...base, role: 'error', status: 'failed', ...(meta.error?.action ? { action: meta.error.action } : {}) };
   return {
     ...base,

@@ -5,6 +5,9 @@ import type { UsageInfo } from '../../shared/protocol';
 import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes';
 import type { BatonTool } from './batonTool';
 import type { SandboxPolicy, SandboxStatus, SandboxSupport } from './sandbox';
+import type { EnvironmentReport } from './runtimeEnvironment';
+
+export type { EnvironmentReport, EnvironmentSetting } from './runtimeEnvironment';
 
 export type { SandboxNetwork, SandboxNetworkStatus, SandboxPolicy, SandboxState, SandboxStatus, SandboxSupport } from './sandbox';
 
@@ -131,7 +134,10 @@ export interface AgentSessions {
   create(spec: SessionSpec): Promise<AgentSession>;
   /** Rejects with AgentError('session') when the runtime has no such session. */
   resume(id: string, spec: SessionSpec): Promise<AgentSession>;
+  /** Deletes a session from disk (Baton's own folder, or the runtime's Copilot home). */
   delete(id: string): Promise<void>;
+  /** The sessions in Baton's own session folder (never the user's Copilot home), with when each last changed. */
+  ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>>;
   /** Copies a machine session into a new one; the source's files are only read. Returns the new id. */
   fork(sourceId: string, title: string): Promise<string>;
   list(): Promise<MachineSessionInfo[]>;
@@ -150,5 +156,7 @@ export interface AgentSessions {
   updateProvider(provider: ProviderSettings): void;
   /** The runtime's process id (diagnostics, the memory benchmark). */
   runtimePid(): number | undefined;
+  /** What the runtime's environment leaves out (by allowlist), by name only: Doctor shows it. */
+  environmentReport(): EnvironmentReport;
   dispose(): Promise<void>;
 }

@@ -1,10 +1,12 @@
 // The AgentSessions port on the real Copilot SDK: one runtime client (CopilotRuntime) holds every
 // session Baton opens; configs come from the one role-keyed builder; every SDK failure leaves
 // here as a typed AgentError.
+import { existsSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
-import type { AgentSession, AgentSessions, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
+import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
@@ -19,6 +21,9 @@ export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
   /** Extra config for every session (tests only: e.g. disabledMcpServers). */
   extraSessionConfig?: Partial<SessionConfig>;
 }
+
+/** A session id as the runtime makes them (a UUID); anything else is never taken for a folder name. */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export class CopilotAgentSessions implements AgentSessions {
   private readonly runtime: CopilotRuntime;
@@ -95,10 +100,36 @@ export class CopilotAgentSessions implements AgentSessions {
   }
 
   async delete(id: string): Promise<void> {
+    const own = this.ownSessionPath(id);
+    if (own && existsSync(own)) {
+      // The runtime's delete looks only in its Copilot home (measured: "Session file not found" for a session kept
+      // in a configDirectory), so Baton removes its own session's folder once the runtime has let go of it.
+      if (this.runtime.isStarted) await (await this.runtime.client()).rpc.sessions.close({ sessionId: id }).catch(() => undefined);
+      await rm(own, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      return;
+    }
     const client = await this.runtime.client();
     await client.deleteSession(id).catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
+  }
+
+  async ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>> {
+    const dir = this.opts.sessionDirectory ? join(this.opts.sessionDirectory, 'session-state') : undefined;
+    if (!dir) return [];
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const found = await Promise.all(
+      entries
+        .filter((e) => e.isDirectory() && SESSION_ID.test(e.name))
+        .map(async (e) => ({ id: e.name, modifiedAt: (await stat(join(dir, e.name)).catch(() => undefined))?.mtimeMs ?? 0 })),
+    );
+    return found;
+  }
+
+  /** Where a session of Baton's own folder lives; undefined for an id that could not be one (no path tricks). */
+  private ownSessionPath(id: string): string | undefined {
+    if (!this.opts.sessionDirectory || !SESSION_ID.test(id)) return undefined;
+    return join(this.opts.sessionDirectory, 'session-state', id);
   }
 
   async fork(sourceId: string, title: string): Promise<string> {
@@ -176,6 +207,10 @@ export class CopilotAgentSessions implements AgentSessions {
 
   runtimePid(): number | undefined {
     return this.runtime.runtimePid();
+  }
+
+  environmentReport(): EnvironmentReport {
+    return this.runtime.environment().report;
   }
 
   dispose(): Promise<void> {

@@ -9,6 +9,7 @@ import type { Logger } from '../util/logger';
 import { withTimeout } from '../util/delay';
 import type { ProviderSettings } from './agentSessions';
 import { AgentError } from './errors';
+import { buildRuntimeEnvironment, gitHubTokenOf, type EnvironmentReport, type EnvironmentSetting } from './runtimeEnvironment';
 import { fromSdkError } from './sdkErrors';
 
 export type { ProviderSettings, ProviderType } from './agentSessions';
@@ -16,8 +17,10 @@ export type { ProviderSettings, ProviderType } from './agentSessions';
 export interface CopilotRuntimeOptions {
   provider: ProviderSettings;
   logger: Logger;
-  /** Environment of the runtime process; defaults to this process's. */
+  /** The environment the runtime's is built from (by allowlist, runtimeEnvironment.ts); defaults to this process's. */
   env?: Record<string, string | undefined>;
+  /** baton.workers.environment, read at each runtime start: names to pass through, values to set. */
+  environment?: () => EnvironmentSetting;
   /** The Copilot home (COPILOT_HOME); undefined = the user's own (~/.copilot), so their sessions are visible. */
   copilotHome?: string;
   gitHubToken?: string;
@@ -29,32 +32,6 @@ export interface CopilotRuntimeOptions {
   runtimePath?: string;
 }
 
-/**
- * Variables that hold credentials. They are kept out of the runtime's environment, because every
- * shell a worker runs inherits it (measured: a client-level token is readable there as
- * COPILOT_SDK_AUTH_TOKEN). A GitHub token is handed to each session over the SDK's connection
- * instead (a session-level gitHubToken never reaches a shell's environment; measured).
- */
-const CREDENTIAL_VARIABLES = [
-  'COPILOT_GITHUB_TOKEN',
-  'GH_TOKEN',
-  'GITHUB_TOKEN',
-  'GH_ENTERPRISE_TOKEN',
-  'GITHUB_ENTERPRISE_TOKEN',
-  'COPILOT_SDK_AUTH_TOKEN',
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'AZURE_OPENAI_API_KEY',
-] as const;
-
-/** The environment without credential variables, and the GitHub token it carried (CLI precedence). */
-export function withoutCredentials(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; gitHubToken?: string } {
-  const clean = { ...env };
-  for (const name of CREDENTIAL_VARIABLES) delete clean[name];
-  const gitHubToken = [env.COPILOT_GITHUB_TOKEN, env.GH_TOKEN, env.GITHUB_TOKEN].find((t) => t && t.trim())?.trim();
-  return { env: clean, ...(gitHubToken ? { gitHubToken } : {}) };
-}
-
 export class CopilotRuntime {
   private current: CopilotClient | undefined;
   private starting: Promise<CopilotClient> | undefined;
@@ -63,14 +40,16 @@ export class CopilotRuntime {
   readonly onDidReset = this.didReset.event;
   private disposed = false;
 
-  private readonly env: Record<string, string | undefined>;
   /** The GitHub token sessions carry (VS Code's sign-in, else one found in the environment); undefined: the CLI's own login. */
   readonly sessionToken: string | undefined;
 
   constructor(private options: CopilotRuntimeOptions) {
-    const { env, gitHubToken } = withoutCredentials(options.env ?? process.env);
-    this.env = env;
-    this.sessionToken = options.gitHubToken ?? gitHubToken;
+    this.sessionToken = options.gitHubToken ?? gitHubTokenOf(options.env ?? process.env);
+  }
+
+  /** The environment the runtime gets at its next start, and what it leaves out (names only). */
+  environment(): { env: Record<string, string>; report: EnvironmentReport } {
+    return buildRuntimeEnvironment(this.options.env ?? process.env, this.options.environment?.() ?? {});
   }
 
   get isStarted(): boolean {
@@ -102,8 +81,10 @@ export class CopilotRuntime {
   private async start(): Promise<CopilotClient> {
     const { provider, copilotHome, runtimePath, logger, workingDirectory } = this.options;
     const byok = provider.type !== 'copilot';
+    const { env, report } = this.environment();
+    if (report.withheld.length) logger.info(`Runtime environment: ${report.withheld.length} variable(s) withheld from workers (Doctor lists them)`);
     const clientOptions: CopilotClientOptions = {
-      env: this.env,
+      env,
       baseDirectory: copilotHome,
       ...(workingDirectory ? { workingDirectory } : {}),
       logLevel: 'error',

@@ -1,6 +1,6 @@
 // The orchestrator's typed lifecycle events (after Warlock). The panel, the log and the status bar
 // are only subscribers: nothing in core knows who listens.
-import type { RouteInfo, UsageInfo } from '../../shared/protocol';
+import type { RouteInfo, UsageInfo, WorkerResultCard } from '../../shared/protocol';
 import type { ReadableError } from '../copilot/errors';
 
 /**
@@ -35,7 +35,8 @@ export interface TurnResult {
 }
 
 export type OrchestratorEvent =
-  | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number }
+  /** `workerResult`: a finished worker's card, for what people read (the prompt is the model's wrapper). */
+  | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number; workerResult?: WorkerResultCard }
   | { type: 'turn.started'; turnId: string; origin: Origin; logId: number }
   | { type: 'turn.routed'; turnId: string; route: RouteInfo }
   | { type: 'turn.delta'; turnId: string; delta: string }
@@ -45,6 +46,8 @@ export type OrchestratorEvent =
   | { type: 'turn.completed'; turnId: string; origin: Origin; result: TurnResult; logId: number }
   | { type: 'turn.failed'; turnId: string; origin: Origin; error: ReadableError; partial: string; logId: number }
   | { type: 'turn.cancelled'; turnId: string; origin: Origin; partial: string; logId: number }
+  /** A queued turn taken back before it started: it never reached the session, and its log row is gone. */
+  | { type: 'turn.withdrawn'; turnId: string; origin: Origin; logId: number }
   | { type: 'session.ready'; sessionId: string; how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string }
   | { type: 'busy'; busy: boolean; queued: number }
   | { type: 'model.changed'; model: string };

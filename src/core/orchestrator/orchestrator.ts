@@ -4,7 +4,7 @@
 // - the user's side is logged before it is sent, the reply when it settles;
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
-import type { RouteInfo } from '../../shared/protocol';
+import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
 import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
@@ -141,8 +141,16 @@ export class Orchestrator {
     return this.keeper.current?.id;
   }
 
-  /** Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only, `extras.meta` in the log. */
-  enqueue(text: string, origin: Origin, extras?: { context?: string; meta?: Record<string, unknown>; resend?: boolean }): TurnHandle {
+  /**
+   * Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only,
+   * `extras.meta` in the log; `extras.workerResult` (a worker's result card, what people read) in the log and the queued
+   * event; `extras.resend`: the session may already have it (see runWithRetries).
+   */
+  enqueue(
+    text: string,
+    origin: Origin,
+    extras?: { context?: string; meta?: Record<string, unknown>; workerResult?: WorkerResultCard; resend?: boolean },
+  ): TurnHandle {
     // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
@@ -152,7 +160,7 @@ export class Orchestrator {
     const shared: WindowMeta = this.opts.shared
       ? { ...this.opts.shared.stamp(owner), ...(owner && extras?.context ? { context: extras.context } : {}), ...(extras?.resend ? { resend: true } : {}) }
       : {};
-    const meta = { ...extras?.meta, ...shared };
+    const meta = { ...extras?.meta, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}), ...shared };
     // Logged before anything is sent: a crash from here on leaves a 'pending' row that start() marks interrupted.
     const logId = this.opts.store.appendLog({
       role: origin.channel === 'background' ? 'system' : 'user',
@@ -162,7 +170,7 @@ export class Orchestrator {
       ...(Object.keys(meta).length ? { meta: JSON.stringify(meta) } : {}),
     });
     if (owner && this.opts.shared) {
-      this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId });
+      this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
       this.opts.logger.info(`Message ${logId} sent to the window that runs this conversation (${owner.label}, pid ${owner.pid})`);
       return remoteTurn(this.opts.shared, turnId, logId);
     }
@@ -182,7 +190,7 @@ export class Orchestrator {
     done.catch(() => undefined);
     started.catch(() => undefined);
     this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon, resend: extras?.resend } });
-    this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId });
+    this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
     void this.pump();
     return { turnId, logId, started, done };
   }
@@ -212,6 +220,24 @@ export class Orchestrator {
     void this.pump();
   }
 
+  /**
+   * Takes a turn that has not started out of the queue: it never reaches the session or the classifier, and its
+   * log row goes. False when it is not waiting (already running, or settled): then stop() is what ends it.
+   */
+  withdraw(turnId: string): boolean {
+    const index = this.queue.findIndex((job) => job.kind === 'turn' && job.turn.turnId === turnId);
+    const job = index >= 0 ? this.queue.splice(index, 1)[0] : undefined;
+    if (job?.kind !== 'turn') return false;
+    const { turn } = job;
+    this.opts.store.deleteLog(turn.logId);
+    const withdrawn = new TurnError({ kind: 'cancelled', message: 'The message was withdrawn before it was sent.' }, '');
+    turn.abandon(withdrawn);
+    turn.reject(withdrawn);
+    this.emitter.fire({ type: 'turn.withdrawn', turnId, origin: turn.origin, logId: turn.logId });
+    this.fireBusy();
+    return true;
+  }
+
   /** Aborts the running turn (what streamed so far is kept) and drops nothing else from the queue. */
   stop(): boolean {
     if (!this.current) return false;
@@ -237,6 +263,17 @@ export class Orchestrator {
   invalidateSession(reason: string): void {
     this.opts.logger.info(`Session invalidated: ${reason}`);
     void this.keeper.drop()?.disconnect();
+  }
+
+  /**
+   * Runs `fn` before any turn still queued (and after the running one): a change that must be in place for the
+   * next turn (a restarted runtime, a renewed session) holds the queue until it is done.
+   */
+  beforeNextTurn(fn: () => Promise<void> | void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject) });
+      void this.pump();
+    });
   }
 
   /** Runs work between turns, so it never interleaves with a running one. */

@@ -1,7 +1,7 @@
 // One orchestrator session, one writer. Two VS Code windows share Baton's storage, so both would
 // resume the saved session id; the runtime's own in-use check does not see sessions kept in Baton's
 // session folder (measured), so each window claims the session it runs with a small file.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,6 +52,30 @@ export class SessionClaims {
   release(sessionId: string | undefined): void {
     if (!sessionId || !this.held.delete(sessionId)) return;
     rmSync(this.file(sessionId), { force: true });
+  }
+
+  /** Removes the claims of processes that are gone (a crash leaves its file); returns the ids still claimed. */
+  sweep(): Set<string> {
+    const live = new Set<string>();
+    let files: string[] = [];
+    try {
+      files = readdirSync(this.dir).filter((f) => f.endsWith('.claim'));
+    } catch {
+      return live;
+    }
+    for (const f of files) {
+      const id = f.slice(0, -'.claim'.length);
+      let claim: Claim | undefined;
+      try {
+        claim = JSON.parse(readFileSync(join(this.dir, f), 'utf8')) as Claim;
+      } catch {
+        /* unreadable: nobody can hold it */
+      }
+      // A claim from another machine (shared storage) cannot be checked: it stays.
+      if (this.held.has(id) || (claim && (claim.host !== hostname() || alive(claim.pid)))) live.add(id);
+      else rmSync(join(this.dir, f), { force: true });
+    }
+    return live;
   }
 
   releaseAll(): void {

@@ -14,6 +14,8 @@ import { buildRecoveryPrompt } from './systemMessage';
 
 export const STATE_SESSION = 'orchestrator_session_id';
 export const STATE_FINGERPRINT = 'orchestrator_fingerprint';
+/** A saved fingerprint starting with this marks the saved session as not to be resumed; the rest is the reason. */
+export const STALE_PREFIX = 'stale: ';
 
 export interface SessionKeeperOptions {
   sessions: AgentSessions;
@@ -102,7 +104,9 @@ export class SessionKeeper {
       }
     } else if (savedId) {
       // Drift: the tools, the model or Baton itself changed under a live session.
-      reason = 'Baton, its tools or the model changed since the last session';
+      reason = savedFingerprint?.startsWith(STALE_PREFIX)
+        ? savedFingerprint.slice(STALE_PREFIX.length)
+        : 'Baton, its tools or the model changed since the last session';
       how = 'drifted';
       store.deleteState(STATE_SESSION);
     }

@@ -2,6 +2,7 @@
 // None of them hands out an id a caller keeps: squads and agents are keyed by name, wiki pages by folder and name,
 // usage by day, scope and key. So a replay on another window's file needs no IssuedIds; an added usage is added
 // again on top of the other window's totals, which is what both windows meant.
+import { SQUAD_DECISIONS_KEEP, SQUAD_TASKS_KEEP, USAGE_DAYS_KEEP } from './bounds';
 import type { SqlJsTables } from './sqlJsTables';
 import type { AgentTier, UsageDelta } from './areaTypes';
 
@@ -70,14 +71,26 @@ export function applyAreaOp(t: SqlJsTables, op: AreaOp): number {
     case 'removeAgent':
       return t.run('DELETE FROM squad_agents WHERE squad = ? AND name = ?', [op.squad, op.name]);
     case 'logDecision':
-      return t.run('INSERT INTO squad_decisions(squad, content, author, ts) VALUES (?, ?, ?, ?)', [op.squad, op.content, op.author, op.ts]);
+      return t.atomic(() => {
+        const n = t.run('INSERT INTO squad_decisions(squad, content, author, ts) VALUES (?, ?, ?, ?)', [op.squad, op.content, op.author, op.ts]);
+        t.run('DELETE FROM squad_decisions WHERE squad = ? AND id < (SELECT id FROM squad_decisions WHERE squad = ? ORDER BY id DESC LIMIT 1 OFFSET ?)', [
+          op.squad,
+          op.squad,
+          SQUAD_DECISIONS_KEEP - 1,
+        ]);
+        return n;
+      });
     case 'recordTask':
-      // A worker name is reused once its worker finished: the newest task owns it.
-      return t.run(
-        `INSERT INTO squad_tasks(worker, squad, agent, prompt, started_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(worker) DO UPDATE SET squad = excluded.squad, agent = excluded.agent, prompt = excluded.prompt, started_at = excluded.started_at`,
-        [op.worker, op.squad, op.agent, op.prompt, op.ts],
-      );
+      return t.atomic(() => {
+        // A worker name is reused once its worker finished: the newest task owns it.
+        const n = t.run(
+          `INSERT INTO squad_tasks(worker, squad, agent, prompt, started_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT(worker) DO UPDATE SET squad = excluded.squad, agent = excluded.agent, prompt = excluded.prompt, started_at = excluded.started_at`,
+          [op.worker, op.squad, op.agent, op.prompt, op.ts],
+        );
+        t.run('DELETE FROM squad_tasks WHERE rowid NOT IN (SELECT rowid FROM squad_tasks ORDER BY started_at DESC, rowid DESC LIMIT ?)', [SQUAD_TASKS_KEEP]);
+        return n;
+      });
     case 'upsertWikiPage':
       return t.atomic(() => {
         const n = t.run(
@@ -109,6 +122,7 @@ export function applyAreaOp(t: SqlJsTables, op: AreaOp): number {
             [op.day, d.scope, d.key, d.inputTokens, d.outputTokens, d.premiumRequests, d.requests],
           );
         }
+        t.run('DELETE FROM usage_totals WHERE day < ?', [usageCutoff(op.day)]);
         return n;
       });
   }
@@ -167,3 +181,9 @@ export const AREA_SCHEMA = `
     PRIMARY KEY (day, scope, key)
   );
 `;
+
+/** The oldest day usage_totals keeps, counted back from `day` (YYYY-MM-DD); a day that does not parse prunes nothing. */
+function usageCutoff(day: string): string {
+  const t = Date.parse(`${day}T00:00:00Z`);
+  return Number.isFinite(t) ? new Date(t - USAGE_DAYS_KEEP * 86_400_000).toISOString().slice(0, 10) : '';
+}

@@ -101,6 +101,14 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(AREA_SCHEMA);
     },
   },
+  {
+    version: 4,
+    description: "a finished worker's result card next to its inbox text",
+    up(db) {
+      // JSON of the card people read (shared/protocol.ts WorkerResultCard); the content column stays the model's text.
+      db.exec('ALTER TABLE inbox ADD COLUMN result TEXT');
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -52,6 +52,7 @@ export const inboxRowSchema = z.object({
   origin: text,
   kind: z.enum(['completed', 'failed', 'timed_out', 'killed']),
   content: text,
+  result: nullableText,
   delivered: z.union([z.literal(0), z.literal(1)]),
   ts: text,
 }) satisfies z.ZodType<InboxRow>;

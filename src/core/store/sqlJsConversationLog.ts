@@ -1,11 +1,11 @@
 // The conversation log on the store's tables. Ids come from the clock (see SqlJsStore.freshId), so they sort in time
 // order across windows; the log is pruned to its newest LOG_KEEP rows unless pruning is turned off.
+import { LOG_KEEP } from './bounds';
 import type { IssuedIds } from './issuedIds';
 import { logRowSchema, sqliteTimestamp } from './rowSchemas';
 import type { TableAccess } from './sqlJsMemories';
 import type { LogEntry, LogRole, LogStatus } from './types';
 
-const LOG_KEEP = 200;
 // Pruning looks for rows past LOG_KEEP; doing it once per this many inserts keeps that query off most turns.
 const LOG_PRUNE_EVERY = 50;
 const COLUMNS = 'id, role, content, source, status, meta, ts';
@@ -37,6 +37,10 @@ export class SqlJsConversationLog {
 
   update(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void {
     this.access.commit({ op: 'updateLog', target: this.ids.ref(id), ...patch });
+  }
+
+  remove(id: number): void {
+    this.access.commit({ op: 'deleteLog', target: this.ids.ref(id) });
   }
 
   recent(limit: number): LogEntry[] {

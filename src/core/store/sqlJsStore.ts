@@ -7,6 +7,7 @@
 // - an id handed to a caller keeps reaching its row after a replay moved it (IssuedIds), until a listing shows
 //   that id for another row (memories and inbox only);
 // - reads never throw for a bad row or a failed query: they report it and leave it out.
+import { AUTO_MEMORIES_KEEP, CHECKPOINT_KEEP } from './bounds';
 import { z } from 'zod';
 import { randomInt } from 'node:crypto';
 import type { SqlJsStatic, SqlValue } from 'sql.js';
@@ -68,7 +69,6 @@ export interface SqlJsStoreOptions {
   onFlush?: (stats: FlushStats) => void;
 }
 
-const CHECKPOINT_KEEP = 200;
 const ALL_KINDS: readonly StoreChange[] = ['log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
 
 export class SqlJsStore implements BatonStore {
@@ -146,7 +146,7 @@ export class SqlJsStore implements BatonStore {
       compactIfSparse: () => file.compactIfSparse(),
     };
     this.log = new SqlJsConversationLog(access, this.ids.conversation_log, this.pruneLog);
-    this.memories = new SqlJsMemories(access, this.ids.memories, opts.maxAutoMemories ?? 200);
+    this.memories = new SqlJsMemories(access, this.ids.memories, opts.maxAutoMemories ?? AUTO_MEMORIES_KEEP);
     this.squads = new SqlJsSquads(access);
     this.wikiIndex = new SqlJsWikiIndex(access);
     this.usage = new SqlJsUsage(access);
@@ -202,6 +202,10 @@ export class SqlJsStore implements BatonStore {
 
   updateLog(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void {
     this.log.update(id, patch);
+  }
+
+  deleteLog(id: number): void {
+    this.log.remove(id);
   }
 
   recentLog(limit: number): LogEntry[] {
@@ -283,7 +287,7 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- inbox
 
-  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number {
+  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string }): number {
     const id = this.freshId('inbox');
     this.commit({ op: 'addInbox', issued: id, ...row, ts: sqliteTimestamp() });
     return id;
@@ -298,7 +302,7 @@ export class SqlJsStore implements BatonStore {
       () =>
         this.file.tables.rows(
           'inbox',
-          'SELECT id, worker_name, origin, kind, content, delivered, ts FROM inbox WHERE delivered = 0 ORDER BY id',
+          'SELECT id, worker_name, origin, kind, content, result, delivered, ts FROM inbox WHERE delivered = 0 ORDER BY id',
           [],
           inboxRowSchema,
         ),

@@ -2,6 +2,7 @@
 // journal until it is on disk; when another window changed the file meanwhile, the store loads that file and applies
 // the journal again on top, so both windows' rows survive. An op therefore carries everything it needs to be applied
 // twice with the same meaning: its timestamps, the ids it handed out, and row references frozen as RowRefs.
+import { INBOX_DELIVERED_KEEP } from './bounds';
 import { applyAreaOp, areaChangeKind, isAreaOp, type AreaOp } from './areaOps';
 import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
@@ -15,6 +16,7 @@ export type StoreOp =
   | { op: 'updateLog'; target: RowRef; content?: string; status?: LogStatus; meta?: string | null }
   | { op: 'markInterrupted'; targets: RowRef[] }
   | { op: 'clearLog' }
+  | { op: 'deleteLog'; target: RowRef }
   | { op: 'pruneLog'; keep: number }
   | { op: 'addCheckpoint'; turn_index: number; fingerprint: string; route: string | null; status: string; ts: string; keep: number }
   | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
@@ -23,7 +25,7 @@ export type StoreOp =
   | { op: 'deleteMemory'; target: RowRef }
   | { op: 'upsertWorker'; row: Omit<WorkerRow, 'created_at' | 'updated_at'>; ts: string }
   | { op: 'deleteWorker'; name: string }
-  | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; ts: string }
+  | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string; ts: string }
   | { op: 'markInboxDelivered'; target: RowRef }
   | AreaOp;
 
@@ -50,6 +52,7 @@ export function changeKind(op: StoreOp): StoreChange {
     case 'updateLog':
     case 'markInterrupted':
     case 'clearLog':
+    case 'deleteLog':
     case 'pruneLog':
       return 'log';
     case 'addCheckpoint':
@@ -122,6 +125,8 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
     }
     case 'clearLog':
       return t.run('DELETE FROM conversation_log');
+    case 'deleteLog':
+      return t.run('DELETE FROM conversation_log WHERE id = ?', [ctx.ids.conversation_log.resolve(op.target)]);
     case 'pruneLog':
       return t.run('DELETE FROM conversation_log WHERE id < (SELECT id FROM conversation_log ORDER BY id DESC LIMIT 1 OFFSET ?)', [op.keep - 1]);
 
@@ -196,17 +201,25 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
 
     case 'addInbox': {
       const id = placeInsert(ctx, 'inbox', op.issued);
-      return t.run('INSERT INTO inbox(id, worker_name, origin, kind, content, delivered, ts) VALUES (?, ?, ?, ?, ?, 0, ?)', [
+      return t.run('INSERT INTO inbox(id, worker_name, origin, kind, content, result, delivered, ts) VALUES (?, ?, ?, ?, ?, ?, 0, ?)', [
         id,
         op.worker_name,
         op.origin,
         op.kind,
         op.content,
+        op.result ?? null,
         op.ts,
       ]);
     }
     case 'markInboxDelivered':
-      return t.run('UPDATE inbox SET delivered = 1 WHERE id = ?', [ctx.ids.inbox.resolve(op.target)]);
+      return t.atomic(() => {
+        const n = t.run('UPDATE inbox SET delivered = 1 WHERE id = ?', [ctx.ids.inbox.resolve(op.target)]);
+        // Delivered results are kept only for diagnosis, and only the newest (the newest row keeps ids rising).
+        t.run('DELETE FROM inbox WHERE delivered = 1 AND id < (SELECT id FROM inbox WHERE delivered = 1 ORDER BY id DESC LIMIT 1 OFFSET ?)', [
+          INBOX_DELIVERED_KEEP - 1,
+        ]);
+        return n;
+      });
   }
 }
 

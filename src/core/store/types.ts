@@ -59,6 +59,8 @@ export interface InboxRow {
   origin: string;
   kind: 'completed' | 'failed' | 'timed_out' | 'killed';
   content: string;
+  /** The result card as JSON (people read it); null in rows from before schema 4. */
+  result: string | null;
   delivered: 0 | 1;
   ts: string;
 }
@@ -104,6 +106,8 @@ export interface BatonStore {
   appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number;
   /** Fields left out of `patch` keep their value; `meta: null` clears it. */
   updateLog(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void;
+  /** Removes one entry (a message withdrawn before it was sent). */
+  deleteLog(id: number): void;
   /** The newest `limit` entries, oldest first. */
   recentLog(limit: number): LogEntry[];
   /**
@@ -139,7 +143,7 @@ export interface BatonStore {
   listWorkers(): WorkerRow[];
 
   // results of workers not yet delivered to the orchestrator
-  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string }): number;
+  addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string }): number;
   markInboxDelivered(id: number): void;
   undeliveredInbox(): InboxRow[];
 

@@ -4,9 +4,9 @@
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import { ForkError } from '../copilot/safeFork';
 import type { Logger } from '../util/logger';
-import { checkSessionId, sessionDir } from './machineSessions';
+import { checkSessionId, listMachineSessions, sessionDir, type ListMachineSessions } from './machineSessions';
 import type { WorkerRegistry } from './workerRegistry';
-import { SessionInUseError, WorkerError, type ReplyChannel, type Worker, type WorkerInfo } from './workerTypes';
+import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type Worker, type WorkerInfo } from './workerTypes';
 
 /** What attaching needs from the pool. */
 export interface AttachHost {
@@ -85,4 +85,24 @@ export async function forkMachineSession(host: AttachHost, sessionId: string, na
   host.logger.info(`Worker '${workerName}' works in a fork (${w.sessionId}) of machine session ${sessionId} in ${dir}`);
   host.reg.fireNow();
   return host.reg.info(w);
+}
+
+/** The machine's Copilot sessions as the pool offers them: listed (with the worker bound to each), attached, forked. */
+export class MachineSessionDoor {
+  constructor(private readonly host: AttachHost & { homeDir: () => string }) {}
+
+  list(args: ListMachineSessions): Promise<MachineSession[]> {
+    this.host.assertOpen();
+    const workers = new Map<string, string>();
+    for (const w of [...this.host.reg.finished, ...this.host.reg.active.values()]) if (w.sessionId) workers.set(w.sessionId, w.name);
+    return listMachineSessions(this.host.sessions, args, { homeDir: this.host.homeDir(), workers, logger: this.host.logger });
+  }
+
+  attach(sessionId: string, name: string, opts: { replyTo?: ReplyChannel }): Promise<WorkerInfo> {
+    return attachMachineSession(this.host, sessionId, name, opts);
+  }
+
+  fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel }): Promise<WorkerInfo> {
+    return forkMachineSession(this.host, sessionId, name, opts);
+  }
 }

@@ -79,6 +79,11 @@ export class WorkerChanges {
     return orphans.length;
   }
 
+  /** The sessions whose tracked changes wait for review (their rewind needs them). */
+  trackedSessionIds(): string[] {
+    return this.store.stateKeys(TRACKED_PREFIX).flatMap((k) => this.tracked(k.slice(TRACKED_PREFIX.length))?.sessionId ?? []);
+  }
+
   has(name: string): boolean {
     return this.isolation.get(name) !== undefined || this.tracked(name) !== undefined;
   }

@@ -5,10 +5,13 @@
 import { REPLY_CHANNELS, type Origin } from '../orchestrator/events';
 import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
-import { formatResult } from './workerMessages';
+import type { WorkerResultCard } from '../../shared/protocol';
+import { parseSqliteTimestamp } from '../store/rowSchemas';
+import { formatResult, resultCard, type TaskOutcome } from './workerMessages';
 import type { ReplyChannel } from './workerTypes';
 
-export type Deliver = (text: string, origin: Origin, inboxId?: number) => Promise<void> | void;
+/** Hands a result to the orchestrator: `text` is what the model reads, `result` what people read (the panel's card). */
+export type Deliver = (text: string, origin: Origin, inboxId?: number, result?: WorkerResultCard) => Promise<void> | void;
 
 /** The origin of a stored result; a row from an older version (or an unknown channel) replies to the panel. */
 export function originOf(worker: string, replyTo: string): Origin {
@@ -27,9 +30,9 @@ export class WorkerInbox {
   ) {}
 
   /** Stores a result; undefined when the store failed (logged), and then it is delivered unrecorded. */
-  record(worker: string, replyTo: ReplyChannel, kind: InboxRow['kind'], content: string): number | undefined {
+  record(worker: string, replyTo: ReplyChannel, kind: InboxRow['kind'], content: string, result?: WorkerResultCard): number | undefined {
     try {
-      const id = this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content });
+      const id = this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content, ...(result ? { result: JSON.stringify(result) } : {}) });
       // Claimed for the deliverOne that follows (after an await): a deliverPending in between must not send it too.
       this.delivering.add(id);
       return id;
@@ -39,10 +42,10 @@ export class WorkerInbox {
     }
   }
 
-  async deliverOne(inboxId: number | undefined, text: string, origin: Origin): Promise<boolean> {
+  async deliverOne(inboxId: number | undefined, text: string, origin: Origin, result?: WorkerResultCard): Promise<boolean> {
     if (inboxId !== undefined) this.delivering.add(inboxId);
     try {
-      await this.deliver(text, origin, inboxId);
+      await this.deliver(text, origin, inboxId, result);
       if (inboxId !== undefined) this.safely(() => this.store.markInboxDelivered(inboxId), 'mark a result delivered');
       return true;
     } catch (err) {
@@ -63,12 +66,15 @@ export class WorkerInbox {
     for (const r of stale) {
       this.safely(() => this.store.deleteWorker(r.name), 'remove a stale worker row');
       if (r.status !== 'running') continue;
-      const content = formatResult(r.name, {
+      const outcome: TaskOutcome = {
         kind: 'failed',
         error: `its task was interrupted when VS Code closed or reloaded (directory ${r.working_dir}, session ${r.copilot_session_id ?? 'unknown'}). It did not finish; start it again if it is still needed.`,
         output: r.last_output ?? '',
-      });
-      this.safely(() => this.store.addInbox({ worker_name: r.name, origin: r.origin, kind: 'failed', content }), 'record an interrupted worker');
+      };
+      const content = formatResult(r.name, outcome);
+      const ran = (parseSqliteTimestamp(r.updated_at)?.getTime() ?? 0) - (parseSqliteTimestamp(r.created_at)?.getTime() ?? 0);
+      const result = JSON.stringify(resultCard(r.name, outcome, ran));
+      this.safely(() => this.store.addInbox({ worker_name: r.name, origin: r.origin, kind: 'failed', content, result }), 'record an interrupted worker');
     }
     if (stale.length)
       this.logger.warn(`Cleaned ${stale.length} worker(s) left by a previous window: ${stale.map((r) => `'${r.name}' (${r.status})`).join(', ')}`);
@@ -82,7 +88,7 @@ export class WorkerInbox {
     const sends = this.store
       .undeliveredInbox()
       .filter((row) => !this.delivering.has(row.id))
-      .map((row) => this.deliverOne(row.id, row.content, originOf(row.worker_name, row.origin)));
+      .map((row) => this.deliverOne(row.id, row.content, originOf(row.worker_name, row.origin), cardOf(row)));
     return (await Promise.all(sends)).filter(Boolean).length;
   }
 
@@ -92,5 +98,16 @@ export class WorkerInbox {
     } catch (err) {
       this.logger.error(`Workers: could not ${what}`, err);
     }
+  }
+}
+
+/** The stored result card; undefined for a row from before schema 4 or one that does not parse (the text still goes). */
+function cardOf(row: InboxRow): WorkerResultCard | undefined {
+  if (!row.result) return undefined;
+  try {
+    const card = JSON.parse(row.result) as Partial<WorkerResultCard>;
+    return typeof card.worker === 'string' && typeof card.report === 'string' && typeof card.state === 'string' ? (card as WorkerResultCard) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -2,7 +2,7 @@
 // first line ("[Background task completed] Worker 'x' finished:"), so keep it stable.
 // The worker's output is wrapped as data: a worker that read a hostile file can print anything,
 // and nothing in its output may close the wrapper and pose as instructions to the orchestrator.
-import type { WorkerState } from '../../shared/protocol';
+import type { WorkerEndState, WorkerResultCard, WorkerState } from '../../shared/protocol';
 
 export type TaskOutcome =
   | { kind: 'completed'; output: string }
@@ -18,14 +18,54 @@ export function escapeWorkerOutput(text: string): string {
   return text.replace(/<(\s*\/?\s*)(worker-output)/gi, '&lt;$1$2');
 }
 
+/** A worker's output bounded for delivery: the end of it is its summary, so the tail is kept. */
+function boundedOutput(text: string): string {
+  const body = text.trim();
+  if (body.length <= MAX_DELIVERED_OUTPUT) return body;
+  const omitted = body.length - MAX_DELIVERED_OUTPUT;
+  return `[… ${omitted} earlier characters omitted; the full text is in the worker's transcript]\n${body.slice(-MAX_DELIVERED_OUTPUT)}`;
+}
+
 export function wrapWorkerOutput(text: string): string {
-  let body = text.trim() || '(the worker gave no final message)';
-  if (body.length > MAX_DELIVERED_OUTPUT) {
-    const omitted = body.length - MAX_DELIVERED_OUTPUT;
-    // The end of a worker's output is its summary: keep the tail.
-    body = `[… ${omitted} earlier characters omitted; the full text is in the worker's transcript]\n${body.slice(-MAX_DELIVERED_OUTPUT)}`;
-  }
+  const body = boundedOutput(text) || '(the worker gave no final message)';
   return `<worker-output>\n${escapeWorkerOutput(body)}\n</worker-output>`;
+}
+
+function endState(outcome: TaskOutcome): WorkerEndState {
+  return outcome.kind === 'completed' ? 'done' : outcome.kind === 'failed' ? 'failed' : outcome.kind === 'timed_out' ? 'timed_out' : 'killed';
+}
+
+/** Why a task that did not finish ended, as a person reads it. */
+function endReason(name: string, outcome: TaskOutcome): string | undefined {
+  switch (outcome.kind) {
+    case 'completed':
+      return undefined;
+    case 'failed':
+      return `Failed: ${outcome.error}`;
+    case 'timed_out':
+      return timeoutMessage(name, outcome.elapsedMs, outcome.limitMs);
+    case 'killed':
+      return `Stopped ${outcome.by === 'user' ? 'by the user' : outcome.by === 'shutdown' ? 'when Baton closed' : 'on request'} before it finished.`;
+  }
+}
+
+/** The result card people read (the panel, the public API): the worker's report alone, never the model's wrapper. */
+export function resultCard(name: string, outcome: TaskOutcome, durationMs: number, changes?: WorkerResultCard['changes']): WorkerResultCard {
+  const reason = endReason(name, outcome);
+  return {
+    worker: name,
+    state: endState(outcome),
+    durationMs: Math.max(0, Math.round(durationMs)),
+    ...(changes && changes.files > 0 ? { changes: { files: changes.files, additions: changes.additions, deletions: changes.deletions } } : {}),
+    report: boundedOutput(outcome.output),
+    ...(reason ? { reason } : {}),
+  };
+}
+
+/** The card as one text (WorkerResult.text, worker.finished's result, baton_delegate's answer): the report, then why it ended. */
+export function reportText(card: WorkerResultCard): string {
+  const report = card.report || (card.state === 'done' ? '(the worker gave no final message)' : '');
+  return [report, card.reason].filter(Boolean).join('\n\n');
 }
 
 /** Seconds as users read them: whole seconds from 10 s up, one decimal below. */

@@ -8,27 +8,28 @@
 //   and its permission handler re-checks every path it is asked about;
 // - a task's result is written to the store (inbox) BEFORE it is handed to the orchestrator, and
 //   marked delivered only after the orchestrator accepted it: a closed window loses nothing;
-// - a worker's session is disconnected when its task completes, fails, times out or is killed;
-//   Baton never deletes a Copilot session (a finished worker's session can take a follow-up);
+// - a worker's session is disconnected when its task completes, fails, times out or is killed, and deleted
+//   once its changes are settled or it made none (sessionLifecycle.ts); Baton never deletes a session it did
+//   not create;
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
-import type { InboxRow } from '../store/types';
 import { withTimeout } from '../util/delay';
-import { attachMachineSession, forkMachineSession, type AttachHost } from './attachSession';
-import { listMachineSessions, type ListMachineSessions } from './machineSessions';
+import { MachineSessionDoor } from './attachSession';
+import type { ListMachineSessions } from './machineSessions';
 import { runTask } from './taskRunner';
-import { WorkerInbox, originOf } from './workerInbox';
-import { errorText, formatResult, pastTense, seconds, type TaskOutcome } from './workerMessages';
+import { WorkerInbox } from './workerInbox';
+import { errorText, pastTense, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
+import { endTask } from './taskEnd';
+import { previousWork, SessionLifecycle } from './sessionLifecycle';
 import {
-  SessionInUseError,
   WorkerError,
   type MachineSession,
   type ReplyChannel,
@@ -57,6 +58,9 @@ export class WorkerPool {
   private disposed = false;
   private readonly disposeReset: () => void;
   private readonly now: () => number;
+  private readonly machine: MachineSessionDoor;
+  /** When workers' sessions are deleted, and which are kept for pending changes. */
+  readonly lifecycle: SessionLifecycle;
 
   constructor(private readonly opts: WorkerPoolOptions & WorkerPoolHooks) {
     this.now = opts.now ?? Date.now;
@@ -66,13 +70,41 @@ export class WorkerPool {
     this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
       this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
-      const live = (n: string) => (this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n))?.session;
-      this.changes = new WorkerChanges(this.isolation, opts.sessions, opts.store, opts.logger, live, (n) => {
-        const w = this.reg.active.get(n) ?? this.reg.finished.find((f) => f.name === n);
-        if (w) w.changes = undefined;
-        this.reg.fireNow();
-      });
+      this.changes = new WorkerChanges(
+        this.isolation,
+        opts.sessions,
+        opts.store,
+        opts.logger,
+        (n) => this.reg.lookup(n)?.session,
+        (n) => {
+          const w = this.reg.lookup(n);
+          if (w) w.changes = undefined;
+          this.reg.fireNow();
+          void this.settleSession(n);
+        },
+      );
     }
+    this.machine = new MachineSessionDoor({
+      sessions: opts.sessions,
+      reg: this.reg,
+      logger: opts.logger,
+      homeDir: () => this.setup.protectedPaths().homeDir,
+      assertOpen: () => this.assertOpen(),
+      resolveDir: (dir) => this.setup.resolveDir(dir),
+      inUse: async (id) => (await opts.sessions.inUse([id])).has(id),
+      reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
+      open: (w, make) => this.open(w, make),
+      spec: (w) => this.setup.spec(w),
+    });
+    this.lifecycle = new SessionLifecycle({
+      sessions: opts.sessions,
+      store: opts.store,
+      logger: opts.logger,
+      find: (n) => this.reg.lookup(n),
+      isActive: (n) => this.reg.active.has(n),
+      hasPendingChanges: (n) => this.changes?.has(n) ?? false,
+      disconnect: (w) => this.disconnect(w),
+    });
     // A reset client takes every session with it: running tasks fail now (not at their timeout),
     // idle workers resume their session on their next task.
     this.disposeReset = opts.sessions.onDidReset((reason) => this.reg.loseSessions(reason));
@@ -127,8 +159,15 @@ export class WorkerPool {
     // The settings may have changed since: the directory is checked again.
     const done = this.reg.revive(name, (dir) => this.setup.resolveDir(dir));
     if (replyTo) done.replyTo = replyTo;
-    this.dispatch(done, prompt);
+    // Its session was deleted once its work was settled: a new one is told what the worker did before.
+    const preface = done.sessionClosed ? previousWork(done) : undefined;
+    this.dispatch(done, prompt, preface);
     return this.reg.info(done);
+  }
+
+  /** The worker's change is settled (applied, kept as a branch, discarded): its session is deleted (see SessionLifecycle.settled). */
+  settleSession(name: string): Promise<void> {
+    return this.lifecycle.settled(name);
   }
 
   /** Active workers first (oldest first), then the last finished ones (newest first). */
@@ -164,6 +203,7 @@ export class WorkerPool {
     }
     this.safely(() => this.opts.store.deleteWorker(name), 'remove the worker row');
     await this.retire(w, 'killed');
+    await this.lifecycle.taskEnded(w);
     this.opts.logger.info(`Worker '${name}' killed while idle (by ${by})`);
     return `Killed idle worker '${name}'; its session was disconnected.`;
   }
@@ -179,38 +219,18 @@ export class WorkerPool {
   }
 
   /** The Copilot sessions on this machine, newest first (see machineSessions.ts). */
-  async listMachineSessions(args: ListMachineSessions = {}): Promise<MachineSession[]> {
-    this.assertOpen();
-    const workers = new Map<string, string>();
-    for (const w of [...this.reg.finished, ...this.reg.active.values()]) if (w.sessionId) workers.set(w.sessionId, w.name);
-    return listMachineSessions(this.opts.sessions, args, { homeDir: this.setup.protectedPaths().homeDir, workers, logger: this.opts.logger });
+  listMachineSessions(args: ListMachineSessions = {}): Promise<MachineSession[]> {
+    return this.machine.list(args);
   }
 
-  /**
-   * Brings an existing machine session in as an idle worker (send it a task with send). A session
-   * another process holds is never written into: this refuses and offers a fork instead.
-   */
+  /** Brings a machine session in as an idle worker; one another process holds is refused, with a fork offered. */
   attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
-    return opts.fork ? forkMachineSession(this.attachHost(), sessionId, name, opts) : attachMachineSession(this.attachHost(), sessionId, name, opts);
+    return opts.fork ? this.machine.fork(sessionId, name, opts) : this.machine.attach(sessionId, name, opts);
   }
 
   /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
   fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
-    return forkMachineSession(this.attachHost(), sessionId, name, opts);
-  }
-
-  private attachHost(): AttachHost {
-    return {
-      sessions: this.opts.sessions,
-      reg: this.reg,
-      logger: this.opts.logger,
-      assertOpen: () => this.assertOpen(),
-      resolveDir: (dir) => this.setup.resolveDir(dir),
-      inUse: (id) => this.inUse(id),
-      reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
-      open: (w, make) => this.open(w, make),
-      spec: (w) => this.setup.spec(w),
-    };
+    return this.machine.fork(sessionId, name, opts);
   }
 
   /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */
@@ -248,10 +268,7 @@ export class WorkerPool {
     const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
       this.setup.permissionHandler(name, dir, transcript, task, () => w.session),
     );
-    // Reserved before any await: the name and the slot are taken even while the session is created.
-    this.reg.active.set(name, w);
-    this.reg.finished = this.reg.finished.filter((f) => f.name !== name);
-    return w;
+    return this.reg.reserve(w);
   }
 
   /** Opens the worker's session; on failure the reservation is released and a WorkerError thrown. */
@@ -291,7 +308,7 @@ export class WorkerPool {
     if (event.type === 'assistant.message' && event.data.content?.trim() && w.state === 'running') this.persist(w);
   }
 
-  private dispatch(w: Worker, prompt: string): void {
+  private dispatch(w: Worker, prompt: string, preface?: string): void {
     w.state = 'running';
     w.startedAt = this.now();
     w.finishedAt = undefined;
@@ -300,7 +317,7 @@ export class WorkerPool {
     const abort = new AbortController();
     const task: Task = { abort, done: Promise.resolve() };
     w.task = task;
-    task.done = this.runTask(w, prompt, abort)
+    task.done = this.runTask(w, preface ? `${preface}\n\n${prompt}` : prompt, abort)
       .then((outcome) => this.complete(w, outcome))
       .catch((err: unknown) => this.opts.logger.error(`Worker '${w.name}': completing its task failed`, err));
     this.persist(w);
@@ -317,23 +334,17 @@ export class WorkerPool {
   }
 
   /** Stores the result, retires the worker (session disconnected), then hands the result to the orchestrator. */
-  private async complete(w: Worker, outcome: TaskOutcome): Promise<void> {
-    const state: WorkerState =
-      outcome.kind === 'completed' ? 'done' : outcome.kind === 'failed' ? 'failed' : outcome.kind === 'timed_out' ? 'timed_out' : 'killed';
-    const shuttingDown = this.disposed || (outcome.kind === 'killed' && outcome.by === 'shutdown');
-    // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
-    const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-    const text = formatResult(w.name, outcome) + (this.changes ? await this.changes.resultNote(w) : '');
-    const kind: InboxRow['kind'] = outcome.kind;
-    const inboxId = report ? this.inbox.record(w.name, w.replyTo, kind, text) : undefined;
-    // On shutdown the row stays 'running', so the next start reports the task as interrupted.
-    if (!shuttingDown) this.safely(() => this.opts.store.deleteWorker(w.name), 'remove the worker row');
-    const log = `Worker '${w.name}' ${pastTense(state)} after ${seconds(this.now() - w.startedAt)}`;
-    if (state === 'done') this.opts.logger.info(log);
-    else this.opts.logger.warn(outcome.kind === 'failed' ? `${log}: ${outcome.error}` : log);
-    await this.retire(w, state);
-    // Not awaited: deliver may wait for the orchestrator's whole turn, and a kill must not.
-    if (report) void this.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo));
+  private complete(w: Worker, outcome: TaskOutcome): Promise<void> {
+    return endTask(w, outcome, {
+      disposed: () => this.disposed,
+      changes: this.changes,
+      inbox: this.inbox,
+      store: this.opts.store,
+      logger: this.opts.logger,
+      now: this.now,
+      retire: (state) => this.retire(w, state),
+      lifecycle: this.lifecycle,
+    });
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {
@@ -355,16 +366,14 @@ export class WorkerPool {
     await session?.disconnect();
   }
 
-  /** The worker's session, resumed when it has none (after a finished task or a runtime reset). */
+  /** The worker's session: the live one, the saved one resumed, or a new one once its old one was deleted. */
   private async ensureSession(w: Worker): Promise<AgentSession> {
     await w.ready;
     if (w.session) return w.session;
-    if (!w.sessionId) throw new WorkerError(`Worker '${w.name}' has no session.`);
-    if (await this.inUse(w.sessionId)) {
-      throw new SessionInUseError(`its session ${w.sessionId} is now in use by another process, so it was not written into`, w.sessionId);
-    }
-    const session = await this.opts.sessions.resume(w.sessionId, this.setup.spec(w));
+    const { session, fresh } = await this.lifecycle.reopen(w, this.setup.spec(w));
     this.bind(w, session);
+    if (fresh && w.isolation?.kind === 'in-place') this.changes?.trackInPlace(w.name, session.id, w.workingDir);
+    if (fresh) this.persist(w);
     return session;
   }
 
@@ -379,10 +388,6 @@ export class WorkerPool {
 
   private persist(w: Worker): void {
     if (!this.disposed) this.safely(() => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT)), 'save the worker');
-  }
-
-  private async inUse(sessionId: string): Promise<boolean> {
-    return (await this.opts.sessions.inUse([sessionId])).has(sessionId);
   }
 
   private assertOpen(): void {

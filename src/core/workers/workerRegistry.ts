@@ -86,6 +86,18 @@ export class WorkerRegistry {
     return `Active workers: ${parts.join('; ')}.`;
   }
 
+  /** Reserved before any await: the name and the slot are taken even while the session is created. */
+  reserve(w: Worker): Worker {
+    this.active.set(w.name, w);
+    this.finished = this.finished.filter((f) => f.name !== w.name);
+    return w;
+  }
+
+  /** The worker by name, active or finished; undefined when the pool no longer holds it. */
+  lookup(name: string): Worker | undefined {
+    return this.active.get(name) ?? this.finished.find((f) => f.name === name);
+  }
+
   find(name: string): Worker {
     const w = this.active.get(name) ?? this.finished.find((f) => f.name === name);
     if (!w) throw new WorkerError(`No worker named '${name}'. ${this.describeActive()}`);
@@ -153,9 +165,9 @@ export class WorkerRegistry {
     const done = this.finished.find((f) => f.name === name);
     if (!done) throw new WorkerError(`No worker named '${name}'. ${this.describeActive()}`);
     if (done.state === 'killed') throw new WorkerError(`Worker '${name}' was killed. Create a new worker to continue.`);
-    if (!done.sessionId) throw new WorkerError(`Worker '${name}' has no session to continue. Create a new worker.`);
+    if (!done.sessionId && !done.sessionClosed) throw new WorkerError(`Worker '${name}' has no session to continue. Create a new worker.`);
     this.assertCapacity();
-    this.assertAttachable(done.sessionId);
+    if (done.sessionId) this.assertAttachable(done.sessionId);
     check(done.workingDir);
     this.finished = this.finished.filter((f) => f !== done);
     done.state = 'idle';

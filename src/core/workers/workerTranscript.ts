@@ -11,8 +11,8 @@ export interface TranscriptEntry {
   text: string;
 }
 
-const MAX_ENTRIES = 1000;
-const MAX_ENTRY_CHARS = 20_000;
+export const TRANSCRIPT_MAX_ENTRIES = 1000;
+export const TRANSCRIPT_MAX_ENTRY_CHARS = 20_000;
 const MAX_RESULT_CHARS = 4000;
 
 export class WorkerTranscript {
@@ -27,9 +27,12 @@ export class WorkerTranscript {
   constructor(private readonly now: () => number = Date.now) {}
 
   add(kind: TranscriptKind, text: string): void {
-    const clipped = text.length > MAX_ENTRY_CHARS ? `${text.slice(0, MAX_ENTRY_CHARS)}\n[… ${text.length - MAX_ENTRY_CHARS} more characters]` : text;
+    const clipped =
+      text.length > TRANSCRIPT_MAX_ENTRY_CHARS
+        ? `${text.slice(0, TRANSCRIPT_MAX_ENTRY_CHARS)}\n[… ${text.length - TRANSCRIPT_MAX_ENTRY_CHARS} more characters]`
+        : text;
     this.entries.push({ at: this.now(), kind, text: clipped });
-    if (this.entries.length > MAX_ENTRIES) {
+    if (this.entries.length > TRANSCRIPT_MAX_ENTRIES) {
       this.entries.shift();
       this.dropped++;
     }

@@ -1,6 +1,6 @@
 // The shapes the worker pool, its tools and the views share.
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
-import type { AgentSession, AgentSessions, PermissionHandler } from '../copilot/agentSessions';
+import type { AgentSession, AgentSessions, EnvironmentSetting, PermissionHandler } from '../copilot/agentSessions';
 import type { Channel } from '../orchestrator/events';
 import type { BatonStore, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -33,6 +33,8 @@ export interface WorkerSettings {
   isolation?: 'worktree' | 'none';
   /** baton.workers.worktreeInclude: ignored files and folders to copy or link into each new worktree. */
   worktreeInclude?: string[];
+  /** baton.workers.environment: variables the runtime (and so every worker's shell) gets beyond the allowlist. */
+  environment?: EnvironmentSetting;
 }
 
 /** Where the request that started a worker came from; its result is summarised back there. */
@@ -109,6 +111,8 @@ export interface Worker {
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
   linked?: string[];
+  /** Its session was deleted once its work was settled: a follow-up starts a new one (sessionLifecycle.ts). */
+  sessionClosed?: boolean;
 }
 
 /** The session is held by another process (an open Copilot CLI or editor): Baton will not write into it; a fork can continue it. */

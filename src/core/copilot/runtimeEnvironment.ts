@@ -1,0 +1,139 @@
+// The runtime process's environment, built by allowlist: every shell a worker runs inherits it,
+// and no denylist can name every secret a user's environment holds (ACME_API_KEY, AWS keys, npm
+// tokens, database URLs, an SSH agent socket). Only what a build needs passes, plus what the user
+// names in baton.workers.environment. The orchestrator's GitHub token never travels this way: it
+// goes to each session over the SDK's connection (a session-level token never reaches a shell).
+
+/** baton.workers.environment: a name mapped to `true` passes through from VS Code's environment; to a string, is set to it. */
+export type EnvironmentSetting = Readonly<Record<string, string | boolean>>;
+
+/** What the runtime's environment left out or changed, by name only (Doctor shows it; values never). */
+export interface EnvironmentReport {
+  /** Names in the source environment that the runtime does not get. */
+  withheld: string[];
+  /** Proxy variables whose `user:pass@` was removed. */
+  strippedProxyCredentials: string[];
+  /** Names the setting asked for that Baton never passes (its own credentials go over the connection). */
+  refused: string[];
+}
+
+/** Variables that carry Baton's own credentials: never passed, not even when named in the setting. */
+const CREDENTIAL_VARIABLES = new Set([
+  'COPILOT_GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'COPILOT_SDK_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+]);
+
+const EXACT = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TMPDIR',
+  // CA settings: a build behind a corporate proxy needs them.
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+  'GIT_SSL_CAINFO',
+  // Where the runtime reaches Copilot (GitHub Enterprise, a test server): dropping them would send the
+  // user's token somewhere they did not choose. URLs, credentials stripped like a proxy's.
+  'COPILOT_API_URL',
+  'COPILOT_DEBUG_GITHUB_API_URL',
+  'GH_HOST',
+]);
+
+/** Windows cannot start a process without these; names compare case-insensitively there. */
+const WINDOWS = new Set([
+  'SYSTEMROOT',
+  'SYSTEMDRIVE',
+  'WINDIR',
+  'COMSPEC',
+  'PATHEXT',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'TEMP',
+  'TMP',
+  'PROGRAMDATA',
+  'PROGRAMFILES',
+  'USERNAME',
+]);
+
+const PROXIES = new Set(['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'FTP_PROXY']);
+const URL_VARIABLES = new Set([...PROXIES, 'COPILOT_API_URL', 'COPILOT_DEBUG_GITHUB_API_URL']);
+
+function allowedByDefault(name: string, platform: NodeJS.Platform): boolean {
+  const upper = name.toUpperCase();
+  if (PROXIES.has(upper)) return true;
+  if (platform === 'win32' && (WINDOWS.has(upper) || EXACT.has(upper))) return true;
+  return EXACT.has(name) || /^LC_[A-Z_]+$/.test(name) || /^XDG_[A-Z_]+_(HOME|DIR|DIRS)$/.test(name);
+}
+
+/** A URL without its `user:pass@`; undefined when it had none. Values that are not URLs are left alone. */
+export function withoutUrlCredentials(value: string): string | undefined {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/@\s]*)@/i.exec(value);
+  if (!match) return undefined;
+  return match[1]! + value.slice(match[0].length);
+}
+
+/**
+ * The runtime's environment from `source` (VS Code's own), the allowlist and the user's setting,
+ * with what was left out by name. Pure: the same inputs give the same environment.
+ */
+export function buildRuntimeEnvironment(
+  source: Readonly<Record<string, string | undefined>>,
+  setting: EnvironmentSetting = {},
+  platform: NodeJS.Platform = process.platform,
+): { env: Record<string, string>; report: EnvironmentReport } {
+  const env: Record<string, string> = {};
+  const report: EnvironmentReport = { withheld: [], strippedProxyCredentials: [], refused: [] };
+  const isCredential = (name: string): boolean => CREDENTIAL_VARIABLES.has(platform === 'win32' ? name.toUpperCase() : name);
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    const named = setting[name] === true;
+    if (isCredential(name) || (!named && !allowedByDefault(name, platform))) {
+      report.withheld.push(name);
+      continue;
+    }
+    const stripped = URL_VARIABLES.has(name.toUpperCase()) ? withoutUrlCredentials(value) : undefined;
+    if (stripped !== undefined) report.strippedProxyCredentials.push(name);
+    env[name] = stripped ?? value;
+  }
+  for (const [name, value] of Object.entries(setting)) {
+    if (isCredential(name)) {
+      report.refused.push(name);
+      continue;
+    }
+    if (typeof value === 'string') env[name] = value;
+  }
+  report.withheld = report.withheld.filter((name) => env[name] === undefined).sort();
+  report.strippedProxyCredentials.sort();
+  report.refused.sort();
+  return { env, report };
+}
+
+/** The GitHub token the environment carried, in the CLI's precedence; it goes to sessions over the connection. */
+export function gitHubTokenOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return [env.COPILOT_GITHUB_TOKEN, env.GH_TOKEN, env.GITHUB_TOKEN].find((t) => t && t.trim())?.trim();
+}
+
+/** Doctor's line: names only, never a value. */
+export function describeEnvironmentReport(report: EnvironmentReport): string {
+  const parts = [
+    report.withheld.length ? `withheld from workers: ${report.withheld.join(', ')}` : 'nothing withheld',
+    ...(report.strippedProxyCredentials.length ? [`user:password removed from ${report.strippedProxyCredentials.join(', ')}`] : []),
+    ...(report.refused.length ? [`never passed although baton.workers.environment names them: ${report.refused.join(', ')}`] : []),
+  ];
+  return parts.join('; ');
+}

@@ -1,0 +1,17 @@
+// How much each table of Baton's database may hold. The README's "What Baton keeps, and its bound" table states
+// these, and test/unit/bounds.unit.test.ts fills each table past its bound and checks it holds.
+
+/** conversation_log: the newest rows kept (older ones pruned as new ones come). */
+export const LOG_KEEP = 200;
+/** checkpoints: the newest kept. */
+export const CHECKPOINT_KEEP = 200;
+/** memories Baton noted on its own (source "auto"); the user's own are what they asked to keep. */
+export const AUTO_MEMORIES_KEEP = 200;
+/** inbox: delivered results kept (for diagnosis); undelivered ones stay until the orchestrator takes them. */
+export const INBOX_DELIVERED_KEEP = 50;
+/** squad_decisions: the newest kept per squad. */
+export const SQUAD_DECISIONS_KEEP = 200;
+/** squad_tasks: the newest kept over all squads. */
+export const SQUAD_TASKS_KEEP = 200;
+/** usage_totals: days kept (the usage view shows the last 30). */
+export const USAGE_DAYS_KEEP = 90;

@@ -1,0 +1,117 @@
+// When a worker's Copilot session is deleted: its task has ended AND its changes are settled (applied, kept as a
+// branch, discarded) or it made none. While changes wait for review the session stays (a follow-up asking the same
+// worker for more changes resumes it), and its id is kept in the store so a reload still knows it. Only sessions
+// Baton created (in its own copilot-sessions/ folder) are ever deleted: never an attached or forked one, which live
+// in the user's Copilot home. The worker's transcript is Baton's own and stays (the Workers view, "show transcript").
+import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
+import type { BatonStore } from '../store/types';
+import type { Logger } from '../util/logger';
+import { errorText } from './workerMessages';
+import { SessionInUseError, WorkerError, type Worker } from './workerTypes';
+
+/** State key of a finished worker's session kept for its pending changes (one per worker with changes to review). */
+export const KEPT_SESSION_PREFIX = 'worker_session:';
+
+export interface SessionLifecycleDeps {
+  sessions: AgentSessions;
+  store: BatonStore;
+  logger: Logger;
+  /** The worker by name, active or finished, if the pool still holds it. */
+  find: (name: string) => Worker | undefined;
+  /** True while the worker holds a slot (running or idle): its session is in use. */
+  isActive: (name: string) => boolean;
+  /** Whether the worker has changes waiting for review. */
+  hasPendingChanges: (name: string) => boolean;
+  disconnect: (w: Worker) => Promise<void>;
+}
+
+export class SessionLifecycle {
+  constructor(private readonly deps: SessionLifecycleDeps) {}
+
+  /** A task ended (the worker has left its slot): its session goes now, or is kept while its changes wait. */
+  async taskEnded(w: Worker): Promise<void> {
+    if (w.source !== 'created' || !w.sessionId) return;
+    let pending: boolean;
+    try {
+      pending = this.deps.hasPendingChanges(w.name);
+    } catch (err) {
+      // Not knowing whether changes wait, the session stays (the sweep at a later start decides).
+      this.deps.logger.warn(`Worker '${w.name}': its session is kept: ${errorText(err)}`);
+      return;
+    }
+    if (pending) this.safely(() => this.deps.store.setState(KEPT_SESSION_PREFIX + w.name, w.sessionId!), 'keep the session id');
+    else await this.settled(w.name);
+  }
+
+  /**
+   * The worker's change is settled (applied, kept as a branch, discarded), or there was none: its session is deleted
+   * from the runtime. A worker busy with another task keeps its session; that task's end decides again.
+   */
+  async settled(name: string): Promise<void> {
+    try {
+      await this.settle(name);
+    } catch (err) {
+      this.deps.logger.warn(`Worker '${name}': settling its session failed: ${errorText(err)}`);
+    }
+  }
+
+  private async settle(name: string): Promise<void> {
+    if (this.deps.isActive(name)) return;
+    const w = this.deps.find(name);
+    const recorded = this.deps.store.getState(KEPT_SESSION_PREFIX + name);
+    const id = w ? (w.source === 'created' ? w.sessionId : undefined) : recorded;
+    if (recorded !== undefined) this.safely(() => this.deps.store.deleteState(KEPT_SESSION_PREFIX + name), 'forget the session id');
+    if (w && w.source === 'created') {
+      await this.deps.disconnect(w);
+      w.sessionId = undefined;
+      // A follow-up then starts a new session, told what the worker did before (workerPool.send).
+      w.sessionClosed = true;
+    }
+    if (!id) return;
+    await this.deps.sessions.delete(id).then(
+      () => this.deps.logger.info(`Worker '${name}': session ${id} deleted (its work is settled)`),
+      (err: unknown) => this.deps.logger.warn(`Worker '${name}': could not delete session ${id}: ${errorText(err)}`),
+    );
+  }
+
+  /** A worker without a live session: its saved one resumed, or a new one when the old was deleted (a follow-up). */
+  async reopen(w: Worker, spec: SessionSpec): Promise<{ session: AgentSession; fresh: boolean }> {
+    if (!w.sessionId && w.sessionClosed) {
+      const session = await this.deps.sessions.create(spec);
+      w.sessionClosed = false;
+      return { session, fresh: true };
+    }
+    if (!w.sessionId) throw new WorkerError(`Worker '${w.name}' has no session.`);
+    if ((await this.deps.sessions.inUse([w.sessionId])).has(w.sessionId)) {
+      throw new SessionInUseError(`its session ${w.sessionId} is now in use by another process, so it was not written into`, w.sessionId);
+    }
+    return { session: await this.deps.sessions.resume(w.sessionId, spec), fresh: false };
+  }
+
+  /** Session ids kept for pending changes (the sweep at start leaves them). */
+  keptIds(): string[] {
+    return this.deps.store.stateKeys(KEPT_SESSION_PREFIX).flatMap((k) => {
+      const id = this.deps.store.getState(k);
+      return id ? [id] : [];
+    });
+  }
+
+  private safely(fn: () => void, what: string): void {
+    try {
+      fn();
+    } catch (err) {
+      this.deps.logger.error(`Workers: could not ${what}`, err);
+    }
+  }
+}
+
+/** What a worker whose session was closed did before, for the new session of its follow-up (bounded). */
+export function previousWork(w: Worker): string {
+  const before = (w.transcript.taskOutput() || w.transcript.lastLine).trim();
+  const tail = before.length > 4000 ? `…${before.slice(-4000)}` : before;
+  return [
+    '[Context: you are continuing earlier work in a new session. Your report at the end of your last task was:]',
+    tail || '(no report)',
+    '[End of context. The new task follows.]',
+  ].join('\n');
+}

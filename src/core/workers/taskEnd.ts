@@ -1,0 +1,48 @@
+// What happens when a worker's task ends, in order: its result is stored (the inbox) before anything else, its row
+// goes, the worker is retired (session disconnected), the result is handed to the orchestrator (not awaited: that
+// may wait for a whole turn, and a kill must not), and its session is deleted or kept (sessionLifecycle.ts).
+import type { WorkerState } from '../../shared/protocol';
+import type { BatonStore, InboxRow } from '../store/types';
+import type { Logger } from '../util/logger';
+import type { SessionLifecycle } from './sessionLifecycle';
+import type { WorkerChanges } from './workerChanges';
+import { originOf, type WorkerInbox } from './workerInbox';
+import { formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
+import type { Worker } from './workerTypes';
+
+export interface TaskEndDeps {
+  disposed: () => boolean;
+  changes: WorkerChanges | undefined;
+  inbox: WorkerInbox;
+  store: BatonStore;
+  logger: Logger;
+  now: () => number;
+  retire: (state: WorkerState) => Promise<void>;
+  lifecycle: SessionLifecycle;
+}
+
+export async function endTask(w: Worker, outcome: TaskOutcome, deps: TaskEndDeps): Promise<void> {
+  const state: WorkerState = resultCard(w.name, outcome, 0).state;
+  const shuttingDown = deps.disposed() || (outcome.kind === 'killed' && outcome.by === 'shutdown');
+  // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
+  const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
+  const text = formatResult(w.name, outcome) + (deps.changes ? await deps.changes.resultNote(w) : '');
+  // resultNote above counted the pending changes (w.changes) the card shows.
+  const card = resultCard(w.name, outcome, deps.now() - w.startedAt, w.changes);
+  const kind: InboxRow['kind'] = outcome.kind;
+  const inboxId = report ? deps.inbox.record(w.name, w.replyTo, kind, text, card) : undefined;
+  // On shutdown the row stays 'running', so the next start reports the task as interrupted.
+  if (!shuttingDown) {
+    try {
+      deps.store.deleteWorker(w.name);
+    } catch (err) {
+      deps.logger.error('Workers: could not remove the worker row', err);
+    }
+  }
+  const log = `Worker '${w.name}' ${pastTense(state)} after ${seconds(deps.now() - w.startedAt)}`;
+  if (state === 'done') deps.logger.info(log);
+  else deps.logger.warn(outcome.kind === 'failed' ? `${log}: ${outcome.error}` : log);
+  await deps.retire(state);
+  if (report) void deps.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
+  if (!shuttingDown && !deps.disposed()) await deps.lifecycle.taskEnded(w);
+}

@@ -1,0 +1,94 @@
+// Every table Baton's database holds stays within its stated bound (src/core/store/bounds.ts, the README's table):
+// each is filled past its bound through the store's own API, then counted in the file on disk.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import initSqlJs from 'sql.js';
+import {
+  AUTO_MEMORIES_KEEP,
+  CHECKPOINT_KEEP,
+  INBOX_DELIVERED_KEEP,
+  LOG_KEEP,
+  SQUAD_DECISIONS_KEEP,
+  SQUAD_TASKS_KEEP,
+  USAGE_DAYS_KEEP,
+} from '../../src/core/store/bounds';
+import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+
+describe('bounds of the database (real sql.js file)', () => {
+  let dir: string;
+  let store: SqlJsStore;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'baton-bounds-'));
+    store = await SqlJsStore.open({ dir, flushDelayMs: 5, pollIntervalMs: 0 });
+  });
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Row counts in the file on disk (after a flush), by SQL. */
+  async function count(sql: string): Promise<number> {
+    await store.flush();
+    const SQL = await initSqlJs();
+    const db = new SQL.Database(await readFile(join(dir, 'baton.sqlite')));
+    try {
+      return Number(db.exec(sql)[0]?.values[0]?.[0] ?? 0);
+    } finally {
+      db.close();
+    }
+  }
+
+  it(`conversation_log keeps the newest ${LOG_KEEP} rows`, async () => {
+    for (let i = 0; i < LOG_KEEP * 2; i++) store.appendLog({ role: 'user', content: `message ${i}`, source: 'panel', status: 'complete' });
+    const rows = await count('SELECT COUNT(*) FROM conversation_log');
+    // Pruning runs every few inserts: at most a handful over, never growing with use.
+    assert.ok(rows >= LOG_KEEP && rows < LOG_KEEP + 25, `${rows} rows`);
+    assert.equal(store.recentLog(1)[0]!.content, `message ${LOG_KEEP * 2 - 1}`);
+  });
+
+  it(`checkpoints keep the newest ${CHECKPOINT_KEEP}`, async () => {
+    for (let i = 0; i < CHECKPOINT_KEEP + 60; i++) store.addCheckpoint({ turn_index: i, fingerprint: 'f', route: null, status: 'complete' });
+    assert.equal(await count('SELECT COUNT(*) FROM checkpoints'), CHECKPOINT_KEEP);
+  });
+
+  it(`memories Baton noted itself are capped at ${AUTO_MEMORIES_KEEP}; the user's own stay`, async () => {
+    for (let i = 0; i < AUTO_MEMORIES_KEEP + 40; i++) store.addMemory('fact', `noted fact number ${i} about thing ${i * 7}`, 'auto');
+    store.addMemory('preference', 'Prefers tabs', 'user');
+    assert.equal(await count("SELECT COUNT(*) FROM memories WHERE source = 'auto'"), AUTO_MEMORIES_KEEP);
+    assert.equal(await count("SELECT COUNT(*) FROM memories WHERE source = 'user'"), 1);
+  });
+
+  it(`the inbox keeps undelivered results and the newest ${INBOX_DELIVERED_KEEP} delivered ones`, async () => {
+    const ids = Array.from({ length: INBOX_DELIVERED_KEEP + 30 }, (_, i) =>
+      store.addInbox({ worker_name: `w${i}`, origin: 'panel', kind: 'completed', content: `result ${i}` }),
+    );
+    store.addInbox({ worker_name: 'waiting', origin: 'panel', kind: 'completed', content: 'not yet delivered' });
+    for (const id of ids) store.markInboxDelivered(id);
+    assert.equal(await count('SELECT COUNT(*) FROM inbox WHERE delivered = 1'), INBOX_DELIVERED_KEEP);
+    assert.deepEqual(
+      store.undeliveredInbox().map((r) => r.worker_name),
+      ['waiting'],
+    );
+  });
+
+  it(`squads keep the newest ${SQUAD_DECISIONS_KEEP} decisions per squad and ${SQUAD_TASKS_KEEP} task records`, async () => {
+    store.squads.createSquad({ name: 'shop', project_dir: '/p', universe: 'goonies' });
+    for (let i = 0; i < SQUAD_DECISIONS_KEEP + 20; i++) store.squads.logDecision('shop', `decision ${i}`, null);
+    for (let i = 0; i < SQUAD_TASKS_KEEP + 20; i++) store.squads.recordTask({ worker: `task-${i}`, squad: 'shop', agent: null, prompt: 'p' });
+    assert.equal(await count('SELECT COUNT(*) FROM squad_decisions'), SQUAD_DECISIONS_KEEP);
+    assert.equal(store.squads.decisions('shop', 1)[0]!.content, `decision ${SQUAD_DECISIONS_KEEP + 19}`);
+    assert.equal(await count('SELECT COUNT(*) FROM squad_tasks'), SQUAD_TASKS_KEEP);
+  });
+
+  it(`usage totals keep ${USAGE_DAYS_KEEP} days`, async () => {
+    const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+    for (let n = 0; n < USAGE_DAYS_KEEP + 40; n++) {
+      store.usage.add([{ scope: 'orchestrator', key: 'orchestrator', inputTokens: 1, outputTokens: 1, premiumRequests: 0, requests: 1 }], day(n));
+    }
+    const days = await count('SELECT COUNT(DISTINCT day) FROM usage_totals');
+    assert.ok(days <= USAGE_DAYS_KEEP + 1, `${days} days kept`);
+  });
+});

@@ -1,0 +1,92 @@
+// The runtime's environment by allowlist (every worker shell inherits it): what passes, what is
+// withheld by name, proxy credentials stripped, and what the user's setting adds.
+import * as assert from 'node:assert/strict';
+import { buildRuntimeEnvironment, describeEnvironmentReport, withoutUrlCredentials } from '../../src/core/copilot/runtimeEnvironment';
+
+const SOURCE = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/me',
+  USER: 'me',
+  SHELL: '/bin/bash',
+  LANG: 'en_US.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  TERM: 'xterm-256color',
+  TMPDIR: '/tmp',
+  XDG_CONFIG_HOME: '/home/me/.config',
+  XDG_RUNTIME_DIR: '/run/user/1000',
+  XDG_SESSION_TYPE: 'wayland',
+  HTTPS_PROXY: 'http://alice:s3cret@proxy.corp:8080',
+  no_proxy: 'localhost',
+  NODE_EXTRA_CA_CERTS: '/etc/corp.pem',
+  ACME_API_KEY: 'acme-123',
+  AWS_SECRET_ACCESS_KEY: 'aws-456',
+  NPM_TOKEN: 'npm-789',
+  DATABASE_URL: 'postgres://u:p@h/db',
+  SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+  GH_TOKEN: 'ghu_token',
+  JAVA_HOME: '/opt/java',
+};
+
+describe('runtime environment (allowlist)', () => {
+  it('passes what a build needs and withholds everything else, naming it', () => {
+    const { env, report } = buildRuntimeEnvironment(SOURCE, {}, 'linux');
+    assert.deepEqual(Object.keys(env).sort(), [
+      'HOME',
+      'HTTPS_PROXY',
+      'LANG',
+      'LC_ALL',
+      'NODE_EXTRA_CA_CERTS',
+      'PATH',
+      'SHELL',
+      'TERM',
+      'TMPDIR',
+      'USER',
+      'XDG_CONFIG_HOME',
+      'XDG_RUNTIME_DIR',
+      'no_proxy',
+    ]);
+    assert.deepEqual(report.withheld, [
+      'ACME_API_KEY',
+      'AWS_SECRET_ACCESS_KEY',
+      'DATABASE_URL',
+      'GH_TOKEN',
+      'JAVA_HOME',
+      'NPM_TOKEN',
+      'SSH_AUTH_SOCK',
+      'XDG_SESSION_TYPE',
+    ]);
+    assert.equal(env.HTTPS_PROXY, 'http://proxy.corp:8080', "the proxy's user:pass@ is stripped");
+    assert.deepEqual(report.strippedProxyCredentials, ['HTTPS_PROXY']);
+  });
+
+  it("adds what baton.workers.environment names, and never Baton's own credentials", () => {
+    const { env, report } = buildRuntimeEnvironment(SOURCE, { JAVA_HOME: true, NODE_ENV: 'development', GH_TOKEN: true, MISSING: true }, 'linux');
+    assert.equal(env.JAVA_HOME, '/opt/java');
+    assert.equal(env.NODE_ENV, 'development');
+    assert.equal(env.GH_TOKEN, undefined);
+    assert.equal(env.MISSING, undefined);
+    assert.deepEqual(report.refused, ['GH_TOKEN']);
+    assert.ok(!report.withheld.includes('JAVA_HOME'));
+    const line = describeEnvironmentReport(report);
+    assert.match(line, /withheld from workers: ACME_API_KEY, AWS_SECRET_ACCESS_KEY/);
+    assert.match(line, /user:password removed from HTTPS_PROXY/);
+    assert.match(line, /never passed .* GH_TOKEN/);
+    for (const value of ['acme-123', 'aws-456', 'npm-789', 'u:p@h', 's3cret', 'ghu_token'])
+      assert.ok(!line.includes(value), `the report shows a value: ${value}`);
+  });
+
+  it('keeps the variables Windows needs to start a process, whatever their case', () => {
+    const { env } = buildRuntimeEnvironment(
+      { Path: 'C:\\Windows', SystemRoot: 'C:\\Windows', ComSpec: 'cmd.exe', github_token: 'x', Secret: 'y' },
+      {},
+      'win32',
+    );
+    assert.deepEqual(Object.keys(env).sort(), ['ComSpec', 'Path', 'SystemRoot']);
+  });
+
+  it('strips credentials from URLs only', () => {
+    assert.equal(withoutUrlCredentials('http://u:p@proxy:3128/'), 'http://proxy:3128/');
+    assert.equal(withoutUrlCredentials('http://proxy:3128'), undefined);
+    assert.equal(withoutUrlCredentials('localhost,127.0.0.1'), undefined);
+  });
+});
