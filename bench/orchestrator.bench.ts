@@ -6,6 +6,7 @@
 import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
 import type { SessionSpec } from '../src/core/copilot/agentSessions';
 import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
+import { panelOpened } from '../src/core/chat/panelOpened';
 import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
 import { CopilotClient as Client, hermeticEnv, waitForEvent } from '../test/support/copilotHarness';
 import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
@@ -32,8 +33,9 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   server.always({}, { text: REPLY, chunks: 6 });
   try {
     const cold = await benchColdFirstReply(server, opts.quick ? 3 : 6);
+    const opened = await benchFirstReplyAfterOpen(server, opts.quick ? 3 : 6);
     const warm = await benchTurns(server, opts.quick ? 30 : 60);
-    return [...warm, ...cold];
+    return [...warm, ...cold, ...opened];
   } finally {
     await server.close();
   }
@@ -180,6 +182,49 @@ async function benchColdFirstReply(server: ScriptedModelServer, rounds: number):
     { name: 'cold first reply: raw SDK start + createSession + first delta (median)', value: r, unit: 'ms' },
     { name: 'cold first reply: Baton Enter → first token, runtime not started (median)', value: b, unit: 'ms' },
     { name: 'cold first reply ratio (Baton / raw SDK)', value: b / r, unit: '×', target: '≤ 2' },
+  ];
+}
+
+/** Panel `chat/send` → the first `message/delta` the panel gets. */
+async function enterToFirstToken(core: CoreFixture, text: string): Promise<number> {
+  const first = new Promise<number>((resolve) => {
+    const off = core.chat.onDidPost((m) => {
+      if (m.type !== 'message/delta') return;
+      off();
+      resolve(performance.now());
+    });
+  });
+  const t = performance.now();
+  core.chat.receive({ type: 'chat/send', text });
+  const ms = (await first) - t;
+  await waitIdle(core);
+  return ms;
+}
+
+/**
+ * The first reply when the panel has been open for 2 s before Enter (what opening it sets going: panelOpened),
+ * against a warm reply (the next message, same core). Each round is a fresh core and runtime.
+ */
+async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
+  const first: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const core = await startCore({ server, flushDelayMs: 250 });
+    try {
+      void panelOpened(core, core.logger);
+      await new Promise((r) => setTimeout(r, 2_000));
+      first.push(await enterToFirstToken(core, `after open ${i}`));
+      warm.push(await enterToFirstToken(core, `warm ${i}`));
+    } finally {
+      await core.dispose();
+    }
+  }
+  const f = median(first);
+  const w = median(warm);
+  return [
+    { name: 'first reply, panel open 2 s before Enter: Enter → first token (median)', value: f, unit: 'ms' },
+    { name: 'warm reply: Enter → first token (median)', value: w, unit: 'ms' },
+    { name: 'first reply after opening / warm reply', value: f / w, unit: '×', target: '≤ 1.5' },
   ];
 }
 

@@ -6,7 +6,7 @@ import type { ChatMessage, HostMessage, Snapshot } from '../src/shared/protocol'
 import { renderMarkdown } from '../webview/markdownStream';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
-import { pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
+import { longListInputs, pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
 
 /** Deterministic PRNG so every run streams the same text in the same pieces. */
 function rng(seed: number): () => number {
@@ -124,7 +124,7 @@ interface StreamResult {
 // frames with requestAnimationFrame and long tasks with PerformanceObserver, and resolves once the completed
 // message has been painted. `pace` > 0 spreads the deltas at that many per millisecond; 0 sends them as fast as the
 // page takes them.
-const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedHtml) {
+export const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedHtml) {
   var gaps = [], running = true, last = 0, longTasks = [];
   var po = new PerformanceObserver(function (list) { list.getEntries().forEach(function (e) { longTasks.push(e.duration); }); });
   po.observe({ type: 'longtask' });
@@ -217,7 +217,7 @@ interface PathologicalResult {
 }
 
 /** One pathological reply: rendered at once in one page, streamed (500 deltas, as fast as they come) in another. */
-async function pathologicalOnce(browser: Browser, build: WebviewBuild, input: PathologicalInput): Promise<PathologicalResult> {
+export async function pathologicalOnce(browser: Browser, build: WebviewBuild, input: PathologicalInput): Promise<PathologicalResult> {
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
   let oneShot: { maxFrameMs: number };
   try {
@@ -309,7 +309,7 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
     const scroll = opens[1]!;
 
     const pathological: PathologicalResult[] = [];
-    for (const input of pathologicalInputs(100_000)) pathological.push(await pathologicalOnce(browser, build, input));
+    for (const input of [...pathologicalInputs(100_000), ...longListInputs(100_000)]) pathological.push(await pathologicalOnce(browser, build, input));
 
     const kb = (answer.length / 1024).toFixed(0);
     return [

@@ -14,6 +14,13 @@ function repeatTo(unit: string, size: number): string {
   return unit.repeat(Math.max(1, Math.floor(size / unit.length)));
 }
 
+/** Lines made by `line(i)` until the text is about `size` characters (issue 20: long streamed lists and tables). */
+function linesTo(size: number, head: string, line: (i: number) => string): string {
+  let text = head;
+  for (let i = 1; text.length < size; i++) text += line(i);
+  return text;
+}
+
 export interface PathologicalInput {
   name: string;
   text: string;
@@ -50,5 +57,24 @@ export function pathologicalInputs(size = 100_000): PathologicalInput[] {
     { name: 'table, 2,000 columns', text: `${'| a '.repeat(2000)}|\n${'|---'.repeat(2000)}|\n${'| 1 '.repeat(2000)}|\n` },
     { name: 'deep block quotes', text: `${'>'.repeat(Math.min(size, 10_000))} x` },
     { name: 'deep lists', text: Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i)}- item`).join('\n') },
+  ];
+}
+
+/**
+ * Long lists and tables of short items (issue 20: streamed, each frame re-rendered the whole open block, ~100 ms).
+ * Measured by the panel bench next to the inputs above; their cost is markdown-it's own on that much text (linear), so
+ * the Node unit test's loose time bound, meant to catch a quadratic path, does not run them.
+ */
+export function longListInputs(size = 100_000): PathologicalInput[] {
+  return [
+    { name: 'list, short items', text: linesTo(size, '', (i) => `- item ${i}: check \`h${i}.ts\`\n`) },
+    { name: 'numbered list, short items', text: linesTo(size, '', (i) => `${i}. step ${i} **done**\n`) },
+    { name: 'task list, short items', text: linesTo(size, '', (i) => `- [${i % 3 ? ' ' : 'x'}] task ${i}\n`) },
+    { name: 'nested list, short items', text: linesTo(size, '', (i) => (i % 4 ? `  - sub ${i}\n` : `- item ${i}\n`)) },
+    { name: 'loose list, short items', text: linesTo(size, '', (i) => `- item ${i}\n\n`) },
+    {
+      name: 'table, short rows',
+      text: linesTo(size, '| # | name | before | after |\n|--:|:-----|:------:|------|\n', (i) => `| ${i} | h${i} | 500 | 401 |\n`),
+    },
   ];
 }

@@ -17,6 +17,7 @@ import { OutputLog } from './vscode/outputLog';
 import { BatonServices } from './vscode/services';
 import { registerStatusBar } from './vscode/statusBar';
 import { CHANGE_COMMANDS, registerWorkerChangesCommands } from './vscode/workerChangesCommands';
+import { registerUsageView } from './vscode/usageView';
 import { registerWorkersTree } from './vscode/workersTree';
 import { registerSkillsTree } from './vscode/skillsTree';
 import { registerSquadsTree } from './vscode/squadsTree';
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
     log,
     chatView,
     registerCommands(context, services),
+    registerUsageView(services),
     registerContextCommands(services, services.editorContext),
     declareCommands(TREE_COMMANDS),
     registerStatusBar(services),
@@ -70,7 +72,11 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
     context.subscriptions.push(
-      registerWorkersTree(core.pool, (w) => core.usage.describe('worker', w)),
+      registerWorkersTree(
+        core.pool,
+        (w) => core.usage.describe('worker', w),
+        () => chatView.isVisible(),
+      ),
       registerWorkerChangesCommands(core.pool, log),
       registerMachineSessionsTree(core.pool),
       registerMemoriesTree(core.store),

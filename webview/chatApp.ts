@@ -156,7 +156,7 @@ export class ChatApp {
         if (!this.list.update(message.id, message.patch)) this.outOfSync();
         break;
       case 'workers/update':
-        this.workers.update(message.workers);
+        this.list.keepInView(() => this.workers.update(message.workers));
         break;
       case 'permission/request':
         this.permissions.request(message.request);
@@ -219,6 +219,8 @@ export class ChatApp {
     this.header.setState(state);
     this.composer.setBusy(state.busy);
     this.setup.set(state.setupHint);
+    // The banner's button is then the one way to sign in: an error's own "Sign in" is hidden (styles/setupBanner.css).
+    document.body.classList.toggle('setup-shown', !!state.setupHint);
     document.body.dataset.busy = String(state.busy);
   }
 

@@ -10,7 +10,7 @@
 // - Images are not loaded (a reply must not make the panel fetch anything): they render as links to their target.
 // - No `style` attribute is emitted (the CSP admits none): table alignment becomes a class.
 import MarkdownIt from 'markdown-it';
-import type { StateCore } from 'markdown-it';
+import type { StateCore, Token } from 'markdown-it';
 import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlightCode, knowsLanguage } from './codeHighlight';
 
 /** How a block is rendered: an open block is still streaming, so its code is not highlighted yet. */
@@ -83,6 +83,11 @@ md.core.ruler.push('align_classes', alignClasses);
 /** Table columns shown; the rest are left out with a note. 2,000 columns took the browser 200–300 ms to lay out. */
 export const MAX_COLUMNS = 64;
 
+/** The note after a table whose widest row had `hidden` columns left out. */
+export function columnNote(hidden: number): string {
+  return `<p class="md-note">${hidden.toLocaleString('en-US')} more column${hidden === 1 ? '' : 's'} not shown</p>\n`;
+}
+
 function capColumns(state: StateCore): void {
   if (!state.tokens.some((t) => t.type === 'table_open')) return;
   const out: StateCore['tokens'] = [];
@@ -103,7 +108,9 @@ function capColumns(state: StateCore): void {
     out.push(token);
     if (token.type === 'table_close' && hidden) {
       const note = new state.Token('html_block', '', 0);
-      note.content = `<p class="md-note">${hidden.toLocaleString('en-US')} more column${hidden === 1 ? '' : 's'} not shown</p>\n`;
+      note.content = columnNote(hidden);
+      // Read by markdownRows.ts, which renders a table row by row and writes one note for the widest row.
+      note.meta = { hiddenColumns: hidden };
       out.push(note);
       hidden = 0;
     }
@@ -180,8 +187,36 @@ export const MAX_RENDERED_BLOCK = 20_000;
 /** Renders one block of a reply (see markdownStream.ts for how replies are cut into blocks). */
 export function renderBlock(src: string, env: RenderEnv = {}): string {
   if (!/\S/.test(src)) return '';
-  if (!FENCED.test(src) && (src.length > MAX_RENDERED_BLOCK || tooManyDelimiters(src))) return plainBlock(src.trim());
+  if (!FENCED.test(src) && !fitsMarkdownRender(src)) return plainBlock(src.trim());
   return md.render(src, { ...env });
+}
+
+/** Whether markdown-it may render this (non-fence) source: short enough, and not too many delimiters. */
+export function fitsMarkdownRender(src: string): boolean {
+  return src.length <= MAX_RENDERED_BLOCK && !tooManyDelimiters(src);
+}
+
+/** markdown-it's tokens for a piece of a block (markdownRows.ts renders lists and tables a row at a time). */
+export function parseBlock(src: string, env: RenderEnv = {}): Token[] {
+  return md.parse(src, { ...env });
+}
+
+/**
+ * The HTML of tokens[from, to) exactly as md.renderer.render(tokens) writes it: each token is rendered with the whole
+ * array around it, since markdown-it decides line breaks from a token's neighbours.
+ */
+export function renderTokenRange(tokens: Token[], from: number, to: number, env: RenderEnv = {}): string {
+  const renderer = md.renderer;
+  const e = { ...env };
+  let html = '';
+  for (let i = from; i < to; i++) {
+    const token = tokens[i]!;
+    const rule = renderer.rules[token.type];
+    if (token.type === 'inline') html += renderer.renderInline(token.children ?? [], md.options, e);
+    else if (rule) html += rule(tokens, i, md.options, e, renderer);
+    else html += renderer.renderToken(tokens, i, md.options);
+  }
+  return html;
 }
 
 /** A block shown as written (see .md-plain in styles/markdown.css). */

@@ -9,6 +9,7 @@
 // indented line or another item keeps a loose list one list), before a fence that opens at the start of a line or
 // an ATX heading, after a heading line, and after such a fence's closing line. Every step looks at each line once.
 import { renderBlock, type RenderEnv } from './markdownRender';
+import { renderAnyBlock } from './markdownRows';
 
 interface Fence {
   ch: string;
@@ -143,7 +144,7 @@ export function splitBlocks(text: string): string[] {
 /** Renders a whole markdown text to HTML, block by block, exactly as a stream of it ends up. */
 export function renderMarkdown(text: string, env: RenderEnv = {}): string {
   let html = '';
-  for (const block of splitBlocks(text)) html += renderBlock(block, env);
+  for (const block of splitBlocks(text)) html += renderAnyBlock(block, env);
   return html;
 }
 
@@ -157,8 +158,13 @@ export class MarkdownStream {
   /** Appends text; returns the HTML of the blocks it finished. */
   pushBlocks(delta: string): string {
     let done = '';
-    for (const block of this.splitter.push(delta)) done += renderBlock(block);
+    for (const block of this.pushSources(delta)) done += renderAnyBlock(block);
     return done;
+  }
+
+  /** Appends text; returns the source of each block it finished, for the caller to render. */
+  pushSources(delta: string): string[] {
+    return this.splitter.push(delta);
   }
 
   push(delta: string): { done: string; tail: string } {
@@ -178,6 +184,6 @@ export class MarkdownStream {
 
   /** The open block rendered as finished: the last block, once the stream has ended. */
   finalHtml(): string {
-    return renderBlock(this.splitter.tail);
+    return renderAnyBlock(this.splitter.tail);
   }
 }

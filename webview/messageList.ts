@@ -46,6 +46,10 @@ export class MessageList {
   private paintFirst = false;
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private following = true;
+  /** Set by keepInView: the view does not follow the bottom until the conversation grows. */
+  private holding = false;
+  /** The scrollTop keepInView left: its own scroll event is not the user leaving the bottom. */
+  private heldTop = -1;
 
   constructor(
     private readonly scroller: HTMLElement,
@@ -63,7 +67,8 @@ export class MessageList {
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
-    const follow = new ResizeObserver(() => {
+    const follow = new ResizeObserver((entries) => {
+      if (entries.some((e) => e.target === this.el)) this.holding = false;
       this.stick();
       this.requestViewportCheck();
     });
@@ -176,10 +181,33 @@ export class MessageList {
 
   /** Keeps the newest content in view while the user has not scrolled away from it. */
   stick(): void {
+    if (this.holding) return;
     if (this.following) this.scroller.scrollTop = this.scroller.scrollHeight;
   }
 
+  /**
+   * Runs `change`, which makes the conversation shorter from below (the worker strip growing), without scrolling away
+   * the message being read. Scrolled up, nothing moves (the browser keeps scrollTop). Following the bottom, the view
+   * follows it only as far as keeps the newest message's top in view when that top was in view; the next new content
+   * is followed as ever.
+   */
+  keepInView(change: () => void): void {
+    const s = this.scroller;
+    const newest = this.order[this.order.length - 1];
+    const topBefore = this.following && newest?.isMounted ? newest.el.getBoundingClientRect().top - s.getBoundingClientRect().top : -1;
+    const heightBefore = s.clientHeight;
+    change();
+    if (topBefore < 0) return;
+    const shrink = heightBefore - s.clientHeight;
+    if (shrink <= 0) return;
+    s.scrollTop += Math.min(shrink, topBefore);
+    this.heldTop = s.scrollTop;
+    // The scroller's resize this causes would stick to the bottom: not until the conversation itself grows.
+    this.holding = true;
+  }
+
   scrollToEnd(): void {
+    this.holding = false;
     this.following = true;
     this.pendingRestore = undefined;
     this.stick();
@@ -223,6 +251,8 @@ export class MessageList {
 
   private onScroll(): void {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
+    if (this.holding && scrollTop === this.heldTop) return this.requestViewportCheck();
+    this.holding = false;
     this.following = scrollHeight - scrollTop - clientHeight <= PIN_SLACK;
     this.requestViewportCheck();
   }

@@ -5,8 +5,11 @@ import type { ChatMessage, MessageRole, RouteInfo, UsageInfo, WebviewMessage } f
 import { storedReferencesEl } from './contextChips';
 import { button, h, setText, toggleAttr } from './dom';
 import { highlightLater } from './deferredHighlight';
+import { renderAnyBlock } from './markdownRows';
+import { resultCardEl } from './resultCard';
 import { MarkdownStream, renderMarkdown } from './markdownStream';
 import { RawTail } from './rawTail';
+import { RowTail } from './rowTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
 
 const ROLE_LABEL: Record<MessageRole, string> = {
@@ -51,6 +54,10 @@ export class MessageView {
   private lastTail: string | undefined;
   /** The open block shown as text (see rawTail.ts), while it is one. */
   private raw: RawTail | undefined;
+  /** The open block shown a row at a time (see rowTail.ts), while it is a list or table. */
+  private rows: RowTail | undefined;
+  /** The open block turned out not to be rows: it is shown the usual way until it ends. */
+  private notRows = false;
   /** Delta text received and not yet applied. */
   private pending = '';
   /** Patches waiting for `pending` to be applied first. */
@@ -84,8 +91,10 @@ export class MessageView {
     return this.message.role;
   }
 
+  /** The text shown before the message is rendered (and measured for its height): a finished worker's report. */
   get content(): string {
-    return this.message.content + this.pending;
+    const result = this.message.workerResult;
+    return result ? `${result.worker}: ${result.report}` : this.message.content + this.pending;
   }
 
   get isRendered(): boolean {
@@ -178,16 +187,42 @@ export class MessageView {
       this.renderBody();
       return true;
     }
-    const done = this.stream.pushBlocks(delta);
-    if (done) this.tailEl.before(sanitizedFragment(done));
-    this.showTail(this.stream, this.tailEl, done !== '');
+    const blocks = this.stream.pushSources(delta);
+    blocks.forEach((block, i) => this.tailEl!.before(...this.finishedBlock(block, i === 0)));
+    this.showTail(this.stream, this.tailEl, blocks.length > 0);
     return true;
+  }
+
+  /** A finished block's nodes: the rows already shown, when it is the list or table the tail showed; else rendered. */
+  private finishedBlock(src: string, wasOpen: boolean): Node[] {
+    const nodes = wasOpen ? this.rows?.finish(src) : undefined;
+    return nodes ?? [sanitizedFragment(renderAnyBlock(src))];
   }
 
   /** Shows the open block: as text while it is a fence or too long (see rawTail.ts), else its markdown, sanitized. */
   private showTail(stream: MarkdownStream, tailEl: HTMLElement, newBlock: boolean): void {
     const src = stream.tailSource;
-    if (newBlock) this.raw = undefined;
+    if (newBlock) {
+      this.raw = this.rows = undefined;
+      this.notRows = false;
+    }
+    if (!this.raw && !this.notRows) {
+      if (!this.rows) {
+        const rows = RowTail.for(src, tailEl);
+        if (rows === null) this.notRows = true;
+        else if (rows) {
+          this.rows = rows;
+          tailEl.replaceChildren();
+          this.lastTail = undefined;
+        }
+      }
+      if (this.rows) {
+        if (this.rows.update(src)) return;
+        this.rows.discard();
+        this.rows = undefined;
+        this.notRows = true;
+      }
+    }
     if (!this.raw) {
       this.raw = RawTail.for(src);
       if (this.raw) {
@@ -291,7 +326,7 @@ export class MessageView {
     }
     if (message.action) {
       const { command, label } = message.action;
-      const run = button('primary', { 'data-testid': 'error-action' }, label);
+      const run = button('primary', { 'data-testid': 'error-action', 'data-command': command }, label);
       run.addEventListener('click', () => this.post({ type: 'command/run', command }));
       parts.push(run);
     }
@@ -300,7 +335,7 @@ export class MessageView {
   }
 
   private showPlaceholder(): void {
-    if (this.body) setText(this.body, this.message.content);
+    if (this.body) setText(this.body, this.content);
   }
 
   private renderBody(deferHighlight = false): void {
@@ -313,8 +348,15 @@ export class MessageView {
       setText(body, message.content);
       return;
     }
-    body.classList.add('markdown');
     this.tailEl = undefined;
+    // A finished worker: its card, never the wrapper the model was given.
+    if (message.workerResult) {
+      body.classList.remove('markdown');
+      body.replaceChildren(resultCardEl(message.workerResult, this.post, deferHighlight));
+      if (deferHighlight) highlightLater(body);
+      return;
+    }
+    body.classList.add('markdown');
     if (!this.isStreaming) {
       this.stream = undefined;
       setSafeHtml(body, renderMarkdown(message.content, { deferHighlight }));
@@ -325,6 +367,8 @@ export class MessageView {
     setSafeHtml(body, this.stream.pushBlocks(message.content));
     this.tailEl = h('div', { class: 'md-tail' });
     this.lastTail = undefined;
+    this.raw = this.rows = undefined;
+    this.notRows = false;
     this.showTail(this.stream, this.tailEl, true);
     body.append(this.tailEl);
   }
@@ -334,10 +378,11 @@ export class MessageView {
    * DOM is the one a one-shot render of the whole text gives.
    */
   private endStream(): void {
-    if (this.tailEl && this.stream) this.tailEl.replaceWith(sanitizedFragment(this.stream.finalHtml()));
+    if (this.tailEl && this.stream) this.tailEl.replaceWith(...this.finishedBlock(this.stream.tailSource, true));
     this.tailEl = undefined;
     this.stream = undefined;
-    this.raw = undefined;
+    this.raw = this.rows = undefined;
+    this.notRows = false;
   }
 }
 

@@ -34,6 +34,11 @@ export class RawTail {
       if (el && code) return new RawTail(el, code, nl + 1);
     }
     if (src.length <= MAX_OPEN_RENDER && !tooBusyToRerender(src)) return undefined;
+    return RawTail.plain();
+  }
+
+  /** A text view of any open text (the open row of a list or table too long to render every frame: rowTail.ts). */
+  static plain(): RawTail {
     const p = h('p', { class: 'md-plain' });
     return new RawTail(p, p, 0);
   }

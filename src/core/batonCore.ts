@@ -13,6 +13,7 @@ import { createControlTools } from './control/controlTools';
 import type { HostControl } from './control/hostControl';
 import { SettingsControl } from './control/settingsControl';
 import { UsageTotals } from './control/usageTotals';
+import { callUsage } from './copilot/callUsage';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
 import { ToolJournal } from './copilot/batonTool';
 import { CopilotAgentSessions, type CopilotAgentSessionsOptions } from './copilot/copilotAgentSessions';
@@ -139,7 +140,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     skills.ensureDir(),
   ]);
   const skillDirectories = (): string[] => [...userConfig.skillDirectories, skills.dir];
-  const usage = new UsageTotals(store);
+  const usage = new UsageTotals(store, () => orchestrator?.conversationId ?? 'orchestrator');
   const toolJournal = new ToolJournal();
   let chat: ChatController | undefined;
   // The pool and the orchestrator refer to each other (results in, workers out); each reaches the
@@ -156,7 +157,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     settings: deps.settings.workers,
     homeDir: deps.homeDir,
     skillDirectories,
-    onUsage: (worker, u) => usage.workerCall(worker, u),
+    onUsage: (worker, u) => usage.workerCall(worker, callUsage(u)),
     broker,
     model: () => deps.settings.orchestrator().routing.model,
     reservedSessionIds: () => [orchestrator?.currentSessionId, store.getState('orchestrator_session_id')],
@@ -249,7 +250,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     deps.host,
     logger,
     () => deps.settings.orchestrator().routing.auto,
-    () => usage.describe('orchestrator'),
+    () => usage.headerText(),
     conversations.self,
   );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
@@ -258,7 +259,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
   const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));
   const offTurns = orch.onEvent((e) => {
+    // Every turn counts, with what it used: a failed or stopped one too.
     if (e.type === 'turn.completed') usage.turn(e.result.usage);
+    if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage);
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
     // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
     const changes = afterTurn.splice(0);

@@ -1,6 +1,7 @@
 // The chat panel: a thin bridge between the webview and the ChatController. The webview keeps no
 // data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot.
 import * as vscode from 'vscode';
+import { panelOpened } from '../core/chat/panelOpened';
 import type { BatonServices } from './services';
 import { createNonce, renderWebviewHtml } from './webviewHtml';
 
@@ -71,19 +72,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
           if (!view.visible && message.type === 'message/append' && message.message.role === 'background') this.setBadge(this.unread + 1);
         });
         for (const raw of pending.splice(0)) core.chat.receive(raw);
-        // Opening the chat view is the moment to start the runtime and find out whether Baton can answer.
-        void core.sessions.start().then(
-          async () => {
-            if (core.sessions.provider.type !== 'copilot') return core.chat.setSetupHint(undefined);
-            const auth = await core.sessions.authStatus().catch(() => undefined);
-            core.chat.setSetupHint(
-              auth && !auth.authenticated
-                ? 'Baton needs GitHub Copilot. Sign in with GitHub, or configure another provider (OpenAI, Azure, Anthropic or a local Ollama) in the baton.provider settings.'
-                : undefined,
-            );
-          },
-          (err: unknown) => core.chat.setSetupHint(`The Copilot runtime did not start: ${err instanceof Error ? err.message : String(err)}`),
-        );
+        // Opening the chat view is the moment to start the runtime, find out whether Baton can answer, and ready the session.
+        void panelOpened(core, this.services.log);
       },
       (err) => {
         this.services.log.error('Baton failed to start', err);

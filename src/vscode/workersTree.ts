@@ -26,8 +26,11 @@ function nameOfUri(uri: vscode.Uri): string {
   return uri.path.replace(/^\//, '').replace(/\.log$/, '');
 }
 
-/** `usage` describes a worker's model usage today, for its tooltip. */
-export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) => string): vscode.Disposable {
+/**
+ * `usage` describes a worker's model usage today, for its tooltip. The view starts collapsed (the chat keeps the side
+ * bar's height) and opens, without taking the focus, when a new worker starts while the chat is in view.
+ */
+export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) => string, chatVisible?: () => boolean): vscode.Disposable {
   const disposables: vscode.Disposable[] = [];
   const changed = new vscode.EventEmitter<void>();
   const transcriptChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -37,6 +40,8 @@ export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) =
     onDidChangeTreeData: changed.event,
     getChildren: (element) => (element ? [] : withPendingChanges(pool)),
     getTreeItem: (w) => workerItem(w, Date.now(), usage),
+    // A flat list (reveal needs a parent lookup).
+    getParent: () => undefined,
   };
   const view = vscode.window.createTreeView('baton.workers', { treeDataProvider: provider });
   disposables.push(view);
@@ -69,7 +74,17 @@ export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) =
       if (doc.uri.scheme === TRANSCRIPT_SCHEME && !doc.isClosed) transcriptChanged.fire(doc.uri);
     }
   };
-  const unsubscribe = pool.onDidChange(refresh);
+  // Names seen so far: a name not among them is a new worker, which opens the view.
+  const seen = new Set(pool.list().map((w) => w.name));
+  const openOnNew = (workers: WorkerInfo[]): void => {
+    const fresh = workers.find((w) => !seen.has(w.name));
+    for (const w of workers) seen.add(w.name);
+    if (fresh && chatVisible?.() && !view.visible) void view.reveal(fresh, { focus: false, select: false }).then(undefined, () => undefined);
+  };
+  const unsubscribe = pool.onDidChange((workers) => {
+    refresh(workers);
+    openOnNew(workers);
+  });
   disposables.push({ dispose: unsubscribe }, { dispose: () => ticker && clearInterval(ticker) });
   refresh(pool.list());
 

@@ -138,7 +138,10 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.deepEqual(hostCalls, ['auto true', 'auto false', 'model claude-opus-4.6']);
     // Usage per day: every orchestrator turn counted, shown in the header's tooltip.
     assert.ok(core.usage.total('orchestrator').requests >= 6);
-    assert.match(core.chat.state().usageToday ?? '', /^today: [\d.]+k? in \/ [\d.]+k? out tokens( · [\d.]+ premium requests?)? · \d+ turns$/);
+    assert.match(
+      core.chat.state().usageToday ?? '',
+      /^today: [\d.]+k? in \/ [\d.]+k? out tokens( · [\d.]+ premium requests?)? · \d+ requests\nthis conversation: .* · \d+ turns\n/,
+    );
     core.assertScriptDone();
   });
 

@@ -258,6 +258,8 @@ export class InMemoryAgentSession implements AgentSession {
         () => {
           this.state.records.set(prompt, { kind: 'answered', content: text });
           this.emit({ type: 'session.idle', data: {} });
+          // One model call per run, reported as the real session reports each call (no premium multiplier here).
+          opts.onUsage?.({ inputTokens: prompt.length, outputTokens: text.length, premiumRequests: 0, requests: 1 });
           finish(undefined, { text, usage: { inputTokens: prompt.length, outputTokens: text.length }, model: this.state.model });
         },
         (err: unknown) => finish(err),

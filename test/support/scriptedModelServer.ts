@@ -105,6 +105,8 @@ export interface ModelSpec {
   maxOutputTokens?: number;
   supportsTools?: boolean;
   supportsVision?: boolean;
+  /** Premium requests one user request to this model costs (the Copilot API's billing multiplier); absent: none. */
+  multiplier?: number;
 }
 
 export const DEFAULT_MODELS: readonly string[] = ['claude-sonnet-4.5', 'gpt-4.1', 'claude-opus-4.6', 'claude-sonnet-4.6'];
@@ -561,6 +563,7 @@ export class ScriptedModelServer {
           },
         },
         policy: { state: 'enabled', terms: '' },
+        ...(m.multiplier !== undefined ? { billing: { is_premium: m.multiplier > 0, multiplier: m.multiplier } } : {}),
       })),
       object: 'list',
     };

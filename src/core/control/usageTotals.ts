@@ -1,7 +1,9 @@
-// Usage totals per day: the orchestrator's turns (from each turn's summed usage), each worker's model calls (from
-// the runtime's assistant.usage events) and, through the task records, each squad. Shown in tooltips; stored in
-// the usage table so they survive restarts and add up across windows.
+// Usage totals per day: the orchestrator's turns per conversation (completed, failed or stopped, each with what it
+// used), each worker's requests and, through the task records, each squad's. A request is billed once, by its model's
+// multiplier, however many tool rounds it takes (callUsage.ts). Shown in the Show Usage view and the panel header's
+// tooltip; stored in the usage table so they survive restarts and add up across windows.
 import type { UsageInfo } from '../../shared/protocol';
+import type { CallUsage } from '../copilot/callUsage';
 import type { UsageDelta, UsageRow, UsageScope } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
 
@@ -9,19 +11,34 @@ export interface UsageTotal {
   inputTokens: number;
   outputTokens: number;
   premiumRequests: number;
-  /** Turns for the orchestrator, model calls for workers and squads. */
+  /** User requests: turns for the orchestrator, prompts for workers and squads (tool rounds are not requests). */
   requests: number;
 }
 
-export class UsageTotals {
-  constructor(private readonly store: BatonStore) {}
+/** What the Show Usage view shows: the last `days` days, and the totals over them by conversation, worker and squad. */
+export interface UsageReport {
+  days: Array<{ day: string } & UsageTotal>;
+  total: UsageTotal;
+  conversations: Array<{ key: string } & UsageTotal>;
+  workers: Array<{ key: string } & UsageTotal>;
+  squads: Array<{ key: string } & UsageTotal>;
+}
 
-  /** An orchestrator turn settled with this usage. */
+const ZERO: UsageTotal = { inputTokens: 0, outputTokens: 0, premiumRequests: 0, requests: 0 };
+
+export class UsageTotals {
+  constructor(
+    private readonly store: BatonStore,
+    /** The conversation turns are totalled under (Orchestrator.conversationId). */
+    private readonly conversation: () => string = () => 'orchestrator',
+  ) {}
+
+  /** An orchestrator turn ended (completed, failed or stopped) having used this; it is one request. */
   turn(usage: UsageInfo | undefined): void {
     this.store.usage.add([
       {
         scope: 'orchestrator',
-        key: 'orchestrator',
+        key: this.conversation(),
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
         premiumRequests: usage?.premiumRequests ?? 0,
@@ -31,11 +48,10 @@ export class UsageTotals {
   }
 
   /** One model call of a worker; counted for its squad too when a squad started it. */
-  workerCall(worker: string, usage: { inputTokens?: number; outputTokens?: number; cost?: number }): void {
-    const base = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, premiumRequests: usage.cost ?? 0, requests: 1 };
-    const deltas: UsageDelta[] = [{ scope: 'worker', key: worker, ...base }];
+  workerCall(worker: string, call: CallUsage): void {
+    const deltas: UsageDelta[] = [{ scope: 'worker', key: worker, ...call }];
     const squad = this.store.squads.taskOf(worker)?.squad;
-    if (squad) deltas.push({ scope: 'squad', key: squad, ...base });
+    if (squad) deltas.push({ scope: 'squad', key: squad, ...call });
     this.store.usage.add(deltas);
   }
 
@@ -47,11 +63,51 @@ export class UsageTotals {
   /** "today: 12.3k in / 2.1k out tokens · 4 premium requests · 7 turns", for tooltips. */
   describe(scope: UsageScope, key?: string, day = today()): string {
     const t = this.total(scope, key, day);
-    if (!t.requests) return 'no usage today';
-    const premium = t.premiumRequests ? ` · ${round(t.premiumRequests)} premium request${t.premiumRequests === 1 ? '' : 's'}` : '';
-    const calls = scope === 'orchestrator' ? `${t.requests} turn${t.requests === 1 ? '' : 's'}` : `${t.requests} model call${t.requests === 1 ? '' : 's'}`;
-    return `today: ${tokens(t.inputTokens)} in / ${tokens(t.outputTokens)} out tokens${premium} · ${calls}`;
+    if (!t.requests && !t.inputTokens) return 'no usage today';
+    return `today: ${describeTotal(t, scope === 'orchestrator' ? 'turn' : 'request')}`;
   }
+
+  /** The panel header's tooltip: today's totals, this conversation's, and workers' and squads'. */
+  headerText(): string {
+    const day = today();
+    const all = sum(this.store.usage.totals({ day }));
+    if (!all.requests && !all.inputTokens) return 'no usage today';
+    const parts = [`today: ${describeTotal(all, 'request')}`];
+    const here = this.total('orchestrator', this.conversation(), day);
+    if (here.requests) parts.push(`this conversation: ${describeTotal(here, 'turn')}`);
+    const workers = this.total('worker', undefined, day);
+    if (workers.requests || workers.inputTokens) parts.push(`workers: ${describeTotal(workers, 'request')}`);
+    return `${parts.join('\n')}\nBaton: Show Usage has the last 30 days`;
+  }
+
+  /** The last `days` days (oldest first, today last), and the totals over them. */
+  report(days = 30, now = new Date()): UsageReport {
+    const dayList: string[] = [];
+    for (let i = days - 1; i >= 0; i--) {
+      const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i));
+      dayList.push(d.toISOString().slice(0, 10));
+    }
+    const rows = this.store.usage.totals().filter((r) => r.day >= dayList[0]!);
+    const byKey = (scope: UsageScope) => {
+      const keys = new Map<string, UsageRow[]>();
+      for (const r of rows) if (r.scope === scope) keys.set(r.key, [...(keys.get(r.key) ?? []), r]);
+      return [...keys].map(([key, rs]) => ({ key, ...sum(rs) })).sort((a, b) => b.premiumRequests - a.premiumRequests || b.requests - a.requests);
+    };
+    // A squad's requests are also its workers': the day's and the whole total count workers and the orchestrator only.
+    const counted = rows.filter((r) => r.scope !== 'squad');
+    return {
+      days: dayList.map((day) => ({ day, ...sum(counted.filter((r) => r.day === day)) })),
+      total: sum(counted),
+      conversations: byKey('orchestrator').sort((a, b) => (a.key < b.key ? 1 : -1)),
+      workers: byKey('worker'),
+      squads: byKey('squad'),
+    };
+  }
+}
+
+function describeTotal(t: UsageTotal, unit: 'turn' | 'request'): string {
+  const premium = t.premiumRequests ? ` · ${round(t.premiumRequests)} premium request${t.premiumRequests === 1 ? '' : 's'}` : '';
+  return `${tokens(t.inputTokens)} in / ${tokens(t.outputTokens)} out tokens${premium} · ${t.requests} ${unit}${t.requests === 1 ? '' : 's'}`;
 }
 
 function sum(rows: UsageRow[]): UsageTotal {
@@ -62,7 +118,7 @@ function sum(rows: UsageRow[]): UsageTotal {
       premiumRequests: t.premiumRequests + r.premium_requests,
       requests: t.requests + r.requests,
     }),
-    { inputTokens: 0, outputTokens: 0, premiumRequests: 0, requests: 0 },
+    { ...ZERO },
   );
 }
 
@@ -70,10 +126,10 @@ function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-function tokens(n: number): string {
+export function tokens(n: number): string {
   return n >= 1000 ? `${round(n / 1000)}k` : String(n);
 }
 
-function round(n: number): string {
+export function round(n: number): string {
   return String(Math.round(n * 10) / 10);
 }

@@ -2,6 +2,7 @@
 // sessions through these interfaces; only copilotAgentSessions.ts (and its helpers here) import the
 // SDK. Unit tests implement the same port in memory (test/support/inMemoryAgentSessions.ts).
 import type { UsageInfo } from '../../shared/protocol';
+import type { CallUsage } from './callUsage';
 import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes';
 import type { BatonTool } from './batonTool';
 import type { SandboxPolicy, SandboxStatus, SandboxSupport } from './sandbox';
@@ -57,6 +58,8 @@ export interface RunOptions {
   onDelta?: (delta: string) => void;
   /** Tool calls of this turn, for progress (the raw events go to AgentSession.onEvent listeners). */
   onTool?: (tool: { phase: 'start' | 'end'; toolName: string; toolCallId: string; success?: boolean }) => void;
+  /** Each model call's usage as it is reported, so a turn that fails or is stopped is counted too (callUsage.ts). */
+  onUsage?: (usage: CallUsage) => void;
 }
 
 export interface RunResult {

@@ -3,6 +3,7 @@
 // again); an idle from an earlier, aborted turn never ends this one; a dead runtime is noticed by a
 // watchdog, not waited on until the timeout; an abort waits (bounded) for the runtime to settle so
 // its late idle cannot end the next turn early.
+import { callUsage } from './callUsage';
 import type { CopilotSession, SessionEvent } from '@github/copilot-sdk';
 import { withTimeout } from '../util/delay';
 import type { AgentSession, FileChange, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
@@ -117,15 +118,19 @@ export class CopilotAgentSession implements AgentSession {
               emitDelta(state.text ? `\n\n${event.data.content}` : event.data.content);
             }
             break;
-          case 'assistant.usage':
+          case 'assistant.usage': {
             if (event.data.model) state.model = event.data.model;
+            // Billed once per user request, by its model's multiplier, however many tool rounds it takes (callUsage.ts).
+            const call = callUsage(event.data);
+            const premium = (state.usage.premiumRequests ?? 0) + call.premiumRequests;
             state.usage = {
-              inputTokens: (state.usage.inputTokens ?? 0) + (event.data.inputTokens ?? 0),
-              outputTokens: (state.usage.outputTokens ?? 0) + (event.data.outputTokens ?? 0),
-              // Copilot bills a prompt once, by its model's multiplier, however many calls its tool rounds take.
-              ...(event.data.cost || state.usage.premiumRequests ? { premiumRequests: Math.max(state.usage.premiumRequests ?? 0, event.data.cost ?? 0) } : {}),
+              inputTokens: (state.usage.inputTokens ?? 0) + call.inputTokens,
+              outputTokens: (state.usage.outputTokens ?? 0) + call.outputTokens,
+              ...(premium ? { premiumRequests: premium } : {}),
             };
+            opts.onUsage?.(call);
             break;
+          }
           case 'tool.execution_start':
             opts.onTool?.({ phase: 'start', toolName: event.data.toolName, toolCallId: event.data.toolCallId });
             break;

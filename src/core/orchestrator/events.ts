@@ -44,8 +44,9 @@ export type OrchestratorEvent =
   | { type: 'tool.started'; turnId: string; toolName: string; toolCallId: string }
   | { type: 'tool.finished'; turnId: string; toolName: string; toolCallId: string; success: boolean }
   | { type: 'turn.completed'; turnId: string; origin: Origin; result: TurnResult; logId: number }
-  | { type: 'turn.failed'; turnId: string; origin: Origin; error: ReadableError; partial: string; logId: number }
-  | { type: 'turn.cancelled'; turnId: string; origin: Origin; partial: string; logId: number }
+  /** `usage`: what the turn used before it failed or was stopped (counted like a completed turn's). */
+  | { type: 'turn.failed'; turnId: string; origin: Origin; error: ReadableError; partial: string; logId: number; usage: UsageInfo }
+  | { type: 'turn.cancelled'; turnId: string; origin: Origin; partial: string; logId: number; usage: UsageInfo }
   /** A queued turn taken back before it started: it never reached the session, and its log row is gone. */
   | { type: 'turn.withdrawn'; turnId: string; origin: Origin; logId: number }
   | { type: 'session.ready'; sessionId: string; how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string }

@@ -59,6 +59,8 @@ export interface OrchestratorOptions {
 
 const LOG_SCAN = 200;
 const STATE_ROUTER = 'router_state';
+/** The conversation usage is totalled under (its start time, ISO); New Chat starts another. */
+export const STATE_CONVERSATION = 'usage_conversation';
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
 export class Orchestrator {
@@ -245,6 +247,28 @@ export class Orchestrator {
     return true;
   }
 
+  /**
+   * Makes the session ready ahead of the first message (the panel was opened): created or resumed as a turn would,
+   * between turns, with no model request. Nothing to do when a session is live or work is queued (that work will).
+   */
+  prewarm(): Promise<void> {
+    if (this.keeper.current || this.disposed || this.processing) return Promise.resolve();
+    return this.runTask(async () => {
+      if (!this.keeper.current) await this.keeper.ensure(this.currentModel);
+    });
+  }
+
+  /** The conversation usage is totalled under: since the last New Chat (or the first start). */
+  get conversationId(): string {
+    const { store } = this.opts;
+    let id = store.getState(STATE_CONVERSATION);
+    if (!id) {
+      id = new Date().toISOString();
+      store.setState(STATE_CONVERSATION, id);
+    }
+    return id;
+  }
+
   /** Asks the session to compact now (between turns), and reports what was freed. */
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
     return this.runTask(async () => (await this.keeper.ensure(this.currentModel)).compact());
@@ -255,6 +279,7 @@ export class Orchestrator {
     return this.runTask(async () => {
       const old = this.keeper.forget();
       this.opts.store.clearLog();
+      this.opts.store.setState(STATE_CONVERSATION, new Date().toISOString());
       await old?.disconnect();
     });
   }
@@ -378,7 +403,15 @@ export class Orchestrator {
           meta: JSON.stringify({ route, error: readable, ...this.replyMeta(turn) }),
         });
         this.checkpoints.record(route, 'failed');
-        this.emitter.fire({ type: 'turn.failed', turnId: turn.turnId, origin: turn.origin, error: readable, partial: attempt.text, logId });
+        this.emitter.fire({
+          type: 'turn.failed',
+          turnId: turn.turnId,
+          origin: turn.origin,
+          error: readable,
+          partial: attempt.text,
+          logId,
+          usage: attempt.usage,
+        });
         turn.reject(new TurnError(readable, attempt.text));
       }
     } finally {
@@ -400,7 +433,7 @@ export class Orchestrator {
     });
     this.checkpoints.record(result.route, result.status);
     if (result.status === 'cancelled') {
-      this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId });
+      this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId, usage: result.usage ?? {} });
     } else {
       this.emitter.fire({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
     }

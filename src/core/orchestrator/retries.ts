@@ -2,11 +2,19 @@
 // Invariant: a prompt the runtime already has is never sent to it again.
 import type { UsageInfo } from '../../shared/protocol';
 import { wasDelivered, type AgentSessions, type RunResult } from '../copilot/agentSessions';
+import type { CallUsage } from '../copilot/callUsage';
 import { classifyError, isRetryable } from '../copilot/errors';
 import { delay } from '../util/delay';
 import type { Logger } from '../util/logger';
 import type { OrchestratorEvent } from './events';
 import type { SessionKeeper } from './sessionKeeper';
+
+/** Adds one model call's usage to a turn's. */
+export function addCall(usage: UsageInfo, call: CallUsage): void {
+  usage.inputTokens = (usage.inputTokens ?? 0) + call.inputTokens;
+  usage.outputTokens = (usage.outputTokens ?? 0) + call.outputTokens;
+  if (call.premiumRequests || usage.premiumRequests) usage.premiumRequests = (usage.premiumRequests ?? 0) + call.premiumRequests;
+}
 
 /** What one turn collects across its attempts. */
 export interface Attempt {
@@ -54,8 +62,9 @@ export async function runWithRetries(
             ? { type: 'tool.started', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId }
             : { type: 'tool.finished', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId, success: t.success === true },
         ),
+      // Added call by call, across attempts: a turn that fails or is stopped is counted with what it used.
+      onUsage: (call) => addCall(attempt.usage, call),
     });
-    attempt.usage = result.usage;
     attempt.model = result.model;
   };
   for (let i = 0; ; i++) {

@@ -88,13 +88,13 @@ export type UsageScope = 'orchestrator' | 'worker' | 'squad';
 
 export interface UsageDelta {
   scope: UsageScope;
-  /** The worker's or squad's name; 'orchestrator' for the orchestrator. */
+  /** The worker's or squad's name; for the orchestrator, the conversation (its start time; 'orchestrator' before 0.x kept one). */
   key: string;
   inputTokens: number;
   outputTokens: number;
-  /** Premium requests (the runtime's cost multiplier summed per model call). */
+  /** Premium requests: each user request's model multiplier, once (callUsage.ts). */
   premiumRequests: number;
-  /** Model calls. */
+  /** User requests (turns, worker prompts), not model calls: a tool round is not a request. */
   requests: number;
 }
 

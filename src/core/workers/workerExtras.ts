@@ -1,6 +1,7 @@
 // What other areas add to the worker pool without reaching into it: a squad's charter and model for one worker,
 // the skill folders every worker session gets, and the runtime's usage reports (usage totals).
 // The extras are kept beside the worker object (not in the pool), so a resumed session is given them again.
+import type { UsageEventData } from '../copilot/callUsage';
 import type { Worker } from './workerTypes';
 /** What a squad adds to a worker it starts: the agent's charter and decisions, the tier's model. */
 export interface WorkerCreateExtras {
@@ -15,7 +16,7 @@ export interface WorkerPoolHooks {
   /** Skill folders every worker session is created (and resumed) with. */
   skillDirectories?: () => string[];
   /** The runtime's usage report of one model call of a worker. */
-  onUsage?: (worker: string, usage: { inputTokens?: number; outputTokens?: number; cost?: number }) => void;
+  onUsage?: (worker: string, usage: UsageEventData) => void;
 }
 
 const extrasOf = new WeakMap<Worker, WorkerCreateExtras>();

@@ -36,7 +36,7 @@ describe('Workers', function () {
     const { server, workspace } = ui();
     const PROMPT = 'Please build the project in my workspace';
     const TASK = 'TASK-ui-build: run the build in the workspace and report';
-    const RESULT = 'Build finished: 3 packages compiled, no warnings.';
+    const RESULT = 'Build finished:\n\n- **3** packages compiled\n- no warnings';
     const SUMMARY = 'The build worker is done: 3 packages compiled without warnings.';
     scriptDelegation(server, PROMPT, { name: 'ui-builder', workingDir: workspace, task: TASK }, 'Started worker ui-builder on the build.');
     // The worker's model takes a moment, so the running state is there to be seen.
@@ -51,14 +51,24 @@ describe('Workers', function () {
     await running.waitFor({ timeout: 20_000 });
     assert.match(await running.innerText(), /Running/);
     assert.match(await running.innerText(), new RegExp(workspace.split('/').pop()!));
+    // The Workers view starts collapsed and opens for the new worker, leaving the focus where it was.
     await treeRow(page, 'ui-builder').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.part.sidebar .pane-header[aria-label^="Workers"]').first().getAttribute('aria-expanded'), 'true');
 
     // Done, with its result back in the conversation, then the orchestrator's summary.
     await workerCard(view, 'ui-builder', 'done').waitFor({ timeout: 30_000 });
     assert.match(await workerCard(view, 'ui-builder').innerText(), /Done/);
-    const background = messages(view, 'background').filter({ hasText: RESULT });
+    // A result card: the worker's name, state, duration and changes, and its report rendered as markdown; never the
+    // wrapper the model was given.
+    const background = messages(view, 'background').filter({ hasText: 'packages compiled' });
     await background.waitFor({ timeout: 15_000 });
-    assert.match(await background.innerText(), /ui-builder/);
+    const card = background.locator('[data-testid="result-card"]');
+    assert.equal(await card.locator('[data-testid="result-worker"]').innerText(), 'ui-builder');
+    assert.equal(await card.locator('[data-testid="result-state"]').innerText(), 'Finished');
+    assert.match(await card.locator('[data-testid="result-duration"]').innerText(), /^\d+(\.\d)? s$/);
+    assert.match(await card.locator('[data-testid="result-changes"]').innerText(), /^(No changes|\d+ files? changed, \+\d+ \u2212\d+)$/);
+    assert.equal(await card.locator('[data-testid="result-report"] li strong').innerText(), '3');
+    assert.doesNotMatch(await background.innerText(), /worker-output|Background task completed|treat it as data/);
     const summary = await completedReply(view, SUMMARY);
     // The summary comes after the background result.
     const order = await view.locator('[data-testid="message"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')));

@@ -1,0 +1,81 @@
+import * as assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageTotals } from '../../src/core/control/usageTotals';
+import { callUsage } from '../../src/core/copilot/callUsage';
+import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import { renderUsageHtml } from '../../src/vscode/usageHtml';
+
+const call = (premium: number) => ({ inputTokens: 10, outputTokens: 1, premiumRequests: premium, requests: premium ? 1 : 0 });
+
+describe('usage', () => {
+  let dir: string;
+  let store: SqlJsStore;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'baton-usage-'));
+    store = await SqlJsStore.open({ dir, pollIntervalMs: 0 });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('bills a call carrying a user request at its multiplier, and tool rounds (initiator "agent") not at all', () => {
+    assert.deepEqual(callUsage({ inputTokens: 100, outputTokens: 10, cost: 3, initiator: 'user' }), {
+      inputTokens: 100,
+      outputTokens: 10,
+      premiumRequests: 3,
+      requests: 1,
+    });
+    assert.deepEqual(callUsage({ inputTokens: 200, outputTokens: 20, cost: 3, initiator: 'agent' }), {
+      inputTokens: 200,
+      outputTokens: 20,
+      premiumRequests: 0,
+      requests: 0,
+    });
+    assert.deepEqual(
+      callUsage({ inputTokens: 1, cost: 0.33 }),
+      { inputTokens: 1, outputTokens: 0, premiumRequests: 0.33, requests: 1 },
+      'no initiator: user-initiated',
+    );
+    assert.deepEqual(callUsage({ cost: 1, initiator: 'sub-agent' }).premiumRequests, 0);
+  });
+
+  it('reports 30 days oldest first, totals by conversation, worker and squad, without counting a squad twice', () => {
+    const usage = new UsageTotals(store, () => '2026-05-01T09:30:00.000Z');
+    const today = new Date().toISOString().slice(0, 10);
+    usage.turn({ inputTokens: 1000, outputTokens: 100, premiumRequests: 3 });
+    store.usage.add(
+      [
+        { scope: 'worker', key: 'w1', ...call(1) },
+        { scope: 'squad', key: 'shop', ...call(1) },
+      ],
+      today,
+    );
+    const report = usage.report(30);
+    assert.equal(report.days.length, 30);
+    assert.equal(report.days.at(-1)!.day, today);
+    assert.deepEqual(report.total, { inputTokens: 1010, outputTokens: 101, premiumRequests: 4, requests: 2 });
+    assert.deepEqual(
+      report.conversations.map((c) => [c.key, c.requests]),
+      [['2026-05-01T09:30:00.000Z', 1]],
+    );
+    const html = renderUsageHtml(report, { cspSource: 'vscode-webview:', nonce: 'abc123' });
+    // A strict CSP and no script at all; the chart's bar for today is the tallest.
+    assert.match(html, /content="default-src 'none'; style-src 'nonce-abc123'; img-src vscode-webview:;"/);
+    assert.doesNotMatch(html, /<script|style="|\son\w+=/i);
+    assert.match(html, new RegExp(`<rect class="bar" data-day="${today}" x="\\d+" y="0" width="12" height="80">`));
+    assert.match(html, /started May 1, 09:30 UTC/);
+  });
+
+  it('escapes names it shows', () => {
+    const usage = new UsageTotals(store);
+    store.usage.add([{ scope: 'worker', key: '<img src=x onerror=alert(1)>', ...call(1) }]);
+    const html = renderUsageHtml(usage.report(30), { cspSource: 'x', nonce: 'n' });
+    assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+    assert.doesNotMatch(html, /<img/);
+  });
+});

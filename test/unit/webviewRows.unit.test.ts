@@ -1,0 +1,104 @@
+// The real webview bundle in Chromium (test/support/webviewPage.ts): long lists and tables streamed in small pieces end
+// with exactly the DOM of rendering the reply at once, and an item shown once is never rendered again (the same node
+// is still in the page at the end).
+import * as assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import type { Snapshot } from '../../src/shared/protocol';
+import { renderMarkdown } from '../../webview/markdownStream';
+import { SEGMENT_ROWS } from '../../webview/markdownRows';
+import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../support/webviewPage';
+
+const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
+
+// Posts the reply in pieces of `size` characters, one frame apart every `perFrame` pieces; marks the first list item
+// or table row the moment it appears, then completes the message and reports the body's HTML and whether the marked
+// node is still the one in the page.
+const DRIVER = String.raw`(async function (text, size, perFrame, expected) {
+  var seq = 1;
+  function post(m) { m.seq = ++seq; window.postMessage(m, '*'); }
+  function frame() { return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); }); }
+  post({ type: 'message/append', message: { id: 'r', role: 'assistant', content: '', status: 'streaming', ts: Date.now() } });
+  var first = null;
+  for (var at = 0, n = 0; at < text.length; at += size, n++) {
+    post({ type: 'message/delta', id: 'r', delta: text.slice(at, at + size) });
+    if (n % perFrame === perFrame - 1) {
+      await frame();
+      first = first || document.querySelector('[data-id="r"] .message-body li, [data-id="r"] .message-body tbody tr');
+    }
+  }
+  post({ type: 'message/update', id: 'r', patch: { status: 'complete' } });
+  await new Promise(function (done) {
+    (function check() { var el = document.querySelector('[data-id="r"]'); if (el && el.dataset.status === 'complete') done(); else requestAnimationFrame(check); })();
+  });
+  var body = document.querySelector('[data-id="r"] .message-body');
+  var t = document.createElement('template');
+  t.innerHTML = expected;
+  return { same: body.innerHTML === t.innerHTML, html: body.innerHTML, expected: t.innerHTML, firstKept: !!first && first.isConnected && body.contains(first) };
+})`;
+
+function lines(count: number, head: string, line: (i: number) => string): string {
+  let text = head;
+  for (let i = 1; i <= count; i++) text += line(i);
+  return text;
+}
+
+// The reply, and whether its first item stays the same node to the end (a list turning loose renders its items again,
+// once; a block that is not one list is rendered whole).
+const REPLIES: Array<[string, string, boolean?]> = [
+  [
+    'a long list between paragraphs',
+    `Here are the files:\n\n${lines(SEGMENT_ROWS * 3 + 7, '', (i) => `- \`src/f${i}.ts\`: *${i}* changes\n`)}\nThat is all.\n`,
+  ],
+  ['a numbered list that runs over several segments', lines(SEGMENT_ROWS * 2 + 3, '', (i) => `${i}. step ${i}\n`)],
+  ['a list that turns loose half-way', `${lines(60, '', (i) => `- item ${i}\n`)}\n${lines(40, '', (i) => `- later ${i}\n`)}`, false],
+  ['a task list with nested items', lines(150, '', (i) => (i % 3 ? `  - sub ${i}\n` : `- [${i % 2 ? 'x' : ' '}] task ${i}\n`))],
+  [
+    'a long table',
+    `Results:\n\n${lines(400, '| # | file | before | after |\n|--:|:-----|:------:|------|\n', (i) => `| ${i} | h${i}.ts | 500 | **401** |\n`)}\nDone.`,
+  ],
+  ['a list that is not one list', '- a\n- b\n* c\n- d\n\n1. x\n2. y\n- z\n', false],
+];
+
+describe('webview: lists and tables stream a row at a time (Chromium)', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let build: WebviewBuild;
+
+  before(async () => {
+    build = await buildWebview();
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await build?.dispose();
+  });
+
+  for (const [name, text, kept = true] of REPLIES) {
+    it(`${name}: streamed, the DOM is the one-shot render's${kept ? ', and the first item is never rendered again' : ''}`, async () => {
+      const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
+      try {
+        await wp.page.waitForSelector('[data-testid="empty-state"]');
+        const result = (await wp.page.evaluate(`${DRIVER}(${JSON.stringify(text)}, 37, 4, ${JSON.stringify(renderMarkdown(text))})`)) as {
+          same: boolean;
+          html: string;
+          expected: string;
+          firstKept: boolean;
+        };
+        if (result.html !== result.expected) {
+          let at = 0;
+          while (result.html[at] === result.expected[at]) at++;
+          assert.fail(
+            `differs at ${at}: ${JSON.stringify(result.html.slice(at - 200, at + 200))}\nexpected ${JSON.stringify(result.expected.slice(at - 200, at + 200))}`,
+          );
+        }
+        assert.ok(result.same);
+        if (kept) assert.ok(result.firstKept, 'the first item shown is the node the finished message has');
+        assert.deepEqual(wp.errors, []);
+        assert.deepEqual(await wp.cspViolations(), []);
+      } finally {
+        await wp.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,418 @@
+// Lists and tables rendered a row at a time: a list item or a table row, once the next one has begun, never changes
+// how it renders, so a streamed list of thousands of items renders each item once instead of the whole open block
+// on every frame (issue 20: ~100 ms a frame for a few thousand short items). The one-shot render (renderMarkdown,
+// history) assembles the very same rows, so a streamed message ends with exactly the DOM of rendering it whole.
+//
+// What must stay true:
+// - Rows are cut at complete lines only, by the same RowCutter for a stream and for a whole text, so both see the
+//   same rows (a list item ends where a line starts a sibling: same indent, same marker; a table row is a line).
+// - A row is rendered by markdown-it alone (a table row under its header), and accepted only if it renders as one
+//   list (one table body row) of the block's kind; otherwise the whole block is rendered the usual way.
+// - A list's looseness belongs to the whole list (CommonMark): each item is told the list's, and when a later item
+//   makes the list loose, the items before it are rendered again, once.
+import type { Token } from 'markdown-it';
+import { columnNote, fitsMarkdownRender, parseBlock, renderBlock, renderTokenRange, type RenderEnv } from './markdownRender';
+
+const LIST_ITEM = /^( {0,3})(?:([-*+])|\d{1,9}([.)]))(?:[ \t]|$)/;
+const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+/** A table whose header is longer than this is rendered whole: every row is parsed under its header. */
+export const MAX_ROW_HEADER = 4_000;
+/**
+ * A list of more rows than this is written as consecutive lists of this many (class md-seg, numbered on), each
+ * laid out and painted only near the viewport (styles/markdown.css): with thousands of items in one list, every
+ * frame's style, layout and paint walked them all, 100–250 ms a frame.
+ */
+export const SEGMENT_ROWS = 100;
+
+export interface RowShape {
+  kind: 'list' | 'table';
+  /** Offset of the first row: 0 for a list, after the delimiter line for a table. */
+  headEnd: number;
+  /** A list's marker indent and its bullet (`-`, `*`, `+`) or ordered delimiter (`.`, `)`). */
+  indent: number;
+  marker: string;
+}
+
+/**
+ * The shape of a block that is a list or a table, null if it is neither, undefined while the lines that decide it
+ * are not complete yet (`final`: the text is all there).
+ */
+export function rowShape(src: string, final = false): RowShape | null | undefined {
+  const nl1 = src.indexOf('\n');
+  if (nl1 < 0 && !final) return undefined;
+  const first = src.slice(0, nl1 < 0 ? src.length : nl1);
+  const item = LIST_ITEM.exec(first);
+  if (item) return { kind: 'list', headEnd: 0, indent: item[1]!.length, marker: item[2] ?? item[3]! };
+  if (!first.includes('|') || nl1 < 0) return null;
+  const nl2 = src.indexOf('\n', nl1 + 1);
+  if (nl2 < 0 && !final) return undefined;
+  const headEnd = nl2 < 0 ? src.length : nl2 + 1;
+  const second = src.slice(nl1 + 1, nl2 < 0 ? src.length : nl2);
+  if (!second.includes('|') || !TABLE_DELIMITER.test(second) || headEnd > MAX_ROW_HEADER) return null;
+  return { kind: 'table', headEnd, indent: 0, marker: '|' };
+}
+
+/** Cuts a list or table block, as it grows, into rows. Each line is looked at once. */
+export class RowCutter {
+  /** Where each complete row ends (the next one's start). */
+  readonly ends: number[] = [];
+  private scan: number;
+
+  constructor(readonly shape: RowShape) {
+    this.scan = shape.headEnd;
+  }
+
+  /** Where the open (last) row starts. */
+  get openStart(): number {
+    return this.ends[this.ends.length - 1] ?? this.shape.headEnd;
+  }
+
+  /** Looks at the lines of `src` (the same block, grown) not looked at yet; `final`: its last line is complete too. */
+  cut(src: string, final = false): void {
+    while (this.scan < src.length) {
+      let nl = src.indexOf('\n', this.scan);
+      if (nl < 0) {
+        if (!final) return;
+        nl = src.length;
+      }
+      const start = this.scan;
+      this.scan = Math.min(nl + 1, src.length);
+      const line = src.slice(start, nl);
+      if (this.shape.kind === 'table') {
+        if (/\S/.test(line)) this.ends.push(this.scan);
+      } else if (start > this.openStart && this.startsSibling(line)) this.ends.push(start);
+    }
+    // A list's last item ends with the block.
+    if (final && this.shape.kind === 'list' && this.openStart < src.length && /\S/.test(src.slice(this.openStart))) this.ends.push(src.length);
+  }
+
+  private startsSibling(line: string): boolean {
+    const m = LIST_ITEM.exec(line);
+    return !!m && m[1]!.length === this.shape.indent && (m[2] ?? m[3]) === this.shape.marker;
+  }
+}
+
+const LIST_OPEN = new Set(['bullet_list_open', 'ordered_list_open']);
+
+/** A row as markdown-it rendered it. */
+interface ParsedRow {
+  tokens: Token[];
+  /** List: the item makes the list loose. */
+  loose: boolean;
+  /** Table: columns left out of this row. */
+  hidden: number;
+  /** List: items in the row (siblings at an odd indent share one). */
+  items: number;
+}
+
+function withoutTrailingBlankLines(src: string): string {
+  const lines = src.split('\n');
+  while (lines.length > 1 && !/\S/.test(lines[lines.length - 1]!)) lines.pop();
+  return `${lines.join('\n')}\n`;
+}
+
+/** One list item (or several siblings at an odd indent) alone, checked to be one list of the block's kind. */
+function parseListRow(src: string, shape: RowShape, last: boolean, env: RenderEnv): ParsedRow | null {
+  if (!fitsMarkdownRender(src)) return null;
+  const tokens = parseBlock(src, env);
+  if (!isOneList(tokens, shape, src)) return null;
+  const inner = withoutTrailingBlankLines(src);
+  // A blank line after the item, with a sibling after it, makes the list loose; so may one inside it, between two of
+  // its blocks (not inside a fence): markdown-it decides that, told by a sibling appended after the item.
+  let loose = !last && inner.length < src.length && /\n[ \t]*\n/.test(src.slice(inner.length - 1));
+  if (!loose && /\n[ \t]*\n/.test(inner)) {
+    const probe = parseBlock(`${inner}${shape.marker === '.' || shape.marker === ')' ? `1${shape.marker}` : shape.marker} x\n`, env);
+    if (!isOneList(probe, shape)) return null;
+    // The appended sibling's paragraph is the last one directly in an item: hidden when the list is tight.
+    for (let i = probe.length - 1; i >= 0; i--) {
+      const t = probe[i]!;
+      if (t.type === 'paragraph_open' && t.level === 2) {
+        loose = !t.hidden;
+        break;
+      }
+    }
+  }
+  let items = 0;
+  for (const t of tokens) if (t.type === 'list_item_open' && t.level === 1) items++;
+  return { tokens, loose, hidden: 0, items };
+}
+
+/**
+ * Whether `tokens` are one list of the block's marker and, given `src`, one that runs to its last line: a list that
+ * stops short (after an empty item and a blank line, say) would stop there in the whole block too.
+ */
+function isOneList(tokens: Token[], shape: RowShape, src?: string): boolean {
+  const open = tokens[0];
+  const close = tokens[tokens.length - 1];
+  if (!open || !close || !LIST_OPEN.has(open.type) || close.type !== open.type.replace('_open', '_close') || open.markup !== shape.marker) return false;
+  for (let i = 1; i < tokens.length - 1; i++) if (tokens[i]!.level === 0) return false;
+  return src === undefined || open.map?.[1] === lineCount(src);
+}
+
+/** Lines as markdown-it counts them: a last line without a line break counts too. */
+function lineCount(src: string): number {
+  let n = 0;
+  for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) n++;
+  return src.endsWith('\n') ? n : n + 1;
+}
+
+/** A list's items, their paragraphs shown or hidden as the whole list is loose or tight (markdown-it's rule). */
+function listItemsHtml(row: ParsedRow, loose: boolean, env: RenderEnv): string {
+  const { tokens } = row;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.type === 'paragraph_open' && t.level === 2) t.hidden = tokens[i + 2]!.hidden = !loose;
+  }
+  return renderTokenRange(tokens, 1, tokens.length - 1, env);
+}
+
+/** The parts of a table around its body rows. */
+interface TableFrame {
+  tokens: Token[];
+  theadEnd: number;
+  hidden: number;
+}
+
+function parseTableHead(head: string, env: RenderEnv): TableFrame | null {
+  const tokens = parseBlock(head, env);
+  const theadEnd = tokens.findIndex((t) => t.type === 'thead_close') + 1;
+  const close = tokens.findIndex((t) => t.type === 'table_close');
+  if (tokens[0]?.type !== 'table_open' || theadEnd < 1 || close !== theadEnd) return null;
+  const rest = tokens.slice(close + 1);
+  if (rest.length > 1 || (rest.length === 1 && rest[0]!.meta?.hiddenColumns === undefined)) return null;
+  return { tokens, theadEnd, hidden: (rest[0]?.meta as { hiddenColumns?: number } | undefined)?.hiddenColumns ?? 0 };
+}
+
+/** One table row under its header, checked to be one body row. Its tokens run from tbody_open to table_close. */
+function parseTableRow(head: string, src: string, env: RenderEnv): ParsedRow | null {
+  if (!fitsMarkdownRender(src)) return null;
+  const tokens = parseBlock(head + src, env);
+  const body = tokens.findIndex((t) => t.type === 'tbody_open');
+  const close = tokens.findIndex((t) => t.type === 'table_close');
+  if (tokens[0]?.type !== 'table_open' || body < 0 || close < 0) return null;
+  if (tokens[body + 1]?.type !== 'tr_open' || tokens[close - 2]?.type !== 'tr_close' || tokens[close - 1]?.type !== 'tbody_close') return null;
+  for (let i = body + 2; i < close - 2; i++) if (tokens[i]!.type === 'tr_open') return null;
+  const rest = tokens.slice(close + 1);
+  if (rest.length > 1 || (rest.length === 1 && rest[0]!.meta?.hiddenColumns === undefined)) return null;
+  return {
+    tokens: tokens.slice(body, close + 1),
+    loose: false,
+    items: 1,
+    hidden: (rest[0]?.meta as { hiddenColumns?: number } | undefined)?.hiddenColumns ?? 0,
+  };
+}
+
+/** A committed row's HTML and what it needs to be rendered again. */
+interface Row {
+  parsed: ParsedRow;
+  html: string;
+}
+
+/** What a commit did to the rows' HTML. */
+export type RowChange = { rerendered: false; added: string[] } | { rerendered: true; all: string[] };
+
+/**
+ * One list or table block, rendered a row at a time as it grows. Finished rows are rendered once (all again, once,
+ * when a list turns loose); the open row is rendered on demand. `html()` is renderRows' result for the whole block.
+ */
+export class RowBlock {
+  private readonly cutter: RowCutter;
+  private readonly rows: Row[] = [];
+  private loose = false;
+  private hidden = 0;
+  private frame: TableFrame | null = null;
+  private listOpen = '';
+  private listClose = '';
+  /** The ordered list's first number. */
+  private start = 1;
+  /** Items before each segment of SEGMENT_ROWS rows. */
+  private readonly itemsBefore: number[] = [0];
+
+  private constructor(
+    readonly shape: RowShape,
+    private readonly env: RenderEnv,
+    private readonly head: string,
+  ) {
+    this.cutter = new RowCutter(shape);
+  }
+
+  /** A row view of `src` if it is a list or table whose head renders as one; undefined while undecided; null if not. */
+  static for(src: string, final = false, env: RenderEnv = {}): RowBlock | null | undefined {
+    const shape = rowShape(src, final);
+    if (!shape) return shape;
+    const block = new RowBlock(shape, env, src.slice(0, shape.headEnd));
+    if (shape.kind === 'table') {
+      block.frame = parseTableHead(block.head, env);
+      if (!block.frame) return null;
+      block.hidden = block.frame.hidden;
+    }
+    return block;
+  }
+
+  get kind(): RowShape['kind'] {
+    return this.shape.kind;
+  }
+
+  /** Where the open (last) row starts in the block's source. */
+  get openStart(): number {
+    return this.cutter.openStart;
+  }
+
+  get rowCount(): number {
+    return this.rows.length;
+  }
+
+  /**
+   * Renders the rows `src` (the same block, grown) completes; `final`: the block is complete, its last row too. Null
+   * when a row is not what the block's shape promised: the block must then be rendered whole.
+   */
+  commit(src: string, final = false): RowChange | null {
+    this.cutter.cut(src, final);
+    const ends = this.cutter.ends;
+    const added: Row[] = [];
+    const wasLoose = this.loose;
+    // A table's new rows are parsed together, under the head once (a row never changes another's HTML).
+    const batch = this.shape.kind === 'table' && ends.length > this.rows.length ? this.parseTableBatch(src, ends) : undefined;
+    if (batch === null) return null;
+    for (let i = this.rows.length; i < ends.length; i++) {
+      const start = ends[i - 1] ?? this.shape.headEnd;
+      const last = final && i === ends.length - 1;
+      const parsed = batch ? batch[i - this.rows.length]! : this.parse(src.slice(start, ends[i]), last);
+      if (!parsed) return null;
+      if (this.rows.length === 0 && added.length === 0 && this.shape.kind === 'list') this.openList(parsed.tokens);
+      this.loose ||= parsed.loose;
+      this.hidden = Math.max(this.hidden, parsed.hidden);
+      added.push({ parsed, html: '' });
+    }
+    if (this.loose !== wasLoose && this.rows.length > 0) {
+      this.rows.push(...added);
+      for (const row of this.rows) row.html = this.rowHtml(row.parsed);
+      return { rerendered: true, all: this.rows.map((r) => r.html) };
+    }
+    for (const row of added) row.html = this.rowHtml(row.parsed);
+    this.rows.push(...added);
+    return { rerendered: false, added: added.map((r) => r.html) };
+  }
+
+  /** Whether the list is written in segments (it has more than SEGMENT_ROWS rows). */
+  get segmented(): boolean {
+    return this.shape.kind === 'list' && this.rows.length > SEGMENT_ROWS;
+  }
+
+  /** The opening tag of a list's segment `s` (the whole list's, while it is not segmented). */
+  segmentOpen(s: number): string {
+    if (!this.segmented) return this.listOpen;
+    const ordered = this.shape.marker === '.' || this.shape.marker === ')';
+    for (let i = this.itemsBefore.length; i <= s; i++) {
+      let items = this.itemsBefore[i - 1]!;
+      for (const row of this.rows.slice((i - 1) * SEGMENT_ROWS, i * SEGMENT_ROWS)) items += row.parsed.items;
+      this.itemsBefore.push(items);
+    }
+    const start = this.start + this.itemsBefore[s]!;
+    return ordered ? `<ol${start !== 1 ? ` start="${start}"` : ''} class="md-seg">\n` : '<ul class="md-seg">\n';
+  }
+
+  /**
+   * The open row of `src` rendered as still open, or null when it cannot be (not yet one row of this block's kind):
+   * shown as text until it is complete.
+   */
+  openRowHtml(src: string): string | null {
+    const open = src.slice(this.cutter.openStart);
+    if (!/\S/.test(open)) return '';
+    const parsed =
+      this.shape.kind === 'list'
+        ? parseListRow(open, this.shape, true, { ...this.env, open: true })
+        : parseTableRow(this.head, open, { ...this.env, open: true });
+    if (!parsed) return null;
+    if (this.shape.kind === 'list' && this.rows.length === 0) this.openList(parsed.tokens);
+    return this.shape.kind === 'list'
+      ? listItemsHtml(parsed, this.loose || parsed.loose, { ...this.env, open: true })
+      : tableRowHtml(parsed, { ...this.env, open: true });
+  }
+
+  /** The HTML before the rows (a list's opening tag; a table's head and `<tbody>`), once a row is committed. */
+  get before(): string {
+    if (this.shape.kind === 'list') return this.listOpen;
+    return renderTokenRange(this.frame!.tokens, 0, this.frame!.theadEnd, this.env) + (this.rows.length ? '<tbody>\n' : '');
+  }
+
+  /** The HTML after the rows, the note on hidden columns included. */
+  get after(): string {
+    if (this.shape.kind === 'list') return this.listClose;
+    return `${this.rows.length ? '</tbody>\n' : ''}</table>\n${this.hidden ? columnNote(this.hidden) : ''}`;
+  }
+
+  /** The whole block's HTML: what renderRows gives for it, once `commit(src, true)` has succeeded. */
+  html(): string {
+    if (this.segmented) {
+      let html = '';
+      for (let at = 0; at < this.rows.length; at += SEGMENT_ROWS) {
+        html += this.segmentOpen(at / SEGMENT_ROWS);
+        for (const row of this.rows.slice(at, at + SEGMENT_ROWS)) html += row.html;
+        html += this.listClose;
+      }
+      return html;
+    }
+    let html = this.before;
+    for (const row of this.rows) html += row.html;
+    return html + this.after;
+  }
+
+  /** The table rows from the first not yet committed to the last of `ends`, from one parse; null if not one row each. */
+  private parseTableBatch(src: string, ends: readonly number[]): ParsedRow[] | null {
+    const from = ends[this.rows.length - 1] ?? this.shape.headEnd;
+    const rows: string[] = [];
+    for (let i = this.rows.length; i < ends.length; i++) rows.push(src.slice(ends[i - 1] ?? this.shape.headEnd, ends[i]));
+    if (!rows.every((r) => fitsMarkdownRender(r))) return null;
+    const body = src.slice(from, ends[ends.length - 1]);
+    const tokens = parseBlock(this.head + (body.endsWith('\n') ? body : `${body}\n`), this.env);
+    const tbody = tokens.findIndex((t) => t.type === 'tbody_open');
+    const close = tokens.findIndex((t) => t.type === 'table_close');
+    if (tokens[0]?.type !== 'table_open' || tbody < 0 || close < 0 || tokens[close - 1]?.type !== 'tbody_close') return null;
+    const rest = tokens.slice(close + 1);
+    if (rest.length > 1 || (rest.length === 1 && rest[0]!.meta?.hiddenColumns === undefined)) return null;
+    const hidden = (rest[0]?.meta as { hiddenColumns?: number } | undefined)?.hiddenColumns ?? 0;
+    const starts: number[] = [];
+    for (let i = tbody + 1; i < close - 1; i++) if (tokens[i]!.type === 'tr_open') starts.push(i);
+    if (starts.length !== rows.length) return null;
+    return starts.map((at, k) => ({
+      // As parseTableRow gives a row: tbody_open, the row, tbody_close, table_close (its neighbours when rendered).
+      tokens: [tokens[tbody]!, ...tokens.slice(at, starts[k + 1] ?? close - 1), tokens[close - 1]!, tokens[close]!],
+      loose: false,
+      items: 1,
+      hidden,
+    }));
+  }
+
+  private parse(src: string, last: boolean): ParsedRow | null {
+    return this.shape.kind === 'list' ? parseListRow(src, this.shape, last, this.env) : parseTableRow(this.head, src, this.env);
+  }
+
+  private rowHtml(parsed: ParsedRow): string {
+    return this.shape.kind === 'list' ? listItemsHtml(parsed, this.loose, this.env) : tableRowHtml(parsed, this.env);
+  }
+
+  private openList(tokens: Token[]): void {
+    this.start = Number(tokens[0]!.attrGet('start') ?? 1);
+    this.listOpen = renderTokenRange(tokens, 0, 1, this.env);
+    this.listClose = renderTokenRange(tokens, tokens.length - 1, tokens.length, this.env);
+  }
+}
+
+/** A table row's `<tr>…</tr>\n` (its tokens run from tbody_open to table_close). */
+function tableRowHtml(row: ParsedRow, env: RenderEnv): string {
+  return renderTokenRange(row.tokens, 1, row.tokens.length - 2, env);
+}
+
+/** A whole list or table block rendered row by row, or null when it is neither (or a row is not what it seemed). */
+export function renderRows(src: string, env: RenderEnv = {}): string | null {
+  const block = RowBlock.for(src, true, env);
+  if (!block) return null;
+  return block.commit(src, true) ? block.html() : null;
+}
+
+/** Renders one block of a reply: lists and tables row by row, anything else whole. */
+export function renderAnyBlock(src: string, env: RenderEnv = {}): string {
+  if (!/\S/.test(src)) return '';
+  return renderRows(src, env) ?? renderBlock(src, env);
+}
