@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createBatonCore, type BatonCore } from '../../src/core/batonCore';
+import { panelOpened } from '../../src/core/chat/panelOpened';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { Logger } from '../../src/core/util/logger';
 import type { HostMessage } from '../../src/shared/protocol';
@@ -64,8 +65,9 @@ async function main(job: WindowJob): Promise<void> {
   });
   core.chat.onDidPost((message) => report({ kind: 'post', at: Date.now(), message }));
   core.orchestrator.onEvent((event) => report({ kind: 'event', at: Date.now(), event }));
-  // The panel opens: it asks for its first snapshot.
+  // The panel opens, as the extension's view does: it asks for its first snapshot, and the session is prepared.
   core.chat.receive({ type: 'ready' });
+  void panelOpened(core, logger);
   process.on('message', (command: WindowCommand) => {
     switch (command.cmd) {
       case 'send':

@@ -253,6 +253,8 @@ export class Orchestrator {
    */
   prewarm(): Promise<void> {
     if (this.keeper.current || this.disposed || this.processing) return Promise.resolve();
+    // Another live window runs this conversation: its session is not opened here too (messages go to that window).
+    if (this.opts.shared?.ownerElsewhere()) return Promise.resolve();
     return this.runTask(async () => {
       if (!this.keeper.current) await this.keeper.ensure(this.currentModel);
     });
