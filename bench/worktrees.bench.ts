@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChangeSets } from '../src/core/git/changeSets';
+import { ChangeSets } from '../src/core/changes/changeSets';
 import { WorktreeManager } from '../src/core/git/worktrees';
 import { makeLargeRepo, testGit } from '../test/support/gitFixture';
 import { median, type BenchFigure } from './figure';
@@ -41,11 +41,11 @@ export async function benchWorktrees(opts: { quick: boolean }): Promise<BenchFig
       const wt = await worktrees.createWorkerWorktree({ repoDir: repo, workerName: `bench${i}` });
       starts.push(performance.now() - t);
       const r = performance.now();
-      await changeSets.discard(wt.changeSet);
+      await changeSets.discard(wt.record);
       removals.push(performance.now() - r);
     }
 
-    const { changeSet } = await worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'review' });
+    const { record: changeSet } = await worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'review' });
     for (let i = 0; i < CHANGED; i++) {
       await writeFile(join(changeSet.worktreePath, 'src', `mod${i}`, 'file7.ts'), `export const changed${i} = true;\n`);
     }

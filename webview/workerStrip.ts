@@ -24,14 +24,30 @@ interface Card {
   /** "N files changed, +a −b" with Review / Apply / Discard / Open folder, while changes wait for review. */
   changes: HTMLElement;
   changesText: HTMLElement;
+  /** The files the worker touched, kept across rounds until its change set is settled. */
+  touched: HTMLElement;
+  /** The worker's own report of its last finished task, kept while it runs again. */
+  summary: HTMLElement;
+  /** Other pending workers that touched the same files. */
+  overlap: HTMLElement;
+  /** An Apply met conflicts: which files, and the two ways forward. */
+  conflict: HTMLElement;
+  conflictText: HTMLElement;
   worker: WorkerCard;
 }
 
 const CHANGE_ACTIONS = [
   ['review', 'Review'],
   ['apply', 'Apply'],
+  ['ask', 'Ask for changes\u2026'],
+  ['branch', 'Keep as branch'],
   ['discard', 'Discard'],
   ['folder', 'Open folder'],
+] as const;
+
+const CONFLICT_ACTIONS = [
+  ['resolve-worker', 'Resolve with worker'],
+  ['resolve-editor', 'Resolve in editor\u2026'],
 ] as const;
 
 export class WorkerStrip {
@@ -90,6 +106,20 @@ export class WorkerStrip {
     );
     el.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name }));
     const where = h('div', { class: 'worker-where', 'data-testid': 'worker-where' });
+    const summary = h('div', { class: 'worker-summary', 'data-testid': 'worker-summary' });
+    const touched = h('div', { class: 'worker-touched', 'data-testid': 'worker-touched' });
+    const overlap = h('div', { class: 'worker-overlap', 'data-testid': 'worker-overlap', role: 'status' });
+    const conflictText = h('span', { 'data-testid': 'worker-conflicts' });
+    const conflict = h(
+      'div',
+      { class: 'worker-conflict' },
+      conflictText,
+      ...CONFLICT_ACTIONS.map(([action, label]) => {
+        const b = h('button', { type: 'button', class: 'link-button', 'data-testid': `worker-${action}` }, label);
+        b.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name, action }));
+        return b;
+      }),
+    );
     const changesText = h('span', { class: 'worker-changes-text', 'data-testid': 'worker-changes' });
     // Buttons sit beside the card, not in it: a button inside a button is not valid HTML.
     const changes = h(
@@ -102,8 +132,8 @@ export class WorkerStrip {
         return b;
       }),
     );
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, changes);
-    return { el, state, elapsed, dir, last, where, changes, changesText, worker };
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, conflict, changes);
+    return { el, state, elapsed, dir, last, where, changes, changesText, touched, summary, overlap, conflict, conflictText, worker };
   }
 
   private fill(card: Card): void {
@@ -111,13 +141,16 @@ export class WorkerStrip {
     el.dataset.name = worker.name;
     el.dataset.state = worker.state;
     el.title = `Open ${worker.name}`;
-    setText(card.state, STATE_LABEL[worker.state] ?? worker.state);
-    setText(card.dir, worker.workingDir);
-    card.dir.title = worker.workingDir;
+    setText(card.state, worker.activity && worker.state === 'running' ? worker.activity : (STATE_LABEL[worker.state] ?? worker.state));
+    // A worktree lives in Baton's storage: the card names the user's folder and the branch instead.
+    const place = worker.isolation?.kind === 'worktree' ? worker.isolation.sourceDir : worker.workingDir;
+    setText(card.dir, place);
+    card.dir.title = place;
     setText(card.last, worker.lastLine);
     card.last.hidden = !worker.lastLine;
-    const iso =
-      worker.isolation?.kind === 'worktree'
+    const iso = worker.outcome
+      ? worker.outcome.text
+      : worker.isolation?.kind === 'worktree'
         ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}`
         : '';
     const box = worker.sandbox;
@@ -126,8 +159,22 @@ export class WorkerStrip {
     setText(card.where, [iso, unsandboxed, network].filter(Boolean).join(' · '));
     card.where.hidden = !card.where.textContent;
     card.where.dataset.sandbox = box?.state ?? '';
+    card.where.dataset.outcome = worker.outcome?.kind ?? '';
+    setText(card.summary, worker.summary ?? '');
+    card.summary.title = worker.summary ?? '';
+    card.summary.hidden = !worker.summary;
     const c = worker.changes;
+    const paths = c?.paths ?? [];
+    setText(card.touched, paths.length ? `${paths.join(', ')}${c && c.files > paths.length ? `, +${c.files - paths.length} more` : ''}` : '');
+    card.touched.title = paths.join('\n');
+    card.touched.hidden = !paths.length;
     card.changes.hidden = !c?.files;
+    const overlaps = worker.overlaps ?? [];
+    setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');
+    card.overlap.hidden = !overlaps.length;
+    const conflicts = worker.conflicts ?? [];
+    setText(card.conflictText, conflicts.length ? `Conflicts with your tree: ${conflicts.join(', ')}` : '');
+    card.conflict.hidden = !conflicts.length || worker.state === 'running';
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }

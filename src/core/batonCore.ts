@@ -40,7 +40,7 @@ import { createWikiTools } from './wiki/wikiTools';
 import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
-import { createChangeTools } from './workers/changeTools';
+import { createChangeTools } from './changes/changeTools';
 import { sweepOrphanedSessions } from './workers/sessionSweep';
 
 export interface BatonCoreDeps {
@@ -214,6 +214,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
             // Landing or dropping work is the user's decision, asked in the panel like a worker's permission.
             confirm: async (worker, kind, detail) => (await broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
             dirtyBuffers: () => deps.dirtyBuffers?.() ?? [],
+            summaryOf: (worker) => pool.summaryOf(worker),
           })
         : []),
       ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),

@@ -79,8 +79,18 @@ export interface WorkerCard {
   };
   /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
-  /** The worker's pending changes, until they are applied or discarded. */
-  changes?: { files: number; additions: number; deletions: number };
+  /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */
+  changes?: { files: number; additions: number; deletions: number; paths?: string[] };
+  /** Files an Apply found changed differently in the user's tree: Resolve with the worker, or in the editor. */
+  conflicts?: string[];
+  /** What a running worker is doing beyond a plain task ("resolving conflicts"). */
+  activity?: string;
+  /** Other pending workers that touched the same files (before either is applied): sequence or merge them. */
+  overlaps?: Array<{ worker: string; paths: string[] }>;
+  /** The worker's own report of its last finished task (at most 500 characters): stays visible while it runs again. */
+  summary?: string;
+  /** How its change set ended: the card's final state ("applied …", "kept on baton/x", "discarded"). */
+  outcome?: { kind: 'applied' | 'kept' | 'discarded'; text: string };
 }
 
 export interface PermissionPrompt {
@@ -155,7 +165,11 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),
   z.object({ type: z.literal('routing/toggle') }),
   // `action` (a card's buttons): what to open; without it, the worker's transcript.
-  z.object({ type: z.literal('worker/open'), name: z.string().min(1), action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder']).optional() }),
+  z.object({
+    type: z.literal('worker/open'),
+    name: z.string().min(1),
+    action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder', 'branch', 'ask', 'resolve-worker', 'resolve-editor']).optional(),
+  }),
   z.object({ type: z.literal('permission/answer'), id: z.string().min(1), decision: permissionDecisionSchema }),
   z.object({ type: z.literal('link/open'), href: z.string().min(1).max(4096) }),
   z.object({ type: z.literal('code/insert'), code: z.string().max(1_000_000) }),

@@ -153,6 +153,10 @@ export class BatonServices implements vscode.Disposable {
           apply: 'baton.applyChanges',
           discard: 'baton.discardChanges',
           folder: 'baton.openWorkerFolder',
+          branch: 'baton.keepChangesAsBranch',
+          ask: 'baton.askWorkerForChanges',
+          'resolve-worker': 'baton.resolveWithWorker',
+          'resolve-editor': 'baton.resolveInEditor',
         } as const;
         void vscode.commands.executeCommand(action && action !== 'transcript' ? command[action] : 'baton.worker.openTranscript', name);
       },

@@ -1,8 +1,13 @@
-// Review, Apply, Discard and Open Folder for a worker's pending changes, from the Workers view, the
-// panel's worker cards, the palette and Chat. Review opens VS Code's multi-file diff editor
-// (original vs. the worker's version); Apply never overwrites an editor's unsaved changes and
-// applies all or nothing; Discard asks first, because it cannot be undone.
+// Review, Apply, Keep as Branch, Discard, Ask for Changes and Open Folder for a worker's pending
+// changes, from the Workers view, the panel's worker cards, the palette and Chat. Review opens VS
+// Code's multi-file diff editor (original vs. the worker's version); its right side is the worker's
+// own file, so a hunk reverted or edited there (and saved) is what Apply takes. Apply offers the
+// changed files one by one (all chosen by default), never overwrites an editor's unsaved changes and
+// applies the chosen files all or nothing; Discard asks first, because it cannot be undone. A
+// Review tab of a change set that is gone is closed.
 import * as vscode from 'vscode';
+import { ApplyConflict } from '../core/changes/changeSet';
+import { suggestCommitMessage } from '../core/changes/keepAsBranch';
 import type { Logger } from '../core/util/logger';
 import type { WorkerPool } from '../core/workers/workerPool';
 import { provideCommand } from './deferredCommands';
@@ -11,6 +16,10 @@ export const CHANGE_COMMANDS = [
   'baton.reviewChanges',
   'baton.applyChanges',
   'baton.discardChanges',
+  'baton.keepChangesAsBranch',
+  'baton.askWorkerForChanges',
+  'baton.resolveWithWorker',
+  'baton.resolveInEditor',
   'baton.openWorkerFolder',
   'baton.cleanUpWorktrees',
 ] as const;
@@ -21,6 +30,39 @@ export function dirtyBuffers(): string[] {
 }
 
 type Arg = string | { name?: unknown } | undefined;
+
+/** An Apply met files changed differently in the user's tree: both ways forward, the user's files untouched until then. */
+async function offerResolution(name: string, err: ApplyConflict): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(
+    `Baton: ${err.message}`,
+    { detail: 'Resolve with the worker (it rebuilds its change on your current tree), or resolve in the editor (conflict markers in your files).' },
+    'Resolve with the Worker',
+    'Resolve in the Editor',
+  );
+  if (choice === 'Resolve with the Worker') await vscode.commands.executeCommand('baton.resolveWithWorker', name);
+  else if (choice === 'Resolve in the Editor') await vscode.commands.executeCommand('baton.resolveInEditor', name);
+}
+
+/** VS Code's merge editor on an unmerged file (the git extension's command), or the file itself without it. */
+async function openMergeEditor(uri: vscode.Uri, log: Logger): Promise<void> {
+  try {
+    await vscode.commands.executeCommand('git.openMergeEditor', uri);
+  } catch (err) {
+    log.warn(`Merge editor: ${err instanceof Error ? err.message : String(err)}; opening the file`);
+    await vscode.window.showTextDocument(uri);
+  }
+}
+
+/** The Review tabs of a worker (titled "Worker '<name>' — …"): closed once its worktree is gone. */
+async function closeReview(name: string): Promise<void> {
+  const prefix = reviewTitle(name, '');
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith(prefix));
+  if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
+}
+
+function reviewTitle(name: string, line: string): string {
+  return `Worker '${name}' \u2014 ${line}`;
+}
 
 export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vscode.Disposable {
   const changes = pool.changes;
@@ -43,7 +85,19 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
     void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
   };
 
+  // However a change set ended (a command, the orchestrator's tool), its Review tab goes with it.
+  const closed = new Set<string>();
+  const onChange = pool.onDidChange((workers) => {
+    for (const w of workers) {
+      if (w.outcome && !closed.has(w.name)) {
+        closed.add(w.name);
+        void closeReview(w.name);
+      } else if (!w.outcome) closed.delete(w.name);
+    }
+  });
+
   return vscode.Disposable.from(
+    { dispose: onChange },
     provideCommand('baton.reviewChanges', async (arg?: Arg) => {
       const name = await pick(arg, 'Review the changes of which worker?');
       if (!name || !changes) return;
@@ -52,7 +106,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         log.info(`Review of worker '${name}': ${review.kind === 'files' ? `${review.entries.length} file(s) in the multi-file diff` : 'a unified diff'}`);
         if (review.kind === 'files') {
           if (!review.entries.length) return void vscode.window.showInformationMessage(`Baton: worker '${name}' changed nothing.`);
-          const title = `Worker '${name}' — ${(await changes.totals(name)).line}`;
+          const title = reviewTitle(name, (await changes.totals(name)).line);
           const rows = review.entries.map((e) => [vscode.Uri.file(e.userPath), vscode.Uri.file(e.originalPath), vscode.Uri.file(e.modifiedPath)]);
           await vscode.commands.executeCommand('vscode.changes', title, rows);
         } else {
@@ -71,15 +125,101 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       if (!name || !changes) return;
       try {
         const totals = await changes.totals(name);
+        let paths: string[] | undefined;
+        const isWorktree = changes.list().some((p) => p.worker === name && p.kind === 'worktree');
+        if (isWorktree && totals.files > 1) {
+          const files = await changes.files(name);
+          const picked = await vscode.window.showQuickPick(
+            files.map((f) => ({
+              label: f.path,
+              description: `${f.status}${f.oldPath ? ` from ${f.oldPath}` : ''}${f.binary ? ' (binary)' : ` +${f.additions} \u2212${f.deletions}`}`,
+              picked: true,
+            })),
+            { title: `Apply which files of worker '${name}'?`, placeHolder: 'The files not chosen stay in the worktree', canPickMany: true },
+          );
+          if (!picked?.length) return;
+          if (picked.length < files.length) paths = picked.map((p) => p.label);
+        }
+        const what = paths ? `${paths.length} of the ${totals.files} changed files` : totals.line;
         const choice = await vscode.window.showInformationMessage(
-          `Apply ${totals.line} from worker '${name}' to your working tree?`,
-          { modal: true, detail: 'All or nothing: if any file conflicts or has unsaved edits, nothing changes.' },
+          `Apply ${what} from worker '${name}' to your working tree?`,
+          {
+            modal: true,
+            detail: `All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.${paths ? ' The other files stay in the worktree for a later Apply or Discard.' : ''}`,
+          },
           'Apply',
-          'Apply and Keep Worktree',
+          ...(paths ? [] : ['Apply and Keep Worktree']),
         );
         if (!choice) return;
-        const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === 'Apply and Keep Worktree' });
+        const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === 'Apply and Keep Worktree', paths });
         void vscode.window.showInformationMessage(`Baton: ${message}`);
+      } catch (err) {
+        if (err instanceof ApplyConflict && err.files.some((f) => f.reason === 'does-not-apply')) return offerResolution(name, err);
+        fail(err);
+      }
+    }),
+    provideCommand('baton.resolveWithWorker', async (arg?: Arg) => {
+      const name = await pick(arg, 'Which worker should resolve its conflicts?');
+      if (!name || !changes) return;
+      try {
+        void vscode.window.showInformationMessage(`Baton: ${await changes.resolveWithWorker(name)}`);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    provideCommand('baton.resolveInEditor', async (arg?: Arg) => {
+      const name = await pick(arg, 'Resolve the conflicts of which worker in the editor?');
+      if (!name || !changes) return;
+      try {
+        const choice = await vscode.window.showWarningMessage(
+          `Apply the changes of worker '${name}' with conflict markers?`,
+          {
+            modal: true,
+            detail:
+              'Like a conflicting git stash pop: what applies cleanly is applied; each conflicting file in your tree gets conflict markers and stays unmerged, and opens in the merge editor. The worker\u2019s worktree is removed.',
+          },
+          'Apply with Conflict Markers',
+        );
+        if (choice !== 'Apply with Conflict Markers') return;
+        const r = await changes.resolveInEditor(name, { dirtyBuffers: dirtyBuffers() });
+        void vscode.window.showInformationMessage(`Baton: ${r.text}`);
+        for (const file of r.conflicted) await openMergeEditor(vscode.Uri.file(file), log);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    provideCommand('baton.keepChangesAsBranch', async (arg?: Arg) => {
+      const name = await pick(arg, 'Keep the changes of which worker as a branch?');
+      if (!name || !changes) return;
+      try {
+        const totals = await changes.totals(name);
+        const suggested = suggestCommitMessage(name, pool.summaryOf(name));
+        const [subject, ...body] = suggested.split('\n');
+        const edited = await vscode.window.showInputBox({
+          title: `Keep ${totals.line} of worker '${name}' as a commit on baton/${name}`,
+          prompt: "The commit message (from the worker's summary). Its worktree is removed; the branch stays for merge, cherry-pick or a pull request.",
+          value: subject,
+          validateInput: (v) => (v.trim() ? undefined : 'A commit needs a message.'),
+        });
+        if (edited === undefined) return;
+        const message = [edited.trim(), ...body].join('\n');
+        void vscode.window.showInformationMessage(`Baton: ${await changes.keepAsBranch(name, message)}`);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    provideCommand('baton.askWorkerForChanges', async (arg?: Arg) => {
+      const name = await pick(arg, 'Ask which worker for changes?');
+      if (!name) return;
+      const text = await vscode.window.showInputBox({
+        title: `Ask worker '${name}' for changes`,
+        prompt: 'It continues in its own worktree with its own session; its change set grows.',
+        placeHolder: 'e.g. close, but rename that function to parseConfig',
+        validateInput: (v) => (v.trim() ? undefined : 'Say what should change.'),
+      });
+      if (!text?.trim()) return;
+      try {
+        await pool.send(name, text.trim(), 'panel');
       } catch (err) {
         fail(err);
       }

@@ -144,12 +144,23 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   item.iconPath = ICONS[w.state];
   const changes =
     w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
-  item.description = `${shortDir(w.workingDir)} · ${elapsedText(w, now)}${changes}`;
+  // The same place the card names: the user's folder and the branch, not the worktree in Baton's storage.
+  const place = w.isolation?.kind === 'worktree' ? `${shortDir(w.isolation.sourceDir)} (${w.isolation.branch})` : shortDir(w.workingDir);
+  const state = w.activity && w.state === 'running' ? ` · ${w.activity}` : w.outcome ? ` · ${w.outcome.text}` : '';
+  item.description = `${place} · ${elapsedText(w, now)}${state}${changes}`;
   // `.changes` marks a worker whose changes wait for review (Review / Apply / Discard in its menu).
   item.contextValue = `${w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done'}${w.changes?.files ? '.changes' : ''}`;
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${w.name}** — ${w.state.replace('_', ' ')}  \n`);
-  tip.appendText(w.workingDir);
+  tip.appendText(w.isolation?.kind === 'worktree' ? w.isolation.sourceDir : w.workingDir);
+  if (w.changes?.paths?.length) {
+    tip.appendMarkdown('\n\nTouched: ');
+    tip.appendText(w.changes.paths.join(', '));
+  }
+  if (w.overlaps?.length) {
+    tip.appendMarkdown('\n\n$(warning) Overlaps with ');
+    tip.appendText(w.overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; '));
+  }
   if (w.lastLine) {
     tip.appendMarkdown('\n\n');
     tip.appendText(w.lastLine);

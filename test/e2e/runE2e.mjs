@@ -168,7 +168,7 @@ async function runUi(vsixPath, log) {
   // The editor-context tests turn the workspace into a git repository and churn files, and the review test makes a
   // folder of it one (with worktrees outside it); VS Code's git extension and file search do not recover within one
   // window, so each group gets a VS Code of its own (the review one adds about 15 s).
-  const own = ['test/e2e/ui/context*.e2e.test.ts', 'test/e2e/ui/review.e2e.test.ts'];
+  const own = ['test/e2e/ui/context*.e2e.test.ts', 'test/e2e/ui/review.e2e.test.ts', 'test/e2e/ui/landing.e2e.test.ts'];
   await suite(...own.flatMap((f) => ['--ignore', f]), 'test/e2e/ui/**/*.e2e.test.ts');
   for (const files of own) await suite(files);
 }

@@ -5,8 +5,9 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/git/changeSet';
-import { ChangeSets } from '../../src/core/git/changeSets';
+import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/changes/changeSet';
+import { BaseRefs, baseRef } from '../../src/core/changes/baseRefs';
+import { ChangeSets } from '../../src/core/changes/changeSets';
 import { WorktreeManager } from '../../src/core/git/worktrees';
 import { commitAll, makeRepo, testGit, writeFiles } from '../support/gitFixture';
 
@@ -22,7 +23,7 @@ describe('git change sets (real git)', function () {
   let changeSets: ChangeSets;
 
   const read = (p: string) => readFileSync(p, 'utf8');
-  const create = async (workerName: string): Promise<ChangeSet> => (await worktrees.createWorkerWorktree({ repoDir: repo, workerName })).changeSet;
+  const create = async (workerName: string): Promise<ChangeSet> => (await worktrees.createWorkerWorktree({ repoDir: repo, workerName })).record;
   const conflictWith = (expected: Array<{ path: string; reason: string }>) => (err: unknown) => {
     assert.ok(err instanceof ApplyConflict, String(err));
     assert.deepEqual(
@@ -56,7 +57,7 @@ describe('git change sets (real git)', function () {
     assert.equal(describeSummary(s1), '1 file changed, +1 −1');
     assert.deepEqual(s1.files, [{ path: 'src/app.txt', status: 'modified', additions: 1, deletions: 1, binary: false }]);
 
-    assert.deepEqual(await changeSets.apply(w1, { userRepoDir: repo, dirtyBuffers: [] }), { applied: ['src/app.txt'] });
+    assert.deepEqual((await changeSets.apply(w1, { userRepoDir: repo, dirtyBuffers: [] })).applied, ['src/app.txt']);
     const afterFirst = read(join(repo, 'src/app.txt'));
     assert.equal(afterFirst, APP.replace('three', 'THREE by w1'));
 
@@ -81,6 +82,32 @@ describe('git change sets (real git)', function () {
     );
     assert.equal((await git.run(['branch', '--list', 'baton/*'], { cwd: repo })).trim(), '');
     assert.ok(!existsSync(join(storage, 'review', 'w1')));
+  });
+
+  it('applies the chosen files only (a rename and a deletion among them); the base moves over them, so the rest stays pending on its own', async () => {
+    const cs = await create('part');
+    await git.run(['mv', 'old-name.txt', 'new-name.txt'], { cwd: cs.worktreePath });
+    await unlink(join(cs.worktreePath, 'README.md'));
+    await writeFile(join(cs.worktreePath, 'src/app.txt'), APP.replace('five', 'FIVE'));
+    const result = await changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [], paths: ['new-name.txt', 'README.md'] });
+    assert.deepEqual([...result.applied].sort(), ['README.md', 'new-name.txt', 'old-name.txt']);
+    assert.equal(result.remaining, 1);
+    assert.equal(read(join(repo, 'new-name.txt')), 'renamed content\n');
+    assert.equal(existsSync(join(repo, 'old-name.txt')), false);
+    assert.equal(existsSync(join(repo, 'README.md')), false);
+    assert.equal(read(join(repo, 'src/app.txt')), APP, 'the file not chosen is not applied');
+
+    const base = await new BaseRefs(git, storage).advance(cs, result.tree!, result.applied, 'test: applied');
+    const moved = { ...cs, baseCommit: base };
+    assert.deepEqual(
+      (await changeSets.summarize(moved)).files.map((f) => [f.path, f.status]),
+      [['src/app.txt', 'modified']],
+    );
+    assert.equal((await git.run(['rev-parse', baseRef('part')], { cwd: repo })).trim(), base, 'the moved base is kept alive by its ref');
+    assert.deepEqual((await changeSets.apply(moved, { userRepoDir: repo, dirtyBuffers: [] })).applied, ['src/app.txt']);
+    assert.equal(read(join(repo, 'src/app.txt')), APP.replace('five', 'FIVE'));
+    await new BaseRefs(git, storage).remove(cs);
+    assert.equal((await git.run(['for-each-ref', 'refs/baton/'], { cwd: repo })).trim(), '');
   });
 
   it('sees commits, staged, unstaged and untracked changes without touching the worktree’s own index', async () => {

@@ -71,11 +71,17 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.equal(await readFile(join(a.workingDir, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
     const changes = core.pool.changes!;
     assert.equal((await changes.totals('alpha')).line, '1 file changed, +1 −1');
-    assert.deepEqual(finished('alpha')?.changes, { files: 1, additions: 1, deletions: 1 });
+    assert.deepEqual(finished('alpha')?.changes, { files: 1, additions: 1, deletions: 1, paths: ['src/app.txt'] });
     const result = core.events.find(
       (e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.prompt.includes("Worker 'alpha'"),
     )!;
     assert.match(result.prompt, /Changes: 1 file changed, \+1 −1 in its worktree on baton\/alpha/);
+    // The orchestrator hears of the overlap once, in the first completion message after it appeared.
+    const told = core.events.filter(
+      (e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> =>
+        e.type === 'turn.queued' && /Overlap: its changes touch the same files as worker '(alpha|beta)' \(src\/app\.txt\), also pending/.test(e.prompt),
+    );
+    assert.equal(told.length, 1, 'told once');
     assert.match(await changes.forModel('beta'), /-original line\n\+beta line/);
 
     assert.match(await changes.apply('alpha', { dirtyBuffers: [] }), /^Applied 1 file changed/);

@@ -4,8 +4,8 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeSummary } from '../../src/core/git/changeSet';
-import { ChangeSets } from '../../src/core/git/changeSets';
+import { describeSummary } from '../../src/core/changes/changeSet';
+import { ChangeSets } from '../../src/core/changes/changeSets';
 import { WorktreeError, WorktreeManager, repoKey } from '../../src/core/git/worktrees';
 import { makeLargeRepo, makeRepo, testGit, writeFiles } from '../support/gitFixture';
 
@@ -45,7 +45,7 @@ describe('git worktrees (real git)', function () {
     assert.equal(wt.userHadUncommittedChanges, true);
     assert.deepEqual([...wt.uncommittedPaths].sort(), ['README.md', 'notes.txt']);
     assert.equal(wt.uncommittedCount, 2);
-    assert.deepEqual(wt.changeSet, {
+    assert.deepEqual(wt.record, {
       worker: 'w1',
       repoRoot: repo,
       worktreePath: wt.worktreePath,
@@ -126,13 +126,13 @@ describe('git worktrees (real git)', function () {
     assert.ok(!lstatSync(join(wt.worktreePath, '.env')).isSymbolicLink());
     assert.equal(readFileSync(join(wt.worktreePath, '.env'), 'utf8'), 'TOKEN=local\n');
     assert.ok(!existsSync(join(wt.worktreePath, 'link-out')));
-    assert.deepEqual(wt.changeSet.includedPaths, ['node_modules', '.env', 'nested/.env.local']);
+    assert.deepEqual(wt.record.includedPaths, ['node_modules', '.env', 'nested/.env.local']);
 
     // `node_modules/` in .gitignore does not match a symlink: without the exclusion it would be a change.
-    const summary = await changeSets.summarize(wt.changeSet);
+    const summary = await changeSets.summarize(wt.record);
     assert.deepEqual(summary.files, []);
     // Discard removes the link, never what it points to.
-    await changeSets.discard(wt.changeSet);
+    await changeSets.discard(wt.record);
     assert.equal(readFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'utf8'), 'module.exports = 1;\n');
     assert.equal(readFileSync(join(repo, '.env'), 'utf8'), 'TOKEN=local\n');
   });
@@ -146,7 +146,7 @@ describe('git worktrees (real git)', function () {
     assert.deepEqual(await worktrees.listOrphans(new Set([w1.worktreePath])), []);
     assert.deepEqual(await git.branchList(repo, 'baton/*'), ['baton/w1']);
     // Removal is idempotent, and refuses anything Baton did not make.
-    await worktrees.removeWorkerWorktree(w2.changeSet);
+    await worktrees.removeWorkerWorktree(w2.record);
     await assert.rejects(() => worktrees.removeWorkerWorktree({ repoRoot: repo, worktreePath: w1.worktreePath, branch: 'main' }), /only deletes its own/);
     await assert.rejects(() => worktrees.removeWorkerWorktree({ repoRoot: repo, worktreePath: repo, branch: 'baton/w1' }), /not in Baton's storage/);
     assert.equal(await git.currentBranch(repo), 'main');
@@ -155,7 +155,7 @@ describe('git worktrees (real git)', function () {
   it('removes a worktree whose folder the user already deleted, and one whose repository is gone', async () => {
     const w1 = await worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'w1' });
     await rm(w1.worktreePath, { recursive: true, force: true });
-    await worktrees.removeWorkerWorktree(w1.changeSet);
+    await worktrees.removeWorkerWorktree(w1.record);
     assert.equal((await git.worktreeList(repo)).length, 1);
     assert.deepEqual(await git.branchList(repo, 'baton/*'), []);
 
@@ -164,7 +164,7 @@ describe('git worktrees (real git)', function () {
     const [orphan] = await worktrees.listOrphans(new Set());
     assert.equal(orphan.worktreePath, w2.worktreePath);
     assert.equal(orphan.repoRoot, undefined);
-    await worktrees.removeWorkerWorktree(w2.changeSet);
+    await worktrees.removeWorkerWorktree(w2.record);
     assert.ok(!existsSync(w2.worktreePath));
   });
 
@@ -181,10 +181,10 @@ describe('git worktrees (real git)', function () {
 
     for (let i = 0; i < 100; i++) await writeFile(join(wt.worktreePath, 'src', `mod${i}`, 'file7.ts'), `export const changed${i} = true;\n// line two\n`);
     const t2 = performance.now();
-    const s = await changeSets.summarize(wt.changeSet);
+    const s = await changeSets.summarize(wt.record);
     const summarizeMs = performance.now() - t2;
     const t3 = performance.now();
-    const d = await changeSets.diff(wt.changeSet, { maxBytes: 1_000_000 });
+    const d = await changeSets.diff(wt.record, { maxBytes: 1_000_000 });
     const diffMs = performance.now() - t3;
     console.log(
       `      10,000-file repo: worktree ${createMs.toFixed(0)} ms (rev-parse baseline ${baseline.toFixed(1)} ms); 100 changed files: summarize ${summarizeMs.toFixed(0)} ms, diff ${diffMs.toFixed(0)} ms`,

@@ -197,6 +197,18 @@ describe('worker permission handler', () => {
     assert.equal(broker.asked.length, 3);
   });
 
+  it('a sandbox bypass for a file outside the folder asks about that file, not about running outside the sandbox', async () => {
+    sandboxed = true;
+    broker.answer = 'once';
+    const h = handler();
+    const outside = join(home, 'elsewhere', 'notes.txt');
+    const bypass = { ...write(outside), requestSandboxBypass: true, requestSandboxBypassReason: 'outside the writable paths' } as PermissionRequest;
+    assert.equal((await decide(h, bypass)).kind, 'approve-once');
+    assert.equal(broker.asked[0]?.kind, 'edit a file outside its folder');
+    assert.match(broker.asked[0]?.detail ?? '', /notes\.txt \(outside its folder; its sandbox blocks this unless you allow it once\)$/);
+    assert.doesNotMatch(JSON.stringify(broker.asked), /outside the sandbox/i);
+  });
+
   it('a permissive retry is asked each time, worded as what it is: in the sandbox, file limits off, network rules kept', async () => {
     trust = true;
     sandboxed = true;

@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
-import type { ChangeSet } from './changeSet';
 import { Git, GitError } from './git';
 import { worktreeInclude, type IncludedEntry, type IncludeProblem } from './worktreeInclude';
 
@@ -39,8 +38,33 @@ export interface CreateWorktreeOptions {
   include?: readonly string[];
 }
 
+/**
+ * What Baton knows a worker's worktree by: plain data (strings and numbers) so the store can persist
+ * it; the change lifecycle (src/core/changes/) builds its change sets on it.
+ */
+export interface WorktreeRecord {
+  worker: string;
+  /** The user's repository (real path of its top folder). */
+  repoRoot: string;
+  /** The worktree in Baton's storage where the worker works. */
+  worktreePath: string;
+  /** `baton/<worker>`. */
+  branch: string;
+  /** The commit the worktree started from: what every diff and apply is computed against. */
+  baseCommit: string;
+  /** The worker's working directory inside the worktree (the counterpart of the folder it was given). */
+  workingDir: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /**
+   * Paths (relative to the repository root) Baton linked or copied into the worktree from the
+   * user's checkout ("worktree include"): never part of the changes, never applied back.
+   */
+  includedPaths: string[];
+}
+
 export interface WorkerWorktree {
-  changeSet: ChangeSet;
+  record: WorktreeRecord;
   repoRoot: string;
   worktreePath: string;
   branch: string;
@@ -138,7 +162,7 @@ export class WorktreeManager {
     const workingDir = rel ? join(worktreePath, rel) : worktreePath;
     const paths = status.map((s) => s.path);
     return {
-      changeSet: {
+      record: {
         worker: name,
         repoRoot,
         worktreePath,
@@ -162,10 +186,11 @@ export class WorktreeManager {
   }
 
   /**
-   * Removes the worktree (with whatever the worker left in it) and its branch. Idempotent: a folder
+   * Removes the worktree (with whatever the worker left in it) and its branch (unless `keepBranch`: the
+   * user kept the work as a branch). Idempotent: a folder
    * or branch already gone is fine. Only for `baton/` branches and folders in Baton's storage.
    */
-  async removeWorkerWorktree(target: Pick<ChangeSet, 'repoRoot' | 'worktreePath' | 'branch'>): Promise<void> {
+  async removeWorkerWorktree(target: Pick<WorktreeRecord, 'repoRoot' | 'worktreePath' | 'branch'>, opts: { keepBranch?: boolean } = {}): Promise<void> {
     if (!target.branch.startsWith(BRANCH_PREFIX)) throw new Error(`Refusing to delete ${target.branch}: Baton only deletes its own baton/ branches.`);
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
@@ -183,7 +208,7 @@ export class WorktreeManager {
     }
     if (!repoAlive) return;
     await this.git.worktreePrune(target.repoRoot);
-    if (await this.git.branchExists(target.repoRoot, target.branch)) await this.git.branchDelete(target.repoRoot, target.branch);
+    if (!opts.keepBranch && (await this.git.branchExists(target.repoRoot, target.branch))) await this.git.branchDelete(target.repoRoot, target.branch);
   }
 
   /** Worktree folders under `<storageDir>/worktrees` whose path is not in `known` (real paths of live change sets). */

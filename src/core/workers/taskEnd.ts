@@ -5,7 +5,8 @@ import type { WorkerState } from '../../shared/protocol';
 import type { BatonStore, InboxRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { SessionLifecycle } from './sessionLifecycle';
-import type { WorkerChanges } from './workerChanges';
+import type { ChangeWatch } from '../changes/changeWatch';
+import type { WorkerChanges } from '../changes/workerChanges';
 import { originOf, type WorkerInbox } from './workerInbox';
 import { formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
 import type { Worker } from './workerTypes';
@@ -13,6 +14,8 @@ import type { Worker } from './workerTypes';
 export interface TaskEndDeps {
   disposed: () => boolean;
   changes: WorkerChanges | undefined;
+  /** The change note of the completion (follow-up verdict, change line, overlaps) and the card's summary. */
+  watch: ChangeWatch | undefined;
   inbox: WorkerInbox;
   store: BatonStore;
   logger: Logger;
@@ -26,7 +29,7 @@ export async function endTask(w: Worker, outcome: TaskOutcome, deps: TaskEndDeps
   const shuttingDown = deps.disposed() || (outcome.kind === 'killed' && outcome.by === 'shutdown');
   // The orchestrator asked for the kill itself: it knows; a user's kill it must hear about.
   const report = !shuttingDown && !(outcome.kind === 'killed' && outcome.by === 'tool');
-  const text = formatResult(w.name, outcome) + (deps.changes ? await deps.changes.resultNote(w) : '');
+  const text = formatResult(w.name, outcome) + ((await deps.watch?.completionNote(w, outcome.kind, outcome.output)) ?? '');
   // resultNote above counted the pending changes (w.changes) the card shows.
   const card = resultCard(w.name, outcome, deps.now() - w.startedAt, w.changes);
   const kind: InboxRow['kind'] = outcome.kind;

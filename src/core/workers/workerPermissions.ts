@@ -89,6 +89,18 @@ export function evaluatePermission(
         remember: `permissive:${randomUUID()}`,
       };
     }
+    // A file request names the file, which is what the user is asked about: a file outside the
+    // worker's folder (its sandbox keeps it in there), not "running" something outside the sandbox.
+    if (request.kind === 'write' || request.kind === 'read') {
+      const verb = request.kind === 'write' ? 'edit' : 'read';
+      return {
+        action: 'ask',
+        reason: `${verb} a file outside its folder${why}`,
+        detail: `${inner.detail} (outside its folder; its sandbox blocks this unless you allow it once)`,
+        kind: `${verb} a file outside its folder`,
+        remember: `bypass:${randomUUID()}`,
+      };
+    }
     return {
       action: 'ask',
       reason: `run OUTSIDE the sandbox${why}`,

@@ -14,6 +14,8 @@
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
+import { createChangeLifecycle, type ChangeWatch } from '../changes/changeWatch';
+import type { WorkerChanges } from '../changes/workerChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
@@ -22,7 +24,6 @@ import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { errorText, pastTense, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
-import { WorkerChanges } from './workerChanges';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import type { WorkerNetwork } from './workerNetwork';
@@ -33,6 +34,7 @@ import {
   WorkerError,
   type MachineSession,
   type ReplyChannel,
+  type FollowUp,
   type StopReason,
   type Task,
   type Worker,
@@ -44,6 +46,7 @@ import {
 } from './workerTypes';
 
 export type { PermissionBroker } from './workerPermissions';
+
 export * from './workerTypes';
 
 export class WorkerPool {
@@ -57,6 +60,8 @@ export class WorkerPool {
   readonly changes: WorkerChanges | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
+  /** Touched files, overlaps and the settled state of each worker's change set, on its card. */
+  private readonly watch: ChangeWatch | undefined;
   private readonly now: () => number;
   private readonly machine: MachineSessionDoor;
   /** When workers' sessions are deleted, and which are kept for pending changes. */
@@ -69,20 +74,21 @@ export class WorkerPool {
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
     this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
-      this.isolation = new WorkerIsolation(opts.store, opts.storageDir, opts.logger);
-      this.changes = new WorkerChanges(
-        this.isolation,
-        opts.sessions,
-        opts.store,
-        opts.logger,
-        (n) => this.reg.lookup(n)?.session,
-        (n) => {
-          const w = this.reg.lookup(n);
-          if (w) w.changes = undefined;
-          this.reg.fireNow();
-          void this.settleSession(n);
-        },
-      );
+      const life = createChangeLifecycle({
+        store: opts.store,
+        storageDir: opts.storageDir,
+        logger: opts.logger,
+        sessions: opts.sessions,
+        liveSession: (n) => this.reg.lookup(n)?.session,
+        send: async (n, prompt, after) => void (await this.send(n, prompt, undefined, { activity: 'resolving conflicts', after })),
+        workers: () => [...this.reg.active.values(), ...this.reg.finished],
+        fire: () => this.reg.fireNow(),
+        // Month's session lifecycle: a settled change (applied, kept as a branch, discarded) lets the session go.
+        settled: (n) => void this.settleSession(n),
+      });
+      this.isolation = new WorkerIsolation(life.pending);
+      this.changes = life.changes;
+      this.watch = life.watch;
     }
     this.machine = new MachineSessionDoor({
       sessions: opts.sessions,
@@ -125,8 +131,7 @@ export class WorkerPool {
       await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
     } catch (err) {
       // Nothing was done in the new worktree: it goes, so the name can be used again.
-      if (w.isolation?.kind === 'worktree')
-        await this.isolation?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
+      if (w.isolation?.kind === 'worktree') await this.changes?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
       throw err;
     }
     if (w.isolation?.kind === 'in-place' && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
@@ -140,9 +145,16 @@ export class WorkerPool {
    * Sends a follow-up, non-blocking. A running worker refuses; a finished one (not killed) has its
    * session resumed, within the same limit as a new worker.
    */
-  async send(name: string, prompt: string, replyTo?: ReplyChannel): Promise<WorkerInfo> {
+  async send(name: string, prompt: string, replyTo?: ReplyChannel, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
     if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
+    const known = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
+    // A worker whose change set was settled has no worktree left to continue in.
+    if (known?.isolation?.kind === 'worktree' && this.changes && !this.changes.has(name)) {
+      throw new WorkerError(
+        `Worker '${name}' has no worktree any more (its changes were ${known.outcome?.text ?? 'settled'}). Create a new worker to continue.`,
+      );
+    }
     const w = this.reg.active.get(name);
     if (w) {
       await w.ready.catch(() => undefined);
@@ -153,7 +165,7 @@ export class WorkerPool {
         );
       }
       if (replyTo) w.replyTo = replyTo;
-      this.dispatch(w, prompt);
+      this.dispatch(w, prompt, undefined, follow);
       return this.reg.info(w);
     }
     // The settings may have changed since: the directory is checked again.
@@ -161,7 +173,7 @@ export class WorkerPool {
     if (replyTo) done.replyTo = replyTo;
     // Its session was deleted once its work was settled: a new one is told what the worker did before.
     const preface = done.sessionClosed ? previousWork(done) : undefined;
-    this.dispatch(done, prompt, preface);
+    this.dispatch(done, prompt, preface, follow);
     return this.reg.info(done);
   }
 
@@ -208,6 +220,12 @@ export class WorkerPool {
     return `Killed idle worker '${name}'; its session was disconnected.`;
   }
 
+  /** The worker's own report of its last task (what a kept branch's commit message starts from). */
+  summaryOf(name: string): string | undefined {
+    const w = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
+    return w?.transcript.taskOutput() || undefined;
+  }
+
   /** The network a worker started now would get, with any setting the runtime would refuse (for Doctor). */
   network(): WorkerNetwork {
     return this.setup.network();
@@ -252,6 +270,7 @@ export class WorkerPool {
     if (this.disposed) return;
     this.disposed = true;
     this.disposeReset();
+    this.watch?.dispose();
     const workers = [...this.reg.active.values()];
     const tasks = workers.map((w) => w.task);
     for (const task of tasks) task?.abort.abort({ kind: 'killed', by: 'shutdown' } satisfies StopReason);
@@ -304,14 +323,19 @@ export class WorkerPool {
   private onEvent(w: Worker, event: AgentEvent): void {
     if (w.transcript.onEvent(event)) this.reg.fireSoon();
     if (event.type === 'assistant.usage') this.opts.onUsage?.(w.name, event.data);
+    // A tool may have changed files: the card's touched files (and any overlap) follow within a second.
+    if (event.type === 'tool.execution_complete' && w.isolation?.kind === 'worktree') this.watch?.refreshSoon(w);
     // The last words are kept in the row, so a crash still leaves something to report.
     if (event.type === 'assistant.message' && event.data.content?.trim() && w.state === 'running') this.persist(w);
   }
 
-  private dispatch(w: Worker, prompt: string, preface?: string): void {
+  private dispatch(w: Worker, prompt: string, preface?: string, follow?: FollowUp): void {
+    w.followUp = follow;
+    w.conflicts = undefined;
     w.state = 'running';
     w.startedAt = this.now();
     w.finishedAt = undefined;
+    w.outcome = undefined;
     w.tasks++;
     w.transcript.beginTask(prompt);
     const abort = new AbortController();
@@ -338,6 +362,7 @@ export class WorkerPool {
     return endTask(w, outcome, {
       disposed: () => this.disposed,
       changes: this.changes,
+      watch: this.watch,
       inbox: this.inbox,
       store: this.opts.store,
       logger: this.opts.logger,

@@ -118,6 +118,11 @@ export class WorkerRegistry {
       ...(w.session ? { sandbox: { ...w.session.sandbox } } : w.sandbox ? { sandbox: w.sandbox } : {}),
       ...(w.isolation ? { isolation: w.isolation } : {}),
       ...(w.changes ? { changes: w.changes } : {}),
+      ...(w.outcome ? { outcome: w.outcome } : {}),
+      ...(w.summary ? { summary: w.summary } : {}),
+      ...(w.overlaps?.length ? { overlaps: w.overlaps } : {}),
+      ...(w.followUp ? { activity: w.followUp.activity } : {}),
+      ...(w.conflicts?.length ? { conflicts: w.conflicts } : {}),
     };
   }
 

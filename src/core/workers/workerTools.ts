@@ -85,6 +85,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         const lines = [
           `Worker '${s.name}': ${s.state}${s.state === 'running' ? ` for ${seconds(s.elapsedMs)}` : s.finishedAt ? ` (after ${seconds(s.elapsedMs)})` : ''} in ${s.workingDir}`,
           `Session: ${s.sessionId ?? 'none yet'} (${s.source}); tasks so far: ${s.tasks}`,
+          ...(s.changes?.files ? [`Touched files (${s.changes.files}): ${touchedList(s)}`] : []),
           '',
           s.lastOutput ? `Latest output:\n${s.lastOutput}` : 'No output yet.',
         ];
@@ -133,12 +134,15 @@ export function formatWorkerList(workers: WorkerInfo[], now: number): string {
   lines.push(active.length ? `Active workers (${active.length}):` : 'No active workers.');
   for (const w of active) {
     lines.push(
-      `- ${w.name}: ${w.state}${w.state === 'running' ? ` for ${seconds(now - w.startedAt)}` : ''} in ${w.workingDir}${w.lastLine ? ` — ${w.lastLine}` : ''}`,
+      `- ${w.name}: ${w.state}${w.state === 'running' ? ` for ${seconds(now - w.startedAt)}` : ''} in ${w.workingDir}${w.lastLine ? ` — ${w.lastLine}` : ''}${w.changes?.files ? `; touched: ${touchedList(w)}` : ''}`,
     );
   }
   if (finished.length) {
     lines.push('', 'Recently finished:');
-    for (const w of finished) lines.push(`- ${w.name}: ${w.state.replace('_', ' ')} in ${w.workingDir}${w.finishedAt ? ` (${ago(now - w.finishedAt)})` : ''}`);
+    for (const w of finished)
+      lines.push(
+        `- ${w.name}: ${w.state.replace('_', ' ')} in ${w.workingDir}${w.finishedAt ? ` (${ago(now - w.finishedAt)})` : ''}${w.changes?.files ? `; changes pending, touched: ${touchedList(w)}` : w.outcome ? `; ${w.outcome.text}` : ''}`,
+      );
   }
   return lines.join('\n');
 }
@@ -153,6 +157,13 @@ export function formatMachineSessions(sessions: MachineSession[], now: number): 
         `${s.inUse ? ' | IN USE by another process (attach with fork: true)' : ''}${s.worker ? ` | Baton worker '${s.worker}'` : ''}`,
     ),
   ].join('\n');
+}
+
+/** "src/a.ts, src/b.ts" (and how many more than the card lists). */
+function touchedList(w: WorkerInfo): string {
+  const paths = w.changes?.paths ?? [];
+  const more = (w.changes?.files ?? 0) - paths.length;
+  return `${paths.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 /** "just now", "5m ago", "3h ago", "2d ago". */

@@ -79,6 +79,14 @@ export interface MachineSession {
 
 export type StopReason = { kind: 'killed'; by: 'user' | 'tool' | 'shutdown' } | { kind: 'timeout' } | { kind: 'lost'; error: string } | { kind: 'settled' };
 
+/** Something that runs when one task of a worker ends (a conflict resolution checks its work, or undoes it). */
+export interface FollowUp {
+  /** What the card shows while the task runs ("resolving conflicts"). */
+  activity: string;
+  /** Its text joins the task's completion message. */
+  after: (end: 'completed' | 'failed' | 'timed_out' | 'killed') => Promise<string>;
+}
+
 export interface Task {
   abort: AbortController;
   done: Promise<void>;
@@ -107,6 +115,12 @@ export interface Worker {
   sandbox?: WorkerCard['sandbox'];
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
+  outcome?: WorkerCard['outcome'];
+  summary?: string;
+  /** Runs when the current task ends (set by a conflict resolution). */
+  followUp?: FollowUp;
+  overlaps?: WorkerCard['overlaps'];
+  conflicts?: WorkerCard['conflicts'];
   /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */

@@ -1,28 +1,13 @@
 // The data a worker's isolated changes are known by, and the shapes review and apply answer with.
 // A ChangeSet is plain data (strings and numbers) so the store can persist it and a reload or a
 // restart finds it again; everything else is recomputed from git when asked.
+import type { WorktreeRecord } from '../git/worktrees';
 
-/** One worker's isolated changes: its worktree on `baton/<worker>`, started from `baseCommit`. */
-export interface ChangeSet {
-  worker: string;
-  /** The user's repository (real path of its top folder). */
-  repoRoot: string;
-  /** The worktree in Baton's storage where the worker works. */
-  worktreePath: string;
-  /** `baton/<worker>`. */
-  branch: string;
-  /** The commit the worktree started from: what every diff and apply is computed against. */
-  baseCommit: string;
-  /** The worker's working directory inside the worktree (the counterpart of the folder it was given). */
-  workingDir: string;
-  /** Epoch ms. */
-  createdAt: number;
-  /**
-   * Paths (relative to the repository root) Baton linked or copied into the worktree from the
-   * user's checkout ("worktree include"): never part of the changes, never applied back.
-   */
-  includedPaths: string[];
-}
+/**
+ * One worker's isolated changes: its worktree on `baton/<worker>`, diffed from `baseCommit` (moved
+ * forward by a partial apply or a move onto the user's tree; see changeSets.ts).
+ */
+export type ChangeSet = WorktreeRecord;
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -66,13 +51,23 @@ export interface ReviewEntry extends FileChange {
 export interface ApplyResult {
   /** Paths (relative to the repository root) now changed in the user's working tree. */
   applied: string[];
+  /** Changed files not chosen: they stay pending in the worktree. */
+  remaining: number;
+  /** The worktree's snapshot the apply was taken from (a partial apply moves the base to it for the applied files). */
+  tree?: string;
+  /** The whole change set at the time of the apply (applied or not). */
+  before?: ChangeSummary;
 }
 
 /** Why one file blocks an apply. */
 export interface ApplyConflictFile {
   path: string;
-  /** `unsaved-in-editor`: the editor holds unsaved changes; `does-not-apply`: the user's file differs where the worker changed it (or a file is in the way). */
-  reason: 'unsaved-in-editor' | 'does-not-apply';
+  /**
+   * `unsaved-in-editor`: the editor holds unsaved changes; `unsaved-in-review`: Review's right side
+   * (the worker's file) holds unsaved edits; `does-not-apply`: the user's file differs where the
+   * worker changed it (or a file is in the way).
+   */
+  reason: 'unsaved-in-editor' | 'unsaved-in-review' | 'does-not-apply';
   detail?: string;
 }
 
@@ -85,9 +80,11 @@ export class ApplyConflict extends Error {
 
   private static describe(files: ApplyConflictFile[]): string {
     const unsaved = files.filter((f) => f.reason === 'unsaved-in-editor').map((f) => f.path);
+    const inReview = files.filter((f) => f.reason === 'unsaved-in-review').map((f) => f.path);
     const conflicts = files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path);
     const parts: string[] = [];
     if (unsaved.length) parts.push(`unsaved in the editor (save or revert them first): ${unsaved.join(', ')}`);
+    if (inReview.length) parts.push(`edited in Review but not saved (save them to apply your edits): ${inReview.join(', ')}`);
     if (conflicts.length) parts.push(`changed differently in your working tree: ${conflicts.join(', ')}`);
     return `Nothing was applied. ${parts.join('; ')}.`;
   }

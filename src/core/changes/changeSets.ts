@@ -22,8 +22,9 @@ import {
   type FileChangeStatus,
   type ReviewEntry,
 } from './changeSet';
-import { Git, GitError } from './git';
-import type { WorktreeManager } from './worktrees';
+import { Git, GitError } from '../git/git';
+import { ChangeError } from './changeError';
+import type { WorktreeManager } from '../git/worktrees';
 
 export interface ChangeSetsOptions {
   git: Git;
@@ -35,8 +36,10 @@ export interface ChangeSetsOptions {
 export interface ApplyOptions {
   /** Any folder of the user's checkout the changes go to (normally the change set's repoRoot). */
   userRepoDir: string;
-  /** Absolute paths the editor holds unsaved changes for: never overwritten. */
+  /** Absolute paths the editor holds unsaved changes for: never overwritten (nor, in Review, half-taken). */
   dirtyBuffers: readonly string[];
+  /** Only these changed files (paths relative to the repository root, the new path of a rename); default all. */
+  paths?: readonly string[];
 }
 
 // Raw diff's status letter → ours. T (type change, e.g. file → symlink) counts as a modification.
@@ -116,48 +119,63 @@ export class ChangeSets {
     return entries;
   }
 
-  /** Brings the changes into the user's working tree, all or nothing; throws ApplyConflict naming the files that block it. */
+  /**
+   * Brings the changes (or the chosen files of them, `paths`) into the user's working tree, all or
+   * nothing; throws ApplyConflict naming the files that block it. A partial apply moves the change
+   * set's base forward over the applied files (baseRefs.ts), so the rest stays pending on its own.
+   */
   async apply(cs: ChangeSet, opts: ApplyOptions): Promise<ApplyResult> {
     const userRoot = await this.git.repoRoot(opts.userRepoDir);
     if (!userRoot) throw new Error(`${opts.userRepoDir} is not inside a git repository.`);
     const tree = await this.snapshot(cs);
-    const patchArgs = ['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)];
-    const [summary, patch] = await Promise.all([this.summaryOf(cs, tree), this.git.runBuffer(patchArgs, { cwd: cs.worktreePath })]);
-    if (!summary.files.length) return { applied: [] };
+    const all = await this.summaryOf(cs, tree);
+    const chosen = opts.paths ? choose(all.files, opts.paths) : all.files;
+    if (!chosen.length) return { applied: [], remaining: all.files.length, tree, before: all };
+    const partial = chosen.length < all.files.length;
+    const spec = partial ? this.pathspecOf(chosen.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]))) : this.pathspec(cs);
+    const patch = await this.git.runBuffer(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, cs.baseCommit, tree, ...spec], {
+      cwd: cs.worktreePath,
+    });
 
     const dirty = new Set<string>();
     for (const p of opts.dirtyBuffers) for (const key of await pathKeys(p)) dirty.add(key);
     const unsaved: ApplyConflictFile[] = [];
-    for (const f of summary.files) {
+    for (const f of chosen) {
       const touched = f.oldPath ? [f.path, f.oldPath] : [f.path];
       const hit = touched.find((p) => dirty.has(caseKey(resolve(userRoot, p))));
       if (hit) unsaved.push({ path: hit, reason: 'unsaved-in-editor' });
+      // Review's right side is the worktree's file: an unsaved edit there is not what Apply would take.
+      else if (dirty.has(caseKey(resolve(cs.worktreePath, f.path)))) unsaved.push({ path: f.path, reason: 'unsaved-in-review' });
     }
     if (unsaved.length) throw new ApplyConflict(unsaved);
 
     // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
     const applyArgs = ['apply', '--whitespace=nowarn'];
     if (!(await this.git.succeeds([...applyArgs, '--check', '-'], { cwd: userRoot, input: patch }))) {
-      throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, summary.files));
+      throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
     }
     try {
       await this.git.run([...applyArgs, '-'], { cwd: userRoot, input: patch });
     } catch (err) {
       // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
-      if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, summary.files));
+      if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
       throw err;
     }
     const applied = new Set<string>();
-    for (const f of summary.files) {
+    for (const f of chosen) {
       applied.add(f.path);
       if (f.oldPath) applied.add(f.oldPath);
     }
-    return { applied: [...applied] };
+    return { applied: [...applied], remaining: all.files.length - chosen.length, tree, before: all };
   }
 
   /** Removes the worktree, its branch and the review copies. The user's consent is the caller's. */
   async discard(cs: ChangeSet): Promise<void> {
     await this.worktrees.removeWorkerWorktree(cs);
+    await this.removeReviewCopies(cs);
+  }
+
+  async removeReviewCopies(cs: ChangeSet): Promise<void> {
     await rm(join(this.storageDir, 'review', cs.worker), { recursive: true, force: true, maxRetries: 3 });
   }
 
@@ -166,12 +184,23 @@ export class ChangeSets {
    * re-read: their stat data is valid), `add -A` into that copy, `write-tree`. New blobs land in the
    * repository's object store, where git's gc treats them as any other unreferenced object.
    */
-  private async snapshot(cs: ChangeSet): Promise<string> {
+  snapshot(cs: ChangeSet): Promise<string> {
+    return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths);
+  }
+
+  /**
+   * The user's current tree the same way: HEAD plus their uncommitted and untracked (not ignored)
+   * changes, read through a copy of their index, which itself is never written.
+   */
+  userSnapshot(cs: ChangeSet): Promise<string> {
+    return this.snapshotDir(cs.repoRoot, `user-${cs.worker}`, cs.includedPaths);
+  }
+
+  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[]): Promise<string> {
     const tmpDir = join(this.storageDir, 'tmp');
     await mkdir(tmpDir, { recursive: true });
-    const index = join(tmpDir, `index-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    const index = join(tmpDir, `index-${key}-${randomBytes(6).toString('hex')}`);
     const env = { GIT_INDEX_FILE: index };
-    const cwd = cs.worktreePath;
     try {
       try {
         const source = await this.indexPath(cwd);
@@ -191,8 +220,8 @@ export class ChangeSets {
       // The include entries leave the snapshot after the add, not through an exclude pathspec on it:
       // `add` fails when a pathspec names an ignored file (.env), and a .gitignore `node_modules/`
       // does not match the node_modules symlink, so the add may well have picked it up.
-      if (cs.includedPaths.length) {
-        const literal = cs.includedPaths.map((p) => `:(literal)${p}`);
+      if (includedPaths.length) {
+        const literal = includedPaths.map((p) => `:(literal)${p}`);
         await this.git.run(['rm', '--cached', '-r', '-f', '-q', '--ignore-unmatch', '--', ...literal], { cwd, env });
       }
       return (await this.git.run(['write-tree'], { cwd, env })).trim();
@@ -215,7 +244,7 @@ export class ChangeSets {
     return this.git.gitFilePath(worktreePath, 'index');
   }
 
-  private async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {
+  async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {
     const out = await this.git.run(['diff-tree', '-z', '--raw', '--numstat', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
       cwd: cs.worktreePath,
     });
@@ -227,6 +256,11 @@ export class ChangeSets {
       deletions += f.deletions;
     }
     return { files, additions, deletions };
+  }
+
+  /** `-- :(literal)<path>...`: exactly these files. */
+  private pathspecOf(paths: readonly string[]): string[] {
+    return ['--', ...paths.map((p) => `:(literal)${p}`)];
   }
 
   /** `-- . :(exclude)<included>...`: the include entries stay out of every diff and patch (also when a worker committed one). */
@@ -251,7 +285,7 @@ export class ChangeSets {
   }
 
   /** Which files of the patch do not apply to the user's tree, each checked on its own (`--include`). */
-  private async conflictingFiles(userRoot: string, patch: Buffer, files: FileChange[]): Promise<ApplyConflictFile[]> {
+  async conflictingFiles(userRoot: string, patch: Buffer, files: FileChange[]): Promise<ApplyConflictFile[]> {
     const conflicts: ApplyConflictFile[] = [];
     // Two at a time: this only runs after a failed check, on a machine that may be busy.
     let next = 0;
@@ -301,6 +335,14 @@ export function parseRawNumstat(out: string): FileChange[] {
     }
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The files named in `paths`, in the change set's order; a name that is not a changed file is an error, never ignored. */
+function choose(files: FileChange[], paths: readonly string[]): FileChange[] {
+  const wanted = new Set(paths);
+  const unknown = paths.filter((p) => !files.some((f) => f.path === p));
+  if (unknown.length) throw new ChangeError(`Not among the worker's changed files: ${unknown.join(', ')}. Nothing was applied.`);
+  return files.filter((f) => wanted.has(f.path));
 }
 
 /** `--include` takes a wildmatch pattern: a path with `*`, `?`, `[` or `\` must match only itself. */

@@ -3,17 +3,22 @@
 // rewound through that session). Both are recorded in the store, so a reload or a restart still
 // lists them, and they stay until the user applies (keeps) or discards them.
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { describeSummary, type ReviewEntry } from '../git/changeSet';
+import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
-import type { WorkerIsolation } from './workerIsolation';
-import { MAX_MODEL_DIFF_BYTES } from './workerIsolation';
-import { errorText } from './workerMessages';
-import { WorkerError, type Worker } from './workerTypes';
+import { ChangeError } from './changeError';
+import { ApplyConflict, describeSummary, type FileChange, type ReviewEntry } from './changeSet';
+import { ConflictResolver, type SendToWorker } from './conflictResolution';
+import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 
 const TRACKED_PREFIX = 'tracked:';
 
+/** How many touched paths a card and a status list (the count is always exact). */
+export const MAX_LISTED_PATHS = 50;
+
 export interface ChangeTotals {
+  /** The changed files (at most MAX_LISTED_PATHS). */
+  paths: string[];
   files: number;
   additions: number;
   deletions: number;
@@ -29,8 +34,27 @@ export interface PendingChanges {
   branch?: string;
 }
 
+/** How a change set ended (or, partly applied, went on): what the card shows. */
+export interface Settlement {
+  kind: 'applied' | 'partly-applied' | 'kept' | 'discarded';
+  /** "applied 2 files changed, +3 −1", "kept on baton/x", "discarded". */
+  text: string;
+}
+
+/** What the card hears of a change set: how it ended, or that an Apply met a conflict (by file). */
+export type ChangeEvent = Settlement | { kind: 'conflicted'; paths: string[] };
+
 /** What the multi-file diff shows: real files side by side (worktree), or the runtime's unified diffs (tracked). */
 export type Review = { kind: 'files'; entries: ReviewEntry[] } | { kind: 'unified'; dir: string; text: string };
+
+/** What the result note needs of a worker (its card's count is updated here). */
+export interface FinishedWorker {
+  name: string;
+  sessionId?: string;
+  workingDir: string;
+  isolation?: WorkerCard['isolation'];
+  changes?: WorkerCard['changes'];
+}
 
 interface TrackedRecord {
   sessionId: string;
@@ -39,15 +63,34 @@ interface TrackedRecord {
 
 export class WorkerChanges {
   constructor(
-    private readonly isolation: WorkerIsolation,
+    private readonly isolation: PendingChangeSets,
     private readonly sessions: AgentSessions,
     private readonly store: BatonStore,
     private readonly logger: Logger,
     /** The live session of a worker still in the pool (a running worker can be reviewed too). */
     private readonly liveSession: (name: string) => AgentSession | undefined,
-    /** Called after a change set was applied or discarded (the pool clears the card's count). */
-    private readonly onSettled: (name: string) => void = () => undefined,
-  ) {}
+    /**
+     * The one place a change set's end is announced (applied, kept as a branch, discarded): the pool
+     * shows it on the card. Anything else that must happen when a worker's change is settled hooks here.
+     */
+    private readonly onSettled: (name: string, event: ChangeEvent) => void = () => undefined,
+    /** Continues the same worker with a message (conflict resolution); unset: workers cannot be asked. */
+    send?: SendToWorker,
+  ) {
+    this.resolver = send ? new ConflictResolver(isolation, isolation.mover, isolation.baseRefs, send) : undefined;
+  }
+
+  private readonly resolver: ConflictResolver | undefined;
+
+  /**
+   * "Resolve with the worker": moves it onto the user's current tree and sends it the conflicts (see
+   * conflictResolution.ts). The user's files are untouched; the final Apply still asks.
+   */
+  async resolveWithWorker(name: string): Promise<string> {
+    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree: there is nothing to move onto your tree.`);
+    if (!this.resolver) throw new ChangeError('Workers cannot be asked to resolve conflicts here.');
+    return this.resolver.resolveWithWorker(name);
+  }
 
   /** A worker in a folder without git: its session's tracked changes are its change set. */
   trackInPlace(name: string, sessionId: string, workingDir: string): void {
@@ -68,7 +111,7 @@ export class WorkerChanges {
   }
 
   /** Worktrees in Baton's storage no change set owns (a crash, a lost record): Doctor lists them. */
-  orphans(): ReturnType<WorkerIsolation['orphans']> {
+  orphans(): ReturnType<PendingChangeSets['orphans']> {
     return this.isolation.orphans();
   }
 
@@ -91,7 +134,13 @@ export class WorkerChanges {
   async totals(name: string): Promise<ChangeTotals> {
     if (this.isolation.get(name)) {
       const s = await this.isolation.summarize(name);
-      return { files: s.files.length, additions: s.additions, deletions: s.deletions, line: describeSummary(s) };
+      return {
+        files: s.files.length,
+        additions: s.additions,
+        deletions: s.deletions,
+        line: describeSummary(s),
+        paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+      };
     }
     return totalsOf(await this.trackedFiles(name));
   }
@@ -113,43 +162,87 @@ export class WorkerChanges {
     return { kind: 'unified', dir: record.workingDir, text: files.map((f) => f.diff).join('\n') };
   }
 
-  /** Worktree: all or nothing onto the user's tree. Tracked: the changes are already in place; the record is let go. */
-  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean }): Promise<string> {
+  /**
+   * Worktree: the chosen files (default all) all or nothing onto the user's tree; what was not chosen
+   * stays pending. Tracked: the changes are already in place; the record is let go.
+   */
+  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
     if (this.isolation.get(name)) {
-      const r = await this.isolation.apply(name, opts);
-      this.onSettled(name);
-      return `Applied ${r.summary} from worker '${name}' to your working tree${opts.keep ? ' (its worktree and branch are kept)' : ''}.`;
+      let r;
+      try {
+        r = await this.isolation.apply(name, opts);
+      } catch (err) {
+        const paths = err instanceof ApplyConflict ? err.files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path) : [];
+        if (paths.length) this.onSettled(name, { kind: 'conflicted', paths });
+        throw err;
+      }
+      if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
+      const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
+      const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
+      if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied ${r.summary}` });
+      else this.onSettled(name, { kind: 'partly-applied', text: `applied ${r.summary}${rest}` });
+      return text;
     }
     const record = this.requireTracked(name);
     const totals = await this.totals(name);
     this.store.deleteState(TRACKED_PREFIX + name);
-    this.onSettled(name);
+    this.onSettled(name, { kind: 'applied', text: `kept ${totals.line} in place` });
     return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
+  }
+
+  /**
+   * "Resolve in the editor" (after the user confirmed): what applies cleanly is applied, each
+   * conflicting file gets conflict markers and stays unmerged in the index; the worktree goes.
+   */
+  async resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }> {
+    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
+    const r = await this.isolation.applyWithMarkers(name, opts);
+    const n = r.conflicted.length;
+    this.onSettled(name, { kind: 'applied', text: `applied; ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
+    return {
+      text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).`,
+      conflicted: r.conflicted.map((c) => c.userPath),
+    };
+  }
+
+  /** The changed files one by one (for choosing what to apply). */
+  async files(name: string): Promise<FileChange[]> {
+    if (this.isolation.get(name)) return (await this.isolation.summarize(name)).files;
+    throw new ChangeError(`Worker '${name}' changed its folder in place: its changes are taken or undone as a whole.`);
+  }
+
+  /** Worktree only: one commit on `baton/<name>` with `message`, the worktree removed, the branch kept. */
+  async keepAsBranch(name: string, message: string): Promise<string> {
+    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no worktree: only a worktree's changes can be kept as a branch.`);
+    const totals = await this.totals(name);
+    const kept = await this.isolation.keepAsBranch(name, message);
+    this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
+    return `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
   }
 
   /** Worktree: worktree and branch removed. Tracked: every file the worker changed is put back as it was. */
   async discard(name: string): Promise<string> {
     if (this.isolation.get(name)) {
       await this.isolation.discard(name);
-      this.onSettled(name);
+      this.onSettled(name, { kind: 'discarded', text: 'discarded' });
       return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
     }
     const record = this.requireTracked(name);
     const { restored } = await this.withSession(name, record, (s) => s.rewindFiles());
     this.store.deleteState(TRACKED_PREFIX + name);
-    this.onSettled(name);
+    this.onSettled(name, { kind: 'discarded', text: 'discarded' });
     this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
     return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
   }
 
   /** The worker's changes in one line for its result (and its card), while its session is still open. */
-  async resultNote(w: Worker): Promise<string> {
+  async resultNote(w: FinishedWorker): Promise<string> {
     // A worker in place is tracked for every task (a follow-up may change files after an earlier one changed none).
     if (w.isolation?.kind === 'in-place' && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
     if (!this.has(w.name)) return '';
     try {
       const t = await this.totals(w.name);
-      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions };
+      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
       if (!t.files) {
         // Nothing to review in place: the record goes, so the Workers view does not list it as waiting.
         if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);
@@ -161,7 +254,7 @@ export class WorkerChanges {
           : ` in ${w.workingDir} (can be undone)`;
       return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
     } catch (err) {
-      this.logger.warn(`Worker '${w.name}': could not summarize its changes (${errorText(err)})`);
+      this.logger.warn(`Worker '${w.name}': could not summarize its changes (${err instanceof Error ? err.message : String(err)})`);
       return '';
     }
   }
@@ -202,7 +295,7 @@ export class WorkerChanges {
 
   private requireTracked(name: string): TrackedRecord {
     const r = this.tracked(name);
-    if (!r) throw new WorkerError(`Worker '${name}' has no pending changes.`);
+    if (!r) throw new ChangeError(`Worker '${name}' has no pending changes.`);
     return r;
   }
 }
@@ -217,5 +310,11 @@ function totalsOf(files: SessionFileChange[]): ChangeTotals {
     }
   }
   const n = files.length;
-  return { files: n, additions, deletions, line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}` };
+  return {
+    files: n,
+    additions,
+    deletions,
+    line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}`,
+    paths: files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+  };
 }

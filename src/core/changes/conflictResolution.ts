@@ -1,0 +1,129 @@
+// "Resolve with the worker": when a worker's change no longer applies to the user's tree, Baton moves
+// the worker onto that tree (moveOntoUserTree.ts) and sends the same worker (its session resumed,
+// same worktree, same sandbox) the conflicted files and what each side meant; the worker resolves
+// the markers; its change set is then based on the user's current tree, so Apply lands cleanly.
+// Invariants: the user's files are never written here (the final Apply still asks); if the worker
+// gives up (markers left), fails or times out, its worktree and base are put back exactly as before
+// the attempt and the result says so; one resolution per worker at a time.
+import type { BaseRefs } from './baseRefs';
+import { ChangeError } from './changeError';
+import type { ChangeSet } from './changeSet';
+import type { MoveResult, TreeMover } from './moveOntoUserTree';
+import type { PendingChangeSets } from './pendingChangeSets';
+
+/** How the worker's resolving task ended. */
+export type ResolveTaskEnd = 'completed' | 'failed' | 'timed_out' | 'killed';
+
+/** Sends `prompt` to the same worker; `after` runs when that task ends, its text joins the completion message. */
+export type SendToWorker = (name: string, prompt: string, after: (end: ResolveTaskEnd) => Promise<string>) => Promise<void>;
+
+/** The most of each side's diff a conflicted file shows the worker. */
+const MAX_SIDE_DIFF = 3000;
+/** The most conflicted files described one by one (the rest are named). */
+const MAX_DESCRIBED = 10;
+
+export class ConflictResolver {
+  private readonly resolving = new Set<string>();
+
+  constructor(
+    private readonly pending: PendingChangeSets,
+    private readonly mover: TreeMover,
+    private readonly baseRefs: BaseRefs,
+    private readonly send: SendToWorker,
+  ) {}
+
+  isResolving(name: string): boolean {
+    return this.resolving.has(name);
+  }
+
+  async resolveWithWorker(name: string): Promise<string> {
+    if (this.resolving.has(name)) throw new ChangeError(`Worker '${name}' is already resolving its conflicts.`);
+    const cs = this.pending.require(name);
+    this.resolving.add(name);
+    try {
+      const hadRef = await this.baseRefs.exists(cs);
+      const moved = await this.mover.move(cs);
+      const restore = async (): Promise<void> => {
+        await this.mover.undo(moved.undo);
+        await this.baseRefs.restore(cs, cs.baseCommit, !hadRef);
+        this.pending.save(cs);
+      };
+      this.pending.save({ ...cs, baseCommit: moved.newBase });
+      if (!moved.conflicts.length) {
+        await this.mover.dropBackup(moved.undo);
+        this.resolving.delete(name);
+        return `Moved worker '${name}' onto your current tree: ${moved.moved} file(s) replayed without a conflict, so its changes now apply cleanly. Nothing changed in your files.`;
+      }
+      const prompt = await this.message(cs, moved);
+      try {
+        await this.send(name, prompt, (end) => this.finish(name, cs, moved, end, restore));
+      } catch (err) {
+        await restore();
+        throw err;
+      }
+      const paths = moved.conflicts.map((c) => c.path).join(', ');
+      return (
+        `Moved worker '${name}' onto your current tree; ${moved.conflicts.length} conflicted file(s) (${paths}) went to the worker to resolve. ` +
+        "Its result arrives as a [Background task completed] message; then Apply (which still asks the user). Nothing changed in the user's files."
+      );
+    } catch (err) {
+      this.resolving.delete(name);
+      throw err;
+    }
+  }
+
+  private async finish(name: string, cs: ChangeSet, moved: MoveResult, end: ResolveTaskEnd, restore: () => Promise<void>): Promise<string> {
+    try {
+      const left = end === 'completed' ? await this.mover.unresolved(cs, moved.conflicts) : [];
+      if (end === 'completed' && !left.length) {
+        await this.mover.dropBackup(moved.undo);
+        return "\n\nConflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly.";
+      }
+      await restore();
+      const why =
+        end === 'completed'
+          ? `conflict markers are left in ${left.join(', ')}`
+          : `the worker ${end === 'timed_out' ? 'timed out' : end === 'killed' ? 'was stopped' : 'failed'}`;
+      return `\n\nConflict resolution gave up (${why}): its worktree is back exactly as before the attempt, and nothing reached the user's files. Tell the user; they can Resolve in the editor instead.`;
+    } finally {
+      this.resolving.delete(name);
+    }
+  }
+
+  /** The message to the worker: which files conflict and what each side meant there. */
+  private async message(cs: ChangeSet, moved: MoveResult): Promise<string> {
+    const parts = [
+      "The user's working tree moved on while you worked (other changes landed there). Baton has moved your worktree onto the user's current files " +
+        'and replayed your changes on top with a 3-way merge. These files conflict:',
+    ];
+    for (const c of moved.conflicts.slice(0, MAX_DESCRIBED)) {
+      const [user, yours] = await Promise.all([
+        this.mover.fileDiff(cs, cs.baseCommit, moved.userTree, c.path, MAX_SIDE_DIFF),
+        this.mover.fileDiff(cs, cs.baseCommit, moved.undo.before, c.path, MAX_SIDE_DIFF),
+      ]);
+      const state =
+        c.kind === 'text'
+          ? "it holds conflict markers: <<<<<<< user's tree … ======= … >>>>>>> your change"
+          : c.kind === 'deleted-by-user'
+            ? 'the user deleted it; your version is in place: keep it only if your change still needs the file'
+            : c.kind === 'deleted-by-worker'
+              ? 'you deleted it, the user changed it; it stays deleted unless you restore it with their change'
+              : 'binary on one side; your version is in place';
+      parts.push(
+        `\n## ${c.path} (${state})\nWhat the user's side changed:\n${user || '(nothing shown)'}\nWhat your side changed:\n${yours || '(nothing shown)'}`,
+      );
+    }
+    if (moved.conflicts.length > MAX_DESCRIBED)
+      parts.push(
+        `\nAlso conflicted: ${moved.conflicts
+          .slice(MAX_DESCRIBED)
+          .map((c) => c.path)
+          .join(', ')}`,
+      );
+    parts.push(
+      "\nResolve every conflict so that both intents hold: keep the user's change and redo yours on top of it. Remove all the markers; edit only what the " +
+        'conflicts need; do not commit. If you cannot, leave the markers in place and say why: Baton then puts your worktree back as it was.',
+    );
+    return parts.join('\n');
+  }
+}

@@ -1,0 +1,68 @@
+// "Keep as a branch": the worker's whole change becomes one commit on its own `baton/<name>` branch,
+// and the worktree goes, so people who prefer git tooling (merge, cherry-pick, a pull request) take
+// it from there. Invariants: the commit is made with plumbing (no hooks run, the user's checkout and
+// index are never touched); the branch moves only from the worktree's HEAD it was read at (a
+// compare-and-swap), so a commit the worker made meanwhile is never lost.
+import type { Git } from '../git/git';
+import { GitError } from '../git/git';
+import type { WorktreeManager } from '../git/worktrees';
+import type { ChangeSet } from './changeSet';
+import type { ChangeSets } from './changeSets';
+
+/** Used when the user's git has no identity configured: the commit is still theirs to amend. */
+const FALLBACK_IDENT: Record<string, string> = {
+  GIT_AUTHOR_NAME: 'Baton',
+  GIT_AUTHOR_EMAIL: 'baton@localhost',
+  GIT_COMMITTER_NAME: 'Baton',
+  GIT_COMMITTER_EMAIL: 'baton@localhost',
+};
+
+export interface KeptBranch {
+  branch: string;
+  /** The branch's tip after the keep (the worker's own last commit when there was nothing left to commit). */
+  commit: string;
+}
+
+export async function keepAsBranch(
+  deps: { git: Git; changeSets: ChangeSets; worktrees: WorktreeManager },
+  cs: ChangeSet,
+  message: string,
+): Promise<KeptBranch> {
+  const { git } = deps;
+  const cwd = cs.worktreePath;
+  const text = message.trim();
+  if (!text) throw new Error('The commit message is empty.');
+  const [tree, head] = await Promise.all([deps.changeSets.snapshot(cs), git.run(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })]);
+  const headCommit = head.trim();
+  const headTree = (await git.run(['rev-parse', `${headCommit}^{tree}`], { cwd })).trim();
+  let commit = headCommit;
+  if (tree !== headTree) {
+    const args = ['commit-tree', tree, '-p', headCommit, '-F', '-'];
+    try {
+      commit = (await git.run(args, { cwd, input: `${text}\n` })).trim();
+    } catch (err) {
+      if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+      commit = (await git.run(args, { cwd, input: `${text}\n`, env: FALLBACK_IDENT })).trim();
+    }
+  }
+  await git.run(['update-ref', '-m', 'baton: keep as a branch', `refs/heads/${cs.branch}`, commit, headCommit], { cwd });
+  await deps.worktrees.removeWorkerWorktree(cs, { keepBranch: true });
+  return { branch: cs.branch, commit };
+}
+
+/**
+ * The commit message offered for a kept branch: the worker's own summary of its work (its last
+ * report), subject line first, bounded; the user edits it before anything is committed.
+ */
+export function suggestCommitMessage(worker: string, summary: string | undefined): string {
+  const text = (summary ?? '').replace(/\r\n/g, '\n').trim();
+  const nl = text.indexOf('\n');
+  const first = (nl < 0 ? text : text.slice(0, nl)).replace(/^[#>*\-\s]+/, '').trim();
+  if (!first) return `Changes by Baton worker '${worker}'`;
+  const subject = first.length > 72 ? `${first.slice(0, 71)}…` : first;
+  const rest = nl < 0 ? '' : text.slice(nl + 1).trim();
+  const body = rest.length > MAX_BODY ? `${rest.slice(0, MAX_BODY)}\n[…]` : rest;
+  return body ? `${subject}\n\n${body}` : subject;
+}
+
+const MAX_BODY = 4000;

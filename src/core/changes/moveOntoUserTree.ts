@@ -1,0 +1,237 @@
+// Moving a worker onto the user's current tree (HEAD plus their uncommitted changes, earlier applied
+// workers included): every file the user changed since the worker's base is replayed into the
+// worktree with a 3-way merge against the worker's own change, so its change set, recomputed from
+// the new base, applies cleanly once the conflicts left are resolved. Invariants:
+// - the user's files and index are only read (a snapshot through a copy of their index);
+// - before a byte of the worktree is written, every file the move touches is copied aside (content,
+//   mode, symlink), so `undo` puts the worktree back exactly as it was, also after the worker edited
+//   further files while it tried (those come back from the pre-move snapshot);
+// - the worktree's HEAD and index are never touched: the worker's own git state stays its own;
+// - no hook, no merge driver and no user config beyond the diff plumbing runs: `git merge-file` on
+//   three temporary files.
+import { randomBytes } from 'node:crypto';
+import { copyFile, lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Git } from '../git/git';
+import { GitError } from '../git/git';
+import type { BaseRefs } from './baseRefs';
+import type { ChangeSet } from './changeSet';
+import type { ChangeSets } from './changeSets';
+
+/** One file both sides changed in ways git could not merge line by line. */
+export interface MovedConflict {
+  path: string;
+  /** text: conflict markers are in the file; deleted-by-user / deleted-by-worker / binary: the worker's version is kept as is. */
+  kind: 'text' | 'deleted-by-user' | 'deleted-by-worker' | 'binary';
+}
+
+export interface MoveResult {
+  /** The new base: the user's current tree, as a commit on top of their HEAD. */
+  newBase: string;
+  /** The user's current tree (what the new base holds). */
+  userTree: string;
+  conflicts: MovedConflict[];
+  /** Files the move wrote into the worktree. */
+  moved: number;
+  undo: MoveUndo;
+}
+
+/** Everything needed to put the worktree back as it was before the move. */
+export interface MoveUndo {
+  cs: ChangeSet;
+  /** The worktree's snapshot before the move. */
+  before: string;
+  /** `<storageDir>/tmp/move-<worker>-<rand>`: the touched files as they were. */
+  backupDir: string;
+  /** Touched paths, each with how it was: a file (copied to backupDir), a symlink (its target) or absent. */
+  saved: Array<{ path: string; was: 'file' | 'absent' } | { path: string; was: 'symlink'; target: string }>;
+}
+
+interface RawEntry {
+  mode: string;
+  sha: string;
+  status: string;
+}
+
+const ZERO = /^0+$/;
+const MARKER = /^(<{7}|>{7})( |$)/m;
+
+export class TreeMover {
+  constructor(
+    private readonly git: Git,
+    private readonly changeSets: ChangeSets,
+    private readonly baseRefs: BaseRefs,
+    private readonly storageDir: string,
+  ) {}
+
+  /** Replays the user's changes since the base into the worktree (see the file's invariants). */
+  async move(cs: ChangeSet): Promise<MoveResult> {
+    const cwd = cs.worktreePath;
+    const [userTree, before, userHead] = await Promise.all([this.changeSets.userSnapshot(cs), this.changeSets.snapshot(cs), this.git.headCommit(cs.repoRoot)]);
+    const [userSide, workerSide] = await Promise.all([this.rawDiff(cwd, cs.baseCommit, userTree), this.rawDiff(cwd, cs.baseCommit, before)]);
+    const undo: MoveUndo = {
+      cs,
+      before,
+      backupDir: join(this.storageDir, 'tmp', `move-${cs.worker}-${randomBytes(6).toString('hex')}`),
+      saved: [],
+    };
+    const takeUser: string[] = [];
+    const removeUser: string[] = [];
+    const merge: string[] = [];
+    const conflicts: MovedConflict[] = [];
+    for (const [path, user] of userSide) {
+      const worker = workerSide.get(path);
+      if (!worker) (user.status === 'D' ? removeUser : takeUser).push(path);
+      else if (worker.sha === user.sha && worker.mode === user.mode) continue;
+      else if (user.status === 'D') conflicts.push({ path, kind: 'deleted-by-user' });
+      else if (worker.status === 'D') conflicts.push({ path, kind: 'deleted-by-worker' });
+      else merge.push(path);
+    }
+    await this.backup(undo, [...takeUser, ...removeUser, ...merge]);
+    try {
+      if (takeUser.length) await this.checkout(cs, userTree, takeUser);
+      for (const p of removeUser) await rm(join(cwd, p), { force: true });
+      for (const p of merge) {
+        const result = await this.mergeFile(cs, p, userSide.get(p)!.sha, workerSide.get(p)!.sha);
+        if (result !== 'clean') conflicts.push({ path: p, kind: result });
+      }
+      const newBase = await this.baseRefs.commit(cs, userTree, [userHead], `baton: the user's tree ${cs.worker} was moved onto`);
+      conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return { newBase, userTree, conflicts, moved: takeUser.length + removeUser.length + merge.length, undo };
+    } catch (err) {
+      await this.undo(undo);
+      throw err;
+    }
+  }
+
+  /** Puts the worktree back exactly as before the move (also what the worker changed since). */
+  async undo(u: MoveUndo): Promise<void> {
+    const cwd = u.cs.worktreePath;
+    const savedPaths = new Set(u.saved.map((s) => s.path));
+    for (const s of u.saved) {
+      const target = join(cwd, s.path);
+      await rm(target, { force: true, recursive: true });
+      if (s.was === 'file') {
+        await mkdir(dirname(target), { recursive: true });
+        await copyFile(join(u.backupDir, s.path), target);
+      } else if (s.was === 'symlink') {
+        await mkdir(dirname(target), { recursive: true });
+        await symlink(s.target, target);
+      }
+    }
+    // Files the worker changed while it tried, beyond the ones the move touched: back from the pre-move snapshot.
+    const now = await this.changeSets.snapshot(u.cs);
+    if (now !== u.before) {
+      const changed = [...(await this.rawDiff(cwd, u.before, now))].filter(([p]) => !savedPaths.has(p));
+      // Added since: not in the pre-move worktree, so it goes; changed or deleted: back from the snapshot.
+      for (const [p, e] of changed) if (e.status === 'A') await rm(join(cwd, p), { force: true });
+      const back = changed.filter(([, e]) => e.status !== 'A').map(([p]) => p);
+      if (back.length) await this.checkout(u.cs, u.before, back);
+    }
+    await this.dropBackup(u);
+  }
+
+  /** The backup is no longer needed (the worker resolved the conflicts). */
+  async dropBackup(u: MoveUndo): Promise<void> {
+    await rm(u.backupDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** The conflicted text files that still hold a conflict marker. */
+  async unresolved(cs: ChangeSet, conflicts: readonly MovedConflict[]): Promise<string[]> {
+    const left: string[] = [];
+    for (const c of conflicts) {
+      if (c.kind !== 'text') continue;
+      try {
+        if (MARKER.test(await readFile(join(cs.worktreePath, c.path), 'utf8'))) left.push(c.path);
+      } catch {
+        // Deleted while resolving: no marker left in it.
+      }
+    }
+    return left;
+  }
+
+  private async backup(u: MoveUndo, paths: readonly string[]): Promise<void> {
+    await mkdir(u.backupDir, { recursive: true });
+    for (const p of paths) {
+      const source = join(u.cs.worktreePath, p);
+      let st;
+      try {
+        st = await lstat(source);
+      } catch {
+        u.saved.push({ path: p, was: 'absent' });
+        continue;
+      }
+      if (st.isSymbolicLink()) u.saved.push({ path: p, was: 'symlink', target: await readlink(source) });
+      else {
+        const copy = join(u.backupDir, p);
+        await mkdir(dirname(copy), { recursive: true });
+        // copyFile keeps the file's mode bits (an executable stays executable).
+        await copyFile(source, copy);
+        u.saved.push({ path: p, was: 'file' });
+      }
+    }
+  }
+
+  /** 3-way merge of one file: the user's version and the worker's, from the base; markers where they clash. */
+  private async mergeFile(cs: ChangeSet, path: string, userSha: string, workerSha: string): Promise<'clean' | 'text' | 'binary'> {
+    const cwd = cs.worktreePath;
+    const baseSha = (await this.git.run(['rev-parse', `${cs.baseCommit}:${path}`], { cwd }).catch(() => '')).trim();
+    const blobs = await Promise.all(
+      [baseSha, userSha, workerSha].map((sha) =>
+        sha && !ZERO.test(sha) ? this.git.runBuffer(['cat-file', 'blob', sha], { cwd }) : Promise.resolve(Buffer.alloc(0)),
+      ),
+    );
+    if (blobs.some((b) => b.subarray(0, 8000).includes(0))) return 'binary';
+    const dir = join(this.storageDir, 'tmp', `merge-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    await mkdir(dir, { recursive: true });
+    try {
+      const [base, user, worker] = ['base', 'user', 'worker'].map((n) => join(dir, n));
+      await Promise.all([writeFile(base, blobs[0]), writeFile(user, blobs[1]), writeFile(worker, blobs[2])]);
+      // Exit 0: merged cleanly; a positive exit: that many conflicts, the markers written into `user`.
+      let clean = true;
+      try {
+        await this.git.run(['merge-file', '-L', "user's tree", '-L', 'base', '-L', 'your change', user, base, worker], { cwd: dir });
+      } catch (err) {
+        if (!(err instanceof GitError) || err.kind !== 'failed' || !err.exitCode || err.exitCode > 127) throw err;
+        clean = false;
+      }
+      await writeFile(join(cwd, path), await readFile(user));
+      return clean ? 'clean' : 'text';
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Writes `paths` as they are in `tree` into the worktree (modes and symlinks included). */
+  private async checkout(cs: ChangeSet, tree: string, paths: readonly string[]): Promise<void> {
+    const index = join(this.storageDir, 'tmp', `move-index-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    const env = { GIT_INDEX_FILE: index };
+    try {
+      await this.git.run(['read-tree', tree], { cwd: cs.worktreePath, env });
+      await this.git.run(['checkout-index', '-f', '-z', '--stdin'], { cwd: cs.worktreePath, env, input: paths.join('\0') });
+    } finally {
+      await rm(index, { force: true });
+    }
+  }
+
+  /** The unified diff of one file from `a` to `b`, at most `maxBytes` (for the worker's message). */
+  async fileDiff(cs: ChangeSet, a: string, b: string, path: string, maxBytes: number): Promise<string> {
+    const { stdout, truncated } = await this.git.runTruncated(['diff-tree', '-p', '--no-ext-diff', '--no-textconv', a, b, '--', `:(literal)${path}`], {
+      cwd: cs.worktreePath,
+      maxBytes,
+    });
+    return truncated ? `${stdout.slice(0, stdout.lastIndexOf('\n') + 1)}[… diff cut at ${maxBytes} bytes]\n` : stdout;
+  }
+
+  /** `diff-tree -r --no-renames --raw -z a b`: each changed path with its new mode, blob and status letter. */
+  private async rawDiff(cwd: string, a: string, b: string): Promise<Map<string, RawEntry>> {
+    const raw = (await this.git.run(['diff-tree', '-r', '-z', '--no-renames', '--no-ext-diff', a, b], { cwd })).split('\0');
+    const entries = new Map<string, RawEntry>();
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const m = /^:\d+ (\d+) \w+ (\w+) (\w)/.exec(raw[i]);
+      if (!m) break;
+      entries.set(raw[i + 1], { mode: m[1], sha: m[2], status: m[3] });
+    }
+    return entries;
+  }
+}

@@ -1,0 +1,154 @@
+// The change sets waiting for the user (applied, kept as a branch or discarded), kept in the store
+// so they stay reviewable across reloads and restarts. Invariants: nothing here deletes a worktree
+// or a branch unless the user said so (discard, apply without keep, keep as a branch); a name with
+// pending changes is not reused.
+import * as path from 'node:path';
+import { Git } from '../git/git';
+import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
+import type { BatonStore } from '../store/types';
+import type { Logger } from '../util/logger';
+import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
+import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
+import { BaseRefs } from './baseRefs';
+import { ChangeSets } from './changeSets';
+import { keepAsBranch, type KeptBranch } from './keepAsBranch';
+import { TreeMover } from './moveOntoUserTree';
+import { ChangeError } from './changeError';
+
+const KEY_PREFIX = 'changeset:';
+/** The most of a diff handed to the model at once. */
+export const MAX_MODEL_DIFF_BYTES = 30_000;
+
+export class PendingChangeSets {
+  readonly worktrees: WorktreeManager;
+  readonly changeSets: ChangeSets;
+  readonly baseRefs: BaseRefs;
+  readonly mover: TreeMover;
+
+  constructor(
+    private readonly store: BatonStore,
+    private readonly storageDir: string,
+    private readonly logger: Logger,
+    readonly git = new Git(),
+  ) {
+    this.worktrees = new WorktreeManager({ git, storageDir });
+    this.changeSets = new ChangeSets({ git, storageDir, worktrees: this.worktrees });
+    this.baseRefs = new BaseRefs(git, storageDir);
+    this.mover = new TreeMover(git, this.changeSets, this.baseRefs, storageDir);
+  }
+
+  get(name: string): ChangeSet | undefined {
+    const raw = this.store.getState(KEY_PREFIX + name);
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw) as ChangeSet;
+    } catch {
+      this.logger.warn(`The change set of worker '${name}' could not be read; it is listed by Doctor as an orphaned worktree`);
+      return undefined;
+    }
+  }
+
+  list(): ChangeSet[] {
+    return this.store
+      .stateKeys(KEY_PREFIX)
+      .map((k) => this.get(k.slice(KEY_PREFIX.length)))
+      .filter((c): c is ChangeSet => c !== undefined);
+  }
+
+  summarize(name: string): Promise<ChangeSummary> {
+    return this.changeSets.summarize(this.require(name));
+  }
+
+  diff(name: string, maxBytes = MAX_MODEL_DIFF_BYTES): Promise<BoundedDiff> {
+    return this.changeSets.diff(this.require(name), { maxBytes });
+  }
+
+  reviewEntries(name: string): Promise<ReviewEntry[]> {
+    return this.changeSets.originalAndModified(this.require(name));
+  }
+
+  /**
+   * The chosen files (default all) onto the user's tree, all or nothing. When every file landed, the
+   * worktree and branch go (unless `keep`); otherwise the base moves over the applied files, so the
+   * rest stays pending on its own and a later Apply takes only that.
+   */
+  async apply(
+    name: string,
+    opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
+  ): Promise<ApplyResult & { summary: string; settled: boolean }> {
+    const cs = this.require(name);
+    const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
+    const summary = describeSummary(await this.summaryOfApplied(cs, result));
+    const settled = result.remaining === 0 && !opts.keep;
+    if (settled) await this.forget(cs);
+    else if (result.applied.length && result.tree) {
+      const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
+      this.save({ ...cs, baseCommit: base });
+    }
+    this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
+    return { ...result, summary, settled };
+  }
+
+  /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
+  async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply> {
+    const cs = this.require(name);
+    const result = await applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts);
+    await this.forget(cs);
+    this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
+    return result;
+  }
+
+  /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
+  async keepAsBranch(name: string, message: string): Promise<KeptBranch> {
+    const cs = this.require(name);
+    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, worktrees: this.worktrees }, cs, message);
+    await this.baseRefs.remove(cs);
+    await this.changeSets.removeReviewCopies(cs);
+    this.store.deleteState(KEY_PREFIX + cs.worker);
+    this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
+    return kept;
+  }
+
+  async discard(name: string): Promise<void> {
+    await this.forget(this.require(name));
+    this.logger.info(`Discarded the changes of worker '${name}'`);
+  }
+
+  /** Worktrees in Baton's storage that no change set owns (a crash, a lost record). */
+  orphans(): Promise<OrphanWorktree[]> {
+    return this.worktrees.listOrphans(new Set(this.list().map((c) => c.worktreePath)));
+  }
+
+  async removeOrphan(o: OrphanWorktree): Promise<void> {
+    await this.worktrees.removeWorkerWorktree({
+      repoRoot: o.repoRoot ?? '',
+      worktreePath: o.worktreePath,
+      branch: o.branch ?? `baton/${path.basename(o.worktreePath)}`,
+    });
+    if (o.repoRoot) await this.baseRefs.remove({ worker: path.basename(o.worktreePath), repoRoot: o.repoRoot });
+  }
+
+  private async forget(cs: ChangeSet): Promise<void> {
+    await this.changeSets.discard(cs);
+    await this.baseRefs.remove(cs);
+    this.store.deleteState(KEY_PREFIX + cs.worker);
+  }
+
+  /** "N files changed, +a −b" of what was applied (the apply's own summary, limited to its files). */
+  private async summaryOfApplied(cs: ChangeSet, result: ApplyResult): Promise<ChangeSummary> {
+    if (!result.remaining) return result.before ?? (await this.changeSets.summarize(cs));
+    const applied = new Set(result.applied);
+    const files = (result.before?.files ?? []).filter((f) => applied.has(f.path));
+    return { files, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
+  }
+
+  save(cs: ChangeSet): void {
+    this.store.setState(KEY_PREFIX + cs.worker, JSON.stringify(cs));
+  }
+
+  require(name: string): ChangeSet {
+    const cs = this.get(name);
+    if (!cs) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
+    return cs;
+  }
+}

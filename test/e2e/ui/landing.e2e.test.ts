@@ -1,0 +1,208 @@
+/**
+ * Work that lands, by clicks in a real VS Code: a worker changes three files of a git repository in its worktree;
+ * Apply on its card offers the files one by one (all chosen); unticking one applies the other two and leaves it
+ * pending (the card counts 1 file); "Ask for changes…" on the card sends the user's words to the same worker, which
+ * continues in its worktree; its card shows its new summary and the file it touched.
+ */
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
+import { completedReply, freshChat, send } from './helpers';
+
+const run = promisify(execFile);
+const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
+
+function card(view: FrameLocator, name: string): Locator {
+  return view.locator('.worker-item').filter({ has: view.locator(`[data-testid="worker-card"][data-name="${name}"]`) });
+}
+
+async function answerDialog(page: Page, button: string): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  await dialog
+    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
+    .first()
+    .click();
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+describe('Work that lands, by clicks', function () {
+  this.timeout(180_000);
+
+  it('partial Apply from the card (two of three files), then Ask for changes continues the same worker', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'landing-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    for (const f of ['a', 'b', 'c']) await writeFile(join(repo, 'src', `${f}.txt`), `${f} original\n`);
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    const read = (f: string) => readFile(join(repo, 'src', `${f}.txt`), 'utf8');
+
+    const prompt = 'Worker ui-trio: change the three files';
+    server.on(
+      { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: 'delegate' },
+      { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'ui-trio', working_dir: repo, initial_prompt: 'TASK-ui-trio' } }] },
+    );
+    server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'started' }, { text: 'Started ui-trio.' });
+    server.on(
+      { lastUserIncludes: 'TASK-ui-trio', afterToolResult: false, name: 'trio edits' },
+      {
+        toolCalls: ['a', 'b', 'c'].map((f) => ({ name: 'edit', arguments: { path: `src/${f}.txt`, old_str: `${f} original`, new_str: `${f} by trio` } })),
+      },
+    );
+    server.on({ lastUserIncludes: 'TASK-ui-trio', afterToolResult: true, name: 'trio reports' }, { text: 'Round one: edited a, b and c' });
+    server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'ui-trio' finished:\n\n<worker-output>\nRound one", name: 'summary 1' },
+      { text: 'ui-trio finished round one.' },
+    );
+
+    await send(view, prompt);
+    await completedReply(view, 'Started ui-trio.');
+    await completedReply(view, 'ui-trio finished round one.');
+    const trio = card(view, 'ui-trio');
+    await trio.locator('[data-testid="worker-changes"]').filter({ hasText: '3 files changed, +3 \u22123' }).waitFor({ timeout: 30_000 });
+    assert.equal(await trio.locator('[data-testid="worker-touched"]').innerText(), 'src/a.txt, src/b.txt, src/c.txt');
+
+    // Apply: the files one by one, all chosen; untick c.txt, accept, confirm.
+    await trio.locator('[data-testid="worker-apply"]').click();
+    const pick = page.locator('.quick-input-widget');
+    await pick.waitFor({ state: 'visible', timeout: 15_000 });
+    await pick.getByText('3 Selected').waitFor({ timeout: 5_000 });
+    // In a multi-select, a click on a row toggles its box.
+    await pick.getByText('src/c.txt', { exact: true }).click();
+    await pick.getByText('2 Selected').waitFor({ timeout: 5_000 });
+    await pick.locator('input.input').press('Enter');
+    await answerDialog(page, 'Apply');
+    await trio.locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' }).waitFor({ timeout: 15_000 });
+    assert.equal(await read('a'), 'a by trio\n');
+    assert.equal(await read('b'), 'b by trio\n');
+    assert.equal(await read('c'), 'c original\n', 'the file left out stays in the worktree');
+
+    // Ask for changes: the same worker continues in its worktree.
+    server.on(
+      { lastUserIncludes: 'also say twice in c', afterToolResult: false, name: 'trio round two' },
+      { toolCalls: [{ name: 'edit', arguments: { path: 'src/c.txt', old_str: 'c by trio', new_str: 'c by trio, twice' } }] },
+    );
+    server.on({ lastUserIncludes: 'also say twice in c', afterToolResult: true, name: 'trio reports again' }, { text: 'Round two: c says twice' });
+    server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'ui-trio' finished:\n\n<worker-output>\nRound two", name: 'summary 2' },
+      { text: 'ui-trio finished round two.' },
+    );
+    await trio.locator('[data-testid="worker-ask"]').click();
+    const box = page.locator('.quick-input-widget input.input');
+    await box.waitFor({ state: 'visible', timeout: 15_000 });
+    await box.fill('also say twice in c');
+    await box.press('Enter');
+    await completedReply(view, 'ui-trio finished round two.');
+    await trio.locator('[data-testid="worker-summary"]').filter({ hasText: 'Round two: c says twice' }).waitFor({ timeout: 15_000 });
+    assert.equal(await trio.locator('[data-testid="worker-touched"]').innerText(), 'src/c.txt');
+    assert.equal(await read('c'), 'c original\n', 'still nothing in the user\u2019s file until Apply');
+
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+
+  it('Resolve with the worker by clicks: the second Apply conflicts, the card offers both ways, the worker merges, Apply lands both', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'conflict-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    const read = () => readFile(join(repo, 'src', 'app.txt'), 'utf8');
+
+    for (const name of ['ui-first', 'ui-second']) {
+      const prompt = `Worker ${name}: change app.txt`;
+      server.on(
+        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
+        { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
+      );
+      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
+      server.on(
+        { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
+        { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
+      );
+      server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
+      server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary ${name}` }, { text: `${name} is done.` });
+      await send(view, prompt);
+      await completedReply(view, `${name} is done.`);
+    }
+    const first = card(view, 'ui-first');
+    const second = card(view, 'ui-second');
+    await first.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await first.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    assert.equal(await read(), 'ui-first line\n');
+
+    await second.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await second.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
+
+    server.on(
+      { lastUserIncludes: 'These files conflict', afterToolResult: false, name: 'second resolves' },
+      {
+        delayMs: 1500,
+        // The worker's own edit tool on the markers (a shell command would ask the user in the panel first).
+        toolCalls: [
+          {
+            name: 'edit',
+            arguments: {
+              path: 'src/app.txt',
+              old_str: "<<<<<<< user's tree\nui-first line\n=======\nui-second line\n>>>>>>> your change",
+              new_str: 'ui-first line\nui-second line',
+            },
+          },
+        ],
+      },
+    );
+    server.on({ lastUserIncludes: 'These files conflict', afterToolResult: true, name: 'second reports' }, { text: 'Kept both lines.' });
+    server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'ui-second' finished:\n\n<worker-output>\nKept both", name: 'resolved' },
+      { text: 'ui-second resolved it.' },
+    );
+    await second.locator('[data-testid="worker-resolve-worker"]').click();
+    await second.locator('[data-testid="worker-card"]').filter({ hasText: 'resolving conflicts' }).waitFor({ timeout: 15_000 });
+    await completedReply(view, 'ui-second resolved it.');
+    assert.equal(await read(), 'ui-first line\n', 'untouched until Apply');
+
+    await second.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await second.locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
+    assert.equal(await read(), 'ui-first line\nui-second line\n', 'both intents landed');
+    await mkdir(resultsDir, { recursive: true });
+    const shot = join(resultsDir, 'resolved-conflict.png');
+    await page.screenshot({ path: shot });
+    if (testsRepoExtension()) await copyFile(shot, join(repoRoot, 'media', 'resolved-conflict.png'));
+    const { stdout: worktrees } = await git(repo, 'worktree', 'list', '--porcelain');
+    assert.deepEqual(
+      worktrees.split('\n').filter((l) => l.startsWith('worktree ')),
+      [`worktree ${repo}`],
+    );
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+});

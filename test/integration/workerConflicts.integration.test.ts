@@ -1,0 +1,186 @@
+// Conflicts resolved, not reported, with the REAL runtime (sandboxed), real git and the production
+// wiring: two workers edit the same line; Apply the first; the second conflicts; "Resolve with the
+// worker" (the orchestrator's resolve_worker_conflicts) moves it onto the user's tree and its scripted
+// session gets the conflicted file with both sides; it writes the merged line; Apply lands both
+// intents. A worker that gives up leaves its worktree byte-identical to before the attempt.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { waitFor } from '../support/waitFor';
+
+const run = promisify(execFile);
+const git = async (cwd: string, ...args: string[]): Promise<string> =>
+  (await run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd })).stdout;
+
+/** Every file under `dir` (but the worktree's `.git` file) with its bytes and mode: what "byte-identical" compares. */
+async function files(dir: string, root = dir, out: Record<string, string> = {}): Promise<Record<string, string>> {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    const rel = relative(root, p);
+    if (rel === '.git') continue;
+    if (e.isDirectory()) await files(p, root, out);
+    else out[rel] = `${(await lstat(p)).mode.toString(8)} ${(await readFile(p)).toString('base64')}`;
+  }
+  return out;
+}
+
+describe('conflicts resolved by the worker (real runtime, real git)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let repo: string;
+
+  const results = (): Array<Extract<OrchestratorEvent, { type: 'turn.queued' }>> =>
+    core.events.filter((e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && e.origin.channel === 'background');
+  const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
+  const card = (worker: string) => core.pool.list().find((w) => w.name === worker);
+  const mine = (worker: string) => (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
+
+  const scriptWorker = (worker: string, command: string): void => {
+    core.server.on(
+      {
+        predicate: (r) => mine(worker)(r) && r.lastUserText?.includes(`TASK-${worker}`) === true && r.messages.at(-1)?.role !== 'tool',
+        name: `${worker} edits`,
+      },
+      { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] },
+    );
+    core.server.on(
+      {
+        predicate: (r) => mine(worker)(r) && r.lastUserText?.includes(`TASK-${worker}`) === true && r.messages.at(-1)?.role === 'tool',
+        name: `${worker} report`,
+      },
+      { text: `${worker}: edited` },
+    );
+    core.server.on(
+      { lastUserIncludes: `[Background task completed] Worker '${worker}' finished:\n\n<worker-output>\n${worker}: edited`, name: `result of ${worker}` },
+      { text: `noted ${worker}` },
+    );
+  };
+
+  /** The orchestrator turn that calls resolve_worker_conflicts for `worker`. */
+  const scriptResolveCall = (worker: string): void => {
+    core.server.on(
+      { lastUserIncludes: `[via panel] resolve ${worker}`, afterToolResult: false },
+      { toolCalls: [{ id: `r-${worker}`, name: 'resolve_worker_conflicts', arguments: { name: worker } }] },
+    );
+    core.server.on({ lastUserIncludes: `[via panel] resolve ${worker}`, afterToolResult: true }, { text: 'Resolving.' });
+  };
+  const resolvingRequest = (worker: string, afterTool: boolean) => (r: { systemText: string; lastUserText?: string; messages: Array<{ role: string }> }) =>
+    mine(worker)(r) && r.lastUserText?.includes('These files conflict') === true && (r.messages.at(-1)?.role === 'tool') === afterTool;
+
+  beforeEach(async () => {
+    core = await startCore();
+    core.workerSettings.trustWorkingDir = true;
+    repo = join(core.home, 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await writeFile(join(repo, 'src', 'keep.txt'), 'untouched\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    scriptWorker('alpha', "printf 'alpha line\\n' > src/app.txt");
+    scriptWorker('beta', "printf 'beta line\\n' > src/app.txt && printf 'beta extra\\n' > src/beta.txt");
+    await Promise.all([
+      core.pool.create({ name: 'alpha', workingDir: repo, prompt: 'TASK-alpha' }),
+      core.pool.create({ name: 'beta', workingDir: repo, prompt: 'TASK-beta' }),
+    ]);
+    await waitFor('both results', () => doneCount() >= 2);
+    assert.match(await core.pool.changes!.apply('alpha', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+    await assert.rejects(
+      core.pool.changes!.apply('beta', { dirtyBuffers: [] }),
+      (err: Error) => err.name === 'ApplyConflict' && /src\/app\.txt/.test(err.message),
+    );
+  });
+
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  it('Resolve with the worker: it gets the file and both sides, writes the merged line; Apply lands both intents; no worktree left', async () => {
+    scriptResolveCall('beta');
+    core.server.on(
+      { predicate: resolvingRequest('beta', false), name: 'beta resolves' },
+      {
+        delayMs: 1500,
+        toolCalls: [{ id: 'b-r', name: 'bash', arguments: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt", description: 'resolve' } }],
+      },
+    );
+    core.server.on({ predicate: resolvingRequest('beta', true), name: 'beta reports' }, { text: 'Kept both lines.' });
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'beta' finished:\n\n<worker-output>\nKept both lines.", name: 'resolved result' },
+      { text: 'Apply it now.' },
+    );
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the card says it is resolving', () => card('beta')?.activity === 'resolving conflicts');
+    await waitFor('the resolution', () => doneCount() >= 3);
+
+    const asked = core.server.chatRequests().find(resolvingRequest('beta', false))!;
+    assert.match(asked.lastUserText!, /## src\/app\.txt \(it holds conflict markers/);
+    assert.match(asked.lastUserText!, /What the user's side changed:\n[\s\S]*\+alpha line[\s\S]*What your side changed:\n[\s\S]*\+beta line/);
+    assert.equal(card('beta')?.activity, undefined);
+    const result = results().at(-1)!;
+    assert.match(result.prompt, /Conflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly\./);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n', "the user's files wait for Apply");
+
+    assert.match(await core.pool.changes!.apply('beta', { dirtyBuffers: [] }), /^Applied 2 files changed, \+2 −0 from worker 'beta'/);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\nbeta line\n', 'both intents');
+    assert.equal(await readFile(join(repo, 'src', 'beta.txt'), 'utf8'), 'beta extra\n');
+    const worktrees = (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree '));
+    assert.deepEqual(worktrees, [`worktree ${repo}`]);
+    assert.equal((await git(repo, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');
+  });
+
+  it('the worker gives up: its worktree is byte-identical to before the attempt, and the result says so', async () => {
+    // The user also has a new file of their own: the move brings it into the worktree, the undo takes it out.
+    await writeFile(join(repo, 'src', 'mine.txt'), 'the user\u2019s own\n');
+    const beta = card('beta')!.workingDir;
+    const before = await files(beta);
+    scriptResolveCall('beta');
+    core.server.on(
+      { predicate: resolvingRequest('beta', false), name: 'beta gives up' },
+      { text: 'I cannot tell which line should win; leaving the markers.' },
+    );
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'beta' finished:\n\n<worker-output>\nI cannot tell", name: 'gave-up result' },
+      { text: 'It gave up.' },
+    );
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the resolution', () => doneCount() >= 3);
+
+    assert.match(
+      results().at(-1)!.prompt,
+      /Conflict resolution gave up \(conflict markers are left in src\/app\.txt\): its worktree is back exactly as before the attempt/,
+    );
+    assert.deepEqual(await files(beta), before, 'byte-identical');
+    assert.equal((await core.pool.changes!.totals('beta')).line, '2 files changed, +2 −1', 'its change set is as it was');
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+    assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'the moved base is dropped');
+  });
+
+  it('Resolve in the editor: the card names the conflict; markers land in the user file, which stays unmerged in the index; the rest applies; the worktree goes', async () => {
+    assert.deepEqual(card('beta')?.conflicts, ['src/app.txt'], 'the card names the conflicting file');
+    const r = await core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] });
+    assert.deepEqual(r.conflicted, [join(repo, 'src', 'app.txt')]);
+    assert.match(r.text, /1 file\(s\) cleanly, 1 with conflict markers to resolve \(src\/app\.txt\)/);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), '<<<<<<< your tree\nalpha line\n=======\nbeta line\n>>>>>>> worker beta\n');
+    assert.equal(await readFile(join(repo, 'src', 'beta.txt'), 'utf8'), 'beta extra\n');
+    const unmerged = (await git(repo, 'ls-files', '-u'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/).slice(2).join(' '));
+    assert.deepEqual(unmerged, ['1 src/app.txt', '2 src/app.txt', '3 src/app.txt']);
+    assert.equal(await git(repo, 'show', ':2:src/app.txt'), 'alpha line\n', "stage 2 is the user's version");
+    assert.equal(await git(repo, 'show', ':3:src/app.txt'), 'beta line\n', "stage 3 is the worker's");
+    const worktrees = (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree '));
+    assert.deepEqual(worktrees, [`worktree ${repo}`]);
+    assert.deepEqual(card('beta')?.outcome, { kind: 'applied', text: 'applied; 1 file to merge in the editor' });
+    assert.equal(card('beta')?.conflicts, undefined);
+  });
+});

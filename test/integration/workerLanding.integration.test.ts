@@ -1,0 +1,210 @@
+// Work that lands, with the REAL runtime (sandboxed), real git and the production wiring: part of a
+// worker's change applied while the rest stays pending, an edit made in Review's right side taken by
+// Apply, and a change kept as a commit on baton/<name> with its worktree gone.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { formatWorkerList } from '../../src/core/workers/workerTools';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { waitFor } from '../support/waitFor';
+
+const run = promisify(execFile);
+const git = async (cwd: string, ...args: string[]): Promise<string> =>
+  (await run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd })).stdout;
+
+describe('work that lands: partial apply, Review edits, keep as a branch (real runtime, real git)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let repo: string;
+
+  const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
+  const card = (worker: string) => core.pool.list().find((w) => w.name === worker);
+  const finished = (worker: string) => core.pool.list().find((w) => w.name === worker && w.state === 'done');
+  const worktreeCount = async (): Promise<number> =>
+    (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree ')).length;
+
+  /** One worker task: a shell command, then its report; and the orchestrator's answer to its result. */
+  const scriptWorker = (worker: string, command: string, report: string): void => {
+    const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
+    core.server.on(
+      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${worker} edits` },
+      { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] },
+    );
+    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${worker} report` }, { text: report });
+    core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
+  };
+
+  beforeEach(async () => {
+    core = await startCore();
+    core.workerSettings.trustWorkingDir = true;
+    repo = join(core.home, 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    for (const f of ['a', 'b', 'c']) await writeFile(join(repo, 'src', `${f}.txt`), `${f} original\n`);
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+  });
+
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  it('applies two of three files, the third stays pending; an edit saved in Review is what the next Apply takes; then the worktree is gone', async () => {
+    scriptWorker('trio', 'for f in a b c; do printf "$f by trio\\n" > src/$f.txt; done', 'trio: edited a, b and c');
+    await core.pool.create({ name: 'trio', workingDir: repo, prompt: 'TASK-trio' });
+    await waitFor('the worker', () => finished('trio'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const changes = core.pool.changes!;
+    assert.deepEqual(
+      (await changes.files('trio')).map((f) => f.path),
+      ['src/a.txt', 'src/b.txt', 'src/c.txt'],
+    );
+
+    await assert.rejects(changes.apply('trio', { dirtyBuffers: [], paths: ['src/nope.txt'] }), /Not among the worker's changed files: src\/nope\.txt/);
+    assert.match(
+      await changes.apply('trio', { dirtyBuffers: [], paths: ['src/a.txt', 'src/b.txt'] }),
+      /^Applied 2 files changed, \+2 −2 from worker 'trio' to your working tree; 1 file stays pending in its worktree\.$/,
+    );
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a by trio\n');
+    assert.equal(await readFile(join(repo, 'src', 'b.txt'), 'utf8'), 'b by trio\n');
+    assert.equal(await readFile(join(repo, 'src', 'c.txt'), 'utf8'), 'c original\n', 'the file not chosen stays in the worktree');
+    assert.equal((await changes.totals('trio')).line, '1 file changed, +1 −1', 'only the rest is pending');
+    await waitFor('the card counts the rest', () => card('trio')?.changes?.files === 1);
+
+    // Review's right side is the worktree's own file: an edit there (unsaved, then saved) is what Apply takes.
+    const review = await changes.review('trio');
+    assert.equal(review.kind, 'files');
+    const entries = review.kind === 'files' ? review.entries : [];
+    assert.deepEqual(
+      entries.map((e) => e.path),
+      ['src/c.txt'],
+    );
+    const right = entries[0]!.modifiedPath;
+    await assert.rejects(
+      changes.apply('trio', { dirtyBuffers: [right] }),
+      (err: Error) => err.name === 'ApplyConflict' && /edited in Review but not saved.*src\/c\.txt/.test(err.message),
+    );
+    await writeFile(right, 'c edited in review\n');
+    assert.match(await changes.apply('trio', { dirtyBuffers: [] }), /^Applied 1 file changed, \+1 −1 from worker 'trio'/);
+    assert.equal(await readFile(join(repo, 'src', 'c.txt'), 'utf8'), 'c edited in review\n');
+
+    assert.equal(await worktreeCount(), 1, 'the worktree is gone once everything landed');
+    assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
+    assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'no base ref is left behind');
+    assert.deepEqual(card('trio')?.outcome, { kind: 'applied', text: 'applied 1 file changed, +1 −1' });
+    assert.equal(card('trio')?.changes, undefined);
+    assert.equal((await git(repo, 'status', '--porcelain')).trim().split('\n').length, 3, 'all three files changed in the user tree');
+  });
+
+  it('keeps the change as a commit on baton/<name> (message from the worker summary), removes the worktree, keeps the branch', async () => {
+    scriptWorker('keeper', "printf 'kept line\\n' > src/a.txt && printf 'new\\n' > src/new.txt", 'Rename the greeting in a.txt\n\nAlso adds new.txt.');
+    const w = await core.pool.create({ name: 'keeper', workingDir: repo, prompt: 'TASK-keeper' });
+    await waitFor('the worker', () => finished('keeper'));
+    await waitFor('its result', () => doneCount() >= 1);
+    core.server.on(
+      { lastUserIncludes: '[via panel] keep it as a branch', afterToolResult: false },
+      { toolCalls: [{ id: 'k1', name: 'keep_worker_changes_as_branch', arguments: { name: 'keeper' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] keep it as a branch', afterToolResult: true }, { text: 'Kept.' });
+    core.broker.answer = 'once';
+    await core.orchestrator.enqueue('keep it as a branch', { channel: 'panel' }).done;
+
+    assert.deepEqual(
+      core.broker.asked.map((p) => [p.worker, p.kind]),
+      [['keeper', 'keep as a branch']],
+    );
+    assert.match(core.broker.asked[0]!.detail, /commit 2 files changed, \+2 −1 of worker 'keeper' on baton\/keeper \("Rename the greeting in a\.txt"\)/);
+    assert.equal((await git(repo, 'log', '-1', '--format=%B', 'baton/keeper')).trim(), 'Rename the greeting in a.txt\n\nAlso adds new.txt.');
+    assert.equal(await git(repo, 'show', 'baton/keeper:src/a.txt'), 'kept line\n');
+    assert.equal(await git(repo, 'show', 'baton/keeper:src/new.txt'), 'new\n');
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n', "the user's files are not touched");
+    assert.equal(existsSync(w.workingDir), false, 'the worktree folder is gone');
+    assert.equal(await worktreeCount(), 1);
+    assert.deepEqual(core.pool.changes!.list(), []);
+    assert.deepEqual(card('keeper')?.outcome, { kind: 'kept', text: 'kept on baton/keeper' });
+  });
+
+  it('Ask for changes: send_to_worker continues the finished worker in its worktree with its session; the change set has both rounds; summary and files stay on the card', async () => {
+    const mine = (r: { systemText: string }) => r.systemText.includes("You are 'iter'");
+    const round = (prompt: string, command: string, report: string, id: string): void => {
+      core.server.on(
+        { predicate: (r) => mine(r) && r.lastUserText?.includes(prompt) === true && r.messages.at(-1)?.role !== 'tool', name: `iter ${id} edits` },
+        { toolCalls: [{ id, name: 'bash', arguments: { command, description: 'edit' } }] },
+      );
+      core.server.on(
+        { predicate: (r) => mine(r) && r.lastUserText?.includes(prompt) === true && r.messages.at(-1)?.role === 'tool', name: `iter ${id} reports` },
+        { text: report },
+      );
+    };
+    round('TASK-iter', "printf 'a round one\\n' > src/a.txt", 'Round one: changed a.txt', 'i1');
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'iter' finished:\n\n<worker-output>\nRound one", name: 'result 1' },
+      { text: 'noted 1' },
+    );
+    const w = await core.pool.create({ name: 'iter', workingDir: repo, prompt: 'TASK-iter' });
+    await waitFor('round one', () => finished('iter') && doneCount() >= 1);
+    const session = card('iter')?.sessionId;
+    assert.deepEqual(card('iter')?.changes, { files: 1, additions: 1, deletions: 1, paths: ['src/a.txt'] });
+    assert.equal(card('iter')?.summary, 'Round one: changed a.txt');
+
+    // The orchestrator passes the user's "close, but…" on with send_to_worker.
+    round('also change b', "printf 'b round two\\n' > src/b.txt", 'Round two: changed b.txt as asked', 'i2');
+    core.server.on(
+      { lastUserIncludes: '[via panel] ask iter to also change b', afterToolResult: false },
+      { toolCalls: [{ id: 's1', name: 'send_to_worker', arguments: { name: 'iter', prompt: 'also change b' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] ask iter to also change b', afterToolResult: true }, { text: 'Asked.' });
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'iter' finished:\n\n<worker-output>\nRound two", name: 'result 2' },
+      { text: 'noted 2' },
+    );
+    await core.orchestrator.enqueue('ask iter to also change b', { channel: 'panel' }).done;
+    await waitFor('round two running', () => card('iter')?.state === 'running' || doneCount() >= 2);
+    await waitFor('round two', () => finished('iter') && doneCount() >= 2);
+
+    assert.equal(card('iter')?.sessionId, session, 'the same session continued');
+    assert.equal(card('iter')?.workingDir, w.workingDir, 'in the same worktree');
+    assert.deepEqual(card('iter')?.changes, { files: 2, additions: 2, deletions: 2, paths: ['src/a.txt', 'src/b.txt'] });
+    assert.equal(card('iter')?.summary, 'Round two: changed b.txt as asked');
+    const second = core.server.chatRequests().filter((r) => mine(r) && r.lastUserText?.includes('also change b'));
+    assert.ok(
+      second[0]!.messages.some((m) => m.role === 'assistant' && JSON.stringify(m).includes('Round one')),
+      'the second round sees the first in its conversation',
+    );
+    assert.match(await core.pool.changes!.forModel('iter'), /\+a round one[\s\S]*\+b round two/);
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
+  });
+
+  it('overlap: two running workers touching one file are flagged on both cards before either finishes; list_sessions names the touched files', async () => {
+    for (const name of ['left', 'right']) {
+      const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${name}'`);
+      core.server.on(
+        { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${name} edits` },
+        { toolCalls: [{ id: `${name}-1`, name: 'bash', arguments: { command: `printf '${name}\\n' > src/a.txt`, description: 'edit' } }] },
+      );
+      // Still working when the overlap must show.
+      core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${name} keeps working` }, { hang: true });
+    }
+    await Promise.all([
+      core.pool.create({ name: 'left', workingDir: repo, prompt: 'TASK-left' }),
+      core.pool.create({ name: 'right', workingDir: repo, prompt: 'TASK-right' }),
+    ]);
+    await waitFor('both cards flagged', () => card('left')?.overlaps?.length && card('right')?.overlaps?.length);
+    assert.equal(card('left')?.state, 'running');
+    assert.equal(card('right')?.state, 'running');
+    assert.deepEqual(card('left')?.overlaps, [{ worker: 'right', paths: ['src/a.txt'] }]);
+    assert.deepEqual(card('right')?.overlaps, [{ worker: 'left', paths: ['src/a.txt'] }]);
+    const listed = formatWorkerList(core.pool.list(), Date.now());
+    assert.match(listed, /- left: running .*; touched: src\/a\.txt/);
+    assert.match(listed, /- right: running .*; touched: src\/a\.txt/);
+    await core.pool.kill('left', 'tool');
+    await core.pool.kill('right', 'tool');
+  });
+});
