@@ -249,7 +249,7 @@ export class MessageView {
       if (patch.content !== undefined) this.showPlaceholder();
       return;
     }
-    if (patch.role !== undefined || patch.source !== undefined || patch.ts !== undefined) this.renderHeader();
+    if (patch.role !== undefined || patch.source !== undefined || patch.ts !== undefined || patch.from !== undefined) this.renderHeader();
     this.renderFooter();
     this.renderActions();
     if (patch.content !== undefined || patch.role !== undefined) this.renderBody();
@@ -294,6 +294,8 @@ export class MessageView {
       if (message.source && OTHER_CHANNELS.has(message.source))
         parts.push(h('span', { class: 'message-source', 'data-testid': 'channel-tag' }, `via ${message.source}`));
     }
+    // Written in another VS Code window that shares this conversation.
+    if (message.from) parts.push(h('span', { class: 'message-source', 'data-testid': 'window-tag' }, `from window ${message.from}`));
     if (Number.isFinite(time.getTime())) {
       parts.push(h('time', { class: 'message-time', datetime: time.toISOString(), title: FULL_TIME.format(time) }, TIME.format(time)));
     }

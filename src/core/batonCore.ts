@@ -5,6 +5,7 @@
 // environment).
 // Invariant: nothing here starts the Copilot runtime; the first message (or the chat view) does.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
@@ -22,6 +23,8 @@ import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
+import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
+import { SharedConversation } from './orchestrator/sharedConversation';
 import { STALE_PREFIX, STATE_FINGERPRINT, STATE_SESSION } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
@@ -95,6 +98,8 @@ export interface BatonCore {
   renewSession(reason: string): void;
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
   access: BatonAccess;
+  /** Which window runs which conversation (Doctor). */
+  conversations: ConversationClaims;
   /** Turns a crash or reload interrupted (offered for resending). */
   interrupted: LogEntry[];
   dispose(): Promise<void>;
@@ -129,7 +134,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // Baton's installed skills live in its storage; the folder exists before any session names it.
   const skills = new SkillLibrary(path.join(storageDir, 'skills'));
   const [store, userConfig] = await Promise.all([
-    timed(SqlJsStore.open({ dir: storageDir, ...deps.store }), 'Store opened'),
+    // Another window's message shows here within a second: the store looks for other windows' writes every 250 ms (a read of its 100-byte header).
+    timed(SqlJsStore.open({ dir: storageDir, pollIntervalMs: 250, ...deps.store }), 'Store opened'),
     deps.userConfig ? Promise.resolve(deps.userConfig) : timed(readUserCopilotConfig(sessions.copilotHome, logger), 'Copilot config read'),
     skills.ensureDir(),
   ]);
@@ -191,6 +197,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     refreshState: () => chat?.refreshState(),
   });
   const claims = new SessionClaims(path.join(storageDir, 'claims'));
+  const conversations = new ConversationClaims(path.join(storageDir, 'claims'), windowStamp(deps.workspaceFolders()));
+  const shared = new SharedConversation({ store, claims: conversations, logger });
   const orch: Orchestrator = new Orchestrator({
     sessions,
     store,
@@ -229,12 +237,14 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
     userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
     claims,
+    shared,
     installPath: deps.installPath,
     workspaceFolders: deps.workspaceFolders,
     retryDelaysMs: deps.retryDelaysMs,
     healthCheckIntervalMs: deps.healthCheckIntervalMs,
   });
   orchestrator = orch;
+  orch.onEvent((e) => shared.onTurnEvent(e));
   chat = new ChatController(
     orch,
     store,
@@ -242,6 +252,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     logger,
     () => deps.settings.orchestrator().routing.auto,
     () => usage.headerText(),
+    conversations.self,
   );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
   const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
@@ -294,6 +305,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     usage,
     control,
     renewSession,
+    conversations,
     interrupted,
     dispose: () =>
       (disposed ??= (async () => {
@@ -307,5 +319,16 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         await sessions.dispose();
         await store.close();
       })()),
+  };
+}
+
+/** This window as other windows see it: its process, and its workspace (the same after a reload). */
+function windowStamp(folders: string[]): WindowStamp {
+  return {
+    pid: process.pid,
+    host: hostname(),
+    instance: newInstance(),
+    key: folders.join('\n') || '(no folder)',
+    label: folders[0] ? path.basename(folders[0]) : 'a window without a folder',
   };
 }

@@ -35,6 +35,8 @@ export interface ChatMessage {
   action?: { label: string; command: string };
   /** For the user's messages: what the editor added (file, selection, problems …), kept in the log. */
   references?: StoredReference[];
+  /** The window (its workspace's name) it was written in, when that is not this window. */
+  from?: string;
   /**
    * For a finished worker (role 'background'): what a person reads, as a result card. `content` stays the
    * text the model was given (its wrapper included); render this instead when it is present.

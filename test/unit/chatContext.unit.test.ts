@@ -236,7 +236,8 @@ describe('ChatController with editor context', () => {
     const [plain, withRefs] = fixture.sessions.orchestratorPrompts;
     assert.equal(plain, "[via panel] fix the build\n\n<editor>The user's active file is in the workspace folder /ws/b.</editor>");
     assert.match(withRefs ?? '', /<\/references>\n\n<editor>The user's active file is in the workspace folder \/ws\/b\.<\/editor>$/);
-    assert.equal(fixture.core.store.recentLog(10)[0]?.meta, null, 'a hint alone is not stored with the message');
+    // The row names only its window (who wrote it, who runs it): the hint is not stored with the message.
+    assert.deepEqual(Object.keys(JSON.parse(fixture.core.store.recentLog(10)[0]?.meta ?? '{}') as object).sort(), ['runner', 'window']);
   });
 });
 

@@ -8,15 +8,16 @@ import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
 import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
-import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
+import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError, type ReadableError } from '../copilot/errors';
 import type { BatonStore, LogEntry } from '../store/types';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import { withNote, type Origin, type OrchestratorEvent, type TurnResult } from './events';
+import { REPLY_CHANNELS, withNote, type Channel, type Origin, type OrchestratorEvent, type TurnResult } from './events';
 import { classifyMessage } from './classifier';
 import type { SessionClaims } from './sessionClaims';
 import { CheckpointWriter } from './checkpoints';
+import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
 import { runWithRetries, type Attempt } from './retries';
 import { ModelRouter, parseRouterState, type RoutingSettings } from './router';
@@ -46,6 +47,8 @@ export interface OrchestratorOptions {
   installPath?: string;
   /** Claims on orchestrator sessions, so two windows never write into one session. */
   claims?: SessionClaims;
+  /** The conversation as other windows share it (the store as the queue to its owner); absent: this window alone. */
+  shared?: SharedConversation;
   /** MCP servers and skill directories from the user's own Copilot configuration. */
   userConfig?: () => UserCopilotConfig;
   retryDelaysMs?: readonly number[];
@@ -101,11 +104,14 @@ export class Orchestrator {
 
   /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
   start(): LogEntry[] {
+    // Only a message whose window is gone was interrupted: another window may be answering one right now.
+    const gone = (e: LogEntry): boolean => SharedConversation.runnerGone(windowMeta(e.meta));
     // Worker results a crash caught in the queue were never handed over: the inbox delivers them again.
     for (const e of this.opts.store.recentLog(LOG_SCAN)) {
-      if (e.role === 'system' && e.status === 'pending') this.opts.store.updateLog(e.id, { status: 'cancelled' });
+      if (e.role === 'system' && e.status === 'pending' && gone(e)) this.opts.store.updateLog(e.id, { status: 'cancelled' });
     }
-    const interrupted = this.opts.store.markInterrupted();
+    const interrupted = this.opts.store.markInterrupted(gone);
+    this.opts.shared?.start((row, meta) => this.adopt(row, meta));
     if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
     const interval = this.opts.healthCheckIntervalMs ?? 30_000;
     if (interval > 0) {
@@ -139,23 +145,37 @@ export class Orchestrator {
 
   /**
    * Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only,
-   * `extras.meta` in the log; `extras.workerResult` (a worker's result card, what people read) in the log and the queued event.
+   * `extras.meta` in the log; `extras.workerResult` (a worker's result card, what people read) in the log and the queued
+   * event; `extras.resend`: the session may already have it (see runWithRetries).
    */
-  enqueue(text: string, origin: Origin, extras?: { context?: string; meta?: Record<string, unknown>; workerResult?: WorkerResultCard }): TurnHandle {
+  enqueue(
+    text: string,
+    origin: Origin,
+    extras?: { context?: string; meta?: Record<string, unknown>; workerResult?: WorkerResultCard; resend?: boolean },
+  ): TurnHandle {
     // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
-    const prompt = `${origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`}${extras?.context ? `\n\n${extras.context}` : ''}`;
+    const prompt = promptOf(text, origin, extras?.context);
+    // Another live window runs this conversation: the message goes to it through the store, never into a second session.
+    const owner = this.opts.shared?.ownerElsewhere();
+    const shared: WindowMeta = this.opts.shared
+      ? { ...this.opts.shared.stamp(owner), ...(owner && extras?.context ? { context: extras.context } : {}), ...(extras?.resend ? { resend: true } : {}) }
+      : {};
+    const meta = { ...extras?.meta, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}), ...shared };
     // Logged before anything is sent: a crash from here on leaves a 'pending' row that start() marks interrupted.
     const logId = this.opts.store.appendLog({
       role: origin.channel === 'background' ? 'system' : 'user',
       content: text,
       source: origin.channel === 'background' ? `background:${origin.worker ?? ''}` : origin.channel,
       status: 'pending',
-      ...(extras?.meta || extras?.workerResult
-        ? { meta: JSON.stringify({ ...extras.meta, ...(extras.workerResult ? { workerResult: extras.workerResult } : {}) }) }
-        : {}),
+      ...(Object.keys(meta).length ? { meta: JSON.stringify(meta) } : {}),
     });
+    if (owner && this.opts.shared) {
+      this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
+      this.opts.logger.info(`Message ${logId} sent to the window that runs this conversation (${owner.label}, pid ${owner.pid})`);
+      return remoteTurn(this.opts.shared, turnId, logId);
+    }
     let resolve!: (r: TurnResult) => void;
     let reject!: (e: unknown) => void;
     const done = new Promise<TurnResult>((res, rej) => {
@@ -171,10 +191,35 @@ export class Orchestrator {
     // Callers that only listen to events must not trigger unhandled-rejection warnings.
     done.catch(() => undefined);
     started.catch(() => undefined);
-    this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon } });
+    this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon, resend: extras?.resend } });
     this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
     void this.pump();
     return { turnId, logId, started, done };
+  }
+
+  /** Runs a message another window wrote to the store for this window (the conversation's owner) to run. */
+  private adopt(row: LogEntry, meta: WindowMeta): void {
+    if (this.disposed) return;
+    const background = row.role === 'system';
+    const origin: Origin = background ? { channel: 'background', worker: row.source.replace(/^background:/, '') } : { channel: toChannel(row.source) };
+    const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
+    const ignore = (): void => undefined;
+    this.opts.logger.info(`Running message ${row.id} from the window ${meta.window?.label ?? '?'} (pid ${meta.window?.pid ?? '?'})`);
+    this.queue.push({
+      kind: 'turn',
+      turn: {
+        turnId,
+        prompt: promptOf(row.content, origin, meta.context),
+        origin,
+        logId: row.id,
+        resolve: ignore,
+        reject: ignore,
+        markStarted: ignore,
+        abandon: ignore,
+        resend: meta.resend,
+      },
+    });
+    void this.pump();
   }
 
   /**
@@ -208,6 +253,8 @@ export class Orchestrator {
    */
   prewarm(): Promise<void> {
     if (this.keeper.current || this.disposed || this.processing) return Promise.resolve();
+    // Another live window runs this conversation: its session is not opened here too (messages go to that window).
+    if (this.opts.shared?.ownerElsewhere()) return Promise.resolve();
     return this.runTask(async () => {
       if (!this.keeper.current) await this.keeper.ensure(this.currentModel);
     });
@@ -316,7 +363,7 @@ export class Orchestrator {
           emit: (e) => this.emitter.fire(e),
           delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
         },
-        { turnId: turn.turnId, prompt: turn.prompt, model: route.model },
+        { turnId: turn.turnId, prompt: turn.prompt, model: route.model, mayHavePrompt: turn.resend },
         attempt,
         abort.signal,
       );
@@ -355,7 +402,7 @@ export class Orchestrator {
           content: attempt.text ? `${attempt.text}\n\n${readable.message}` : readable.message,
           source: turn.origin.channel,
           status: 'failed',
-          meta: JSON.stringify({ route, error: readable }),
+          meta: JSON.stringify({ route, error: readable, ...this.replyMeta(turn) }),
         });
         this.checkpoints.record(route, 'failed');
         this.emitter.fire({
@@ -384,7 +431,7 @@ export class Orchestrator {
       content: withNote(result.content, result.note),
       source: turn.origin.channel,
       status: result.status,
-      meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin }),
+      meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin, ...this.replyMeta(turn) }),
     });
     this.checkpoints.record(result.route, result.status);
     if (result.status === 'cancelled') {
@@ -393,6 +440,11 @@ export class Orchestrator {
       this.emitter.fire({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
     }
     turn.resolve(result);
+  }
+
+  /** A reply names its message, and the window that wrote it, so a window that sent it to the owner finds it. */
+  private replyMeta(turn: QueuedTurn): WindowMeta {
+    return this.opts.shared ? { for: turn.logId, window: this.opts.shared.self } : {};
   }
 
   private sessionSpec(model: string, tools: BatonTool[]): Extract<SessionSpec, { role: 'orchestrator' }> {
@@ -445,6 +497,34 @@ export class Orchestrator {
     this.disposeReset();
     await this.keeper.drop()?.disconnect();
     this.opts.claims?.releaseAll();
+    this.opts.shared?.dispose();
     this.emitter.dispose();
   }
+}
+
+function promptOf(text: string, origin: Origin, context: string | undefined): string {
+  return `${origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`}${context ? `\n\n${context}` : ''}`;
+}
+
+function toChannel(source: string): Exclude<Channel, 'background'> {
+  return (REPLY_CHANNELS as readonly string[]).includes(source) ? (source as Exclude<Channel, 'background'>) : 'panel';
+}
+
+/** The handle of a message another window runs: it left this window when its row was written. */
+function remoteTurn(shared: SharedConversation, turnId: string, logId: number): TurnHandle {
+  const done = shared.awaitRemote(logId).then(({ reply, ended }): TurnResult => {
+    if (!reply) {
+      const message =
+        ended?.status === 'interrupted'
+          ? 'The window running this conversation closed before answering.'
+          : 'Baton was closed before this message was answered.';
+      throw new TurnError({ kind: 'cancelled', message }, '');
+    }
+    const meta = JSON.parse(reply.meta ?? '{}') as { route?: RouteInfo; usage?: TurnResult['usage']; error?: ReadableError };
+    if (reply.status === 'failed') throw new TurnError(meta.error ?? { kind: 'fatal', message: reply.content }, '');
+    const status = reply.status === 'partial' || reply.status === 'cancelled' ? reply.status : 'complete';
+    return { turnId, content: reply.content, status, route: meta.route ?? { tier: 'fixed', model: '', reason: 'disabled' }, usage: meta.usage };
+  });
+  done.catch(() => undefined);
+  return { turnId, logId, started: Promise.resolve(), done };
 }

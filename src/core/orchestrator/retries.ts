@@ -41,12 +41,13 @@ const RESUME_NUDGE = '[System: your previous reply was interrupted by a connecti
  */
 export async function runWithRetries(
   host: RetryHost,
-  turn: { turnId: string; prompt: string; model: string },
+  turn: { turnId: string; prompt: string; model: string; mayHavePrompt?: boolean },
   attempt: Attempt,
   signal: AbortSignal,
 ): Promise<void> {
   const { keeper, logger, delays } = host;
-  let mayHavePrompt = false;
+  // A resend of a message whose window died: its session may have the prompt already (asked, never sent twice).
+  let mayHavePrompt = turn.mayHavePrompt === true;
   const run = async (prompt: string): Promise<void> => {
     const session = await keeper.ensure(turn.model);
     const result: RunResult = await session.run(prompt, {

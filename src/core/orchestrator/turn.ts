@@ -38,6 +38,8 @@ export interface QueuedTurn {
   reject: (e: unknown) => void;
   markStarted: () => void;
   abandon: (e: unknown) => void;
+  /** A resend: the session may already have the prompt, so it is asked before anything is sent. */
+  resend?: boolean;
 }
 
 export type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };

@@ -48,9 +48,9 @@ export class SqlJsConversationLog {
     return this.access.read(() => this.access.tables.rows('conversation_log', sql, [limit], logRowSchema), []);
   }
 
-  markInterrupted(): LogEntry[] {
+  markInterrupted(which: (entry: LogEntry) => boolean = () => true): LogEntry[] {
     const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE role = 'user' AND status = 'pending' ORDER BY id`;
-    const pending = this.access.read(() => this.access.tables.rows('conversation_log', sql, [], logRowSchema), []);
+    const pending = this.access.read(() => this.access.tables.rows('conversation_log', sql, [], logRowSchema), []).filter(which);
     if (!pending.length) return [];
     // The ids are frozen now: a replay must not mark entries another window is still waiting on.
     this.access.commit({ op: 'markInterrupted', targets: pending.map((e) => this.ids.ref(e.id)) });

@@ -93,7 +93,7 @@ export class SqlJsStore implements BatonStore {
     memories: new IssuedIds(true),
     inbox: new IssuedIds(true),
   };
-  private readonly changes = new Emitter<StoreChange>();
+  private readonly changes = new Emitter<{ what: StoreChange; fromOtherWindow: boolean }>();
   private readonly log: SqlJsConversationLog;
   private readonly memories: SqlJsMemories;
   readonly squads: SqlJsSquads;
@@ -131,7 +131,7 @@ export class SqlJsStore implements BatonStore {
         },
         installed: () => this.highestId.clear(),
         reloaded: () => {
-          for (const kind of ALL_KINDS) this.changes.fire(kind);
+          for (const kind of ALL_KINDS) this.changes.fire({ what: kind, fromOtherWindow: true });
         },
       },
     );
@@ -212,8 +212,8 @@ export class SqlJsStore implements BatonStore {
     return this.log.recent(limit);
   }
 
-  markInterrupted(): LogEntry[] {
-    return this.log.markInterrupted();
+  markInterrupted(which?: (entry: LogEntry) => boolean): LogEntry[] {
+    return this.log.markInterrupted(which);
   }
 
   clearLog(): void {
@@ -325,8 +325,8 @@ export class SqlJsStore implements BatonStore {
     return (this.file.tables.db.exec('PRAGMA integrity_check')[0]?.values ?? []).map((row) => String(row[0]));
   }
 
-  onDidChange(listener: (what: StoreChange) => void): () => void {
-    return this.changes.event(listener);
+  onDidChange(listener: (what: StoreChange, fromOtherWindow: boolean) => void): () => void {
+    return this.changes.event((c) => listener(c.what, c.fromOtherWindow));
   }
 
   async close(): Promise<void> {
@@ -338,7 +338,7 @@ export class SqlJsStore implements BatonStore {
 
   private commit(op: StoreOp): void {
     this.file.commit(op);
-    this.changes.fire(changeKind(op));
+    this.changes.fire({ what: changeKind(op), fromOtherWindow: false });
   }
 
   // Log and inbox ids come from the clock (microsecond-sized, with a random tail), so two windows writing in the same

@@ -110,8 +110,11 @@ export interface BatonStore {
   deleteLog(id: number): void;
   /** The newest `limit` entries, oldest first. */
   recentLog(limit: number): LogEntry[];
-  /** Marks every 'pending' user entry as 'interrupted' and returns them (called once at start). */
-  markInterrupted(): LogEntry[];
+  /**
+   * Marks 'pending' user entries as 'interrupted' and returns them: every one, or those `which` picks (the ones whose
+   * window is gone, when several windows share the log).
+   */
+  markInterrupted(which?: (entry: LogEntry) => boolean): LogEntry[];
   clearLog(): void;
 
   // checkpoints (append-only, pruned to the newest 200)
@@ -153,7 +156,7 @@ export interface BatonStore {
   flush(): Promise<void>;
   /** PRAGMA integrity_check's answer: ['ok'] when sound, otherwise the problems found. */
   integrityCheck(): string[];
-  /** Fires after any write (from this instance or after a reload from another window). */
-  onDidChange(listener: (what: StoreChange) => void): () => void;
+  /** Fires after any write: from this instance, or (`fromOtherWindow`) when another window's writes were loaded. */
+  onDidChange(listener: (what: StoreChange, fromOtherWindow: boolean) => void): () => void;
   close(): Promise<void>;
 }

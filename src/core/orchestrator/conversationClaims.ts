@@ -1,0 +1,177 @@
+// Which window runs which conversation. Several VS Code windows share Baton's storage; a conversation's session is
+// run by one of them at a time, its owner, and the others send into it through the store (sharedConversation.ts).
+// A claim is a small file per conversation, created with O_EXCL so two windows claiming at once cannot both win;
+// it names the owner's process, and an owner whose process is gone (a crash, a kill) holds nothing.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+/** Today's only conversation: the ids are here so that several conversations each get their own owner later. */
+export const MAIN_CONVERSATION = 'main';
+
+/** A window as the log and the claims name it: its process, and the workspace it shows (stable across reloads). */
+export interface WindowStamp {
+  pid: number;
+  host: string;
+  /** This build of Baton's core in its process (a test or a restart may build another in the same process). */
+  instance: string;
+  /** The window's workspace folders, joined: the same window after a reload has the same key. */
+  key: string;
+  /** What a person calls the window: its workspace's name. */
+  label: string;
+}
+
+export interface ConversationHolder extends WindowStamp {
+  conversation: string;
+  since: string;
+}
+
+/** The cores alive in this process (see WindowStamp.instance). */
+const liveInstances = new Set<string>();
+
+/** A new core in this process: its stamp, live until `retireInstance`. */
+export function newInstance(): string {
+  const id = randomUUID();
+  liveInstances.add(id);
+  return id;
+}
+
+export function retireInstance(id: string): void {
+  liveInstances.delete(id);
+}
+
+/** Whether the window of `stamp` is known to be gone. A process on another host is never judged gone from here. */
+export function processGone(stamp: { pid: number; host: string; instance?: string }): boolean {
+  if (stamp.host !== hostname()) return false;
+  if (stamp.pid === process.pid) return stamp.instance !== undefined && !liveInstances.has(stamp.instance);
+  try {
+    process.kill(stamp.pid, 0);
+    return false;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}
+
+export class ConversationClaims {
+  private readonly held = new Set<string>();
+
+  constructor(
+    private readonly dir: string,
+    readonly self: WindowStamp,
+  ) {}
+
+  private file(conversation: string): string {
+    return join(this.dir, `conversation-${conversation.replace(/[^A-Za-z0-9_-]/g, '_')}.owner`);
+  }
+
+  private read(conversation: string): ConversationHolder | undefined {
+    try {
+      const value = JSON.parse(readFileSync(this.file(conversation), 'utf8')) as ConversationHolder;
+      return typeof value.pid === 'number' && typeof value.host === 'string' ? value : undefined;
+    } catch {
+      return undefined; // no claim, or one being written: nobody holds it yet
+    }
+  }
+
+  private isMine(h: ConversationHolder | undefined): boolean {
+    return !!h && h.pid === this.self.pid && h.host === this.self.host && h.instance === this.self.instance;
+  }
+
+  /** The live window other than this one that holds `conversation`, if any. */
+  holder(conversation: string): ConversationHolder | undefined {
+    const h = this.read(conversation);
+    return h && !this.isMine(h) && !processGone(h) ? h : undefined;
+  }
+
+  /** Claims `conversation` for this window; returns the other live window holding it instead, if there is one. */
+  claim(conversation: string): ConversationHolder | undefined {
+    if (this.held.has(conversation)) return undefined;
+    mkdirSync(this.dir, { recursive: true });
+    const mine: ConversationHolder = { ...this.self, conversation, since: new Date().toISOString() };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        writeFileSync(this.file(conversation), JSON.stringify(mine), { flag: 'wx' });
+        this.held.add(conversation);
+        return undefined;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const other = this.read(conversation);
+      if (other && !processGone(other) && !this.isMine(other)) return other;
+      // Left by a process that is gone (or by this one before a failed release): take it over.
+      rmSync(this.file(conversation), { force: true });
+    }
+    return this.holder(conversation);
+  }
+
+  release(conversation: string): void {
+    if (!this.held.delete(conversation)) return;
+    if (this.isMine(this.read(conversation))) rmSync(this.file(conversation), { force: true });
+  }
+
+  releaseAll(): void {
+    for (const c of [...this.held]) this.release(c);
+  }
+
+  private presenceFile(stamp: WindowStamp): string {
+    return join(this.dir, `window-${stamp.pid}-${stamp.instance}.present`);
+  }
+
+  /** Says this window is open (one small file per open window, removed by `leave`; a dead window's is swept). */
+  announce(): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(this.presenceFile(this.self), JSON.stringify(this.self));
+  }
+
+  leave(): void {
+    rmSync(this.presenceFile(this.self), { force: true });
+  }
+
+  /** The open windows other than this one; the files of windows that are gone are removed on the way. */
+  others(): WindowStamp[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.startsWith('window-') && n.endsWith('.present'));
+    } catch {
+      return [];
+    }
+    const out: WindowStamp[] = [];
+    for (const name of names) {
+      let stamp: WindowStamp;
+      try {
+        stamp = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as WindowStamp;
+      } catch {
+        continue; // being written
+      }
+      if (processGone(stamp)) rmSync(join(this.dir, name), { force: true });
+      else if (stamp.instance !== this.self.instance) out.push(stamp);
+    }
+    return out;
+  }
+
+  /** For Doctor: every open window and the conversations it holds. */
+  describe(): string {
+    const owners = this.list();
+    const held = (stamp: WindowStamp): string => {
+      const mine = owners.filter((o) => o.pid === stamp.pid && o.instance === stamp.instance).map((o) => o.conversation);
+      return mine.length ? `holds ${mine.map((c) => `conversation '${c}'`).join(', ')}` : 'holds no conversation';
+    };
+    return [this.self, ...this.others()].map((w) => `${w === this.self ? 'this window' : `window '${w.label}'`} (pid ${w.pid}) ${held(w)}`).join('; ');
+  }
+
+  /** Every conversation a live window holds, for Doctor. */
+  list(): Array<ConversationHolder & { mine: boolean }> {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.startsWith('conversation-') && n.endsWith('.owner'));
+    } catch {
+      return [];
+    }
+    return names
+      .map((n) => this.read(n.slice('conversation-'.length, -'.owner'.length)))
+      .filter((h): h is ConversationHolder => !!h && !processGone(h))
+      .map((h) => ({ ...h, mine: this.isMine(h) }));
+  }
+}

@@ -1,0 +1,233 @@
+// One conversation, several windows: the store is the queue. The window that holds the conversation's claim (its
+// owner) runs every turn in its one session; another window writes its message as a pending row addressed to the
+// owner ("runner"), the owner picks it up from the store, and the reply row (marked `for` the message) reaches the
+// sender through the store again. A row is only ever interrupted when the process that was to run it is gone.
+// Invariants: a message is run by exactly the window its row names; no window starts a second session of a
+// conversation another live window holds; every pending row is either run by its runner or, once that runner is
+// gone, marked interrupted (offered for resending) by whichever window notices first.
+import type { BatonStore, LogEntry } from '../store/types';
+import type { OrchestratorEvent } from './events';
+import type { Logger } from '../util/logger';
+import { MAIN_CONVERSATION, processGone, retireInstance, type ConversationClaims, type ConversationHolder, type WindowStamp } from './conversationClaims';
+
+/** What a log row's meta says about windows (besides route, usage, references). */
+export interface WindowMeta {
+  /** The window that wrote the row. */
+  window?: WindowStamp;
+  /** For a message: the process that runs it (its window's, or the owner's it was sent to). */
+  runner?: { pid: number; host: string; instance?: string };
+  /** For a message sent to the owner: the context (references) that goes in the prompt only. */
+  context?: string;
+  /** For a reply: the id of the message it answers. */
+  for?: number;
+  /** A resend: the session may already have this prompt (asked before sending, never sent twice). */
+  resend?: boolean;
+}
+
+export function windowMeta(raw: string | null): WindowMeta {
+  try {
+    const value: unknown = raw ? JSON.parse(raw) : {};
+    return typeof value === 'object' && value !== null ? (value as WindowMeta) : {};
+  } catch {
+    return {}; // meta is advisory
+  }
+}
+
+/** The reply streaming in a window right now, for the other windows' panels: one state key per conversation. */
+export interface LiveReply {
+  /** The message it answers. */
+  for: number;
+  text: string;
+  window: WindowStamp;
+}
+
+const LIVE_KEY = 'conversation_live:';
+/** How often a streaming reply is written for the other windows (each write is a flush of the database). */
+const LIVE_EVERY_MS = 200;
+
+export function readLiveReply(store: BatonStore, conversation = MAIN_CONVERSATION): LiveReply | undefined {
+  const raw = store.getState(`${LIVE_KEY}${conversation}`);
+  if (!raw) return undefined;
+  try {
+    const value = JSON.parse(raw) as LiveReply;
+    return typeof value.for === 'number' && typeof value.text === 'string' && value.window ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How far back the log is read for queued and orphaned messages: as far as the panel shows. */
+const LOG_SCAN = 200;
+
+export interface SharedConversationOptions {
+  store: BatonStore;
+  claims: ConversationClaims;
+  logger: Logger;
+  /** How often to look for a runner that is gone (it writes nothing when it dies). Default 1000 ms. */
+  watchIntervalMs?: number;
+}
+
+export interface RemoteOutcome {
+  reply?: LogEntry;
+  /** The message's row when it ended without a reply: interrupted (its runner died) or cancelled. */
+  ended?: LogEntry;
+}
+
+export class SharedConversation {
+  readonly conversation = MAIN_CONVERSATION;
+  private readonly adopted = new Set<number>();
+  private readonly waiting = new Map<number, (outcome: RemoteOutcome) => void>();
+  private timer: NodeJS.Timeout | undefined;
+  private offStore: (() => void) | undefined;
+  private scanSoon: NodeJS.Timeout | undefined;
+  private onQueued: ((row: LogEntry, meta: WindowMeta) => void) | undefined;
+  private live: { for: number; text: string } | undefined;
+  private liveTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: SharedConversationOptions) {}
+
+  get self(): WindowStamp {
+    return this.opts.claims.self;
+  }
+
+  /** Claims the conversation for this window, or returns the live window that holds it. */
+  ownerElsewhere(): ConversationHolder | undefined {
+    return this.opts.claims.claim(this.conversation);
+  }
+
+  /** The meta of a message this window writes, run here or by `owner`. */
+  stamp(owner?: ConversationHolder): WindowMeta {
+    const runner = owner ?? this.self;
+    return { window: this.self, runner: { pid: runner.pid, host: runner.host, instance: runner.instance } };
+  }
+
+  /** Whether a pending row's runner is gone. A row from before windows were named has no runner: gone, as before. */
+  static runnerGone(meta: WindowMeta): boolean {
+    return !meta.runner || processGone(meta.runner);
+  }
+
+  /** Starts watching the store for messages sent to this window, replies to this window's, and runners that died. */
+  start(onQueued: (row: LogEntry, meta: WindowMeta) => void): void {
+    this.onQueued = onQueued;
+    this.opts.claims.announce();
+    this.offStore = this.opts.store.onDidChange((what, fromOtherWindow) => {
+      if (what !== 'log' || !fromOtherWindow || this.scanSoon) return;
+      this.scanSoon = setTimeout(() => {
+        this.scanSoon = undefined;
+        this.scan();
+      }, 0);
+    });
+    const interval = this.opts.watchIntervalMs ?? 1000;
+    this.timer = setInterval(() => this.scan(), interval);
+    this.timer.unref?.();
+    this.scan();
+  }
+
+  /**
+   * Streams this window's replies to the other open windows through the store, a write every LIVE_EVERY_MS at
+   * most; with no other window open nothing is written.
+   */
+  onTurnEvent(e: OrchestratorEvent): void {
+    switch (e.type) {
+      case 'turn.started':
+        this.live = this.opts.claims.others().length ? { for: e.logId, text: '' } : undefined;
+        if (this.live) this.writeLiveSoon();
+        break;
+      case 'turn.delta':
+        if (!this.live) break;
+        this.live.text += e.delta;
+        this.writeLiveSoon();
+        break;
+      case 'turn.retrying':
+        if (!this.live) break;
+        this.live.text = '';
+        this.writeLiveSoon();
+        break;
+      case 'turn.completed':
+      case 'turn.failed':
+      case 'turn.cancelled':
+        if (!this.live) break;
+        this.live = undefined;
+        if (this.liveTimer) clearTimeout(this.liveTimer);
+        this.liveTimer = undefined;
+        this.opts.store.deleteState(`${LIVE_KEY}${this.conversation}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private writeLiveSoon(): void {
+    if (this.liveTimer) return;
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = undefined;
+      if (!this.live) return;
+      const value: LiveReply = { ...this.live, window: this.self };
+      try {
+        this.opts.store.setState(`${LIVE_KEY}${this.conversation}`, JSON.stringify(value));
+      } catch {
+        // the store closed under a turn cut by the close: nothing left to show
+      }
+    }, LIVE_EVERY_MS);
+  }
+
+  /** Resolves when the owner has answered message `logId` (or it ended without an answer). */
+  awaitRemote(logId: number): Promise<RemoteOutcome> {
+    return new Promise((resolve) => {
+      this.waiting.set(logId, resolve);
+    });
+  }
+
+  private scan(): void {
+    let rows: LogEntry[];
+    try {
+      rows = this.opts.store.recentLog(LOG_SCAN);
+    } catch {
+      return; // the store is closing
+    }
+    const me = this.self;
+    const orphaned: number[] = [];
+    // Bounded: only the rows still in the scanned log are remembered as taken.
+    const listed = new Set(rows.map((r) => r.id));
+    for (const id of this.adopted) if (!listed.has(id)) this.adopted.delete(id);
+    for (const row of rows) {
+      const meta = windowMeta(row.meta);
+      if (row.status === 'pending' && (row.role === 'user' || row.role === 'system') && meta.runner) {
+        const mine = meta.runner.pid === me.pid && meta.runner.host === me.host && meta.runner.instance === me.instance;
+        if (mine && !this.adopted.has(row.id) && meta.window && meta.window.instance !== me.instance) {
+          this.adopted.add(row.id);
+          this.onQueued?.(row, meta);
+        } else if (!mine && processGone(meta.runner)) orphaned.push(row.id);
+      }
+      if (meta.for !== undefined) this.settleWaiter(meta.for, { reply: row });
+      if (this.waiting.has(row.id) && (row.status === 'interrupted' || row.status === 'cancelled')) this.settleWaiter(row.id, { ended: row });
+    }
+    if (orphaned.length) {
+      const ids = new Set(orphaned);
+      const marked = this.opts.store.markInterrupted((e) => ids.has(e.id));
+      for (const row of rows) if (ids.has(row.id) && row.role === 'system') this.opts.store.updateLog(row.id, { status: 'cancelled' });
+      if (marked.length) this.opts.logger.warn(`${marked.length} message(s) were interrupted: the window running them is gone`);
+      for (const e of marked) this.settleWaiter(e.id, { ended: e });
+    }
+  }
+
+  private settleWaiter(logId: number, outcome: RemoteOutcome): void {
+    const resolve = this.waiting.get(logId);
+    if (!resolve) return;
+    this.waiting.delete(logId);
+    resolve(outcome);
+  }
+
+  /** Stops watching and gives the conversation up; messages still waiting for the owner end as cancelled. */
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.liveTimer) clearTimeout(this.liveTimer);
+    if (this.scanSoon) clearTimeout(this.scanSoon);
+    this.offStore?.();
+    for (const [, resolve] of this.waiting) resolve({});
+    this.waiting.clear();
+    this.opts.claims.releaseAll();
+    this.opts.claims.leave();
+    retireInstance(this.self.instance);
+  }
+}

@@ -1,0 +1,377 @@
+// Two VS Code windows on one Baton: each window is a separate Node process that builds Baton through the
+// composition root over one shared storage folder (test/support/windowProcess.ts), with the real Copilot runtime
+// answered by one scripted model server. What is asserted is what each window's panel is sent, what the model
+// received, and what the shared log holds.
+import * as assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import type { ChatMessage, HostMessage } from '../../src/shared/protocol';
+import { DEFAULT_MODELS, ScriptedModelServer, type RecordedRequest } from '../support/scriptedModelServer';
+import type { WindowCommand, WindowJob, WindowReport } from '../support/windowProcess';
+
+const SCRIPT = join(__dirname, '..', 'support', 'windowProcess.ts');
+/** The start of retries.ts's RESUME_NUDGE: what is sent when the session already has the prompt. */
+const NUDGE = '[System: your previous reply was interrupted';
+/** The start of the recovery context a new session gets (systemMessage.ts). */
+const RECOVERY = '[System: Session recovered]';
+/**
+ * Shown live, without a reload. By design it takes the writer's flush delay plus the reader's poll (20 + 250 ms here,
+ * 250 + 250 ms in VS Code) and a load; the figures are printed after the run. The bound only tells "live" from "never":
+ * two shared cores under a parallel test run must not fail it.
+ */
+const LIVE_MS = 2000;
+
+/** What one window's panel shows, rebuilt from the messages its host posted, as the webview applies them. */
+class Panel {
+  messages: ChatMessage[] = [];
+  apply(m: HostMessage): void {
+    switch (m.type) {
+      case 'snapshot':
+        this.messages = m.snapshot.messages.map((x) => ({ ...x }));
+        break;
+      case 'message/append': {
+        const existing = this.messages.find((x) => x.id === m.message.id);
+        if (existing) Object.assign(existing, m.message);
+        else this.messages.push({ ...m.message });
+        break;
+      }
+      case 'message/update': {
+        const existing = this.messages.find((x) => x.id === m.id);
+        if (existing) Object.assign(existing, m.patch);
+        break;
+      }
+      case 'message/delta': {
+        const existing = this.messages.find((x) => x.id === m.id);
+        if (existing) existing.content += m.delta;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  find(pred: (m: ChatMessage) => boolean): ChatMessage | undefined {
+    return this.messages.find(pred);
+  }
+}
+
+class Window {
+  readonly reports: WindowReport[] = [];
+  readonly panel = new Panel();
+  readonly exited: Promise<void>;
+  pid = 0;
+  private readonly child: ChildProcess;
+  private reqs = 0;
+  /** When the panel first showed a message matching each watched predicate. */
+  private readonly waiters = new Set<() => void>();
+
+  constructor(job: WindowJob) {
+    this.child = fork(SCRIPT, [], { execArgv: ['--require', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    this.child.on('message', (r: WindowReport) => {
+      this.reports.push(r);
+      if (r.kind === 'post') this.panel.apply(r.message);
+      if (r.kind === 'ready') this.pid = r.pid;
+      for (const wake of [...this.waiters]) wake();
+    });
+    this.child.once('exit', () => {
+      for (const wake of [...this.waiters]) wake();
+    });
+    this.child.send(job);
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Waits until `check` returns a value; fails if the window dies or reports a failure first. */
+  async until<T>(what: string, check: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const failed = this.reports.find((r) => r.kind === 'failed');
+      if (failed) throw new Error(`window failed: ${failed.message}`);
+      const value = check();
+      if (value !== undefined && value !== false) return value;
+      if (!this.alive) throw new Error(`the window exited before ${what}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          this.waiters.delete(wake);
+          resolve();
+        };
+        this.waiters.add(wake);
+        setTimeout(wake, 50).unref();
+      });
+    }
+  }
+
+  ready(): Promise<void> {
+    return this.until('ready', () => this.pid > 0).then(() => undefined);
+  }
+
+  send(command: WindowCommand): void {
+    this.child.send(command);
+  }
+
+  async query<T>(what: 'session' | 'owners' | 'log'): Promise<T> {
+    const reqId = ++this.reqs;
+    this.send({ cmd: 'query', reqId, what });
+    const answer = await this.until(`the answer to ${what}`, () =>
+      this.reports.find((r): r is Extract<WindowReport, { kind: 'answer' }> => r.kind === 'answer' && r.reqId === reqId),
+    );
+    return answer.value as T;
+  }
+
+  events<T extends OrchestratorEvent['type']>(type: T): Array<Extract<OrchestratorEvent, { type: T }> & { at: number }> {
+    return this.reports.flatMap((r) =>
+      r.kind === 'event' && r.event.type === type ? [{ ...(r.event as Extract<OrchestratorEvent, { type: T }>), at: r.at }] : [],
+    );
+  }
+
+  /** When the panel was first sent a message matching `pred` (a post's time), or undefined. */
+  shownAt(pred: (m: ChatMessage) => boolean): number | undefined {
+    const panel = new Panel();
+    for (const r of this.reports) {
+      if (r.kind !== 'post') continue;
+      panel.apply(r.message);
+      if (panel.find(pred)) return r.at;
+    }
+    return undefined;
+  }
+
+  get logLines(): string[] {
+    return this.reports.flatMap((r) => (r.kind === 'log' ? [r.line] : []));
+  }
+
+  async close(): Promise<void> {
+    if (!this.alive) return;
+    this.send({ cmd: 'dispose' });
+    await this.exited;
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
+const sendsPrompt = (r: RecordedRequest, prompt: string): boolean => r.messages.at(-1)?.role === 'user' && (r.lastUserText ?? '').includes(prompt);
+const mentions = (r: RecordedRequest, text: string): boolean => r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes(text));
+
+describe('two windows, one Baton (separate processes, real runtime, scripted model)', function () {
+  this.timeout(180_000);
+  let server: ScriptedModelServer;
+  let root: string;
+  const windows: Window[] = [];
+  const figures: Record<string, string> = {};
+
+  beforeEach(async () => {
+    server = await ScriptedModelServer.start();
+    server.setModels([...DEFAULT_MODELS, 'claude-haiku-4.5']);
+    root = await mkdtemp(join(tmpdir(), 'baton-windows-'));
+  });
+
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') {
+        assert.deepEqual(
+          server.unscriptedRequests.map((r) => r.lastUserText ?? r.path),
+          [],
+          'the model server got requests no test scripted',
+        );
+        assert.deepEqual(
+          server.pending().map((r) => r.name),
+          [],
+          'scripted responses were never asked for',
+        );
+      }
+    } finally {
+      for (const w of windows.splice(0)) {
+        w.kill();
+        await w.exited;
+      }
+      server.releaseHeld();
+      await server.close();
+      await rm(root, { recursive: true, force: true, maxRetries: 3 });
+    }
+  });
+
+  after(() => console.table(figures));
+
+  function open(workspace: string): Window {
+    const w = new Window({ root, serverUrl: server.url, workspace });
+    windows.push(w);
+    return w;
+  }
+
+  it('a slow reply in window 1 while window 2 opens: no interrupted row, no Resend, the model gets the prompt once; window 2 shows the reply, marked', async () => {
+    const prompt = 'a slow question about the build';
+    server.on({ lastUserIncludes: prompt }, { text: 'The slow answer.', delayMs: 4000 });
+    const one = open('one');
+    await one.ready();
+    one.send({ cmd: 'send', text: prompt });
+    await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, prompt));
+
+    const two = open('two');
+    await two.ready();
+    await two.until('its first snapshot', () => two.panel.find((m) => m.content === prompt));
+    const completed = await one.until('the reply in window 1', () => one.events('turn.completed')[0]);
+    const shown = await two.until('the reply in window 2', () => two.shownAt((m) => m.role === 'assistant' && m.content === 'The slow answer.'));
+    figures['window 1 reply → shown in window 2 (ms)'] = String(shown - completed.at);
+    assert.ok(shown - completed.at < LIVE_MS, `shown ${shown - completed.at} ms after it was written`);
+    // Past the watcher's period: nothing was judged interrupted afterwards either.
+    await new Promise((r) => setTimeout(r, 1500));
+
+    for (const [name, w] of [
+      ['window 1', one],
+      ['window 2', two],
+    ] as const) {
+      assert.deepEqual(
+        w.panel.messages.filter((m) => m.status === 'interrupted').map((m) => m.content),
+        [],
+        `${name} shows no interrupted message (no Resend)`,
+      );
+    }
+    const inTwo = two.panel.messages.map((m) => [m.role, m.content, m.from]);
+    assert.deepEqual(inTwo, [
+      ['user', prompt, 'one'],
+      ['assistant', 'The slow answer.', 'one'],
+    ]);
+    assert.equal(one.panel.messages.filter((m) => m.from).length, 0, 'window 1 marks nothing: it all came from window 1');
+    assert.equal(server.chatRequests().filter((r) => sendsPrompt(r, prompt)).length, 1, 'the model received the prompt once');
+    const log = await two.query<Array<{ role: string; status: string; content: string }>>('log');
+    assert.deepEqual(
+      log.map((e) => [e.role, e.status]),
+      [
+        ['user', 'complete'],
+        ['assistant', 'complete'],
+      ],
+      'the log holds one exchange',
+    );
+  });
+
+  it('typed in window 2 runs in window 1’s session (the owner), shows in window 1 within a second, marked; a reload of window 1 continues that session', async () => {
+    server.on({ lastUserIncludes: 'first: remember the number 41' }, { text: 'Noted: 41.' });
+    const one = open('one');
+    await one.ready();
+    one.send({ cmd: 'send', text: 'first: remember the number 41' });
+    await one.until('the first reply', () => one.events('turn.completed')[0]);
+    const session = await one.query<string>('session');
+    assert.ok(session);
+
+    const two = open('two');
+    await two.ready();
+    const second = 'second: add one to it';
+    server.on(
+      { lastUserIncludes: second, predicate: (r) => mentions(r, 'first: remember the number 41') },
+      { text: 'It is 42, one more than 41.', chunks: 6, chunkDelayMs: 300 },
+    );
+    const sentAt = Date.now();
+    two.send({ cmd: 'send', text: second });
+    const inOne = await one.until('window 2’s message in window 1', () => one.shownAt((m) => m.role === 'user' && m.content === second));
+    figures['typed in window 2 → shown in window 1 (ms)'] = String(inOne - sentAt);
+    assert.ok(inOne - sentAt < LIVE_MS, `shown in window 1 ${inOne - sentAt} ms after it was sent`);
+    assert.equal(one.panel.find((m) => m.content === second)?.from, 'two', 'marked with the window it came from');
+    // The owner runs it and streams it; window 2 gets the reply through the store.
+    const started = await one.until('the owner ran it', () => one.events('turn.started')[1]);
+    const replyAt = (await one.until('the owner settled the reply', () => one.events('turn.completed')[1])).at;
+    assert.equal(
+      one
+        .events('turn.delta')
+        .filter((d) => d.turnId === started.turnId)
+        .map((d) => d.delta)
+        .join(''),
+      'It is 42, one more than 41.',
+      'the owner streamed it',
+    );
+    assert.equal(one.panel.find((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.')?.status, 'complete');
+    const inTwo = await two.until('the reply in window 2', () => two.shownAt((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.'));
+    figures['owner’s reply → shown in window 2 (ms)'] = String(inTwo - replyAt);
+    // Window 2 streamed it too, before the owner settled it.
+    const streamedAt = two.shownAt((m) => m.role === 'assistant' && m.status === 'streaming' && m.content.length > 0 && m.from === 'one');
+    assert.ok(streamedAt !== undefined && streamedAt < replyAt, 'window 2 showed the reply while it streamed');
+    figures['owner’s first delta → streaming in window 2 (ms)'] = String(
+      streamedAt - one.events('turn.delta').filter((d) => d.turnId === started.turnId)[0]!.at,
+    );
+    assert.deepEqual(
+      two.panel.messages.map((m) => [m.role, m.content, m.status]),
+      [
+        ['user', 'first: remember the number 41', 'complete'],
+        ['assistant', 'Noted: 41.', 'complete'],
+        ['user', second, 'complete'],
+        ['assistant', 'It is 42, one more than 41.', 'complete'],
+      ],
+      'one reply in window 2: the streamed one became the settled one',
+    );
+    assert.ok(inTwo - replyAt < LIVE_MS, `reply shown in window 2 ${inTwo - replyAt} ms after it was written`);
+    assert.equal(two.panel.find((m) => m.role === 'user' && m.content === second)?.from, undefined, 'window 2’s own message is not marked');
+    assert.equal(
+      two.panel.find((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.')?.from,
+      'one',
+      'the reply says which window answered',
+    );
+    assert.equal(await two.query<string | null>('session'), null, 'window 2 started no session of its own');
+    assert.equal(two.events('session.ready').length, 0);
+
+    // Reload window 1 with window 2 open: the new process continues the same session, no recovery context.
+    await one.close();
+    const oneAgain = open('one');
+    await oneAgain.ready();
+    const third = 'third: and the number before?';
+    server.on(
+      { lastUserIncludes: third, predicate: (r) => mentions(r, 'first: remember the number 41') && mentions(r, second) && !mentions(r, RECOVERY) },
+      { text: '41.' },
+    );
+    oneAgain.send({ cmd: 'send', text: third });
+    await oneAgain.until('the reply after the reload', () => oneAgain.events('turn.completed')[0]);
+    assert.deepEqual(
+      oneAgain.events('session.ready').map((e) => e.how),
+      ['resumed'],
+    );
+    assert.equal(await oneAgain.query<string>('session'), session, 'the same session id');
+    for (const p of ['first: remember the number 41', second, third])
+      assert.equal(server.chatRequests().filter((r) => sendsPrompt(r, p)).length, 1, `"${p}" reached the model once`);
+    const owners = await two.query<Array<{ conversation: string; pid: number; label: string; mine: boolean }>>('owners');
+    assert.deepEqual(
+      owners.map((o) => [o.conversation, o.label, o.pid, o.mine]),
+      [['main', 'one', oneAgain.pid, false]],
+      'window 2 sees which window holds the conversation',
+    );
+  });
+
+  it('window 1 killed mid-turn: window 2 shows the turn interrupted at once, and Resend reaches the model once (the nudge, not a second copy)', async () => {
+    const prompt = 'a question window 1 never finishes';
+    let killed = false;
+    server.on({ lastUserIncludes: prompt, predicate: () => !killed }, { textThenHang: 'Half of', chunks: 1 });
+    server.on({ name: 'the nudge after the kill', lastUserIncludes: NUDGE, predicate: () => killed }, { text: 'The whole answer.' });
+    const one = open('one');
+    await one.ready();
+    one.send({ cmd: 'send', text: prompt });
+    await one.until('the first delta', () => one.events('turn.delta')[0]);
+    const two = open('two');
+    await two.ready();
+    await two.until('the message in window 2', () => two.panel.find((m) => m.content === prompt));
+    assert.equal(two.panel.find((m) => m.content === prompt)?.status, 'complete', 'not interrupted while window 1 answers it');
+
+    killed = true;
+    const killedAt = Date.now();
+    one.kill();
+    await one.exited;
+    const interruptedAt = await two.until('the interrupted message', () => two.shownAt((m) => m.content === prompt && m.status === 'interrupted'));
+    figures['window 1 killed → shown interrupted in window 2 (ms)'] = String(interruptedAt - killedAt);
+    // The store's write lease would take 10 s to go stale; the claim's process check needs no wait.
+    assert.ok(interruptedAt - killedAt < 10_000, `${interruptedAt - killedAt} ms`);
+
+    const row = two.panel.find((m) => m.content === prompt && m.status === 'interrupted')!;
+    two.send({ cmd: 'resend', id: row.id });
+    const done = await two.until('the resent turn', () => two.events('turn.completed')[0]);
+    assert.equal(done.result.content, 'The whole answer.');
+    assert.equal(server.chatRequests().filter((r) => sendsPrompt(r, prompt)).length, 1, 'the prompt reached the model once');
+    assert.equal(server.chatRequests().filter((r) => (r.lastUserText ?? '').includes(NUDGE)).length, 1, 'the resend was the nudge, once');
+    assert.ok(
+      two.logLines.some((l) => l.includes('the runtime has the prompt')),
+      'window 2 asked the session before sending',
+    );
+  });
+});

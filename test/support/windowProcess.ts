@@ -1,0 +1,102 @@
+// Baton in a separate Node process, as a second VS Code window's extension host runs it: built by the composition
+// root (createBatonCore) over a storage folder shared with the other windows, with the real Copilot runtime pointed at
+// the test's scripted model server. Forked by test/integration/windows.integration.test.ts; it takes commands over
+// IPC (send, resend, query, dispose) and reports what its panel is sent, its orchestrator's events and its log lines.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createBatonCore, type BatonCore } from '../../src/core/batonCore';
+import { panelOpened } from '../../src/core/chat/panelOpened';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import type { Logger } from '../../src/core/util/logger';
+import type { HostMessage } from '../../src/shared/protocol';
+import { hermeticEnv } from './copilotHarness';
+import { defaultSettings } from './orchestratorFixture';
+
+export interface WindowJob {
+  /** The folder every window shares: the runtime's home, Baton's global storage. */
+  root: string;
+  serverUrl: string;
+  /** This window's workspace folder name (its label in the other windows). */
+  workspace: string;
+}
+
+export type WindowCommand =
+  { cmd: 'send'; text: string } | { cmd: 'resend'; id: string } | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' } | { cmd: 'dispose' };
+
+export type WindowReport =
+  | { kind: 'ready'; pid: number }
+  | { kind: 'post'; at: number; message: HostMessage }
+  | { kind: 'event'; at: number; event: OrchestratorEvent }
+  | { kind: 'log'; line: string }
+  | { kind: 'answer'; reqId: number; value: unknown }
+  | { kind: 'failed'; message: string };
+
+function report(r: WindowReport): void {
+  process.send?.(r);
+}
+
+async function main(job: WindowJob): Promise<void> {
+  const env = hermeticEnv(job.serverUrl, job.root);
+  for (const key of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'])
+    await mkdir(env[key]!, { recursive: true });
+  const storageDir = join(job.root, 'globalStorage');
+  const workspace = join(job.root, job.workspace);
+  await mkdir(workspace, { recursive: true });
+  const line =
+    (level: string) =>
+    (message: string, err?: unknown): void =>
+      report({ kind: 'log', line: `${level} ${message}${err ? ` ${String(err)}` : ''}` });
+  const logger: Logger = { info: line('info'), warn: line('warn'), error: line('error') };
+  const settings = defaultSettings();
+  const core: BatonCore = await createBatonCore({
+    storageDir,
+    installPath: join(job.root, 'extension'),
+    version: '0.0.0-test',
+    logger,
+    provider: { type: 'copilot' },
+    settings: { orchestrator: () => settings, workers: () => ({ max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: false }) },
+    workspaceFolders: () => [workspace],
+    host: { openLink: () => undefined, insertCode: () => undefined, runCommand: () => undefined, toggleRouting: () => undefined, openWorker: () => undefined },
+    homeDir: env.HOME,
+    store: { flushDelayMs: 20 },
+    runtime: { env, copilotHome: env.COPILOT_HOME, workingDirectory: workspace, gitHubToken: 'fake' },
+    retryDelaysMs: [50, 150, 300],
+    healthCheckIntervalMs: 0,
+  });
+  core.chat.onDidPost((message) => report({ kind: 'post', at: Date.now(), message }));
+  core.orchestrator.onEvent((event) => report({ kind: 'event', at: Date.now(), event }));
+  // The panel opens, as the extension's view does: it asks for its first snapshot, and the session is prepared.
+  core.chat.receive({ type: 'ready' });
+  void panelOpened(core, logger);
+  process.on('message', (command: WindowCommand) => {
+    switch (command.cmd) {
+      case 'send':
+        core.chat.receive({ type: 'chat/send', text: command.text });
+        break;
+      case 'resend':
+        core.chat.receive({ type: 'chat/resend', id: command.id });
+        break;
+      case 'query': {
+        const value =
+          command.what === 'session'
+            ? (core.orchestrator.currentSessionId ?? null)
+            : command.what === 'owners'
+              ? core.conversations.list()
+              : core.store.recentLog(200).map((e) => ({ id: e.id, role: e.role, status: e.status, content: e.content }));
+        report({ kind: 'answer', reqId: command.reqId, value });
+        break;
+      }
+      case 'dispose':
+        void core.dispose().then(() => process.exit(0));
+        break;
+    }
+  });
+  report({ kind: 'ready', pid: process.pid });
+}
+
+process.once('message', (job: WindowJob) => {
+  main(job).catch((err: unknown) => {
+    report({ kind: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    process.exit(1);
+  });
+});

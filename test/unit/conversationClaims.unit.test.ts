@@ -1,0 +1,58 @@
+// Which window holds which conversation: the claim files under real folders, with two cores in one process standing
+// for two windows (each core is its own instance; a retired instance is a window that is gone).
+import * as assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConversationClaims, newInstance, retireInstance, type WindowStamp } from '../../src/core/orchestrator/conversationClaims';
+
+describe('ConversationClaims', () => {
+  let dir: string;
+  const stamp = (label: string): WindowStamp => ({ pid: process.pid, host: hostname(), instance: newInstance(), key: `/ws/${label}`, label });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'baton-claims-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives a conversation to one window; the other is told who holds it, until that window is gone', () => {
+    const one = new ConversationClaims(dir, stamp('one'));
+    const two = new ConversationClaims(dir, stamp('two'));
+    assert.equal(one.claim('main'), undefined, 'one claims it');
+    assert.equal(one.claim('main'), undefined, 'claiming again is a no-op');
+    assert.equal(two.claim('main')?.label, 'one', 'two is told one holds it');
+    assert.equal(two.holder('main')?.label, 'one');
+    assert.equal(two.claim('other'), undefined, 'another conversation has its own owner');
+    retireInstance(one.self.instance);
+    assert.equal(two.holder('main'), undefined, 'a window that is gone holds nothing');
+    assert.equal(two.claim('main'), undefined, 'and its claim is taken over');
+    retireInstance(two.self.instance);
+  });
+
+  it('releases on close, leaving no file behind; Doctor names each open window and what it holds', async () => {
+    const one = new ConversationClaims(dir, stamp('one'));
+    const two = new ConversationClaims(dir, stamp('two'));
+    one.announce();
+    two.announce();
+    one.claim('main');
+    assert.equal(one.describe(), `this window (pid ${process.pid}) holds conversation 'main'; window 'two' (pid ${process.pid}) holds no conversation`);
+    assert.equal(two.describe(), `this window (pid ${process.pid}) holds no conversation; window 'one' (pid ${process.pid}) holds conversation 'main'`);
+    one.releaseAll();
+    one.leave();
+    assert.equal(two.holder('main'), undefined);
+    assert.equal(two.describe(), `this window (pid ${process.pid}) holds no conversation`);
+    two.leave();
+    assert.deepEqual(await readdir(dir), [], 'one file per open window and per held conversation, none once closed');
+  });
+
+  it('sweeps the presence file of a window that died without closing', async () => {
+    const gone = new ConversationClaims(dir, stamp('gone'));
+    const here = new ConversationClaims(dir, stamp('here'));
+    gone.announce();
+    retireInstance(gone.self.instance);
+    assert.deepEqual(here.others(), []);
+    assert.deepEqual(await readdir(dir), []);
+  });
+});

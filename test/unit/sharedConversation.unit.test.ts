@@ -1,0 +1,80 @@
+// Two windows in one process (two cores on one storage folder, each its own instance; a disposed core is a window
+// that is gone), on the in-memory runtime: the paths of the store-as-queue that the process-level integration test
+// (windows.integration.test.ts) does not reach quickly.
+import * as assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BatonCore } from '../../src/core/batonCore';
+import { TurnError } from '../../src/core/orchestrator/orchestrator';
+import type { ChatMessage, HostMessage } from '../../src/shared/protocol';
+import { hangAfter, InMemoryAgentSessions, reply } from '../support/inMemoryAgentSessions';
+import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
+import { waitFor } from '../support/waitFor';
+
+/** What a panel shows, from the messages its host posted. */
+function panelOf(core: BatonCore): ChatMessage[] {
+  const shown: ChatMessage[] = [];
+  core.chat.onDidPost((m: HostMessage) => {
+    if (m.type === 'snapshot') shown.splice(0, shown.length, ...m.snapshot.messages);
+    else if (m.type === 'message/append') shown.push({ ...m.message });
+    else if (m.type === 'message/update') Object.assign(shown.find((x) => x.id === m.id) ?? {}, m.patch);
+  });
+  core.chat.receive({ type: 'ready' });
+  return shown;
+}
+
+describe('one conversation, two windows (in-memory runtime)', () => {
+  let one: UnitCore;
+  let two: UnitCore;
+
+  beforeEach(async () => {
+    const sessions = new InMemoryAgentSessions();
+    one = await startUnitCore({ sessions, overrides: { store: { flushDelayMs: 5, pollIntervalMs: 20 } } });
+    const otherFolder = join(one.workDir, '..', 'other');
+    await mkdir(otherFolder, { recursive: true });
+    two = await startUnitCore({
+      sessions,
+      overrides: { storageDir: one.storageDir, workspaceFolders: () => [otherFolder], store: { flushDelayMs: 5, pollIntervalMs: 20 } },
+    });
+  });
+  afterEach(async () => {
+    await two.dispose().catch(() => undefined);
+    await one.dispose().catch(() => undefined);
+  });
+
+  it('a message sent to the owner is answered there; its handle settles in the sender with the reply', async () => {
+    one.sessions.script('orchestrator', reply('first answer'), reply('second answer'));
+    const inTwo = panelOf(two.core);
+    await one.core.orchestrator.enqueue('first', { channel: 'panel' }).done;
+    const handle = two.core.orchestrator.enqueue('second', { channel: 'api' });
+    const result = await handle.done;
+    assert.equal(result.content, 'second answer');
+    assert.equal(one.sessions.orchestratorPrompts.length, 2, 'both ran in window one’s session');
+    assert.equal(two.core.orchestrator.currentSessionId, undefined, 'window two opened no session');
+    await waitFor('the reply in window two', () => inTwo.some((m) => m.content === 'second answer'), 3000);
+    assert.deepEqual(
+      inTwo.map((m) => [m.role, m.content, m.from]),
+      [
+        ['user', 'first', 'work'],
+        ['assistant', 'first answer', 'work'],
+        ['user', 'second', undefined],
+        ['assistant', 'second answer', 'work'],
+      ],
+    );
+  });
+
+  it('the owner closing mid-turn: the sender’s message is marked interrupted there and its handle says why', async () => {
+    one.sessions.script('orchestrator', reply('mine'), hangAfter('half'));
+    await one.core.orchestrator.enqueue('claim it', { channel: 'panel' }).done;
+    const inTwo = panelOf(two.core);
+    const handle = two.core.orchestrator.enqueue('never answered', { channel: 'panel' });
+    await waitFor('window one answering it', () => one.events.some((e) => e.type === 'turn.delta' && e.delta === 'half'), 3000);
+    await one.core.dispose();
+    const err = await handle.done.then(
+      () => assert.fail('the handle should reject'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof TurnError && err.readable.kind === 'cancelled');
+    await waitFor('Resend offered in window two', () => inTwo.some((m) => m.content === 'never answered' && m.status === 'interrupted'), 3000);
+  });
+});
