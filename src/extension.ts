@@ -72,11 +72,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
   context.subscriptions.push({ dispose: () => api.dispose() });
   services.onReady((core) => {
     context.subscriptions.push(
-      registerWorkersTree(
-        core.pool,
-        (w) => core.usage.describe('worker', w),
-        () => chatView.isVisible(),
-      ),
+      registerWorkersTree(core.pool, (w) => core.usage.describe('worker', w), chatView),
       registerWorkerChangesCommands(core.pool, log),
       registerMachineSessionsTree(core.pool),
       registerMemoriesTree(core.store),

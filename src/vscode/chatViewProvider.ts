@@ -9,6 +9,8 @@ export const CHAT_VIEW_ID = 'baton.chat';
 
 export interface ChatView extends vscode.Disposable {
   isVisible(): boolean;
+  /** Fires each time the chat comes into view. */
+  readonly onDidShow: vscode.Event<void>;
 }
 
 export function registerChatView(context: vscode.ExtensionContext, services: BatonServices): ChatView {
@@ -16,6 +18,7 @@ export function registerChatView(context: vscode.ExtensionContext, services: Bat
   const registration = vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } });
   return {
     isVisible: () => provider.isVisible(),
+    onDidShow: provider.onDidShow,
     dispose: () => {
       registration.dispose();
       provider.dispose();
@@ -27,6 +30,9 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   private view: vscode.WebviewView | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private unread = 0;
+  private readonly shown = new vscode.EventEmitter<void>();
+  /** Fires each time the chat comes into view (the Workers tree opens then for a worker started while it was hidden). */
+  readonly onDidShow = this.shown.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -36,7 +42,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     // Shown again after being hidden, the view may be resolved anew (no visibility change fires): it is read now.
-    if (view.visible) this.setBadge(0);
+    if (view.visible) this.becameVisible();
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = {
       enableScripts: true,
@@ -58,7 +64,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         else pending.push(raw);
       }),
       view.onDidChangeVisibility(() => {
-        if (view.visible) this.setBadge(0);
+        if (view.visible) this.becameVisible();
       }),
       view.onDidDispose(() => {
         unsubscribe?.();
@@ -88,6 +94,11 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     return this.view?.visible ?? false;
   }
 
+  private becameVisible(): void {
+    this.setBadge(0);
+    this.shown.fire();
+  }
+
   private setBadge(count: number): void {
     this.unread = count;
     // A badge of 0 is hidden; `undefined` did not clear a shown badge in code-server 1.100 (the e2e test saw it stay).
@@ -96,5 +107,6 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
 
   dispose(): void {
     for (const s of this.subscriptions.splice(0)) s.dispose();
+    this.shown.dispose();
   }
 }

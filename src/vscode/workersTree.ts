@@ -28,9 +28,14 @@ function nameOfUri(uri: vscode.Uri): string {
 
 /**
  * `usage` describes a worker's model usage today, for its tooltip. The view starts collapsed (the chat keeps the side
- * bar's height) and opens, without taking the focus, when a new worker starts while the chat is in view.
+ * bar's height) and opens, without taking the focus, when a new worker starts while the chat is in view, or the next
+ * time the chat comes into view when the worker started while it was hidden (from the explorer's "Start a Worker Here…").
  */
-export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) => string, chatVisible?: () => boolean): vscode.Disposable {
+export function registerWorkersTree(
+  pool: WorkerPool,
+  usage?: (worker: string) => string,
+  chat?: { isVisible(): boolean; onDidShow: vscode.Event<void> },
+): vscode.Disposable {
   const disposables: vscode.Disposable[] = [];
   const changed = new vscode.EventEmitter<void>();
   const transcriptChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -76,11 +81,26 @@ export function registerWorkersTree(pool: WorkerPool, usage?: (worker: string) =
   };
   // Names seen so far: a name not among them is a new worker, which opens the view.
   const seen = new Set(pool.list().map((w) => w.name));
+  let unseen: string | undefined;
+  const open = (worker: WorkerInfo): void => {
+    if (!view.visible) void view.reveal(worker, { focus: false, select: false }).then(undefined, () => undefined);
+  };
   const openOnNew = (workers: WorkerInfo[]): void => {
     const fresh = workers.find((w) => !seen.has(w.name));
     for (const w of workers) seen.add(w.name);
-    if (fresh && chatVisible?.() && !view.visible) void view.reveal(fresh, { focus: false, select: false }).then(undefined, () => undefined);
+    if (!fresh || !chat) return;
+    if (chat.isVisible()) open(fresh);
+    else unseen = fresh.name;
   };
+  if (chat) {
+    disposables.push(
+      chat.onDidShow(() => {
+        const worker = unseen === undefined ? undefined : pool.list().find((w) => w.name === unseen);
+        unseen = undefined;
+        if (worker) open(worker);
+      }),
+    );
+  }
   const unsubscribe = pool.onDidChange((workers) => {
     refresh(workers);
     openOnNew(workers);

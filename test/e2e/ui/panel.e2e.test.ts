@@ -151,6 +151,13 @@ describe('Panel safety, layout and background results', function () {
 
     await send(view, PROMPT);
     await completedReply(view, 'Started worker ui-notify.');
+    // A new worker opens the Workers view below the chat; the user hides the chat once it has (an Explorer click while
+    // the workbench is still revealing Baton's container would be undone by that reveal).
+    await page
+      .locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row')
+      .filter({ hasText: 'ui-notify' })
+      .first()
+      .waitFor({ timeout: 15_000 });
     // Hide the chat as a user would: open the Explorer in the side bar.
     await page.locator('.activitybar li.action-item:has(a[aria-label^="Explorer"])').first().click();
     await page
