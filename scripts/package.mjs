@@ -2,18 +2,10 @@
 // per-platform package, so each .vsix carries only its own (vsce --target) and nothing else from
 // node_modules (.vscodeignore).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
-const TARGETS = {
-  'linux-x64': 'linux-x64',
-  'linux-arm64': 'linux-arm64',
-  'darwin-x64': 'darwin-x64',
-  'darwin-arm64': 'darwin-arm64',
-  'win32-x64': 'win32-x64',
-  'win32-arm64': 'win32-arm64',
-  'alpine-x64': 'linuxmusl-x64',
-  'alpine-arm64': 'linuxmusl-arm64',
-};
+// vsce's target → the Copilot runtime package's suffix; the .vsix file-list test reads the same file.
+const TARGETS = JSON.parse(readFileSync(new URL('./vsixTargets.json', import.meta.url), 'utf8'));
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const current = `${process.platform}-${process.arch}`;
 const targets = requested.length ? requested : [current];

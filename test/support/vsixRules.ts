@@ -6,17 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** vsce's target → the Copilot runtime package's suffix (as scripts/package.mjs). */
-export const RUNTIME_OF_TARGET: Record<string, string> = {
-  'linux-x64': 'linux-x64',
-  'linux-arm64': 'linux-arm64',
-  'darwin-x64': 'darwin-x64',
-  'darwin-arm64': 'darwin-arm64',
-  'win32-x64': 'win32-x64',
-  'win32-arm64': 'win32-arm64',
-  'alpine-x64': 'linuxmusl-x64',
-  'alpine-arm64': 'linuxmusl-arm64',
-};
+/** vsce's target → the Copilot runtime package's suffix (scripts/vsixTargets.json, which scripts/package.mjs reads too). */
+export const RUNTIME_OF_TARGET: Record<string, string> = JSON.parse(readFileSync(join(__dirname, '..', '..', 'scripts', 'vsixTargets.json'), 'utf8'));
 
 /** Paths inside the .vsix's extension/ folder that every .vsix needs, read from the manifest and README. */
 export function requiredFiles(root: string, target: string): string[] {

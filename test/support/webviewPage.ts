@@ -210,6 +210,28 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 60_000 });
 }
 
+/**
+ * Mocha hooks for a suite of webview pages: one build of the bundle and one Chromium for the whole suite, closed after
+ * it. The returned getters are valid inside the suite's tests.
+ */
+export function useWebviewBrowser(): { browser(): Browser; build(): WebviewBuild } {
+  let browser: Browser | undefined;
+  let build: WebviewBuild | undefined;
+  before(async () => {
+    build = await buildWebview();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await build?.dispose();
+  });
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (!value) throw new Error(`the webview ${what} is not ready: call useWebviewBrowser() inside describe()`);
+    return value;
+  };
+  return { browser: () => ready(browser, 'browser'), build: () => ready(build, 'build') };
+}
+
 export async function openWebviewPage(browser: Browser, options: OpenOptions = {}): Promise<WebviewPage> {
   const build = options.build ?? (await buildWebview());
   const ownBuild = !options.build;

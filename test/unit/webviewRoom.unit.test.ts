@@ -2,9 +2,8 @@
 // appearing never scrolls away the message being read, and signed out, the setup banner takes its own space above the
 // messages with the one call to action for signing in.
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { ChatMessage, Snapshot, WorkerCard } from '../../src/shared/protocol';
-import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild, type WebviewPage } from '../support/webviewPage';
+import { type WebviewPage, openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
 
 function conversation(count: number): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -43,21 +42,14 @@ async function frames(wp: WebviewPage, n = 3): Promise<void> {
 
 describe('webview: room for the conversation (Chromium)', function () {
   this.timeout(120_000);
-  let browser: Browser;
-  let build: WebviewBuild;
-
-  before(async () => {
-    build = await buildWebview();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await build?.dispose();
-  });
+  const chromium = useWebviewBrowser();
 
   async function open(snapshot: Snapshot, height = 600): Promise<WebviewPage> {
-    const wp = await openWebviewPage(browser, { build, viewport: { width: 420, height }, replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot }],
+    });
     await wp.page.waitForSelector('[data-testid="message"]');
     await frames(wp, 5);
     return wp;

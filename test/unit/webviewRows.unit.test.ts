@@ -2,11 +2,10 @@
 // with exactly the DOM of rendering the reply at once, and an item shown once is never rendered again (the same node
 // is still in the page at the end).
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { Snapshot } from '../../src/shared/protocol';
 import { renderMarkdown } from '../../webview/markdownStream';
 import { SEGMENT_ROWS } from '../../webview/markdownRows';
-import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../support/webviewPage';
+import { openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
 
 const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
 
@@ -61,22 +60,11 @@ const REPLIES: Array<[string, string, boolean?]> = [
 
 describe('webview: lists and tables stream a row at a time (Chromium)', function () {
   this.timeout(120_000);
-  let browser: Browser;
-  let build: WebviewBuild;
-
-  before(async () => {
-    build = await buildWebview();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await build?.dispose();
-  });
+  const chromium = useWebviewBrowser();
 
   for (const [name, text, kept = true] of REPLIES) {
     it(`${name}: streamed, the DOM is the one-shot render's${kept ? ', and the first item is never rendered again' : ''}`, async () => {
-      const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
+      const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
       try {
         await wp.page.waitForSelector('[data-testid="empty-state"]');
         const result = (await wp.page.evaluate(`${DRIVER}(${JSON.stringify(text)}, 37, 4, ${JSON.stringify(renderMarkdown(text))})`)) as {
