@@ -1,11 +1,12 @@
 // One chat message in the log. Markdown roles start as a plain-text placeholder and are rendered when they come near
 // the viewport (MessageList decides when); a streaming message keeps its finished blocks' DOM and re-renders only
 // the open tail on each flush.
-import type { ChatMessage, MessageRole, RouteInfo, UsageInfo, WebviewMessage } from '../src/shared/protocol';
+import type { ChatMessage, MessageRole, WebviewMessage } from '../src/shared/protocol';
 import { storedReferencesEl } from './contextChips';
 import { button, h, setText, toggleAttr } from './dom';
 import { highlightLater } from './deferredHighlight';
 import { renderAnyBlock } from './markdownRows';
+import { routeText, usageText } from './footerText';
 import { resultCardEl } from './resultCard';
 import { MarkdownStream, renderMarkdown } from './markdownStream';
 import { RawTail } from './rawTail';
@@ -32,7 +33,6 @@ export type Post = (message: WebviewMessage) => void;
 // Made once: Date#toLocale*String builds a formatter per call, which made a 1,000-message snapshot cost 150 ms.
 const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const FULL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const COUNT = new Intl.NumberFormat('en-US');
 
 /** Channels other than the panel and the palette; their messages carry a small tag. */
 const OTHER_CHANNELS = new Set(['chat', 'tool', 'api']);
@@ -384,27 +384,4 @@ export class MessageView {
     this.raw = this.rows = undefined;
     this.notRows = false;
   }
-}
-
-const REASONS: Record<RouteInfo['reason'], string> = {
-  override: 'keyword override',
-  classifier: 'classified',
-  'follow-up': 'follow-up',
-  cooldown: 'cooldown',
-  background: 'background result',
-  manual: 'chosen by you',
-  disabled: 'auto routing off',
-};
-
-export function routeText(route: RouteInfo): string {
-  // With routing off there is no tier to speak of: just the model.
-  if (route.tier === 'fixed') return `${route.model} · ${REASONS[route.reason]}`;
-  return [route.tier, route.model, REASONS[route.reason]].join(' · ');
-}
-
-export function usageText(usage: UsageInfo): string {
-  const parts: string[] = [];
-  if (usage.inputTokens !== undefined) parts.push(`${COUNT.format(usage.inputTokens)} in`);
-  if (usage.outputTokens !== undefined) parts.push(`${COUNT.format(usage.outputTokens)} out`);
-  return parts.length ? `${parts.join(' / ')} tokens` : '';
 }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { renderBlock } from '../../webview/markdownRender';
-import { RowBlock, RowCutter, renderRows, rowShape, SEGMENT_ROWS } from '../../webview/markdownRows';
+import { RowBlock, renderRows, SEGMENT_ROWS } from '../../webview/markdownRows';
+import { RowCutter, rowShape } from '../../webview/rowCutter';
 import { renderMarkdown, splitBlocks } from '../../webview/markdownStream';
 
 function rng(seed: number): () => number {

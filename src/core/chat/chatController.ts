@@ -8,23 +8,23 @@ import {
   type PanelState,
   type PermissionDecision,
   type PermissionPrompt,
-  type RouteInfo,
   type Snapshot,
-  type UsageInfo,
   type WorkerCard,
-  type WorkerResultCard,
 } from '../../shared/protocol';
 import { ChatContext, type PreparedContext } from '../context/chatContext';
 import type { AttachedReference, EditorContextPort } from '../context/contextPort';
 import { storedReferencesOf, type StoredReference } from '../context/references';
-import type { ReadableError } from '../copilot/errors';
 import type { Orchestrator } from '../orchestrator/orchestrator';
 import { withNote, type Channel } from '../orchestrator/events';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
-import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
 import type { BatonStore, LogEntry } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
+import { LogSync } from './logSync';
+import { parseMeta, toChatMessage } from './toChatMessage';
+
+/** Kept here for the modules that import it from the controller. */
+export { toChatMessage };
 
 /** What the panel asks the editor to do; implemented by the VS Code layer. */
 export interface HostActions {
@@ -55,17 +55,8 @@ export class ChatController {
   readonly context: ChatContext;
   /** The references of the message being queued right now (turn.queued fires inside enqueue, before it returns). */
   private queuedReferences: StoredReference[] | undefined;
-  /** What the webview shows of the log, by message id: its last state (undefined: shown, as this window built it). */
-  private readonly shown = new Map<string, string | undefined>();
-  /** This window's replies, shown under their turn's id while they streamed. */
-  private readonly ownReplies = new Map<number, string>();
-  private syncTimer: NodeJS.Timeout | undefined;
-  private logChanged = false;
-  /** The newest log row the panel shows: an older one arriving late (from another window) needs a new snapshot. */
-  private newestShown = 0;
-  /** Replies streaming in another window, shown as `live-<message id>` until their row arrives. */
-  private readonly remoteLive = new Set<number>();
-  private readonly offStore: () => void;
+  /** The panel kept in step with what other windows write to the store. */
+  private readonly sync: LogSync;
 
   constructor(
     private readonly orchestrator: Orchestrator,
@@ -79,25 +70,18 @@ export class ChatController {
     private readonly self?: WindowStamp,
   ) {
     this.context = new ChatContext(actions.context, (body) => this.send(body), logger);
-    // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
-    this.offStore = store.onDidChange((what) => {
-      if (what !== 'log' && what !== 'state') return;
-      // A streaming reply of another window changes only the state: the log is compared again only when it changed.
-      if (what === 'log') this.logChanged = true;
-      if (this.syncTimer) return;
-      this.syncTimer = setTimeout(() => {
-        this.syncTimer = undefined;
-        if (this.logChanged) this.syncFromStore();
-        else this.syncLiveReply();
-        this.logChanged = false;
-      }, 20);
-    });
+    this.sync = new LogSync(
+      store,
+      () => this.visibleLog(),
+      (body) => this.send(body),
+      () => this.postSnapshot(),
+      self,
+    );
     this.unsubscribe = orchestrator.onEvent((event) => {
       switch (event.type) {
         case 'turn.queued': {
           const references = this.queuedReferences;
-          this.shown.set(`log-${event.logId}`, undefined);
-          this.newestShown = Math.max(this.newestShown, event.logId);
+          this.sync.queued(event.logId);
           this.send({
             type: 'message/append',
             message: {
@@ -175,75 +159,7 @@ export class ChatController {
 
   private ownReply(logId: number): void {
     if (!this.live) return;
-    this.ownReplies.set(logId, this.live.id);
-    this.newestShown = Math.max(this.newestShown, logId);
-    this.shown.set(this.live.id, undefined);
-  }
-
-  /** Brings the panel up to the log: new rows appended, changed rows updated, a cleared log as a new snapshot. */
-  private syncFromStore(): void {
-    let rows: LogEntry[];
-    try {
-      rows = this.visibleLog();
-    } catch {
-      return; // the store is closing
-    }
-    const seen = new Set<string>();
-    const pending: HostMessageBody[] = [];
-    for (const row of rows) {
-      const message = toChatMessage(row, this.self);
-      const answers = windowMeta(row.meta).for;
-      // A reply that streamed here from another window takes the place of what streamed.
-      const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
-      const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
-      if (streamed) this.ownReplies.set(row.id, streamed);
-      seen.add(id);
-      const state = JSON.stringify(message);
-      if (!this.shown.has(id)) {
-        // Written by another window before rows this panel already shows: appended, it would be out of order.
-        if (row.id < this.newestShown) return this.postSnapshot();
-        this.newestShown = row.id;
-        pending.push({ type: 'message/append', message });
-      } else if (this.shown.get(id) !== state) {
-        const { id: _id, ...patch } = message;
-        pending.push({ type: 'message/update', id, patch });
-      } else continue;
-      this.shown.set(id, state);
-    }
-    // Rows older than the oldest shown were pruned; a newer one gone means the log was cleared (New Chat elsewhere).
-    const oldest = rows[0]?.id ?? Number.POSITIVE_INFINITY;
-    const gone = [...this.shown.keys()].filter((id) => !seen.has(id) && id.startsWith('log-'));
-    if (gone.some((id) => Number(id.slice(4)) >= oldest) || (!rows.length && gone.length)) return this.postSnapshot();
-    for (const id of gone) this.shown.delete(id);
-    for (const [logId, id] of this.ownReplies) if (!seen.has(id)) this.ownReplies.delete(logId);
-    for (const body of pending) this.send(body);
-    this.syncLiveReply();
-  }
-
-  /** Another window's reply as it streams there. */
-  private syncLiveReply(): void {
-    const live = readLiveReply(this.store);
-    const remote = live && this.self && live.window.instance !== this.self.instance ? live : undefined;
-    for (const f of this.remoteLive) {
-      if (remote?.for === f) continue;
-      // It stopped streaming without a reply row (its window is gone): what arrived stays, marked partial.
-      this.remoteLive.delete(f);
-      this.send({ type: 'message/update', id: `live-${f}`, patch: { status: 'partial' } });
-    }
-    if (!remote || this.answered(remote.for)) return;
-    const id = `live-${remote.for}`;
-    if (!this.remoteLive.has(remote.for)) {
-      this.remoteLive.add(remote.for);
-      this.shown.set(id, undefined);
-      this.send({
-        type: 'message/append',
-        message: { id, role: 'assistant', content: remote.text, status: 'streaming', source: 'panel', from: remote.window.label, ts: Date.now() },
-      });
-    } else this.send({ type: 'message/update', id, patch: { content: remote.text } });
-  }
-
-  private answered(logId: number): boolean {
-    return [...this.ownReplies.values()].includes(`live-${logId}`);
+    this.sync.ownReply(logId, this.live.id);
   }
 
   private visibleLog(): LogEntry[] {
@@ -270,11 +186,7 @@ export class ChatController {
   snapshot(): Snapshot {
     const rows = this.visibleLog();
     const messages = rows.map((row) => toChatMessage(row, this.self));
-    this.shown.clear();
-    this.ownReplies.clear();
-    this.remoteLive.clear();
-    for (const m of messages) this.shown.set(m.id, JSON.stringify(m));
-    this.newestShown = rows.at(-1)?.id ?? 0;
+    this.sync.reset(rows, messages);
     if (this.live) messages.push({ ...this.live });
     const { implicit, pendingChips, pendingNotice } = this.context;
     const context = {
@@ -447,50 +359,8 @@ export class ChatController {
 
   dispose(): void {
     this.unsubscribe();
-    this.offStore();
-    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.sync.dispose();
     this.denyAllPermissions();
     this.post.dispose();
   }
-}
-
-interface LogMeta {
-  references?: unknown;
-  route?: RouteInfo;
-  usage?: UsageInfo;
-  error?: ReadableError;
-  workerResult?: WorkerResultCard;
-}
-
-function parseMeta(raw: string | null): LogMeta {
-  try {
-    return raw ? (JSON.parse(raw) as LogMeta) : {};
-  } catch {
-    return {}; // meta is advisory; a bad value just shows no route
-  }
-}
-
-/** A log row as the panel shows it; `self` is this window, so a row another window wrote is marked with its name. */
-export function toChatMessage(entry: LogEntry, self?: WindowStamp): ChatMessage {
-  const meta = parseMeta(entry.meta);
-  const ts = Date.parse(entry.ts.includes('T') ? entry.ts : `${entry.ts.replace(' ', 'T')}Z`) || Date.now();
-  const writer = self ? windowMeta(entry.meta).window : undefined;
-  const from = writer && writer.key !== self?.key ? { from: writer.label } : {};
-  const base = { id: `log-${entry.id}`, content: entry.content, source: entry.source, ts, ...from };
-  if (entry.role === 'user') {
-    const references = storedReferencesOf(meta);
-    return { ...base, role: 'user', status: entry.status === 'interrupted' ? 'interrupted' : 'complete', ...(references.length ? { references } : {}) };
-  }
-  if (entry.role === 'system') {
-    const workerResult = meta.workerResult && typeof meta.workerResult.report === 'string' ? { workerResult: meta.workerResult } : {};
-    return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status: 'complete', ...workerResult };
-  }
-  if (entry.status === 'failed') return { ...base, role: 'error', status: 'failed', ...(meta.error?.action ? { action: meta.error.action } : {}) };
-  return {
-    ...base,
-    role: 'assistant',
-    status: entry.status === 'partial' ? 'partial' : entry.status === 'cancelled' ? 'cancelled' : 'complete',
-    ...(meta.route ? { route: meta.route } : {}),
-    ...(meta.usage && (meta.usage.inputTokens || meta.usage.outputTokens) ? { usage: meta.usage } : {}),
-  };
 }

@@ -8,12 +8,12 @@ import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
 import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
-import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError, type ReadableError } from '../copilot/errors';
+import { TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
 import type { BatonStore, LogEntry } from '../store/types';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import { REPLY_CHANNELS, withNote, type Channel, type Origin, type OrchestratorEvent, type TurnResult } from './events';
+import type { Origin, OrchestratorEvent } from './events';
 import { classifyMessage } from './classifier';
 import type { SessionClaims } from './sessionClaims';
 import { CheckpointWriter } from './checkpoints';
@@ -23,6 +23,8 @@ import { runWithRetries, type Attempt } from './retries';
 import { ModelRouter, parseRouterState, type RoutingSettings } from './router';
 import { buildSystemMessage } from './systemMessage';
 import { BatonClosingError, TurnError, type Job, type QueuedTurn, type TurnHandle } from './turn';
+import { TurnOutcome } from './turnOutcome';
+import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
 
@@ -75,6 +77,7 @@ export class Orchestrator {
   private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
   private readonly checkpoints: CheckpointWriter;
+  private readonly outcome: TurnOutcome;
   /** The turn being processed, so dispose() can let it write its outcome before the store closes. */
   private running: Promise<void> | undefined;
   private disposed = false;
@@ -98,6 +101,7 @@ export class Orchestrator {
       () => this.keeper.fingerprint,
       () => this.disposed,
     );
+    this.outcome = new TurnOutcome({ ...opts, checkpoints: this.checkpoints, emit: (e) => this.emitter.fire(e) });
     // A reset client takes every session with it; the next turn creates or resumes a new one.
     this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());
   }
@@ -176,49 +180,19 @@ export class Orchestrator {
       this.opts.logger.info(`Message ${logId} sent to the window that runs this conversation (${owner.label}, pid ${owner.pid})`);
       return remoteTurn(this.opts.shared, turnId, logId);
     }
-    let resolve!: (r: TurnResult) => void;
-    let reject!: (e: unknown) => void;
-    const done = new Promise<TurnResult>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    let markStarted!: () => void;
-    let abandon!: (e: unknown) => void;
-    const started = new Promise<void>((res, rej) => {
-      markStarted = res;
-      abandon = rej;
-    });
-    // Callers that only listen to events must not trigger unhandled-rejection warnings.
-    done.catch(() => undefined);
-    started.catch(() => undefined);
-    this.queue.push({ kind: 'turn', turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon, resend: extras?.resend } });
+    const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend });
+    this.queue.push({ kind: 'turn', turn });
     this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
     void this.pump();
-    return { turnId, logId, started, done };
+    return handle;
   }
 
   /** Runs a message another window wrote to the store for this window (the conversation's owner) to run. */
   private adopt(row: LogEntry, meta: WindowMeta): void {
     if (this.disposed) return;
-    const background = row.role === 'system';
-    const origin: Origin = background ? { channel: 'background', worker: row.source.replace(/^background:/, '') } : { channel: toChannel(row.source) };
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
-    const ignore = (): void => undefined;
     this.opts.logger.info(`Running message ${row.id} from the window ${meta.window?.label ?? '?'} (pid ${meta.window?.pid ?? '?'})`);
-    this.queue.push({
-      kind: 'turn',
-      turn: {
-        turnId,
-        prompt: promptOf(row.content, origin, meta.context),
-        origin,
-        logId: row.id,
-        resolve: ignore,
-        reject: ignore,
-        markStarted: ignore,
-        abandon: ignore,
-        resend: meta.resend,
-      },
-    });
+    this.queue.push({ kind: 'turn', turn: adoptedTurn(row, meta, turnId) });
     void this.pump();
   }
 
@@ -230,12 +204,7 @@ export class Orchestrator {
     const index = this.queue.findIndex((job) => job.kind === 'turn' && job.turn.turnId === turnId);
     const job = index >= 0 ? this.queue.splice(index, 1)[0] : undefined;
     if (job?.kind !== 'turn') return false;
-    const { turn } = job;
-    this.opts.store.deleteLog(turn.logId);
-    const withdrawn = new TurnError({ kind: 'cancelled', message: 'The message was withdrawn before it was sent.' }, '');
-    turn.abandon(withdrawn);
-    turn.reject(withdrawn);
-    this.emitter.fire({ type: 'turn.withdrawn', turnId, origin: turn.origin, logId: turn.logId });
+    this.outcome.withdrawn(job.turn);
     this.fireBusy();
     return true;
   }
@@ -336,7 +305,7 @@ export class Orchestrator {
   }
 
   private async processTurn(turn: QueuedTurn): Promise<void> {
-    const { store, logger } = this.opts;
+    const { store } = this.opts;
     const settings = this.opts.settings();
     const abort = new AbortController();
     this.current = { turnId: turn.turnId, abort, origin: turn.origin };
@@ -370,81 +339,14 @@ export class Orchestrator {
       // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
       if (abort.signal.aborted) throw abort.signal.reason;
       if (attempt.model) route = { ...route, model: attempt.model };
-      this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
+      this.outcome.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
     } catch (err) {
-      const reason = abort.signal.aborted ? abort.signal.reason : err;
-      if (reason instanceof BatonClosingError) {
-        // Closing (a reload, a quit) is not the user's stop: the message stays offered for resending,
-        // and what streamed so far is kept beside it.
-        store.updateLog(turn.logId, { status: turn.origin.channel === 'background' ? 'cancelled' : 'interrupted' });
-        if (attempt.text)
-          store.appendLog({
-            role: 'assistant',
-            content: withNote(attempt.text, 'Interrupted when Baton closed.'),
-            source: turn.origin.channel,
-            status: 'partial',
-            meta: JSON.stringify({ route, usage: attempt.usage }),
-          });
-        turn.reject(new TurnError({ kind: 'cancelled', message: reason.message }, attempt.text));
-      } else if (reason instanceof TurnTimeoutError) {
-        // IO keeps partial replies on timeout: the user sees what arrived, with a note.
-        const note = `Timed out after ${Math.round(reason.limitMs / 1000)}s (limit: baton.turnTimeoutMs).`;
-        logger.warn(`Turn ${turn.turnId} timed out; keeping ${attempt.text.length} chars`);
-        this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'partial', route, usage: attempt.usage, note });
-      } else if (reason instanceof TurnCancelledError || classifyError(reason) === 'cancelled') {
-        this.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'cancelled', route, usage: attempt.usage });
-      } else {
-        const readable = toReadableError(reason, this.opts.sessions.provider.type);
-        logger.error(`Turn ${turn.turnId} failed (${readable.kind})`, reason);
-        store.updateLog(turn.logId, { status: 'failed' });
-        const logId = store.appendLog({
-          role: 'assistant',
-          content: attempt.text ? `${attempt.text}\n\n${readable.message}` : readable.message,
-          source: turn.origin.channel,
-          status: 'failed',
-          meta: JSON.stringify({ route, error: readable, ...this.replyMeta(turn) }),
-        });
-        this.checkpoints.record(route, 'failed');
-        this.emitter.fire({
-          type: 'turn.failed',
-          turnId: turn.turnId,
-          origin: turn.origin,
-          error: readable,
-          partial: attempt.text,
-          logId,
-          usage: attempt.usage,
-        });
-        turn.reject(new TurnError(readable, attempt.text));
-      }
+      this.outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);
     } finally {
       clearTimeout(timer);
       this.opts.toolJournal?.end(turn.turnId);
       this.current = undefined;
     }
-  }
-
-  private settle(turn: QueuedTurn, result: TurnResult): void {
-    const { store } = this.opts;
-    store.updateLog(turn.logId, { status: result.status === 'complete' ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'complete' });
-    const logId = store.appendLog({
-      role: 'assistant',
-      content: withNote(result.content, result.note),
-      source: turn.origin.channel,
-      status: result.status,
-      meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin, ...this.replyMeta(turn) }),
-    });
-    this.checkpoints.record(result.route, result.status);
-    if (result.status === 'cancelled') {
-      this.emitter.fire({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId, usage: result.usage ?? {} });
-    } else {
-      this.emitter.fire({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
-    }
-    turn.resolve(result);
-  }
-
-  /** A reply names its message, and the window that wrote it, so a window that sent it to the owner finds it. */
-  private replyMeta(turn: QueuedTurn): WindowMeta {
-    return this.opts.shared ? { for: turn.logId, window: this.opts.shared.self } : {};
   }
 
   private sessionSpec(model: string, tools: BatonTool[]): Extract<SessionSpec, { role: 'orchestrator' }> {
@@ -483,13 +385,7 @@ export class Orchestrator {
     if (this.healthTimer) clearInterval(this.healthTimer);
     // The queue is emptied before the running turn is stopped, so nothing starts in between.
     for (const job of this.queue.splice(0)) {
-      if (job.kind !== 'turn') continue;
-      const closed = new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
-      // A worker result that never reached the session stays in the inbox and comes again at the next
-      // start; its row here is set aside so it is not shown twice. (A user's row stays pending: resend.)
-      if (job.turn.origin.channel === 'background') this.opts.store.updateLog(job.turn.logId, { status: 'cancelled' });
-      job.turn.abandon(closed);
-      job.turn.reject(closed);
+      if (job.kind === 'turn') this.outcome.closedUnsent(job.turn);
     }
     this.current?.abort.abort(new BatonClosingError());
     // The running turn writes its outcome before the store closes.
@@ -500,31 +396,4 @@ export class Orchestrator {
     this.opts.shared?.dispose();
     this.emitter.dispose();
   }
-}
-
-function promptOf(text: string, origin: Origin, context: string | undefined): string {
-  return `${origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`}${context ? `\n\n${context}` : ''}`;
-}
-
-function toChannel(source: string): Exclude<Channel, 'background'> {
-  return (REPLY_CHANNELS as readonly string[]).includes(source) ? (source as Exclude<Channel, 'background'>) : 'panel';
-}
-
-/** The handle of a message another window runs: it left this window when its row was written. */
-function remoteTurn(shared: SharedConversation, turnId: string, logId: number): TurnHandle {
-  const done = shared.awaitRemote(logId).then(({ reply, ended }): TurnResult => {
-    if (!reply) {
-      const message =
-        ended?.status === 'interrupted'
-          ? 'The window running this conversation closed before answering.'
-          : 'Baton was closed before this message was answered.';
-      throw new TurnError({ kind: 'cancelled', message }, '');
-    }
-    const meta = JSON.parse(reply.meta ?? '{}') as { route?: RouteInfo; usage?: TurnResult['usage']; error?: ReadableError };
-    if (reply.status === 'failed') throw new TurnError(meta.error ?? { kind: 'fatal', message: reply.content }, '');
-    const status = reply.status === 'partial' || reply.status === 'cancelled' ? reply.status : 'complete';
-    return { turnId, content: reply.content, status, route: meta.route ?? { tier: 'fixed', model: '', reason: 'disabled' }, usage: meta.usage };
-  });
-  done.catch(() => undefined);
-  return { turnId, logId, started: Promise.resolve(), done };
 }

@@ -22,14 +22,15 @@ import { MachineSessionDoor } from './attachSession';
 import type { ListMachineSessions } from './machineSessions';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
-import { errorText, pastTense, seconds, type TaskOutcome } from './workerMessages';
+import { errorText, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
 import { endTask } from './taskEnd';
-import { previousWork, SessionLifecycle } from './sessionLifecycle';
+import { SessionLifecycle } from './sessionLifecycle';
+import { killTarget, sendTarget } from './workerTargets';
 import {
   WorkerError,
   type MachineSession,
@@ -141,40 +142,12 @@ export class WorkerPool {
     return { ...this.reg.info(w), ...(note ? { note } : {}) };
   }
 
-  /**
-   * Sends a follow-up, non-blocking. A running worker refuses; a finished one (not killed) has its
-   * session resumed, within the same limit as a new worker.
-   */
+  /** Sends a follow-up, non-blocking: to an idle worker, or a finished one (not killed) revived (see workerTargets.ts). */
   async send(name: string, prompt: string, replyTo?: ReplyChannel, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
-    if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
-    const known = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
-    // A worker whose change set was settled has no worktree left to continue in.
-    if (known?.isolation?.kind === 'worktree' && this.changes && !this.changes.has(name)) {
-      throw new WorkerError(
-        `Worker '${name}' has no worktree any more (its changes were ${known.outcome?.text ?? 'settled'}). Create a new worker to continue.`,
-      );
-    }
-    const w = this.reg.active.get(name);
-    if (w) {
-      await w.ready.catch(() => undefined);
-      if (this.reg.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
-      if (w.task || w.state === 'running') {
-        throw new WorkerError(
-          `Worker '${name}' is still running (for ${seconds(this.now() - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`,
-        );
-      }
-      if (replyTo) w.replyTo = replyTo;
-      this.dispatch(w, prompt, undefined, follow);
-      return this.reg.info(w);
-    }
-    // The settings may have changed since: the directory is checked again.
-    const done = this.reg.revive(name, (dir) => this.setup.resolveDir(dir));
-    if (replyTo) done.replyTo = replyTo;
-    // Its session was deleted once its work was settled: a new one is told what the worker did before.
-    const preface = done.sessionClosed ? previousWork(done) : undefined;
-    this.dispatch(done, prompt, preface, follow);
-    return this.reg.info(done);
+    const { w, preface } = await sendTarget(name, prompt, replyTo, { reg: this.reg, changes: this.changes, now: this.now, setup: this.setup });
+    this.dispatch(w, prompt, preface, follow);
+    return this.reg.info(w);
   }
 
   /** The worker's change is settled (applied, kept as a branch, discarded): its session is deleted (see SessionLifecycle.settled). */
@@ -198,14 +171,8 @@ export class WorkerPool {
 
   /** Aborts a worker's task (if any), disconnects its session and frees its slot. */
   async kill(name: string, by: 'user' | 'tool' = 'user'): Promise<string> {
-    const w = this.reg.active.get(name);
-    if (!w) {
-      const done = this.reg.finished.find((f) => f.name === name);
-      if (done) throw new WorkerError(`Worker '${name}' is not active: it already ${pastTense(done.state)}.`);
-      throw new WorkerError(`No worker named '${name}'. ${this.reg.describeActive()}`);
-    }
-    await w.ready.catch(() => undefined);
-    if (this.reg.active.get(name) !== w) return `Worker '${name}' had already stopped.`;
+    const w = await killTarget(name, this.reg);
+    if (!w) return `Worker '${name}' had already stopped.`;
     const elapsed = seconds(this.now() - w.startedAt);
     if (w.task) {
       const task = w.task;

@@ -1,0 +1,138 @@
+// Keeps the chat panel in step with the log and live reply other windows write to the shared store.
+import type { ChatMessage, HostMessageBody } from '../../shared/protocol';
+import type { WindowStamp } from '../orchestrator/conversationClaims';
+import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
+import type { BatonStore, LogEntry } from '../store/types';
+import { toChatMessage } from './toChatMessage';
+
+/** What the webview shows of the log, and the updates that bring it up to the store. */
+export class LogSync {
+  /** What the webview shows of the log, by message id: its last state (undefined: shown, as this window built it). */
+  private readonly shown = new Map<string, string | undefined>();
+  /** This window's replies, shown under their turn's id while they streamed. */
+  private readonly ownReplies = new Map<number, string>();
+  private syncTimer: NodeJS.Timeout | undefined;
+  private logChanged = false;
+  /** The newest log row the panel shows: an older one arriving late (from another window) needs a new snapshot. */
+  private newestShown = 0;
+  /** Replies streaming in another window, shown as `live-<message id>` until their row arrives. */
+  private readonly remoteLive = new Set<number>();
+  private readonly offStore: () => void;
+
+  constructor(
+    private readonly store: BatonStore,
+    /** The log rows the panel shows. */
+    private readonly visibleLog: () => LogEntry[],
+    private readonly send: (body: HostMessageBody) => void,
+    private readonly postSnapshot: () => void,
+    /** This window, so messages from another window sharing the conversation are marked as such. */
+    private readonly self?: WindowStamp,
+  ) {
+    // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
+    this.offStore = store.onDidChange((what) => {
+      if (what !== 'log' && what !== 'state') return;
+      // A streaming reply of another window changes only the state: the log is compared again only when it changed.
+      if (what === 'log') this.logChanged = true;
+      if (this.syncTimer) return;
+      this.syncTimer = setTimeout(() => {
+        this.syncTimer = undefined;
+        if (this.logChanged) this.syncFromStore();
+        else this.syncLiveReply();
+        this.logChanged = false;
+      }, 20);
+    });
+  }
+
+  /** A message this window queued, appended to the panel as it was. */
+  queued(logId: number): void {
+    this.shown.set(`log-${logId}`, undefined);
+    this.newestShown = Math.max(this.newestShown, logId);
+  }
+
+  /** This window's reply, stored as `logId`, streamed under `liveId`. */
+  ownReply(logId: number, liveId: string): void {
+    this.ownReplies.set(logId, liveId);
+    this.newestShown = Math.max(this.newestShown, logId);
+    this.shown.set(liveId, undefined);
+  }
+
+  /** A snapshot was taken: the panel shows exactly these rows as these messages. */
+  reset(rows: LogEntry[], messages: ChatMessage[]): void {
+    this.shown.clear();
+    this.ownReplies.clear();
+    this.remoteLive.clear();
+    for (const m of messages) this.shown.set(m.id, JSON.stringify(m));
+    this.newestShown = rows.at(-1)?.id ?? 0;
+  }
+
+  dispose(): void {
+    this.offStore();
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+  }
+
+  /** Brings the panel up to the log: new rows appended, changed rows updated, a cleared log as a new snapshot. */
+  private syncFromStore(): void {
+    let rows: LogEntry[];
+    try {
+      rows = this.visibleLog();
+    } catch {
+      return; // the store is closing
+    }
+    const seen = new Set<string>();
+    const pending: HostMessageBody[] = [];
+    for (const row of rows) {
+      const message = toChatMessage(row, this.self);
+      const answers = windowMeta(row.meta).for;
+      // A reply that streamed here from another window takes the place of what streamed.
+      const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
+      const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
+      if (streamed) this.ownReplies.set(row.id, streamed);
+      seen.add(id);
+      const state = JSON.stringify(message);
+      if (!this.shown.has(id)) {
+        // Written by another window before rows this panel already shows: appended, it would be out of order.
+        if (row.id < this.newestShown) return this.postSnapshot();
+        this.newestShown = row.id;
+        pending.push({ type: 'message/append', message });
+      } else if (this.shown.get(id) !== state) {
+        const { id: _id, ...patch } = message;
+        pending.push({ type: 'message/update', id, patch });
+      } else continue;
+      this.shown.set(id, state);
+    }
+    // Rows older than the oldest shown were pruned; a newer one gone means the log was cleared (New Chat elsewhere).
+    const oldest = rows[0]?.id ?? Number.POSITIVE_INFINITY;
+    const gone = [...this.shown.keys()].filter((id) => !seen.has(id) && id.startsWith('log-'));
+    if (gone.some((id) => Number(id.slice(4)) >= oldest) || (!rows.length && gone.length)) return this.postSnapshot();
+    for (const id of gone) this.shown.delete(id);
+    for (const [logId, id] of this.ownReplies) if (!seen.has(id)) this.ownReplies.delete(logId);
+    for (const body of pending) this.send(body);
+    this.syncLiveReply();
+  }
+
+  /** Another window's reply as it streams there. */
+  private syncLiveReply(): void {
+    const live = readLiveReply(this.store);
+    const remote = live && this.self && live.window.instance !== this.self.instance ? live : undefined;
+    for (const f of this.remoteLive) {
+      if (remote?.for === f) continue;
+      // It stopped streaming without a reply row (its window is gone): what arrived stays, marked partial.
+      this.remoteLive.delete(f);
+      this.send({ type: 'message/update', id: `live-${f}`, patch: { status: 'partial' } });
+    }
+    if (!remote || this.answered(remote.for)) return;
+    const id = `live-${remote.for}`;
+    if (!this.remoteLive.has(remote.for)) {
+      this.remoteLive.add(remote.for);
+      this.shown.set(id, undefined);
+      this.send({
+        type: 'message/append',
+        message: { id, role: 'assistant', content: remote.text, status: 'streaming', source: 'panel', from: remote.window.label, ts: Date.now() },
+      });
+    } else this.send({ type: 'message/update', id, patch: { content: remote.text } });
+  }
+
+  private answered(logId: number): boolean {
+    return [...this.ownReplies.values()].includes(`live-${logId}`);
+  }
+}

@@ -1,0 +1,63 @@
+// Which worker a send or a kill acts on (the send check: idle active or finished and revived; the kill check), or why none.
+import type { WorkerChanges } from '../changes/workerChanges';
+import { previousWork } from './sessionLifecycle';
+import { pastTense, seconds } from './workerMessages';
+import type { WorkerRegistry } from './workerRegistry';
+import type { WorkerSetup } from './workerSetup';
+import { WorkerError, type ReplyChannel, type Worker } from './workerTypes';
+
+export interface SendTargetDeps {
+  reg: WorkerRegistry;
+  changes: WorkerChanges | undefined;
+  now: () => number;
+  /** Checks a revived worker's directory again (the settings may have changed since). */
+  setup: Pick<WorkerSetup, 'resolveDir'>;
+}
+
+/**
+ * The worker a follow-up is dispatched to, with the preface its new session needs (if any). A running worker
+ * refuses; a finished one (not killed) is revived, within the same limit as a new worker.
+ */
+export async function sendTarget(
+  name: string,
+  prompt: string,
+  replyTo: ReplyChannel | undefined,
+  deps: SendTargetDeps,
+): Promise<{ w: Worker; preface?: string }> {
+  const { reg } = deps;
+  if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
+  const known = reg.active.get(name) ?? reg.finished.find((f) => f.name === name);
+  // A worker whose change set was settled has no worktree left to continue in.
+  if (known?.isolation?.kind === 'worktree' && deps.changes && !deps.changes.has(name)) {
+    throw new WorkerError(`Worker '${name}' has no worktree any more (its changes were ${known.outcome?.text ?? 'settled'}). Create a new worker to continue.`);
+  }
+  const w = reg.active.get(name);
+  if (w) {
+    await w.ready.catch(() => undefined);
+    if (reg.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
+    if (w.task || w.state === 'running') {
+      throw new WorkerError(
+        `Worker '${name}' is still running (for ${seconds(deps.now() - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`,
+      );
+    }
+    if (replyTo) w.replyTo = replyTo;
+    return { w };
+  }
+  // The settings may have changed since: the directory is checked again.
+  const done = reg.revive(name, (dir) => deps.setup.resolveDir(dir));
+  if (replyTo) done.replyTo = replyTo;
+  // Its session was deleted once its work was settled: a new one is told what the worker did before.
+  return { w: done, preface: done.sessionClosed ? previousWork(done) : undefined };
+}
+
+/** The active worker a kill stops, once it has started; undefined when it stopped meanwhile. A finished or unknown one refuses. */
+export async function killTarget(name: string, reg: WorkerRegistry): Promise<Worker | undefined> {
+  const w = reg.active.get(name);
+  if (!w) {
+    const done = reg.finished.find((f) => f.name === name);
+    if (done) throw new WorkerError(`Worker '${name}' is not active: it already ${pastTense(done.state)}.`);
+    throw new WorkerError(`No worker named '${name}'. ${reg.describeActive()}`);
+  }
+  await w.ready.catch(() => undefined);
+  return reg.active.get(name) === w ? w : undefined;
+}
