@@ -123,6 +123,9 @@ export class LogSync {
     if (!remote || this.answered(remote.for)) return;
     const id = `live-${remote.for}`;
     if (!this.remoteLive.has(remote.for)) {
+      // A reply to a message older than the newest shown would be appended out of order: its row, when written, brings
+      // a snapshot in log order instead (syncFromStore).
+      if (remote.for < this.newestShown) return;
       this.remoteLive.add(remote.for);
       this.shown.set(id, undefined);
       this.send({
