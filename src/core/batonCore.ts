@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
-import { BatonAccess } from './api/batonAccess';
+import { BatonAccess, type ConversationPort } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
 import { createControlTools } from './control/controlTools';
 import type { HostControl } from './control/hostControl';
@@ -23,7 +23,7 @@ import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
-import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
+import { ConversationClaims, MAIN_CONVERSATION, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
 import { STALE_PREFIX, STATE_FINGERPRINT, STATE_SESSION } from './orchestrator/sessionKeeper';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
@@ -146,7 +146,19 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // The pool and the orchestrator refer to each other (results in, workers out); each reaches the
   // other only through these closures, which run after both exist.
   let orchestrator: Orchestrator | undefined;
-  const broker: PermissionBroker = deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') };
+  const asker: PermissionBroker = deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') };
+  // Questions still open: a turn that ends while one waits has ended awaiting the user's input (turn.awaiting-input).
+  let openQuestions = 0;
+  const broker: PermissionBroker = {
+    ask: async (prompt) => {
+      openQuestions++;
+      try {
+        return await asker.ask(prompt);
+      } finally {
+        openQuestions--;
+      }
+    },
+  };
   const pool = new WorkerPool({
     sessions,
     store,
@@ -242,6 +254,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     workspaceFolders: deps.workspaceFolders,
     retryDelaysMs: deps.retryDelaysMs,
     healthCheckIntervalMs: deps.healthCheckIntervalMs,
+    waitingOnUser: () => openQuestions,
   });
   orchestrator = orch;
   orch.onEvent((e) => shared.onTurnEvent(e));
@@ -255,7 +268,29 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     conversations.self,
   );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
-  const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
+  // One conversation until src/core/conversations lands: the API names it 'main'.
+  const conversationPort: ConversationPort = {
+    activeId: MAIN_CONVERSATION,
+    get: (id) => {
+      if (id !== MAIN_CONVERSATION) throw new Error(`This Baton has one conversation, "${MAIN_CONVERSATION}".`);
+      return orch;
+    },
+    list: () => {
+      const log = store.recentLog(200);
+      const first = log.find((e) => e.role === 'user');
+      return [
+        {
+          id: MAIN_CONVERSATION,
+          title: first?.content.slice(0, 60) ?? '',
+          lastActivity: log[log.length - 1]?.ts ?? '',
+          messages: log.length,
+          busy: orch.busy,
+        },
+      ];
+    },
+    delete: () => Promise.reject(new Error('The main conversation cannot be deleted.')),
+  };
+  const access = new BatonAccess({ orchestrator: orch, pool, store, conversationPort }, logger);
   const interrupted = orch.start();
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
   const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));

@@ -3,7 +3,7 @@
 // and the response stays open until those workers' results are answered (Stop lets go: later
 // answers wait for the next @baton message). The panel shows all of it too: one conversation.
 import * as vscode from 'vscode';
-import type { BatonEvent } from '../../api/baton';
+import type { BatonEvent } from '../core/api/batonEvents';
 import { BatonApiError } from '../core/api/batonAccess';
 import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
 import { formatWorkerList } from '../core/workers/workerTools';

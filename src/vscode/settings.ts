@@ -6,6 +6,7 @@ import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
 import type { NetworkMode } from '../core/workers/workerNetwork';
 import type { WorkerSettings } from '../core/workers/workerTypes';
 import type { EnvironmentSetting } from '../core/copilot/agentSessions';
+import { parseSummarizePolicy } from '../core/orchestrator/conversationCompactor';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
 
 export const SECRET_PREFIX = 'baton.provider.apiKey.';
@@ -42,6 +43,7 @@ export function readOrchestratorSettings(): OrchestratorSettings {
     },
     turnTimeoutMs: Math.max(10_000, c.get<number>('turnTimeoutMs', 600_000)),
     selfEdit: c.get<boolean>('allowSelfEdit', false),
+    summarize: parseSummarizePolicy(c.get<unknown>('conversation.summarize')),
   };
 }
 

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BatonApi, BatonError, BatonEvent } from '../../api/baton';
+import type { BatonApi, BatonError, BatonEvent, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
 import { prepareTool, runTool } from '../../src/core/api/languageModelTools';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -251,13 +251,13 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     core.server.on({ lastUserIncludes: '[via chat] fix the jwt bug', afterToolResult: true }, { text: 'On it.' });
     core.server.on({ lastUserIncludes: 'TASK-auth' }, { text: 'Fixed.', delayMs: 300 });
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'auth-fix'" }, { text: 'The JWT bug is fixed.' });
-    const perCall: BatonEvent[] = [];
+    const perCall: BatonEventV2[] = [];
     const all: BatonEvent[] = [];
     api.on('*', (e) => all.push(e));
     const reply = await core.access.ask('fix the jwt bug', 'chat', { on: (e) => perCall.push(e) });
     assert.equal(reply.text, 'On it.');
-    const started = perCall.find((e): e is Extract<BatonEvent, { type: 'worker.started' }> => e.type === 'worker.started');
-    assert.deepEqual(started, { type: 'worker.started', worker: 'auth-fix', workingDir: project, replyTo: 'chat', turnId: reply.turnId });
+    const started = perCall.find((e): e is Extract<BatonEventV2, { type: 'worker.started' }> => e.type === 'worker.started');
+    assert.deepEqual(started, { type: 'worker.started', worker: 'auth-fix', conversation: 'main', workingDir: project, replyTo: 'chat', turnId: reply.turnId });
     assert.equal(perCall.at(-1)!.type, 'turn.completed', 'the terminal event comes last');
     assert.ok(!perCall.some((e) => e.type === 'worker.finished'), 'after the call ended, the worker\u2019s events are instance-level only');
 

@@ -74,7 +74,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(log[1].content, 'Hi! How can I help today?');
     // The checkpoint is written just after the reply is handed over.
     await new Promise((resolve) => setImmediate(resolve));
-    const checkpoints = core.store.recentCheckpoints(5);
+    const checkpoints = core.store.recentCheckpoints('main', 5);
     assert.equal(checkpoints.length, 1);
     assert.equal(checkpoints[0].status, 'complete');
     assert.equal(checkpoints[0].fingerprint.length, 64);

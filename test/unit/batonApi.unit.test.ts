@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BatonEvent } from '../../api/baton';
+import type { BatonEvent } from '../../src/core/api/batonEvents';
 import { TOOL_INPUTS, parseInput, toolJsonSchema, workerNameFor, type BatonToolName } from '../../src/core/api/apiInputs';
 import { ChatRelay, messagesElsewhere, parseRemember } from '../../src/core/api/chatRelay';
 import { prepareTool } from '../../src/core/api/languageModelTools';
@@ -100,9 +100,23 @@ describe('Baton API inputs and tools', () => {
     const events = new Emitter<BatonEvent>();
     const relay = new ChatRelay({ onEvent: events.event });
     const answer = (worker: string, turnId: string, text: string) => {
-      events.fire({ type: 'turn.starting', turnId, origin: { channel: 'background', worker, replyTo: 'chat' }, prompt: '[Background task completed]' });
-      events.fire({ type: 'turn.streaming', turnId, delta: text, text });
-      events.fire({ type: 'turn.completed', turnId, origin: { channel: 'background', worker, replyTo: 'chat' }, text, status: 'complete', model: 'm' });
+      events.fire({
+        type: 'turn.starting',
+        turnId,
+        conversation: 'main',
+        origin: { channel: 'background', worker, replyTo: 'chat' },
+        prompt: '[Background task completed]',
+      });
+      events.fire({ type: 'turn.streaming', turnId, conversation: 'main', delta: text, text });
+      events.fire({
+        type: 'turn.completed',
+        turnId,
+        conversation: 'main',
+        origin: { channel: 'background', worker, replyTo: 'chat' },
+        text,
+        status: 'complete',
+        model: 'm',
+      });
     };
     const seen: string[] = [];
     const letGo = relay.claim(['a'], { on: (e, w) => seen.push(`${w} ${e.type}`) });
@@ -111,10 +125,11 @@ describe('Baton API inputs and tools', () => {
     letGo();
     answer('b', 't2', 'B is done');
     // A panel-started worker's answer is the panel's only.
-    events.fire({ type: 'turn.starting', turnId: 't3', origin: { channel: 'background', worker: 'c', replyTo: 'panel' }, prompt: '' });
+    events.fire({ type: 'turn.starting', turnId: 't3', conversation: 'main', origin: { channel: 'background', worker: 'c', replyTo: 'panel' }, prompt: '' });
     events.fire({
       type: 'turn.completed',
       turnId: 't3',
+      conversation: 'main',
       origin: { channel: 'background', worker: 'c', replyTo: 'panel' },
       text: 'C',
       status: 'complete',

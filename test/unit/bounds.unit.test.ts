@@ -49,9 +49,11 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.equal(store.recentLog(1)[0]!.content, `message ${LOG_KEEP * 2 - 1}`);
   });
 
-  it(`checkpoints keep the newest ${CHECKPOINT_KEEP}`, async () => {
-    for (let i = 0; i < CHECKPOINT_KEEP + 60; i++) store.addCheckpoint({ turn_index: i, fingerprint: 'f', route: null, status: 'complete' });
-    assert.equal(await count('SELECT COUNT(*) FROM checkpoints'), CHECKPOINT_KEEP);
+  it(`checkpoints keep the newest ${CHECKPOINT_KEEP} per conversation`, async () => {
+    for (const conversation of ['main', 'second'])
+      for (let i = 0; i < CHECKPOINT_KEEP + 60; i++) store.addCheckpoint({ conversation, turn_index: i, fingerprint: 'f', route: null, status: 'complete' });
+    assert.equal(await count("SELECT COUNT(*) FROM checkpoints WHERE conversation = 'main'"), CHECKPOINT_KEEP);
+    assert.equal(await count("SELECT COUNT(*) FROM checkpoints WHERE conversation = 'second'"), CHECKPOINT_KEEP);
   });
 
   it(`memories Baton noted itself are capped at ${AUTO_MEMORIES_KEEP}; the user's own stay`, async () => {

@@ -1,5 +1,6 @@
 // SqlJsStore against real sql.js files in temp folders: restarts, crashes, corruption, several windows, migrations,
 // size bounds and bad rows.
+import { CHECKPOINT_KEEP } from '../../src/core/store/bounds';
 import { LATEST_VERSION } from '../../src/core/store/migrations';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -96,7 +97,7 @@ describe('SqlJsStore', () => {
       const userId = a.appendLog({ role: 'user', content: 'fix the bug', source: 'panel', status: 'pending' });
       a.updateLog(userId, { status: 'complete' });
       a.appendLog({ role: 'assistant', content: 'done', source: 'panel', status: 'complete', meta: '{"model":"x"}' });
-      a.addCheckpoint({ turn_index: 1, fingerprint: 'fp', route: 'fast', status: 'complete' });
+      a.addCheckpoint({ conversation: 'main', turn_index: 1, fingerprint: 'fp', route: 'fast', status: 'complete', input_tokens: 12, output_tokens: 3 });
       const { memory } = a.addMemory('preference', 'Prefers TypeScript', 'user');
       a.upsertWorker({ name: 'auth-fix', copilot_session_id: 's1', working_dir: '/w', status: 'running', last_output: null, origin: 'panel' });
       const inboxId = a.addInbox({ worker_name: 'auth-fix', origin: 'panel', kind: 'completed', content: 'ok' });
@@ -116,8 +117,8 @@ describe('SqlJsStore', () => {
       );
       assert.equal(b.recentLog(10)[0].id, userId);
       assert.deepEqual(
-        b.recentCheckpoints(5).map((c) => [c.turn_index, c.fingerprint, c.route]),
-        [[1, 'fp', 'fast']],
+        b.recentCheckpoints('main', 5).map((c) => [c.turn_index, c.fingerprint, c.route, c.input_tokens, c.output_tokens]),
+        [[1, 'fp', 'fast', 12, 3]],
       );
       assert.deepEqual(b.listMemories(), [memory]);
       assert.deepEqual(
@@ -545,15 +546,21 @@ describe('SqlJsStore', () => {
       assert.equal(reopened[0].content, 'm61');
     });
 
-    it('keeps the newest 200 checkpoints', async () => {
+    it(`keeps the newest ${CHECKPOINT_KEEP} checkpoints per conversation; another conversation's stay`, async () => {
       const a = await openStore();
-      for (let i = 1; i <= 230; i++) a.addCheckpoint({ turn_index: i, fingerprint: 'f', route: null, status: 'complete' });
-      const rows = a.recentCheckpoints(1000);
-      assert.equal(rows.length, 200);
+      a.addCheckpoint({ conversation: 'other', turn_index: 1, fingerprint: 'f', route: null, status: 'complete' });
+      for (let i = 1; i <= CHECKPOINT_KEEP + 30; i++)
+        a.addCheckpoint({ conversation: 'main', turn_index: i, fingerprint: 'f', route: null, status: 'complete' });
+      const rows = a.recentCheckpoints('main', CHECKPOINT_KEEP * 2);
+      assert.equal(rows.length, CHECKPOINT_KEEP);
       assert.equal(rows[0].turn_index, 31);
       assert.deepEqual(
-        a.recentCheckpoints(2).map((r) => r.turn_index),
-        [229, 230],
+        a.recentCheckpoints('main', 2).map((r) => r.turn_index),
+        [CHECKPOINT_KEEP + 29, CHECKPOINT_KEEP + 30],
+      );
+      assert.deepEqual(
+        a.recentCheckpoints('other', 5).map((r) => [r.conversation, r.turn_index]),
+        [['other', 1]],
       );
     });
 

@@ -122,3 +122,36 @@ export function workerNameFor(task: string, taken: ReadonlySet<string>): string 
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
 }
+
+/** asTool's input: one message for Baton's orchestrator. */
+export const agentMessageInput = z
+  .object({
+    message: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100_000, 'keep the message under 100,000 characters')
+      .describe('The message for Baton\u2019s orchestrator, as a user would type it in Baton\u2019s panel.'),
+  })
+  .strict();
+
+/** What a caller may pass to ask (version 2) beyond the text. */
+export const askOptionsInput = z.object({
+  conversation: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, 'use 1-128 letters, digits or _.:@-, starting with a letter or digit')
+    .optional(),
+  history: z
+    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(100_000, 'keep each message under 100,000 characters') }))
+    .max(1000, 'pass at most 1,000 messages')
+    .optional(),
+  onDrift: z.enum(['renew', 'error']).optional(),
+  force: z.boolean().optional(),
+});
+
+export const summarizeInput = z
+  .object({
+    afterTurns: z.number().int('must be a whole number').min(0, 'must be 0 (never) or more'),
+    keep: z.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200'),
+  })
+  .strict();

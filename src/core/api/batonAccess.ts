@@ -1,33 +1,52 @@
 // The one way into Baton from outside its panel: the Chat view (@baton), the language-model tools
 // and other extensions (the public API) all ask, delegate, list and recall through this, each
 // under its own channel, so a reply and a worker's result go back where the request came from.
-import type { AskResult, BatonEvent, BatonMemory, BatonWorker, DelegateHandle, RecallQuery, WorkerResult } from '../../../api/baton';
+import type {
+  AskResultV2,
+  AsToolOptions,
+  BatonAgentTool,
+  BatonCheckpoint,
+  BatonCompaction,
+  BatonConversationInfo,
+  BatonMemory,
+  BatonWorker,
+  DelegateHandle,
+  RecallQuery,
+  SummarizePolicy,
+  WorkerResult,
+} from '../../../api/baton';
+import { randomUUID } from 'node:crypto';
 import type { BatonCore } from '../batonCore';
 import type { ErrorClass } from '../copilot/errors';
-import type { Origin } from '../orchestrator/events';
+import { DriftError } from '../orchestrator/driftError';
+import type { Origin, TurnOptions } from '../orchestrator/events';
+import type { Orchestrator } from '../orchestrator/orchestrator';
+import { CHECKPOINT_KEEP } from '../store/bounds';
 import type { Logger } from '../util/logger';
 import { WorkerError, type ReplyChannel, type WorkerInfo, type WorkerStatus } from '../workers/workerPool';
-import { askInput, delegateInput, parseInput, recallInput, workerNameFor } from './apiInputs';
-import { BatonEvents } from './batonEvents';
+import { agentMessageInput, askInput, askOptionsInput, delegateInput, parseInput, recallInput, summarizeInput, workerNameFor } from './apiInputs';
+import { agentTool, TOOL_NAME } from './batonAgentTool';
+import { BatonApiError } from './batonApiError';
+import { BatonEvents, type BatonEvent } from './batonEvents';
+import { toCheckpoint } from './checkpointView';
 
-export type BatonErrorKind = ErrorClass | 'invalid-input' | 'worker';
+export { BatonApiError, type BatonErrorKind } from './batonApiError';
 
-/** What ask and delegate reject with (api/baton.d.ts BatonError): the kind says what the caller can do. */
-export class BatonApiError extends Error {
-  override readonly name = 'BatonError' as const;
-  constructor(
-    readonly kind: BatonErrorKind,
-    message: string,
-    readonly partial?: string,
-    readonly action?: { label: string; command: string },
-  ) {
-    super(message);
-  }
-}
-
-export interface AskCallOptions {
+export interface AskCallOptions extends TurnOptions {
+  /** The conversation (created if unknown); default: the one the panel shows. */
+  conversation?: string;
   on?: (event: BatonEvent) => void;
   signal?: AbortSignal;
+}
+
+/** The conversations Baton keeps, as the API needs them (src/core/conversations). */
+export interface ConversationPort {
+  /** The one the panel shows. */
+  readonly activeId: string;
+  /** Its orchestrator; an unknown id creates the conversation. Throws for a bad id. */
+  get(id: string): Orchestrator;
+  list(): Array<{ id: string; title: string; lastActivity: string; messages: number; busy: boolean }>;
+  delete(id: string): Promise<void>;
 }
 
 export interface DelegateCallOptions {
@@ -40,34 +59,43 @@ export class BatonAccess {
   readonly events: BatonEvents;
 
   constructor(
-    private readonly core: Pick<BatonCore, 'orchestrator' | 'pool' | 'store'>,
+    private readonly core: Pick<BatonCore, 'orchestrator' | 'pool' | 'store'> & { conversationPort: ConversationPort },
     logger: Logger,
   ) {
     this.events = new BatonEvents(core.orchestrator, core.pool, core.store, logger);
   }
 
-  /** A turn of the orchestrator's shared session from `channel`; cancelled turns resolve (status "cancelled"). */
-  async ask(text: string, channel: Exclude<ReplyChannel, 'panel'>, opts: AskCallOptions = {}): Promise<AskResult> {
+  /** A turn of a conversation's session from `channel`; cancelled turns resolve (status "cancelled"). */
+  async ask(text: string, channel: Exclude<ReplyChannel, 'panel'>, opts: AskCallOptions = {}): Promise<AskResultV2> {
     const input = parseInput('ask', askInput, { question: typeof text === 'string' ? text : undefined });
     if (!input.ok) throw new BatonApiError('invalid-input', input.error);
-    if (opts.signal?.aborted) throw new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
+    const { on, signal, ...rest } = opts ?? {};
+    const options = parseInput('ask options', askOptionsInput, Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)));
+    if (!options.ok) throw new BatonApiError('invalid-input', options.error);
+    if (signal?.aborted) throw new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
+    const conversation = options.value.conversation ?? this.core.conversationPort.activeId;
+    this.orchestratorOf(conversation);
     const origin: Origin = { channel };
-    const call = this.events.enqueue(input.value.question, origin, opts.on ?? (() => undefined));
+    const { onDrift, force, history } = options.value;
+    const call = this.events.enqueue(input.value.question, origin, on ?? (() => undefined), { options: { onDrift, force, history } });
+    opts = { signal };
     const onAbort = () => call.cancel();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const result = await call.done;
       return {
         turnId: result.turnId,
+        conversation,
         text: result.content,
-        status: result.status === 'failed' ? 'partial' : result.status,
+        status: result.awaitingInput && result.status === 'complete' ? 'awaiting-input' : result.status === 'failed' ? 'partial' : result.status,
         model: result.route.model,
         ...(result.note ? { note: result.note } : {}),
       };
     } catch (err) {
+      if (err instanceof DriftError) throw new BatonApiError('drift', err.message);
       const readable = (err as { readable?: { kind: ErrorClass; message: string; action?: { label: string; command: string } } }).readable;
       const partial = (err as { partial?: string }).partial;
-      if (readable?.kind === 'cancelled') return { turnId: call.turnId, text: partial ?? '', status: 'cancelled', model: '' };
+      if (readable?.kind === 'cancelled') return { turnId: call.turnId, conversation, text: partial ?? '', status: 'cancelled', model: '' };
       throw new BatonApiError(readable?.kind ?? 'fatal', readable?.message ?? (err instanceof Error ? err.message : String(err)), partial, readable?.action);
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
@@ -135,7 +163,118 @@ export class BatonAccess {
       .map((m) => ({ id: m.id, category: m.category, content: m.content }));
   }
 
+  /** The orchestrator of `conversation` (created if unknown); a bad id is invalid input. */
+  private orchestratorOf(conversation: string): Orchestrator {
+    try {
+      return this.core.conversationPort.get(conversation);
+    } catch (err) {
+      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  conversations(): BatonConversationInfo[] {
+    return this.core.conversationPort.list().map((c) => ({
+      id: c.id,
+      title: c.title,
+      lastActivity: epochMs(c.lastActivity),
+      messages: c.messages,
+      busy: c.busy,
+    }));
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    if (id === this.core.conversationPort.activeId)
+      throw new BatonApiError('invalid-input', 'The conversation Baton’s panel shows cannot be deleted through the API.');
+    try {
+      await this.core.conversationPort.delete(id);
+    } catch (err) {
+      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** The newest `limit` checkpoints of `conversation`, oldest first. */
+  checkpoints(conversation: string, limit = 100): BatonCheckpoint[] {
+    if (typeof conversation !== 'string' || !conversation)
+      throw new BatonApiError('invalid-input', 'Invalid input for checkpoints: conversation: is required.');
+    if (!Number.isInteger(limit) || limit < 1 || limit > CHECKPOINT_KEEP)
+      throw new BatonApiError('invalid-input', `Invalid input for checkpoints: limit: must be a whole number from 1 to ${CHECKPOINT_KEEP}.`);
+    return this.core.store.recentCheckpoints(conversation, limit).map(toCheckpoint);
+  }
+
+  /** Summarizes `conversation`'s older messages now (keeping `keep`, default its policy's); undefined: nothing to fold. */
+  async compact(conversation: string, keep?: number): Promise<BatonCompaction | undefined> {
+    if (keep !== undefined && (!Number.isInteger(keep) || keep < 1))
+      throw new BatonApiError('invalid-input', 'Invalid input for compact: keep: must be a whole number, at least 1.');
+    try {
+      return await this.orchestratorOf(conversation).summarizeNow(keep);
+    } catch (err) {
+      if (err instanceof BatonApiError) throw err;
+      throw new BatonApiError('fatal', `The conversation could not be compacted: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Sets `conversation`'s own summarize policy (undefined: the setting's again); returns the policy in force. */
+  summarize(conversation: string, policy: SummarizePolicy | undefined): SummarizePolicy {
+    const orchestrator = this.orchestratorOf(conversation);
+    if (policy === undefined) orchestrator.setSummarizePolicy(undefined);
+    else {
+      const parsed = parseInput('summarize', summarizeInput, policy);
+      if (!parsed.ok) throw new BatonApiError('invalid-input', parsed.error);
+      orchestrator.setSummarizePolicy(parsed.value);
+    }
+    return orchestrator.summarizePolicy;
+  }
+
+  /** A tool another agent registers (asTool): 'fresh' opens a conversation per call, 'shared' joins the one named. */
+  asTool(options: AsToolOptions = {}): BatonAgentTool {
+    const name = options.name ?? 'baton_orchestrator';
+    if (!TOOL_NAME.test(name)) throw new BatonApiError('invalid-input', 'Invalid input for asTool: name: use 1-64 letters, digits, "_" or "-".');
+    if (options.sessionScope !== undefined && options.sessionScope !== 'fresh' && options.sessionScope !== 'shared')
+      throw new BatonApiError('invalid-input', 'Invalid input for asTool: sessionScope: must be "fresh" or "shared".');
+    const shared = options.sessionScope === 'shared';
+    const tool = agentTool({
+      name,
+      description:
+        options.description ??
+        'Send one message to Baton, the workspace orchestrator, and return its reply. It can answer itself or start background workers for real work.',
+      input: agentMessageInput,
+      parameters: AGENT_TOOL_PARAMETERS,
+      run: async (input, call) => {
+        // 'shared' joins the conversation the call names: the SDK's calling session has one of its own.
+        const conversation = shared ? (call.conversation ?? (call.sdkSession ? sdkConversation(call.sdkSession) : undefined)) : `tool-${randomUUID()}`;
+        return replyText(await this.ask(input.message, 'tool', { signal: call.signal, ...(conversation ? { conversation } : {}) }));
+      },
+    });
+    return tool as unknown as BatonAgentTool;
+  }
+
   dispose(): void {
     this.events.dispose();
   }
+}
+
+/** asTool's declared input: `{ message: string }`. */
+const AGENT_TOOL_PARAMETERS = {
+  type: 'object',
+  properties: { message: { type: 'string', description: 'The message for Baton\u2019s orchestrator, as a user would type it in Baton\u2019s panel.' } },
+  required: ['message'],
+  additionalProperties: false,
+} as const;
+
+/** The conversation a Copilot SDK session's calls to a shared tool join. */
+function sdkConversation(sessionId: string): string {
+  return `copilot-${sessionId.replace(/[^A-Za-z0-9_.:@-]/g, '_')}`.slice(0, 128);
+}
+
+/** A reply as the calling model reads it. */
+export function replyText(reply: AskResultV2): string {
+  if (reply.status === 'cancelled') return reply.text ? `${reply.text}\n\n(Baton was stopped before it finished.)` : 'Baton was stopped before it answered.';
+  if (reply.status === 'awaiting-input') return `${reply.text}\n\n(Baton is waiting for the user to answer a question in its panel.)`;
+  return reply.note ? `${reply.text}\n\n(${reply.note})` : reply.text;
+}
+
+/** Epoch ms of a store time (ISO, or SQLite's "YYYY-MM-DD HH:MM:SS" in UTC). */
+function epochMs(time: string): number {
+  const ms = Date.parse(/^\d{4}-\d\d-\d\d \d/.test(time) ? `${time.replace(' ', 'T')}Z` : time);
+  return Number.isFinite(ms) ? ms : 0;
 }

@@ -3,19 +3,24 @@
 // here, so they see the same turns and workers the panel does.
 // Invariants:
 // - one source listener each (orchestrator, pool), so every event has one order for everybody;
-//   instance handlers run before per-call handlers;
+//   an event reaches instance handlers, then its conversation's handlers, then its call's handler;
 // - a per-call handler gets each of its events exactly once, and exactly one terminal event;
 // - a handler that throws is logged and never breaks the turn or the others.
-import type { BatonEvent, BatonReplyChannel, BatonWorkerEndState } from '../../../api/baton';
+import type { BatonEventV2, BatonReplyChannel, BatonWorkerEndState } from '../../../api/baton';
 import type { WorkerCard } from '../../shared/protocol';
 import { reportText } from '../workers/workerMessages';
+import { MAIN_CONVERSATION } from '../orchestrator/conversationClaims';
 import type { OrchestratorEvent, Origin } from '../orchestrator/events';
+import { DriftError } from '../orchestrator/driftError';
 import type { Orchestrator } from '../orchestrator/orchestrator';
 import type { BatonStore } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import type { ReplyChannel, WorkerPool } from '../workers/workerPool';
+import { lifecycleEvent } from './lifecycleEvents';
 
+/** Every event is the API's version 2 shape (version 1 callers get the v1 types only, see batonApi.ts). */
+export type BatonEvent = BatonEventV2;
 export type Handler = (event: BatonEvent) => void;
 
 /** A finished worker whose report never reaches the orchestrator (stopped by the orchestrator itself or on shutdown) ends after this. */
@@ -53,7 +58,12 @@ export class BatonEvents {
   private readonly delegating = new Set<string>();
   private readonly workers = new Map<string, WorkerSeen>();
   private readonly prompts = new Map<string, string>();
-  private current: { turnId: string; origin: Origin; text: string; restarted: boolean } | undefined;
+  /** Per conversation handlers (the API's `conversation(id).on`). */
+  private readonly byConversation = new Map<string, Set<Handler>>();
+  /** The conversation each turn and worker belongs to. */
+  private readonly turnConversation = new Map<string, string>();
+  private readonly workerConversation = new Map<string, string>();
+  private current: { turnId: string; origin: Origin; text: string; restarted: boolean; conversation: string } | undefined;
   private claim: TurnCall | undefined;
   private readonly unsubscribe: Array<() => void>;
 
@@ -64,6 +74,31 @@ export class BatonEvents {
     private readonly logger: Logger,
   ) {
     this.unsubscribe = [orchestrator.onEvent((e) => this.onOrchestrator(e)), pool.onDidChange((cards) => this.onWorkers(cards))];
+    const ready = pool.changes?.onReady((r) =>
+      this.emit({
+        type: 'worker.changes-ready',
+        worker: r.worker,
+        conversation: this.workerConversation.get(r.worker) ?? MAIN_CONVERSATION,
+        workingDir: r.dir,
+        files: r.files,
+      }),
+    );
+    if (ready) this.unsubscribe.push(ready);
+  }
+
+  /** Per conversation: `handler` gets the events of `conversation`'s turns and workers, after the instance handlers. */
+  onConversation(conversation: string, handler: Handler): () => void {
+    let set = this.byConversation.get(conversation);
+    if (!set) this.byConversation.set(conversation, (set = new Set()));
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+      if (!set.size) this.byConversation.delete(conversation);
+    };
+  }
+
+  private conversationOf(e: OrchestratorEvent): string {
+    return (e as { conversation?: string }).conversation ?? MAIN_CONVERSATION;
   }
 
   /** The turn running now, if any. */
@@ -75,24 +110,32 @@ export class BatonEvents {
    * Queues a message with a per-call handler. The orchestrator may start the turn inside enqueue(),
    * so the handler is bound from the turn's own 'queued' event, before anything else of it fires.
    */
-  enqueue(text: string, origin: Origin, handler: Handler): ReturnType<Orchestrator['enqueue']> & { cancel(): void } {
+  enqueue(
+    text: string,
+    origin: Origin,
+    handler: Handler,
+    extras?: Parameters<Orchestrator['enqueue']>[2],
+  ): ReturnType<Orchestrator['enqueue']> & { cancel(): void } {
     const call: TurnCall = { handler, ended: false, stopOnStart: false };
     this.claim = call;
     let handle: ReturnType<Orchestrator['enqueue']>;
     try {
-      handle = this.orchestrator.enqueue(text, origin);
+      handle = this.orchestrator.enqueue(text, origin, extras);
     } finally {
       this.claim = undefined;
     }
     const turnId = handle.turnId;
+    const conversation = (): string => this.turnConversation.get(turnId) ?? MAIN_CONVERSATION;
     // Closing Baton settles a turn without an orchestrator event: the promise gives the one terminal event then.
     handle.done.then(
       (result) => {
-        if (result.status === 'cancelled') this.endCall(turnId, { type: 'turn.cancelled', turnId, origin, partial: result.content });
+        if (result.status === 'cancelled')
+          this.endCall(turnId, { type: 'turn.cancelled', turnId, conversation: conversation(), origin, partial: result.content });
         else
           this.endCall(turnId, {
             type: 'turn.completed',
             turnId,
+            conversation: conversation(),
             origin,
             text: result.content,
             status: result.status === 'partial' ? 'partial' : 'complete',
@@ -103,13 +146,14 @@ export class BatonEvents {
       (err: unknown) => {
         const readable = (err as { readable?: { kind: string; message: string } }).readable;
         const partial = (err as { partial?: string }).partial ?? '';
-        if (readable?.kind === 'cancelled') this.endCall(turnId, { type: 'turn.cancelled', turnId, origin, partial });
+        if (readable?.kind === 'cancelled') this.endCall(turnId, { type: 'turn.cancelled', turnId, conversation: conversation(), origin, partial });
         else
           this.endCall(turnId, {
             type: 'turn.failed',
             turnId,
+            conversation: conversation(),
             origin,
-            error: { kind: 'fatal', message: err instanceof Error ? err.message : String(err) },
+            error: { kind: err instanceof DriftError ? 'drift' : 'fatal', message: err instanceof Error ? err.message : String(err) },
             partial,
           });
       },
@@ -136,8 +180,15 @@ export class BatonEvents {
   }
 
   private onOrchestrator(e: OrchestratorEvent): void {
+    const conversation = this.conversationOf(e);
+    const step = lifecycleEvent(e, conversation);
+    if (step) {
+      this.emit(step);
+      return;
+    }
     switch (e.type) {
       case 'turn.queued':
+        this.turnConversation.set(e.turnId, conversation);
         if (this.claim) {
           this.turnCalls.set(e.turnId, this.claim);
           this.claim = undefined;
@@ -148,17 +199,15 @@ export class BatonEvents {
         if (e.origin.channel === 'background' && e.origin.worker) this.workerReported(e.origin.worker, e.workerResult ? reportText(e.workerResult) : e.prompt);
         break;
       case 'turn.started': {
-        this.current = { turnId: e.turnId, origin: e.origin, text: '', restarted: false };
+        this.current = { turnId: e.turnId, origin: e.origin, text: '', restarted: false, conversation };
+        this.turnConversation.set(e.turnId, conversation);
         const prompt = this.prompts.get(e.turnId) ?? '';
         this.prompts.delete(e.turnId);
-        this.emit({ type: 'turn.starting', turnId: e.turnId, origin: e.origin, prompt });
+        this.emit({ type: 'turn.starting', turnId: e.turnId, conversation, origin: e.origin, prompt });
         // Stopped from inside the start event: the orchestrator has made this turn current already.
         if (this.turnCalls.get(e.turnId)?.stopOnStart) this.orchestrator.stop();
         break;
       }
-      case 'turn.routed':
-        this.emit({ type: 'turn.routed', turnId: e.turnId, model: e.route.model, tier: e.route.tier, reason: e.route.reason });
-        break;
       case 'turn.retrying':
         if (this.current?.turnId === e.turnId) {
           this.current.text = '';
@@ -172,13 +221,24 @@ export class BatonEvents {
           cur.text += e.delta;
           cur.restarted = false;
         }
-        this.emit({ type: 'turn.streaming', turnId: e.turnId, delta: e.delta, text: cur?.text ?? e.delta, ...(restarted ? { restarted } : {}) });
+        this.emit({ type: 'turn.streaming', turnId: e.turnId, conversation, delta: e.delta, text: cur?.text ?? e.delta, ...(restarted ? { restarted } : {}) });
         break;
       }
       case 'turn.completed':
       case 'turn.cancelled':
       case 'turn.failed':
-        this.endTurn(e);
+        this.endTurn(e, conversation);
+        break;
+      case 'turn.refused':
+        if (this.current?.turnId === e.turnId) this.current = undefined;
+        this.endCall(e.turnId, {
+          type: 'turn.failed',
+          turnId: e.turnId,
+          conversation,
+          origin: e.origin,
+          error: { kind: 'drift', message: e.message },
+          partial: '',
+        });
         break;
       case 'turn.withdrawn':
         this.prompts.delete(e.turnId);
@@ -188,14 +248,26 @@ export class BatonEvents {
     }
   }
 
-  private endTurn(e: Extract<OrchestratorEvent, { type: 'turn.completed' | 'turn.cancelled' | 'turn.failed' }>): void {
+  private endTurn(e: Extract<OrchestratorEvent, { type: 'turn.completed' | 'turn.cancelled' | 'turn.failed' }>, conversation: string): void {
     if (this.current?.turnId === e.turnId) this.current = undefined;
     let event: BatonEvent;
-    if (e.type === 'turn.completed') {
+    if (e.type === 'turn.completed' && e.result.awaitingInput) {
+      const r = e.result;
+      event = {
+        type: 'turn.awaiting-input',
+        turnId: e.turnId,
+        conversation,
+        origin: e.origin,
+        text: r.content,
+        model: r.route.model,
+        waitingOn: r.awaitingInput ?? 0,
+      };
+    } else if (e.type === 'turn.completed') {
       const r = e.result;
       event = {
         type: 'turn.completed',
         turnId: e.turnId,
+        conversation,
         origin: e.origin,
         text: r.content,
         status: r.status === 'partial' ? 'partial' : 'complete',
@@ -203,29 +275,32 @@ export class BatonEvents {
         ...(r.note ? { note: r.note } : {}),
       };
     } else if (e.type === 'turn.cancelled') {
-      event = { type: 'turn.cancelled', turnId: e.turnId, origin: e.origin, partial: e.partial };
+      event = { type: 'turn.cancelled', turnId: e.turnId, conversation, origin: e.origin, partial: e.partial };
     } else {
       event = {
         type: 'turn.failed',
         turnId: e.turnId,
+        conversation,
         origin: e.origin,
         error: { kind: e.error.kind, message: e.error.message, ...(e.error.action ? { action: e.error.action } : {}) },
         partial: e.partial,
       };
     }
-    this.all.fire(event);
-    this.endCall(e.turnId, event, false);
+    this.endCall(e.turnId, event);
   }
 
-  /** Gives a call its one terminal event; `broadcast` when the orchestrator did not announce it itself (Baton closing). */
-  private endCall(turnId: string, event: BatonEvent, broadcast = true): void {
-    const call = this.turnCalls.get(turnId);
-    if (!call || call.ended) return;
-    call.ended = true;
-    this.turnCalls.delete(turnId);
+  /**
+   * A turn's one terminal event, to everybody; to its call once. From the orchestrator's event, or from the call's
+   * promise when the orchestrator did not announce it (Baton closing): the second of the two is dropped.
+   */
+  private endCall(turnId: string, event: BatonEvent): void {
+    if (!this.turnConversation.has(turnId)) return;
+    this.turnConversation.delete(turnId);
     this.prompts.delete(turnId);
-    if (broadcast) this.all.fire(event);
-    this.deliver(call.handler, event);
+    const call = this.turnCalls.get(turnId);
+    this.turnCalls.delete(turnId);
+    if (call) call.ended = true;
+    this.dispatch(event, call?.handler);
   }
 
   private onWorkers(cards: WorkerCard[]): void {
@@ -233,7 +308,8 @@ export class BatonEvents {
       const seen = this.workers.get(card.name);
       if (card.state === 'running') {
         if (!seen || seen.state !== 'running' || seen.startedAt !== card.startedAt) this.workerStarted(card, seen);
-        else if (card.lastLine && card.lastLine !== seen.lastLine) this.emit({ type: 'worker.progress', worker: card.name, line: card.lastLine });
+        else if (card.lastLine && card.lastLine !== seen.lastLine)
+          this.emit({ type: 'worker.progress', worker: card.name, conversation: this.workerConversationOf(card.name), line: card.lastLine });
       } else if (seen?.state === 'running' && isEnd(card.state)) {
         // The report (the inbox text) follows once the session is disconnected; a task the orchestrator
         // itself stopped, or one cut by shutdown, has none.
@@ -253,7 +329,14 @@ export class BatonEvents {
     const row = this.store.listWorkers().find((r) => r.name === card.name);
     const replyTo = (row?.origin as BatonReplyChannel | undefined) ?? replyChannelOf(this.current?.origin);
     const turnId = delegated ? undefined : this.current?.turnId;
-    this.emit({ type: 'worker.started', worker: card.name, workingDir: card.workingDir, replyTo, ...(turnId ? { turnId } : {}) });
+    // A worker reports to the conversation whose turn started it (a delegate call: the default conversation).
+    const conversation = (delegated ? undefined : this.current?.conversation) ?? MAIN_CONVERSATION;
+    this.workerConversation.set(card.name, conversation);
+    this.emit({ type: 'worker.started', worker: card.name, conversation, workingDir: card.workingDir, replyTo, ...(turnId ? { turnId } : {}) });
+  }
+
+  private workerConversationOf(name: string): string {
+    return this.workerConversation.get(name) ?? MAIN_CONVERSATION;
   }
 
   private workerReported(name: string, report: string): void {
@@ -263,19 +346,25 @@ export class BatonEvents {
     seen.awaitingReport = undefined;
     if (seen.timer) clearTimeout(seen.timer);
     seen.timer = undefined;
-    this.emit({ type: 'worker.finished', worker: name, state, result: report });
+    this.emit({ type: 'worker.finished', worker: name, conversation: this.workerConversationOf(name), state, result: report });
     this.workerCalls.delete(name);
   }
 
   private emit(event: BatonEvent): void {
+    this.dispatch(event, this.callOf(event));
+  }
+
+  /** The tier order: instance handlers, then the event's conversation's, then its call's. */
+  private dispatch(event: BatonEvent, call: Handler | undefined): void {
     this.all.fire(event);
-    const handler = this.callOf(event);
-    if (handler) this.deliver(handler, event);
+    for (const handler of [...(this.byConversation.get(event.conversation) ?? [])]) this.deliver(handler, event);
+    if (call) this.deliver(call, event);
   }
 
   private callOf(event: BatonEvent): Handler | undefined {
-    if (event.type.startsWith('turn.')) {
-      const call = this.turnCalls.get((event as { turnId: string }).turnId);
+    if (!event.type.startsWith('worker.')) {
+      const turnId = (event as { turnId?: string }).turnId;
+      const call = turnId ? this.turnCalls.get(turnId) : undefined;
       return call && !call.ended ? call.handler : undefined;
     }
     const worker = (event as { worker: string }).worker;

@@ -3,7 +3,7 @@
 // when the conversation went on in the panel meanwhile, and the slash commands' plain logic.
 // A Chat response exists only while its request is handled, so a result that arrives later waits
 // here; the panel shows it at once either way (one log).
-import type { BatonEvent } from '../../../api/baton';
+import type { BatonEvent } from './batonEvents';
 import { MEMORY_CATEGORIES, type LogEntry, type MemoryCategory } from '../store/types';
 import type { BatonEvents } from './batonEvents';
 

@@ -5,8 +5,20 @@ import type { z } from 'zod';
 import type { WorkerResult } from '../../../api/baton';
 import { formatWorkerList } from '../workers/workerTools';
 import { seconds } from '../workers/workerMessages';
-import { TOOL_INPUTS, parseInput, type AskInput, type BatonToolName, type DelegateInput, type RecallInput, type WorkersInput } from './apiInputs';
-import { BatonApiError, type BatonAccess } from './batonAccess';
+import {
+  TOOL_INPUTS,
+  askInput,
+  delegateInput,
+  parseInput,
+  toolJsonSchema,
+  type AskInput,
+  type BatonToolName,
+  type DelegateInput,
+  type RecallInput,
+  type WorkersInput,
+} from './apiInputs';
+import { BatonApiError, replyText, type BatonAccess } from './batonAccess';
+import { agentTool, type AgentTool } from './batonAgentTool';
 
 interface ToolInputs {
   baton_delegate: DelegateInput;
@@ -57,27 +69,45 @@ export function prepareTool(name: BatonToolName, raw: unknown): ToolPreparation 
   }
 }
 
+/**
+ * baton_ask and baton_delegate as agent tools (the shape asTool gives other agents): baton_ask is 'shared', it joins
+ * the conversation the call names (default: the panel's); baton_delegate starts a fresh worker per call.
+ */
+export function batonAgentTools(access: BatonAccess): { baton_ask: AgentTool<typeof askInput>; baton_delegate: AgentTool<typeof delegateInput> } {
+  return {
+    baton_ask: agentTool({
+      name: 'baton_ask',
+      description: 'Send one message to Baton\u2019s orchestrator and return its reply.',
+      input: askInput,
+      parameters: toolJsonSchema('baton_ask'),
+      run: async (input, call) =>
+        replyText(await access.ask(input.question, 'tool', { signal: call.signal, ...(call.conversation ? { conversation: call.conversation } : {}) })),
+    }),
+    baton_delegate: agentTool({
+      name: 'baton_delegate',
+      description: 'Start a Baton worker on a task in a folder.',
+      input: delegateInput,
+      parameters: toolJsonSchema('baton_delegate'),
+      run: async (input, call) => {
+        const job = await access.delegate(input.task, 'tool', { folder: input.folder, name: input.name });
+        if (!input.wait) {
+          return `Started Baton worker '${job.worker}' in ${job.workingDir}. It works in the background; call baton_workers with name "${job.worker}" to see its progress and its report when it is done.`;
+        }
+        const result = await untilAborted(job.result, call.signal);
+        if (!result)
+          return `Stopped waiting; Baton worker '${job.worker}' is still working in ${job.workingDir}. Call baton_workers with name "${job.worker}" for its report later.`;
+        return describeResult(result);
+      },
+    }),
+  };
+}
+
 /** Runs a tool and returns the text the model reads. Bad input and refusals throw BatonApiError with a readable message. */
 export async function runTool(access: BatonAccess, name: BatonToolName, raw: unknown, signal?: AbortSignal, now: () => number = Date.now): Promise<string> {
   switch (name) {
-    case 'baton_delegate': {
-      const input = validateToolInput('baton_delegate', raw);
-      const job = await access.delegate(input.task, 'tool', { folder: input.folder, name: input.name });
-      if (!input.wait) {
-        return `Started Baton worker '${job.worker}' in ${job.workingDir}. It works in the background; call baton_workers with name "${job.worker}" to see its progress and its report when it is done.`;
-      }
-      const result = await untilAborted(job.result, signal);
-      if (!result)
-        return `Stopped waiting; Baton worker '${job.worker}' is still working in ${job.workingDir}. Call baton_workers with name "${job.worker}" for its report later.`;
-      return describeResult(result);
-    }
-    case 'baton_ask': {
-      const input = validateToolInput('baton_ask', raw);
-      const reply = await access.ask(input.question, 'tool', { signal });
-      if (reply.status === 'cancelled')
-        return reply.text ? `${reply.text}\n\n(Baton was stopped before it finished.)` : 'Baton was stopped before it answered.';
-      return reply.note ? `${reply.text}\n\n(${reply.note})` : reply.text;
-    }
+    case 'baton_delegate':
+    case 'baton_ask':
+      return batonAgentTools(access)[name].invoke(raw as never, { signal });
     case 'baton_workers': {
       const input = validateToolInput('baton_workers', raw);
       if (!input.name) return formatWorkerList(access.workerInfos(), now());

@@ -2,6 +2,7 @@
 // or, in a folder without git, the files the runtime tracked for the worker's session (diffed and
 // rewound through that session). Both are recorded in the store, so a reload or a restart still
 // lists them, and they stay until the user applies (keeps) or discards them.
+import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
@@ -61,7 +62,19 @@ interface TrackedRecord {
   workingDir: string;
 }
 
+/** A finished task left changes to review: where they are and which files. */
+export interface ChangesReady {
+  worker: string;
+  /** The worker's worktree, or the folder it changed in place. */
+  dir: string;
+  files: string[];
+}
+
 export class WorkerChanges {
+  private readonly ready = new Emitter<ChangesReady>();
+  /** A worker's change set became ready to review (its task ended with changes). */
+  readonly onReady = this.ready.event;
+
   constructor(
     private readonly isolation: PendingChangeSets,
     private readonly sessions: AgentSessions,
@@ -248,6 +261,8 @@ export class WorkerChanges {
         if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);
         return '';
       }
+      const dir = (w.isolation?.kind === 'worktree' ? this.isolation.get(w.name)?.worktreePath : undefined) ?? w.workingDir;
+      this.ready.fire({ worker: w.name, dir, files: t.paths });
       const where =
         w.isolation?.kind === 'worktree'
           ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it`

@@ -47,7 +47,9 @@ export type SessionSpec =
       /** Track the files the worker changes, so a folder without git still gets a diff and an undo. */
       trackChanges?: boolean;
     }
-  | { role: 'classifier'; model: string };
+  | { role: 'classifier'; model: string }
+  /** A one-off session that summarizes older turns of a conversation (its summarize policy). */
+  | { role: 'summarizer'; model: string };
 
 export interface RunOptions {
   /** Aborting it aborts the turn; run() then rejects with the signal's reason once the runtime settled. */

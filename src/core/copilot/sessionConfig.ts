@@ -33,6 +33,10 @@ export interface SessionDefaults {
   extra?: Partial<SessionConfig>;
 }
 
+/** The summarizer's standing instruction (text for the model). */
+export const SUMMARIZER_SYSTEM =
+  'You summarize the earlier part of a conversation so it can continue without it. Keep decisions, facts, names, open tasks. Answer with the summary only.';
+
 export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig {
   const own = defaults.sessionDirectory ? { configDirectory: defaults.sessionDirectory } : {};
   const provider = { ...(defaults.provider ? { provider: defaults.provider } : {}), ...(defaults.gitHubToken ? { gitHubToken: defaults.gitHubToken } : {}) };
@@ -80,6 +84,18 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         streaming: false,
         availableTools: [],
         systemMessage: { mode: 'replace', content: 'You label messages for model routing. Answer with one word.' },
+        ...own,
+        ...provider,
+        ...defaults.extra,
+        onPermissionRequest: () => ({ kind: 'reject' }),
+      };
+    case 'summarizer':
+      return {
+        clientName: 'baton-summarizer',
+        model: spec.model,
+        streaming: false,
+        availableTools: [],
+        systemMessage: { mode: 'replace', content: SUMMARIZER_SYSTEM },
         ...own,
         ...provider,
         ...defaults.extra,

@@ -1,7 +1,7 @@
-// One checkpoint row per settled turn (after Warlock): its index, the session fingerprint and the
-// route. Bookkeeping, not the conversation: written just after the reply is handed over, so it
-// stays off the path between the model's last token and the user, and a failed write is only logged.
-import type { RouteInfo } from '../../shared/protocol';
+// One checkpoint row per settled turn (after Warlock): its index, the definition signature in force, the route and
+// the tokens it used, per conversation. Bookkeeping apart from the message log (its own retention, CHECKPOINT_KEEP):
+// a failed write is only logged, and the turn's reply is never held back by it.
+import type { RouteInfo, UsageInfo } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { STATE_FINGERPRINT } from './sessionKeeper';
@@ -14,24 +14,33 @@ export class CheckpointWriter {
     private readonly store: BatonStore,
     private readonly logger: Logger,
     private readonly fingerprint: () => string | undefined,
-    private readonly closed: () => boolean,
+    private readonly conversation: () => string,
   ) {}
 
-  record(route: RouteInfo, status: string): void {
-    setImmediate(() => {
-      if (this.closed()) return;
-      try {
-        this.turnIndex ??= this.store.recentCheckpoints(1)[0]?.turn_index ?? 0;
-        this.turnIndex++;
-        this.store.addCheckpoint({
-          turn_index: this.turnIndex,
-          fingerprint: this.fingerprint() ?? this.store.getState(STATE_FINGERPRINT) ?? '',
-          route: `${route.tier}:${route.model}:${route.reason}`,
-          status,
-        });
-      } catch (err) {
-        this.logger.warn(`Could not write a checkpoint: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
+  /** Turns settled so far in this conversation (the newest checkpoint's index). */
+  get settledTurns(): number {
+    this.turnIndex ??= this.store.recentCheckpoints(this.conversation(), 1)[0]?.turn_index ?? 0;
+    return this.turnIndex;
+  }
+
+  /** Writes the turn's checkpoint and returns its index, or undefined when the write failed. */
+  record(route: RouteInfo, status: string, usage?: UsageInfo): number | undefined {
+    try {
+      const turnIndex = this.settledTurns + 1;
+      this.store.addCheckpoint({
+        conversation: this.conversation(),
+        turn_index: turnIndex,
+        fingerprint: this.fingerprint() ?? this.store.getState(STATE_FINGERPRINT) ?? '',
+        route: `${route.tier}:${route.model}:${route.reason}`,
+        status,
+        input_tokens: usage?.inputTokens ?? null,
+        output_tokens: usage?.outputTokens ?? null,
+      });
+      this.turnIndex = turnIndex;
+      return turnIndex;
+    } catch (err) {
+      this.logger.warn(`Could not write a checkpoint: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
   }
 }

@@ -32,13 +32,16 @@ export interface TurnResult {
   usage?: UsageInfo;
   /** Why a reply is partial (timeout), in words. */
   note?: string;
+  /** Questions to the user (permissions, apply confirms) still open when the turn ended: it awaits their input. */
+  awaitingInput?: number;
 }
 
 export type OrchestratorEvent =
   /** `workerResult`: a finished worker's card, for what people read (the prompt is the model's wrapper). */
   | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number; workerResult?: WorkerResultCard }
   | { type: 'turn.started'; turnId: string; origin: Origin; logId: number }
-  | { type: 'turn.routed'; turnId: string; route: RouteInfo }
+  /** `classified`: the classifier's answer, when it was asked. */
+  | { type: 'turn.routed'; turnId: string; route: RouteInfo; classified?: string }
   | { type: 'turn.delta'; turnId: string; delta: string }
   | { type: 'turn.retrying'; turnId: string; attempt: number; delayMs: number; reason: string }
   | { type: 'tool.started'; turnId: string; toolName: string; toolCallId: string }
@@ -50,8 +53,58 @@ export type OrchestratorEvent =
   /** A queued turn taken back before it started: it never reached the session, and its log row is gone. */
   | { type: 'turn.withdrawn'; turnId: string; origin: Origin; logId: number }
   | { type: 'session.ready'; sessionId: string; how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string }
+  // The turn lifecycle after Warlock's orchestrator (see turnLifecycle.ts), each at most once per turn, in this order.
+  /** The session the turn found: the live or saved one (resumed), a new one (created), or one replaced with context (recovered). */
+  | { type: 'session.loaded'; turnId: string; sessionId?: string; how: 'resumed' | 'created' | 'recovered'; reason: string }
+  /** The definition signature (version, model, tools and their schemas) compared with the session's. */
+  | { type: 'drift.checked'; turnId: string; drifted: boolean; signature: string; previous?: string; action: DriftAction }
+  /** A compaction holds the conversation: the turn waits for it. */
+  | { type: 'lock.waiting'; turnId: string; holder: 'compaction' }
+  /** What the turn sends besides the message: recovery or summary context, caller history, relevant memories. */
+  | { type: 'history.windowed'; turnId: string; window: HistoryWindow }
+  | { type: 'checkpoint.persisted'; turnId: string; turnIndex: number }
+  | { type: 'compaction.suggested'; turnId?: string; turns: number; afterTurns: number; keep: number }
+  | { type: 'compaction.applied'; turnId?: string; compaction: Compaction }
+  /** Refused before anything reached the model: the definition drifted and the caller asked for an error. */
+  | { type: 'turn.refused'; turnId: string; origin: Origin; reason: 'drift'; message: string; signature: string; previous?: string }
   | { type: 'busy'; busy: boolean; queued: number }
   | { type: 'model.changed'; model: string };
+
+/** none: no drift; renewed: a fresh session with recovery context; refused: the turn failed; forced: run anyway. */
+export type DriftAction = 'none' | 'renewed' | 'refused' | 'forced';
+
+export interface HistoryWindow {
+  /** A recovery context (a replaced session) or a compaction's summary rides on the prompt. */
+  context: 'none' | 'recovery' | 'summary';
+  /** Messages of caller-given history sent (a new conversation only). */
+  history: number;
+  /** The memories matched to the message and sent with it, best first. */
+  memories: Array<{ id: number; category: string }>;
+  /** Characters of the prompt as sent (message, tag and context). */
+  promptChars: number;
+}
+
+/** A summarize step's result (Warlock's compact command). Indices count the conversation's messages, oldest 0. */
+export interface Compaction {
+  summary: string;
+  replacesFromIndex: number;
+  replacesToIndex: number;
+  /** Messages kept verbatim after the summary. */
+  kept: number;
+  /** Estimated tokens the session no longer carries (4 characters a token). */
+  tokensFreed: number;
+  how: 'baton' | 'runtime';
+}
+
+/** What a caller may ask of one turn. */
+export interface TurnOptions {
+  /** 'error': a drifted definition fails the turn before anything runs; default 'renew' (a fresh session with context). */
+  onDrift?: 'renew' | 'error';
+  /** Runs on the session even when the definition drifted. */
+  force?: boolean;
+  /** Prior messages the caller holds, sent when the conversation has none of its own yet. */
+  history?: Array<{ role: 'user' | 'assistant'; content: string }>;
+}
 
 export type OrchestratorEventType = OrchestratorEvent['type'];
 

@@ -13,10 +13,14 @@ import type { BatonStore, LogEntry } from '../store/types';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import type { Origin, OrchestratorEvent } from './events';
+import type { Compaction, Origin, OrchestratorEvent, TurnOptions } from './events';
 import { classifyMessage } from './classifier';
 import type { SessionClaims } from './sessionClaims';
 import { CheckpointWriter } from './checkpoints';
+import { DEFAULT_SUMMARIZE, type SummarizePolicy } from './conversationCompactor';
+import { MAIN_CONVERSATION } from './conversationClaims';
+import { DriftError } from './driftError';
+import { TurnLifecycle } from './turnLifecycle';
 import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
 import { runWithRetries, type Attempt } from './retries';
@@ -32,6 +36,8 @@ export interface OrchestratorSettings {
   routing: RoutingSettings;
   turnTimeoutMs: number;
   selfEdit: boolean;
+  /** baton.conversation.summarize: compact older turns after `afterTurns` (0: never), keeping `keep` messages. */
+  summarize?: SummarizePolicy;
 }
 
 export interface OrchestratorOptions {
@@ -57,6 +63,10 @@ export interface OrchestratorOptions {
   healthCheckIntervalMs?: number;
   classifierTimeoutMs?: number;
   now?: () => Date;
+  /** The conversation this orchestrator runs (default: the main one). */
+  conversation?: string;
+  /** Questions to the user still open (permissions, apply confirms): a turn that ends with some awaits input. */
+  waitingOnUser?: () => number;
 }
 
 const LOG_SCAN = 200;
@@ -78,6 +88,7 @@ export class Orchestrator {
   private turnCounter = 0;
   private readonly checkpoints: CheckpointWriter;
   private readonly outcome: TurnOutcome;
+  private readonly lifecycle: TurnLifecycle;
   /** The turn being processed, so dispose() can let it write its outcome before the store closes. */
   private running: Promise<void> | undefined;
   private disposed = false;
@@ -99,9 +110,24 @@ export class Orchestrator {
       opts.store,
       opts.logger,
       () => this.keeper.fingerprint,
-      () => this.disposed,
+      () => this.conversation,
     );
     this.outcome = new TurnOutcome({ ...opts, checkpoints: this.checkpoints, emit: (e) => this.emitter.fire(e) });
+    this.lifecycle = new TurnLifecycle({
+      store: opts.store,
+      sessions: opts.sessions,
+      logger: opts.logger,
+      keeper: this.keeper,
+      checkpoints: this.checkpoints,
+      emit: (e) => this.emitter.fire(e),
+      model: () => this.currentModel,
+      summaryModel: () => {
+        const r = this.opts.settings().routing;
+        return r.auto ? r.tiers.fast : r.model;
+      },
+      policy: () => this.opts.settings().summarize ?? DEFAULT_SUMMARIZE,
+      conversation: () => this.conversation,
+    });
     // A reset client takes every session with it; the next turn creates or resumes a new one.
     this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());
   }
@@ -155,7 +181,7 @@ export class Orchestrator {
   enqueue(
     text: string,
     origin: Origin,
-    extras?: { context?: string; meta?: Record<string, unknown>; workerResult?: WorkerResultCard; resend?: boolean },
+    extras?: { context?: string; meta?: Record<string, unknown>; workerResult?: WorkerResultCard; resend?: boolean; options?: TurnOptions },
   ): TurnHandle {
     // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
@@ -180,7 +206,7 @@ export class Orchestrator {
       this.opts.logger.info(`Message ${logId} sent to the window that runs this conversation (${owner.label}, pid ${owner.pid})`);
       return remoteTurn(this.opts.shared, turnId, logId);
     }
-    const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend });
+    const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend, text, options: extras?.options });
     this.queue.push({ kind: 'turn', turn });
     this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
     void this.pump();
@@ -238,6 +264,28 @@ export class Orchestrator {
       store.setState(STATE_CONVERSATION, id);
     }
     return id;
+  }
+
+  /** The conversation this orchestrator runs. */
+  get conversation(): string {
+    return this.opts.conversation ?? MAIN_CONVERSATION;
+  }
+
+  /** The summarize policy in force for this conversation, and setting its own (undefined: back to the setting's). */
+  get summarizePolicy(): SummarizePolicy {
+    return this.lifecycle.policy;
+  }
+
+  setSummarizePolicy(policy: SummarizePolicy | undefined): void {
+    this.lifecycle.setPolicy(policy);
+  }
+
+  /**
+   * Summarizes the conversation's older messages now, keeping the newest `keep` verbatim (the compact command).
+   * Holds the conversation's lock at once: a turn starting meanwhile waits (lock.waiting). Undefined: nothing to fold.
+   */
+  summarizeNow(keep?: number): Promise<Compaction | undefined> {
+    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, undefined, this.running ?? Promise.resolve());
   }
 
   /** Asks the session to compact now (between turns), and reports what was freed. */
@@ -316,14 +364,19 @@ export class Orchestrator {
     this.opts.toolJournal?.begin(turn.turnId);
     let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
     try {
+      // Warlock's order: the session and its drift, the compaction lock, what the turn sends; then routing.
+      await this.lifecycle.load(turn);
+      await this.lifecycle.waitForLock(turn);
+      const prompt = this.lifecycle.window(turn);
+      let classified: string | undefined;
       route = await this.router.route(turn.prompt, {
         settings: settings.routing,
         background: turn.origin.channel === 'background',
-        classify: (p) => classifyMessage(p, settings.routing, this.opts),
+        classify: async (p) => (classified = await classifyMessage(p, settings.routing, this.opts)),
       });
       // With routing off the router state never changes: nothing to persist on the hot path.
       if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
-      this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
+      this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route, ...(classified ? { classified } : {}) });
       await runWithRetries(
         {
           keeper: this.keeper,
@@ -332,16 +385,21 @@ export class Orchestrator {
           emit: (e) => this.emitter.fire(e),
           delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
         },
-        { turnId: turn.turnId, prompt: turn.prompt, model: route.model, mayHavePrompt: turn.resend },
+        { turnId: turn.turnId, prompt, model: route.model, mayHavePrompt: turn.resend },
         attempt,
         abort.signal,
       );
       // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
       if (abort.signal.aborted) throw abort.signal.reason;
       if (attempt.model) route = { ...route, model: attempt.model };
-      this.outcome.settle(turn, { turnId: turn.turnId, content: attempt.text, status: 'complete', route, usage: attempt.usage });
+      const result = { turnId: turn.turnId, content: attempt.text, status: 'complete' as const, route, usage: attempt.usage };
+      const logId = this.outcome.write(turn, result);
+      clearTimeout(timer);
+      await this.lifecycle.afterSettled(turn.turnId);
+      this.outcome.announce(turn, result, logId);
     } catch (err) {
-      this.outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);
+      if (err instanceof DriftError) this.outcome.refused(turn, err);
+      else this.outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);
     } finally {
       clearTimeout(timer);
       this.opts.toolJournal?.end(turn.turnId);

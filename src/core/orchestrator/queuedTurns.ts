@@ -15,7 +15,10 @@ function toChannel(source: string): Exclude<Channel, 'background'> {
 }
 
 /** A turn this window queues for its own session, and the handle its caller waits on. */
-export function localTurn(fields: Pick<QueuedTurn, 'turnId' | 'prompt' | 'origin' | 'logId' | 'resend'>): { turn: QueuedTurn; handle: TurnHandle } {
+export function localTurn(fields: Pick<QueuedTurn, 'turnId' | 'prompt' | 'origin' | 'logId' | 'resend' | 'text' | 'options'>): {
+  turn: QueuedTurn;
+  handle: TurnHandle;
+} {
   let resolve!: (r: TurnResult) => void;
   let reject!: (e: unknown) => void;
   const done = new Promise<TurnResult>((res, rej) => {
@@ -31,8 +34,8 @@ export function localTurn(fields: Pick<QueuedTurn, 'turnId' | 'prompt' | 'origin
   // Callers that only listen to events must not trigger unhandled-rejection warnings.
   done.catch(() => undefined);
   started.catch(() => undefined);
-  const { turnId, prompt, origin, logId, resend } = fields;
-  return { turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon, resend }, handle: { turnId, logId, started, done } };
+  const { turnId, prompt, origin, logId, resend, text, options } = fields;
+  return { turn: { turnId, prompt, origin, logId, resolve, reject, markStarted, abandon, resend, text, options }, handle: { turnId, logId, started, done } };
 }
 
 /** A turn for a message another window wrote to the store for this window (the conversation's owner) to run. */
@@ -43,6 +46,7 @@ export function adoptedTurn(row: LogEntry, meta: WindowMeta, turnId: string): Qu
   return {
     turnId,
     prompt: promptOf(row.content, origin, meta.context),
+    text: row.content,
     origin,
     logId: row.id,
     resolve: ignore,

@@ -33,8 +33,12 @@ export class SessionKeeper {
   private session: AgentSession | undefined;
   private model: string | undefined;
   private pendingRecovery: string | undefined;
+  /** What the pending context is: a replaced session's recent turns, or a compaction's summary. */
+  private pendingKind: 'recovery' | 'summary' = 'recovery';
   /** The fingerprint of the live session (also in the store, read back only at start). */
   fingerprint: string | undefined;
+  /** How the live session was opened, and why (session.loaded). */
+  opened: { how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string } | undefined;
 
   constructor(private readonly opts: SessionKeeperOptions) {}
 
@@ -51,6 +55,43 @@ export class SessionKeeper {
     const r = this.pendingRecovery;
     this.pendingRecovery = undefined;
     return r;
+  }
+
+  /** What rides on the next prompt besides the message. */
+  get pendingContext(): 'none' | 'recovery' | 'summary' {
+    return this.pendingRecovery ? this.pendingKind : 'none';
+  }
+
+  /** The signature in force for the session (live, or saved for the next resume). */
+  /** A session to resume or continue: the live one, or one saved in the store. */
+  get hasSession(): boolean {
+    return !!this.session || !!this.opts.store.getState(STATE_SESSION);
+  }
+
+  get savedSignature(): string | undefined {
+    return this.fingerprint ?? this.opts.store.getState(STATE_FINGERPRINT);
+  }
+
+  /** The signature a session on `model` would have now. */
+  signature(model: string): string {
+    return sessionFingerprint(this.opts.version, model, this.opts.tools());
+  }
+
+  /** Accepts the drifted definition for the session (force): its saved signature becomes the current one. */
+  acceptSignature(signature: string): void {
+    this.fingerprint = signature;
+    this.opts.store.setState(STATE_FINGERPRINT, signature);
+  }
+
+  /**
+   * Replaces the session by a new one that starts from `context` (a compaction's summary and the turns kept verbatim):
+   * the old session is let go, and the next ensure() creates the new one.
+   */
+  replaceWithSummary(context: string): AgentSession | undefined {
+    const old = this.forget();
+    this.pendingRecovery = context;
+    this.pendingKind = 'summary';
+    return old;
   }
 
   /** Forgets the live session (a reset runtime took it, or it was lost); the next ensure() resumes or recreates. */
@@ -114,6 +155,7 @@ export class SessionKeeper {
       session = await sessions.create(spec);
       if (how !== 'created') {
         this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined;
+        this.pendingKind = 'recovery';
         logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
       }
     }
@@ -124,6 +166,10 @@ export class SessionKeeper {
     this.session = session;
     this.model = model;
     logger.info(`Orchestrator session ${session.id} ${how} on ${model}`);
+    this.opened = {
+      how,
+      reason: how === 'created' && this.pendingKind === 'summary' && this.pendingRecovery ? 'started from the compacted conversation' : reason,
+    };
     this.opts.emit({ type: 'session.ready', sessionId: session.id, how, reason });
     return session;
   }

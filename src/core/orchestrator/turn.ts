@@ -1,6 +1,6 @@
 // A turn as the orchestrator's queue holds it, and how its end is reported to whoever queued it.
 import type { ReadableError } from '../copilot/errors';
-import type { Origin, TurnResult } from './events';
+import type { Origin, TurnOptions, TurnResult } from './events';
 
 export interface TurnHandle {
   turnId: string;
@@ -40,6 +40,10 @@ export interface QueuedTurn {
   abandon: (e: unknown) => void;
   /** A resend: the session may already have the prompt, so it is asked before anything is sent. */
   resend?: boolean;
+  /** The message as written (no channel tag, no context): what relevant memories are matched to. */
+  text?: string;
+  /** What the caller asked of this turn (drift handling, history). */
+  options?: TurnOptions;
 }
 
 export type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };

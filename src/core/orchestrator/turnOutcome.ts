@@ -5,6 +5,7 @@ import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError } 
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
+import type { DriftError } from './driftError';
 import { withNote, type OrchestratorEvent, type TurnResult } from './events';
 import type { Attempt } from './retries';
 import type { SharedConversation, WindowMeta } from './sharedConversation';
@@ -17,6 +18,8 @@ export interface TurnOutcomeDeps {
   checkpoints: CheckpointWriter;
   shared?: SharedConversation;
   emit: (event: OrchestratorEvent) => void;
+  /** Questions to the user still open (permissions, apply confirms): a turn ending with some awaits input. */
+  waitingOnUser?: () => number;
 }
 
 export class TurnOutcome {
@@ -56,7 +59,7 @@ export class TurnOutcome {
         status: 'failed',
         meta: JSON.stringify({ route, error: readable, ...this.replyMeta(turn) }),
       });
-      this.deps.checkpoints.record(route, 'failed');
+      this.persist(turn, route, 'failed', attempt.usage);
       this.deps.emit({
         type: 'turn.failed',
         turnId: turn.turnId,
@@ -71,6 +74,11 @@ export class TurnOutcome {
   }
 
   settle(turn: QueuedTurn, result: TurnResult): void {
+    this.announce(turn, result, this.write(turn, result));
+  }
+
+  /** Writes a settled turn down (its reply row and its checkpoint) and returns the reply's log id. */
+  write(turn: QueuedTurn, result: TurnResult): number {
     const { store } = this.deps;
     store.updateLog(turn.logId, { status: result.status === 'complete' ? 'complete' : result.status === 'cancelled' ? 'cancelled' : 'complete' });
     const logId = store.appendLog({
@@ -80,13 +88,25 @@ export class TurnOutcome {
       status: result.status,
       meta: JSON.stringify({ route: result.route, usage: result.usage, origin: turn.origin, ...this.replyMeta(turn) }),
     });
-    this.deps.checkpoints.record(result.route, result.status);
+    this.persist(turn, result.route, result.status, result.usage);
+    return logId;
+  }
+
+  /** Tells everybody how a written turn ended, and settles its caller's promise. */
+  announce(turn: QueuedTurn, result: TurnResult, logId: number): void {
+    const waiting = result.status === 'cancelled' ? 0 : (this.deps.waitingOnUser?.() ?? 0);
+    if (waiting > 0) result = { ...result, awaitingInput: waiting };
     if (result.status === 'cancelled') {
       this.deps.emit({ type: 'turn.cancelled', turnId: turn.turnId, origin: turn.origin, partial: result.content, logId, usage: result.usage ?? {} });
     } else {
       this.deps.emit({ type: 'turn.completed', turnId: turn.turnId, origin: turn.origin, result, logId });
     }
     turn.resolve(result);
+  }
+
+  private persist(turn: QueuedTurn, route: RouteInfo, status: string, usage: TurnResult['usage']): void {
+    const turnIndex = this.deps.checkpoints.record(route, status, usage);
+    if (turnIndex !== undefined) this.deps.emit({ type: 'checkpoint.persisted', turnId: turn.turnId, turnIndex });
   }
 
   /** Ends a turn taken out of the queue before it started: its log row goes. */
@@ -96,6 +116,21 @@ export class TurnOutcome {
     turn.abandon(withdrawn);
     turn.reject(withdrawn);
     this.deps.emit({ type: 'turn.withdrawn', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
+  }
+
+  /** Ends a turn refused before anything ran (its definition drifted and the caller asked for an error): its log row goes. */
+  refused(turn: QueuedTurn, err: DriftError): void {
+    this.deps.store.deleteLog(turn.logId);
+    this.deps.emit({
+      type: 'turn.refused',
+      turnId: turn.turnId,
+      origin: turn.origin,
+      reason: 'drift',
+      message: err.message,
+      signature: err.signature,
+      previous: err.previous,
+    });
+    turn.reject(err);
   }
 
   /** Ends a turn still queued when Baton closes. */

@@ -3,8 +3,8 @@
 
 /** conversation_log: the newest rows kept (older ones pruned as new ones come). */
 export const LOG_KEEP = 200;
-/** checkpoints: the newest kept. */
-export const CHECKPOINT_KEEP = 200;
+/** checkpoints: the newest kept per conversation (Warlock keeps a session's whole history; 1,000 turns is months of use). */
+export const CHECKPOINT_KEEP = 1000;
 /** memories Baton noted on its own (source "auto"); the user's own are what they asked to keep. */
 export const AUTO_MEMORIES_KEEP = 200;
 /** inbox: delivered results kept (for diagnosis); undelivered ones stay until the orchestrator takes them. */

@@ -109,6 +109,20 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE inbox ADD COLUMN result TEXT');
     },
   },
+  {
+    // 5 is the conversations list and the log's conversation column (branch convos).
+    version: 6,
+    description: 'checkpoints per conversation, with token counts',
+    up(db) {
+      // Rows written before conversations existed belong to the one conversation there was.
+      db.exec(`
+        ALTER TABLE checkpoints ADD COLUMN conversation TEXT NOT NULL DEFAULT 'main';
+        ALTER TABLE checkpoints ADD COLUMN input_tokens INTEGER;
+        ALTER TABLE checkpoints ADD COLUMN output_tokens INTEGER;
+        CREATE INDEX checkpoints_conversation ON checkpoints(conversation, id);
+      `);
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

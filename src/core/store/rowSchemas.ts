@@ -39,10 +39,13 @@ export const workerRowSchema = z.object({
 
 export const checkpointRowSchema = z.object({
   id,
+  conversation: text,
   turn_index: z.number().int(),
   fingerprint: text,
   route: nullableText,
   status: text,
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
   ts: text,
 }) satisfies z.ZodType<CheckpointRow>;
 

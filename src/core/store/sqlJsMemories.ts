@@ -7,10 +7,14 @@
 import type { SqlValue } from 'sql.js';
 import type { IssuedIds } from './issuedIds';
 import { ftsQuery, memoryKey } from './memoryKey';
+import { z } from 'zod';
+import { bm25 } from './bm25';
 import { memoryRowSchema, sqliteTimestamp } from './rowSchemas';
 import type { SqlJsTables } from './sqlJsTables';
 import type { IssuingTable, StoreOp } from './storeOps';
 import { MEMORY_CATEGORIES, type Memory, type MemoryCategory, type MemorySource } from './types';
+
+const rankedMemorySchema = memoryRowSchema.extend({ mi: z.instanceof(Uint8Array) });
 
 /** What a table's code needs from the store it is part of. */
 export interface TableAccess {
@@ -97,6 +101,35 @@ export class SqlJsMemories {
     const ts = sqliteTimestamp();
     this.access.commit({ op: 'touchMemories', targets: found.map((m) => this.ids.ref(m.id)), ts, promoteToUser: false });
     return found.map((m) => ({ ...m, last_accessed: ts }));
+  }
+
+  /**
+   * The memories that best match `text` by full-text rank (BM25 over any of its words), best first, at most `limit`.
+   * Not counted as a use: a turn reads these on every message, and a write per turn is not worth the recency.
+   */
+  relevant(text: string, limit: number): Memory[] {
+    const all = ftsQuery(text);
+    if (!all || limit <= 0) return [];
+    const rows = this.access.read(
+      () =>
+        this.access.tables.rows(
+          'memories',
+          `SELECT m.id AS id, m.category AS category, m.content AS content, m.source AS source, m.created_at AS created_at,
+                  m.last_accessed AS last_accessed, matchinfo(memories_fts, 'pcnx') AS mi
+           FROM memories_fts JOIN memories m ON m.id = memories_fts.docid WHERE memories_fts MATCH ?`,
+          [all.split(' ').join(' OR ')],
+          rankedMemorySchema,
+        ),
+      [],
+    );
+    return rows
+      .map((r) => ({
+        memory: { id: r.id, category: r.category, content: r.content, source: r.source, created_at: r.created_at, last_accessed: r.last_accessed },
+        score: bm25(r.mi),
+      }))
+      .sort((a, b) => b.score - a.score || b.memory.id - a.memory.id)
+      .slice(0, limit)
+      .map((r) => r.memory);
   }
 
   update(id: number, content: string): boolean {

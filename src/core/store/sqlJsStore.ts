@@ -26,6 +26,7 @@ import { SqlJsWikiIndex } from './sqlJsWikiIndex';
 import { StoreReporter } from './storeReporter';
 import {
   type BatonStore,
+  type CheckpointInput,
   type CheckpointRow,
   type InboxRow,
   type LogEntry,
@@ -222,18 +223,26 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- checkpoints
 
-  addCheckpoint(row: { turn_index: number; fingerprint: string; route: string | null; status: string }): void {
-    this.commit({ op: 'addCheckpoint', ...row, ts: sqliteTimestamp(), keep: CHECKPOINT_KEEP });
+  addCheckpoint(row: CheckpointInput): void {
+    this.commit({
+      op: 'addCheckpoint',
+      ...row,
+      input_tokens: row.input_tokens ?? null,
+      output_tokens: row.output_tokens ?? null,
+      ts: sqliteTimestamp(),
+      keep: CHECKPOINT_KEEP,
+    });
   }
 
-  /** The newest `limit` checkpoints, oldest first. */
-  recentCheckpoints(limit: number): CheckpointRow[] {
+  /** The newest `limit` checkpoints of `conversation`, oldest first. */
+  recentCheckpoints(conversation: string, limit: number): CheckpointRow[] {
     return this.read(
       () =>
         this.file.tables.rows(
           'checkpoints',
-          'SELECT id, turn_index, fingerprint, route, status, ts FROM (SELECT * FROM checkpoints ORDER BY id DESC LIMIT ?) ORDER BY id',
-          [limit],
+          `SELECT id, conversation, turn_index, fingerprint, route, status, input_tokens, output_tokens, ts
+           FROM (SELECT * FROM checkpoints WHERE conversation = ? ORDER BY id DESC LIMIT ?) ORDER BY id`,
+          [conversation, limit],
           checkpointRowSchema,
         ),
       [],
@@ -248,6 +257,10 @@ export class SqlJsStore implements BatonStore {
 
   searchMemories(query: { keyword?: string; category?: MemoryCategory; limit?: number }): Memory[] {
     return this.memories.search(query);
+  }
+
+  relevantMemories(text: string, limit: number): Memory[] {
+    return this.memories.relevant(text, limit);
   }
 
   updateMemory(id: number, content: string): boolean {

@@ -3,6 +3,7 @@
 // matchinfo, with the title weighted above the body.
 import { z } from 'zod';
 import type { WikiHit, WikiIndexRow, WikiIndexStore } from './areaTypes';
+import { bm25 } from './bm25';
 import { ftsQuery } from './memoryKey';
 import type { TableAccess } from './sqlJsMemories';
 
@@ -11,7 +12,6 @@ const hitSchema = z.object({ name: z.string(), title: z.string(), mi: z.instance
 
 /** Title, body. */
 const COLUMN_WEIGHTS = [3, 1];
-const K1 = 1.2;
 
 export class SqlJsWikiIndex implements WikiIndexStore {
   constructor(private readonly access: TableAccess) {}
@@ -53,27 +53,6 @@ export class SqlJsWikiIndex implements WikiIndexStore {
         ),
       [],
     );
-    return rows.map((r) => ({ name: r.name, title: r.title, snippet: r.snippet.replace(/\s+/g, ' ').trim(), score: bm25(r.mi) }));
+    return rows.map((r) => ({ name: r.name, title: r.title, snippet: r.snippet.replace(/\s+/g, ' ').trim(), score: bm25(r.mi, COLUMN_WEIGHTS) }));
   }
-}
-
-/** BM25 (without length normalisation, which FTS4's 'pcnx' does not give) from matchinfo's p, c, n and x values. */
-function bm25(blob: Uint8Array): number {
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  const at = (i: number): number => view.getUint32(i * 4, true);
-  const phrases = at(0);
-  const columns = at(1);
-  const docs = at(2);
-  let score = 0;
-  for (let p = 0; p < phrases; p++) {
-    for (let c = 0; c < columns; c++) {
-      const base = 3 + 3 * (p * columns + c);
-      const tf = at(base);
-      const df = at(base + 2);
-      if (!tf) continue;
-      const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-      score += (COLUMN_WEIGHTS[c] ?? 1) * idf * ((tf * (K1 + 1)) / (tf + K1));
-    }
-  }
-  return Math.round(score * 1000) / 1000;
 }

@@ -18,7 +18,18 @@ export type StoreOp =
   | { op: 'clearLog' }
   | { op: 'deleteLog'; target: RowRef }
   | { op: 'pruneLog'; keep: number }
-  | { op: 'addCheckpoint'; turn_index: number; fingerprint: string; route: string | null; status: string; ts: string; keep: number }
+  | {
+      op: 'addCheckpoint';
+      conversation: string;
+      turn_index: number;
+      fingerprint: string;
+      route: string | null;
+      status: string;
+      input_tokens: number | null;
+      output_tokens: number | null;
+      ts: string;
+      keep: number;
+    }
   | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
   | { op: 'touchMemories'; targets: RowRef[]; ts: string; promoteToUser: boolean }
   | { op: 'updateMemory'; target: RowRef; content: string }
@@ -132,14 +143,16 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
 
     case 'addCheckpoint':
       return t.atomic(() => {
-        const n = t.run('INSERT INTO checkpoints(turn_index, fingerprint, route, status, ts) VALUES (?, ?, ?, ?, ?)', [
-          op.turn_index,
-          op.fingerprint,
-          op.route,
-          op.status,
-          op.ts,
+        const n = t.run(
+          'INSERT INTO checkpoints(conversation, turn_index, fingerprint, route, status, input_tokens, output_tokens, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [op.conversation, op.turn_index, op.fingerprint, op.route, op.status, op.input_tokens, op.output_tokens, op.ts],
+        );
+        // Retention is per conversation: a busy conversation never pushes out another's history.
+        t.run('DELETE FROM checkpoints WHERE conversation = ? AND id < (SELECT id FROM checkpoints WHERE conversation = ? ORDER BY id DESC LIMIT 1 OFFSET ?)', [
+          op.conversation,
+          op.conversation,
+          op.keep - 1,
         ]);
-        t.run('DELETE FROM checkpoints WHERE id < (SELECT id FROM checkpoints ORDER BY id DESC LIMIT 1 OFFSET ?)', [op.keep - 1]);
         return n;
       });
 

@@ -46,11 +46,25 @@ export interface WorkerRow {
 
 export interface CheckpointRow {
   id: number;
+  conversation: string;
   turn_index: number;
   fingerprint: string;
   route: string | null;
   status: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
   ts: string;
+}
+
+/** What a settled turn writes to the checkpoints table. */
+export interface CheckpointInput {
+  conversation: string;
+  turn_index: number;
+  fingerprint: string;
+  route: string | null;
+  status: string;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
 }
 
 export interface InboxRow {
@@ -117,10 +131,10 @@ export interface BatonStore {
   markInterrupted(which?: (entry: LogEntry) => boolean): LogEntry[];
   clearLog(): void;
 
-  // checkpoints (append-only, pruned to the newest 200)
-  addCheckpoint(row: { turn_index: number; fingerprint: string; route: string | null; status: string }): void;
-  /** The newest `limit` checkpoints, oldest first. */
-  recentCheckpoints(limit: number): CheckpointRow[];
+  // checkpoints (append-only, pruned to the newest CHECKPOINT_KEEP per conversation)
+  addCheckpoint(row: CheckpointInput): void;
+  /** The newest `limit` checkpoints of `conversation`, oldest first. */
+  recentCheckpoints(conversation: string, limit: number): CheckpointRow[];
 
   // long-term memory
   /**
@@ -130,6 +144,8 @@ export interface BatonStore {
   addMemory(category: MemoryCategory, content: string, source: MemorySource): { memory: Memory; duplicate: boolean };
   /** Matches by word prefix or substring, most recently used first (default limit 50); bumps their last_accessed. */
   searchMemories(query: { keyword?: string; category?: MemoryCategory; limit?: number }): Memory[];
+  /** The memories that best match `text` by full-text rank (any of its words), best first; not counted as a use. */
+  relevantMemories(text: string, limit: number): Memory[];
   /** False when there is no such memory (or the text is empty). */
   updateMemory(id: number, content: string): boolean;
   /** False when there is no such memory. */

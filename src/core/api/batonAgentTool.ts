@@ -1,0 +1,66 @@
+// A Baton tool another agent registers (Warlock's asTool): its name, description, JSON-schema input and invoke, in a
+// shape the Copilot SDK's defineTool takes as it is (`defineTool(tool.name, tool)`: description, parameters,
+// handler) and vscode.lm.registerTool takes through one call (`tool.languageModelTool(vscode)`). Baton's own
+// language-model tools (baton_ask, baton_delegate) are built the same way (languageModelTools.ts).
+import type { z } from 'zod';
+import type { BatonToolInvokeOptions, VscodeLmClasses } from '../../../api/baton';
+import { parseInput } from './apiInputs';
+import { BatonApiError } from './batonApiError';
+
+/** What a VS Code cancellation token offers (the tool runs where `vscode` cannot be imported). */
+export interface CancellationTokenLike {
+  isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => void): { dispose(): void };
+}
+
+export interface AgentToolSpec<S extends z.ZodType> {
+  name: string;
+  description: string;
+  input: S;
+  /** The input's JSON schema, as declared (package.json for Baton's own tools). */
+  parameters: Record<string, unknown>;
+  /** Runs a validated call; `sdkSession` is the calling Copilot SDK session, when that is who calls. */
+  run(input: z.output<S>, options: BatonToolInvokeOptions & { sdkSession?: string }): Promise<string>;
+}
+
+export interface AgentTool<S extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+  invoke(input: z.input<S>, options?: BatonToolInvokeOptions): Promise<string>;
+  handler(args: z.input<S>, invocation: { sessionId: string }): Promise<string>;
+  languageModelTool(vscode: VscodeLmClasses): {
+    invoke(options: { input: z.input<S> }, token: CancellationTokenLike): Promise<unknown>;
+  };
+}
+
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function agentTool<S extends z.ZodType>(spec: AgentToolSpec<S>): AgentTool<S> {
+  const validated = (raw: unknown): z.output<S> => {
+    const parsed = parseInput(spec.name, spec.input, raw);
+    if (!parsed.ok) throw new BatonApiError('invalid-input', parsed.error);
+    return parsed.value;
+  };
+  const invoke = (input: z.input<S>, options: BatonToolInvokeOptions & { sdkSession?: string } = {}): Promise<string> =>
+    Promise.resolve().then(() => spec.run(validated(input), options));
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters,
+    invoke: (input, options) => invoke(input, options),
+    handler: (args, invocation) => invoke(args, { sdkSession: invocation?.sessionId }),
+    languageModelTool: (vscode) => ({
+      invoke: async (options, token) => {
+        const abort = new AbortController();
+        const cancelled = token.onCancellationRequested(() => abort.abort());
+        try {
+          const text = await invoke(options.input, { signal: abort.signal });
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+        } finally {
+          cancelled.dispose();
+        }
+      },
+    }),
+  };
+}

@@ -1,0 +1,197 @@
+// The steps of a turn before it is routed and after it settles, in Warlock's orchestrator order: load the session,
+// check drift, wait on the compaction lock, window what the turn sends (relevant memories, caller history); then,
+// once the turn is written, compact the conversation if its summarize policy says so. Each step fires its event.
+// Invariants: a drift refused by the caller fails the turn before anything is opened or sent; the compaction lock
+// is per conversation (one Orchestrator per conversation) and a turn never interleaves with a compaction.
+import type { AgentSessions } from '../copilot/agentSessions';
+import type { BatonStore } from '../store/types';
+import type { Logger } from '../util/logger';
+import type { CheckpointWriter } from './checkpoints';
+import {
+  compactedContext,
+  compactionOf,
+  parseMark,
+  parseSummarizePolicy,
+  planCompaction,
+  settledMessages,
+  summarize,
+  summaryRequest,
+  type SummarizePolicy,
+} from './conversationCompactor';
+import { DriftError } from './driftError';
+import type { Compaction, DriftAction, OrchestratorEvent, TurnOptions } from './events';
+import type { SessionKeeper } from './sessionKeeper';
+import { historyContext, memoryContext, RELEVANT_MEMORIES } from './turnContext';
+import type { QueuedTurn } from './turn';
+
+export interface TurnLifecycleDeps {
+  store: BatonStore;
+  sessions: AgentSessions;
+  logger: Logger;
+  keeper: SessionKeeper;
+  checkpoints: CheckpointWriter;
+  emit: (event: OrchestratorEvent) => void;
+  /** The model a turn would start on (the live session's, or the settings'). */
+  model: () => string;
+  /** The model the summarizer runs on. */
+  summaryModel: () => string;
+  /** The setting's policy (baton.conversation.summarize). */
+  policy: () => SummarizePolicy;
+  /** This conversation's id (state keys are per conversation). */
+  conversation: () => string;
+  summaryTimeoutMs?: number;
+}
+
+const LOG_SCAN = 200;
+
+export class TurnLifecycle {
+  private compacting: Promise<Compaction | undefined> | undefined;
+
+  constructor(private readonly deps: TurnLifecycleDeps) {}
+
+  private key(name: string): string {
+    return `${name}:${this.deps.conversation()}`;
+  }
+
+  /** The summarize policy in force: this conversation's own (set through the API), else the setting's. */
+  get policy(): SummarizePolicy {
+    const own = this.deps.store.getState(this.key('summarize_policy'));
+    return own ? parseSummarizePolicy(JSON.parse(own), this.deps.policy()) : this.deps.policy();
+  }
+
+  /** Sets (or with undefined, clears) this conversation's own policy. */
+  setPolicy(policy: SummarizePolicy | undefined): void {
+    if (policy) this.deps.store.setState(this.key('summarize_policy'), JSON.stringify(parseSummarizePolicy(policy, this.deps.policy())));
+    else this.deps.store.deleteState(this.key('summarize_policy'));
+  }
+
+  /**
+   * Drift (the definition signature against the session's), then the session: fires session.loaded and
+   * drift.checked. Throws DriftError, before anything is opened, when the caller asked for an error.
+   */
+  async load(turn: QueuedTurn): Promise<void> {
+    const { keeper } = this.deps;
+    const options: TurnOptions = turn.options ?? {};
+    // A live session's model may change under it (routing switches it): only its tools and Baton count then.
+    const model = keeper.currentModel ?? this.deps.model();
+    const signature = keeper.signature(model);
+    const previous = keeper.hasSession ? keeper.savedSignature : undefined;
+    const drifted = previous !== undefined && previous !== signature;
+    let action: DriftAction = 'none';
+    if (drifted && options.force) {
+      keeper.acceptSignature(signature);
+      action = 'forced';
+    } else if (drifted && options.onDrift === 'error') {
+      this.deps.emit({ type: 'drift.checked', turnId: turn.turnId, drifted, signature, previous, action: 'refused' });
+      throw new DriftError(signature, previous);
+    } else if (drifted) {
+      // The keeper replaces a drifted session (with the recent turns as recovery context) when it opens one.
+      void keeper.drop()?.disconnect();
+      action = 'renewed';
+    }
+    const wasLive = !!keeper.current;
+    let opened = true;
+    try {
+      await keeper.ensure(model);
+    } catch (err) {
+      // The turn's retries open it again and report the failure; nothing is loaded to announce.
+      opened = false;
+      this.deps.logger.warn(`Turn ${turn.turnId}: opening the session failed before routing: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (opened) {
+      const o = keeper.opened;
+      const how = wasLive ? 'resumed' : o?.how === 'drifted' ? 'recovered' : (o?.how ?? 'created');
+      const reason = wasLive ? 'the conversation\u2019s live session' : (o?.reason ?? (how === 'resumed' ? 'the saved session' : 'no session yet'));
+      this.deps.emit({ type: 'session.loaded', turnId: turn.turnId, sessionId: keeper.current?.id, how, reason });
+    }
+    this.deps.emit({ type: 'drift.checked', turnId: turn.turnId, drifted, signature, ...(previous !== undefined ? { previous } : {}), action });
+  }
+
+  /** Waits while a compaction holds the conversation, and says so. */
+  async waitForLock(turn: QueuedTurn): Promise<void> {
+    if (!this.compacting) return;
+    this.deps.emit({ type: 'lock.waiting', turnId: turn.turnId, holder: 'compaction' });
+    await this.compacting.catch(() => undefined);
+  }
+
+  /** The prompt as sent (the message and what this turn adds to it); fires history.windowed. */
+  window(turn: QueuedTurn): string {
+    const { store } = this.deps;
+    const parts = [turn.prompt];
+    let history = 0;
+    const given = turn.options?.history;
+    if (given?.length && !settledMessages(store.recentLog(LOG_SCAN)).length) {
+      const h = historyContext(given);
+      if (h.text) parts.push(h.text);
+      history = h.count;
+    }
+    // Worker results are Baton's own messages: memories are matched to what people write.
+    const memories = turn.origin.channel === 'background' || !turn.text ? [] : store.relevantMemories(turn.text, RELEVANT_MEMORIES);
+    const memoryText = memoryContext(memories);
+    if (memoryText) parts.push(memoryText);
+    const prompt = parts.join('\n\n');
+    this.deps.emit({
+      type: 'history.windowed',
+      turnId: turn.turnId,
+      window: {
+        context: this.deps.keeper.pendingContext,
+        history,
+        memories: memories.map((m) => ({ id: m.id, category: m.category })),
+        promptChars: prompt.length,
+      },
+    });
+    return prompt;
+  }
+
+  /** After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction. */
+  async afterSettled(turnId: string): Promise<void> {
+    const policy = this.policy;
+    if (policy.afterTurns <= 0) return;
+    const mark = parseMark(this.deps.store.getState(this.key('compaction_mark')));
+    const turns = this.deps.checkpoints.settledTurns - (mark?.atTurn ?? 0);
+    if (turns <= policy.afterTurns) return;
+    this.deps.emit({ type: 'compaction.suggested', turnId, turns, afterTurns: policy.afterTurns, keep: policy.keep });
+    await this.compact(policy.keep, turnId).catch((err: unknown) =>
+      this.deps.logger.warn(`Compacting the conversation failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  }
+
+  /**
+   * Summarizes the older messages and keeps the newest `keep` verbatim, holding the conversation's lock; undefined
+   * when there is nothing to fold. `idle` resolves once no turn is running (a command waits for the running turn).
+   */
+  compact(keep = this.policy.keep, turnId?: string, idle: Promise<unknown> = Promise.resolve()): Promise<Compaction | undefined> {
+    const previous = this.compacting ?? Promise.resolve(undefined);
+    const run = (async (): Promise<Compaction | undefined> => {
+      await previous.catch(() => undefined);
+      await idle.catch(() => undefined);
+      const { store, keeper } = this.deps;
+      const mark = parseMark(store.getState(this.key('compaction_mark')));
+      const messages = settledMessages(store.recentLog(LOG_SCAN));
+      const plan = planCompaction(messages, keep, mark);
+      if (!plan) return undefined;
+      const summary = await summarize(
+        this.deps.sessions,
+        this.deps.summaryModel(),
+        summaryRequest(mark?.summary, plan.older),
+        this.deps.summaryTimeoutMs ?? 60_000,
+      );
+      const compaction = compactionOf(summary, mark?.summary, plan);
+      await keeper.replaceWithSummary(compactedContext(summary, plan.kept))?.disconnect();
+      store.setState(
+        this.key('compaction_mark'),
+        JSON.stringify({ summary, atTurn: this.deps.checkpoints.settledTurns, throughLogId: plan.older[plan.older.length - 1]!.id }),
+      );
+      this.deps.logger.info(`Conversation compacted: ${plan.older.length} message(s) summarized, ${plan.kept.length} kept`);
+      this.deps.emit({ type: 'compaction.applied', ...(turnId ? { turnId } : {}), compaction });
+      return compaction;
+    })();
+    this.compacting = run;
+    void run
+      .finally(() => {
+        if (this.compacting === run) this.compacting = undefined;
+      })
+      .catch(() => undefined);
+    return run;
+  }
+}
