@@ -1,0 +1,295 @@
+// Version 2 of the public API (Warlock's orchestrator surface) against the REAL Copilot runtime and a scripted model,
+// built as the extension builds Baton (createBatonCore): the fourteen lifecycle events at three tiers, drift at
+// every turn, the summarize policy and its lock, and checkpoints.
+import * as assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BatonApi, BatonApiV2, BatonError, BatonEventV2 } from '../../api/baton';
+import { createBatonApi } from '../../src/core/api/batonApi';
+import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { waitFor } from '../support/waitFor';
+
+type Tier = 'instance' | 'conversation' | 'call';
+
+/** The turn's lifecycle as types, streaming pieces folded into one. */
+function lifecycle(events: BatonEventV2[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.type.startsWith('worker.')) continue;
+    if (e.type === 'turn.streaming' && out.at(-1) === 'turn.streaming') continue;
+    out.push(e.type);
+  }
+  return out;
+}
+
+const SUMMARIZER = 'You summarize the earlier part of a conversation';
+
+describe('public API version 2 (real runtime, scripted model, production wiring)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let api: BatonApi & { dispose(): void };
+  let v2: BatonApiV2;
+
+  beforeEach(async () => {
+    core = await startCore();
+    api = createBatonApi(() => Promise.resolve(core.access));
+    v2 = api.getApi(2);
+  });
+
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      api.dispose();
+      await core.dispose();
+    }
+  });
+
+  it('version 1 stays what activate() gives; getApi(2) is version 2; an unknown version throws', () => {
+    assert.equal(api.apiVersion, 1);
+    assert.equal(api.getApi(1), api);
+    assert.equal(v2.apiVersion, 2);
+    assert.throws(() => (api.getApi as (v: number) => unknown)(3), RangeError);
+  });
+
+  it('fires the fourteen lifecycle events in order, each at most once a turn, at three tiers (instance → conversation → call); the summarize policy keeps `keep` verbatim', async () => {
+    const seq: Array<[Tier, BatonEventV2]> = [];
+    v2.on('*', (e) => seq.push(['instance', e]));
+    const conv = v2.conversation('main');
+    conv.on('*', (e) => seq.push(['conversation', e]));
+    assert.deepEqual(await conv.summarize({ afterTurns: 1, keep: 2 }), { afterTurns: 1, keep: 2 });
+    const ask = async (text: string, extra: Parameters<BatonApiV2['ask']>[1] = {}) => {
+      const call: BatonEventV2[] = [];
+      const reply = await v2.ask(text, { ...extra, on: (e) => (call.push(e), seq.push(['call', e])) });
+      return { reply, call };
+    };
+    /** Every event of a call reached the three tiers, in tier order, one after the other. */
+    const tiersInOrder = (call: BatonEventV2[]) => {
+      for (const e of call) {
+        const at = seq.flatMap(([tier, x], i) => (x === e ? [[tier, i] as const] : []));
+        assert.deepEqual(
+          at.map(([t]) => t),
+          ['instance', 'conversation', 'call'],
+          e.type,
+        );
+        assert.equal(at[2]![1] - at[0]![1], 2, `${e.type}: nothing in between`);
+      }
+    };
+    const head = ['turn.starting', 'session.loaded', 'drift.checked', 'history.windowed', 'turn.routed', 'turn.streaming', 'checkpoint.persisted'];
+
+    // 1: a plain turn in a new session.
+    core.server.on({ lastUserIncludes: '[via api] first question' }, { text: 'First answer.', chunks: 2 });
+    const one = await ask('first question');
+    assert.equal(one.reply.status, 'complete');
+    assert.equal(one.reply.conversation, 'main');
+    assert.deepEqual(lifecycle(one.call), [...head, 'turn.completed']);
+    tiersInOrder(one.call);
+    const loaded = one.call.find((e) => e.type === 'session.loaded') as Extract<BatonEventV2, { type: 'session.loaded' }>;
+    assert.equal(loaded.how, 'created');
+    assert.equal(loaded.sessionId, core.store.getState('orchestrator_session_id'));
+    const drift = one.call.find((e) => e.type === 'drift.checked') as Extract<BatonEventV2, { type: 'drift.checked' }>;
+    assert.deepEqual([drift.drifted, drift.action, drift.signature.length], [false, 'none', 64]);
+    const routed = one.call.find((e) => e.type === 'turn.routed') as Extract<BatonEventV2, { type: 'turn.routed' }>;
+    assert.deepEqual([routed.source, routed.raw], ['fixed', { reason: 'disabled', tier: 'fixed' }]);
+    assert.deepEqual(
+      one.call.find((e) => e.type === 'checkpoint.persisted'),
+      { type: 'checkpoint.persisted', turnId: one.reply.turnId, conversation: 'main', turnIndex: 1 },
+    );
+
+    // 2: past afterTurns once it settles: the older messages are summarized before the turn ends.
+    core.server.on({ lastUserIncludes: '[via api] second question' }, { text: 'Second answer.' });
+    core.server.on({ systemIncludes: SUMMARIZER, lastUserIncludes: 'User: first question', name: 'summary one' }, { text: 'SUMMARY-ONE of the start.' });
+    const two = await ask('second question');
+    assert.deepEqual(lifecycle(two.call), [...head, 'compaction.suggested', 'compaction.applied', 'turn.completed']);
+    tiersInOrder(two.call);
+    const applied = two.call.find((e) => e.type === 'compaction.applied') as Extract<BatonEventV2, { type: 'compaction.applied' }>;
+    assert.deepEqual(
+      { ...applied, tokensFreed: applied.tokensFreed > 0 },
+      {
+        type: 'compaction.applied',
+        turnId: two.reply.turnId,
+        conversation: 'main',
+        summary: 'SUMMARY-ONE of the start.',
+        replacesFromIndex: 0,
+        replacesToIndex: 1,
+        kept: 2,
+        tokensFreed: true,
+        how: 'baton',
+      },
+    );
+    const summaryAsk = core.server.chatRequests().find((r) => r.ruleName === 'summary one')!;
+    assert.doesNotMatch(summaryAsk.lastUserText!, /second question/, 'the kept messages are not summarized');
+
+    // 3: the next request starts from the summary and the two kept messages, verbatim; the first ones are gone.
+    core.server.on({ lastUserIncludes: '[via api] third question' }, { text: 'Third answer.' });
+    const three = await ask('third question');
+    assert.deepEqual(lifecycle(three.call), [...head, 'turn.completed']);
+    const sent = core.server
+      .chatRequests()
+      .filter((r) => r.lastUserText?.includes('third question'))
+      .at(-1)!;
+    assert.match(sent.lastUserText!, /SUMMARY-ONE of the start\.[\s\S]*User: second question\nAssistant: Second answer\.[\s\S]*\[via api\] third question/);
+    assert.ok(!sent.messages.some((m) => JSON.stringify(m.content ?? '').includes('first question')), 'the summarized messages are not sent');
+    assert.notEqual(sent.sessionId, core.server.chatRequests().find((r) => r.lastUserText?.includes('first question'))!.sessionId, 'a new session');
+    const windowed = three.call.find((e) => e.type === 'history.windowed') as Extract<BatonEventV2, { type: 'history.windowed' }>;
+    assert.equal(windowed.context, 'summary');
+
+    // 4: a compaction holds the conversation; a turn arriving meanwhile waits and says so.
+    core.server.on(
+      { systemIncludes: SUMMARIZER, lastUserIncludes: 'User: second question', name: 'summary two' },
+      { text: 'SUMMARY-TWO so far.', delayMs: 800 },
+    );
+    core.server.on({ lastUserIncludes: '[via api] fourth question' }, { text: 'Fourth answer.' });
+    const compacting = conv.compact(2);
+    const four = await ask('fourth question');
+    assert.deepEqual(lifecycle(four.call), ['turn.starting', 'session.loaded', 'drift.checked', 'lock.waiting', ...head.slice(3), 'turn.completed']);
+    tiersInOrder(four.call);
+    const manual = await compacting;
+    assert.equal(manual?.summary, 'SUMMARY-TWO so far.');
+    assert.deepEqual([manual?.replacesFromIndex, manual?.replacesToIndex, manual?.kept], [2, 3, 2]);
+    assert.match(
+      core.server.chatRequests().find((r) => r.ruleName === 'summary two')!.lastUserText!,
+      /SUMMARY-ONE of the start\./,
+      'the earlier summary is folded in',
+    );
+    assert.match(
+      core.server
+        .chatRequests()
+        .filter((r) => r.lastUserText?.includes('fourth question'))
+        .at(-1)!.lastUserText!,
+      /SUMMARY-TWO so far\./,
+    );
+
+    // Back to the setting's policy (off): the remaining turns never compact.
+    assert.deepEqual(await conv.summarize(undefined), { afterTurns: 0, keep: 8 });
+
+    // 5: a failing turn.
+    core.server.on({ lastUserIncludes: '[via api] break now' }, { error: 400, body: { error: { message: 'bad request from the model' } } });
+    const failed: BatonEventV2[] = [];
+    await assert.rejects(v2.ask('break now', { on: (e) => (failed.push(e), seq.push(['call', e])) }), (err: BatonError) => err.name === 'BatonError');
+    assert.deepEqual(lifecycle(failed), [...head.filter((t) => t !== 'turn.streaming'), 'turn.failed']);
+    tiersInOrder(failed);
+
+    // 6: a stopped turn.
+    core.server.on({ lastUserIncludes: '[via api] stream on' }, { textThenHang: 'Partial' });
+    const abort = new AbortController();
+    const cancelledCall: BatonEventV2[] = [];
+    const pending = v2.ask('stream on', { signal: abort.signal, on: (e) => (cancelledCall.push(e), seq.push(['call', e])) });
+    await waitFor('the first piece', () => cancelledCall.some((e) => e.type === 'turn.streaming'));
+    abort.abort();
+    assert.equal((await pending).status, 'cancelled');
+    core.server.releaseHeld();
+    assert.deepEqual(lifecycle(cancelledCall), [...head, 'turn.cancelled']);
+    tiersInOrder(cancelledCall);
+
+    // 7: the reply ends while a question to the user (a worker's permission) is still open.
+    const project = join(core.home, 'dev', 'app');
+    await mkdir(project, { recursive: true });
+    const answers: Array<(d: PermissionDecision) => void> = [];
+    core.broker.ask = (prompt: PermissionPrompt) => {
+      core.broker.asked.push(prompt);
+      return new Promise<PermissionDecision>((resolve) => answers.push(resolve));
+    };
+    core.server.on(
+      { lastUserIncludes: '[via api] build it', afterToolResult: false },
+      { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'builder', working_dir: project, initial_prompt: 'TASK-build run make' } }] },
+    );
+    // Long enough for the worker to ask before the reply ends.
+    core.server.on({ lastUserIncludes: '[via api] build it', afterToolResult: true }, { text: 'The builder started.', delayMs: 2500 });
+    core.server.on(
+      { lastUserIncludes: 'TASK-build', afterToolResult: false },
+      { toolCalls: [{ name: 'bash', arguments: { command: 'make', description: 'Build' } }] },
+    );
+    core.server.on({ lastUserIncludes: 'TASK-build', afterToolResult: true }, { text: 'The build was not allowed.' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'builder'" }, { text: 'The builder could not build.' });
+    const waiting = await ask('build it');
+    assert.equal(core.broker.asked.length, 1, 'the worker asked before the reply ended');
+    assert.equal(waiting.reply.status, 'awaiting-input');
+    assert.deepEqual(lifecycle(waiting.call), [...head, 'turn.awaiting-input']);
+    tiersInOrder(waiting.call);
+    const awaiting = waiting.call.at(-1) as Extract<BatonEventV2, { type: 'turn.awaiting-input' }>;
+    assert.deepEqual([awaiting.text, awaiting.waitingOn], ['The builder started.', 1]);
+    // Version 1 callers see a completed turn.
+    assert.ok(!seq.some(([, e]) => e.type === 'turn.completed' && e.turnId === waiting.reply.turnId));
+    answers[0]!('deny');
+    await waitFor('the answer to the worker\u2019s result', () =>
+      seq.some(([tier, e]) => tier === 'instance' && e.type === 'turn.completed' && e.origin.channel === 'background'),
+    );
+
+    // Every one of the fourteen was seen.
+    const seen = new Set(seq.map(([, e]) => e.type));
+    for (const type of [
+      'turn.starting',
+      'session.loaded',
+      'drift.checked',
+      'lock.waiting',
+      'history.windowed',
+      'turn.routed',
+      'turn.streaming',
+      'checkpoint.persisted',
+      'compaction.suggested',
+      'compaction.applied',
+      'turn.completed',
+      'turn.failed',
+      'turn.cancelled',
+      'turn.awaiting-input',
+    ])
+      assert.ok(seen.has(type as BatonEventV2['type']), type);
+
+    // One checkpoint per settled turn, in order, with the route and the signature in force.
+    const rows = await v2.checkpoints('main');
+    assert.deepEqual(
+      rows.slice(0, 7).map((r) => [r.turnIndex, r.status]),
+      [
+        [1, 'complete'],
+        [2, 'complete'],
+        [3, 'complete'],
+        [4, 'complete'],
+        [5, 'failed'],
+        [6, 'cancelled'],
+        [7, 'complete'],
+      ],
+    );
+    assert.deepEqual(rows[0]!.route, { tier: 'fixed', model: 'claude-sonnet-4.5', reason: 'disabled' });
+    assert.equal(rows[0]!.signature, drift.signature);
+    assert.deepEqual(await conv.checkpoints(2), rows.slice(-2));
+  });
+
+  it('drift is checked at every turn: onDrift "error" rejects before anything reaches the model; force runs it on the same session', async () => {
+    core.server.on({ lastUserIncludes: '[via api] hello there' }, { text: 'Hello.' });
+    await v2.ask('hello there');
+    const session = core.store.getState('orchestrator_session_id');
+    // Baton is updated under the conversation.
+    api.dispose();
+    await core.restart({ version: '0.0.1-test' });
+    api = createBatonApi(() => Promise.resolve(core.access));
+    v2 = api.getApi(2);
+    const before = core.server.chatRequests().length;
+    const events: BatonEventV2[] = [];
+    await assert.rejects(v2.ask('after the update', { onDrift: 'error', on: (e) => events.push(e) }), (err: BatonError) => {
+      assert.equal(err.name, 'BatonError');
+      assert.equal(err.kind, 'drift');
+      assert.match(err.message, /force: true/);
+      return true;
+    });
+    assert.equal(core.server.chatRequests().length, before, 'nothing reached the model');
+    assert.deepEqual(lifecycle(events), ['turn.starting', 'drift.checked', 'turn.failed']);
+    const checked = events[1] as Extract<BatonEventV2, { type: 'drift.checked' }>;
+    assert.deepEqual([checked.drifted, checked.action], [true, 'refused']);
+    assert.ok(!core.store.recentLog(10).some((e) => e.content === 'after the update'), 'a refused message leaves no row');
+
+    core.server.on({ lastUserIncludes: '[via api] after the update' }, { text: 'Still here.' });
+    const forced: BatonEventV2[] = [];
+    const reply = await v2.ask('after the update', { onDrift: 'error', force: true, on: (e) => forced.push(e) });
+    assert.equal(reply.text, 'Still here.');
+    const forcedCheck = forced.find((e) => e.type === 'drift.checked') as Extract<BatonEventV2, { type: 'drift.checked' }>;
+    assert.deepEqual([forcedCheck.drifted, forcedCheck.action], [true, 'forced']);
+    assert.equal(core.server.chatRequests().at(-1)!.sessionId, session, 'the same session, resumed');
+    // Accepted: the next turn has no drift.
+    core.server.on({ lastUserIncludes: '[via api] and again' }, { text: 'Again.' });
+    const again: BatonEventV2[] = [];
+    await v2.ask('and again', { onDrift: 'error', on: (e) => again.push(e) });
+    assert.equal((again.find((e) => e.type === 'drift.checked') as Extract<BatonEventV2, { type: 'drift.checked' }>).drifted, false);
+  });
+});
