@@ -1,6 +1,8 @@
 // Long-term memory through the real runtime: the model calls remember / recall / forget, and what
 // it saved shows up in the next session's system message.
 import * as assert from 'node:assert/strict';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import { RELEVANT_MEMORIES } from '../../src/core/orchestrator/turnContext';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 
 describe('long-term memory (real runtime, scripted model)', function () {
@@ -24,6 +26,38 @@ describe('long-term memory (real runtime, scripted model)', function () {
       .find((r) => r.messages.at(-1)?.role === 'tool' && r.messages.some((m) => m.tool_calls?.some((c) => c.function.name === name)));
     return String(req?.messages.at(-1)?.content ?? '');
   }
+
+  it('puts the memories that best match a message into that turn (by full-text rank, bounded), and names them in an event', async () => {
+    const port = core.store.addMemory('fact', 'The staging database listens on port 5433', 'user').memory;
+    core.store.addMemory('preference', 'Prefers tabs over spaces', 'user');
+    core.store.addMemory('project', 'The staging deploy runs from the release branch', 'user');
+    core.server.on({ lastUserIncludes: 'which port does the staging database use' }, { text: 'Port 5433.' });
+    const windows: Array<Extract<OrchestratorEvent, { type: 'history.windowed' }>['window']> = [];
+    const off = core.orchestrator.onEvent((e) => e.type === 'history.windowed' && windows.push(e.window));
+    await core.orchestrator.enqueue('which port does the staging database use?', { channel: 'panel' }).done;
+    off();
+    const sent = core.server.chatRequests().at(-1)!.lastUserText!;
+    assert.match(
+      sent,
+      /\[via panel\] which port does the staging database use\?\n\n\[Memories that may be relevant[^\n]*\]\n- \(fact\) The staging database listens on port 5433/,
+    );
+    assert.ok(!sent.includes('Prefers tabs over spaces'), 'a memory that does not match is not in the turn');
+    assert.equal(windows.length, 1);
+    assert.deepEqual(windows[0]!.memories[0], { id: port.id, category: 'fact' }, 'the best match first');
+    assert.ok(!windows[0]!.memories.some((m) => m.category === 'preference'));
+    // The static summary stays in the system message, all memories included.
+    assert.match(core.server.chatRequests().at(-1)!.systemText, /Prefers tabs over spaces/);
+    // At most RELEVANT_MEMORIES ride on one turn.
+    for (let i = 0; i < 8; i++) core.store.addMemory('fact', `Staging note number ${i} about the staging cluster`, 'user');
+    core.server.on({ lastUserIncludes: 'tell me about staging' }, { text: 'Staging is fine.' });
+    await core.orchestrator.enqueue('tell me about staging', { channel: 'panel' }).done;
+    const lines = core.server
+      .chatRequests()
+      .at(-1)!
+      .lastUserText!.split('\n')
+      .filter((l) => l.startsWith('- ('));
+    assert.equal(lines.length, RELEVANT_MEMORIES);
+  });
 
   it('remembers, recalls and forgets through the tools, and the summary reaches the next session', async () => {
     core.server.on({ afterToolResult: true }, { text: 'Saved.' });

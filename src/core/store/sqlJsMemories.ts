@@ -14,6 +14,13 @@ import type { SqlJsTables } from './sqlJsTables';
 import type { IssuingTable, StoreOp } from './storeOps';
 import { MEMORY_CATEGORIES, type Memory, type MemoryCategory, type MemorySource } from './types';
 
+/** Words too common to say a memory matches a message. */
+const STOP_WORDS = new Set(
+  'the and for are but not you your with this that from have has had was were what which when where who how why does did can could would should will about into than then them they there these those its our out use'.split(
+    ' ',
+  ),
+);
+
 const rankedMemorySchema = memoryRowSchema.extend({ mi: z.instanceof(Uint8Array) });
 
 /** What a table's code needs from the store it is part of. */
@@ -108,8 +115,14 @@ export class SqlJsMemories {
    * Not counted as a use: a turn reads these on every message, and a write per turn is not worth the recency.
    */
   relevant(text: string, limit: number): Memory[] {
-    const all = ftsQuery(text);
-    if (!all || limit <= 0) return [];
+    // Any of the message's words that carry meaning (a memory sharing only "the" with it is no match).
+    const words = (ftsQuery(text) ?? '')
+      .split(' ')
+      .map((t) => t.replace(/^"(.*)"\*$/, '$1'))
+      .filter((w) => w.length > 2 && !STOP_WORDS.has(w));
+    if (!words.length || limit <= 0) return [];
+    // FTS4 reads a prefix as "word*" inside OR (the "word"* form matches nothing there).
+    const any = words.map((w) => `"${w}*"`).join(' OR ');
     const rows = this.access.read(
       () =>
         this.access.tables.rows(
@@ -117,7 +130,7 @@ export class SqlJsMemories {
           `SELECT m.id AS id, m.category AS category, m.content AS content, m.source AS source, m.created_at AS created_at,
                   m.last_accessed AS last_accessed, matchinfo(memories_fts, 'pcnx') AS mi
            FROM memories_fts JOIN memories m ON m.id = memories_fts.docid WHERE memories_fts MATCH ?`,
-          [all.split(' ').join(' OR ')],
+          [any],
           rankedMemorySchema,
         ),
       [],
