@@ -27,7 +27,7 @@ import { WorkerError, type ReplyChannel, type WorkerInfo, type WorkerStatus } fr
 import { agentMessageInput, askInput, askOptionsInput, delegateInput, parseInput, recallInput, summarizeInput, workerNameFor } from './apiInputs';
 import { agentTool, TOOL_NAME } from './batonAgentTool';
 import { BatonApiError } from './batonApiError';
-import { BatonEvents, type BatonEvent } from './batonEvents';
+import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
 
 export { BatonApiError, type BatonErrorKind } from './batonApiError';
@@ -59,7 +59,7 @@ export class BatonAccess {
   readonly events: BatonEvents;
 
   constructor(
-    private readonly core: Pick<BatonCore, 'orchestrator' | 'pool' | 'store'> & { conversationPort: ConversationPort },
+    private readonly core: { orchestrator: TurnPort; conversationPort: ConversationPort } & Pick<BatonCore, 'pool' | 'store'>,
     logger: Logger,
   ) {
     this.events = new BatonEvents(core.orchestrator, core.pool, core.store, logger);
@@ -75,7 +75,7 @@ export class BatonAccess {
     if (signal?.aborted) throw new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
     const conversation = options.value.conversation ?? this.core.conversationPort.activeId;
     this.orchestratorOf(conversation);
-    const origin: Origin = { channel };
+    const origin: Origin = { channel, conversation };
     const { onDrift, force, history } = options.value;
     const call = this.events.enqueue(input.value.question, origin, on ?? (() => undefined), { options: { onDrift, force, history } });
     opts = { signal };
@@ -137,7 +137,7 @@ export class BatonAccess {
 
   /** Stops the turn `turnId` if it is the one running (what streamed is kept); false otherwise. */
   stopTurn(turnId: string): boolean {
-    return this.events.currentTurn?.turnId === turnId && this.core.orchestrator.stop();
+    return this.events.currentTurn?.turnId === turnId && this.core.orchestrator.stop(turnId);
   }
 
   /** Every worker as the pool reports them (for the workers tool's text). */

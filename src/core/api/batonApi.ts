@@ -12,7 +12,11 @@ function toV1(e: BatonEventV2): BatonEvent | undefined {
   if (e.type === 'turn.awaiting-input') return { type: 'turn.completed', turnId: e.turnId, origin: e.origin, text: e.text, status: 'complete', model: e.model };
   if (!V1_EVENTS.has(e.type)) return undefined;
   // Version 1's shapes exactly: the fields version 2 added are left out.
-  const { conversation: _conversation, ...rest } = e as BatonEventV2 & { source?: unknown; raw?: unknown };
+  const { conversation: _conversation, ...rest } = e as BatonEventV2 & { source?: unknown; raw?: unknown; origin?: { conversation?: string } };
+  if (rest.origin?.conversation !== undefined) {
+    const { conversation: _c, ...origin } = rest.origin;
+    (rest as { origin: object }).origin = origin;
+  }
   if (rest.type === 'turn.routed') {
     const { source: _source, raw: _raw, ...routed } = rest;
     return routed as BatonEvent;

@@ -13,10 +13,13 @@ import { MAIN_CONVERSATION } from '../orchestrator/conversationClaims';
 import type { OrchestratorEvent, Origin } from '../orchestrator/events';
 import { DriftError } from '../orchestrator/driftError';
 import type { Orchestrator } from '../orchestrator/orchestrator';
+
+/** What the events need of the orchestrators: every conversation's events, and a way to queue, stop and withdraw turns. */
+export type TurnPort = Pick<Orchestrator, 'onEvent' | 'enqueue' | 'stop' | 'withdraw'>;
 import type { BatonStore } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import type { ReplyChannel, WorkerPool } from '../workers/workerPool';
+import { parseReplyTo, type ReplyChannel, type WorkerPool } from '../workers/workerPool';
 import { lifecycleEvent } from './lifecycleEvents';
 
 /** Every event is the API's version 2 shape (version 1 callers get the v1 types only, see batonApi.ts). */
@@ -63,12 +66,14 @@ export class BatonEvents {
   /** The conversation each turn and worker belongs to. */
   private readonly turnConversation = new Map<string, string>();
   private readonly workerConversation = new Map<string, string>();
+  /** The turns running now (one per conversation at most), by id; `current` is the one that started last. */
+  private readonly running = new Map<string, { turnId: string; origin: Origin; text: string; restarted: boolean; conversation: string }>();
   private current: { turnId: string; origin: Origin; text: string; restarted: boolean; conversation: string } | undefined;
   private claim: TurnCall | undefined;
   private readonly unsubscribe: Array<() => void>;
 
   constructor(
-    private readonly orchestrator: Orchestrator,
+    private readonly orchestrator: TurnPort,
     pool: WorkerPool,
     private readonly store: BatonStore,
     private readonly logger: Logger,
@@ -95,6 +100,11 @@ export class BatonEvents {
       set.delete(handler);
       if (!set.size) this.byConversation.delete(conversation);
     };
+  }
+
+  private ended(turnId: string): void {
+    this.running.delete(turnId);
+    if (this.current?.turnId === turnId) this.current = [...this.running.values()].at(-1);
   }
 
   private conversationOf(e: OrchestratorEvent): string {
@@ -162,7 +172,7 @@ export class BatonEvents {
       ...handle,
       cancel: () => {
         if (call.ended) return;
-        if (this.current?.turnId === turnId) this.orchestrator.stop();
+        if (this.current?.turnId === turnId) this.orchestrator.stop(turnId);
         // Still queued: taken out before it reaches the session (its done promise gives the one turn.cancelled).
         else if (!this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
       },
@@ -200,22 +210,26 @@ export class BatonEvents {
         break;
       case 'turn.started': {
         this.current = { turnId: e.turnId, origin: e.origin, text: '', restarted: false, conversation };
+        this.running.set(e.turnId, this.current);
         this.turnConversation.set(e.turnId, conversation);
         const prompt = this.prompts.get(e.turnId) ?? '';
         this.prompts.delete(e.turnId);
         this.emit({ type: 'turn.starting', turnId: e.turnId, conversation, origin: e.origin, prompt });
         // Stopped from inside the start event: the orchestrator has made this turn current already.
-        if (this.turnCalls.get(e.turnId)?.stopOnStart) this.orchestrator.stop();
+        if (this.turnCalls.get(e.turnId)?.stopOnStart) this.orchestrator.stop(e.turnId);
         break;
       }
       case 'turn.retrying':
-        if (this.current?.turnId === e.turnId) {
-          this.current.text = '';
-          this.current.restarted = true;
+        {
+          const r = this.running.get(e.turnId);
+          if (r) {
+            r.text = '';
+            r.restarted = true;
+          }
         }
         break;
       case 'turn.delta': {
-        const cur = this.current?.turnId === e.turnId ? this.current : undefined;
+        const cur = this.running.get(e.turnId);
         const restarted = cur?.restarted ?? false;
         if (cur) {
           cur.text += e.delta;
@@ -230,7 +244,7 @@ export class BatonEvents {
         this.endTurn(e, conversation);
         break;
       case 'turn.refused':
-        if (this.current?.turnId === e.turnId) this.current = undefined;
+        this.ended(e.turnId);
         this.endCall(e.turnId, {
           type: 'turn.failed',
           turnId: e.turnId,
@@ -249,7 +263,7 @@ export class BatonEvents {
   }
 
   private endTurn(e: Extract<OrchestratorEvent, { type: 'turn.completed' | 'turn.cancelled' | 'turn.failed' }>, conversation: string): void {
-    if (this.current?.turnId === e.turnId) this.current = undefined;
+    this.ended(e.turnId);
     let event: BatonEvent;
     if (e.type === 'turn.completed' && e.result.awaitingInput) {
       const r = e.result;
@@ -327,10 +341,10 @@ export class BatonEvents {
     this.workers.set(card.name, { state: card.state, startedAt: card.startedAt, lastLine: card.lastLine });
     const delegated = this.delegating.delete(card.name);
     const row = this.store.listWorkers().find((r) => r.name === card.name);
-    const replyTo = (row?.origin as BatonReplyChannel | undefined) ?? replyChannelOf(this.current?.origin);
-    const turnId = delegated ? undefined : this.current?.turnId;
+    const replyTo: BatonReplyChannel = row ? parseReplyTo(row.origin).channel : replyChannelOf(this.current?.origin);
     // A worker reports to the conversation whose turn started it (a delegate call: the default conversation).
-    const conversation = (delegated ? undefined : this.current?.conversation) ?? MAIN_CONVERSATION;
+    const conversation = (row ? parseReplyTo(row.origin).conversation : undefined) ?? (delegated ? undefined : this.current?.conversation) ?? MAIN_CONVERSATION;
+    const turnId = delegated ? undefined : ([...this.running.values()].find((r) => r.conversation === conversation) ?? this.current)?.turnId;
     this.workerConversation.set(card.name, conversation);
     this.emit({ type: 'worker.started', worker: card.name, conversation, workingDir: card.workingDir, replyTo, ...(turnId ? { turnId } : {}) });
   }

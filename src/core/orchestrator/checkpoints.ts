@@ -4,6 +4,7 @@
 import type { RouteInfo, UsageInfo } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
+import { conversationStateKey } from '../store/types';
 import { STATE_FINGERPRINT } from './sessionKeeper';
 
 export class CheckpointWriter {
@@ -30,7 +31,7 @@ export class CheckpointWriter {
       this.store.addCheckpoint({
         conversation: this.conversation(),
         turn_index: turnIndex,
-        fingerprint: this.fingerprint() ?? this.store.getState(STATE_FINGERPRINT) ?? '',
+        fingerprint: this.fingerprint() ?? this.store.getState(conversationStateKey(STATE_FINGERPRINT, this.conversation())) ?? '',
         route: `${route.tier}:${route.model}:${route.reason}`,
         status,
         input_tokens: usage?.inputTokens ?? null,

@@ -4,7 +4,7 @@
 // Invariants: a drift refused by the caller fails the turn before anything is opened or sent; the compaction lock
 // is per conversation (one Orchestrator per conversation) and a turn never interleaves with a compaction.
 import type { AgentSessions } from '../copilot/agentSessions';
-import type { BatonStore } from '../store/types';
+import { conversationStateKey, type BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
 import {
@@ -19,7 +19,7 @@ import {
   type SummarizePolicy,
 } from './conversationCompactor';
 import { DriftError } from './driftError';
-import type { Compaction, DriftAction, OrchestratorEvent, TurnOptions } from './events';
+import type { Compaction, DriftAction, OrchestratorEventBody, TurnOptions } from './events';
 import type { SessionKeeper } from './sessionKeeper';
 import { historyContext, memoryContext, RELEVANT_MEMORIES } from './turnContext';
 import type { QueuedTurn } from './turn';
@@ -30,7 +30,7 @@ export interface TurnLifecycleDeps {
   logger: Logger;
   keeper: SessionKeeper;
   checkpoints: CheckpointWriter;
-  emit: (event: OrchestratorEvent) => void;
+  emit: (event: OrchestratorEventBody) => void;
   /** The model a turn would start on (the live session's, or the settings'). */
   model: () => string;
   /** The model the summarizer runs on. */
@@ -49,8 +49,9 @@ export class TurnLifecycle {
 
   constructor(private readonly deps: TurnLifecycleDeps) {}
 
+  /** This conversation's own state key (deleted with the conversation). */
   private key(name: string): string {
-    return `${name}:${this.deps.conversation()}`;
+    return conversationStateKey(name, this.deps.conversation());
   }
 
   /** The summarize policy in force: this conversation's own (set through the API), else the setting's. */

@@ -6,7 +6,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
 import type { DriftError } from './driftError';
-import { withNote, type OrchestratorEvent, type TurnResult } from './events';
+import { withNote, type OrchestratorEventBody, type TurnResult } from './events';
 import type { Attempt } from './retries';
 import type { SharedConversation, WindowMeta } from './sharedConversation';
 import { BatonClosingError, TurnError, type QueuedTurn } from './turn';
@@ -17,7 +17,7 @@ export interface TurnOutcomeDeps {
   sessions: AgentSessions;
   checkpoints: CheckpointWriter;
   shared?: SharedConversation;
-  emit: (event: OrchestratorEvent) => void;
+  emit: (event: OrchestratorEventBody) => void;
   /** Questions to the user still open (permissions, apply confirms): a turn ending with some awaits input. */
   waitingOnUser?: () => number;
 }
