@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { BatonApi, BatonApiV2, BatonError, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
 import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
+import { defineTool, runTurn, startHarness } from '../support/copilotHarness';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 
@@ -291,5 +292,88 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     const again: BatonEventV2[] = [];
     await v2.ask('and again', { onDrift: 'error', on: (e) => again.push(e) });
     assert.equal((again.find((e) => e.type === 'drift.checked') as Extract<BatonEventV2, { type: 'drift.checked' }>).drifted, false);
+  });
+
+  it('asTool plugs into the Copilot SDK as defineTool(tool.name, tool): an agent calling it twice "fresh" makes two conversations, twice "shared" one', async () => {
+    // Another agent: its own client and session on the same scripted model server.
+    const agent = await startHarness({ server: core.server });
+    try {
+      const fresh = v2.asTool({ name: 'ask_baton', description: 'Ask Baton, the workspace orchestrator' });
+      const shared = v2.asTool({ name: 'ask_baton_shared', description: 'Ask Baton in this session\u2019s conversation', sessionScope: 'shared' });
+      assert.deepEqual(fresh.parameters.required, ['message']);
+      const session = await agent.client.createSession(agent.sessionConfig({ tools: [defineTool(fresh.name, fresh), defineTool(shared.name, shared)] }));
+      const before = new Set((await v2.conversations()).map((c) => c.id));
+
+      core.server.on(
+        { lastUserIncludes: 'AGENT-fresh', afterToolResult: false },
+        { toolCalls: [{ name: 'ask_baton', arguments: { message: 'FRESH-ONE what is up' } }] },
+      );
+      core.server.on(
+        { lastUserIncludes: 'AGENT-fresh', afterToolResult: true },
+        { toolCalls: [{ name: 'ask_baton', arguments: { message: 'FRESH-TWO and now' } }] },
+        { text: 'Both asked.' },
+      );
+      core.server.on({ lastUserIncludes: '[via tool] FRESH-ONE what is up' }, { text: 'Reply one.' });
+      core.server.on({ lastUserIncludes: '[via tool] FRESH-TWO and now' }, { text: 'Reply two.' });
+      const first = await runTurn(session, 'AGENT-fresh plan', 60_000);
+      assert.equal(first.content, 'Both asked.');
+      const batonOf = (marker: string) => core.server.chatRequests().find((r) => r.lastUserText?.includes(`[via tool] ${marker}`))!;
+      assert.notEqual(batonOf('FRESH-ONE').sessionId, batonOf('FRESH-TWO').sessionId, 'a new Baton session per call');
+      const afterFresh = (await v2.conversations()).filter((c) => !before.has(c.id));
+      assert.equal(afterFresh.length, 2, 'two conversations');
+      for (const c of afterFresh)
+        assert.deepEqual(
+          (await v2.checkpoints(c.id)).map((r) => r.turnIndex),
+          [1],
+        );
+      // The agent's model got Baton's replies as the tool's results.
+      const agentLast = core.server
+        .chatRequests()
+        .filter((r) => r.lastUserText?.includes('AGENT-fresh'))
+        .at(-1)!;
+      const results = agentLast.messages.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+      assert.ok(results.some((r) => r.includes('Reply one.')) && results.some((r) => r.includes('Reply two.')), results.join(' | '));
+
+      core.server.on(
+        { lastUserIncludes: 'AGENT-shared', afterToolResult: false },
+        { toolCalls: [{ name: 'ask_baton_shared', arguments: { message: 'SHARED-ONE remember the number 7' } }] },
+      );
+      core.server.on(
+        { lastUserIncludes: 'AGENT-shared', afterToolResult: true },
+        { toolCalls: [{ name: 'ask_baton_shared', arguments: { message: 'SHARED-TWO which number' } }] },
+        { text: 'It was 7.' },
+      );
+      core.server.on({ lastUserIncludes: '[via tool] SHARED-ONE' }, { text: 'Noted: 7.' });
+      core.server.on({ lastUserIncludes: '[via tool] SHARED-TWO' }, { text: 'The number is 7.' });
+      const second = await runTurn(session, 'AGENT-shared go', 60_000);
+      assert.equal(second.content, 'It was 7.');
+      assert.equal(batonOf('SHARED-ONE').sessionId, batonOf('SHARED-TWO').sessionId, 'one Baton session for both calls');
+      const afterShared = (await v2.conversations()).filter((c) => !before.has(c.id) && !afterFresh.some((f) => f.id === c.id));
+      assert.equal(afterShared.length, 1, 'one conversation');
+      assert.equal(afterShared[0]!.id, `copilot-${session.sessionId}`, 'the calling session\u2019s conversation');
+      assert.deepEqual(
+        (await v2.checkpoints(afterShared[0]!.id)).map((r) => r.turnIndex),
+        [1, 2],
+      );
+      await session.disconnect();
+    } finally {
+      await agent.dispose();
+    }
+  });
+
+  it('asTool: bad input is a BatonError naming the field; nothing is asked', async () => {
+    const tool = v2.asTool({ sessionScope: 'fresh' });
+    assert.equal(tool.name, 'baton_orchestrator');
+    const before = core.server.chatRequests().length;
+    await assert.rejects(tool.invoke({ message: '  ' }), (err: BatonError) => err.kind === 'invalid-input' && /message: must not be empty/.test(err.message));
+    await assert.rejects(
+      tool.invoke({ message: 'x', extra: 1 } as never),
+      (err: BatonError) => err.kind === 'invalid-input' && /unknown field "extra"/.test(err.message),
+    );
+    assert.throws(
+      () => v2.asTool({ name: 'bad name!' }),
+      (err: BatonError) => err.kind === 'invalid-input' && /name:/.test(err.message),
+    );
+    assert.equal(core.server.chatRequests().length, before);
   });
 });

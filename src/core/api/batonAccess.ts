@@ -25,7 +25,7 @@ import { CHECKPOINT_KEEP } from '../store/bounds';
 import type { Logger } from '../util/logger';
 import { WorkerError, type ReplyChannel, type WorkerInfo, type WorkerStatus } from '../workers/workerPool';
 import { agentMessageInput, askInput, askOptionsInput, delegateInput, parseInput, recallInput, summarizeInput, workerNameFor } from './apiInputs';
-import { agentTool, TOOL_NAME } from './batonAgentTool';
+import { agentTool, checkAsToolOptions } from './batonAgentTool';
 import { BatonApiError } from './batonApiError';
 import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
@@ -227,11 +227,7 @@ export class BatonAccess {
 
   /** A tool another agent registers (asTool): 'fresh' opens a conversation per call, 'shared' joins the one named. */
   asTool(options: AsToolOptions = {}): BatonAgentTool {
-    const name = options.name ?? 'baton_orchestrator';
-    if (!TOOL_NAME.test(name)) throw new BatonApiError('invalid-input', 'Invalid input for asTool: name: use 1-64 letters, digits, "_" or "-".');
-    if (options.sessionScope !== undefined && options.sessionScope !== 'fresh' && options.sessionScope !== 'shared')
-      throw new BatonApiError('invalid-input', 'Invalid input for asTool: sessionScope: must be "fresh" or "shared".');
-    const shared = options.sessionScope === 'shared';
+    const { name, shared } = checkAsToolOptions(options);
     const tool = agentTool({
       name,
       description:

@@ -3,7 +3,7 @@
 // handler) and vscode.lm.registerTool takes through one call (`tool.languageModelTool(vscode)`). Baton's own
 // language-model tools (baton_ask, baton_delegate) are built the same way (languageModelTools.ts).
 import type { z } from 'zod';
-import type { BatonToolInvokeOptions, VscodeLmClasses } from '../../../api/baton';
+import type { AsToolOptions, BatonToolInvokeOptions, VscodeLmClasses } from '../../../api/baton';
 import { parseInput } from './apiInputs';
 import { BatonApiError } from './batonApiError';
 
@@ -35,6 +35,16 @@ export interface AgentTool<S extends z.ZodType> {
 }
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** asTool's options, checked when the tool is made (a bad name never reaches an agent's registry). */
+export function checkAsToolOptions(options: AsToolOptions = {}): { name: string; shared: boolean } {
+  const name = options.name ?? 'baton_orchestrator';
+  if (typeof name !== 'string' || !TOOL_NAME.test(name))
+    throw new BatonApiError('invalid-input', 'Invalid input for asTool: name: use 1-64 letters, digits, "_" or "-".');
+  if (options.sessionScope !== undefined && options.sessionScope !== 'fresh' && options.sessionScope !== 'shared')
+    throw new BatonApiError('invalid-input', 'Invalid input for asTool: sessionScope: must be "fresh" or "shared".');
+  return { name, shared: options.sessionScope === 'shared' };
+}
 
 export function agentTool<S extends z.ZodType>(spec: AgentToolSpec<S>): AgentTool<S> {
   const validated = (raw: unknown): z.output<S> => {

@@ -5,6 +5,7 @@
 import type { BatonApi, BatonApiV2, BatonDisposable, BatonEvent, BatonEventV2 } from '../../../api/baton';
 import { Emitter } from '../util/emitter';
 import type { BatonAccess } from './batonAccess';
+import { checkAsToolOptions } from './batonAgentTool';
 import { V1_EVENTS } from './lifecycleEvents';
 
 /** A version 2 event as version 1 shows it; undefined for the types version 1 does not have. */
@@ -122,7 +123,7 @@ export function createBatonApi(access: () => Promise<BatonAccess>): BatonApi & {
 function lazyTool(ready: () => Promise<BatonAccess>, options: Parameters<BatonApiV2['asTool']>[0]): ReturnType<BatonApiV2['asTool']> {
   let tool: ReturnType<BatonAccess['asTool']> | undefined;
   const get = async (): Promise<ReturnType<BatonAccess['asTool']>> => (tool ??= (await ready()).asTool(options));
-  const name = options?.name ?? 'baton_orchestrator';
+  const { name } = checkAsToolOptions(options);
   return {
     name,
     description: options?.description ?? 'Send one message to Baton, the workspace orchestrator, and return its reply.',
