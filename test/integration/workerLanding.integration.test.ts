@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { BatonEvent, BatonEventV2 } from '../../api/baton';
+import { createBatonApi } from '../../src/core/api/batonApi';
 import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
@@ -53,6 +55,33 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
       if (this.currentTest?.state === 'passed') core.assertScriptDone();
     } finally {
       await core.dispose();
+    }
+  });
+
+  it('a change set that becomes ready fires worker.changes-ready once, before worker.finished (API v1, and v2 with the conversation)', async () => {
+    const api = createBatonApi(() => Promise.resolve(core.access));
+    try {
+      const v1: BatonEvent[] = [];
+      const v2: BatonEventV2[] = [];
+      api.on('*', (e) => v1.push(e));
+      api.getApi(2).on('*', (e) => v2.push(e));
+      scriptWorker('ready', 'printf "x\\n" > src/a.txt; printf "y\\n" > src/new.txt', 'ready: edited a, added new');
+      await core.pool.create({ name: 'ready', workingDir: repo, prompt: 'TASK-ready' });
+      await waitFor('its result', () => doneCount() >= 1);
+      await waitFor('worker.finished', () => v2.some((e) => e.type === 'worker.finished'));
+      const ready = v2.filter((e): e is Extract<BatonEventV2, { type: 'worker.changes-ready' }> => e.type === 'worker.changes-ready');
+      assert.equal(ready.length, 1);
+      assert.deepEqual(
+        { ...ready[0]!, files: [...ready[0]!.files].sort() },
+        { type: 'worker.changes-ready', worker: 'ready', conversation: 'main', workingDir: ready[0]!.workingDir, files: ['src/a.txt', 'src/new.txt'] },
+      );
+      assert.notEqual(ready[0]!.workingDir, repo, 'the changes wait in the worker\u2019s worktree');
+      assert.ok(existsSync(join(ready[0]!.workingDir, 'src', 'new.txt')));
+      assert.ok(v2.indexOf(ready[0]!) < v2.findIndex((e) => e.type === 'worker.finished'), 'ready before finished');
+      const v1Ready = v1.find((e) => e.type === 'worker.changes-ready');
+      assert.ok(v1Ready && !('conversation' in v1Ready), 'version 1 keeps its shape');
+    } finally {
+      api.dispose();
     }
   });
 
