@@ -93,6 +93,26 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     assert.equal(await ai().page.locator('.monaco-dialog-box').count(), 0, 'no confirmation for a call that cannot run');
   });
 
+  it('a second extension registers Baton\u2019s asTool with vscode.lm.registerTool in one line; invokeTool runs a turn in a fresh conversation', async () => {
+    const registered = await hostRequest<{ name: string; parameters: { required: string[] }; listed: boolean }>('registerAsTool', {});
+    assert.ok(registered.ok, !registered.ok ? registered.error : '');
+    assert.deepEqual(registered.value, { ...registered.value, name: 'batonTestHost_askBaton', listed: true });
+    assert.deepEqual(registered.value.parameters.required, ['message']);
+    ai().server.on({ lastUserIncludes: '[via tool] ASTOOL-PING' }, { text: 'ASTOOL-PONG from Baton' });
+    const r = await hostRequest<string[]>('invokeTool', { name: 'batonTestHost_askBaton', input: { message: 'ASTOOL-PING' } });
+    assert.ok(r.ok, !r.ok ? r.error : '');
+    assert.deepEqual(r.value, ['ASTOOL-PONG from Baton']);
+    const bad = await hostRequest('invokeTool', { name: 'batonTestHost_askBaton', input: { message: '' } });
+    assert.ok(!bad.ok);
+    assert.match(bad.error, /Invalid input for batonTestHost_askBaton: message: must not be empty\./);
+    // The scripted server got exactly what was scripted.
+    assert.deepEqual(ai().server.pending(), []);
+    assert.deepEqual(
+      ai().server.unscriptedRequests.map((q) => q.lastUserText),
+      [],
+    );
+  });
+
   it('baton_ask answers from the orchestrator\u2019s shared session', async () => {
     ai().server.on({ lastUserIncludes: '[via tool] TOOL-ASK' }, { text: 'TOOL-ANSWER from the orchestrator' });
     const r = await hostRequest<string[]>('invokeTool', { name: 'baton_ask', input: { question: 'TOOL-ASK what did we do?' } });
