@@ -376,4 +376,30 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     );
     assert.equal(core.server.chatRequests().length, before);
   });
+
+  it('conversations by id: an unknown id creates one, caller history seeds it, delete removes it with its checkpoints; the panel\u2019s cannot be deleted here', async () => {
+    core.server.on({ lastUserIncludes: '[via api] HIST what did I say' }, { text: 'You said blue.' });
+    const events: BatonEventV2[] = [];
+    const reply = await v2.ask('HIST what did I say', {
+      conversation: 'side-notes',
+      history: [
+        { role: 'user', content: 'My favourite colour is blue.' },
+        { role: 'assistant', content: 'Noted.' },
+      ],
+      on: (e) => events.push(e),
+    });
+    assert.equal(reply.conversation, 'side-notes');
+    const sent = core.server.chatRequests().at(-1)!.lastUserText!;
+    assert.match(sent, /\[via api\] HIST what did I say\n\n\[Earlier conversation[^\n]*\]\nUser: My favourite colour is blue\.\nAssistant: Noted\./);
+    assert.equal((events.find((e) => e.type === 'history.windowed') as Extract<BatonEventV2, { type: 'history.windowed' }>).history, 2);
+    assert.notEqual(core.server.chatRequests().at(-1)!.sessionId, core.store.getState('orchestrator_session_id'), 'its own session');
+    assert.ok((await v2.conversations()).some((c) => c.id === 'side-notes' && c.messages === 2));
+    assert.equal((await v2.checkpoints('side-notes')).length, 1);
+
+    await assert.rejects(v2.ask('x', { conversation: 'bad id!' }), (err: BatonError) => err.kind === 'invalid-input' && /conversation:/.test(err.message));
+    await assert.rejects(v2.conversation('main').delete(), (err: BatonError) => err.kind === 'invalid-input');
+    await v2.conversation('side-notes').delete();
+    assert.ok(!(await v2.conversations()).some((c) => c.id === 'side-notes'));
+    assert.deepEqual(await v2.checkpoints('side-notes'), [], 'its checkpoints went with it');
+  });
 });
