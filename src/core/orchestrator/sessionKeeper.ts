@@ -55,6 +55,7 @@ export class SessionKeeper {
   private pendingKind: 'recovery' | 'summary' = 'recovery';
   /** The fingerprint of the live session (also in the store, read back only at start). */
   fingerprint: string | undefined;
+  private readonly signatures = new Map<string, string>();
   /** How the live session was opened, and why (session.loaded). */
   opened: { how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string } | undefined;
 
@@ -109,7 +110,12 @@ export class SessionKeeper {
 
   /** The signature a session on `model` would have now. */
   signature(model: string): string {
-    return sessionFingerprint(this.opts.version, model, this.opts.tools());
+    // Within one process the version and the tools' names and schemas never change (a skill change marks the saved
+    // signature stale instead), so only the model varies: hashing 40 tool schemas on every turn would cost more
+    // than the rest of the turn's bookkeeping.
+    let known = this.signatures.get(model);
+    if (known === undefined) this.signatures.set(model, (known = sessionFingerprint(this.opts.version, model, this.opts.tools())));
+    return known;
   }
 
   /** Accepts the drifted definition for the session (force): its saved signature becomes the current one. */
@@ -157,6 +163,7 @@ export class SessionKeeper {
     const { store, logger, sessions, claims } = this.opts;
     const tools = this.opts.tools();
     const fingerprint = sessionFingerprint(this.opts.version, model, tools);
+    this.signatures.set(model, fingerprint);
     const spec = this.opts.spec(model, tools);
     const savedId = store.getState(this.sessionKey);
     const savedFingerprint = store.getState(this.fingerprintKey);
@@ -213,7 +220,7 @@ export class SessionKeeper {
     // setModel keeps the conversation; the fingerprint follows so a restart still resumes.
     await session.setModel(model);
     this.model = model;
-    this.fingerprint = sessionFingerprint(this.opts.version, model, this.opts.tools());
+    this.fingerprint = this.signature(model);
     this.opts.store.setState(this.fingerprintKey, this.fingerprint);
     this.opts.logger.info(`Switched the orchestrator to ${model}`);
     this.opts.emit({ type: 'model.changed', model });
