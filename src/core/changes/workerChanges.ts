@@ -10,6 +10,7 @@ import { ChangeError } from './changeError';
 import { ApplyConflict, describeSummary, type FileChange, type ReviewEntry } from './changeSet';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
+import { verifyWarning, type VerifyWarning } from './verifyRecord';
 
 const TRACKED_PREFIX = 'tracked:';
 
@@ -145,9 +146,21 @@ export class WorkerChanges {
     return totalsOf(await this.trackedFiles(name));
   }
 
-  /** A bounded summary and diff for the model. */
+  /** What Apply's confirm must say about the change set's last verify (failed, not run, stale), or undefined. */
+  async verifyWarning(name: string): Promise<VerifyWarning | undefined> {
+    const cs = this.isolation.get(name);
+    if (!cs?.verify) return undefined;
+    return verifyWarning(cs.verify, await this.isolation.changeSets.snapshot(cs).catch(() => undefined));
+  }
+
+  /** A bounded summary and diff for the model (with the last verify's verdict, when there is one). */
   async forModel(name: string): Promise<string> {
-    if (this.isolation.get(name)) return (await this.isolation.diff(name)).text;
+    const cs = this.isolation.get(name);
+    if (cs) {
+      const warning = await this.verifyWarning(name);
+      const verdict = cs.verify ? `${warning?.line ?? `verify passed: ${cs.verify.command}`}\n` : '';
+      return verdict + (await this.isolation.diff(name)).text;
+    }
     const files = await this.trackedFiles(name);
     let text = `${totalsOf(files).line}\n\n${files.map((f) => f.diff).join('\n')}`;
     if (text.length > MAX_MODEL_DIFF_BYTES)

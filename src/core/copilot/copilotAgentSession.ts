@@ -9,6 +9,7 @@ import { withTimeout } from '../util/delay';
 import type { AgentSession, FileChange, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
 import { AgentError, TurnTimeoutError } from './errors';
 import { reportedNetworkMode, type SandboxStatus } from './sandbox';
+import { runSandboxedCommand, type SandboxedCommandOptions, type SandboxedCommandResult } from './sandboxedCommand';
 import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
@@ -226,6 +227,10 @@ export class CopilotAgentSession implements AgentSession {
     });
     if (!result.success) throw new AgentError('fatal', 'The session could not be compacted');
     return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
+  }
+
+  runSandboxed(command: string, opts: SandboxedCommandOptions): Promise<SandboxedCommandResult> {
+    return runSandboxedCommand(this.session, this.sandboxStatus, command, opts);
   }
 
   async changedFiles(): Promise<FileChange[]> {
