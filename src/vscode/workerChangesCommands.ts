@@ -273,7 +273,9 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       });
       if (command === undefined) return;
       await setVerifyCommand(command.trim());
-      void vscode.window.showInformationMessage(command.trim() ? `Baton: workers' changes are verified with \`${command.trim()}\`.` : 'Baton: workers\u2019 changes are not verified.');
+      void vscode.window.showInformationMessage(
+        command.trim() ? `Baton: workers' changes are verified with \`${command.trim()}\`.` : 'Baton: workers\u2019 changes are not verified.',
+      );
     }),
     provideCommand('baton.openWorkerFolder', async (arg?: Arg) => {
       const name = await pick(arg, 'Open the folder of which worker?');

@@ -40,7 +40,7 @@ export class SandboxRequiredError extends Error {
     readonly state: SandboxStatus['state'],
     readonly reason: string,
   ) {
-    super(`not run: it runs only inside the worker's sandbox, and ${reason}`);
+    super(`it runs only inside the worker's sandbox, and ${reason}`);
     this.name = 'SandboxRequiredError';
   }
 }
