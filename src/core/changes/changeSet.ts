@@ -32,6 +32,8 @@ export interface ChangeSummary {
   files: FileChange[];
   additions: number;
   deletions: number;
+  /** The worktree's snapshot (a git tree) it was counted from, when it was counted from the worktree now. */
+  tree?: string;
 }
 
 /** A bounded unified diff for the model. */

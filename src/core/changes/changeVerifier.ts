@@ -17,6 +17,8 @@ export interface VerifiedWorker {
   name: string;
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
+  /** The worktree's snapshot `changes` was counted from just before (the completion's count): what is verified. */
+  changesTree?: string;
   verify?: WorkerCard['verify'];
 }
 
@@ -76,7 +78,9 @@ export class ChangeVerifier {
     }
     const cs = this.opts.pending.get(w.name);
     if (cs) {
-      record.tree = await this.opts.pending.changeSets.snapshot(cs).catch(() => undefined);
+      // The completion's own count snapshotted the worktree just before; a second snapshot of a large
+      // repository would cost more than the sandbox (bench: landing).
+      record.tree = w.changesTree ?? (await this.opts.pending.changeSets.snapshot(cs).catch(() => undefined));
       this.opts.pending.save({ ...cs, verify: record });
     }
     w.verify = { state: record.state, line: describeVerify(record), ...(record.tail ? { tail: record.tail } : {}) };

@@ -25,6 +25,8 @@ export interface ChangeTotals {
   deletions: number;
   /** "N files changed, +a −b". */
   line: string;
+  /** A worktree's snapshot the totals were counted from (a verify is stored against it). */
+  tree?: string;
 }
 
 export interface PendingChanges {
@@ -55,6 +57,8 @@ export interface FinishedWorker {
   workingDir: string;
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
+  /** The worktree's snapshot its `changes` were counted from (what a verify right after runs on). */
+  changesTree?: string;
 }
 
 interface TrackedRecord {
@@ -141,6 +145,7 @@ export class WorkerChanges {
         deletions: s.deletions,
         line: describeSummary(s),
         paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+        ...(s.tree ? { tree: s.tree } : {}),
       };
     }
     return totalsOf(await this.trackedFiles(name));
@@ -256,6 +261,7 @@ export class WorkerChanges {
     try {
       const t = await this.totals(w.name);
       w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
+      w.changesTree = t.tree;
       if (!t.files) {
         // Nothing to review in place: the record goes, so the Workers view does not list it as waiting.
         if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);
