@@ -7,11 +7,14 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { applyConfirm } from '../../src/core/changes/applyConfirm';
+import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { MAX_VERIFY_CHARS, MAX_VERIFY_LINES } from '../../src/core/changes/verifyRecord';
+import { trackTempDir } from '../support/leaks';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 
@@ -115,6 +118,10 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     assert.equal(confirm.action, 'Apply Anyway');
     assert.match(confirm.detail, /Last lines:\nFAIL: a\.txt is not fixed$/);
     assert.match(await core.pool.changes!.forModel('failer'), /^verify failed: grep -q fixed .* exited 3/);
+    assert.match(
+      formatWorkerList(core.pool.list(), Date.now()),
+      /- failer: done .*; changes pending, touched: src\/a\.txt; verify failed: grep -q fixed .* exited 3/,
+    );
 
     // The orchestrator's apply names the failure in the question the user answers; the user says no.
     core.server.on(
@@ -193,5 +200,40 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     const confirm = await applyConfirm(core.pool.changes!, 'bare');
     assert.match(confirm.message, /^Verify not run: .*sandbox is off .*\. Apply 1 file changed, \+1 −1 from worker 'bare' anyway\?$/);
     assert.equal(confirm.action, 'Apply Anyway');
+  });
+
+  it('fails closed where Bubblewrap is missing: nothing runs, and the card says why and how to fix it', async () => {
+    await core.dispose();
+    // This machine's PATH without bwrap: every other tool the runtime and the shell need is still there.
+    const bin = await mkdtemp(join(tmpdir(), 'baton-bin-without-bwrap-'));
+    trackTempDir(bin);
+    const seen = new Set<string>();
+    for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (name === 'bwrap' || seen.has(name)) continue;
+        seen.add(name);
+        await symlink(join(dir, name), join(bin, name));
+      }
+    }
+    core = await startCore({ env: { PATH: bin } });
+    core.workerSettings.trustWorkingDir = true;
+    core.broker.answer = 'once';
+    repo = join(core.home, 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'a.txt'), 'a original\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    await runWorker('nobox', "printf 'a by nobox\\n' > src/a.txt", 'touch ran-unsandboxed');
+    assert.equal(card('nobox')?.sandbox?.state, 'unsupported', JSON.stringify(card('nobox')?.sandbox));
+    const verify = card('nobox')?.verify;
+    assert.equal(verify?.state, 'not-run', JSON.stringify(verify));
+    assert.match(
+      verify!.line,
+      /^verify not run: it runs only inside the worker's sandbox, and the sandbox is unsupported: Bubblewrap \(bwrap\) is not installed\. Install bubblewrap/,
+    );
+    assert.equal(existsSync(join(card('nobox')!.workingDir, 'ran-unsandboxed')), false, 'the command did not run');
+    assert.match(completion('nobox'), /\n\nVerify not run: .*Bubblewrap \(bwrap\) is not installed/);
+    await rm(bin, { recursive: true, force: true });
   });
 });
