@@ -39,8 +39,8 @@ function seconds(ms: number): string {
 export function describeVerify(v: VerifyRecord): string {
   if (v.state === 'passed') return `verify passed: ${v.command} (${seconds(v.durationMs)})`;
   if (v.state === 'not-run') return `verify not run: ${v.reason ?? 'unknown reason'}`;
-  const why = v.exitCode !== undefined ? `exited ${v.exitCode}` : (v.reason ?? 'did not finish');
-  return `verify failed: ${v.command} ${why} after ${seconds(v.durationMs)}`;
+  const why = v.exitCode !== undefined ? `exited ${v.exitCode} after ${seconds(v.durationMs)}` : (v.reason ?? 'did not finish');
+  return `verify failed: ${v.command} ${why}`;
 }
 
 /** The completion message's paragraph for the orchestrator: the verdict, and the last lines of a failure. */
