@@ -183,6 +183,25 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     assert.ok(completion('chatty').length < 2000, 'a pass tells the orchestrator one line, not the output');
   });
 
+  it("stops a verify at the worker's time limit, and a kill stops one at once", async () => {
+    core.workerSettings.timeoutMs = 6_000;
+    await runWorker('slow', "printf 'a by slow\\n' > src/a.txt", 'echo started; sleep 60');
+    const verify = card('slow')?.verify;
+    assert.equal(verify?.state, 'failed', JSON.stringify(verify));
+    assert.equal(verify!.line, 'verify failed: echo started; sleep 60 did not finish within 6 s (baton.workers.timeoutMs)');
+    assert.equal(verify!.tail, 'started');
+
+    core.workerSettings.timeoutMs = 30_000;
+    scriptRound('slow', 'once more', "printf 'a again\\n' > src/a.txt", 'slow: again');
+    await core.pool.send('slow', 'once more', 'panel');
+    await waitFor('the second verify', () => card('slow')?.verify?.state === 'running');
+    const t = Date.now();
+    await core.pool.kill('slow', 'tool');
+    assert.ok(Date.now() - t < 5_000, `the kill waited ${Date.now() - t} ms`);
+    assert.equal(card('slow')?.verify?.line, 'verify failed: echo started; sleep 60 was stopped');
+    await waitFor('its result', () => completion('slow').includes('slow: again'));
+  });
+
   it('without the sandbox nothing runs: the card and Apply say verify was not run, and why', async () => {
     core.workerSettings.sandbox = 'off';
     // Without the sandbox every worker shell asks; the user allows the worker's own edit.
