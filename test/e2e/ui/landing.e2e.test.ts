@@ -2,7 +2,9 @@
  * Work that lands, by clicks in a real VS Code: a worker changes three files of a git repository in its worktree;
  * Apply on its card offers the files one by one (all chosen); unticking one applies the other two and leaves it
  * pending (the card counts 1 file); "Ask for changes…" on the card sends the user's words to the same worker, which
- * continues in its worktree; its card shows its new summary and the file it touched.
+ * continues in its worktree; its card shows its new summary and the file it touched. With a verify command set from the
+ * palette, the card says the worker's change failed it (its last lines one click away) and Apply's dialog names the
+ * failure before it applies.
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
-import { completedReply, freshChat, send } from './helpers';
+import { completedReply, freshChat, runCommand, send } from './helpers';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
@@ -194,6 +196,85 @@ describe('Work that lands, by clicks', function () {
       worktrees.split('\n').filter((l) => l.startsWith('worktree ')),
       [`worktree ${repo}`],
     );
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+
+  it('Verify before Apply by clicks: the card says verify failed, its last lines one click away; Apply names the failure', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const setVerify = async (command: string): Promise<void> => {
+      await runCommand(page, "Baton: Set the Command that Verifies Workers' Changes");
+      const box = page.locator('.quick-input-widget input.input');
+      await box.waitFor({ state: 'visible', timeout: 15_000 });
+      await box.fill(command);
+      await box.press('Enter');
+      await box.waitFor({ state: 'hidden', timeout: 10_000 });
+    };
+    // Set as a user does (this window does not pick up edits of settings.json on disk).
+    await setVerify('echo "FAIL-E2E: 1 failing"; exit 2');
+    try {
+      const repo = join(workspace, 'verify-repo');
+      await mkdir(join(repo, 'src'), { recursive: true });
+      await writeFile(join(repo, 'src', 'v.txt'), 'v original\n');
+      await git(repo, 'init', '-q', '-b', 'main');
+      await git(repo, 'add', '-A');
+      await git(repo, 'commit', '-q', '-m', 'init');
+      const prompt = 'Worker ui-verify: change v.txt';
+      server.on(
+        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: 'delegate ui-verify' },
+        { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'ui-verify', working_dir: repo, initial_prompt: 'TASK-ui-verify' } }] },
+      );
+      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'started ui-verify' }, { text: 'Started ui-verify.' });
+      server.on(
+        { lastUserIncludes: 'TASK-ui-verify', afterToolResult: false, name: 'ui-verify edits' },
+        { toolCalls: [{ name: 'edit', arguments: { path: 'src/v.txt', old_str: 'v original', new_str: 'v by worker' } }] },
+      );
+      server.on({ lastUserIncludes: 'TASK-ui-verify', afterToolResult: true, name: 'ui-verify reports' }, { text: 'ui-verify: changed v.txt' });
+      server.on(
+        { lastUserIncludes: "[Background task completed] Worker 'ui-verify' finished:", name: 'summary ui-verify' },
+        { text: 'ui-verify is done, but its verify failed.' },
+      );
+      await send(view, prompt);
+      await completedReply(view, 'ui-verify is done, but its verify failed.');
+      const told = server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'ui-verify'"));
+      assert.match(
+        told?.lastUserText ?? '',
+        /Verify failed: echo "FAIL-E2E: 1 failing"; exit 2 exited 2 after [\d.]+ s\. Its last lines:\nFAIL-E2E: 1 failing/,
+      );
+
+      const verifier = card(view, 'ui-verify');
+      const line = verifier.locator('[data-testid="worker-verify"]');
+      await line.filter({ hasText: /^verify failed: echo "FAIL-E2E: 1 failing"; exit 2 exited 2 after [\d.]+ s$/ }).waitFor({ timeout: 30_000 });
+      const tail = verifier.locator('[data-testid="worker-verify-tail"]');
+      assert.equal(await tail.isVisible(), false, 'the last lines wait for a click');
+      await line.click();
+      await tail.filter({ hasText: 'FAIL-E2E: 1 failing' }).waitFor({ state: 'visible', timeout: 5_000 });
+
+      await verifier.locator('[data-testid="worker-apply"]').click();
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 15_000 });
+      const text = await dialog.innerText();
+      assert.match(
+        text,
+        /Verify failed: echo "FAIL-E2E: 1 failing"; exit 2 exited 2 after [\d.]+ s\. Apply 1 file changed, \+1 \u22121 from worker 'ui-verify' anyway\?/,
+      );
+      assert.match(text, /Last lines:\s+FAIL-E2E: 1 failing/);
+      await answerDialog(page, 'Apply Anyway');
+      await verifier.locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
+      assert.equal(await readFile(join(repo, 'src', 'v.txt'), 'utf8'), 'v by worker\n');
+      assert.equal(await line.isVisible(), false, 'an applied change set no longer shows its verify');
+    } finally {
+      await setVerify('');
+    }
     assert.deepEqual(
       server.pending().map((r) => r.name),
       [],
