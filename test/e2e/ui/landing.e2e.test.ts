@@ -8,12 +8,13 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
-import { completedReply, freshChat, runCommand, send } from './helpers';
+import { completedReply, freshChat, runCommand, send, waitUntil } from './helpers';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
@@ -275,6 +276,78 @@ describe('Work that lands, by clicks', function () {
     } finally {
       await setVerify('');
     }
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+
+  it('Resolve in the editor by clicks: after a confirm the conflicted file gets markers, stays unmerged, and opens in the merge editor', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'merge-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+
+    for (const name of ['ui-left', 'ui-right']) {
+      const prompt = `Worker ${name}: change app.txt`;
+      server.on(
+        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
+        { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
+      );
+      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
+      server.on(
+        { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
+        { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
+      );
+      server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
+      server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary ${name}` }, { text: `${name} is done.` });
+      await send(view, prompt);
+      await completedReply(view, `${name} is done.`);
+    }
+    const left = card(view, 'ui-left');
+    const right = card(view, 'ui-right');
+    await left.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await left.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    await right.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await right.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
+
+    await right.locator('[data-testid="worker-resolve-editor"]').click();
+    await answerDialog(page, 'Apply with Conflict Markers');
+    const text = await waitUntil('the markers', () => {
+      const t = readFileSync(join(repo, 'src', 'app.txt'), 'utf8');
+      return t.includes('<<<<<<<') ? t : undefined;
+    });
+    assert.match(text, /^<<<<<<< .*\nui-left line\n=======\nui-right line\n>>>>>>> .*\n$/);
+    const { stdout: unmerged } = await git(repo, 'ls-files', '-u', '--', 'src/app.txt');
+    assert.equal(unmerged.trim().split('\n').length, 3, 'base, ours and theirs stay in the index');
+    // VS Code's merge editor (the git extension's command), as for a conflicting `git stash pop`.
+    await page.locator('.tabs-container .tab', { hasText: 'Merging: app.txt' }).first().waitFor({ timeout: 20_000 });
+    const merge = page.locator('.merge-editor').first();
+    await merge.waitFor({ state: 'visible', timeout: 20_000 });
+    // Both sides of the conflict, each in its own pane (Monaco renders a space as a no-break space).
+    await merge
+      .locator('.view-line', { hasText: /ui-left.line/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await merge
+      .locator('.view-line', { hasText: /ui-right.line/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await right.locator('[data-testid="worker-where"]').filter({ hasText: 'to merge in the editor' }).waitFor({ timeout: 15_000 });
+    await mkdir(resultsDir, { recursive: true });
+    await page.screenshot({ path: join(resultsDir, 'resolve-in-editor.png') });
     assert.deepEqual(
       server.pending().map((r) => r.name),
       [],
