@@ -160,11 +160,12 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
   });
 
   it('a verify command that reads ~/.ssh fails like any sandboxed shell: the key reaches nothing', async () => {
-    await runWorker('prober', "printf 'a by prober\\n' > src/a.txt", 'cat ~/.ssh/id_rsa');
+    await runWorker('prober', "printf 'a by prober\\n' > src/a.txt", 'echo planted > ~/planted-by-verify; cat ~/.ssh/id_rsa');
     const verify = card('prober')?.verify;
     assert.equal(verify?.state, 'failed', JSON.stringify(verify));
     assert.match(verify!.line, /exited 1 after/);
     assert.match(verify!.tail!, /\.ssh\/id_rsa: No such file or directory/);
+    assert.equal(existsSync(join(core.home, 'planted-by-verify')), false, "a write to HOME inside verify does not reach the user's HOME");
     const record = core.pool.changes!.list().find((p) => p.worker === 'prober');
     assert.ok(record, 'the change set is pending');
     assert.ok(!JSON.stringify(core.pool.list()).includes(MARKER), 'the key is on no card');

@@ -1,9 +1,10 @@
 // A shell command run by Baton itself (not the model) inside a session's sandbox: the worker's own
-// policy (denied paths, read-only HOME, writable worktree and TMPDIR, its network mode) and the
+// policy (denied paths, read-only paths, writable worktree and TMPDIR, its network mode) and the
 // runtime's allowlisted environment, because it is the worker's session that runs it.
-// Measured with the bundled runtime 1.0.85 (test/integration/workerVerify.integration.test.ts):
+// Measured with the bundled runtime 1.0.85 (test/integration/workerVerify.integration.test.ts checks all but the
+// second point, which was tried by hand against the scripted server while choosing this RPC):
 // - `session.shell.executeUserRequested` runs through the session's sandbox (`cat ~/.ssh/id_rsa`
-//   → "No such file or directory", a write to HOME → "Read-only file system"), makes no model
+//   → "No such file or directory"; a write to HOME does not reach the real one), makes no model
 //   request, returns stdout and stderr interleaved with the exit code, and keeps only the last
 //   ~3.5 KB of a long output ("<output too long - dropped N lines from the start>");
 // - `session.shell.exec` does NOT: it read the fake HOME's key. It is never used;
