@@ -27,8 +27,8 @@ export function timeEl(date: Date, afterPaint = false): HTMLElement {
     fill(el, date);
     return el;
   }
-  // After the frame's paint: a timeout queued from the frame's callback runs once the frame is done.
-  if (!pending.length) requestAnimationFrame(() => setTimeout(flushPending, 0));
+  // In the first idle time after that frame (asked for from the frame, so never before it), or 200 ms on at most.
+  if (!pending.length) requestAnimationFrame(() => requestIdleCallback(flushPending, { timeout: 200 }));
   pending.push([el, date]);
   return el;
 }

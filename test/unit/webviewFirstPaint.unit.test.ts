@@ -37,7 +37,9 @@ describe('webview: opening on a long history (Chromium)', function () {
     const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
     try {
       await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined');
-      // As painted first (the page's stub notes the first frame after the first message appeared).
+      // Just after the first paint (the page's stub notes the first frame after the first message appeared): the times
+      // are written in the first idle time after it.
+      await wp.page.evaluate('new Promise(function (r) { requestIdleCallback(function () { r(); }); })');
       const first = (await wp.page.evaluate(`Array.from(document.querySelectorAll('[data-rendered]')).map(function (el) {
         var t = el.querySelector('time');
         var d = new Date(t.getAttribute('datetime'));
