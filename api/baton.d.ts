@@ -16,8 +16,8 @@
  * const result = await job.result; // { state: 'done', text: '...' }
  * ```
  *
- * Every message goes into the same orchestrator queue as Baton's panel and @baton in the Chat view (one
- * conversation, one log); the panel shows it tagged "via api".
+ * Version 1's messages go into the conversation Baton's panel shows, the same queue as the panel and @baton in the
+ * Chat view; the panel shows them tagged "via api". Version 2 names the conversation per call.
  *
  * Events come at two levels: per call (`ask(text, { on })`, `delegate(task, { on })`: only that call's events) and
  * per instance (`baton.on(type, handler)`: every turn and worker, whichever channel started it). Instance handlers
