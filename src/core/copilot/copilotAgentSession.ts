@@ -13,6 +13,8 @@ import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
   isConnected(): boolean;
+  /** The session is done with: the SDK client may let go of it (CopilotRuntime.forget). */
+  forget(session: CopilotSession): void;
   /** Classifies a session.error event (may ask the runtime's auth status). */
   classify(data: { errorType?: string; statusCode?: number; message: string }): Promise<AgentError>;
 }
@@ -268,5 +270,6 @@ export class CopilotAgentSession implements AgentSession {
   async disconnect(): Promise<void> {
     this.offSandbox();
     await withTimeout(this.session.disconnect(), 2000, 'disconnect timed out').catch(() => undefined);
+    this.host.forget(this.session);
   }
 }
