@@ -286,7 +286,7 @@ export class InMemoryAgentSession implements AgentSession {
   }
 
   /** Nothing to set up in memory. */
-  async warmUp(): Promise<void> {}
+  async warmUp(_model: string): Promise<void> {}
 
   /** The sandbox as the spec asked for it: 'applied' when the worker has a policy (nothing in memory enforces it). */
   get sandbox(): SandboxStatus {

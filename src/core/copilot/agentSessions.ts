@@ -94,9 +94,9 @@ export interface AgentSession {
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }>;
   /**
    * Has the runtime set up what it otherwise sets up at a new session's first message, with no model request (the
-   * panel was opened; see Orchestrator.prewarm). Does nothing to a session that has messages. Best-effort: never throws.
+   * panel was opened; see Orchestrator.prewarm), for `model`. Never changes what the session holds. Best-effort: never throws.
    */
-  warmUp(): Promise<void>;
+  warmUp(model: string): Promise<void>;
   abort(): Promise<void>;
   /** Bounded and quiet: a session on a dead connection may never answer. */
   disconnect(): Promise<void>;

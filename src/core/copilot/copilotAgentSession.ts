@@ -230,12 +230,15 @@ export class CopilotAgentSession implements AgentSession {
     return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
   }
 
-  // Measured (runtime of @github/copilot-sdk 0.x, 2 cores): a new session's first send spends 0.4-0.7 s of the runtime's
-  // CPU building its agent context (system prompt, tool metadata, token counts; the context RPCs answer null until then)
-  // before its model request, against ~40 ms for a warm turn. Compacting a session with no messages builds that context
-  // too, then stops ("Nothing to compact") without asking the model anything. Never on a session with messages: that
-  // would compact it for real.
-  async warmUp(): Promise<void> {
+  // Measured (the SDK's bundled runtime, 2 cores): a session's first send after it is opened spends 0.4-1 s of the
+  // runtime's CPU building its agent context (system prompt, tool metadata, token counts; the context RPCs answer null
+  // until then) before its model request, against ~40 ms for a warm turn. For a session with messages (resumed),
+  // re-counting its tokens builds that context (the RPC is meant for hosts opening a resumed session); for a new one it
+  // answers zeros and builds nothing, but compacting it does, then stops ("Nothing to compact") without asking the model
+  // anything. Never compacted when it has messages: that would compact it for real.
+  async warmUp(model: string): Promise<void> {
+    const tokens = await this.session.rpc.metadata.recomputeContextTokens({ modelId: model }).catch(() => undefined);
+    if (tokens?.messagesTokenCount !== 0) return;
     const events = await this.session.getEvents().catch(() => undefined);
     if (!events || events.some((e) => e.type === 'user.message')) return;
     await this.session.rpc.history.compact().catch(() => undefined);
