@@ -2,6 +2,7 @@
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
 import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/shared/protocol';
 import { Composer } from './composer';
+import { ConversationList } from './conversationList';
 import { ContextBar, DROP_TYPES, droppedUris } from './contextChips';
 import { highlightNow } from './deferredHighlight';
 import { h } from './dom';
@@ -29,6 +30,7 @@ const HOST_MESSAGE_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
   'context/added',
   'context/refused',
   'chat/refused',
+  'conversations/update',
 ]);
 
 /** If a requested snapshot has not come after this long, ask again (the request or the answer may have been lost). */
@@ -45,6 +47,7 @@ export class ChatApp {
   private readonly post: Post;
   private readonly ui: UiState;
   private readonly header: Header;
+  private readonly conversationList: ConversationList;
   private readonly setup: SetupBanner;
   private readonly empty: EmptyState;
   private readonly list: MessageList;
@@ -59,6 +62,8 @@ export class ChatApp {
   /** The chips of the last message sent, put back if the host refuses it. */
   private lastSentChips: ReferenceChip[] = [];
   private restored = false;
+  /** The conversation the last snapshot showed. */
+  private shownConversation: string | undefined;
   private snapshotTimer: ReturnType<typeof setTimeout> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -69,6 +74,7 @@ export class ChatApp {
     this.post = (message) => api.postMessage(message);
     this.ui = { ...api.getState() };
     this.header = new Header(this.post);
+    this.conversationList = new ConversationList(this.post);
     this.setup = new SetupBanner(this.post);
     this.empty = new EmptyState((prompt) => this.onExample(prompt));
     this.scroller = h('main', { class: 'scroller', 'aria-label': 'Chat' });
@@ -96,7 +102,7 @@ export class ChatApp {
     });
     this.announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'announcer' });
     this.scroller.append(this.empty.el, this.list.el, this.permissions.el);
-    root.replaceChildren(this.header.el, this.setup.el, this.scroller, this.workers.el, this.composer.el, this.announcer);
+    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, this.scroller, this.workers.el, this.composer.el, this.announcer);
     root.classList.add('app');
 
     this.scroller.addEventListener('click', (e) => this.onContentClick(e));
@@ -201,6 +207,9 @@ export class ChatApp {
         this.contextBar.showNotice(`Not sent: ${message.message}`);
         this.announce(`Not sent: ${message.message}`);
         break;
+      case 'conversations/update':
+        this.conversationList.update(message.active, message.conversations);
+        break;
       default: {
         const unknown: never = message;
         void unknown;
@@ -214,7 +223,11 @@ export class ChatApp {
     // Scroll position is restored once, for the snapshot that follows a reload; later snapshots keep the view.
     const restore = this.restored ? undefined : { scrollTop: this.ui.scrollTop, pinned: this.ui.pinned };
     this.restored = true;
-    this.list.reset(snapshot.messages, restore);
+    // Another conversation: its history replaces this one's, read from its end (the saved scroll was this one's).
+    const switched = this.shownConversation !== undefined && snapshot.conversation !== this.shownConversation;
+    this.shownConversation = snapshot.conversation;
+    if (snapshot.conversation && snapshot.conversations) this.conversationList.update(snapshot.conversation, snapshot.conversations);
+    this.list.reset(snapshot.messages, switched ? { scrollTop: 0, pinned: true } : restore);
     this.workers.update(snapshot.workers);
     this.permissions.reset(snapshot.permissions);
     this.contextBar.setImplicit(snapshot.implicit);

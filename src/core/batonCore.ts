@@ -1,5 +1,5 @@
-// The composition root: builds Baton's core (store, the Copilot sessions port, orchestrator,
-// worker pool, memory, delivery of worker results, the chat controller) in one place. The
+// The composition root: builds Baton's core (store, the Copilot sessions port, the conversations and
+// their orchestrators, worker pool, memory, delivery of worker results, the chat controller) in one place. The
 // extension, the integration tests and the bench all call createBatonCore, so what is tested is
 // what ships; they differ only in the deps they pass (settings, where files live, the runtime's
 // environment).
@@ -25,7 +25,8 @@ import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestr
 import { SessionClaims } from './orchestrator/sessionClaims';
 import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
-import { STALE_PREFIX, STATE_FINGERPRINT, STATE_SESSION } from './orchestrator/sessionKeeper';
+import { markAllStale, savedSessionIds } from './orchestrator/sessionKeeper';
+import { Conversations } from './conversations/conversations';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -38,7 +39,7 @@ import { Wiki } from './wiki/wiki';
 import { getWikiSummary } from './wiki/wikiSummary';
 import { createWikiTools } from './wiki/wikiTools';
 import type { PermissionBroker } from './workers/workerPermissions';
-import { WorkerPool, type ReplyChannel, type WorkerSettings } from './workers/workerPool';
+import { replyTo, WorkerPool, type ReplyChannel, type ReplyTo, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
 import { createChangeTools } from './changes/changeTools';
 import { sweepOrphanedSessions } from './workers/sessionSweep';
@@ -84,7 +85,10 @@ export interface BatonCoreDeps {
 export interface BatonCore {
   store: BatonStore;
   sessions: AgentSessions;
-  orchestrator: Orchestrator;
+  /** The orchestrator of the conversation the panel shows (conversations.active). */
+  readonly orchestrator: Orchestrator;
+  /** Every conversation: one orchestrator each, built on first use, all on the one runtime. */
+  conversations: Conversations;
   pool: WorkerPool;
   chat: ChatController;
   toolJournal: ToolJournal;
@@ -99,17 +103,16 @@ export interface BatonCore {
   /** The way in for the Chat view, the language-model tools and the public API (their events, asks, delegations). */
   access: BatonAccess;
   /** Which window runs which conversation (Doctor). */
-  conversations: ConversationClaims;
+  conversationClaims: ConversationClaims;
   /** Turns a crash or reload interrupted (offered for resending). */
   interrupted: LogEntry[];
   dispose(): Promise<void>;
 }
 
-/** Where a worker started during the current turn reports back: the channel that asked. */
-function replyChannel(origin: Origin | undefined): ReplyChannel {
-  if (!origin) return 'panel';
-  if (origin.channel === 'background') return origin.replyTo ?? 'panel';
-  return origin.channel;
+/** Where a worker started during a turn of `conversation` reports back: the channel that asked, in that conversation. */
+function replyAddress(origin: Origin | undefined, conversation: string): ReplyTo {
+  const channel: ReplyChannel = !origin ? 'panel' : origin.channel === 'background' ? (origin.replyTo ?? 'panel') : origin.channel;
+  return replyTo(channel, conversation);
 }
 
 export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
@@ -140,12 +143,12 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     skills.ensureDir(),
   ]);
   const skillDirectories = (): string[] => [...userConfig.skillDirectories, skills.dir];
-  const usage = new UsageTotals(store, () => orchestrator?.conversationId ?? 'orchestrator');
+  const usage = new UsageTotals(store, () => conversations?.active.conversationId ?? 'orchestrator');
   const toolJournal = new ToolJournal();
   let chat: ChatController | undefined;
-  // The pool and the orchestrator refer to each other (results in, workers out); each reaches the
+  // The pool and the conversations refer to each other (results in, workers out); each reaches the
   // other only through these closures, which run after both exist.
-  let orchestrator: Orchestrator | undefined;
+  let conversations: Conversations | undefined;
   const broker: PermissionBroker = deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') };
   const pool = new WorkerPool({
     sessions,
@@ -160,13 +163,15 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     onUsage: (worker, u) => usage.workerCall(worker, callUsage(u)),
     broker,
     model: () => deps.settings.orchestrator().routing.model,
-    reservedSessionIds: () => [orchestrator?.currentSessionId, store.getState('orchestrator_session_id')],
+    reservedSessionIds: () => [...(conversations?.all().map((o) => o.currentSessionId) ?? []), ...savedSessionIds(store)],
     // Delivered once the orchestrator's session takes it: a window closed while it waited in the
     // queue leaves it in the inbox for the next start, while a failed summary turn does not make
-    // it come back again.
+    // it come back again. It goes to the conversation that started the worker (the active one if
+    // that was deleted, or for results from before there were several).
     deliver: (text, origin, _inboxId, workerResult) => {
-      if (!orchestrator) throw new Error('The orchestrator is not ready');
-      return orchestrator.enqueue(text, origin, workerResult ? { workerResult } : undefined).started;
+      if (!conversations) throw new Error('The orchestrator is not ready');
+      const target = origin.conversation && conversations.has(origin.conversation) ? origin.conversation : conversations.activeId;
+      return conversations.get(target).enqueue(text, { ...origin, conversation: target }, workerResult ? { workerResult } : undefined).started;
     },
   });
   const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });
@@ -174,17 +179,19 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // Changes that alter what the orchestrator's session knows wait for the running turn to settle (controlTools.ts).
   const afterTurn: Array<() => Promise<void> | void> = [];
   const runAfterTurn = (fn: () => Promise<void> | void): void => {
-    if (orchestrator?.currentOrigin) afterTurn.push(fn);
+    if (conversations?.all().some((o) => o.currentOrigin)) afterTurn.push(fn);
     else
       void Promise.resolve()
         .then(fn)
         .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   };
-  const invalidate = (reason: string): void => orchestrator?.invalidateSession(reason);
-  // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking the saved
+  const invalidate = (reason: string): void => {
+    for (const o of conversations?.all() ?? []) o.invalidateSession(reason);
+  };
+  // A resumed session keeps the skills it loaded, so a skill change needs a new session: marking every saved
   // fingerprint stale takes the keeper's drift path (a fresh session with the recent turns as context).
   const renewSession = (reason: string): void => {
-    store.setState(STATE_FINGERPRINT, `${STALE_PREFIX}${reason}`);
+    markAllStale(store, reason);
     invalidate(reason);
   };
   const control = new SettingsControl({
@@ -197,76 +204,91 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     refreshState: () => chat?.refreshState(),
   });
   const claims = new SessionClaims(path.join(storageDir, 'claims'));
-  const conversations = new ConversationClaims(path.join(storageDir, 'claims'), windowStamp(deps.workspaceFolders()));
-  const shared = new SharedConversation({ store, claims: conversations, logger });
-  const orch: Orchestrator = new Orchestrator({
-    sessions,
-    store,
-    logger,
-    version: deps.version,
-    settings: deps.settings.orchestrator,
-    tools: () => [
-      ...createMemoryTools(store, toolJournal),
-      ...createWorkerTools(pool, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal, defaultWorkingDir: deps.defaultWorkerFolder }),
-      ...(pool.changes
-        ? createChangeTools(pool.changes, {
-            journal: toolJournal,
-            // Landing or dropping work is the user's decision, asked in the panel like a worker's permission.
-            confirm: async (worker, kind, detail) => (await broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
-            dirtyBuffers: () => deps.dirtyBuffers?.() ?? [],
-            summaryOf: (worker) => pool.summaryOf(worker),
-          })
-        : []),
-      ...createSquadTools(squads, { replyTo: () => replyChannel(orch.currentOrigin), journal: toolJournal }),
-      ...createWikiTools(wiki, toolJournal),
-      ...createSkillTools(skills, {
-        journal: toolJournal,
-        indexUrl: () => deps.skillIndexUrl?.(),
-        changed: () => runAfterTurn(() => renewSession('skills changed')),
-      }),
-      ...createControlTools({
-        control,
-        settings: deps.settings.orchestrator,
-        listModels: () => sessions.listModels(),
-        currentModel: () => orch.currentModel,
-        journal: toolJournal,
-      }),
-    ],
-    toolJournal,
-    // The wiki and squads sit next to the memory summary, each bounded on its own.
-    memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
-    userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
-    claims,
-    shared,
-    installPath: deps.installPath,
-    workspaceFolders: deps.workspaceFolders,
-    retryDelaysMs: deps.retryDelaysMs,
-    healthCheckIntervalMs: deps.healthCheckIntervalMs,
-  });
-  orchestrator = orch;
-  orch.onEvent((e) => shared.onTurnEvent(e));
+  const conversationClaims = new ConversationClaims(path.join(storageDir, 'claims'), windowStamp(deps.workspaceFolders()));
+  // One orchestrator per conversation, built when first needed; everything but its log, session and claim is shared.
+  const build = (conversation: string): Orchestrator => {
+    const shared = new SharedConversation({ store, claims: conversationClaims, logger, conversation });
+    const orch: Orchestrator = new Orchestrator({
+      conversation,
+      sessions,
+      store,
+      logger,
+      version: deps.version,
+      settings: deps.settings.orchestrator,
+      tools: () => orchestratorTools(orch),
+      toolJournal,
+      // The wiki and squads sit next to the memory summary, each bounded on its own.
+      memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
+      userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
+      claims,
+      shared,
+      installPath: deps.installPath,
+      workspaceFolders: deps.workspaceFolders,
+      retryDelaysMs: deps.retryDelaysMs,
+      healthCheckIntervalMs: deps.healthCheckIntervalMs,
+    });
+    orch.onEvent((e) => shared.onTurnEvent(e));
+    return orch;
+  };
+  // Baton's tools for one conversation's session: a worker or squad it starts reports back into that conversation.
+  const orchestratorTools = (orch: Orchestrator) => [
+    ...createMemoryTools(store, toolJournal),
+    ...createWorkerTools(pool, {
+      replyTo: () => replyAddress(orch.currentOrigin, orch.conversation),
+      journal: toolJournal,
+      defaultWorkingDir: deps.defaultWorkerFolder,
+    }),
+    ...(pool.changes
+      ? createChangeTools(pool.changes, {
+          journal: toolJournal,
+          // Landing or dropping work is the user's decision, asked in the panel like a worker's permission.
+          confirm: async (worker, kind, detail) => (await broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
+          dirtyBuffers: () => deps.dirtyBuffers?.() ?? [],
+          summaryOf: (worker) => pool.summaryOf(worker),
+        })
+      : []),
+    ...createSquadTools(squads, { replyTo: () => replyAddress(orch.currentOrigin, orch.conversation), journal: toolJournal }),
+    ...createWikiTools(wiki, toolJournal),
+    ...createSkillTools(skills, {
+      journal: toolJournal,
+      indexUrl: () => deps.skillIndexUrl?.(),
+      changed: () => runAfterTurn(() => renewSession('skills changed')),
+    }),
+    ...createControlTools({
+      control,
+      settings: deps.settings.orchestrator,
+      listModels: () => sessions.listModels(),
+      currentModel: () => orch.currentModel,
+      journal: toolJournal,
+    }),
+  ];
+  const convos = new Conversations({ store, logger, build });
+  conversations = convos;
   chat = new ChatController(
-    orch,
+    convos,
     store,
     deps.host,
     logger,
     () => deps.settings.orchestrator().routing.auto,
     () => usage.headerText(),
-    conversations.self,
+    conversationClaims.self,
   );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
-  const access = new BatonAccess({ orchestrator: orch, pool, store }, logger);
-  const interrupted = orch.start();
+  const access = new BatonAccess({ orchestrator: convos, pool, store }, logger);
+  // The conversation the panel shows starts now (its interrupted turns are offered for resending); the others when opened.
+  convos.get(convos.activeId);
+  const interrupted = [...convos.interrupted];
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
   const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));
-  const offTurns = orch.onEvent((e) => {
+  const offTurns = convos.onEvent((e) => {
+    const orch = convos.peek(e.conversation);
     // Every turn counts, with what it used: a failed or stopped one too.
-    if (e.type === 'turn.completed') usage.turn(e.result.usage);
-    if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage);
+    if (e.type === 'turn.completed') usage.turn(e.result.usage, orch?.conversationId);
+    if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage, orch?.conversationId);
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
     // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
     const changes = afterTurn.splice(0);
-    if (changes.length)
+    if (changes.length && orch)
       void orch
         .beforeNextTurn(async () => {
           for (const fn of changes) await fn();
@@ -280,8 +302,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     sessions,
     logger,
     referenced: () => [
-      store.getState(STATE_SESSION),
-      orch.currentSessionId,
+      ...savedSessionIds(store),
+      ...convos.all().map((o) => o.currentSessionId),
       ...claims.sweep(),
       ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
       ...pool.list().map((w) => w.sessionId),
@@ -294,7 +316,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   return {
     store,
     sessions,
-    orchestrator: orch,
+    get orchestrator() {
+      return convos.active;
+    },
+    conversations: convos,
     pool,
     chat,
     toolJournal,
@@ -305,7 +330,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     usage,
     control,
     renewSession,
-    conversations,
+    conversationClaims,
     interrupted,
     dispose: () =>
       (disposed ??= (async () => {
@@ -314,7 +339,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         await swept;
         chat?.dispose();
         await pool.dispose();
-        await orch.dispose();
+        await convos.dispose();
+        SharedConversation.leave(conversationClaims);
+        claims.releaseAll();
         access.dispose();
         await sessions.dispose();
         await store.close();

@@ -111,7 +111,24 @@ export interface PanelState {
   usageToday?: string;
 }
 
+/** A conversation in the panel's list. */
+export interface ConversationItem {
+  id: string;
+  /** Its first message's first words or the user's name for it; '' until its first message. */
+  title: string;
+  /** When it was last written to (epoch ms). */
+  lastActivity: number;
+  messages: number;
+  /** A turn is running or queued in it. */
+  busy: boolean;
+  /** A reply or a worker's result arrived in it while another conversation was shown. */
+  unread: boolean;
+}
+
 export interface Snapshot {
+  /** The conversation shown, and every conversation (most recently active first); the host always sends both. */
+  conversation?: string;
+  conversations?: ConversationItem[];
   messages: ChatMessage[];
   workers: WorkerCard[];
   permissions: PermissionPrompt[];
@@ -134,6 +151,8 @@ export type HostMessage =
   | { type: 'permission/request'; seq: number; request: PermissionPrompt }
   | { type: 'permission/resolved'; seq: number; id: string }
   | { type: 'state'; seq: number; state: PanelState }
+  /** The list of conversations changed (a new one, a title, a count, busy, a badge); `active` is the one shown. */
+  | { type: 'conversations/update'; seq: number; active: string; conversations: ConversationItem[] }
   | { type: 'composer/focus'; seq: number }
   | { type: 'context/implicit'; seq: number; chip?: ReferenceChip }
   | { type: 'context/added'; seq: number; chips: ReferenceChip[] }
@@ -147,6 +166,8 @@ export type HostMessageBody = WithoutSeq<HostMessage>;
 
 export const permissionDecisionSchema = z.enum(['once', 'worker', 'deny']);
 export type PermissionDecision = z.infer<typeof permissionDecisionSchema>;
+
+const conversationIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/);
 
 /** Webview → host. Everything from the webview is untrusted and validated with this schema. */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
@@ -163,6 +184,10 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chat/stop') }),
   z.object({ type: z.literal('chat/new') }),
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),
+  z.object({ type: z.literal('conversation/open'), id: conversationIdSchema }),
+  /** Rename and delete ask in the editor (an input box, a modal confirmation) before anything changes. */
+  z.object({ type: z.literal('conversation/rename'), id: conversationIdSchema }),
+  z.object({ type: z.literal('conversation/delete'), id: conversationIdSchema }),
   z.object({ type: z.literal('routing/toggle') }),
   // `action` (a card's buttons): what to open; without it, the worker's transcript.
   z.object({

@@ -59,7 +59,7 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     async () =>
       `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`,
   );
-  await check('Windows', async () => core.conversations.describe());
+  await check('Windows', async () => core.conversationClaims.describe());
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
   await check('Workers\u2019 sandbox', async () => {
     const support = core.sessions.sandboxSupport;

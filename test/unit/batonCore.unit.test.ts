@@ -85,14 +85,14 @@ describe('createBatonCore (in-memory runtime)', () => {
   });
 
   for (const channel of ['panel', 'command'] as const) {
-    it(`a worker started from a ${channel} turn reports back to the ${channel}`, async () => {
+    it(`a worker started from a ${channel} turn reports back to the ${channel}, in its conversation`, async () => {
       f.sessions.script('orchestrator', sequence(tool('create_worker_session', { name: 'w', working_dir: f.workDir, initial_prompt: 'go' }), reply('started')));
       f.sessions.script('worker', reply('worked'));
       f.sessions.scriptWhen('orchestrator', (p) => p.startsWith("[Background task completed] Worker 'w'"), reply('summary'));
       const summary = nextEvent(f.core, 'turn.completed', (e) => e.origin.channel === 'background');
       await f.core.orchestrator.enqueue('start w', { channel }).done;
       const done = await summary;
-      assert.deepEqual(done.origin, { channel: 'background', worker: 'w', replyTo: channel });
+      assert.deepEqual(done.origin, { channel: 'background', worker: 'w', replyTo: channel, conversation: 'main' });
     });
   }
 

@@ -8,6 +8,7 @@ import initSqlJs from 'sql.js';
 import {
   AUTO_MEMORIES_KEEP,
   CHECKPOINT_KEEP,
+  CONVERSATIONS_KEEP,
   INBOX_DELIVERED_KEEP,
   LOG_KEEP,
   SQUAD_DECISIONS_KEEP,
@@ -47,6 +48,39 @@ describe('bounds of the database (real sql.js file)', () => {
     // Pruning runs every few inserts: at most a handful over, never growing with use.
     assert.ok(rows >= LOG_KEEP && rows < LOG_KEEP + 25, `${rows} rows`);
     assert.equal(store.recentLog(1)[0]!.content, `message ${LOG_KEEP * 2 - 1}`);
+  });
+
+  it(`conversation_log keeps the newest ${LOG_KEEP} rows per conversation`, async () => {
+    for (let i = 0; i < LOG_KEEP + 60; i++) {
+      store.appendLog({ role: 'user', content: `a ${i}`, conversation: 'a' });
+      store.appendLog({ role: 'user', content: `b ${i}`, conversation: 'b' });
+    }
+    for (const c of ['a', 'b']) {
+      const rows = await count(`SELECT COUNT(*) FROM conversation_log WHERE conversation = '${c}'`);
+      assert.ok(rows >= LOG_KEEP && rows < LOG_KEEP + 50, `${c}: ${rows} rows`);
+      assert.equal(store.recentLog(1, c)[0]!.content, `${c} ${LOG_KEEP + 59}`);
+    }
+  });
+
+  it(`conversations keep the ${CONVERSATIONS_KEEP} most recently active, each going with its log and saved session`, async () => {
+    store.appendLog({ role: 'user', content: 'the first conversation', conversation: 'c-first' });
+    store.setState('orchestrator_session_id@c-first', 'session-of-first');
+    for (let i = 0; i < CONVERSATIONS_KEEP + 20; i++) {
+      store.appendLog({ role: 'user', content: `hello ${i}`, conversation: `c-${i}` });
+      // The first one stays in use for a while: it is among the most recently active, so it is kept.
+      if (i === CONVERSATIONS_KEEP - 10) store.appendLog({ role: 'assistant', content: 'still here', conversation: 'c-first' });
+    }
+    assert.equal(await count('SELECT COUNT(*) FROM conversations'), CONVERSATIONS_KEEP);
+    assert.equal(await count('SELECT COUNT(DISTINCT conversation) FROM conversation_log'), CONVERSATIONS_KEEP);
+    assert.equal(store.getState('orchestrator_session_id@c-first'), 'session-of-first');
+    const ids = new Set(store.listConversations().map((c) => c.id));
+    assert.ok(ids.has('c-first') && ids.has(`c-${CONVERSATIONS_KEEP + 19}`) && !ids.has('c-0'), 'the least recently active went');
+    const oldest = store.listConversations().at(-1)!.id;
+    store.setState(`orchestrator_session_id@${oldest}`, 'session-of-the-oldest');
+    store.createConversation('one-more');
+    assert.equal(store.getState(`orchestrator_session_id@${oldest}`), undefined, "a dropped conversation's saved session goes with it");
+    assert.equal(store.recentLog(10, oldest).length, 0, 'and its log');
+    assert.equal(await count('SELECT COUNT(*) FROM conversations'), CONVERSATIONS_KEEP);
   });
 
   it(`checkpoints keep the newest ${CHECKPOINT_KEEP}`, async () => {

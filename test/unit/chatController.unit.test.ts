@@ -135,6 +135,7 @@ describe('ChatController', () => {
   it('maps failed replies to error messages with their action', () => {
     const msg = toChatMessage({
       id: 3,
+      conversation: 'main',
       role: 'assistant',
       content: 'Sorry, I hit an error: x',
       source: 'panel',

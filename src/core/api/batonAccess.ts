@@ -8,7 +8,7 @@ import type { Origin } from '../orchestrator/events';
 import type { Logger } from '../util/logger';
 import { WorkerError, type ReplyChannel, type WorkerInfo, type WorkerStatus } from '../workers/workerPool';
 import { askInput, delegateInput, parseInput, recallInput, workerNameFor } from './apiInputs';
-import { BatonEvents } from './batonEvents';
+import { BatonEvents, type TurnPort } from './batonEvents';
 
 export type BatonErrorKind = ErrorClass | 'invalid-input' | 'worker';
 
@@ -26,6 +26,8 @@ export class BatonApiError extends Error {
 }
 
 export interface AskCallOptions {
+  /** The conversation the message goes to (created if unknown); default: the one the panel shows. */
+  conversation?: string;
   on?: (event: BatonEvent) => void;
   signal?: AbortSignal;
 }
@@ -40,7 +42,7 @@ export class BatonAccess {
   readonly events: BatonEvents;
 
   constructor(
-    private readonly core: Pick<BatonCore, 'orchestrator' | 'pool' | 'store'>,
+    private readonly core: { orchestrator: TurnPort } & Pick<BatonCore, 'pool' | 'store'>,
     logger: Logger,
   ) {
     this.events = new BatonEvents(core.orchestrator, core.pool, core.store, logger);
@@ -51,7 +53,7 @@ export class BatonAccess {
     const input = parseInput('ask', askInput, { question: typeof text === 'string' ? text : undefined });
     if (!input.ok) throw new BatonApiError('invalid-input', input.error);
     if (opts.signal?.aborted) throw new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
-    const origin: Origin = { channel };
+    const origin: Origin = { channel, ...(opts.conversation ? { conversation: opts.conversation } : {}) };
     const call = this.events.enqueue(input.value.question, origin, opts.on ?? (() => undefined));
     const onAbort = () => call.cancel();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -109,7 +111,7 @@ export class BatonAccess {
 
   /** Stops the turn `turnId` if it is the one running (what streamed is kept); false otherwise. */
   stopTurn(turnId: string): boolean {
-    return this.events.currentTurn?.turnId === turnId && this.core.orchestrator.stop();
+    return this.events.currentTurn?.turnId === turnId && this.core.orchestrator.stop(turnId);
   }
 
   /** Every worker as the pool reports them (for the workers tool's text). */

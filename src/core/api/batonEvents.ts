@@ -11,10 +11,13 @@ import type { WorkerCard } from '../../shared/protocol';
 import { reportText } from '../workers/workerMessages';
 import type { OrchestratorEvent, Origin } from '../orchestrator/events';
 import type { Orchestrator } from '../orchestrator/orchestrator';
+
+/** What the events need of the orchestrators: every conversation's events, and a way to queue, stop and withdraw turns. */
+export type TurnPort = Pick<Orchestrator, 'onEvent' | 'enqueue' | 'stop' | 'withdraw'>;
 import type { BatonStore } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import type { ReplyChannel, WorkerPool } from '../workers/workerPool';
+import { parseReplyTo, type ReplyChannel, type WorkerPool } from '../workers/workerPool';
 
 export type Handler = (event: BatonEvent) => void;
 
@@ -58,7 +61,7 @@ export class BatonEvents {
   private readonly unsubscribe: Array<() => void>;
 
   constructor(
-    private readonly orchestrator: Orchestrator,
+    private readonly orchestrator: TurnPort,
     pool: WorkerPool,
     private readonly store: BatonStore,
     private readonly logger: Logger,
@@ -118,7 +121,7 @@ export class BatonEvents {
       ...handle,
       cancel: () => {
         if (call.ended) return;
-        if (this.current?.turnId === turnId) this.orchestrator.stop();
+        if (this.current?.turnId === turnId) this.orchestrator.stop(turnId);
         // Still queued: taken out before it reaches the session (its done promise gives the one turn.cancelled).
         else if (!this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
       },
@@ -153,7 +156,7 @@ export class BatonEvents {
         this.prompts.delete(e.turnId);
         this.emit({ type: 'turn.starting', turnId: e.turnId, origin: e.origin, prompt });
         // Stopped from inside the start event: the orchestrator has made this turn current already.
-        if (this.turnCalls.get(e.turnId)?.stopOnStart) this.orchestrator.stop();
+        if (this.turnCalls.get(e.turnId)?.stopOnStart) this.orchestrator.stop(e.turnId);
         break;
       }
       case 'turn.routed':
@@ -251,7 +254,7 @@ export class BatonEvents {
     this.workers.set(card.name, { state: card.state, startedAt: card.startedAt, lastLine: card.lastLine });
     const delegated = this.delegating.delete(card.name);
     const row = this.store.listWorkers().find((r) => r.name === card.name);
-    const replyTo = (row?.origin as BatonReplyChannel | undefined) ?? replyChannelOf(this.current?.origin);
+    const replyTo: BatonReplyChannel = row ? parseReplyTo(row.origin).channel : replyChannelOf(this.current?.origin);
     const turnId = delegated ? undefined : this.current?.turnId;
     this.emit({ type: 'worker.started', worker: card.name, workingDir: card.workingDir, replyTo, ...(turnId ? { turnId } : {}) });
   }

@@ -1,5 +1,7 @@
-// What the chat panel shows, derived from the store (history) and the orchestrator's events (the
-// live turn). The host owns all of it; a webview can be thrown away and rebuilt from a snapshot.
+// What the chat panel shows, derived from the store (history) and the orchestrators' events (the
+// live turns). The panel shows one conversation (the active one) and lists them all; a turn of a
+// conversation not shown keeps streaming, and shows when it is opened. The host owns all of it; a
+// webview can be thrown away and rebuilt from a snapshot.
 import {
   parseWebviewMessage,
   type ChatMessage,
@@ -14,12 +16,14 @@ import {
 import { ChatContext, type PreparedContext } from '../context/chatContext';
 import type { AttachedReference, EditorContextPort } from '../context/contextPort';
 import { storedReferencesOf, type StoredReference } from '../context/references';
+import type { Conversations } from '../conversations/conversations';
 import type { Orchestrator } from '../orchestrator/orchestrator';
-import { withNote, type Channel } from '../orchestrator/events';
+import { withNote, type Channel, type OrchestratorEvent } from '../orchestrator/events';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import type { BatonStore, LogEntry } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
+import { ConversationList } from './conversationList';
 import { LogSync } from './logSync';
 import { parseMeta, toChatMessage } from './toChatMessage';
 
@@ -36,6 +40,8 @@ export interface HostActions {
   openWorker(name: string, action?: 'transcript' | 'review' | 'apply' | 'discard' | 'folder' | 'branch' | 'ask' | 'resolve-worker' | 'resolve-editor'): void;
   /** The editor as context (files, selections, problems, changes); absent where there is no editor. */
   context?: EditorContextPort;
+  /** Renames or deletes a conversation, asking the user first (an input box, a modal confirmation). */
+  conversationAction?(action: 'rename' | 'delete', id: string): void;
 }
 
 const HISTORY_LIMIT = 200;
@@ -45,7 +51,8 @@ export class ChatController {
   private readonly post = new Emitter<HostMessage>();
   /** Messages for the webview, already numbered. */
   readonly onDidPost = this.post.event;
-  private live: ChatMessage | undefined;
+  /** The reply streaming in each conversation (shown for the active one; kept for the others until they settle). */
+  private readonly lives = new Map<string, ChatMessage>();
   private workers: WorkerCard[] = [];
   private readonly permissions = new Map<string, { prompt: PermissionPrompt; resolve: (d: PermissionDecision) => void }>();
   private setupHint: string | undefined;
@@ -57,9 +64,11 @@ export class ChatController {
   private queuedReferences: StoredReference[] | undefined;
   /** The panel kept in step with what other windows write to the store. */
   private readonly sync: LogSync;
+  private readonly list: ConversationList;
+  private readonly offConversations: () => void;
 
   constructor(
-    private readonly orchestrator: Orchestrator,
+    private readonly conversations: Conversations,
     private readonly store: BatonStore,
     private readonly actions: HostActions,
     private readonly logger: Logger,
@@ -76,102 +85,129 @@ export class ChatController {
       (body) => this.send(body),
       () => this.postSnapshot(),
       self,
+      () => this.conversations.activeId,
     );
-    this.unsubscribe = orchestrator.onEvent((event) => {
-      switch (event.type) {
-        case 'turn.queued': {
-          const references = this.queuedReferences;
-          this.sync.queued(event.logId);
-          this.send({
-            type: 'message/append',
-            message: {
-              id: `log-${event.logId}`,
-              role: event.origin.channel === 'background' ? 'background' : 'user',
-              content: event.prompt,
-              status: 'pending',
-              source: event.origin.channel,
-              ...(references?.length ? { references } : {}),
-              ...(event.workerResult ? { workerResult: event.workerResult } : {}),
-              ts: Date.now(),
-            },
-          });
-          break;
-        }
-        case 'turn.started':
-          // The user's message left the queue: it is no longer "queued".
-          this.send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });
-          this.live = { id: `turn-${event.turnId}`, role: 'assistant', content: '', status: 'streaming', source: event.origin.channel, ts: Date.now() };
-          this.send({ type: 'message/append', message: { ...this.live } });
-          break;
-        case 'turn.routed':
-          if (this.live) {
-            this.live.route = event.route;
-            this.send({ type: 'message/update', id: this.live.id, patch: { route: event.route } });
-          }
-          break;
-        case 'turn.delta':
-          if (this.live) {
-            this.live.content += event.delta;
-            this.send({ type: 'message/delta', id: this.live.id, delta: event.delta });
-          }
-          break;
-        case 'turn.retrying':
-          if (this.live) {
-            this.live.content = '';
-            this.send({ type: 'message/update', id: this.live.id, patch: { content: '', status: 'streaming' } });
-          }
-          break;
-        case 'turn.completed':
-          this.ownReply(event.logId);
-          this.finishLive({
-            status: event.result.status === 'complete' ? 'complete' : 'partial',
-            content: withNote(event.result.content, event.result.note),
-            route: event.result.route,
-            usage: event.result.usage,
-          });
-          break;
-        case 'turn.cancelled':
-          this.ownReply(event.logId);
-          this.finishLive({ status: 'cancelled', content: event.partial });
-          break;
-        case 'turn.failed':
-          this.ownReply(event.logId);
-          this.finishLive({
-            status: 'failed',
-            role: 'error',
-            content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message,
-            action: event.error.action,
-          });
-          break;
-        case 'turn.withdrawn':
-          // Its pending row is gone from the log; a snapshot takes it off the panel too.
-          this.postSnapshot();
-          break;
-        case 'busy':
-        case 'model.changed':
-          this.send({ type: 'state', state: this.state() });
-          break;
-        default:
-          break;
-      }
+    this.list = new ConversationList(conversations, (body) => this.send(body));
+    this.offConversations = conversations.onDidChange((change) => {
+      if (change.kind === 'active') {
+        this.list.opened(change.id);
+        this.postSnapshot();
+      } else this.list.post();
     });
+    this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
   }
 
-  private ownReply(logId: number): void {
-    if (!this.live) return;
-    this.sync.ownReply(logId, this.live.id);
+  /** The orchestrator of the conversation shown. */
+  private get orchestrator(): Orchestrator {
+    return this.conversations.active;
+  }
+
+  private onEvent(event: OrchestratorEvent): void {
+    this.list.onEvent(event);
+    const shown = event.conversation === this.conversations.activeId;
+    const live = this.lives.get(event.conversation);
+    // A conversation not shown: only its live reply is kept up (it shows when that conversation is opened).
+    const send = (body: HostMessageBody): void => {
+      if (shown) this.send(body);
+    };
+    switch (event.type) {
+      case 'turn.queued': {
+        if (!shown) break;
+        const references = this.queuedReferences;
+        this.sync.queued(event.logId);
+        send({
+          type: 'message/append',
+          message: {
+            id: `log-${event.logId}`,
+            role: event.origin.channel === 'background' ? 'background' : 'user',
+            content: event.prompt,
+            status: 'pending',
+            source: event.origin.channel,
+            ...(references?.length ? { references } : {}),
+            ...(event.workerResult ? { workerResult: event.workerResult } : {}),
+            ts: Date.now(),
+          },
+        });
+        break;
+      }
+      case 'turn.started': {
+        // The user's message left the queue: it is no longer "queued".
+        send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });
+        const started: ChatMessage = {
+          id: `turn-${event.turnId}`,
+          role: 'assistant',
+          content: '',
+          status: 'streaming',
+          source: event.origin.channel,
+          ts: Date.now(),
+        };
+        this.lives.set(event.conversation, started);
+        send({ type: 'message/append', message: { ...started } });
+        break;
+      }
+      case 'turn.routed':
+        if (live) {
+          live.route = event.route;
+          send({ type: 'message/update', id: live.id, patch: { route: event.route } });
+        }
+        break;
+      case 'turn.delta':
+        if (live) {
+          live.content += event.delta;
+          send({ type: 'message/delta', id: live.id, delta: event.delta });
+        }
+        break;
+      case 'turn.retrying':
+        if (live) {
+          live.content = '';
+          send({ type: 'message/update', id: live.id, patch: { content: '', status: 'streaming' } });
+        }
+        break;
+      case 'turn.completed':
+        this.finishLive(event, {
+          status: event.result.status === 'complete' ? 'complete' : 'partial',
+          content: withNote(event.result.content, event.result.note),
+          route: event.result.route,
+          usage: event.result.usage,
+        });
+        break;
+      case 'turn.cancelled':
+        this.finishLive(event, { status: 'cancelled', content: event.partial });
+        break;
+      case 'turn.failed':
+        this.finishLive(event, {
+          status: 'failed',
+          role: 'error',
+          content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message,
+          action: event.error.action,
+        });
+        break;
+      case 'turn.withdrawn':
+        // Its pending row is gone from the log; a snapshot takes it off the panel too.
+        if (shown) this.postSnapshot();
+        break;
+      case 'busy':
+      case 'model.changed':
+        send({ type: 'state', state: this.state() });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A turn ended: its reply takes the place of what streamed (in the panel, when its conversation is shown). */
+  private finishLive(event: { conversation: string; logId: number }, patch: Partial<ChatMessage>): void {
+    const live = this.lives.get(event.conversation);
+    if (!live) return;
+    this.lives.delete(event.conversation);
+    if (event.conversation !== this.conversations.activeId) return;
+    this.sync.ownReply(event.logId, live.id);
+    this.send({ type: 'message/update', id: live.id, patch });
   }
 
   private visibleLog(): LogEntry[] {
     // A worker result set aside (never handed to the orchestrator) is shown when it is delivered again.
-    return this.store.recentLog(HISTORY_LIMIT).filter((e) => !(e.role === 'system' && e.status === 'cancelled'));
-  }
-
-  private finishLive(patch: Partial<ChatMessage>): void {
-    if (!this.live) return;
-    const id = this.live.id;
-    this.live = undefined;
-    this.send({ type: 'message/update', id, patch });
+    return this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).filter((e) => !(e.role === 'system' && e.status === 'cancelled'));
   }
 
   private send(body: HostMessageBody): void {
@@ -187,7 +223,8 @@ export class ChatController {
     const rows = this.visibleLog();
     const messages = rows.map((row) => toChatMessage(row, this.self));
     this.sync.reset(rows, messages);
-    if (this.live) messages.push({ ...this.live });
+    const live = this.lives.get(this.conversations.activeId);
+    if (live) messages.push({ ...live });
     const { implicit, pendingChips, pendingNotice } = this.context;
     const context = {
       ...(implicit ? { implicit } : {}),
@@ -195,6 +232,8 @@ export class ChatController {
       ...(pendingNotice ? { notice: pendingNotice } : {}),
     };
     return {
+      conversation: this.conversations.activeId,
+      conversations: this.list.items(),
       messages,
       workers: this.workers.map((w) => ({ ...w })),
       permissions: [...this.permissions.values()].map((p) => p.prompt),
@@ -267,13 +306,23 @@ export class ChatController {
         this.orchestrator.stop();
         break;
       case 'chat/new':
-        void this.orchestrator.newChat().then(
-          () => this.postSnapshot(),
-          (err) => this.logger.error('New chat failed', err),
-        );
+        // A new conversation; the one shown is kept (its list entry stays). The switch posts a snapshot.
+        this.conversations.create();
+        break;
+      case 'conversation/open':
+        try {
+          this.conversations.open(message.id);
+        } catch (err) {
+          this.logger.warn(`Open conversation: ${err instanceof Error ? err.message : String(err)}`);
+          this.list.post();
+        }
+        break;
+      case 'conversation/rename':
+      case 'conversation/delete':
+        this.actions.conversationAction?.(message.type === 'conversation/rename' ? 'rename' : 'delete', message.id);
         break;
       case 'chat/resend': {
-        const entry = this.store.recentLog(HISTORY_LIMIT).find((e) => `log-${e.id}` === message.id && e.role === 'user');
+        const entry = this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).find((e) => `log-${e.id}` === message.id && e.role === 'user');
         if (!entry) {
           this.logger.warn(`Resend: no user message ${message.id}`);
           return;
@@ -359,6 +408,8 @@ export class ChatController {
 
   dispose(): void {
     this.unsubscribe();
+    this.offConversations();
+    this.list.dispose();
     this.sync.dispose();
     this.denyAllPermissions();
     this.post.dispose();

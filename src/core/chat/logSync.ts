@@ -2,7 +2,7 @@
 import type { ChatMessage, HostMessageBody } from '../../shared/protocol';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
-import type { BatonStore, LogEntry } from '../store/types';
+import { MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
 import { toChatMessage } from './toChatMessage';
 
 /** A log row as last converted for the panel: kept while the row is in the visible log, so a sync converts only rows that changed. */
@@ -42,6 +42,8 @@ export class LogSync {
     private readonly postSnapshot: () => void,
     /** This window, so messages from another window sharing the conversation are marked as such. */
     private readonly self?: WindowStamp,
+    /** The conversation shown (its live reply streaming in another window). */
+    private readonly conversation: () => string = () => MAIN_CONVERSATION,
   ) {
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what) => {
@@ -148,7 +150,7 @@ export class LogSync {
 
   /** Another window's reply as it streams there. */
   private syncLiveReply(): void {
-    const live = readLiveReply(this.store);
+    const live = readLiveReply(this.store, this.conversation());
     const remote = live && this.self && live.window.instance !== this.self.instance ? live : undefined;
     for (const f of this.remoteLive) {
       if (remote?.for === f) continue;

@@ -33,12 +33,12 @@ export class UsageTotals {
     private readonly conversation: () => string = () => 'orchestrator',
   ) {}
 
-  /** An orchestrator turn ended (completed, failed or stopped) having used this; it is one request. */
-  turn(usage: UsageInfo | undefined): void {
+  /** An orchestrator turn of `conversation` (default the one shown) ended having used this; it is one request. */
+  turn(usage: UsageInfo | undefined, conversation?: string): void {
     this.store.usage.add([
       {
         scope: 'orchestrator',
-        key: this.conversation(),
+        key: conversation ?? this.conversation(),
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
         premiumRequests: usage?.premiumRequests ?? 0,

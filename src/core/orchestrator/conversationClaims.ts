@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
-/** Today's only conversation: the ids are here so that several conversations each get their own owner later. */
-export const MAIN_CONVERSATION = 'main';
+/** The conversation every message before there were several belongs to (the store defines it; see store/types.ts). */
+export { MAIN_CONVERSATION } from '../store/types';
 
 /** A window as the log and the claims name it: its process, and the workspace it shows (stable across reloads). */
 export interface WindowStamp {

@@ -20,6 +20,11 @@ export interface Origin {
   worker?: string;
   /** The channel of the request that started the worker, so its summary goes back there. */
   replyTo?: Exclude<Channel, 'background'>;
+  /**
+   * The conversation the message goes to (Conversations.enqueue; default the one the panel shows). For background
+   * results: the conversation of the request that started the worker, so its result goes back there.
+   */
+  conversation?: string;
 }
 
 export type TurnStatus = 'complete' | 'partial' | 'cancelled' | 'failed';
@@ -34,7 +39,8 @@ export interface TurnResult {
   note?: string;
 }
 
-export type OrchestratorEvent =
+/** An event as the parts of one conversation's orchestrator raise it; the orchestrator adds its conversation. */
+export type OrchestratorEventBody =
   /** `workerResult`: a finished worker's card, for what people read (the prompt is the model's wrapper). */
   | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number; workerResult?: WorkerResultCard }
   | { type: 'turn.started'; turnId: string; origin: Origin; logId: number }
@@ -52,6 +58,9 @@ export type OrchestratorEvent =
   | { type: 'session.ready'; sessionId: string; how: 'created' | 'resumed' | 'recovered' | 'drifted'; reason?: string }
   | { type: 'busy'; busy: boolean; queued: number }
   | { type: 'model.changed'; model: string };
+
+/** Every event names the conversation it happened in (several answer at once; the panel shows one). */
+export type OrchestratorEvent = OrchestratorEventBody & { conversation: string };
 
 export type OrchestratorEventType = OrchestratorEvent['type'];
 

@@ -1,6 +1,9 @@
-// The brain: one long-lived Copilot session that every message flows through, one at a time.
+// The brain of one conversation: one long-lived Copilot session that every message of the conversation flows through,
+// one at a time. Each conversation has its own Orchestrator (src/core/conversations/conversations.ts builds them), all
+// on the one runtime; two conversations answer at once.
 // Invariants:
-// - one turn at a time (a FIFO queue): concurrent sends to one SDK session corrupt it;
+// - one turn at a time per conversation (a FIFO queue): concurrent sends to one SDK session corrupt it;
+// - it reads and writes only its own conversation's log (conversationScope) and session state keys;
 // - the user's side is logged before it is sent, the reply when it settles;
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
@@ -9,11 +12,12 @@ import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import { TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
-import type { BatonStore, LogEntry } from '../store/types';
+import { conversationStateKey, MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
+import { conversationScope } from '../store/conversationScope';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import type { Origin, OrchestratorEvent } from './events';
+import type { Origin, OrchestratorEvent, OrchestratorEventBody } from './events';
 import { classifyMessage } from './classifier';
 import type { SessionClaims } from './sessionClaims';
 import { CheckpointWriter } from './checkpoints';
@@ -35,6 +39,8 @@ export interface OrchestratorSettings {
 }
 
 export interface OrchestratorOptions {
+  /** The conversation this orchestrator runs (its log, session and claim). Default MAIN_CONVERSATION. */
+  conversation?: string;
   sessions: AgentSessions;
   store: BatonStore;
   logger: Logger;
@@ -83,7 +89,14 @@ export class Orchestrator {
   private disposed = false;
   private readonly disposeReset: () => void;
 
-  constructor(private readonly opts: OrchestratorOptions) {
+  private readonly opts: OrchestratorOptions;
+  readonly conversation: string;
+
+  constructor(options: OrchestratorOptions) {
+    this.conversation = options.conversation ?? MAIN_CONVERSATION;
+    // Every part below sees only this conversation's log.
+    const opts = { ...options, store: conversationScope(options.store, this.conversation) };
+    this.opts = opts;
     this.router = new ModelRouter(parseRouterState(this.opts.store.getState(STATE_ROUTER)));
     this.keeper = new SessionKeeper({
       sessions: opts.sessions,
@@ -92,8 +105,9 @@ export class Orchestrator {
       version: opts.version,
       tools: opts.tools,
       claims: opts.claims,
+      conversation: this.conversation,
       spec: (model, tools) => this.sessionSpec(model, tools),
-      emit: (event) => this.emitter.fire(event),
+      emit: (event) => this.fire(event),
     });
     this.checkpoints = new CheckpointWriter(
       opts.store,
@@ -101,9 +115,13 @@ export class Orchestrator {
       () => this.keeper.fingerprint,
       () => this.disposed,
     );
-    this.outcome = new TurnOutcome({ ...opts, checkpoints: this.checkpoints, emit: (e) => this.emitter.fire(e) });
+    this.outcome = new TurnOutcome({ ...opts, checkpoints: this.checkpoints, emit: (e) => this.fire(e) });
     // A reset client takes every session with it; the next turn creates or resumes a new one.
     this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());
+  }
+
+  private fire(event: OrchestratorEventBody): void {
+    this.emitter.fire({ ...event, conversation: this.conversation } as OrchestratorEvent);
   }
 
   /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
@@ -147,6 +165,16 @@ export class Orchestrator {
     return this.keeper.current?.id;
   }
 
+  /** The session id saved for this conversation: the live one, or the one the next turn resumes. */
+  get savedSessionId(): string | undefined {
+    return this.keeper.current?.id ?? this.keeper.savedId;
+  }
+
+  /** The saved session is not to be resumed (skills changed): the next session is new, with recent turns as context. */
+  markSessionStale(reason: string): void {
+    this.keeper.markStale(reason);
+  }
+
   /**
    * Queues a message, tagged with its channel (not background results); `extras.context` goes in the prompt only,
    * `extras.meta` in the log; `extras.workerResult` (a worker's result card, what people read) in the log and the queued
@@ -176,13 +204,13 @@ export class Orchestrator {
       ...(Object.keys(meta).length ? { meta: JSON.stringify(meta) } : {}),
     });
     if (owner && this.opts.shared) {
-      this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
+      this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
       this.opts.logger.info(`Message ${logId} sent to the window that runs this conversation (${owner.label}, pid ${owner.pid})`);
       return remoteTurn(this.opts.shared, turnId, logId);
     }
     const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend });
     this.queue.push({ kind: 'turn', turn });
-    this.emitter.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
+    this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
     void this.pump();
     return handle;
   }
@@ -209,9 +237,14 @@ export class Orchestrator {
     return true;
   }
 
-  /** Aborts the running turn (what streamed so far is kept) and drops nothing else from the queue. */
-  stop(): boolean {
-    if (!this.current) return false;
+  /** The running turn's id, if one runs. */
+  get currentTurnId(): string | undefined {
+    return this.current?.turnId;
+  }
+
+  /** Aborts the running turn (only if it is `turnId`, when given): what streamed is kept, nothing else leaves the queue. */
+  stop(turnId?: string): boolean {
+    if (!this.current || (turnId !== undefined && this.current.turnId !== turnId)) return false;
     this.current.abort.abort(new TurnCancelledError());
     return true;
   }
@@ -230,13 +263,14 @@ export class Orchestrator {
     });
   }
 
-  /** The conversation usage is totalled under: since the last New Chat (or the first start). */
+  /** The key usage is totalled under: this conversation since it was started over (or first started). */
   get conversationId(): string {
     const { store } = this.opts;
-    let id = store.getState(STATE_CONVERSATION);
+    const key = conversationStateKey(STATE_CONVERSATION, this.conversation);
+    let id = store.getState(key);
     if (!id) {
       id = new Date().toISOString();
-      store.setState(STATE_CONVERSATION, id);
+      store.setState(key, id);
     }
     return id;
   }
@@ -246,13 +280,31 @@ export class Orchestrator {
     return this.runTask(async () => (await this.keeper.ensure(this.currentModel)).compact());
   }
 
-  /** Starts over: a fresh session with no recovery context, and an empty conversation log. */
+  /**
+   * Starts this conversation over: a fresh session with no recovery context, and an empty log. (New Chat keeps the
+   * conversation and starts another: Conversations.create.)
+   */
   newChat(): Promise<void> {
     return this.runTask(async () => {
       const old = this.keeper.forget();
       this.opts.store.clearLog();
-      this.opts.store.setState(STATE_CONVERSATION, new Date().toISOString());
+      this.opts.store.setState(conversationStateKey(STATE_CONVERSATION, this.conversation), new Date().toISOString());
       await old?.disconnect();
+    });
+  }
+
+  /**
+   * Ends this conversation for good, between turns: its session is forgotten and deleted from the runtime's store,
+   * its claim released; returns the id of the deleted session. The caller deletes the log and disposes.
+   */
+  forgetSession(): Promise<string | undefined> {
+    return this.runTask(async () => {
+      const id = this.keeper.current?.id ?? this.keeper.savedId;
+      const old = this.keeper.forget();
+      this.opts.claims?.release(id);
+      await old?.disconnect().catch(() => undefined);
+      if (id) await this.opts.sessions.delete(id);
+      return id;
     });
   }
 
@@ -302,7 +354,7 @@ export class Orchestrator {
   }
 
   private fireBusy(): void {
-    this.emitter.fire({ type: 'busy', busy: this.processing, queued: this.queue.length });
+    this.fire({ type: 'busy', busy: this.processing, queued: this.queue.length });
   }
 
   private async processTurn(turn: QueuedTurn): Promise<void> {
@@ -310,7 +362,7 @@ export class Orchestrator {
     const settings = this.opts.settings();
     const abort = new AbortController();
     this.current = { turnId: turn.turnId, abort, origin: turn.origin };
-    this.emitter.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
+    this.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
     turn.markStarted();
     const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
     const attempt: Attempt = { text: '', usage: {} };
@@ -324,13 +376,13 @@ export class Orchestrator {
       });
       // With routing off the router state never changes: nothing to persist on the hot path.
       if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
-      this.emitter.fire({ type: 'turn.routed', turnId: turn.turnId, route });
+      this.fire({ type: 'turn.routed', turnId: turn.turnId, route });
       await runWithRetries(
         {
           keeper: this.keeper,
           sessions: this.opts.sessions,
           logger: this.opts.logger,
-          emit: (e) => this.emitter.fire(e),
+          emit: (e) => this.fire(e),
           delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
         },
         { turnId: turn.turnId, prompt: turn.prompt, model: route.model, mayHavePrompt: turn.resend },
@@ -392,8 +444,9 @@ export class Orchestrator {
     // The running turn writes its outcome before the store closes.
     await withTimeout(this.running ?? Promise.resolve(), 3000, 'turn did not settle').catch(() => undefined);
     this.disposeReset();
-    await this.keeper.drop()?.disconnect();
-    this.opts.claims?.releaseAll();
+    const old = this.keeper.drop();
+    await old?.disconnect();
+    this.opts.claims?.release(old?.id);
     this.opts.shared?.dispose();
     this.emitter.dispose();
   }

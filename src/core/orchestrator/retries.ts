@@ -6,7 +6,7 @@ import type { CallUsage } from '../copilot/callUsage';
 import { classifyError, isRetryable } from '../copilot/errors';
 import { delay } from '../util/delay';
 import type { Logger } from '../util/logger';
-import type { OrchestratorEvent } from './events';
+import type { OrchestratorEventBody } from './events';
 import type { SessionKeeper } from './sessionKeeper';
 
 /** Adds one model call's usage to a turn's. */
@@ -27,7 +27,7 @@ export interface RetryHost {
   keeper: SessionKeeper;
   sessions: AgentSessions;
   logger: Logger;
-  emit: (event: OrchestratorEvent) => void;
+  emit: (event: OrchestratorEventBody) => void;
   delays: readonly number[];
 }
 

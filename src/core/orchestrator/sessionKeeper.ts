@@ -5,17 +5,33 @@
 // recovery context rides on the next prompt, so it costs no extra model call.
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool } from '../copilot/batonTool';
-import type { BatonStore } from '../store/types';
+import { conversationStateKey, MAIN_CONVERSATION, type BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
-import type { OrchestratorEvent } from './events';
+import type { OrchestratorEventBody } from './events';
 import { sessionFingerprint } from './fingerprint';
 import type { SessionClaims } from './sessionClaims';
 import { buildRecoveryPrompt } from './systemMessage';
 
+/** The saved session id and fingerprint, per conversation (conversationStateKey: MAIN_CONVERSATION's are these keys). */
 export const STATE_SESSION = 'orchestrator_session_id';
 export const STATE_FINGERPRINT = 'orchestrator_fingerprint';
 /** A saved fingerprint starting with this marks the saved session as not to be resumed; the rest is the reason. */
 export const STALE_PREFIX = 'stale: ';
+
+/** Every conversation's saved session id (the sweep of orphaned sessions and the workers' attach check keep these). */
+export function savedSessionIds(store: BatonStore): string[] {
+  return store
+    .stateKeys(STATE_SESSION)
+    .map((k) => store.getState(k))
+    .filter((v): v is string => !!v);
+}
+
+/** Marks every conversation's saved session stale (skills changed): each next session is new, with recovery context. */
+export function markAllStale(store: BatonStore, reason: string): void {
+  for (const key of store.stateKeys(STATE_SESSION)) {
+    if (store.getState(key)) store.setState(STATE_FINGERPRINT + key.slice(STATE_SESSION.length), `${STALE_PREFIX}${reason}`);
+  }
+}
 
 export interface SessionKeeperOptions {
   sessions: AgentSessions;
@@ -26,7 +42,9 @@ export interface SessionKeeperOptions {
   /** The spec of a new or resumed session on `model` (system message, MCP servers, skills). */
   spec: (model: string, tools: BatonTool[]) => Extract<SessionSpec, { role: 'orchestrator' }>;
   claims?: SessionClaims;
-  emit: (event: OrchestratorEvent) => void;
+  /** The conversation this keeper's session belongs to (its state keys). Default MAIN_CONVERSATION. */
+  conversation?: string;
+  emit: (event: OrchestratorEventBody) => void;
 }
 
 export class SessionKeeper {
@@ -36,7 +54,24 @@ export class SessionKeeper {
   /** The fingerprint of the live session (also in the store, read back only at start). */
   fingerprint: string | undefined;
 
-  constructor(private readonly opts: SessionKeeperOptions) {}
+  private readonly sessionKey: string;
+  private readonly fingerprintKey: string;
+
+  constructor(private readonly opts: SessionKeeperOptions) {
+    const conversation = opts.conversation ?? MAIN_CONVERSATION;
+    this.sessionKey = conversationStateKey(STATE_SESSION, conversation);
+    this.fingerprintKey = conversationStateKey(STATE_FINGERPRINT, conversation);
+  }
+
+  /** The session id saved for this conversation (resumed by the next ensure()). */
+  get savedId(): string | undefined {
+    return this.opts.store.getState(this.sessionKey);
+  }
+
+  /** Marks the saved session as not to be resumed (a skill change): the next ensure() takes the drift path. */
+  markStale(reason: string): void {
+    if (this.opts.store.getState(this.sessionKey)) this.opts.store.setState(this.fingerprintKey, `${STALE_PREFIX}${reason}`);
+  }
 
   get current(): AgentSession | undefined {
     return this.session;
@@ -67,8 +102,8 @@ export class SessionKeeper {
     const old = this.drop();
     this.pendingRecovery = undefined;
     this.opts.claims?.release(old?.id);
-    this.opts.store.deleteState(STATE_SESSION);
-    this.opts.store.deleteState(STATE_FINGERPRINT);
+    this.opts.store.deleteState(this.sessionKey);
+    this.opts.store.deleteState(this.fingerprintKey);
     return old;
   }
 
@@ -82,8 +117,8 @@ export class SessionKeeper {
     const tools = this.opts.tools();
     const fingerprint = sessionFingerprint(this.opts.version, model, tools);
     const spec = this.opts.spec(model, tools);
-    const savedId = store.getState(STATE_SESSION);
-    const savedFingerprint = store.getState(STATE_FINGERPRINT);
+    const savedId = store.getState(this.sessionKey);
+    const savedFingerprint = store.getState(this.fingerprintKey);
 
     let session: AgentSession | undefined;
     let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
@@ -100,7 +135,7 @@ export class SessionKeeper {
       } catch (err) {
         reason = `resuming ${savedId} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`;
         how = 'recovered';
-        store.deleteState(STATE_SESSION);
+        store.deleteState(this.sessionKey);
       }
     } else if (savedId) {
       // Drift: the tools, the model or Baton itself changed under a live session.
@@ -108,7 +143,7 @@ export class SessionKeeper {
         ? savedFingerprint.slice(STALE_PREFIX.length)
         : 'Baton, its tools or the model changed since the last session';
       how = 'drifted';
-      store.deleteState(STATE_SESSION);
+      store.deleteState(this.sessionKey);
     }
     if (!session) {
       session = await sessions.create(spec);
@@ -118,8 +153,8 @@ export class SessionKeeper {
       }
     }
     claims?.claim(session.id);
-    store.setState(STATE_SESSION, session.id);
-    store.setState(STATE_FINGERPRINT, fingerprint);
+    store.setState(this.sessionKey, session.id);
+    store.setState(this.fingerprintKey, fingerprint);
     this.fingerprint = fingerprint;
     this.session = session;
     this.model = model;
@@ -133,7 +168,7 @@ export class SessionKeeper {
     await session.setModel(model);
     this.model = model;
     this.fingerprint = sessionFingerprint(this.opts.version, model, this.opts.tools());
-    this.opts.store.setState(STATE_FINGERPRINT, this.fingerprint);
+    this.opts.store.setState(this.fingerprintKey, this.fingerprint);
     this.opts.logger.info(`Switched the orchestrator to ${model}`);
     this.opts.emit({ type: 'model.changed', model });
   }

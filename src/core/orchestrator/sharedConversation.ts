@@ -5,7 +5,7 @@
 // Invariants: a message is run by exactly the window its row names; no window starts a second session of a
 // conversation another live window holds; every pending row is either run by its runner or, once that runner is
 // gone, marked interrupted (offered for resending) by whichever window notices first.
-import type { BatonStore, LogEntry } from '../store/types';
+import { conversationStateKey, type BatonStore, type LogEntry } from '../store/types';
 import type { OrchestratorEvent } from './events';
 import type { Logger } from '../util/logger';
 import { MAIN_CONVERSATION, processGone, retireInstance, type ConversationClaims, type ConversationHolder, type WindowStamp } from './conversationClaims';
@@ -41,12 +41,13 @@ export interface LiveReply {
   window: WindowStamp;
 }
 
-const LIVE_KEY = 'conversation_live:';
+const LIVE_KEY = 'conversation_live';
+const liveKey = (conversation: string): string => conversationStateKey(LIVE_KEY, conversation);
 /** How often a streaming reply is written for the other windows (each write is a flush of the database). */
 const LIVE_EVERY_MS = 200;
 
 export function readLiveReply(store: BatonStore, conversation = MAIN_CONVERSATION): LiveReply | undefined {
-  const raw = store.getState(`${LIVE_KEY}${conversation}`);
+  const raw = store.getState(liveKey(conversation));
   if (!raw) return undefined;
   try {
     const value = JSON.parse(raw) as LiveReply;
@@ -63,6 +64,8 @@ export interface SharedConversationOptions {
   store: BatonStore;
   claims: ConversationClaims;
   logger: Logger;
+  /** The conversation shared (its log and its claim). Default MAIN_CONVERSATION. */
+  conversation?: string;
   /** How often to look for a runner that is gone (it writes nothing when it dies). Default 1000 ms. */
   watchIntervalMs?: number;
 }
@@ -74,7 +77,7 @@ export interface RemoteOutcome {
 }
 
 export class SharedConversation {
-  readonly conversation = MAIN_CONVERSATION;
+  readonly conversation: string;
   private readonly adopted = new Set<number>();
   private readonly waiting = new Map<number, (outcome: RemoteOutcome) => void>();
   private timer: NodeJS.Timeout | undefined;
@@ -84,7 +87,9 @@ export class SharedConversation {
   private live: { for: number; text: string } | undefined;
   private liveTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: SharedConversationOptions) {}
+  constructor(private readonly opts: SharedConversationOptions) {
+    this.conversation = opts.conversation ?? MAIN_CONVERSATION;
+  }
 
   get self(): WindowStamp {
     return this.opts.claims.self;
@@ -150,7 +155,7 @@ export class SharedConversation {
         this.live = undefined;
         if (this.liveTimer) clearTimeout(this.liveTimer);
         this.liveTimer = undefined;
-        this.opts.store.deleteState(`${LIVE_KEY}${this.conversation}`);
+        this.opts.store.deleteState(liveKey(this.conversation));
         break;
       default:
         break;
@@ -164,7 +169,7 @@ export class SharedConversation {
       if (!this.live) return;
       const value: LiveReply = { ...this.live, window: this.self };
       try {
-        this.opts.store.setState(`${LIVE_KEY}${this.conversation}`, JSON.stringify(value));
+        this.opts.store.setState(liveKey(this.conversation), JSON.stringify(value));
       } catch {
         // the store closed under a turn cut by the close: nothing left to show
       }
@@ -181,7 +186,7 @@ export class SharedConversation {
   private scan(): void {
     let rows: LogEntry[];
     try {
-      rows = this.opts.store.recentLog(LOG_SCAN);
+      rows = this.opts.store.recentLog(LOG_SCAN, this.conversation);
     } catch {
       return; // the store is closing
     }
@@ -204,7 +209,7 @@ export class SharedConversation {
     }
     if (orphaned.length) {
       const ids = new Set(orphaned);
-      const marked = this.opts.store.markInterrupted((e) => ids.has(e.id));
+      const marked = this.opts.store.markInterrupted((e) => ids.has(e.id), this.conversation);
       for (const row of rows) if (ids.has(row.id) && row.role === 'system') this.opts.store.updateLog(row.id, { status: 'cancelled' });
       if (marked.length) this.opts.logger.warn(`${marked.length} message(s) were interrupted: the window running them is gone`);
       for (const e of marked) this.settleWaiter(e.id, { ended: e });
@@ -226,8 +231,13 @@ export class SharedConversation {
     this.offStore?.();
     for (const [, resolve] of this.waiting) resolve({});
     this.waiting.clear();
-    this.opts.claims.releaseAll();
-    this.opts.claims.leave();
-    retireInstance(this.self.instance);
+    this.opts.claims.release(this.conversation);
+  }
+
+  /** This window closes: every conversation it holds is given up and other windows no longer count it as open. */
+  static leave(claims: ConversationClaims): void {
+    claims.releaseAll();
+    claims.leave();
+    retireInstance(claims.self.instance);
   }
 }

@@ -5,7 +5,7 @@ import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError } 
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
-import { withNote, type OrchestratorEvent, type TurnResult } from './events';
+import { withNote, type OrchestratorEventBody, type TurnResult } from './events';
 import type { Attempt } from './retries';
 import type { SharedConversation, WindowMeta } from './sharedConversation';
 import { BatonClosingError, TurnError, type QueuedTurn } from './turn';
@@ -16,7 +16,7 @@ export interface TurnOutcomeDeps {
   sessions: AgentSessions;
   checkpoints: CheckpointWriter;
   shared?: SharedConversation;
-  emit: (event: OrchestratorEvent) => void;
+  emit: (event: OrchestratorEventBody) => void;
 }
 
 export class TurnOutcome {

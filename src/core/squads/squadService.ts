@@ -10,7 +10,7 @@ import { ToolFailure } from '../copilot/batonTool';
 import type { Tier } from '../orchestrator/router';
 import type { AgentTier, SquadAgentRow, SquadRow, SquadTaskRow } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
-import type { ReplyChannel, WorkerInfo, WorkerPool } from '../workers/workerPool';
+import type { ReplyTo, WorkerInfo, WorkerPool } from '../workers/workerPool';
 import { DEFAULT_UNIVERSE, nextCharacter, UNIVERSES, universeKey } from './universes';
 
 /** A squad problem worth telling the model as is (no such squad, name taken ...). */
@@ -129,7 +129,7 @@ export class SquadService {
     squad: string;
     task: string;
     agent?: string;
-    replyTo?: ReplyChannel;
+    replyTo?: ReplyTo;
   }): Promise<{ worker: WorkerInfo; agent?: SquadAgentRow; model: string }> {
     const squad = this.get(args.squad);
     const roster = this.store.listAgents(squad.name);

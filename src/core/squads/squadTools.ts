@@ -3,13 +3,13 @@
 import { z } from 'zod';
 import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import { AGENT_TIERS, type AgentTier } from '../store/areaTypes';
-import type { ReplyChannel } from '../workers/workerPool';
+import type { ReplyTo } from '../workers/workerPool';
 import { analyzeProject, formatAnalysis } from './squadAnalyze';
 import { clip, DECISIONS_IN_BRIEF, resolveProjectDir, TIER_OF, type SquadService } from './squadService';
 import { UNIVERSES } from './universes';
 
 export interface SquadToolOptions {
-  replyTo?: () => ReplyChannel | undefined;
+  replyTo?: () => ReplyTo | undefined;
   journal?: ToolJournal;
 }
 

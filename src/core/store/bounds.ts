@@ -1,8 +1,10 @@
 // How much each table of Baton's database may hold. The README's "What Baton keeps, and its bound" table states
 // these, and test/unit/bounds.unit.test.ts fills each table past its bound and checks it holds.
 
-/** conversation_log: the newest rows kept (older ones pruned as new ones come). */
+/** conversation_log: the newest rows kept per conversation (older ones pruned as new ones come). */
 export const LOG_KEEP = 200;
+/** conversations: the most recently active kept; an older one goes with its log (and its session, at the next start). */
+export const CONVERSATIONS_KEEP = 100;
 /** checkpoints: the newest kept. */
 export const CHECKPOINT_KEEP = 200;
 /** memories Baton noted on its own (source "auto"); the user's own are what they asked to keep. */

@@ -3,6 +3,7 @@
 import type { Database } from 'sql.js';
 import { AREA_SCHEMA } from './areaOps';
 import { memoryKey } from './memoryKey';
+import { TITLE_MAX } from './conversationTitle';
 
 export interface Migration {
   version: number;
@@ -107,6 +108,30 @@ export const MIGRATIONS: readonly Migration[] = [
     up(db) {
       // JSON of the card people read (shared/protocol.ts WorkerResultCard); the content column stays the model's text.
       db.exec('ALTER TABLE inbox ADD COLUMN result TEXT');
+    },
+  },
+  {
+    version: 5,
+    description: 'several conversations: the log names its conversation, and a list of conversations',
+    up(db) {
+      // Every row written before belongs to the one conversation there was ('main', MAIN_CONVERSATION).
+      db.exec(`
+        ALTER TABLE conversation_log ADD COLUMN conversation TEXT NOT NULL DEFAULT 'main';
+        CREATE INDEX conversation_log_conversation ON conversation_log(conversation, id);
+        CREATE TABLE conversations (
+          id TEXT PRIMARY KEY,
+          title TEXT NOT NULL DEFAULT '',
+          renamed INTEGER NOT NULL DEFAULT 0,
+          created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+          last_activity DATETIME DEFAULT CURRENT_TIMESTAMP
+        );
+        CREATE INDEX conversations_activity ON conversations(last_activity);
+        INSERT INTO conversations(id, title, created_at, last_activity)
+          SELECT 'main',
+            COALESCE((SELECT substr(content, 1, ${TITLE_MAX}) FROM conversation_log WHERE role = 'user' ORDER BY id LIMIT 1), ''),
+            min(ts), max(ts)
+          FROM conversation_log HAVING count(*) > 0;
+      `);
     },
   },
 ];

@@ -1,7 +1,7 @@
 // What a row must look like to be handed to the rest of Baton. The file on disk is outside our control (another
 // version, a hand edit, a half-broken copy), so every row read back is checked against these.
 import { z } from 'zod';
-import { MEMORY_CATEGORIES, type CheckpointRow, type InboxRow, type LogEntry, type Memory, type WorkerRow } from './types';
+import { MEMORY_CATEGORIES, type CheckpointRow, type ConversationRow, type InboxRow, type LogEntry, type Memory, type WorkerRow } from './types';
 
 const id = z.number().int();
 const text = z.string();
@@ -9,6 +9,7 @@ const nullableText = z.string().nullable();
 
 export const logRowSchema = z.object({
   id,
+  conversation: text,
   role: z.enum(['user', 'assistant', 'system']),
   content: text,
   source: text,
@@ -62,8 +63,24 @@ export function sqliteTimestamp(date = new Date()): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/** SQLite's form with milliseconds: conversations made in one second still sort by when they were last active. */
+export function sqliteTimestampMs(date = new Date()): string {
+  return date.toISOString().slice(0, 23).replace('T', ' ');
+}
+
 /** Parses a timestamp in SQLite's form (UTC) back to a Date; undefined when it is not one. */
 export function parseSqliteTimestamp(value: string): Date | undefined {
   const date = new Date(`${value.replace(' ', 'T')}${/[zZ]|[+-]\d\d:\d\d$/.test(value) ? '' : 'Z'}`);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
+
+export const conversationRowSchema = z
+  .object({
+    id: text,
+    title: text,
+    renamed: z.number().int(),
+    created_at: text,
+    last_activity: text,
+    messages: z.number().int(),
+  })
+  .transform((r): ConversationRow => ({ ...r, renamed: r.renamed !== 0 }));

@@ -1,17 +1,20 @@
-// The conversation log on the store's tables. Ids come from the clock (see SqlJsStore.freshId), so they sort in time
-// order across windows; the log is pruned to its newest LOG_KEEP rows unless pruning is turned off.
-import { LOG_KEEP } from './bounds';
+// The conversation log on the store's tables, one log per conversation. Ids come from the clock (see
+// SqlJsStore.freshId), so they sort in time order across windows and conversations; each conversation's log is pruned
+// to its newest LOG_KEEP rows unless pruning is turned off. The conversations themselves (their titles, the bound on
+// how many are kept) are in the same ops (storeOps.ts), so a row and its conversation are always written together.
+import { CONVERSATIONS_KEEP, LOG_KEEP } from './bounds';
+import { titleFrom } from './conversationTitle';
 import type { IssuedIds } from './issuedIds';
-import { logRowSchema, sqliteTimestamp } from './rowSchemas';
+import { conversationRowSchema, logRowSchema, sqliteTimestamp, sqliteTimestampMs } from './rowSchemas';
 import type { TableAccess } from './sqlJsMemories';
-import type { LogEntry, LogRole, LogStatus } from './types';
+import { MAIN_CONVERSATION, type ConversationRow, type LogEntry, type LogRole, type LogStatus } from './types';
 
 // Pruning looks for rows past LOG_KEEP; doing it once per this many inserts keeps that query off most turns.
 const LOG_PRUNE_EVERY = 50;
-const COLUMNS = 'id, role, content, source, status, meta, ts';
+const COLUMNS = 'id, conversation, role, content, source, status, meta, ts';
 
 export class SqlJsConversationLog {
-  private insertsSincePrune = 0;
+  private readonly insertsSincePrune = new Map<string, number>();
 
   constructor(
     private readonly access: TableAccess,
@@ -19,8 +22,9 @@ export class SqlJsConversationLog {
     private readonly pruneLog: boolean,
   ) {}
 
-  append(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number {
+  append(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null; conversation?: string }): number {
     const id = this.access.freshId('conversation_log');
+    const conversation = entry.conversation ?? MAIN_CONVERSATION;
     this.access.commit({
       op: 'appendLog',
       issued: id,
@@ -30,8 +34,14 @@ export class SqlJsConversationLog {
       status: entry.status ?? null,
       meta: entry.meta ?? null,
       ts: sqliteTimestamp(),
+      at: sqliteTimestampMs(),
+      conversation,
+      title: entry.role === 'user' ? titleFrom(entry.content) : '',
+      keepConversations: CONVERSATIONS_KEEP,
     });
-    if (this.pruneLog && ++this.insertsSincePrune >= LOG_PRUNE_EVERY) this.prune();
+    const inserts = (this.insertsSincePrune.get(conversation) ?? 0) + 1;
+    this.insertsSincePrune.set(conversation, inserts);
+    if (this.pruneLog && inserts >= LOG_PRUNE_EVERY) this.prune(conversation);
     return id;
   }
 
@@ -43,31 +53,60 @@ export class SqlJsConversationLog {
     this.access.commit({ op: 'deleteLog', target: this.ids.ref(id) });
   }
 
-  recent(limit: number): LogEntry[] {
-    const sql = `SELECT ${COLUMNS} FROM (SELECT * FROM conversation_log ORDER BY id DESC LIMIT ?) ORDER BY id`;
-    return this.access.read(() => this.access.tables.rows('conversation_log', sql, [limit], logRowSchema), []);
+  recent(limit: number, conversation = MAIN_CONVERSATION): LogEntry[] {
+    const sql = `SELECT ${COLUMNS} FROM (SELECT * FROM conversation_log WHERE conversation = ? ORDER BY id DESC LIMIT ?) ORDER BY id`;
+    return this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation, limit], logRowSchema), []);
   }
 
-  markInterrupted(which: (entry: LogEntry) => boolean = () => true): LogEntry[] {
-    const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE role = 'user' AND status = 'pending' ORDER BY id`;
-    const pending = this.access.read(() => this.access.tables.rows('conversation_log', sql, [], logRowSchema), []).filter(which);
+  markInterrupted(which: (entry: LogEntry) => boolean = () => true, conversation = MAIN_CONVERSATION): LogEntry[] {
+    const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE conversation = ? AND role = 'user' AND status = 'pending' ORDER BY id`;
+    const pending = this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation], logRowSchema), []).filter(which);
     if (!pending.length) return [];
     // The ids are frozen now: a replay must not mark entries another window is still waiting on.
     this.access.commit({ op: 'markInterrupted', targets: pending.map((e) => this.ids.ref(e.id)) });
     return pending.map((e) => ({ ...e, status: 'interrupted' as const }));
   }
 
-  clear(): void {
-    this.access.commit({ op: 'clearLog' });
+  clear(conversation = MAIN_CONVERSATION): void {
+    this.access.commit({ op: 'clearLog', conversation });
     this.access.compactIfSparse();
   }
 
-  /** Drops all but the newest LOG_KEEP rows, if there are more. */
-  prune(): void {
-    this.insertsSincePrune = 0;
-    const over = this.access.tables.first('SELECT id FROM conversation_log ORDER BY id DESC LIMIT 1 OFFSET ?', [LOG_KEEP]);
-    if (!over) return;
-    this.access.commit({ op: 'pruneLog', keep: LOG_KEEP });
+  /** Drops all but the newest LOG_KEEP rows of `conversation` (of every conversation when undefined), if there are more. */
+  prune(conversation?: string): void {
+    const over = conversation
+      ? this.access.tables.first('SELECT 1 FROM conversation_log WHERE conversation = ? ORDER BY id DESC LIMIT 1 OFFSET ?', [conversation, LOG_KEEP])
+        ? [conversation]
+        : []
+      : this.access.tables.column('SELECT conversation FROM conversation_log GROUP BY conversation HAVING count(*) > ?', [LOG_KEEP]).map(String);
+    if (conversation) this.insertsSincePrune.set(conversation, 0);
+    if (!over.length) return;
+    for (const c of over) this.access.commit({ op: 'pruneLog', keep: LOG_KEEP, conversation: c });
+    this.access.compactIfSparse();
+  }
+
+  // ---------------------------------------------------------------- conversations
+
+  createConversation(id: string): void {
+    this.access.commit({ op: 'createConversation', id, ts: sqliteTimestampMs(), keep: CONVERSATIONS_KEEP });
+  }
+
+  listConversations(): ConversationRow[] {
+    const sql = `SELECT c.id, c.title, c.renamed, c.created_at, c.last_activity,
+        (SELECT count(*) FROM conversation_log l WHERE l.conversation = c.id) AS messages
+      FROM conversations c ORDER BY c.last_activity DESC, c.created_at DESC, c.id DESC`;
+    return this.access.read(() => this.access.tables.rows('conversations', sql, [], conversationRowSchema), []);
+  }
+
+  renameConversation(id: string, title: string): boolean {
+    if (!this.access.tables.first('SELECT 1 FROM conversations WHERE id = ?', [id])) return false;
+    this.access.commit({ op: 'renameConversation', id, title });
+    return true;
+  }
+
+  deleteConversation(id: string): void {
+    this.access.commit({ op: 'deleteConversation', id });
+    this.insertsSincePrune.delete(id);
     this.access.compactIfSparse();
   }
 }

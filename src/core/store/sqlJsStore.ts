@@ -27,6 +27,7 @@ import { StoreReporter } from './storeReporter';
 import {
   type BatonStore,
   type CheckpointRow,
+  type ConversationRow,
   type InboxRow,
   type LogEntry,
   type LogRole,
@@ -69,7 +70,7 @@ export interface SqlJsStoreOptions {
   onFlush?: (stats: FlushStats) => void;
 }
 
-const ALL_KINDS: readonly StoreChange[] = ['log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
+const ALL_KINDS: readonly StoreChange[] = ['conversations', 'log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
 
 export class SqlJsStore implements BatonStore {
   /** Opens (or creates) the database in `opts.dir`. Never throws for a bad file: it is reported and moved aside. */
@@ -196,7 +197,7 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- conversation log (see sqlJsConversationLog.ts)
 
-  appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number {
+  appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null; conversation?: string }): number {
     return this.log.append(entry);
   }
 
@@ -208,16 +209,34 @@ export class SqlJsStore implements BatonStore {
     this.log.remove(id);
   }
 
-  recentLog(limit: number): LogEntry[] {
-    return this.log.recent(limit);
+  recentLog(limit: number, conversation?: string): LogEntry[] {
+    return this.log.recent(limit, conversation);
   }
 
-  markInterrupted(which?: (entry: LogEntry) => boolean): LogEntry[] {
-    return this.log.markInterrupted(which);
+  markInterrupted(which?: (entry: LogEntry) => boolean, conversation?: string): LogEntry[] {
+    return this.log.markInterrupted(which, conversation);
   }
 
-  clearLog(): void {
-    this.log.clear();
+  clearLog(conversation?: string): void {
+    this.log.clear(conversation);
+  }
+
+  // ---------------------------------------------------------------- conversations (see sqlJsConversationLog.ts)
+
+  createConversation(id: string): void {
+    this.log.createConversation(id);
+  }
+
+  listConversations(): ConversationRow[] {
+    return this.log.listConversations();
+  }
+
+  renameConversation(id: string, title: string): boolean {
+    return this.log.renameConversation(id, title);
+  }
+
+  deleteConversation(id: string): void {
+    this.log.deleteConversation(id);
   }
 
   // ---------------------------------------------------------------- checkpoints

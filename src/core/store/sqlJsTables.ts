@@ -37,6 +37,19 @@ export class SqlJsTables {
     return typeof value === 'number' ? value : 0;
   }
 
+  /** The first column of every row. */
+  column(sql: string, params: BindParams = []): SqlValue[] {
+    const stmt = this.statement(sql);
+    const out: SqlValue[] = [];
+    try {
+      stmt.bind(params);
+      while (stmt.step()) out.push(stmt.get()[0] ?? null);
+    } finally {
+      stmt.reset();
+    }
+    return out;
+  }
+
   /** Rows that pass `schema`; the others are reported and left out. */
   rows<T>(table: string, sql: string, params: BindParams, schema: z.ZodType<T>): T[] {
     const stmt = this.statement(sql);

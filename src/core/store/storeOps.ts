@@ -2,22 +2,51 @@
 // journal until it is on disk; when another window changed the file meanwhile, the store loads that file and applies
 // the journal again on top, so both windows' rows survive. An op therefore carries everything it needs to be applied
 // twice with the same meaning: its timestamps, the ids it handed out, and row references frozen as RowRefs.
-import { INBOX_DELIVERED_KEEP } from './bounds';
+import { CONVERSATIONS_KEEP, INBOX_DELIVERED_KEEP } from './bounds';
 import { applyAreaOp, areaChangeKind, isAreaOp, type AreaOp } from './areaOps';
 import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
 import type { SqlJsTables } from './sqlJsTables';
-import type { InboxRow, LogRole, LogStatus, MemoryCategory, MemorySource, StoreChange, WorkerRow } from './types';
+import {
+  conversationStateKey,
+  MAIN_CONVERSATION,
+  type InboxRow,
+  type LogRole,
+  type LogStatus,
+  type MemoryCategory,
+  type MemorySource,
+  type StoreChange,
+  type WorkerRow,
+} from './types';
 
 export type StoreOp =
   | { op: 'setState'; key: string; value: string }
   | { op: 'deleteState'; key: string }
-  | { op: 'appendLog'; issued: number; role: LogRole; content: string; source: string; status: LogStatus | null; meta: string | null; ts: string }
+  | {
+      op: 'appendLog';
+      issued: number;
+      role: LogRole;
+      content: string;
+      source: string;
+      status: LogStatus | null;
+      meta: string | null;
+      ts: string;
+      /** Absent in ops journaled before there were several conversations: MAIN_CONVERSATION. */
+      conversation?: string;
+      /** When the conversation was last active, to the millisecond (absent in older ops: `ts`). */
+      at?: string;
+      /** The title a first message gives a conversation that has none ('' for other rows). */
+      title?: string;
+      keepConversations?: number;
+    }
   | { op: 'updateLog'; target: RowRef; content?: string; status?: LogStatus; meta?: string | null }
   | { op: 'markInterrupted'; targets: RowRef[] }
-  | { op: 'clearLog' }
+  | { op: 'clearLog'; conversation?: string }
   | { op: 'deleteLog'; target: RowRef }
-  | { op: 'pruneLog'; keep: number }
+  | { op: 'pruneLog'; keep: number; conversation?: string }
+  | { op: 'createConversation'; id: string; ts: string; keep: number }
+  | { op: 'renameConversation'; id: string; title: string }
+  | { op: 'deleteConversation'; id: string }
   | { op: 'addCheckpoint'; turn_index: number; fingerprint: string; route: string | null; status: string; ts: string; keep: number }
   | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
   | { op: 'touchMemories'; targets: RowRef[]; ts: string; promoteToUser: boolean }
@@ -55,6 +84,10 @@ export function changeKind(op: StoreOp): StoreChange {
     case 'deleteLog':
     case 'pruneLog':
       return 'log';
+    case 'createConversation':
+    case 'renameConversation':
+    case 'deleteConversation':
+      return 'conversations';
     case 'addCheckpoint':
       return 'checkpoints';
     case 'addMemory':
@@ -95,18 +128,23 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
     case 'deleteState':
       return t.run('DELETE FROM state WHERE key = ?', [op.key]);
 
-    case 'appendLog': {
-      const id = placeInsert(ctx, 'conversation_log', op.issued);
-      return t.run('INSERT INTO conversation_log(id, role, content, source, status, meta, ts) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        id,
-        op.role,
-        op.content,
-        op.source,
-        op.status,
-        op.meta,
-        op.ts,
-      ]);
-    }
+    case 'appendLog':
+      return t.atomic(() => {
+        const conversation = op.conversation ?? MAIN_CONVERSATION;
+        const id = placeInsert(ctx, 'conversation_log', op.issued);
+        const isNew = touchConversation(t, conversation, op.title ?? '', op.at ?? op.ts);
+        if (isNew) pruneConversations(t, op.keepConversations ?? CONVERSATIONS_KEEP);
+        return t.run('INSERT INTO conversation_log(id, conversation, role, content, source, status, meta, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+          id,
+          conversation,
+          op.role,
+          op.content,
+          op.source,
+          op.status,
+          op.meta,
+          op.ts,
+        ]);
+      });
     case 'updateLog': {
       const id = ctx.ids.conversation_log.resolve(op.target);
       // COALESCE keeps a field the patch leaves out; meta may be set to null on purpose, hence the flag.
@@ -124,11 +162,27 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
       return changed;
     }
     case 'clearLog':
-      return t.run('DELETE FROM conversation_log');
+      return t.run('DELETE FROM conversation_log WHERE conversation = ?', [op.conversation ?? MAIN_CONVERSATION]);
     case 'deleteLog':
       return t.run('DELETE FROM conversation_log WHERE id = ?', [ctx.ids.conversation_log.resolve(op.target)]);
-    case 'pruneLog':
-      return t.run('DELETE FROM conversation_log WHERE id < (SELECT id FROM conversation_log ORDER BY id DESC LIMIT 1 OFFSET ?)', [op.keep - 1]);
+    case 'pruneLog': {
+      const c = op.conversation ?? MAIN_CONVERSATION;
+      return t.run(
+        'DELETE FROM conversation_log WHERE conversation = ? AND id < (SELECT id FROM conversation_log WHERE conversation = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+        [c, c, op.keep - 1],
+      );
+    }
+
+    case 'createConversation':
+      return t.atomic(() => {
+        const isNew = touchConversation(t, op.id, '', op.ts);
+        if (isNew) pruneConversations(t, op.keep);
+        return isNew ? 1 : 0;
+      });
+    case 'renameConversation':
+      return t.run('UPDATE conversations SET title = ?, renamed = 1 WHERE id = ?', [op.title, op.id]);
+    case 'deleteConversation':
+      return t.atomic(() => dropConversations(t, [op.id]));
 
     case 'addCheckpoint':
       return t.atomic(() => {
@@ -221,6 +275,38 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
         return n;
       });
   }
+}
+
+/** Marks `conversation` active at `ts` (creating its row); a first message gives an untitled one its title. True when created. */
+function touchConversation(t: SqlJsTables, conversation: string, title: string, ts: string): boolean {
+  const existed = t.number('SELECT count(*) FROM conversations WHERE id = ?', [conversation]) > 0;
+  t.run(
+    `INSERT INTO conversations(id, title, renamed, created_at, last_activity) VALUES (?, ?, 0, ?, ?)
+     ON CONFLICT(id) DO UPDATE SET last_activity = max(last_activity, excluded.last_activity),
+       title = CASE WHEN title = '' AND renamed = 0 THEN excluded.title ELSE title END`,
+    [conversation, title, ts, ts],
+  );
+  return !existed;
+}
+
+/** Keeps the `keep` most recently active conversations; the others go with their log and their state. */
+function pruneConversations(t: SqlJsTables, keep: number): void {
+  const over = t.number('SELECT count(*) FROM conversations') - keep;
+  if (over <= 0) return;
+  const stale = t.column('SELECT id FROM conversations ORDER BY last_activity, created_at, id LIMIT ?', [over]);
+  dropConversations(t, stale.map(String));
+}
+
+function dropConversations(t: SqlJsTables, ids: string[]): number {
+  let changed = 0;
+  for (const id of ids) {
+    changed += t.run('DELETE FROM conversations WHERE id = ?', [id]);
+    t.run('DELETE FROM conversation_log WHERE conversation = ?', [id]);
+    // Its own state (session id, fingerprint, live reply): keys named with conversationStateKey.
+    const suffix = conversationStateKey('', id);
+    if (id !== MAIN_CONVERSATION) t.run('DELETE FROM state WHERE substr(key, -?) = ?', [suffix.length, suffix]);
+  }
+  return changed;
 }
 
 // On replay the issued id is kept when it is still free; otherwise the row moves to a fresh id and IssuedIds

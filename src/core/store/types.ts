@@ -6,8 +6,21 @@ export type LogRole = 'user' | 'assistant' | 'system';
 /** pending: user side written, reply not settled yet (a crash leaves it so → "interrupted" on start). */
 export type LogStatus = 'pending' | 'complete' | 'partial' | 'failed' | 'cancelled' | 'interrupted';
 
+/** The conversation every log row written before there were several belongs to. */
+export const MAIN_CONVERSATION = 'main';
+
+/**
+ * A state key of one conversation: `key` itself for MAIN_CONVERSATION (the key it had before there were several),
+ * `key@id` for the others. Deleting a conversation deletes its keys.
+ */
+export function conversationStateKey(key: string, conversation: string): string {
+  return conversation === MAIN_CONVERSATION ? key : `${key}@${conversation}`;
+}
+
 export interface LogEntry {
   id: number;
+  /** The conversation the row belongs to. */
+  conversation: string;
   role: LogRole;
   content: string;
   source: string;
@@ -44,6 +57,18 @@ export interface WorkerRow {
   updated_at: string;
 }
 
+/** A conversation as the list shows it; the message count is counted from the log, never stored. */
+export interface ConversationRow {
+  id: string;
+  /** The first words of its first message, or what the user renamed it to; '' before the first message. */
+  title: string;
+  /** The user named it: its first message no longer sets the title. */
+  renamed: boolean;
+  created_at: string;
+  last_activity: string;
+  messages: number;
+}
+
 export interface CheckpointRow {
   id: number;
   turn_index: number;
@@ -66,7 +91,7 @@ export interface InboxRow {
 }
 
 /** Which part of the store changed. */
-export type StoreChange = 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints' | 'squads' | 'wiki' | 'usage';
+export type StoreChange = 'conversations' | 'log' | 'memories' | 'workers' | 'state' | 'inbox' | 'checkpoints' | 'squads' | 'wiki' | 'usage';
 
 /**
  * What a store report is about, so callers decide what to show from this, never from the message text.
@@ -98,24 +123,35 @@ export interface BatonStore {
   setState(key: string, value: string): void;
   deleteState(key: string): void;
 
-  // conversation log
+  // conversation log (every method acts on one conversation; default MAIN_CONVERSATION)
   /**
    * Returns the new entry's id at once, before it is on disk. Ids grow in time order but are not small counters.
    * If another window's write forces the entry to a new id, the id returned here keeps reaching it.
+   * The conversation's row is created if missing; its first user message gives it its title.
    */
-  appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null }): number;
+  appendLog(entry: { role: LogRole; content: string; source?: string; status?: LogStatus | null; meta?: string | null; conversation?: string }): number;
   /** Fields left out of `patch` keep their value; `meta: null` clears it. */
   updateLog(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void;
   /** Removes one entry (a message withdrawn before it was sent). */
   deleteLog(id: number): void;
-  /** The newest `limit` entries, oldest first. */
-  recentLog(limit: number): LogEntry[];
+  /** The newest `limit` entries of `conversation`, oldest first. */
+  recentLog(limit: number, conversation?: string): LogEntry[];
   /**
-   * Marks 'pending' user entries as 'interrupted' and returns them: every one, or those `which` picks (the ones whose
-   * window is gone, when several windows share the log).
+   * Marks 'pending' user entries of `conversation` as 'interrupted' and returns them: every one, or those `which` picks
+   * (the ones whose window is gone, when several windows share the log).
    */
-  markInterrupted(which?: (entry: LogEntry) => boolean): LogEntry[];
-  clearLog(): void;
+  markInterrupted(which?: (entry: LogEntry) => boolean, conversation?: string): LogEntry[];
+  clearLog(conversation?: string): void;
+
+  // conversations (bounded: the CONVERSATIONS_KEEP most recently active)
+  /** Creates the conversation if it does not exist (untitled, active now). */
+  createConversation(id: string): void;
+  /** Every conversation, most recently active first, with its message count. */
+  listConversations(): ConversationRow[];
+  /** False when there is no such conversation. */
+  renameConversation(id: string, title: string): boolean;
+  /** Removes the conversation and its log. */
+  deleteConversation(id: string): void;
 
   // checkpoints (append-only, pruned to the newest 200)
   addCheckpoint(row: { turn_index: number; fingerprint: string; route: string | null; status: string }): void;

@@ -6,7 +6,7 @@ import { ForkError } from '../copilot/safeFork';
 import type { Logger } from '../util/logger';
 import { checkSessionId, listMachineSessions, sessionDir, type ListMachineSessions } from './machineSessions';
 import type { WorkerRegistry } from './workerRegistry';
-import { SessionInUseError, WorkerError, type MachineSession, type ReplyChannel, type Worker, type WorkerInfo } from './workerTypes';
+import { SessionInUseError, WorkerError, type MachineSession, type ReplyTo, type Worker, type WorkerInfo } from './workerTypes';
 
 /** What attaching needs from the pool. */
 export interface AttachHost {
@@ -16,7 +16,7 @@ export interface AttachHost {
   assertOpen(): void;
   resolveDir(dir: string): string;
   inUse(sessionId: string): Promise<boolean>;
-  reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker;
+  reserve(name: string, dir: string, replyTo: ReplyTo, source: WorkerInfo['source']): Worker;
   open(w: Worker, make: () => Promise<AgentSession>): Promise<void>;
   spec(w: Worker): SessionSpec;
 }
@@ -25,7 +25,7 @@ export interface AttachHost {
  * Brings an existing machine session in as an idle worker (send it a task with send). A session
  * another process holds is never written into: this refuses and offers a fork instead.
  */
-export async function attachMachineSession(host: AttachHost, sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+export async function attachMachineSession(host: AttachHost, sessionId: string, name: string, opts: { replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
   host.assertOpen();
   checkSessionId(sessionId);
   const workerName = host.reg.checkNewName(name);
@@ -60,7 +60,7 @@ export async function attachMachineSession(host: AttachHost, sessionId: string, 
 }
 
 /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
-export async function forkMachineSession(host: AttachHost, sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+export async function forkMachineSession(host: AttachHost, sessionId: string, name: string, opts: { replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
   host.assertOpen();
   checkSessionId(sessionId);
   const workerName = host.reg.checkNewName(name);
@@ -98,11 +98,11 @@ export class MachineSessionDoor {
     return listMachineSessions(this.host.sessions, args, { homeDir: this.host.homeDir(), workers, logger: this.host.logger });
   }
 
-  attach(sessionId: string, name: string, opts: { replyTo?: ReplyChannel }): Promise<WorkerInfo> {
+  attach(sessionId: string, name: string, opts: { replyTo?: ReplyTo }): Promise<WorkerInfo> {
     return attachMachineSession(this.host, sessionId, name, opts);
   }
 
-  fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel }): Promise<WorkerInfo> {
+  fork(sessionId: string, name: string, opts: { replyTo?: ReplyTo }): Promise<WorkerInfo> {
     return forkMachineSession(this.host, sessionId, name, opts);
   }
 }

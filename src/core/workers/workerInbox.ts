@@ -2,21 +2,21 @@
 // Invariant: a result is written to the store BEFORE it is handed over, and marked delivered only
 // after the orchestrator accepted it (its turn started): a window closed in between loses nothing,
 // and the next start delivers it again.
-import { REPLY_CHANNELS, type Origin } from '../orchestrator/events';
+import type { Origin } from '../orchestrator/events';
 import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { WorkerResultCard } from '../../shared/protocol';
 import { parseSqliteTimestamp } from '../store/rowSchemas';
 import { formatResult, resultCard, type TaskOutcome } from './workerMessages';
-import type { ReplyChannel } from './workerTypes';
+import { parseReplyTo, type ReplyTo } from './workerTypes';
 
 /** Hands a result to the orchestrator: `text` is what the model reads, `result` what people read (the panel's card). */
 export type Deliver = (text: string, origin: Origin, inboxId?: number, result?: WorkerResultCard) => Promise<void> | void;
 
-/** The origin of a stored result; a row from an older version (or an unknown channel) replies to the panel. */
-export function originOf(worker: string, replyTo: string): Origin {
-  const known = (REPLY_CHANNELS as readonly string[]).includes(replyTo);
-  return { channel: 'background', worker, replyTo: known ? (replyTo as ReplyChannel) : 'panel' };
+/** The origin of a stored result (its channel and conversation); a row from an older version replies to the panel. */
+export function originOf(worker: string, stored: string): Origin {
+  const { channel, conversation } = parseReplyTo(stored);
+  return { channel: 'background', worker, replyTo: channel, ...(conversation ? { conversation } : {}) };
 }
 
 export class WorkerInbox {
@@ -30,7 +30,7 @@ export class WorkerInbox {
   ) {}
 
   /** Stores a result; undefined when the store failed (logged), and then it is delivered unrecorded. */
-  record(worker: string, replyTo: ReplyChannel, kind: InboxRow['kind'], content: string, result?: WorkerResultCard): number | undefined {
+  record(worker: string, replyTo: ReplyTo, kind: InboxRow['kind'], content: string, result?: WorkerResultCard): number | undefined {
     try {
       const id = this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content, ...(result ? { result: JSON.stringify(result) } : {}) });
       // Claimed for the deliverOne that follows (after an await): a deliverPending in between must not send it too.

@@ -34,7 +34,7 @@ import { killTarget, sendTarget } from './workerTargets';
 import {
   WorkerError,
   type MachineSession,
-  type ReplyChannel,
+  type ReplyTo,
   type FollowUp,
   type StopReason,
   type Task,
@@ -119,7 +119,7 @@ export class WorkerPool {
 
   /** Creates a worker in `workingDir`; with a prompt, starts it in the background and returns at once. */
   async create(
-    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyChannel; isolation?: 'worktree' | 'none' } & WorkerCreateExtras,
+    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyTo; isolation?: 'worktree' | 'none' } & WorkerCreateExtras,
   ): Promise<WorkerInfo & { note?: string }> {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name);
@@ -143,7 +143,7 @@ export class WorkerPool {
   }
 
   /** Sends a follow-up, non-blocking: to an idle worker, or a finished one (not killed) revived (see workerTargets.ts). */
-  async send(name: string, prompt: string, replyTo?: ReplyChannel, follow?: FollowUp): Promise<WorkerInfo> {
+  async send(name: string, prompt: string, replyTo?: ReplyTo, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
     const { w, preface } = await sendTarget(name, prompt, replyTo, { reg: this.reg, changes: this.changes, now: this.now, setup: this.setup });
     this.dispatch(w, prompt, preface, follow);
@@ -209,12 +209,12 @@ export class WorkerPool {
   }
 
   /** Brings a machine session in as an idle worker; one another process holds is refused, with a fork offered. */
-  attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+  attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
     return opts.fork ? this.machine.fork(sessionId, name, opts) : this.machine.attach(sessionId, name, opts);
   }
 
   /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
-  fork(sessionId: string, name: string, opts: { replyTo?: ReplyChannel } = {}): Promise<WorkerInfo> {
+  fork(sessionId: string, name: string, opts: { replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
     return this.machine.fork(sessionId, name, opts);
   }
 
@@ -250,7 +250,7 @@ export class WorkerPool {
     this.reg.dispose();
   }
 
-  private reserve(name: string, dir: string, replyTo: ReplyChannel, source: WorkerInfo['source']): Worker {
+  private reserve(name: string, dir: string, replyTo: ReplyTo, source: WorkerInfo['source']): Worker {
     const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
       this.setup.permissionHandler(name, dir, transcript, task, () => w.session),
     );

@@ -4,7 +4,7 @@ import { previousWork } from './sessionLifecycle';
 import { pastTense, seconds } from './workerMessages';
 import type { WorkerRegistry } from './workerRegistry';
 import type { WorkerSetup } from './workerSetup';
-import { WorkerError, type ReplyChannel, type Worker } from './workerTypes';
+import { WorkerError, type ReplyTo, type Worker } from './workerTypes';
 
 export interface SendTargetDeps {
   reg: WorkerRegistry;
@@ -18,12 +18,7 @@ export interface SendTargetDeps {
  * The worker a follow-up is dispatched to, with the preface its new session needs (if any). A running worker
  * refuses; a finished one (not killed) is revived, within the same limit as a new worker.
  */
-export async function sendTarget(
-  name: string,
-  prompt: string,
-  replyTo: ReplyChannel | undefined,
-  deps: SendTargetDeps,
-): Promise<{ w: Worker; preface?: string }> {
+export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo | undefined, deps: SendTargetDeps): Promise<{ w: Worker; preface?: string }> {
   const { reg } = deps;
   if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
   const known = reg.active.get(name) ?? reg.finished.find((f) => f.name === name);

@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import { seconds } from './workerMessages';
 import { WorkerError } from './workerTypes';
-import type { MachineSession, ReplyChannel, WorkerInfo, WorkerPool } from './workerPool';
+import type { MachineSession, ReplyTo, WorkerInfo, WorkerPool } from './workerPool';
 
 export interface WorkerToolOptions {
   /** The channel of the orchestrator turn calling the tool, so the worker's result goes back there (default 'panel'). */
-  replyTo?: () => ReplyChannel | undefined;
+  replyTo?: () => ReplyTo | undefined;
   now?: () => number;
   /** The orchestrator's tool journal: a retried turn gets the first result instead of a second worker. */
   journal?: ToolJournal;
@@ -20,7 +20,7 @@ export interface WorkerToolOptions {
 const workerName = z.string().min(1).max(48).describe('Short worker name: letters, digits, ".", "_" or "-", e.g. "auth-fix".');
 
 export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}): BatonTool[] {
-  const replyTo = (): ReplyChannel => opts.replyTo?.() ?? 'panel';
+  const replyTo = (): ReplyTo => opts.replyTo?.() ?? 'panel';
   const now = opts.now ?? Date.now;
   const tool = toolMaker(opts.journal);
 

@@ -1,7 +1,7 @@
 // The shapes the worker pool, its tools and the views share.
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
 import type { AgentSession, AgentSessions, EnvironmentSetting, PermissionHandler } from '../copilot/agentSessions';
-import type { Channel } from '../orchestrator/events';
+import { REPLY_CHANNELS, type Channel } from '../orchestrator/events';
 import type { BatonStore, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { Deliver } from './workerInbox';
@@ -39,6 +39,25 @@ export interface WorkerSettings {
 
 /** Where the request that started a worker came from; its result is summarised back there. */
 export type ReplyChannel = Exclude<Channel, 'background'>;
+
+/**
+ * Where a worker's result goes: the channel that asked, and after '@' the conversation it asked in (stored as such in
+ * the worker's row and its inbox row). A bare channel (rows from before conversations) goes to the active one.
+ */
+export type ReplyTo = ReplyChannel | `${ReplyChannel}@${string}`;
+
+export function replyTo(channel: ReplyChannel, conversation?: string): ReplyTo {
+  return conversation ? `${channel}@${conversation}` : channel;
+}
+
+/** The channel and conversation of a stored reply address; an unknown channel (an older row) replies to the panel. */
+export function parseReplyTo(stored: string): { channel: ReplyChannel; conversation?: string } {
+  const at = stored.indexOf('@');
+  const channel = at >= 0 ? stored.slice(0, at) : stored;
+  const known = (REPLY_CHANNELS as readonly string[]).includes(channel);
+  const conversation = at >= 0 ? stored.slice(at + 1) : '';
+  return { channel: known ? (channel as ReplyChannel) : 'panel', ...(conversation ? { conversation } : {}) };
+}
 
 /** A failure worth telling the model or the user as is (bad name, limit reached, protected path...). */
 export class WorkerError extends ToolFailure {
@@ -103,7 +122,7 @@ export interface Worker {
   /** When the current (or last) task started; creation time before the first task. */
   startedAt: number;
   finishedAt?: number;
-  replyTo: ReplyChannel;
+  replyTo: ReplyTo;
   source: WorkerInfo['source'];
   transcript: WorkerTranscript;
   permissions: PermissionHandler;
@@ -166,7 +185,7 @@ export interface WorkerPoolOptions {
 
 /** A new worker record; `permissions` builds its permission handler, which reads the current task later. */
 export function newWorker(
-  args: { name: string; dir: string; replyTo: ReplyChannel; source: WorkerInfo['source']; now: () => number },
+  args: { name: string; dir: string; replyTo: ReplyTo; source: WorkerInfo['source']; now: () => number },
   permissions: (transcript: WorkerTranscript, task: () => Task | undefined) => PermissionHandler,
 ): Worker {
   const now = args.now();
