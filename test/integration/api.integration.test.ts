@@ -211,7 +211,7 @@ describe('public API and language-model tools (real runtime, scripted model, pro
 
     // The orchestrator hears of it too (one conversation), as a result to be answered on the api channel.
     const bg = await waitFor('the background turn', () => backgroundTurns()[0]);
-    assert.deepEqual(bg.origin, { channel: 'background', worker: 'utils-test', replyTo: 'api' });
+    assert.deepEqual(bg.origin, { channel: 'background', worker: 'utils-test', replyTo: 'api', conversation: 'main' });
     // The model still gets the wrapper: the report as data.
     const toModel = (
       await waitFor('the result reaching the model', () => core.server.chatRequests().find((r) => r.lastUserText?.includes("Worker 'utils-test'")))
@@ -264,7 +264,7 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     const answered = await waitFor('the answer to the result', () =>
       all.find((e): e is Extract<BatonEvent, { type: 'turn.completed' }> => e.type === 'turn.completed' && e.origin.channel === 'background'),
     );
-    assert.deepEqual(answered.origin, { channel: 'background', worker: 'auth-fix', replyTo: 'chat' });
+    assert.deepEqual(answered.origin, { channel: 'background', worker: 'auth-fix', replyTo: 'chat', conversation: 'main' });
     assert.equal(answered.text, 'The JWT bug is fixed.');
     const finished = all.filter((e) => e.type === 'worker.finished');
     assert.equal(finished.length, 1);

@@ -64,7 +64,7 @@ async function main(job: WindowJob): Promise<void> {
     healthCheckIntervalMs: 0,
   });
   core.chat.onDidPost((message) => report({ kind: 'post', at: Date.now(), message }));
-  core.orchestrator.onEvent((event) => report({ kind: 'event', at: Date.now(), event }));
+  core.conversations.onEvent((event) => report({ kind: 'event', at: Date.now(), event }));
   // The panel opens, as the extension's view does: it asks for its first snapshot, and the session is prepared.
   core.chat.receive({ type: 'ready' });
   void panelOpened(core, logger);

@@ -116,9 +116,14 @@ export class Conversations {
     }));
   }
 
+  /** A fresh conversation id (time-ordered, unique across windows). */
+  static newId(prefix = 'c'): string {
+    return `${prefix}-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+  }
+
   /** New Chat: a new, empty conversation becomes the active one; the one shown before is kept. */
   create(): string {
-    const id = `c-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+    const id = Conversations.newId();
     this.get(id);
     this.setActive(id);
     return id;
