@@ -81,7 +81,7 @@ async function main(job: WindowJob): Promise<void> {
           command.what === 'session'
             ? (core.orchestrator.currentSessionId ?? null)
             : command.what === 'owners'
-              ? core.conversations.list()
+              ? core.conversationClaims.list()
               : core.store.recentLog(200).map((e) => ({ id: e.id, role: e.role, status: e.status, content: e.content }));
         report({ kind: 'answer', reqId: command.reqId, value });
         break;
