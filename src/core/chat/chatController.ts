@@ -66,6 +66,7 @@ export class ChatController {
   private readonly sync: LogSync;
   private readonly list: ConversationList;
   private readonly offConversations: () => void;
+  private readonly offStore: () => void;
 
   constructor(
     private readonly conversations: Conversations,
@@ -95,6 +96,10 @@ export class ChatController {
       } else this.list.post();
     });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
+    // Another window's new conversation, title or message shows in this window's list too.
+    this.offStore = store.onDidChange((what, fromOtherWindow) => {
+      if (fromOtherWindow && (what === 'conversations' || what === 'log')) this.list.soon();
+    });
   }
 
   /** The orchestrator of the conversation shown. */
@@ -409,6 +414,7 @@ export class ChatController {
   dispose(): void {
     this.unsubscribe();
     this.offConversations();
+    this.offStore();
     this.list.dispose();
     this.sync.dispose();
     this.denyAllPermissions();

@@ -63,7 +63,8 @@ export class ConversationList {
     this.send({ type: 'conversations/update', active: this.conversations.activeId, conversations: this.items() });
   }
 
-  private soon(): void {
+  /** Something changed the list (another window wrote to the store): it is sent again shortly. */
+  soon(): void {
     this.timer ??= setTimeout(() => this.post(), 50);
   }
 

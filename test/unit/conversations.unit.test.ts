@@ -1,0 +1,90 @@
+// The conversations manager as createBatonCore builds it, with only the runtime in memory: what the panel, the palette
+// and the API rely on (an unknown id creates a conversation, bad input is refused in words and changes nothing, the
+// conversation shown survives a reload, the 200-row log bound holds per conversation).
+import * as assert from 'node:assert/strict';
+import { ConversationError } from '../../src/core/conversations/conversationError';
+import { reply } from '../support/inMemoryAgentSessions';
+import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
+
+describe('Conversations (in-memory runtime)', () => {
+  let f: UnitCore;
+
+  beforeEach(async () => {
+    f = await startUnitCore();
+  });
+  afterEach(async () => {
+    const { sessions } = f;
+    await f.dispose();
+    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
+  });
+
+  it('an unknown id passed to get() (the API, the Chat view) creates that conversation; the panel keeps showing its own', async () => {
+    f.sessions.script('orchestrator', reply('hello from elsewhere'));
+    const shown = f.core.conversations.activeId;
+    const result = await f.core.conversations.enqueue('hi there', { channel: 'api', conversation: 'from-api' }).done;
+    assert.equal(result.content, 'hello from elsewhere');
+    assert.equal(f.core.conversations.activeId, shown);
+    const listed = f.core.conversations.list().find((c) => c.id === 'from-api');
+    assert.deepEqual([listed?.title, listed?.messages], ['hi there', 2]);
+    assert.deepEqual(
+      f.core.store.recentLog(10).map((e) => e.content),
+      [],
+      'nothing in the conversation shown',
+    );
+    assert.ok(f.events.every((e) => e.type === 'busy' || e.conversation === 'from-api'));
+  });
+
+  it('refuses bad ids, bad names and unknown conversations with a ConversationError whose kind says which, changing nothing', async () => {
+    const before = f.core.conversations.list();
+    assert.throws(
+      () => f.core.conversations.get('../etc'),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-id',
+    );
+    assert.throws(
+      () => f.core.conversations.get(''),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-id',
+    );
+    assert.throws(
+      () => f.core.conversations.open('nope'),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'not-found',
+    );
+    assert.throws(
+      () => f.core.conversations.rename(f.core.conversations.activeId, '   '),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-title',
+    );
+    assert.throws(
+      () => f.core.conversations.rename(f.core.conversations.activeId, 'x'.repeat(81)),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-title',
+    );
+    assert.throws(
+      () => f.core.conversations.rename('nope', 'fine'),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'not-found',
+    );
+    await assert.rejects(f.core.conversations.delete('nope'), (e: unknown) => e instanceof ConversationError && e.kind === 'not-found');
+    assert.deepEqual(
+      f.core.conversations.list().map((c) => [c.id, c.title]),
+      before.map((c) => [c.id, c.title]),
+    );
+  });
+
+  it('a renamed conversation keeps its name when messages come, and the conversation shown survives a reload', async () => {
+    f.sessions.script('orchestrator', reply('one'), reply('two'));
+    const first = f.core.conversations.activeId;
+    const second = f.core.conversations.create();
+    f.core.conversations.rename(second, '  Release   notes ');
+    await f.core.conversations.active.enqueue('draft them', { channel: 'panel' }).done;
+    f.core.conversations.open(first);
+    await f.core.conversations.active.enqueue('back here', { channel: 'panel' }).done;
+    f.core.conversations.open(second);
+    await f.restart();
+    assert.equal(f.core.conversations.activeId, second);
+    assert.deepEqual(
+      f.core.conversations.list().map((c) => [c.id, c.title, c.renamed, c.messages]),
+      [
+        [first, 'back here', false, 2],
+        [second, 'Release notes', true, 2],
+      ],
+      'most recently active first: opening one is not activity in it',
+    );
+  });
+});
