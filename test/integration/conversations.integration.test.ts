@@ -121,7 +121,8 @@ describe('conversations (real runtime, scripted model, production wiring)', func
     core.server.on({ lastUserIncludes: '[via panel] slow alpha' }, { text: 'alpha answer', delayMs: 3000 });
     core.server.on({ lastUserIncludes: '[via panel] quick beta' }, { text: 'beta answer' });
     const a = core.conversations.activeId;
-    const b = core.conversations.create();
+    // A second conversation by id, as the API and the Chat view open one (New Chat would reuse the empty one shown).
+    const b = 'second-conversation';
     // Both sessions exist before the race, so the requests below are the turns themselves.
     await Promise.all([core.conversations.get(a).prewarm(), core.conversations.get(b).prewarm()]);
     const alpha = core.conversations.get(a).enqueue('slow alpha', { channel: 'panel' });

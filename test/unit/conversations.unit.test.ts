@@ -68,9 +68,12 @@ describe('Conversations (in-memory runtime)', () => {
   });
 
   it('a renamed conversation keeps its name when messages come, and the conversation shown survives a reload', async () => {
-    f.sessions.script('orchestrator', reply('one'), reply('two'));
+    f.sessions.script('orchestrator', reply('zero'), reply('one'), reply('two'));
     const first = f.core.conversations.activeId;
+    assert.equal(f.core.conversations.create(), first, 'New Chat on an empty conversation stays in it');
+    await f.core.conversations.active.enqueue('hello first', { channel: 'panel' }).done;
     const second = f.core.conversations.create();
+    assert.notEqual(second, first);
     f.core.conversations.rename(second, '  Release   notes ');
     await f.core.conversations.active.enqueue('draft them', { channel: 'panel' }).done;
     f.core.conversations.open(first);
@@ -81,7 +84,7 @@ describe('Conversations (in-memory runtime)', () => {
     assert.deepEqual(
       f.core.conversations.list().map((c) => [c.id, c.title, c.renamed, c.messages]),
       [
-        [first, 'back here', false, 2],
+        [first, 'hello first', false, 4],
         [second, 'Release notes', true, 2],
       ],
       'most recently active first: opening one is not activity in it',

@@ -100,9 +100,9 @@ export class Conversations {
     return orchestrator;
   }
 
-  /** Every conversation, most recently active first. */
+  /** Every conversation, most recently active first; an empty one only while it is shown or answering. */
   list(): ConversationInfo[] {
-    const rows = this.opts.store.listConversations();
+    const rows = this.opts.store.listConversations().filter((r) => r.messages > 0 || r.id === this.shown || this.live.get(r.id)?.busy);
     if (!rows.some((r) => r.id === this.shown)) rows.unshift(emptyRow(this.shown));
     return rows.map((r) => ({
       id: r.id,
@@ -121,8 +121,13 @@ export class Conversations {
     return `${prefix}-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
   }
 
-  /** New Chat: a new, empty conversation becomes the active one; the one shown before is kept. */
+  /** New Chat: a new, empty conversation becomes the active one; the one shown before is kept (one still empty is reused). */
   create(): string {
+    const shown = this.live.get(this.shown);
+    if (shown && !shown.busy && !this.opts.store.recentLog(1, this.shown).length) {
+      this.setActive(this.shown);
+      return this.shown;
+    }
     const id = Conversations.newId();
     this.get(id);
     this.setActive(id);
