@@ -8,62 +8,27 @@
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
 import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
-import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
-import type { BatonTool, ToolJournal } from '../copilot/batonTool';
-import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import { TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
-import { conversationStateKey, MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
+import { conversationStateKey, MAIN_CONVERSATION, type LogEntry } from '../store/types';
 import { conversationScope } from '../store/conversationScope';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
-import type { Logger } from '../util/logger';
 import type { Origin, OrchestratorEvent, OrchestratorEventBody } from './events';
 import { classifyMessage } from './classifier';
-import type { SessionClaims } from './sessionClaims';
 import { CheckpointWriter } from './checkpoints';
 import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
 import { runWithRetries, type Attempt } from './retries';
-import { ModelRouter, parseRouterState, type RoutingSettings } from './router';
-import { buildSystemMessage } from './systemMessage';
+import { ModelRouter, parseRouterState } from './router';
+import type { OrchestratorOptions } from './orchestratorOptions';
+import { orchestratorSpec } from './orchestratorSpec';
 import { BatonClosingError, TurnError, type Job, type QueuedTurn, type TurnHandle } from './turn';
 import { TurnOutcome } from './turnOutcome';
 import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
 
-export interface OrchestratorSettings {
-  routing: RoutingSettings;
-  turnTimeoutMs: number;
-  selfEdit: boolean;
-}
-
-export interface OrchestratorOptions {
-  /** The conversation this orchestrator runs (its log, session and claim). Default MAIN_CONVERSATION. */
-  conversation?: string;
-  sessions: AgentSessions;
-  store: BatonStore;
-  logger: Logger;
-  version: string;
-  settings: () => OrchestratorSettings;
-  /** Baton's tools for the orchestrator (memory, workers); read at every session creation. */
-  tools: () => BatonTool[];
-  /** The journal the tools share, so a retried turn never repeats a tool's side effect. */
-  toolJournal?: ToolJournal;
-  memorySummary: () => string;
-  workspaceFolders?: () => string[];
-  installPath?: string;
-  /** Claims on orchestrator sessions, so two windows never write into one session. */
-  claims?: SessionClaims;
-  /** The conversation as other windows share it (the store as the queue to its owner); absent: this window alone. */
-  shared?: SharedConversation;
-  /** MCP servers and skill directories from the user's own Copilot configuration. */
-  userConfig?: () => UserCopilotConfig;
-  retryDelaysMs?: readonly number[];
-  healthCheckIntervalMs?: number;
-  classifierTimeoutMs?: number;
-  now?: () => Date;
-}
+export type { OrchestratorOptions, OrchestratorSettings } from './orchestratorOptions';
 
 const LOG_SCAN = 200;
 const STATE_ROUTER = 'router_state';
@@ -106,7 +71,7 @@ export class Orchestrator {
       tools: opts.tools,
       claims: opts.claims,
       conversation: this.conversation,
-      spec: (model, tools) => this.sessionSpec(model, tools),
+      spec: (model, tools) => orchestratorSpec(opts, model, tools),
       emit: (event) => this.fire(event),
     });
     this.checkpoints = new CheckpointWriter(
@@ -163,16 +128,6 @@ export class Orchestrator {
 
   get currentSessionId(): string | undefined {
     return this.keeper.current?.id;
-  }
-
-  /** The session id saved for this conversation: the live one, or the one the next turn resumes. */
-  get savedSessionId(): string | undefined {
-    return this.keeper.current?.id ?? this.keeper.savedId;
-  }
-
-  /** The saved session is not to be resumed (skills changed): the next session is new, with recent turns as context. */
-  markSessionStale(reason: string): void {
-    this.keeper.markStale(reason);
   }
 
   /**
@@ -399,26 +354,6 @@ export class Orchestrator {
       this.opts.toolJournal?.end(turn.turnId);
       this.current = undefined;
     }
-  }
-
-  private sessionSpec(model: string, tools: BatonTool[]): Extract<SessionSpec, { role: 'orchestrator' }> {
-    const settings = this.opts.settings();
-    const user = this.opts.userConfig?.();
-    return {
-      role: 'orchestrator',
-      model,
-      tools,
-      mcpServers: user?.mcpServers,
-      skillDirectories: user?.skillDirectories,
-      systemMessage: buildSystemMessage({
-        memorySummary: this.opts.memorySummary(),
-        routing: settings.routing,
-        selfEdit: settings.selfEdit,
-        installPath: this.opts.installPath,
-        workspaceFolders: this.opts.workspaceFolders?.() ?? [],
-        now: this.opts.now?.() ?? new Date(),
-      }),
-    };
   }
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
