@@ -7,8 +7,8 @@
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
 import { describeFindings, seriousAxeFindings } from './a11y';
-import { ui } from './fixture';
-import { completedReply, freshChat, messages, openBaton, send } from './helpers';
+import { DEFAULT_THEME, ui } from './fixture';
+import { completedReply, freshChat, messages, openBaton, send, setColorTheme, THEMES } from './helpers';
 
 const FIRST = 'Plan the zebra migration, conversation one';
 const SECOND = 'Draft the okapi release notes, conversation two';
@@ -35,6 +35,15 @@ async function dialogButton(page: Page, label: string): Promise<void> {
 
 describe('Conversations', function () {
   this.timeout(180_000);
+
+  // axe's contrast findings depend on the theme: as in the accessibility suite, the fixture's best-effort switch at
+  // start-up is made to hold (Light+'s own description colour is under AA, a property of that theme).
+  before(async function () {
+    this.timeout(120_000);
+    const { page } = ui();
+    await setColorTheme(page, THEMES.light);
+    await setColorTheme(page, DEFAULT_THEME);
+  });
 
   it('create, switch, rename, delete (asked first), and a reload keeps them all', async () => {
     const { page, view } = await freshChat();
