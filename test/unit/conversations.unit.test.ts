@@ -3,8 +3,8 @@
 // conversation shown survives a reload, the 200-row log bound holds per conversation).
 import * as assert from 'node:assert/strict';
 import { ConversationError } from '../../src/core/conversations/conversationError';
-import { reply } from '../support/inMemoryAgentSessions';
-import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
+import { hangAfter, reply } from '../support/inMemoryAgentSessions';
+import { startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
 describe('Conversations (in-memory runtime)', () => {
   let f: UnitCore;
@@ -89,5 +89,21 @@ describe('Conversations (in-memory runtime)', () => {
       ],
       'most recently active first: opening one is not activity in it',
     );
+  });
+
+  it('deleting a conversation that is answering stops its turn, withdraws what waits, and deletes its session', async () => {
+    f.sessions.script('orchestrator', hangAfter('half an answer'));
+    const doomed = f.core.conversations.active;
+    const running = doomed.enqueue('a long question', { channel: 'panel' });
+    const waiting = doomed.enqueue('never sent', { channel: 'panel' });
+    await until(() => f.events.some((e) => e.type === 'turn.delta'), 'the answer to start');
+    const session = doomed.currentSessionId!;
+    await f.core.conversations.delete(doomed.conversation);
+    await assert.rejects(waiting.done, /withdrawn before it was sent/);
+    assert.equal((await running.done).status, 'cancelled');
+    assert.ok(!(await f.sessions.ownSessions()).some((s) => s.id === session), 'its session is deleted');
+    assert.ok(!f.events.some((e) => e.type === 'turn.started' && e.turnId === waiting.turnId), 'the waiting message never started');
+    assert.notEqual(f.core.conversations.activeId, doomed.conversation);
+    assert.deepEqual(f.core.store.recentLog(10, doomed.conversation), []);
   });
 });

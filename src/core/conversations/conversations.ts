@@ -156,7 +156,6 @@ export class Conversations {
   async delete(id: string): Promise<void> {
     if (!this.has(id)) throw new ConversationError('not-found', `There is no conversation ${JSON.stringify(id)}.`);
     const orchestrator = this.get(id);
-    orchestrator.stop();
     const session = await orchestrator.forgetSession().catch((err: unknown) => {
       this.opts.logger.warn(`Deleting the session of conversation ${id} failed: ${String(err)}`);
       return undefined;

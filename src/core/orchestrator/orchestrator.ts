@@ -252,6 +252,9 @@ export class Orchestrator {
    * its claim released; returns the id of the deleted session. The caller deletes the log and disposes.
    */
   forgetSession(): Promise<string | undefined> {
+    // Nothing waiting in a conversation being deleted runs: its queued turns are withdrawn, the running one stopped.
+    for (const job of [...this.queue]) if (job.kind === 'turn') this.withdraw(job.turn.turnId);
+    this.stop();
     return this.runTask(async () => {
       const id = this.keeper.current?.id ?? this.keeper.savedId;
       const old = this.keeper.forget();
