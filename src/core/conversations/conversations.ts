@@ -57,8 +57,9 @@ export class Conversations {
   readonly onDidChange = this.changes.event;
   private shown: string;
   private disposed = false;
-  /** Messages a crash or reload interrupted, found when a conversation's orchestrator started (offered for resending). */
-  readonly interrupted: ReturnType<Orchestrator['start']> = [];
+  /** Messages a crash or reload interrupted in the conversation shown at start (offered for resending); the others
+   * are marked when they are opened, and show as interrupted there. */
+  interrupted: ReturnType<Orchestrator['start']> = [];
 
   constructor(private readonly opts: ConversationsOptions) {
     const saved = opts.store.getState(STATE_ACTIVE);
@@ -96,7 +97,8 @@ export class Conversations {
       id,
       orchestrator.onEvent((e) => this.events.fire(e)),
     );
-    this.interrupted.push(...orchestrator.start());
+    const interrupted = orchestrator.start();
+    if (this.live.size === 1 && id === this.shown) this.interrupted = interrupted;
     return orchestrator;
   }
 
