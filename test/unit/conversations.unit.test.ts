@@ -3,6 +3,7 @@
 // conversation shown survives a reload, the 200-row log bound holds per conversation).
 import * as assert from 'node:assert/strict';
 import { ConversationError } from '../../src/core/conversations/conversationError';
+import { LIVE_KEEP } from '../../src/core/conversations/conversations';
 import { hangAfter, reply } from '../support/inMemoryAgentSessions';
 import { startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
@@ -105,5 +106,20 @@ describe('Conversations (in-memory runtime)', () => {
     assert.ok(!f.events.some((e) => e.type === 'turn.started' && e.turnId === waiting.turnId), 'the waiting message never started');
     assert.notEqual(f.core.conversations.activeId, doomed.conversation);
     assert.deepEqual(f.core.store.recentLog(10, doomed.conversation), []);
+  });
+
+  it(`keeps at most ${LIVE_KEEP} conversations open; one closed while idle resumes its own session when used again`, async () => {
+    f.sessions.script('orchestrator', reply('first'), reply('again'));
+    await f.core.conversations.enqueue('hello', { channel: 'api', conversation: 'c-old' }).done;
+    const session = f.core.conversations.peek('c-old')!.currentSessionId;
+    await until(() => !f.core.conversations.peek('c-old')!.busy, 'the first turn to settle');
+    for (let i = 0; i < LIVE_KEEP + 2; i++) f.core.conversations.get(`c-${i}`);
+    assert.ok(f.core.conversations.all().length <= LIVE_KEEP, `${f.core.conversations.all().length} open`);
+    assert.equal(f.core.conversations.peek('c-old'), undefined, 'the least recently used idle one was closed');
+    assert.ok(f.core.conversations.peek(f.core.conversations.activeId), 'never the one shown');
+    await f.core.conversations.enqueue('still there?', { channel: 'api', conversation: 'c-old' }).done;
+    const ready = f.events.filter((e) => e.type === 'session.ready' && e.conversation === 'c-old').at(-1);
+    assert.ok(ready?.type === 'session.ready');
+    assert.deepEqual([ready.how, ready.sessionId], ['resumed', session]);
   });
 });

@@ -44,6 +44,10 @@ export interface ConversationsOptions {
 /** What changed in the list: `active` when the panel is to show another conversation. */
 export type ConversationsChange = { kind: 'list' } | { kind: 'active'; id: string };
 
+/** Orchestrators kept open (each holds a Copilot session and watches the store); an idle one beyond is closed, and its
+ * session resumed when it is opened again. */
+export const LIVE_KEEP = 8;
+
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 
 export class Conversations {
@@ -85,7 +89,12 @@ export class Conversations {
   /** The conversation's orchestrator, built and started on first use; an unknown id creates the conversation. */
   get(id: string): Orchestrator {
     const existing = this.live.get(id);
-    if (existing) return existing;
+    if (existing) {
+      // Most recently used last: the first idle one is the one closed when too many are open.
+      this.live.delete(id);
+      this.live.set(id, existing);
+      return existing;
+    }
     // After close the store is closed: refuse in the orchestrator's own words (a worker's result then waits in the inbox).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     if (!ID_PATTERN.test(id))
@@ -99,6 +108,7 @@ export class Conversations {
     );
     const interrupted = orchestrator.start();
     if (this.live.size === 1 && id === this.shown) this.interrupted = interrupted;
+    this.closeIdle();
     return orchestrator;
   }
 
@@ -199,6 +209,17 @@ export class Conversations {
   /** Every live orchestrator (a change that concerns every session: skills, model, runtime). */
   all(): Orchestrator[] {
     return [...this.live.values()];
+  }
+
+  /** Closes the least recently used idle orchestrators beyond LIVE_KEEP (never the one shown, never a busy one). */
+  private closeIdle(): void {
+    let over = this.live.size - LIVE_KEEP;
+    for (const [id, o] of this.live) {
+      if (over <= 0) break;
+      if (id === this.shown || o.busy || o.queuedCount) continue;
+      over--;
+      void this.retire(id).catch((err: unknown) => this.opts.logger.warn(`Closing conversation ${id}: ${String(err)}`));
+    }
   }
 
   private setActive(id: string): void {
