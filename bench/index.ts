@@ -19,7 +19,10 @@ const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   // Before worktrees: its cleanup frees 10,000s of inodes, which makes the next large checkout slower for ~30 s on some filesystems.
   ['isolation', async () => (await import('./isolation.bench')).benchIsolation({ quick })],
   ['worktrees', async () => (await import('./worktrees.bench')).benchWorktrees({ quick })],
-  ['landing', async () => (await import('./landing.bench')).benchLanding({ quick })],
+  [
+    'landing',
+    async () => [...(await (await import('./landing.bench')).benchLanding({ quick })), ...(await (await import('./verify.bench')).benchVerify({ quick }))],
+  ],
   ['panel', async () => (await import('./panel.bench')).benchPanel({ quick })],
   ['activation', async () => (await import('./activation.bench')).benchActivation({ quick })],
   // Minutes long: only in the full run (CI runs --quick).

@@ -29,7 +29,7 @@ export class Composer {
 
   constructor(private readonly options: ComposerOptions) {
     this.textarea = h('textarea', {
-      class: 'composer-input',
+      class: 'vscode-textarea composer-input',
       'data-testid': 'composer',
       'aria-label': 'Message Baton',
       placeholder: 'Ask Baton, or describe a task for a worker… (Enter to send, Shift+Enter for a new line)',

@@ -60,3 +60,32 @@ export function setAppearance(el: HTMLElement, appearance: ButtonAppearance): vo
   el.classList.add(...APPEARANCE_CLASSES[appearance]);
   el.dataset.appearance = appearance;
 }
+
+/**
+ * A checkbox as @vscode-elements/elements-lite draws it (class vscode-checkbox): the native input, visually hidden but
+ * focusable and announced as ever, and a label that draws the box, its check mark and the text.
+ */
+export function checkbox(attrs: Attrs & { id: string }, text: string): { el: HTMLElement; input: HTMLInputElement } {
+  const { id, class: extra, title, ...inputAttrs } = attrs;
+  const input = h('input', { type: 'checkbox', id, ...inputAttrs });
+  const box = h('span', { class: 'icon' }, checkMark());
+  const label = h('label', { for: id }, box, h('span', { class: 'text' }, text));
+  const el = h('div', { class: `vscode-checkbox${extra ? ` ${String(extra)}` : ''}`, title }, input, label);
+  return { el, input };
+}
+
+/** The check mark elements-lite shows in a checked box (it expects an icon font; an inline SVG needs no font file). */
+function checkMark(): SVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('class', 'icon-checked');
+  svg.setAttribute('viewBox', '0 0 16 16');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M3.5 8.5l3 3 6-7');
+  path.setAttribute('fill', 'none');
+  path.setAttribute('stroke', 'currentColor');
+  path.setAttribute('stroke-width', '1.6');
+  svg.append(path);
+  return svg;
+}

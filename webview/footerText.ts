@@ -1,7 +1,6 @@
 // The texts of a message's footer: how its request was routed and the tokens it used.
 import type { RouteInfo, UsageInfo } from '../src/shared/protocol';
-
-const COUNT = new Intl.NumberFormat('en-US');
+import { countText } from './countText';
 
 const REASONS: Record<RouteInfo['reason'], string> = {
   override: 'keyword override',
@@ -21,7 +20,7 @@ export function routeText(route: RouteInfo): string {
 
 export function usageText(usage: UsageInfo): string {
   const parts: string[] = [];
-  if (usage.inputTokens !== undefined) parts.push(`${COUNT.format(usage.inputTokens)} in`);
-  if (usage.outputTokens !== undefined) parts.push(`${COUNT.format(usage.outputTokens)} out`);
+  if (usage.inputTokens !== undefined) parts.push(`${countText(usage.inputTokens)} in`);
+  if (usage.outputTokens !== undefined) parts.push(`${countText(usage.outputTokens)} out`);
   return parts.length ? `${parts.join(' / ')} tokens` : '';
 }

@@ -2,7 +2,7 @@
 // name takes the room that is left and is cut with an ellipsis only below that, its full name always in the tooltip;
 // the toggle says "Auto" and New chat is an icon button, both explained by their tooltips.
 import type { PanelState, WebviewMessage } from '../src/shared/protocol';
-import { button, h, setText } from './dom';
+import { button, checkbox, h, setText } from './dom';
 
 export class Header {
   readonly el: HTMLElement;
@@ -12,13 +12,17 @@ export class Header {
 
   constructor(post: (message: WebviewMessage) => void) {
     this.model = h('span', { class: 'model', 'data-testid': 'model', title: 'Current model' });
-    this.routing = h('input', { type: 'checkbox', 'data-testid': 'routing-toggle', checked: true });
-    const routingLabel = h(
-      'label',
-      { class: 'routing-toggle', title: 'Auto routing: pick a model per request (fast, standard or premium)' },
-      this.routing,
+    const { el: routingLabel, input: routing } = checkbox(
+      {
+        id: 'routing-auto',
+        class: 'routing-toggle',
+        'data-testid': 'routing-toggle',
+        checked: true,
+        title: 'Auto routing: pick a model per request (fast, standard or premium)',
+      },
       'Auto',
     );
+    this.routing = routing;
     // Only a change that differs from the host's state is the user's; the host answers with a `state` message that
     // settles the box.
     this.routing.addEventListener('change', () => {

@@ -12,6 +12,7 @@
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
 import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlightCode, knowsLanguage } from './codeHighlight';
+import { countText } from './countText';
 
 /** How a block is rendered: an open block is still streaming, so its code is not highlighted yet. */
 export interface RenderEnv {
@@ -85,7 +86,7 @@ export const MAX_COLUMNS = 64;
 
 /** The note after a table whose widest row had `hidden` columns left out. */
 export function columnNote(hidden: number): string {
-  return `<p class="md-note">${hidden.toLocaleString('en-US')} more column${hidden === 1 ? '' : 's'} not shown</p>\n`;
+  return `<p class="md-note">${countText(hidden)} more column${hidden === 1 ? '' : 's'} not shown</p>\n`;
 }
 
 function capColumns(state: StateCore): void {

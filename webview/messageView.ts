@@ -12,6 +12,7 @@ import { MarkdownStream, renderMarkdown } from './markdownStream';
 import { RawTail } from './rawTail';
 import { RowTail } from './rowTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
+import { timeEl } from './timeText';
 
 const ROLE_LABEL: Record<MessageRole, string> = {
   user: 'You',
@@ -29,10 +30,6 @@ const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
 };
 
 export type Post = (message: WebviewMessage) => void;
-
-// Made once: Date#toLocale*String builds a formatter per call, which made a 1,000-message snapshot cost 150 ms.
-const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const FULL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** Channels other than the panel and the palette; their messages carry a small tag. */
 const OTHER_CHANNELS = new Set(['chat', 'tool', 'api']);
@@ -111,8 +108,8 @@ export class MessageView {
 
   /**
    * Renders the message for real: header, footer, actions, and markdown (or text, for the user's). Idempotent.
-   * `deferHighlight`: its code is coloured just after the next paint (deferredHighlight.ts), for the messages a
-   * snapshot paints first. Messages rendered as they scroll into view colour theirs at once, inside the list's frame
+   * `deferHighlight`: its code is coloured, and its time written, just after the next paint (deferredHighlight.ts,
+   * timeText.ts), for the messages a snapshot paints first. Messages rendered as they scroll into view colour theirs at once, inside the list's frame
    * budget: deferred there, the colouring landed between the frames of the scroll and made them longer.
    */
   render(deferHighlight = false): void {
@@ -127,7 +124,7 @@ export class MessageView {
     // What the editor added to the message (kept in the log, so shown again after a reload).
     if (this.message.references?.length) el.append(storedReferencesEl(this.message.references, this.post));
     el.append(this.footer, this.actions);
-    this.renderHeader();
+    this.renderHeader(deferHighlight);
     this.renderFooter();
     this.renderActions();
     this.renderBody(deferHighlight);
@@ -280,7 +277,7 @@ export class MessageView {
     toggleAttr(el, 'aria-busy', this.isStreaming);
   }
 
-  private renderHeader(): void {
+  private renderHeader(afterPaint = false): void {
     const { message, header } = this;
     if (!header) return;
     const time = new Date(message.ts);
@@ -296,9 +293,7 @@ export class MessageView {
     }
     // Written in another VS Code window that shares this conversation.
     if (message.from) parts.push(h('span', { class: 'message-source', 'data-testid': 'window-tag' }, `from window ${message.from}`));
-    if (Number.isFinite(time.getTime())) {
-      parts.push(h('time', { class: 'message-time', datetime: time.toISOString(), title: FULL_TIME.format(time) }, TIME.format(time)));
-    }
+    if (Number.isFinite(time.getTime())) parts.push(timeEl(time, afterPaint));
     header.replaceChildren(...parts);
   }
 

@@ -1,6 +1,7 @@
 // A finished worker as people read it: its name, how it ended, how long it ran, what it changed, and its report as
 // markdown. The message's `content` is the wrapper the model was given; the panel never shows it when a card exists.
 import type { WorkerResultCard } from '../src/shared/protocol';
+import { countText } from './countText';
 import { button, h } from './dom';
 import { renderMarkdown } from './markdownStream';
 import type { Post } from './messageView';
@@ -12,8 +13,6 @@ const END_LABEL: Record<WorkerResultCard['state'], string> = {
   timed_out: 'Timed out',
   killed: 'Stopped',
 };
-
-const COUNT = new Intl.NumberFormat('en-US');
 
 /** A duration as people read it: "4.2 s", "38 s", "3 min 5 s", "1 h 2 min". */
 export function durationText(ms: number): string {
@@ -28,7 +27,7 @@ export function durationText(ms: number): string {
 /** "3 files changed, +40 −2", or that it changed nothing. */
 export function changesText(changes: WorkerResultCard['changes']): string {
   if (!changes || changes.files === 0) return 'No changes';
-  return `${COUNT.format(changes.files)} file${changes.files === 1 ? '' : 's'} changed, +${COUNT.format(changes.additions)} \u2212${COUNT.format(changes.deletions)}`;
+  return `${countText(changes.files)} file${changes.files === 1 ? '' : 's'} changed, +${countText(changes.additions)} \u2212${countText(changes.deletions)}`;
 }
 
 /** The card's element (it replaces the message body's text). */

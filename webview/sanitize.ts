@@ -24,10 +24,14 @@ const CONFIG = {
   RETURN_DOM_FRAGMENT: true,
 } as const;
 
+// Set once: a config passed with each call is parsed again on each call (its tag and attribute sets rebuilt), and a
+// streamed list or table sanitizes each frame's new rows.
+purify.setConfig(CONFIG);
+
 /** Sanitized nodes for an HTML string, ready to insert. */
 export function sanitizedFragment(html: string): DocumentFragment {
   if (!html) return document.createDocumentFragment();
-  return purify.sanitize(html, CONFIG);
+  return purify.sanitize(html) as unknown as DocumentFragment;
 }
 
 /** Replaces `el`'s children with the sanitized HTML. */

@@ -33,6 +33,10 @@ interface Card {
   /** An Apply met conflicts: which files, and the two ways forward. */
   conflict: HTMLElement;
   conflictText: HTMLElement;
+  /** The last verify of its change set: passed / failed in one line, its last lines one click away. */
+  verify: HTMLDetailsElement;
+  verifyLine: HTMLElement;
+  verifyTail: HTMLElement;
   worker: WorkerCard;
 }
 
@@ -145,8 +149,29 @@ export class WorkerStrip {
         return b;
       }),
     );
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, conflict, changes);
-    return { el, state, elapsed, dir, last, where, changes, changesText, touched, summary, overlap, conflict, conflictText, worker };
+    const verifyLine = h('summary', { 'data-testid': 'worker-verify' });
+    const verifyTail = h('pre', { class: 'worker-verify-tail', 'data-testid': 'worker-verify-tail' });
+    const verify = h('details', { class: 'worker-verify' }, verifyLine, verifyTail) as HTMLDetailsElement;
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, verify, conflict, changes);
+    return {
+      el,
+      state,
+      elapsed,
+      dir,
+      last,
+      where,
+      changes,
+      changesText,
+      touched,
+      summary,
+      overlap,
+      conflict,
+      conflictText,
+      verify,
+      verifyLine,
+      verifyTail,
+      worker,
+    };
   }
 
   private fill(card: Card): void {
@@ -154,7 +179,11 @@ export class WorkerStrip {
     el.dataset.name = worker.name;
     el.dataset.state = worker.state;
     el.title = `Open ${worker.name}`;
-    setText(card.state, worker.activity && worker.state === 'running' ? worker.activity : (STATE_LABEL[worker.state] ?? worker.state));
+    const verifying = worker.verify?.state === 'running' ? 'verifying' : undefined;
+    setText(
+      card.state,
+      (worker.activity ?? verifying) && worker.state === 'running' ? (worker.activity ?? verifying)! : (STATE_LABEL[worker.state] ?? worker.state),
+    );
     // A worktree lives in Baton's storage: the card names the user's folder and the branch instead.
     const place = worker.isolation?.kind === 'worktree' ? worker.isolation.sourceDir : worker.workingDir;
     setText(card.dir, place);
@@ -188,6 +217,12 @@ export class WorkerStrip {
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');
     card.overlap.hidden = !overlaps.length;
+    const v = worker.outcome ? undefined : worker.verify;
+    setText(card.verifyLine, v?.line ?? '');
+    setText(card.verifyTail, v?.tail ?? '');
+    card.verify.dataset.state = v?.state ?? '';
+    card.verify.hidden = !v;
+    card.verifyTail.hidden = !v?.tail;
     const conflicts = worker.conflicts ?? [];
     setText(card.conflictText, conflicts.length ? `Conflicts with your tree: ${conflicts.join(', ')}` : '');
     card.conflict.hidden = !conflicts.length || worker.state === 'running';

@@ -91,6 +91,11 @@ export interface WorkerCard {
   summary?: string;
   /** How its change set ended: the card's final state ("applied …", "kept on baton/x", "discarded"). */
   outcome?: { kind: 'applied' | 'kept' | 'discarded'; text: string };
+  /**
+   * baton.workers.verifyCommand on its change set, in its sandbox: running, or how the last run ended
+   * (`line`: "verify failed: npm test exited 1 after 2.1 s"); `tail`: the last lines of its output (bounded).
+   */
+  verify?: { state: 'running' | 'passed' | 'failed' | 'not-run'; line: string; tail?: string };
 }
 
 export interface PermissionPrompt {

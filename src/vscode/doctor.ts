@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
+import { readWorkerSettings } from './settings';
 
 async function folderSize(dir: string): Promise<number> {
   let total = 0;
@@ -78,6 +79,14 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     const report = networkReport(core.pool.network(), core.sessions.sandboxSupport, core.pool.list());
     if (!report.ok) throw new Error(report.text);
     return report.text;
+  });
+  await check('Verify before Apply', async () => {
+    const command = readWorkerSettings().verifyCommand;
+    if (!command) return 'off (baton.workers.verifyCommand is empty; Baton: Set the Command that Verifies Workers\u2019 Changes\u2026 suggests one)';
+    // Never outside the sandbox: without it the command is not run, and Apply says so.
+    if (!core.sessions.sandboxSupport.available)
+      throw new Error(`\`${command}\` is set, but cannot run: it runs only inside the workers\u2019 sandbox, which is unavailable here`);
+    return `\`${command}\` after each worker run, in its worktree and sandbox`;
   });
   await check('Worker changes', async () => {
     const pending = core.pool.changes?.list() ?? [];

@@ -66,6 +66,7 @@ export function readWorkerSettings(): WorkerSettings {
     isolation: c.get<string>('workers.isolation', 'worktree') === 'none' ? 'none' : 'worktree',
     worktreeInclude: c.get<string[]>('workers.worktreeInclude', []).filter((e) => typeof e === 'string' && e.trim()),
     environment: readEnvironment(c.get<Record<string, unknown>>('workers.environment', {})),
+    verifyCommand: c.get<string>('workers.verifyCommand', '').trim() || undefined,
   };
 }
 
@@ -97,6 +98,12 @@ function userProxy(): string | undefined {
 
 export async function setRoutingAuto(on: boolean): Promise<void> {
   await config().update('routing.auto', on, vscode.ConfigurationTarget.Global);
+}
+
+/** baton.workers.verifyCommand, in the workspace when one is open (a project's tests are the project's), else for the user. */
+export async function setVerifyCommand(command: string): Promise<void> {
+  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await config().update('workers.verifyCommand', command, target);
 }
 
 export async function setModel(model: string): Promise<void> {

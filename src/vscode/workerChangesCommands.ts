@@ -6,8 +6,11 @@
 // applies the chosen files all or nothing; Discard asks first, because it cannot be undone. A
 // Review tab of a change set that is gone is closed.
 import * as vscode from 'vscode';
+import { applyConfirm } from '../core/changes/applyConfirm';
 import { ApplyConflict } from '../core/changes/changeSet';
 import { suggestCommitMessage } from '../core/changes/keepAsBranch';
+import { suggestVerifyCommand } from '../core/changes/verifySuggestion';
+import { setVerifyCommand } from './settings';
 import type { Logger } from '../core/util/logger';
 import type { WorkerPool } from '../core/workers/workerPool';
 import { provideCommand } from './deferredCommands';
@@ -22,6 +25,7 @@ export const CHANGE_COMMANDS = [
   'baton.resolveInEditor',
   'baton.openWorkerFolder',
   'baton.cleanUpWorktrees',
+  'baton.setVerifyCommand',
 ] as const;
 
 /** Absolute paths of the editor's documents with unsaved changes. */
@@ -140,18 +144,15 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
           if (!picked?.length) return;
           if (picked.length < files.length) paths = picked.map((p) => p.label);
         }
-        const what = paths ? `${paths.length} of the ${totals.files} changed files` : totals.line;
+        const confirm = await applyConfirm(changes, name, paths);
         const choice = await vscode.window.showInformationMessage(
-          `Apply ${what} from worker '${name}' to your working tree?`,
-          {
-            modal: true,
-            detail: `All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.${paths ? ' The other files stay in the worktree for a later Apply or Discard.' : ''}`,
-          },
-          'Apply',
-          ...(paths ? [] : ['Apply and Keep Worktree']),
+          confirm.message,
+          { modal: true, detail: confirm.detail },
+          confirm.action,
+          ...(paths ? [] : [`${confirm.action} and Keep Worktree`]),
         );
         if (!choice) return;
-        const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === 'Apply and Keep Worktree', paths });
+        const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === `${confirm.action} and Keep Worktree`, paths });
         void vscode.window.showInformationMessage(`Baton: ${message}`);
       } catch (err) {
         if (err instanceof ApplyConflict && err.files.some((f) => f.reason === 'does-not-apply')) return offerResolution(name, err);
@@ -257,6 +258,24 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       } catch (err) {
         fail(err);
       }
+    }),
+    provideCommand('baton.setVerifyCommand', async () => {
+      const current = vscode.workspace.getConfiguration('baton').get<string>('workers.verifyCommand', '').trim();
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const suggested = current || (folder ? await suggestVerifyCommand(folder).catch(() => undefined) : undefined);
+      const command = await vscode.window.showInputBox({
+        title: "The command that verifies a worker's changes before Apply",
+        prompt: current
+          ? 'Runs in the worker\u2019s worktree, in its sandbox, after each of its runs. Empty: no verify.'
+          : `Runs in the worker\u2019s worktree, in its sandbox, after each of its runs.${suggested ? ' Suggested from your project.' : ''} Empty: no verify.`,
+        value: suggested ?? '',
+        placeHolder: 'e.g. npm test',
+      });
+      if (command === undefined) return;
+      await setVerifyCommand(command.trim());
+      void vscode.window.showInformationMessage(
+        command.trim() ? `Baton: workers' changes are verified with \`${command.trim()}\`.` : 'Baton: workers\u2019 changes are not verified.',
+      );
     }),
     provideCommand('baton.openWorkerFolder', async (arg?: Arg) => {
       const name = await pick(arg, 'Open the folder of which worker?');

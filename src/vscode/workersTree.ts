@@ -166,7 +166,9 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
     w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
   // The same place the card names: the user's folder and the branch, not the worktree in Baton's storage.
   const place = w.isolation?.kind === 'worktree' ? `${shortDir(w.isolation.sourceDir)} (${w.isolation.branch})` : shortDir(w.workingDir);
-  const state = w.activity && w.state === 'running' ? ` · ${w.activity}` : w.outcome ? ` · ${w.outcome.text}` : '';
+  const activity = w.activity ?? (w.verify?.state === 'running' ? 'verifying' : undefined);
+  const verdict = !w.outcome && w.verify && w.verify.state !== 'running' ? ` · verify ${w.verify.state === 'not-run' ? 'not run' : w.verify.state}` : '';
+  const state = activity && w.state === 'running' ? ` · ${activity}` : w.outcome ? ` · ${w.outcome.text}` : verdict;
   item.description = `${place} · ${elapsedText(w, now)}${state}${changes}`;
   // `.changes` marks a worker whose changes wait for review (Review / Apply / Discard in its menu).
   item.contextValue = `${w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done'}${w.changes?.files ? '.changes' : ''}`;
@@ -184,6 +186,10 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   if (w.lastLine) {
     tip.appendMarkdown('\n\n');
     tip.appendText(w.lastLine);
+  }
+  if (w.verify && !w.outcome) {
+    tip.appendMarkdown(`\n\n${w.verify.state === 'passed' ? '$(pass)' : w.verify.state === 'running' ? '$(sync)' : '$(warning)'} `);
+    tip.appendText(w.verify.line);
   }
   if (w.source !== 'created') tip.appendMarkdown(`\n\n_${w.source} machine session_`);
   if (usage) tip.appendMarkdown(`\n\nUsage ${usage(w.name)}`);

@@ -117,9 +117,12 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
       { lastUserIncludes: "[Background task completed] Worker 'beta' finished:\n\n<worker-output>\nKept both lines.", name: 'resolved result' },
       { text: 'Apply it now.' },
     );
+    // Verify runs on the resolved change set, moved onto the user's tree: both lines must be there.
+    core.workerSettings.verifyCommand = "grep -q 'alpha line' src/app.txt && grep -q 'beta line' src/app.txt";
     await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
     await waitFor('the card says it is resolving', () => card('beta')?.activity === 'resolving conflicts');
     await waitFor('the resolution', () => doneCount() >= 3);
+    assert.equal(card('beta')?.verify?.state, 'passed', JSON.stringify(card('beta')?.verify));
 
     const asked = core.server.chatRequests().find(resolvingRequest('beta', false))!;
     assert.match(asked.lastUserText!, /## src\/app\.txt \(it holds conflict markers/);
@@ -127,6 +130,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal(card('beta')?.activity, undefined);
     const result = results().at(-1)!;
     assert.match(result.prompt, /Conflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly\./);
+    assert.match(result.prompt, /\n\nVerify passed: grep -q 'alpha line' src\/app\.txt/);
     assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n', "the user's files wait for Apply");
 
     assert.match(await core.pool.changes!.apply('beta', { dirtyBuffers: [] }), /^Applied 2 files changed, \+2 −0 from worker 'beta'/);

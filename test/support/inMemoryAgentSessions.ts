@@ -18,10 +18,12 @@ import type {
   ProviderSettings,
   RunOptions,
   RunResult,
+  SandboxedCommandResult,
   SandboxStatus,
   SandboxSupport,
   SessionSpec,
 } from '../../src/core/copilot/agentSessions';
+import { SandboxRequiredError } from '../../src/core/copilot/agentSessions';
 import { AgentError, TurnTimeoutError, type ErrorClass } from '../../src/core/copilot/errors';
 
 export type Role = SessionSpec['role'];
@@ -291,6 +293,11 @@ export class InMemoryAgentSession implements AgentSession {
   }
 
   sandboxStatus: SandboxStatus = { state: 'off' };
+
+  /** Nothing runs in memory: a command is refused as the real seam refuses one without a sandbox. */
+  async runSandboxed(): Promise<SandboxedCommandResult> {
+    throw new SandboxRequiredError(this.sandboxStatus.state, 'nothing runs commands in memory');
+  }
 
   async changedFiles(): Promise<FileChange[]> {
     return [];

@@ -94,6 +94,13 @@ export const DARK_THEME: Record<string, string> = {
   'checkbox-background': '#313131',
   'checkbox-border': '#3c3c3c',
   'checkbox-foreground': '#cccccc',
+  // What elements-lite's checkbox and textarea read (VS Code derives them from checkbox.* and input.*).
+  'settings-checkboxBackground': '#313131',
+  'settings-checkboxBorder': '#3c3c3c',
+  'settings-checkboxForeground': '#cccccc',
+  'settings-textInputBackground': '#313131',
+  'settings-textInputForeground': '#cccccc',
+  'settings-textInputBorder': '#3c3c3c',
   'editorWidget-background': '#202020',
   'list-hoverBackground': '#2a2d2e',
   'toolbar-hoverBackground': '#5a5d5e50',

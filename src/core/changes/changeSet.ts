@@ -2,12 +2,16 @@
 // A ChangeSet is plain data (strings and numbers) so the store can persist it and a reload or a
 // restart finds it again; everything else is recomputed from git when asked.
 import type { WorktreeRecord } from '../git/worktrees';
+import type { VerifyRecord } from './verifyRecord';
 
 /**
  * One worker's isolated changes: its worktree on `baton/<worker>`, diffed from `baseCommit` (moved
  * forward by a partial apply or a move onto the user's tree; see changeSets.ts).
  */
-export type ChangeSet = WorktreeRecord;
+export type ChangeSet = WorktreeRecord & {
+  /** The last run of baton.workers.verifyCommand on it (see verifyRecord.ts). */
+  verify?: VerifyRecord;
+};
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -28,6 +32,8 @@ export interface ChangeSummary {
   files: FileChange[];
   additions: number;
   deletions: number;
+  /** The worktree's snapshot (a git tree) it was counted from, when it was counted from the worktree now. */
+  tree?: string;
 }
 
 /** A bounded unified diff for the model. */

@@ -62,7 +62,8 @@ export class ChangeSets {
 
   /** "N files changed, +a −b" and the per-file list, base → the worktree now. */
   async summarize(cs: ChangeSet): Promise<ChangeSummary> {
-    return this.summaryOf(cs, await this.snapshot(cs));
+    const tree = await this.snapshot(cs);
+    return { ...(await this.summaryOf(cs, tree)), tree };
   }
 
   /** A unified diff for the model, at most about `maxBytes`; a truncation is marked in the text. */

@@ -52,11 +52,15 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
         run: async (a) => {
           const totals = await changes.totals(a.name);
           const what = a.files ? `${a.files.length} of the ${totals.files} changed files (${a.files.join(', ')})` : totals.line;
-          if (!(await opts.confirm(a.name, 'apply changes', `apply ${what} from worker '${a.name}' to your working tree`))) {
-            throw new ToolFailure(`The user did not approve applying the changes of '${a.name}'. Do not retry; ask them what they want.`);
+          // A failed (or missing) verify is named in the question the user answers, and in what the model hears.
+          const warning = await changes.verifyWarning(a.name);
+          const asked = warning && warning.kind !== 'stale' ? ` although ${warning.line}` : '';
+          if (!(await opts.confirm(a.name, 'apply changes', `apply ${what} from worker '${a.name}' to your working tree${asked}`))) {
+            throw new ToolFailure(`The user did not approve applying the changes of '${a.name}'${asked}. Do not retry; ask them what they want.`);
           }
           try {
-            return await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree, paths: a.files });
+            const applied = await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree, paths: a.files });
+            return warning ? `${applied} Note: ${warning.line}.` : applied;
           } catch (err) {
             if (err instanceof ApplyConflict) {
               const conflicting = err.files.some((f) => f.reason === 'does-not-apply');

@@ -10,6 +10,7 @@ import { PendingChangeSets } from './pendingChangeSets';
 import type { Logger } from '../util/logger';
 import { describeOverlaps, findOverlaps } from './overlaps';
 import { WorkerChanges, type ChangeEvent, type FinishedWorker } from './workerChanges';
+import { ChangeVerifier, type ChangeVerifierOptions } from './changeVerifier';
 
 /** A running worker's touched files are read again at most this often (a snapshot of its worktree each time). */
 const TOUCHED_REFRESH_MS = 1000;
@@ -21,6 +22,7 @@ export interface WatchedWorker extends FinishedWorker {
   outcome?: WorkerCard['outcome'];
   conflicts?: WorkerCard['conflicts'];
   summary?: string;
+  verify?: WorkerCard['verify'];
   /** Runs when the current task ends (a conflict resolution checks or undoes its work). */
   followUp?: { activity: string; after: (end: 'completed' | 'failed' | 'timed_out' | 'killed') => Promise<string> };
 }
@@ -36,6 +38,8 @@ export interface ChangeWatchOptions {
   fire: () => void;
   /** A change set ended (applied, kept as a branch, discarded): the single place for what must follow (the session goes). */
   settled?: (name: string) => void;
+  /** Runs baton.workers.verifyCommand after a finished run (see changeVerifier.ts). */
+  verifier?: ChangeVerifier;
   logger: Logger;
 }
 
@@ -101,7 +105,15 @@ export class ChangeWatch {
     const follow = w.followUp;
     w.followUp = undefined;
     const followed = follow ? await follow.after(end).catch((err: unknown) => `\n\n(${follow.activity} could not finish: ${errorText(err)})`) : '';
-    return followed + (await this.opts.changes.resultNote(w)) + this.overlapNote(w);
+    const changed = await this.opts.changes.resultNote(w);
+    // Verified after the counts (an unchanged worker has nothing to verify) and while its session is still open.
+    const verified = end === 'completed' && !this.disposed ? await this.opts.verifier?.afterRun(w) : '';
+    return followed + changed + (verified ?? '') + this.overlapNote(w);
+  }
+
+  /** Stops a running verify of `name` (the worker is being killed). */
+  stopVerify(name: string): void {
+    this.opts.verifier?.stop(name);
   }
 
   /** The overlaps of `w` the orchestrator has not heard of yet, for its completion message ('' when none). */
@@ -118,6 +130,7 @@ export class ChangeWatch {
 
   dispose(): void {
     this.disposed = true;
+    this.opts.verifier?.dispose();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
@@ -162,10 +175,15 @@ export function createChangeLifecycle(opts: {
   workers: () => WatchedWorker[];
   fire: () => void;
   settled?: (name: string) => void;
+  /** baton.workers.verifyCommand and the workers' time limit. */
+  verifySettings?: ChangeVerifierOptions['settings'];
 }): { pending: PendingChangeSets; changes: WorkerChanges; watch: ChangeWatch } {
   const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
   let watch: ChangeWatch | undefined;
   const changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, opts.liveSession, (n, e) => watch?.settled(n, e), opts.send);
-  watch = new ChangeWatch({ changes, workers: opts.workers, fire: opts.fire, settled: opts.settled, logger: opts.logger });
+  const verifier = opts.verifySettings
+    ? new ChangeVerifier({ pending, liveSession: opts.liveSession, settings: opts.verifySettings, fire: opts.fire, logger: opts.logger })
+    : undefined;
+  watch = new ChangeWatch({ changes, workers: opts.workers, fire: opts.fire, settled: opts.settled, verifier, logger: opts.logger });
   return { pending, changes, watch };
 }

@@ -10,6 +10,7 @@ import { ChangeError } from './changeError';
 import { ApplyConflict, describeSummary, type FileChange, type ReviewEntry } from './changeSet';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
+import { verifyWarning, type VerifyWarning } from './verifyRecord';
 
 const TRACKED_PREFIX = 'tracked:';
 
@@ -24,6 +25,8 @@ export interface ChangeTotals {
   deletions: number;
   /** "N files changed, +a −b". */
   line: string;
+  /** A worktree's snapshot the totals were counted from (a verify is stored against it). */
+  tree?: string;
 }
 
 export interface PendingChanges {
@@ -54,6 +57,8 @@ export interface FinishedWorker {
   workingDir: string;
   isolation?: WorkerCard['isolation'];
   changes?: WorkerCard['changes'];
+  /** The worktree's snapshot its `changes` were counted from (what a verify right after runs on). */
+  changesTree?: string;
 }
 
 interface TrackedRecord {
@@ -140,14 +145,27 @@ export class WorkerChanges {
         deletions: s.deletions,
         line: describeSummary(s),
         paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+        ...(s.tree ? { tree: s.tree } : {}),
       };
     }
     return totalsOf(await this.trackedFiles(name));
   }
 
-  /** A bounded summary and diff for the model. */
+  /** What Apply's confirm must say about the change set's last verify (failed, not run, stale), or undefined. */
+  async verifyWarning(name: string): Promise<VerifyWarning | undefined> {
+    const cs = this.isolation.get(name);
+    if (!cs?.verify) return undefined;
+    return verifyWarning(cs.verify, await this.isolation.changeSets.snapshot(cs).catch(() => undefined));
+  }
+
+  /** A bounded summary and diff for the model (with the last verify's verdict, when there is one). */
   async forModel(name: string): Promise<string> {
-    if (this.isolation.get(name)) return (await this.isolation.diff(name)).text;
+    const cs = this.isolation.get(name);
+    if (cs) {
+      const warning = await this.verifyWarning(name);
+      const verdict = cs.verify ? `${warning?.line ?? `verify passed: ${cs.verify.command}`}\n` : '';
+      return verdict + (await this.isolation.diff(name)).text;
+    }
     const files = await this.trackedFiles(name);
     let text = `${totalsOf(files).line}\n\n${files.map((f) => f.diff).join('\n')}`;
     if (text.length > MAX_MODEL_DIFF_BYTES)
@@ -243,6 +261,7 @@ export class WorkerChanges {
     try {
       const t = await this.totals(w.name);
       w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
+      w.changesTree = t.tree;
       if (!t.files) {
         // Nothing to review in place: the record goes, so the Workers view does not list it as waiting.
         if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);

@@ -7,6 +7,9 @@ import type { AgentEvent, McpServerConfig, PermissionHandler } from './sdkTypes'
 import type { BatonTool } from './batonTool';
 import type { SandboxPolicy, SandboxStatus, SandboxSupport } from './sandbox';
 import type { EnvironmentReport } from './runtimeEnvironment';
+import type { SandboxedCommandOptions, SandboxedCommandResult } from './sandboxedCommand';
+
+export { SandboxRequiredError, type SandboxedCommandOptions, type SandboxedCommandResult } from './sandboxedCommand';
 
 export type { EnvironmentReport, EnvironmentSetting } from './runtimeEnvironment';
 
@@ -87,6 +90,11 @@ export interface AgentSession {
   setModel(model: string): Promise<void>;
   /** The sandbox of this session as its events report it (workers only; 'off' otherwise). */
   readonly sandbox: SandboxStatus;
+  /**
+   * Runs a shell command of Baton's own (not the model's) in this session's working directory and
+   * sandbox, while no turn runs. Rejects with SandboxRequiredError when no sandbox is in force.
+   */
+  runSandboxed(command: string, opts: SandboxedCommandOptions): Promise<SandboxedCommandResult>;
   /** Files this session changed (file-change tracking; paths relative to its working directory). */
   changedFiles(): Promise<FileChange[]>;
   /** Puts every file this session changed back as it was before its first turn. */

@@ -9,6 +9,7 @@ import { withTimeout } from '../util/delay';
 import type { AgentSession, FileChange, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
 import { AgentError, TurnTimeoutError } from './errors';
 import { reportedNetworkMode, type SandboxStatus } from './sandbox';
+import { runSandboxedCommand, type SandboxedCommandOptions, type SandboxedCommandResult } from './sandboxedCommand';
 import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
@@ -44,7 +45,8 @@ export class CopilotAgentSession implements AgentSession {
           const line = reported === network.mode ? network.line : `${network.line} (but the runtime reports network "${reported}")`;
           this.sandboxStatus = { ...this.sandboxStatus, network: { mode: network.mode, line, verified: reported === network.mode } };
         }
-      } else if (e.type === 'sandbox.decision' && this.sandboxStatus.state !== 'off') {
+        // 'unsupported' stays: its reason says what to install, the runtime's "inactive" would not.
+      } else if (e.type === 'sandbox.decision' && this.sandboxStatus.state !== 'off' && this.sandboxStatus.state !== 'unsupported') {
         if (e.data?.outcome === 'engaged') this.sandboxStatus = { ...this.sandboxStatus, state: 'engaged' };
         else if (e.data?.outcome === 'failed' || e.data?.outcome === 'inactive') {
           this.sandboxStatus = { state: 'failed', reason: e.data.degradationReason ?? `${e.data.kind ?? 'sandbox'}: ${e.data.outcome}` };
@@ -226,6 +228,10 @@ export class CopilotAgentSession implements AgentSession {
     });
     if (!result.success) throw new AgentError('fatal', 'The session could not be compacted');
     return { tokensRemoved: result.tokensRemoved, messagesRemoved: result.messagesRemoved };
+  }
+
+  runSandboxed(command: string, opts: SandboxedCommandOptions): Promise<SandboxedCommandResult> {
+    return runSandboxedCommand(this.session, this.sandboxStatus, command, opts);
   }
 
   async changedFiles(): Promise<FileChange[]> {

@@ -86,6 +86,7 @@ export class WorkerPool {
         fire: () => this.reg.fireNow(),
         // Month's session lifecycle: a settled change (applied, kept as a branch, discarded) lets the session go.
         settled: (n) => void this.settleSession(n),
+        verifySettings: opts.settings,
       });
       this.isolation = new WorkerIsolation(life.pending);
       this.changes = life.changes;
@@ -176,6 +177,7 @@ export class WorkerPool {
     const elapsed = seconds(this.now() - w.startedAt);
     if (w.task) {
       const task = w.task;
+      this.watch?.stopVerify(name);
       task.abort.abort({ kind: 'killed', by } satisfies StopReason);
       await withTimeout(task.done, 10_000, 'kill timed out').catch((err: unknown) => this.opts.logger.warn(`Worker '${name}': ${String(err)}`));
       return `Killed worker '${name}' after ${elapsed} of work; its session was disconnected.`;

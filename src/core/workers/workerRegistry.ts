@@ -123,6 +123,7 @@ export class WorkerRegistry {
       ...(w.overlaps?.length ? { overlaps: w.overlaps } : {}),
       ...(w.followUp ? { activity: w.followUp.activity } : {}),
       ...(w.conflicts?.length ? { conflicts: w.conflicts } : {}),
+      ...(w.verify ? { verify: w.verify } : {}),
     };
   }
 

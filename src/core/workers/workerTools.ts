@@ -86,6 +86,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
           `Worker '${s.name}': ${s.state}${s.state === 'running' ? ` for ${seconds(s.elapsedMs)}` : s.finishedAt ? ` (after ${seconds(s.elapsedMs)})` : ''} in ${s.workingDir}`,
           `Session: ${s.sessionId ?? 'none yet'} (${s.source}); tasks so far: ${s.tasks}`,
           ...(s.changes?.files ? [`Touched files (${s.changes.files}): ${touchedList(s)}`] : []),
+          ...(s.verify && !s.outcome ? [capitalized(s.verify.line)] : []),
           '',
           s.lastOutput ? `Latest output:\n${s.lastOutput}` : 'No output yet.',
         ];
@@ -141,7 +142,7 @@ export function formatWorkerList(workers: WorkerInfo[], now: number): string {
     lines.push('', 'Recently finished:');
     for (const w of finished)
       lines.push(
-        `- ${w.name}: ${w.state.replace('_', ' ')} in ${w.workingDir}${w.finishedAt ? ` (${ago(now - w.finishedAt)})` : ''}${w.changes?.files ? `; changes pending, touched: ${touchedList(w)}` : w.outcome ? `; ${w.outcome.text}` : ''}`,
+        `- ${w.name}: ${w.state.replace('_', ' ')} in ${w.workingDir}${w.finishedAt ? ` (${ago(now - w.finishedAt)})` : ''}${w.changes?.files ? `; changes pending, touched: ${touchedList(w)}${w.verify ? `; ${w.verify.line}` : ''}` : w.outcome ? `; ${w.outcome.text}` : ''}`,
       );
   }
   return lines.join('\n');
@@ -160,6 +161,10 @@ export function formatMachineSessions(sessions: MachineSession[], now: number): 
 }
 
 /** "src/a.ts, src/b.ts" (and how many more than the card lists). */
+function capitalized(s: string): string {
+  return s ? s[0]!.toUpperCase() + s.slice(1) : s;
+}
+
 function touchedList(w: WorkerInfo): string {
   const paths = w.changes?.paths ?? [];
   const more = (w.changes?.files ?? 0) - paths.length;

@@ -33,6 +33,8 @@ export interface WorkerSettings {
   isolation?: 'worktree' | 'none';
   /** baton.workers.worktreeInclude: ignored files and folders to copy or link into each new worktree. */
   worktreeInclude?: string[];
+  /** baton.workers.verifyCommand: run on a worker's change set after each finished run, in its sandbox (empty: never). */
+  verifyCommand?: string;
   /** baton.workers.environment: variables the runtime (and so every worker's shell) gets beyond the allowlist. */
   environment?: EnvironmentSetting;
 }
@@ -140,6 +142,8 @@ export interface Worker {
   followUp?: FollowUp;
   overlaps?: WorkerCard['overlaps'];
   conflicts?: WorkerCard['conflicts'];
+  /** The last verify of its change set (baton.workers.verifyCommand), or the one running. */
+  verify?: WorkerCard['verify'];
   /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */

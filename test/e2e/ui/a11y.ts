@@ -83,7 +83,9 @@ export async function focused(view: FrameLocator): Promise<Focused> {
   return frame.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
     if (!el || el === document.body || el === document.documentElement) return { what: 'body', testid: '', visible: false };
-    const s = getComputedStyle(el);
+    // An elements-lite checkbox hides its input (1 px, clipped) and draws the box in its label: the mark is there.
+    const drawn = el instanceof HTMLInputElement && el.type === 'checkbox' ? el.closest('.vscode-checkbox')?.querySelector('label .icon') : null;
+    const s = getComputedStyle(drawn ?? el);
     const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 1 && !/rgba\(\d+, \d+, \d+, 0\)|transparent/.test(s.outlineColor);
     const shadow = s.boxShadow !== 'none';
     // Or a border in the theme's focus colour (elements-lite's icon buttons mark the focus so).

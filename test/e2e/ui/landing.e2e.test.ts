@@ -2,16 +2,19 @@
  * Work that lands, by clicks in a real VS Code: a worker changes three files of a git repository in its worktree;
  * Apply on its card offers the files one by one (all chosen); unticking one applies the other two and leaves it
  * pending (the card counts 1 file); "Ask for changes…" on the card sends the user's words to the same worker, which
- * continues in its worktree; its card shows its new summary and the file it touched.
+ * continues in its worktree; its card shows its new summary and the file it touched. With a verify command set from the
+ * palette, the card says the worker's change failed it (its last lines one click away) and Apply's dialog names the
+ * failure before it applies.
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
-import { completedReply, freshChat, send } from './helpers';
+import { completedReply, freshChat, runCommand, send, waitUntil } from './helpers';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
@@ -194,6 +197,157 @@ describe('Work that lands, by clicks', function () {
       worktrees.split('\n').filter((l) => l.startsWith('worktree ')),
       [`worktree ${repo}`],
     );
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+
+  it('Verify before Apply by clicks: the card says verify failed, its last lines one click away; Apply names the failure', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const setVerify = async (command: string): Promise<void> => {
+      await runCommand(page, "Baton: Set the Command that Verifies Workers' Changes");
+      const box = page.locator('.quick-input-widget input.input');
+      await box.waitFor({ state: 'visible', timeout: 15_000 });
+      await box.fill(command);
+      await box.press('Enter');
+      await box.waitFor({ state: 'hidden', timeout: 10_000 });
+    };
+    // Set as a user does (this window does not pick up edits of settings.json on disk).
+    await setVerify('echo "FAIL-E2E: 1 failing"; exit 2');
+    try {
+      const repo = join(workspace, 'verify-repo');
+      await mkdir(join(repo, 'src'), { recursive: true });
+      await writeFile(join(repo, 'src', 'v.txt'), 'v original\n');
+      await git(repo, 'init', '-q', '-b', 'main');
+      await git(repo, 'add', '-A');
+      await git(repo, 'commit', '-q', '-m', 'init');
+      const prompt = 'Worker ui-verify: change v.txt';
+      server.on(
+        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: 'delegate ui-verify' },
+        { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'ui-verify', working_dir: repo, initial_prompt: 'TASK-ui-verify' } }] },
+      );
+      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'started ui-verify' }, { text: 'Started ui-verify.' });
+      server.on(
+        { lastUserIncludes: 'TASK-ui-verify', afterToolResult: false, name: 'ui-verify edits' },
+        { toolCalls: [{ name: 'edit', arguments: { path: 'src/v.txt', old_str: 'v original', new_str: 'v by worker' } }] },
+      );
+      server.on({ lastUserIncludes: 'TASK-ui-verify', afterToolResult: true, name: 'ui-verify reports' }, { text: 'ui-verify: changed v.txt' });
+      server.on(
+        { lastUserIncludes: "[Background task completed] Worker 'ui-verify' finished:", name: 'summary ui-verify' },
+        { text: 'ui-verify is done, but its verify failed.' },
+      );
+      await send(view, prompt);
+      await completedReply(view, 'ui-verify is done, but its verify failed.');
+      const told = server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'ui-verify'"));
+      assert.match(
+        told?.lastUserText ?? '',
+        /Verify failed: echo "FAIL-E2E: 1 failing"; exit 2 exited 2 after [\d.]+ s\. Its last lines:\nFAIL-E2E: 1 failing/,
+      );
+
+      const verifier = card(view, 'ui-verify');
+      const line = verifier.locator('[data-testid="worker-verify"]');
+      await line.filter({ hasText: /^verify failed: echo "FAIL-E2E: 1 failing"; exit 2 exited 2 after [\d.]+ s$/ }).waitFor({ timeout: 30_000 });
+      const tail = verifier.locator('[data-testid="worker-verify-tail"]');
+      assert.equal(await tail.isVisible(), false, 'the last lines wait for a click');
+      await line.click();
+      await tail.filter({ hasText: 'FAIL-E2E: 1 failing' }).waitFor({ state: 'visible', timeout: 5_000 });
+
+      await verifier.locator('[data-testid="worker-apply"]').click();
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 15_000 });
+      const text = await dialog.innerText();
+      assert.match(
+        text,
+        /Verify failed: echo "FAIL-E2E: 1 failing"; exit 2 exited 2 after [\d.]+ s\. Apply 1 file changed, \+1 \u22121 from worker 'ui-verify' anyway\?/,
+      );
+      assert.match(text, /Last lines:\s+FAIL-E2E: 1 failing/);
+      await answerDialog(page, 'Apply Anyway');
+      await verifier.locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
+      assert.equal(await readFile(join(repo, 'src', 'v.txt'), 'utf8'), 'v by worker\n');
+      assert.equal(await line.isVisible(), false, 'an applied change set no longer shows its verify');
+    } finally {
+      await setVerify('');
+    }
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted answer was used',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'no request the script did not expect',
+    );
+  });
+
+  it('Resolve in the editor by clicks: after a confirm the conflicted file gets markers, stays unmerged, and opens in the merge editor', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'merge-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+
+    for (const name of ['ui-left', 'ui-right']) {
+      const prompt = `Worker ${name}: change app.txt`;
+      server.on(
+        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
+        { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
+      );
+      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
+      server.on(
+        { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
+        { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
+      );
+      server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
+      server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary ${name}` }, { text: `${name} is done.` });
+      await send(view, prompt);
+      await completedReply(view, `${name} is done.`);
+    }
+    const left = card(view, 'ui-left');
+    const right = card(view, 'ui-right');
+    await left.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await left.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    await right.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await right.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
+
+    await right.locator('[data-testid="worker-resolve-editor"]').click();
+    await answerDialog(page, 'Apply with Conflict Markers');
+    const text = await waitUntil('the markers', () => {
+      const t = readFileSync(join(repo, 'src', 'app.txt'), 'utf8');
+      return t.includes('<<<<<<<') ? t : undefined;
+    });
+    assert.match(text, /^<<<<<<< .*\nui-left line\n=======\nui-right line\n>>>>>>> .*\n$/);
+    const { stdout: unmerged } = await git(repo, 'ls-files', '-u', '--', 'src/app.txt');
+    assert.equal(unmerged.trim().split('\n').length, 3, 'base, ours and theirs stay in the index');
+    // VS Code's merge editor (the git extension's command), as for a conflicting `git stash pop`.
+    await page.locator('.tabs-container .tab', { hasText: 'Merging: app.txt' }).first().waitFor({ timeout: 20_000 });
+    const merge = page.locator('.merge-editor').first();
+    await merge.waitFor({ state: 'visible', timeout: 20_000 });
+    // Both sides of the conflict, each in its own pane (Monaco renders a space as a no-break space).
+    await merge
+      .locator('.view-line', { hasText: /ui-left.line/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await merge
+      .locator('.view-line', { hasText: /ui-right.line/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await right.locator('[data-testid="worker-where"]').filter({ hasText: 'to merge in the editor' }).waitFor({ timeout: 15_000 });
+    await mkdir(resultsDir, { recursive: true });
+    await page.screenshot({ path: join(resultsDir, 'resolve-in-editor.png') });
     assert.deepEqual(
       server.pending().map((r) => r.name),
       [],

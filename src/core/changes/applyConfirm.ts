@@ -1,0 +1,44 @@
+// The words of Apply's confirm, decided in core so the editor's dialog, the orchestrator's tool and
+// the tests say the same: what is applied, and first of all a verify that failed or did not run.
+import type { WorkerChanges } from './workerChanges';
+
+/** The most lines of a failed verify's output the confirm's detail shows (the card has the rest). */
+const CONFIRM_TAIL_LINES = 12;
+
+export interface ApplyConfirm {
+  /** The dialog's question: "Apply 3 files changed, +4 −1 from worker 'x' to your working tree?" or, after a failed verify, "Verify failed: … Apply … anyway?". */
+  message: string;
+  detail: string;
+  /** The button that applies: "Apply", or "Apply Anyway" after a failed or missing verify. */
+  action: 'Apply' | 'Apply Anyway';
+  /** The verify line the confirm names ("verify failed: npm test exited 1 after 2.1 s"), when it names one. */
+  verify?: string;
+}
+
+/** `paths`: the files chosen (undefined: all). */
+export async function applyConfirm(changes: WorkerChanges, name: string, paths?: readonly string[]): Promise<ApplyConfirm> {
+  const totals = await changes.totals(name);
+  const what = paths ? `${paths.length} of the ${totals.files} changed files` : totals.line;
+  const warning = await changes.verifyWarning(name);
+  const rest = paths ? ' The other files stay in the worktree for a later Apply or Discard.' : '';
+  const detail = `All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.${rest}`;
+  if (!warning || warning.kind === 'stale') {
+    return {
+      message: `Apply ${what} from worker '${name}' to your working tree?`,
+      detail: warning ? `${capitalize(warning.line)}.\n${detail}` : detail,
+      action: 'Apply',
+      ...(warning ? { verify: warning.line } : {}),
+    };
+  }
+  const tail = warning.tail ? `\n\nLast lines:\n${warning.tail.split('\n').slice(-CONFIRM_TAIL_LINES).join('\n')}` : '';
+  return {
+    message: `${capitalize(warning.line)}. Apply ${what} from worker '${name}' anyway?`,
+    detail: `${detail}${tail}`,
+    action: 'Apply Anyway',
+    verify: warning.line,
+  };
+}
+
+function capitalize(s: string): string {
+  return s ? s[0]!.toUpperCase() + s.slice(1) : s;
+}

@@ -1,0 +1,101 @@
+// "Verify before Apply": after each finished run of a worker with pending changes in a worktree,
+// baton.workers.verifyCommand runs in that worktree through the worker's own session, so inside the
+// worker's sandbox (its filesystem policy, its network mode, the allowlisted environment) and
+// within the worker's time limit (baton.workers.timeoutMs). Its exit code, duration and last lines
+// are stored with the change set, shown on the card, and told to the orchestrator.
+// Invariants: a command never runs without the sandbox (the seam refuses; the record says "not
+// run" and why, and Apply's confirm warns); a kill or a shutdown stops a running verify.
+import type { AgentSession } from '../copilot/agentSessions';
+import { SandboxRequiredError, type SandboxedCommandResult } from '../copilot/agentSessions';
+import type { WorkerCard } from '../../shared/protocol';
+import type { Logger } from '../util/logger';
+import type { PendingChangeSets } from './pendingChangeSets';
+import { describeVerify, outputTail, verifyNote, type VerifyRecord } from './verifyRecord';
+
+/** What the verifier reads and writes of a worker (the pool's Worker record). */
+export interface VerifiedWorker {
+  name: string;
+  isolation?: WorkerCard['isolation'];
+  changes?: WorkerCard['changes'];
+  /** The worktree's snapshot `changes` was counted from just before (the completion's count): what is verified. */
+  changesTree?: string;
+  verify?: WorkerCard['verify'];
+}
+
+export interface ChangeVerifierOptions {
+  pending: PendingChangeSets;
+  /** The worker's live session: its sandbox is the one the command runs in. */
+  liveSession: (name: string) => AgentSession | undefined;
+  /** baton.workers.verifyCommand (empty: no verify) and baton.workers.timeoutMs, read at each run. */
+  settings: () => { verifyCommand?: string; timeoutMs: number };
+  /** Tells the views at once. */
+  fire: () => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+export class ChangeVerifier {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly opts: ChangeVerifierOptions) {}
+
+  /**
+   * After a finished run: verifies the worker's pending change set when a command is set and it
+   * changed something. Returns the paragraph for its completion message ('' when nothing ran).
+   */
+  async afterRun(w: VerifiedWorker): Promise<string> {
+    const command = this.opts.settings().verifyCommand?.trim();
+    if (!command || w.isolation?.kind !== 'worktree' || !w.changes?.files || !this.opts.pending.get(w.name)) return '';
+    return verifyNote(await this.verify(w, command));
+  }
+
+  /** Stops the verify of `name` if one runs (the worker was killed). */
+  stop(name: string): void {
+    this.running.get(name)?.abort();
+  }
+
+  dispose(): void {
+    for (const a of this.running.values()) a.abort();
+  }
+
+  private async verify(w: VerifiedWorker, command: string): Promise<VerifyRecord> {
+    const now = this.opts.now ?? Date.now;
+    const timeoutMs = this.opts.settings().timeoutMs;
+    w.verify = { state: 'running', line: `verifying: ${command}` };
+    this.opts.fire();
+    const abort = new AbortController();
+    this.running.set(w.name, abort);
+    let record: VerifyRecord;
+    try {
+      const session = this.opts.liveSession(w.name);
+      if (!session) throw new SandboxRequiredError('off', "the worker's session is closed");
+      record = toRecord(command, await session.runSandboxed(command, { timeoutMs, signal: abort.signal }), timeoutMs, now());
+    } catch (err) {
+      const reason = err instanceof SandboxRequiredError ? err.message : `could not run: ${err instanceof Error ? err.message : String(err)}`;
+      record = { command, state: 'not-run', reason, durationMs: 0, tail: '', at: now() };
+    } finally {
+      this.running.delete(w.name);
+    }
+    const cs = this.opts.pending.get(w.name);
+    if (cs) {
+      // The completion's own count snapshotted the worktree just before; a second snapshot of a large
+      // repository would cost more than the sandbox (bench: landing).
+      record.tree = w.changesTree ?? (await this.opts.pending.changeSets.snapshot(cs).catch(() => undefined));
+      this.opts.pending.save({ ...cs, verify: record });
+    }
+    w.verify = { state: record.state, line: describeVerify(record), ...(record.tail ? { tail: record.tail } : {}) };
+    this.opts.fire();
+    const log = `Worker '${w.name}': ${describeVerify(record)}`;
+    if (record.state === 'passed') this.opts.logger.info(log);
+    else this.opts.logger.warn(log);
+    return record;
+  }
+}
+
+function toRecord(command: string, r: SandboxedCommandResult, timeoutMs: number, at: number): VerifyRecord {
+  const base = { command, durationMs: r.durationMs, tail: outputTail(r.output), at };
+  if (r.end === 'timed-out') return { ...base, state: 'failed', reason: `did not finish within ${Math.round(timeoutMs / 1000)} s (baton.workers.timeoutMs)` };
+  if (r.end === 'stopped') return { ...base, state: 'failed', reason: 'was stopped' };
+  if (r.exitCode === undefined) return { ...base, state: 'failed', reason: 'could not be run by the sandbox' };
+  return { ...base, state: r.exitCode === 0 ? 'passed' : 'failed', exitCode: r.exitCode };
+}

@@ -1,0 +1,259 @@
+// Verify before Apply with the REAL runtime (sandboxed), real git and the production wiring:
+// baton.workers.verifyCommand runs on a worker's change set after each finished run, inside the
+// worker's own sandbox; a pass and a failure are on the card, in the completion message, in what
+// the orchestrator's tools say and in Apply's confirm; a second round verifies again; a command
+// reading ~/.ssh fails like any sandboxed shell; the output kept is bounded; without the sandbox
+// nothing runs.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { applyConfirm } from '../../src/core/changes/applyConfirm';
+import { formatWorkerList } from '../../src/core/workers/workerTools';
+import { MAX_VERIFY_CHARS, MAX_VERIFY_LINES } from '../../src/core/changes/verifyRecord';
+import { trackTempDir } from '../support/leaks';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { waitFor } from '../support/waitFor';
+
+const run = promisify(execFile);
+const git = async (cwd: string, ...args: string[]): Promise<string> =>
+  (await run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd })).stdout;
+const MARKER = 'MARKER-verify-id-rsa-51c0';
+
+describe('verify before apply (real runtime, sandbox, real git)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let repo: string;
+
+  const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
+  const card = (worker: string) => core.pool.list().find((w) => w.name === worker);
+  const finished = (worker: string) => core.pool.list().find((w) => w.name === worker && w.state === 'done');
+  /** What the orchestrator was told when `worker`'s task ended (the newest one). */
+  const completion = (worker: string): string =>
+    core.server
+      .chatRequests()
+      .filter((r) => r.lastUserText?.includes(`[Background task completed] Worker '${worker}'`))
+      .at(-1)?.lastUserText ?? '';
+
+  /** One round of a worker: a shell command, then its report; and the orchestrator's answer to its result. */
+  const scriptRound = (worker: string, prompt: string, command: string, report: string): void => {
+    const mine = (r: { systemText: string; lastUserText?: string }) =>
+      r.systemText.includes(`You are '${worker}'`) && r.lastUserText?.includes(prompt) === true;
+    core.server.on(
+      { predicate: (r) => mine(r) && r.messages.at(-1)?.role !== 'tool', name: `${worker} ${prompt} edits` },
+      { toolCalls: [{ id: `${worker}-${prompt}`, name: 'bash', arguments: { command, description: 'edit' } }] },
+    );
+    core.server.on({ predicate: (r) => mine(r) && r.messages.at(-1)?.role === 'tool', name: `${worker} ${prompt} reports` }, { text: report });
+    core.server.on(
+      { lastUserIncludes: `[Background task completed] Worker '${worker}' finished:\n\n<worker-output>\n${report}`, name: `result of ${worker} ${prompt}` },
+      { text: `noted ${worker} ${prompt}` },
+    );
+  };
+
+  const runWorker = async (worker: string, command: string, verifyCommand: string | undefined): Promise<void> => {
+    core.workerSettings.verifyCommand = verifyCommand;
+    scriptRound(worker, `TASK-${worker}`, command, `${worker}: done`);
+    const before = doneCount();
+    await core.pool.create({ name: worker, workingDir: repo, prompt: `TASK-${worker}` });
+    await waitFor('the worker', () => finished(worker));
+    await waitFor('its result', () => doneCount() > before);
+  };
+
+  beforeEach(async () => {
+    core = await startCore();
+    core.workerSettings.trustWorkingDir = true;
+    repo = join(core.home, 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'a.txt'), 'a original\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    await mkdir(join(core.home, '.ssh'), { recursive: true });
+    await writeFile(join(core.home, '.ssh', 'id_rsa'), `-----BEGIN KEY-----\n${MARKER}\n-----END KEY-----\n`);
+  });
+
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  it('a passing command: the card says passed, the orchestrator is told, Apply asks plainly; nobody was asked about the command', async () => {
+    await runWorker('passer', "printf 'a by passer\\n' > src/a.txt", 'grep -q "by passer" src/a.txt && echo "1 passing" && pwd');
+    const verify = card('passer')?.verify;
+    assert.equal(verify?.state, 'passed', JSON.stringify(verify));
+    assert.match(verify!.line, /^verify passed: grep -q "by passer" src\/a\.txt && echo "1 passing" && pwd \(\d+\.\d s\)$/);
+    const [last, cwd] = verify!.tail!.split('\n').slice(-2);
+    assert.equal(last, '1 passing');
+    assert.equal(cwd, card('passer')!.workingDir, "it ran in the worker's worktree");
+    assert.match(completion('passer'), /\n\nVerify passed: grep -q "by passer"/);
+    const confirm = await applyConfirm(core.pool.changes!, 'passer');
+    assert.deepEqual(confirm, {
+      message: "Apply 1 file changed, +1 −1 from worker 'passer' to your working tree?",
+      detail: 'All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.',
+      action: 'Apply',
+    });
+    assert.equal(core.broker.asked.length, 0, 'verify is Baton running the command: no prompt');
+    // No model request came from the verify itself: every request is one of the scripted ones.
+    assert.equal(core.server.chatRequests().length, 3);
+  });
+
+  it('a failing command: named on the card, in the completion, in the tools and in Apply\u2019s confirm; Ask for changes verifies again and it passes', async () => {
+    const check = 'grep -q fixed src/a.txt || { echo "FAIL: a.txt is not fixed"; exit 3; }';
+    await runWorker('failer', "printf 'a broken\\n' > src/a.txt", check);
+    const verify = card('failer')?.verify;
+    assert.equal(verify?.state, 'failed', JSON.stringify(verify));
+    assert.match(verify!.line, /^verify failed: grep -q fixed .* exited 3 after \d+\.\d s$/);
+    assert.equal(verify!.tail, 'FAIL: a.txt is not fixed');
+    assert.match(completion('failer'), /\n\nVerify failed: grep -q fixed .* exited 3 after \d+\.\d s\. Its last lines:\nFAIL: a\.txt is not fixed/);
+
+    // Apply's confirm, as core builds it for the editor's dialog.
+    const confirm = await applyConfirm(core.pool.changes!, 'failer');
+    assert.match(confirm.message, /^Verify failed: grep -q fixed .* exited 3 after \d+\.\d s\. Apply 1 file changed, \+1 −1 from worker 'failer' anyway\?$/);
+    assert.equal(confirm.action, 'Apply Anyway');
+    assert.match(confirm.detail, /Last lines:\nFAIL: a\.txt is not fixed$/);
+    assert.match(await core.pool.changes!.forModel('failer'), /^verify failed: grep -q fixed .* exited 3/);
+    assert.match(
+      formatWorkerList(core.pool.list(), Date.now()),
+      /- failer: done .*; changes pending, touched: src\/a\.txt; verify failed: grep -q fixed .* exited 3/,
+    );
+
+    // The orchestrator's apply names the failure in the question the user answers; the user says no.
+    core.server.on(
+      { lastUserIncludes: '[via panel] apply failer', afterToolResult: false },
+      { toolCalls: [{ id: 'ap1', name: 'apply_worker_changes', arguments: { name: 'failer' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] apply failer', afterToolResult: true }, { text: 'Not applied.' });
+    core.broker.answer = 'deny';
+    await core.orchestrator.enqueue('apply failer', { channel: 'panel' }).done;
+    assert.equal(core.broker.asked.length, 1);
+    assert.match(core.broker.asked[0]!.detail, /^apply 1 file changed, \+1 −1 from worker 'failer' to your working tree although verify failed: .* exited 3/);
+    const toolResult = core.server
+      .chatRequests()
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .at(-1);
+    assert.match(JSON.stringify(toolResult?.content), /did not approve applying the changes of 'failer' although verify failed/);
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
+
+    // Ask for changes: the same worker fixes it; its change set changed, so verify runs again.
+    scriptRound('failer', 'make the check pass', "printf 'a fixed\\n' > src/a.txt", 'failer: fixed');
+    const before = doneCount();
+    await core.pool.send('failer', 'make the check pass', 'panel');
+    await waitFor('round two', () => finished('failer') && doneCount() > before);
+    const second = core.server.chatRequests().find((r) => r.systemText.includes("You are 'failer'") && r.lastUserText?.includes('make the check pass'));
+    assert.match(JSON.stringify(second?.messages), /FAIL: a\.txt is not fixed/, "the worker's next round sees the failed verify's output");
+    assert.equal(card('failer')?.verify?.state, 'passed');
+    assert.match(completion('failer'), /\n\nVerify passed: grep -q fixed/);
+    assert.equal((await applyConfirm(core.pool.changes!, 'failer')).action, 'Apply');
+
+    // An edit after the verify (Review's right side) makes the pass stale: the confirm says so.
+    await writeFile(join(card('failer')!.workingDir, 'src', 'a.txt'), 'a fixed, edited in review\n');
+    const stale = await applyConfirm(core.pool.changes!, 'failer');
+    assert.equal(stale.action, 'Apply');
+    assert.match(stale.detail, /^Verify passed: .* \(on an earlier version of these changes\)\.\n/);
+  });
+
+  it('a verify command that reads ~/.ssh fails like any sandboxed shell: the key reaches nothing', async () => {
+    await runWorker('prober', "printf 'a by prober\\n' > src/a.txt", 'echo planted > ~/planted-by-verify; cat ~/.ssh/id_rsa');
+    const verify = card('prober')?.verify;
+    assert.equal(verify?.state, 'failed', JSON.stringify(verify));
+    assert.match(verify!.line, /exited 1 after/);
+    assert.match(verify!.tail!, /\.ssh\/id_rsa: No such file or directory/);
+    assert.equal(existsSync(join(core.home, 'planted-by-verify')), false, "a write to HOME inside verify does not reach the user's HOME");
+    const record = core.pool.changes!.list().find((p) => p.worker === 'prober');
+    assert.ok(record, 'the change set is pending');
+    assert.ok(!JSON.stringify(core.pool.list()).includes(MARKER), 'the key is on no card');
+    for (const req of core.server.requests) assert.ok(!JSON.stringify(req).includes(MARKER), `the key reached the model server in ${req.method} ${req.path}`);
+    assert.equal(core.broker.asked.length, 0);
+  });
+
+  it(`keeps only the end of a long output: at most ${MAX_VERIFY_LINES} lines and ${MAX_VERIFY_CHARS} characters`, async () => {
+    await runWorker('chatty', "printf 'a by chatty\\n' > src/a.txt", 'seq 1 100000');
+    const verify = card('chatty')?.verify;
+    assert.equal(verify?.state, 'passed', JSON.stringify(verify));
+    const lines = verify!.tail!.split('\n');
+    assert.equal(lines.length, MAX_VERIFY_LINES);
+    assert.ok(verify!.tail!.length <= MAX_VERIFY_CHARS);
+    assert.deepEqual(lines.slice(-2), ['99999', '100000']);
+    assert.ok(completion('chatty').length < 2000, 'a pass tells the orchestrator one line, not the output');
+  });
+
+  it("stops a verify at the worker's time limit, and a kill stops one at once", async () => {
+    core.workerSettings.timeoutMs = 6_000;
+    await runWorker('slow', "printf 'a by slow\\n' > src/a.txt", 'echo started; sleep 60');
+    const verify = card('slow')?.verify;
+    assert.equal(verify?.state, 'failed', JSON.stringify(verify));
+    assert.equal(verify!.line, 'verify failed: echo started; sleep 60 did not finish within 6 s (baton.workers.timeoutMs)');
+    assert.equal(verify!.tail, 'started');
+
+    core.workerSettings.timeoutMs = 30_000;
+    scriptRound('slow', 'once more', "printf 'a again\\n' > src/a.txt", 'slow: again');
+    await core.pool.send('slow', 'once more', 'panel');
+    await waitFor('the second verify', () => card('slow')?.verify?.state === 'running');
+    const t = Date.now();
+    await core.pool.kill('slow', 'tool');
+    assert.ok(Date.now() - t < 5_000, `the kill waited ${Date.now() - t} ms`);
+    assert.equal(card('slow')?.verify?.line, 'verify failed: echo started; sleep 60 was stopped');
+    await waitFor('its result', () => completion('slow').includes('slow: again'));
+  });
+
+  it('without the sandbox nothing runs: the card and Apply say verify was not run, and why', async () => {
+    core.workerSettings.sandbox = 'off';
+    // Without the sandbox every worker shell asks; the user allows the worker's own edit.
+    core.broker.answer = 'once';
+    await runWorker('bare', "printf 'a by bare\\n' > src/a.txt", 'touch ran-unsandboxed');
+    const verify = card('bare')?.verify;
+    assert.equal(verify?.state, 'not-run', JSON.stringify(verify));
+    assert.equal(verify!.line, "verify not run: it runs only inside the worker's sandbox, and the sandbox is off (baton.workers.sandbox)");
+    assert.equal(existsSync(join(card('bare')!.workingDir, 'ran-unsandboxed')), false, 'the command did not run');
+    assert.deepEqual(
+      core.broker.asked.map((p) => p.detail),
+      ["printf 'a by bare\\n' > src/a.txt"],
+      'only the worker\u2019s own command was asked about',
+    );
+    const confirm = await applyConfirm(core.pool.changes!, 'bare');
+    assert.match(confirm.message, /^Verify not run: .*sandbox is off .*\. Apply 1 file changed, \+1 −1 from worker 'bare' anyway\?$/);
+    assert.equal(confirm.action, 'Apply Anyway');
+  });
+
+  it('fails closed where Bubblewrap is missing: nothing runs, and the card says why and how to fix it', async () => {
+    await core.dispose();
+    // This machine's PATH without bwrap: every other tool the runtime and the shell need is still there.
+    const bin = await mkdtemp(join(tmpdir(), 'baton-bin-without-bwrap-'));
+    trackTempDir(bin);
+    const seen = new Set<string>();
+    for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (name === 'bwrap' || seen.has(name)) continue;
+        seen.add(name);
+        await symlink(join(dir, name), join(bin, name));
+      }
+    }
+    core = await startCore({ env: { PATH: bin } });
+    core.workerSettings.trustWorkingDir = true;
+    core.broker.answer = 'once';
+    repo = join(core.home, 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'a.txt'), 'a original\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    await runWorker('nobox', "printf 'a by nobox\\n' > src/a.txt", 'touch ran-unsandboxed');
+    assert.equal(card('nobox')?.sandbox?.state, 'unsupported', JSON.stringify(card('nobox')?.sandbox));
+    const verify = card('nobox')?.verify;
+    assert.equal(verify?.state, 'not-run', JSON.stringify(verify));
+    assert.match(
+      verify!.line,
+      /^verify not run: it runs only inside the worker's sandbox, and the sandbox is unsupported: Bubblewrap \(bwrap\) is not installed\. Install bubblewrap/,
+    );
+    assert.equal(existsSync(join(card('nobox')!.workingDir, 'ran-unsandboxed')), false, 'the command did not run');
+    assert.match(completion('nobox'), /\n\nVerify not run: .*Bubblewrap \(bwrap\) is not installed/);
+    await rm(bin, { recursive: true, force: true });
+  });
+});
