@@ -1,14 +1,22 @@
 // A month of use in one run: 1,000 orchestrator turns (each with a tool call) and 200 worker tasks (each a tool
 // round trip, its result answered by the orchestrator), scripted, on Baton as the extension builds it. What must
 // not grow: the extension host's heap, the runtime's memory, the time of a turn, Baton's session folders, the store.
+// Beside each ratio, the same ratio of the runtime alone doing the same work in a process of its own
+// (soakRuntimeAlone.ts), turn for turn interleaved with Baton's so both see the same machine: what grows in both is
+// the runtime's, what grows only in Baton's is Baton's.
+import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { startCore } from '../test/support/orchestratorFixture';
+import type { SessionConfig } from '@github/copilot-sdk';
+import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
+import type { SessionSpec } from '../src/core/copilot/agentSessions';
+import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
+import { scriptSoak, type RawCommand, type RawReply, type SerializableConfig } from './soakRuntimeAlone';
 import { sampleRss } from './workers.bench';
 
 const TURNS = 1000;
@@ -24,11 +32,12 @@ function collect(): void {
 
 /**
  * The heap of Baton alone: the scripted server (the model's stand-in, in this process) records every request with
- * its whole conversation, and the fixture every event; both are test instruments, emptied before each reading.
+ * its whole conversation, and the fixture every event and log line; all are test instruments, emptied before each reading.
  */
-async function heapUsed(server: ScriptedModelServer, events: unknown[]): Promise<number> {
+async function heapUsed(server: ScriptedModelServer, core: CoreFixture): Promise<number> {
   server.requests.length = 0;
-  events.length = 0;
+  core.events.length = 0;
+  core.logger.lines.length = 0;
   for (let i = 0; i < 3; i++) {
     collect();
     await new Promise((r) => setTimeout(r, 50));
@@ -39,49 +48,49 @@ async function heapUsed(server: ScriptedModelServer, events: unknown[]): Promise
 export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}): Promise<BenchFigure[]> {
   const server = await ScriptedModelServer.start();
   const core = await startCore({ server, flushDelayMs: 250 });
+  let alone: RuntimeAlone | undefined;
   try {
     const project = join(core.home, 'project');
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'README.md'), '# soak\n');
     core.workerSettings.timeoutMs = 120_000;
-    // The orchestrator: every turn calls a tool (recall), then answers.
-    server.always(
-      { lastUserIncludes: 'SOAK turn', afterToolResult: false, systemIncludes: 'You are Baton' },
-      { toolCalls: [{ name: 'recall', arguments: { keyword: 'soak' } }] },
-    );
-    server.always(
-      { lastUserIncludes: 'SOAK turn', afterToolResult: true, systemIncludes: 'You are Baton' },
-      { text: 'Nothing remembered about that yet.', chunks: 3 },
-    );
-    // A worker: reads a file, then reports; its result is answered by the orchestrator.
-    server.always(
-      { lastUserIncludes: 'SOAK task', afterToolResult: false },
-      { toolCalls: [{ name: 'view', arguments: { path: join(project, 'README.md') } }] },
-    );
-    server.always({ lastUserIncludes: 'SOAK task', afterToolResult: true }, { text: 'Read the README. Nothing to change.', chunks: 3 });
-    server.always({ lastUserIncludes: '[Background task completed]' }, { text: 'Noted.' });
-    // Compaction's summary request (the runtime asks for one; its prompt says so).
-    server.always(
-      { predicate: (r) => /summar/i.test(JSON.stringify(r.messages.at(-1)?.content ?? '')) },
-      { text: '<overview>Soak turns about soak.</overview>' },
-    );
+    scriptSoak(server, join(project, 'README.md'));
+    const runtimeAlone = await RuntimeAlone.start(join(core.root, 'runtime-alone'), orchestratorConfig(core));
+    alone = runtimeAlone;
 
     const times: number[] = [];
+    const aloneTimes: number[] = [];
     let tasks = 0;
     let named = 0;
-    const turn = async (i: number): Promise<void> => {
+    const batonTurn = async (i: number): Promise<void> => {
       const t = performance.now();
       await core.orchestrator.enqueue(`SOAK turn ${i}: anything about soak?`, { channel: 'panel' }).done;
       times.push(performance.now() - t);
+    };
+    // Interleaved, alternating which goes first, so both see the same machine noise.
+    const turn = async (i: number): Promise<void> => {
+      if (i % 2) {
+        await batonTurn(i);
+        aloneTimes.push(await runtimeAlone.turn(i));
+      } else {
+        aloneTimes.push(await runtimeAlone.turn(i));
+        await batonTurn(i);
+      }
     };
     const startTask = async (): Promise<void> => {
       while (core.pool.listActive().length >= 4) await new Promise((r) => setTimeout(r, 5));
       tasks++;
       named++;
       await core.pool.create({ name: `soak-${named}`, workingDir: project, prompt: `SOAK task ${named}: read the README` });
+      await runtimeAlone.send({ cmd: 'task', n: named });
     };
     const settle = async (): Promise<void> => {
       while (core.pool.listActive().length || core.orchestrator.busy) await new Promise((r) => setTimeout(r, 10));
+      await runtimeAlone.send({ cmd: 'settle' });
+    };
+    const compact = async (): Promise<void> => {
+      await core.orchestrator.compact();
+      await runtimeAlone.send({ cmd: 'compact' });
     };
 
     const perTask = Math.max(1, Math.floor(turns / taskCount));
@@ -92,24 +101,30 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       await turn(-1 - i);
     }
     await settle();
-    await core.orchestrator.compact();
+    await compact();
     tasks = 0;
-    times.length = 0;
-    const heapBefore = await heapUsed(server, core.events);
+    times.length = aloneTimes.length = 0;
+    const heapBefore = await heapUsed(server, core);
     const rssBefore = await sampleRss([core.sessions.runtimePid()!]);
+    const aloneRssBefore = await sampleRss([runtimeAlone.pid]);
 
     for (let i = 0; i < turns; i++) {
       if (i % perTask === 0 && tasks < taskCount) await startTask();
       await turn(i);
       // The instruments' own records (see heapUsed) would otherwise grow with the run.
-      if (i % 50 === 49) server.requests.length = core.events.length = 0;
+      if (i % 50 === 49) {
+        server.requests.length = core.events.length = core.logger.lines.length = 0;
+        await runtimeAlone.send({ cmd: 'clear' });
+      }
       // The runtime compacts a real conversation by itself once it nears the model's context window; these scripted
       // messages are too small to get there in 1,000 turns, so the conversation is compacted as a user's /compact does.
-      if (i % COMPACT_EVERY === COMPACT_EVERY - 1) await core.orchestrator.compact();
+      if (i % COMPACT_EVERY === COMPACT_EVERY - 1) await compact();
     }
     await settle();
-    const heapAfter = await heapUsed(server, core.events);
+    const heapAfter = await heapUsed(server, core);
     const rssAfter = await sampleRss([core.sessions.runtimePid()!]);
+    const aloneRssAfter = await sampleRss([runtimeAlone.pid]);
+    await runtimeAlone.stop();
     await core.store.flush();
 
     const sessionsDir = join(core.storageDir, 'copilot-sessions', 'session-state');
@@ -117,6 +132,8 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const storeBytes = statSync(join(core.storageDir, 'baton.sqlite')).size;
     const first = median(times.slice(0, 100));
     const last = median(times.slice(-100));
+    const aloneFirst = median(aloneTimes.slice(0, 100));
+    const aloneLast = median(aloneTimes.slice(-100));
     const failed = core.events.filter((e) => e.type === 'turn.failed').length;
     if (failed) throw new Error(`${failed} soak turn(s) failed`);
     return [
@@ -128,14 +145,81 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       },
       { name: 'soak: extension-host heap before → after', value: (heapAfter - heapBefore) / MB, unit: 'MB grown' },
       { name: 'soak: runtime RSS after / before', value: rssAfter / rssBefore, unit: '×', target: '≤ 1.3' },
-      { name: 'soak: runtime RSS after', value: rssAfter / MB, unit: 'MB' },
+      { name: 'soak: runtime alone, RSS after / before (same work, no Baton)', value: aloneRssAfter / aloneRssBefore, unit: '×' },
+      { name: 'soak: runtime RSS after (Baton | runtime alone)', value: rssAfter / MB, unit: `MB | ${(aloneRssAfter / MB).toFixed(0)} MB` },
       { name: 'soak: median turn, last 100 / first 100', value: last / first, unit: '×', target: '≤ 1.1' },
-      { name: 'soak: median turn, first 100', value: first, unit: 'ms' },
+      { name: 'soak: runtime alone, median turn last 100 / first 100 (same work, no Baton)', value: aloneLast / aloneFirst, unit: '×' },
+      { name: "soak: Baton's turn growth beyond the runtime's (Baton's ratio / runtime alone's)", value: last / first / (aloneLast / aloneFirst), unit: '×' },
+      { name: 'soak: median turn, first 100 → last 100', value: first, unit: `ms → ${last.toFixed(0)} ms` },
+      { name: 'soak: runtime alone, median turn, first 100 → last 100', value: aloneFirst, unit: `ms → ${aloneLast.toFixed(0)} ms` },
       { name: "soak: Baton's session folders at the end", value: folders, unit: 'folders', target: '≤ 5' },
       { name: 'soak: store file at the end', value: storeBytes / MB, unit: 'MB', target: '≤ 5' },
     ];
   } finally {
+    await alone?.stop();
     await core.dispose();
     await server.close();
+  }
+}
+
+/** The orchestrator's own session config, as Baton's port builds it, with its functions taken out. */
+function orchestratorConfig(core: CoreFixture): SerializableConfig {
+  const keeper = (core.orchestrator as unknown as { keeper: SessionKeeper }).keeper;
+  const { spec, tools } = (keeper as unknown as { opts: SessionKeeperOptions }).opts;
+  const port = core.sessions as unknown as { config(spec: SessionSpec): SessionConfig };
+  const { tools: batonTools, onPermissionRequest: _handler, hooks: _hooks, ...rest } = port.config(spec('claude-sonnet-4.5', tools()));
+  return {
+    ...rest,
+    tools: (batonTools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: (t.parameters as { toJSONSchema?: () => unknown } | undefined)?.toJSONSchema?.() ?? t.parameters,
+    })),
+  };
+}
+
+/** The runtime alone, in its own process (soakRuntimeAlone.ts). */
+class RuntimeAlone {
+  private stopped = false;
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly pid: number,
+  ) {}
+
+  static async start(root: string, config: SerializableConfig): Promise<RuntimeAlone> {
+    const child = fork(join(__dirname, 'soakRuntimeAlone.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, BATON_SOAK_RUNTIME_ALONE: '1' },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const starting = new RuntimeAlone(child, 0);
+    const { pid } = await starting.send({ cmd: 'start', root, config }).catch((err: unknown) => {
+      child.kill();
+      throw err;
+    });
+    return new RuntimeAlone(child, pid!);
+  }
+
+  async turn(i: number): Promise<number> {
+    return (await this.send({ cmd: 'turn', i })).ms!;
+  }
+
+  send(command: RawCommand): Promise<Extract<RawReply, { ok: true }>> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => reject(new Error(`the runtime-alone process exited (${code}) during ${command.cmd}`));
+      this.child.once('exit', onExit);
+      this.child.once('message', (reply: RawReply) => {
+        this.child.off('exit', onExit);
+        if (reply.ok) resolve(reply);
+        else reject(new Error(`runtime alone, ${command.cmd}: ${reply.error}`));
+      });
+      this.child.send(command);
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.send({ cmd: 'stop' }).catch(() => this.child.kill());
   }
 }

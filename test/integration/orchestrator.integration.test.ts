@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { panelOpened } from '../../src/core/chat/panelOpened';
 import { RUNTIME_BUILTIN_TOOLS } from '../../src/core/copilot/sessionConfig';
 import { TurnError, type OrchestratorOptions } from '../../src/core/orchestrator/orchestrator';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -111,6 +112,30 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const last = core.server.chatRequests().at(-1)!;
     assert.equal(last.sessionId, firstSession);
     assert.equal(userTexts([last], 'remember the number 42'), 1, 'the resumed session carries the earlier turn');
+  });
+
+  it('opening the panel prepares a new session with no model request; the first message then gets its one reply', async () => {
+    await panelOpened(core, core.logger);
+    assert.equal(ofType(core.events, 'session.ready').at(-1)?.how, 'created');
+    assert.deepEqual(core.server.chatRequests(), [], 'preparing the session asked the model nothing');
+    core.server.on({ lastUserIncludes: '[via panel] first after opening' }, { text: 'ready when you are' });
+    const result = await core.orchestrator.enqueue('first after opening', { channel: 'panel' }).done;
+    assert.equal(result.content, 'ready when you are');
+    const [only, ...more] = core.server.chatRequests();
+    assert.equal(more.length, 0);
+    assert.equal(only?.messages.filter((m) => m.role === 'user').length, 1, 'the session had nothing in it before the message');
+  });
+
+  it('opening the panel on a resumed conversation leaves it whole (never compacted to prepare it)', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] remember the colour teal' }, { text: 'ok' });
+    await core.orchestrator.enqueue('remember the colour teal', { channel: 'panel' }).done;
+    await core.restart();
+    await panelOpened(core, core.logger);
+    assert.equal(ofType(core.events, 'session.ready').at(-1)?.how, 'resumed');
+    assert.equal(core.server.chatRequests().length, 1, 'preparing the resumed session asked the model nothing (no summary)');
+    core.server.on({ lastUserIncludes: '[via panel] which colour?' }, { text: 'teal' });
+    await core.orchestrator.enqueue('which colour?', { channel: 'panel' }).done;
+    assert.equal(userTexts([core.server.chatRequests().at(-1)!], 'remember the colour teal'), 1, 'the earlier turn is still in the conversation');
   });
 
   it('starts a fresh session with recovery context when Baton was updated (the fingerprint drifted)', async () => {

@@ -159,6 +159,21 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.ok(!(await core.pool.listMachineSessions()).some((s) => s.sessionId === workerReq.sessionId));
   });
 
+  it("lets go of settled workers' sessions in the SDK client: it holds the live ones only, however many tasks ran", async () => {
+    const names = ['first', 'second', 'third'];
+    core.server.on({ lastUserIncludes: 'TASK-brief' }, ...names.map(() => ({ text: 'Done.' })));
+    for (const name of names) answerResults(name, 'Noted.');
+    for (const name of names) {
+      await core.pool.create({ name, workingDir: project, prompt: `TASK-brief ${name}` });
+      await waitFor(`'${name}' to settle`, () => core.pool.status(name).state === 'done' && core.pool.status(name).sessionId === undefined);
+    }
+    await waitFor('the background turns', () => backgroundDone() === names.length);
+    // The SDK client's own registry of sessions (private: read here as the runtime seam reads it).
+    const client = await (core.sessions as unknown as { runtime: { client(): Promise<unknown> } }).runtime.client();
+    const registry = (client as { sessions: Map<string, unknown> }).sessions;
+    assert.deepEqual([...registry.keys()], [core.orchestrator.currentSessionId], 'only the orchestrator session is held');
+  });
+
   it('gives the model a clear error for bad arguments instead of crashing the turn', async () => {
     const tools = createWorkerTools(core.pool);
     const bad = (await callTool(tools, 'create_worker_session', { name: 'no spaces allowed', working_dir: 42 })) as ToolResultObject;

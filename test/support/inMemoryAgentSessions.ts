@@ -287,6 +287,9 @@ export class InMemoryAgentSession implements AgentSession {
     return { tokensRemoved: 0, messagesRemoved: 0 };
   }
 
+  /** Nothing to set up in memory. */
+  async warmUp(_model: string): Promise<void> {}
+
   /** The sandbox as the spec asked for it: 'applied' when the worker has a policy (nothing in memory enforces it). */
   get sandbox(): SandboxStatus {
     return this.sandboxStatus;

@@ -71,6 +71,24 @@ describe('usage', () => {
     assert.match(html, /started May 1, 09:30 UTC/);
   });
 
+  it("adds up a day's rows in the store for the header and tooltips, other days and scopes left out", () => {
+    const usage = new UsageTotals(store, () => 'conversation-1');
+    const today = new Date().toISOString().slice(0, 10);
+    usage.turn({ inputTokens: 1000, outputTokens: 100, premiumRequests: 1 });
+    usage.turn({ inputTokens: 500, outputTokens: 50 });
+    for (let i = 0; i < 50; i++) store.usage.add([{ scope: 'worker', key: `w${i}`, ...call(i % 2) }], today);
+    store.usage.add([{ scope: 'worker', key: 'w0', ...call(5) }], '2026-01-02');
+    assert.deepEqual(usage.total('orchestrator', 'conversation-1'), { inputTokens: 1500, outputTokens: 150, premiumRequests: 1, requests: 2 });
+    assert.deepEqual(usage.total('worker'), { inputTokens: 500, outputTokens: 50, premiumRequests: 25, requests: 25 });
+    assert.deepEqual(usage.total('worker', 'w1'), { inputTokens: 10, outputTokens: 1, premiumRequests: 1, requests: 1 });
+    assert.deepEqual(usage.total('worker', 'w0', '2026-01-02'), { inputTokens: 10, outputTokens: 1, premiumRequests: 5, requests: 1 });
+    assert.deepEqual(usage.total('squad'), { inputTokens: 0, outputTokens: 0, premiumRequests: 0, requests: 0 });
+    assert.equal(
+      usage.headerText(),
+      'today: 2k in / 200 out tokens · 26 premium requests · 27 requests\nthis conversation: 1.5k in / 150 out tokens · 1 premium request · 2 turns\nworkers: 500 in / 50 out tokens · 25 premium requests · 25 requests\nBaton: Show Usage has the last 30 days',
+    );
+  });
+
   it('escapes names it shows', () => {
     const usage = new UsageTotals(store);
     store.usage.add([{ scope: 'worker', key: '<img src=x onerror=alert(1)>', ...call(1) }]);

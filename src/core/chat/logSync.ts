@@ -5,7 +5,20 @@ import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
 import { MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
 import { toChatMessage } from './toChatMessage';
 
-/** What the webview shows of the log, and the updates that bring it up to the store. */
+/** A log row as last converted for the panel: kept while the row is in the visible log, so a sync converts only rows that changed. */
+interface Converted {
+  row: LogEntry;
+  message: ChatMessage;
+  /** The message as JSON: what the panel was last sent of it is compared with this. */
+  state: string;
+  /** The message this row replies to (its meta's `for`). */
+  answers: number | undefined;
+}
+
+/**
+ * What the webview shows of the log, and the updates that bring it up to the store. Bounded by the visible log: every
+ * map holds entries only for rows the last sync read (or replies streaming now), never one per turn ever run.
+ */
 export class LogSync {
   /** What the webview shows of the log, by message id: its last state (undefined: shown, as this window built it). */
   private readonly shown = new Map<string, string | undefined>();
@@ -17,6 +30,8 @@ export class LogSync {
   private newestShown = 0;
   /** Replies streaming in another window, shown as `live-<message id>` until their row arrives. */
   private readonly remoteLive = new Set<number>();
+  /** Each visible row as last converted, by row id (every log change reads the visible log again). */
+  private readonly converted = new Map<number, Converted>();
   private readonly offStore: () => void;
 
   constructor(
@@ -43,6 +58,11 @@ export class LogSync {
         this.logChanged = false;
       }, 20);
     });
+  }
+
+  /** Entries held about the panel's messages (its bound is tested: about the visible log, however many turns ran). */
+  get tracked(): number {
+    return this.shown.size + this.ownReplies.size + this.remoteLive.size + this.converted.size;
   }
 
   /** A message this window queued, appended to the panel as it was. */
@@ -82,15 +102,15 @@ export class LogSync {
     }
     const seen = new Set<string>();
     const pending: HostMessageBody[] = [];
+    const read = new Set<number>();
     for (const row of rows) {
-      const message = toChatMessage(row, this.self);
-      const answers = windowMeta(row.meta).for;
+      read.add(row.id);
+      const { message, state, answers } = this.convert(row);
       // A reply that streamed here from another window takes the place of what streamed.
       const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
       const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
       if (streamed) this.ownReplies.set(row.id, streamed);
       seen.add(id);
-      const state = JSON.stringify(message);
       if (!this.shown.has(id)) {
         // Written by another window before rows this panel already shows: appended, it would be out of order.
         if (row.id < this.newestShown) return this.postSnapshot();
@@ -107,9 +127,25 @@ export class LogSync {
     const gone = [...this.shown.keys()].filter((id) => !seen.has(id) && id.startsWith('log-'));
     if (gone.some((id) => Number(id.slice(4)) >= oldest) || (!rows.length && gone.length)) return this.postSnapshot();
     for (const id of gone) this.shown.delete(id);
-    for (const [logId, id] of this.ownReplies) if (!seen.has(id)) this.ownReplies.delete(logId);
+    // A reply of this window shown under its turn's id leaves the panel's list with its row (pruned from the log).
+    for (const [logId, id] of this.ownReplies) {
+      if (seen.has(id)) continue;
+      this.ownReplies.delete(logId);
+      this.shown.delete(id);
+    }
+    for (const id of this.converted.keys()) if (!read.has(id)) this.converted.delete(id);
     for (const body of pending) this.send(body);
     this.syncLiveReply();
+  }
+
+  /** The row as the panel shows it, converted again only when the row changed since the last sync. */
+  private convert(row: LogEntry): Converted {
+    const known = this.converted.get(row.id);
+    if (known && sameRow(known.row, row)) return known;
+    const message = toChatMessage(row, this.self);
+    const converted = { row, message, state: JSON.stringify(message), answers: windowMeta(row.meta).for };
+    this.converted.set(row.id, converted);
+    return converted;
   }
 
   /** Another window's reply as it streams there. */
@@ -140,4 +176,8 @@ export class LogSync {
   private answered(logId: number): boolean {
     return [...this.ownReplies.values()].includes(`live-${logId}`);
   }
+}
+
+function sameRow(a: LogEntry, b: LogEntry): boolean {
+  return a.status === b.status && a.content === b.content && a.meta === b.meta && a.role === b.role && a.source === b.source && a.ts === b.ts;
 }

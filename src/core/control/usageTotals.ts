@@ -4,7 +4,7 @@
 // tooltip; stored in the usage table so they survive restarts and add up across windows.
 import type { UsageInfo } from '../../shared/protocol';
 import type { CallUsage } from '../copilot/callUsage';
-import type { UsageDelta, UsageRow, UsageScope } from '../store/areaTypes';
+import type { UsageDelta, UsageRow, UsageScope, UsageSum } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
 
 export interface UsageTotal {
@@ -57,7 +57,7 @@ export class UsageTotals {
 
   /** Totals of one scope and key (all of a scope when `key` is left out) on `day` (default today, UTC). */
   total(scope: UsageScope, key?: string, day = today()): UsageTotal {
-    return sum(this.store.usage.totals({ day, scope, key }));
+    return totalOf(this.store.usage.sum({ day, scope, key }));
   }
 
   /** "today: 12.3k in / 2.1k out tokens · 4 premium requests · 7 turns", for tooltips. */
@@ -70,7 +70,8 @@ export class UsageTotals {
   /** The panel header's tooltip: today's totals, this conversation's, and workers' and squads'. */
   headerText(): string {
     const day = today();
-    const all = sum(this.store.usage.totals({ day }));
+    // Asked on every change of the panel's state (several a turn): summed by SQLite, however many workers ran today.
+    const all = totalOf(this.store.usage.sum({ day }));
     if (!all.requests && !all.inputTokens) return 'no usage today';
     const parts = [`today: ${describeTotal(all, 'request')}`];
     const here = this.total('orchestrator', this.conversation(), day);
@@ -108,6 +109,10 @@ export class UsageTotals {
 function describeTotal(t: UsageTotal, unit: 'turn' | 'request'): string {
   const premium = t.premiumRequests ? ` · ${round(t.premiumRequests)} premium request${t.premiumRequests === 1 ? '' : 's'}` : '';
   return `${tokens(t.inputTokens)} in / ${tokens(t.outputTokens)} out tokens${premium} · ${t.requests} ${unit}${t.requests === 1 ? '' : 's'}`;
+}
+
+function totalOf(s: UsageSum): UsageTotal {
+  return { inputTokens: s.input_tokens, outputTokens: s.output_tokens, premiumRequests: s.premium_requests, requests: s.requests };
 }
 
 function sum(rows: UsageRow[]): UsageTotal {

@@ -100,6 +100,11 @@ export interface AgentSession {
   /** Puts every file this session changed back as it was before its first turn. */
   rewindFiles(): Promise<{ restored: string[] }>;
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }>;
+  /**
+   * Has the runtime set up what it otherwise sets up at a new session's first message, with no model request (the
+   * panel was opened; see Orchestrator.prewarm), for `model`. Never changes what the session holds. Best-effort: never throws.
+   */
+  warmUp(model: string): Promise<void>;
   abort(): Promise<void>;
   /** Bounded and quiet: a session on a dead connection may never answer. */
   disconnect(): Promise<void>;

@@ -34,6 +34,7 @@ export class CopilotAgentSessions implements AgentSessions {
     this.runtime = new CopilotRuntime(opts);
     this.host = {
       isConnected: () => this.runtime.isConnected(),
+      forget: (session) => this.runtime.forget(session),
       classify: (data) => this.classify(data),
     };
   }

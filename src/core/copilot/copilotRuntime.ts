@@ -1,7 +1,7 @@
 // The one Copilot client (and so the one runtime process) that the orchestrator and every worker
 // share: five sessions in one client cost ~124 MB, a client per session ~517 MB (measured).
 // It starts lazily, on the first message or when the chat view opens, never at activation.
-import { CopilotClient, RuntimeConnection, type CopilotClientOptions, type ModelInfo, type ProviderConfig } from '@github/copilot-sdk';
+import { CopilotClient, RuntimeConnection, type CopilotClientOptions, type CopilotSession, type ModelInfo, type ProviderConfig } from '@github/copilot-sdk';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Emitter } from '../util/emitter';
@@ -71,6 +71,18 @@ export class CopilotRuntime {
   }
 
   /** The started client; concurrent callers share one start. */
+  /**
+   * Lets the SDK client drop a session Baton is done with. The client keeps every session it opened in a private
+   * registry until deleteSession or stop(), disconnected or not (measured with heap snapshots of the soak: one
+   * CopilotSession per worker task ever run, ~20 KB each with its RPC closures); Baton's own sessions are removed
+   * through their folder, not deleteSession (see CopilotAgentSessions.delete). Only this very object is dropped: a
+   * session resumed since under the same id stays.
+   */
+  forget(session: CopilotSession): void {
+    const registry = (this.current as unknown as { sessions?: Map<string, unknown> } | undefined)?.sessions;
+    if (registry instanceof Map && registry.get(session.sessionId) === session) registry.delete(session.sessionId);
+  }
+
   async client(): Promise<CopilotClient> {
     if (this.disposed) throw new AgentError('fatal', 'Baton is shutting down');
     if (this.current) return this.current;

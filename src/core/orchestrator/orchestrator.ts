@@ -213,7 +213,8 @@ export class Orchestrator {
     // Another live window runs this conversation: its session is not opened here too (messages go to that window).
     if (this.opts.shared?.ownerElsewhere()) return Promise.resolve();
     return this.runTask(async () => {
-      if (!this.keeper.current) await this.keeper.ensure(this.currentModel);
+      // The runtime's own first-message setup too (warmUp), so the first reply waits for neither.
+      if (!this.keeper.current) await (await this.keeper.ensure(this.currentModel)).warmUp(this.currentModel);
     });
   }
 

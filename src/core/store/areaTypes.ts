@@ -108,8 +108,19 @@ export interface UsageRow {
   requests: number;
 }
 
+export interface UsageQuery {
+  day?: string;
+  scope?: UsageScope;
+  key?: string;
+}
+
+/** What the rows a query selects add up to. */
+export type UsageSum = Omit<UsageRow, 'day' | 'scope' | 'key'>;
+
 export interface UsageStore {
   /** Adds to the totals of `day` (UTC, YYYY-MM-DD; default today). */
   add(deltas: UsageDelta[], day?: string): void;
-  totals(query?: { day?: string; scope?: UsageScope; key?: string }): UsageRow[];
+  totals(query?: UsageQuery): UsageRow[];
+  /** The rows `query` selects added up by SQLite: what the header shows on every change of state reads no rows out. */
+  sum(query?: UsageQuery): UsageSum;
 }

@@ -1,6 +1,6 @@
 // Usage totals per day and per orchestrator / worker / squad, added to as the runtime reports model calls.
 import { z } from 'zod';
-import type { UsageDelta, UsageRow, UsageScope, UsageStore } from './areaTypes';
+import type { UsageDelta, UsageQuery, UsageRow, UsageStore, UsageSum } from './areaTypes';
 import type { TableAccess } from './sqlJsMemories';
 
 const usageSchema = z.object({
@@ -26,27 +26,45 @@ export class SqlJsUsage implements UsageStore {
     if (real.length) this.access.commit({ op: 'addUsage', day, deltas: real.map((d) => ({ ...d })) });
   }
 
-  totals(query: { day?: string; scope?: UsageScope; key?: string } = {}): UsageRow[] {
-    const where: string[] = [];
-    const params: string[] = [];
-    for (const [column, value] of [
-      ['day', query.day],
-      ['scope', query.scope],
-      ['key', query.key],
-    ] as const) {
-      if (value === undefined) continue;
-      where.push(`${column} = ?`);
-      params.push(value);
-    }
+  totals(query: UsageQuery = {}): UsageRow[] {
+    const { where, params } = whereOf(query);
     return this.access.read(
       () =>
         this.access.tables.rows(
           'usage_totals',
-          `SELECT day, scope, key, input_tokens, output_tokens, premium_requests, requests FROM usage_totals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY day DESC, scope, key`,
+          `SELECT day, scope, key, input_tokens, output_tokens, premium_requests, requests FROM usage_totals ${where} ORDER BY day DESC, scope, key`,
           params,
           usageSchema,
         ),
       [],
     );
   }
+
+  sum(query: UsageQuery = {}): UsageSum {
+    const { where, params } = whereOf(query);
+    const zero: UsageSum = { input_tokens: 0, output_tokens: 0, premium_requests: 0, requests: 0 };
+    return this.access.read(() => {
+      const row = this.access.tables.first(
+        `SELECT total(input_tokens), total(output_tokens), total(premium_requests), total(requests) FROM usage_totals ${where}`,
+        params,
+      );
+      const [input_tokens, output_tokens, premium_requests, requests] = (row ?? []).map((v) => (typeof v === 'number' ? v : 0));
+      return { input_tokens: input_tokens ?? 0, output_tokens: output_tokens ?? 0, premium_requests: premium_requests ?? 0, requests: requests ?? 0 };
+    }, zero);
+  }
+}
+
+function whereOf(query: UsageQuery): { where: string; params: string[] } {
+  const where: string[] = [];
+  const params: string[] = [];
+  for (const [column, value] of [
+    ['day', query.day],
+    ['scope', query.scope],
+    ['key', query.key],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
+  return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
