@@ -13,6 +13,7 @@ const only = process.argv.some((a) => a === '--only' || a.startsWith('--only='))
 const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   ['bundle', async () => (await import('./bundle.bench')).benchBundle()],
   ['store', async () => (await import('./store.bench')).benchStore({ quick })],
+  ['conversations', async () => (await import('./conversations.bench')).benchConversations({ quick })],
   ['orchestrator', async () => (await import('./orchestrator.bench')).benchOrchestrator({ quick })],
   ['workers', async () => (await import('./workers.bench')).benchWorkers({ quick })],
   // Before worktrees: its cleanup frees 10,000s of inodes, which makes the next large checkout slower for ~30 s on some filesystems.

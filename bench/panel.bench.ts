@@ -280,6 +280,43 @@ async function openOnce(browser: Browser, build: WebviewBuild, snapshot: Snapsho
   }
 }
 
+// Runs in the page: posts a snapshot of another conversation (as the host does when the user opens one from the list)
+// and resolves with the time from posting it to the first frame after its messages and title are in the DOM.
+export const SWITCH_DRIVER = String.raw`(async function (snapshot, title) {
+  var t0 = performance.now();
+  window.postMessage({ type: 'snapshot', seq: 1000, snapshot: snapshot }, '*');
+  await new Promise(function (done) {
+    (function check() {
+      var shown = document.querySelector('[data-testid="conversations-current"]');
+      if (shown && shown.textContent === title && document.querySelector('[data-testid="message"]')) done();
+      else requestAnimationFrame(check);
+    })();
+  });
+  await new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); });
+  return performance.now() - t0;
+})`;
+
+/** A 200-message conversation opened from the list while a short one is shown: until its first paint. */
+export async function switchOnce(browser: Browser, build: WebviewBuild, history: Snapshot): Promise<number> {
+  const title = 'Why the handler returns 500';
+  const list = [
+    { id: 'c-short', title: 'A short chat', lastActivity: Date.now(), messages: 2, busy: false, unread: false },
+    { id: 'c-long', title, lastActivity: Date.now() - 60_000, messages: 200, busy: false, unread: true },
+  ];
+  const shown: Snapshot = { ...historySnapshot(2), conversation: 'c-short', conversations: list };
+  const target: Snapshot = { ...history, conversation: 'c-long', conversations: list.map((c) => ({ ...c, unread: false })) };
+  const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: shown }] });
+  try {
+    await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined', undefined, { timeout: 30_000 });
+    await wp.page.waitForTimeout(200);
+    const ms = (await wp.page.evaluate(`${SWITCH_DRIVER}(${JSON.stringify(target)}, ${JSON.stringify(title)})`)) as number;
+    await assertClean(wp.errors, await wp.cspViolations());
+    return ms;
+  } finally {
+    await wp.close();
+  }
+}
+
 /**
  * The renderer's main-thread CPU time (thread time, from a Chromium trace) from navigation to the first paint of
  * `snapshot`: the panel's own work on the way to that paint. Other processes competing for the cores stretch the
@@ -349,6 +386,9 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
     const scroll = opens[1]!;
     const paintCpu: number[] = [];
     for (let i = 0; i < (opts.quick ? 3 : 7); i++) paintCpu.push(await firstPaintCpuMs(browser, build, snapshot));
+    const switches: number[] = [];
+    const history200 = historySnapshot(200);
+    for (let i = 0; i < (opts.quick ? 3 : 7); i++) switches.push(await switchOnce(browser, build, history200));
 
     const pathological: PathologicalResult[] = [];
     for (const input of [...pathologicalInputs(100_000), ...longListInputs(100_000)]) pathological.push(await pathologicalOnce(browser, build, input));
@@ -369,6 +409,7 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
         unit: 'ms',
       },
       { name: 'panel: snapshot received → painted, 1,000 messages', value: median(opens.map((r) => r.snapshotToPaintMs)), unit: 'ms' },
+      { name: 'panel: switch to a 200-message conversation, posted → first paint', value: median(switches), unit: 'ms', target: '≤ 150' },
       { name: 'panel: messages rendered at first paint (of 1,000)', value: median(opens.map((r) => r.renderedAtPaint)), unit: 'messages' },
       { name: 'panel: scroll 1,000 messages to the top at 600 px/frame, longest frame', value: scroll.scrollMaxFrameMs, unit: 'ms', target: '≤ 50' },
       { name: `panel: scroll to the top, frames over 50 ms (of ${scroll.scrollFrames})`, value: scroll.scrollFramesOver50, unit: 'frames' },

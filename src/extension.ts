@@ -7,6 +7,7 @@ import { createBatonApi } from './core/api/batonApi';
 import { registerChatParticipant } from './vscode/chatParticipant';
 import { registerChatView } from './vscode/chatViewProvider';
 import { registerCommands } from './vscode/commands';
+import { registerConversationCommands } from './vscode/conversationCommands';
 import { registerContextCommands } from './vscode/contextCommands';
 import { registerLanguageModelTools } from './vscode/languageModelTools';
 import { declareCommands, failDeclaredCommands } from './vscode/deferredCommands';
@@ -59,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
     log,
     chatView,
     registerCommands(context, services),
+    registerConversationCommands(services),
     registerUsageView(services),
     registerContextCommands(services, services.editorContext),
     declareCommands(TREE_COMMANDS),

@@ -57,7 +57,7 @@ export class ConversationList {
     });
     const rename = button('icon', { 'data-testid': 'conversation-rename', 'aria-label': `Rename “${title}”`, title: 'Rename' }, '✎');
     rename.addEventListener('click', () => this.post({ type: 'conversation/rename', id: c.id }));
-    const remove = button('icon', { 'data-testid': 'conversation-delete', 'aria-label': `Delete “${title}”`, title: 'Delete…' }, '🗑');
+    const remove = button('icon', { 'data-testid': 'conversation-delete', 'aria-label': `Delete “${title}”`, title: 'Delete…' }, '×');
     remove.addEventListener('click', () => this.post({ type: 'conversation/delete', id: c.id }));
     return h(
       'li',

@@ -1,11 +1,16 @@
-// @baton in VS Code's Chat view. A message goes into the same orchestrator queue as the panel's
-// (tagged "[via chat]"), its answer streams in as markdown, workers it starts show as progress,
-// and the response stays open until those workers' results are answered (Stop lets go: later
-// answers wait for the next @baton message). The panel shows all of it too: one conversation.
+// @baton in VS Code's Chat view. Each chat session of the Chat view is its own Baton conversation
+// (a new chat there is a new conversation here), so Chat's history and Baton's agree; the panel
+// lists it with the others. A message is tagged "[via chat]", its answer streams in as markdown,
+// workers it starts show as progress, and the response stays open until those workers' results
+// are answered (Stop lets go: later answers wait for the next @baton message).
+// The stable API names no chat session, so the conversation id rides in each result's metadata and
+// is read back from the session's history (ChatResponseTurn.result.metadata, this participant's
+// turns only); a chat with no earlier @baton answer is a new chat.
 import * as vscode from 'vscode';
 import type { BatonEvent } from '../core/api/batonEvents';
 import { BatonApiError } from '../core/api/batonAccess';
 import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
+import { Conversations } from '../core/conversations/conversations';
 import { formatWorkerList } from '../core/workers/workerTools';
 import type { BatonServices, Core } from './services';
 
@@ -16,10 +21,10 @@ const REVIEW_COMMAND = 'baton.reviewChanges';
 export function registerChatParticipant(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
   let relay: ChatRelay | undefined;
   services.onReady((core) => (relay = new ChatRelay(core.access.events)));
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, _context, stream, token) => {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chatContext, stream, token) => {
     const core = await services.ready();
     relay ??= new ChatRelay(core.access.events);
-    return handle(core, relay, request, stream, token);
+    return handle(core, relay, request, chatContext, stream, token);
   });
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
   return new vscode.Disposable(() => {
@@ -28,10 +33,35 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
   });
 }
 
+/** The Baton conversation of this chat session: the one its last @baton answer named, or a new one. */
+export function conversationOf(history: vscode.ChatContext['history']): string | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const turn = history[i];
+    if (!(turn instanceof vscode.ChatResponseTurn) || turn.participant !== PARTICIPANT_ID) continue;
+    const id: unknown = turn.result.metadata?.conversation;
+    if (typeof id === 'string' && id) return id;
+  }
+  return undefined;
+}
+
 async function handle(
   core: Core,
   relay: ChatRelay,
   request: vscode.ChatRequest,
+  chatContext: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  const conversation = conversationOf(chatContext.history) ?? Conversations.newId('chat');
+  const result = await answer(core, relay, request, conversation, stream, token);
+  return { ...result, metadata: { conversation, ...result.metadata } };
+}
+
+async function answer(
+  core: Core,
+  relay: ChatRelay,
+  request: vscode.ChatRequest,
+  conversation: string,
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
@@ -55,16 +85,19 @@ async function handle(
     }
     case 'compact': {
       stream.progress('Compacting the conversation…');
-      const r = await core.orchestrator.compact();
+      const r = await core.conversations.get(conversation).compact();
       stream.markdown(`Compacted the conversation: ${r.tokensRemoved} tokens and ${r.messagesRemoved} messages freed.`);
       return {};
     }
-    case 'new':
-      await core.orchestrator.newChat();
-      stream.markdown('Started a new conversation (the panel starts over too).');
-      return {};
+    case 'new': {
+      // The messages after this one in this chat go to a new conversation; the old one stays in Baton's list.
+      const next = Conversations.newId('chat');
+      core.conversations.get(next);
+      stream.markdown("Started a new conversation (the previous one stays in the Baton panel's list).");
+      return { metadata: { conversation: next } };
+    }
     default:
-      return ask(core, relay, request.prompt, stream, token);
+      return ask(core, relay, request.prompt, conversation, stream, token);
   }
 }
 
@@ -72,10 +105,11 @@ async function ask(
   core: Core,
   relay: ChatRelay,
   prompt: string,
+  conversation: string,
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
-  const elsewhere = messagesElsewhere(core.store.recentLog(100));
+  const elsewhere = messagesElsewhere(core.store.recentLog(100, conversation));
   if (elsewhere.count)
     stream.markdown(
       `_${elsewhere.count} message${elsewhere.count === 1 ? '' : 's'} since your last @baton message came from ${elsewhere.channels.join(', ')}; the conversation continues from there._\n\n`,
@@ -107,6 +141,7 @@ async function ask(
   const pending: Promise<void>[] = [];
   try {
     const reply = await core.access.ask(prompt, 'chat', {
+      conversation,
       signal: abort.signal,
       on: (e: BatonEvent) => {
         if (e.type === 'turn.streaming') {

@@ -9,14 +9,14 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
   const register = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return vscode.Disposable.from(
     register('baton.focus', () => vscode.commands.executeCommand('baton.chat.focus')),
+    // A new conversation; the one shown is kept in the list (Baton: Open Conversation… brings it back).
     register('baton.newChat', async () => {
       const core = await services.ready();
-      await core.orchestrator.newChat();
-      core.chat.postSnapshot();
+      core.conversations.create();
     }),
     register('baton.stop', async () => {
       const core = services.current;
-      if (!core?.orchestrator.stop()) void vscode.window.showInformationMessage('Baton is not answering anything right now.');
+      if (!core?.conversations.stop()) void vscode.window.showInformationMessage('Baton is not answering anything right now.');
     }),
     register('baton.sendMessage', async (text?: string) => {
       const message =

@@ -5,7 +5,7 @@ import type { BatonServices } from './services';
 export function registerNotifications(services: BatonServices, isChatVisible: () => boolean): vscode.Disposable {
   let unsubscribe: (() => void) | undefined;
   services.onReady((core) => {
-    unsubscribe = core.orchestrator.onEvent((e) => {
+    unsubscribe = core.conversations.onEvent((e) => {
       // A result answered back into VS Code's Chat view, a tool call or an API caller is shown there, not here.
       if (e.type !== 'turn.completed' || e.origin.channel !== 'background' || isChatVisible()) return;
       if (e.origin.replyTo && e.origin.replyTo !== 'panel' && e.origin.replyTo !== 'command') return;

@@ -161,6 +161,8 @@ export class BatonServices implements vscode.Disposable {
         void vscode.commands.executeCommand(action && action !== 'transcript' ? command[action] : 'baton.worker.openTranscript', name);
       },
       context: this.editorContext,
+      conversationAction: (action, id) =>
+        void vscode.commands.executeCommand(action === 'rename' ? 'baton.renameConversation' : 'baton.deleteConversation', id),
     };
   }
 

@@ -13,14 +13,15 @@ export function registerStatusBar(services: BatonServices): vscode.Disposable {
   services.onReady((core) => {
     let running = 0;
     const render = () => {
-      const busy = core.orchestrator.busy;
+      // Busy while any conversation answers (two can at once).
+      const busy = core.conversations.all().some((o) => o.busy);
       const parts = [busy ? '$(loading~spin) Baton: thinking' : '$(rocket) Baton'];
       if (running) parts.push(`· ${running} worker${running === 1 ? '' : 's'}`);
       item.text = parts.join(' ');
       item.tooltip = `Baton — ${busy ? 'thinking' : 'idle'}, ${running} worker(s) running, model ${core.orchestrator.currentModel}`;
     };
     subscriptions.push(
-      core.orchestrator.onEvent((e) => {
+      core.conversations.onEvent((e) => {
         if (e.type === 'busy' || e.type === 'model.changed') render();
       }),
       core.pool.onDidChange((cards) => {

@@ -26,7 +26,7 @@ export function registerUsageView(services: BatonServices): vscode.Disposable {
         render();
       }, 1000);
     };
-    const offTurns = core.orchestrator.onEvent((e) => {
+    const offTurns = core.conversations.onEvent((e) => {
       if (e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled') soon();
     });
     const offWorkers = core.pool.onDidChange(soon);

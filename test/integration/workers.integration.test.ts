@@ -112,7 +112,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
       ),
       text,
     );
-    assert.deepEqual(origin, { channel: 'background', worker: 'auth-fix', replyTo: 'panel' });
+    assert.deepEqual(origin, { channel: 'background', worker: 'auth-fix', replyTo: 'panel', conversation: 'main' });
     assert.deepEqual(background.origin, origin);
     assert.equal(background.result.content, 'Your JWT bug is fixed; all 12 tests pass.');
     const req = core.server.chatRequests().find((r) => (r.lastUserText ?? '').includes('[Background task completed]'))!;
@@ -520,7 +520,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.match(results[0]!.content, /^\[Background task completed\] Worker 'lost' finished:[\s\S]*Result while the window closed/);
     assert.match(results[1]!.content, /^\[Background task completed\] Worker 'ghost' failed: its task was interrupted when VS Code closed[\s\S]*half way/);
     const ends = core.events.flatMap((e) => (e.type === 'turn.completed' && e.origin.channel === 'background' ? [e.origin] : []));
-    assert.deepEqual(ends[1], { channel: 'background', worker: 'ghost', replyTo: 'command' });
+    assert.deepEqual(ends[1], { channel: 'background', worker: 'ghost', replyTo: 'command', conversation: 'main' });
     assert.equal(core.store.undeliveredInbox().length, 0);
     assert.equal(await core.pool.deliverPending(), 0, 'nothing is delivered twice');
   });

@@ -79,7 +79,7 @@ export async function startUnitCore(opts: { sessions?: InMemoryAgentSessions; ov
   const adopt = (core: BatonCore): void => {
     fixture.core = core;
     fixture.events = [];
-    core.orchestrator.onEvent((e) => fixture.events.push(e));
+    core.conversations.onEvent((e) => fixture.events.push(e));
   };
   const fixture: UnitCore = {
     storageDir,
@@ -116,7 +116,7 @@ export function nextEvent<T extends OrchestratorEvent['type']>(
       off();
       reject(new Error(`no ${type} event within ${timeoutMs} ms`));
     }, timeoutMs);
-    const off = core.orchestrator.onEvent((e) => {
+    const off = core.conversations.onEvent((e) => {
       if (e.type !== type) return;
       const typed = e as Extract<OrchestratorEvent, { type: T }>;
       if (!match(typed)) return;

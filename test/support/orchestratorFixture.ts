@@ -124,7 +124,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
       ...opts.overrides,
       ...overrides,
     }).then((core) => {
-      core.orchestrator.onEvent((e) => events.push(e));
+      core.conversations.onEvent((e) => events.push(e));
       return core;
     });
 

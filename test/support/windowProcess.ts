@@ -64,7 +64,7 @@ async function main(job: WindowJob): Promise<void> {
     healthCheckIntervalMs: 0,
   });
   core.chat.onDidPost((message) => report({ kind: 'post', at: Date.now(), message }));
-  core.orchestrator.onEvent((event) => report({ kind: 'event', at: Date.now(), event }));
+  core.conversations.onEvent((event) => report({ kind: 'event', at: Date.now(), event }));
   // The panel opens, as the extension's view does: it asks for its first snapshot, and the session is prepared.
   core.chat.receive({ type: 'ready' });
   void panelOpened(core, logger);
@@ -81,7 +81,7 @@ async function main(job: WindowJob): Promise<void> {
           command.what === 'session'
             ? (core.orchestrator.currentSessionId ?? null)
             : command.what === 'owners'
-              ? core.conversations.list()
+              ? core.conversationClaims.list()
               : core.store.recentLog(200).map((e) => ({ id: e.id, role: e.role, status: e.status, content: e.content }));
         report({ kind: 'answer', reqId: command.reqId, value });
         break;

@@ -506,6 +506,31 @@ describe('SqlJsStore', () => {
       assert.deepEqual(reports, []);
     });
 
+    it('gives the log of a file from before conversations to the conversation "main", titled by its first message', async () => {
+      const SQL = await initSqlJs();
+      const db = new SQL.Database();
+      db.exec(V1_SCHEMA);
+      db.exec(`INSERT INTO conversation_log(role, content, status, ts) VALUES ('assistant', 'welcome', 'complete', '2026-01-01 10:00:00'),
+        ('user', 'Fix the login bug', 'complete', '2026-01-01 10:01:00'), ('assistant', 'done', 'complete', '2026-01-01 10:02:00')`);
+      await writeRaw(db);
+
+      const a = await openStore();
+      assert.deepEqual(
+        a.recentLog(10).map((e) => [e.conversation, e.content]),
+        [
+          ['main', 'welcome'],
+          ['main', 'Fix the login bug'],
+          ['main', 'done'],
+        ],
+      );
+      assert.deepEqual(
+        a.listConversations().map((c) => [c.id, c.title, c.renamed, c.created_at, c.last_activity, c.messages]),
+        [['main', 'Fix the login bug', false, '2026-01-01 10:00:00', '2026-01-01 10:02:00', 3]],
+      );
+      assert.deepEqual(a.recentLog(10, 'another'), []);
+      assert.deepEqual(reports, []);
+    });
+
     it('a failed migration leaves the old file untouched, is reported, and the window still works in memory', async () => {
       const SQL = await initSqlJs();
       const db = new SQL.Database();

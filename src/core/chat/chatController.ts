@@ -14,7 +14,7 @@ import {
   type WorkerCard,
 } from '../../shared/protocol';
 import { ChatContext, type PreparedContext } from '../context/chatContext';
-import type { AttachedReference, EditorContextPort } from '../context/contextPort';
+import type { AttachedReference } from '../context/contextPort';
 import { storedReferencesOf, type StoredReference } from '../context/references';
 import type { Conversations } from '../conversations/conversations';
 import type { Orchestrator } from '../orchestrator/orchestrator';
@@ -24,25 +24,14 @@ import type { BatonStore, LogEntry } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { ConversationList } from './conversationList';
+import type { HostActions } from './hostActions';
 import { LogSync } from './logSync';
 import { parseMeta, toChatMessage } from './toChatMessage';
 
 /** Kept here for the modules that import it from the controller. */
 export { toChatMessage };
 
-/** What the panel asks the editor to do; implemented by the VS Code layer. */
-export interface HostActions {
-  openLink(href: string): void;
-  insertCode(code: string): void;
-  runCommand(command: string): void;
-  toggleRouting(): void;
-  /** A worker's transcript, or (from a card's buttons) its changes: review, apply, discard, open its folder. */
-  openWorker(name: string, action?: 'transcript' | 'review' | 'apply' | 'discard' | 'folder' | 'branch' | 'ask' | 'resolve-worker' | 'resolve-editor'): void;
-  /** The editor as context (files, selections, problems, changes); absent where there is no editor. */
-  context?: EditorContextPort;
-  /** Renames or deletes a conversation, asking the user first (an input box, a modal confirmation). */
-  conversationAction?(action: 'rename' | 'delete', id: string): void;
-}
+export type { HostActions } from './hostActions';
 
 const HISTORY_LIMIT = 200;
 
@@ -65,7 +54,6 @@ export class ChatController {
   /** The panel kept in step with what other windows write to the store. */
   private readonly sync: LogSync;
   private readonly list: ConversationList;
-  private readonly offConversations: () => void;
 
   constructor(
     private readonly conversations: Conversations,
@@ -87,12 +75,13 @@ export class ChatController {
       self,
       () => this.conversations.activeId,
     );
-    this.list = new ConversationList(conversations, (body) => this.send(body));
-    this.offConversations = conversations.onDidChange((change) => {
-      if (change.kind === 'active') {
-        this.list.opened(change.id);
-        this.postSnapshot();
-      } else this.list.post();
+    this.list = new ConversationList({
+      conversations,
+      store,
+      logger,
+      ask: actions.conversationAction?.bind(actions),
+      send: (body) => this.send(body),
+      switched: () => this.postSnapshot(),
     });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
   }
@@ -306,20 +295,10 @@ export class ChatController {
         this.orchestrator.stop();
         break;
       case 'chat/new':
-        // A new conversation; the one shown is kept (its list entry stays). The switch posts a snapshot.
-        this.conversations.create();
-        break;
       case 'conversation/open':
-        try {
-          this.conversations.open(message.id);
-        } catch (err) {
-          this.logger.warn(`Open conversation: ${err instanceof Error ? err.message : String(err)}`);
-          this.list.post();
-        }
-        break;
       case 'conversation/rename':
       case 'conversation/delete':
-        this.actions.conversationAction?.(message.type === 'conversation/rename' ? 'rename' : 'delete', message.id);
+        this.list.receive(message);
         break;
       case 'chat/resend': {
         const entry = this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).find((e) => `log-${e.id}` === message.id && e.role === 'user');
@@ -408,7 +387,6 @@ export class ChatController {
 
   dispose(): void {
     this.unsubscribe();
-    this.offConversations();
     this.list.dispose();
     this.sync.dispose();
     this.denyAllPermissions();

@@ -44,6 +44,10 @@ export interface ConversationsOptions {
 /** What changed in the list: `active` when the panel is to show another conversation. */
 export type ConversationsChange = { kind: 'list' } | { kind: 'active'; id: string };
 
+/** Orchestrators kept open (each holds a Copilot session and watches the store); an idle one beyond is closed, and its
+ * session resumed when it is opened again. */
+export const LIVE_KEEP = 8;
+
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 
 export class Conversations {
@@ -57,8 +61,9 @@ export class Conversations {
   readonly onDidChange = this.changes.event;
   private shown: string;
   private disposed = false;
-  /** Messages a crash or reload interrupted, found when a conversation's orchestrator started (offered for resending). */
-  readonly interrupted: ReturnType<Orchestrator['start']> = [];
+  /** Messages a crash or reload interrupted in the conversation shown at start (offered for resending); the others
+   * are marked when they are opened, and show as interrupted there. */
+  interrupted: ReturnType<Orchestrator['start']> = [];
 
   constructor(private readonly opts: ConversationsOptions) {
     const saved = opts.store.getState(STATE_ACTIVE);
@@ -84,7 +89,12 @@ export class Conversations {
   /** The conversation's orchestrator, built and started on first use; an unknown id creates the conversation. */
   get(id: string): Orchestrator {
     const existing = this.live.get(id);
-    if (existing) return existing;
+    if (existing) {
+      // Most recently used last: the first idle one is the one closed when too many are open.
+      this.live.delete(id);
+      this.live.set(id, existing);
+      return existing;
+    }
     // After close the store is closed: refuse in the orchestrator's own words (a worker's result then waits in the inbox).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
     if (!ID_PATTERN.test(id))
@@ -96,13 +106,15 @@ export class Conversations {
       id,
       orchestrator.onEvent((e) => this.events.fire(e)),
     );
-    this.interrupted.push(...orchestrator.start());
+    const interrupted = orchestrator.start();
+    if (this.live.size === 1 && id === this.shown) this.interrupted = interrupted;
+    this.closeIdle();
     return orchestrator;
   }
 
-  /** Every conversation, most recently active first. */
+  /** Every conversation, most recently active first; an empty one only while it is shown or answering. */
   list(): ConversationInfo[] {
-    const rows = this.opts.store.listConversations();
+    const rows = this.opts.store.listConversations().filter((r) => r.messages > 0 || r.id === this.shown || this.live.get(r.id)?.busy);
     if (!rows.some((r) => r.id === this.shown)) rows.unshift(emptyRow(this.shown));
     return rows.map((r) => ({
       id: r.id,
@@ -116,9 +128,19 @@ export class Conversations {
     }));
   }
 
-  /** New Chat: a new, empty conversation becomes the active one; the one shown before is kept. */
+  /** A fresh conversation id (time-ordered, unique across windows). */
+  static newId(prefix = 'c'): string {
+    return `${prefix}-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+  }
+
+  /** New Chat: a new, empty conversation becomes the active one; the one shown before is kept (one still empty is reused). */
   create(): string {
-    const id = `c-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+    const shown = this.live.get(this.shown);
+    if (shown && !shown.busy && !this.opts.store.recentLog(1, this.shown).length) {
+      this.setActive(this.shown);
+      return this.shown;
+    }
+    const id = Conversations.newId();
     this.get(id);
     this.setActive(id);
     return id;
@@ -146,7 +168,6 @@ export class Conversations {
   async delete(id: string): Promise<void> {
     if (!this.has(id)) throw new ConversationError('not-found', `There is no conversation ${JSON.stringify(id)}.`);
     const orchestrator = this.get(id);
-    orchestrator.stop();
     const session = await orchestrator.forgetSession().catch((err: unknown) => {
       this.opts.logger.warn(`Deleting the session of conversation ${id} failed: ${String(err)}`);
       return undefined;
@@ -188,6 +209,17 @@ export class Conversations {
   /** Every live orchestrator (a change that concerns every session: skills, model, runtime). */
   all(): Orchestrator[] {
     return [...this.live.values()];
+  }
+
+  /** Closes the least recently used idle orchestrators beyond LIVE_KEEP (never the one shown, never a busy one). */
+  private closeIdle(): void {
+    let over = this.live.size - LIVE_KEEP;
+    for (const [id, o] of this.live) {
+      if (over <= 0) break;
+      if (id === this.shown || o.busy || o.queuedCount) continue;
+      over--;
+      void this.retire(id).catch((err: unknown) => this.opts.logger.warn(`Closing conversation ${id}: ${String(err)}`));
+    }
   }
 
   private setActive(id: string): void {

@@ -8,18 +8,13 @@
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
 import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
-import type { AgentSessions, SessionSpec } from '../copilot/agentSessions';
-import type { BatonTool, ToolJournal } from '../copilot/batonTool';
-import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import { TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
-import { conversationStateKey, MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
+import { conversationStateKey, MAIN_CONVERSATION, type LogEntry } from '../store/types';
 import { conversationScope } from '../store/conversationScope';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
-import type { Logger } from '../util/logger';
 import type { Compaction, Origin, OrchestratorEvent, OrchestratorEventBody, TurnOptions } from './events';
 import { classifyMessage } from './classifier';
-import type { SessionClaims } from './sessionClaims';
 import { CheckpointWriter } from './checkpoints';
 import { DEFAULT_SUMMARIZE, type SummarizePolicy } from './conversationCompactor';
 import { DriftError } from './driftError';
@@ -27,50 +22,16 @@ import { TurnLifecycle } from './turnLifecycle';
 import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
 import { runWithRetries, type Attempt } from './retries';
-import { ModelRouter, parseRouterState, type RoutingSettings } from './router';
-import { buildSystemMessage } from './systemMessage';
+import { ModelRouter, parseRouterState } from './router';
+import type { OrchestratorOptions } from './orchestratorOptions';
+import { orchestratorSpec } from './orchestratorSpec';
 import { BatonClosingError, TurnError, type Job, type QueuedTurn, type TurnHandle } from './turn';
 import { TurnOutcome } from './turnOutcome';
 import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
 
-export interface OrchestratorSettings {
-  routing: RoutingSettings;
-  turnTimeoutMs: number;
-  selfEdit: boolean;
-  /** baton.conversation.summarize: compact older turns after `afterTurns` (0: never), keeping `keep` messages. */
-  summarize?: SummarizePolicy;
-}
-
-export interface OrchestratorOptions {
-  /** The conversation this orchestrator runs (its log, session and claim). Default MAIN_CONVERSATION. */
-  conversation?: string;
-  sessions: AgentSessions;
-  store: BatonStore;
-  logger: Logger;
-  version: string;
-  settings: () => OrchestratorSettings;
-  /** Baton's tools for the orchestrator (memory, workers); read at every session creation. */
-  tools: () => BatonTool[];
-  /** The journal the tools share, so a retried turn never repeats a tool's side effect. */
-  toolJournal?: ToolJournal;
-  memorySummary: () => string;
-  workspaceFolders?: () => string[];
-  installPath?: string;
-  /** Claims on orchestrator sessions, so two windows never write into one session. */
-  claims?: SessionClaims;
-  /** The conversation as other windows share it (the store as the queue to its owner); absent: this window alone. */
-  shared?: SharedConversation;
-  /** MCP servers and skill directories from the user's own Copilot configuration. */
-  userConfig?: () => UserCopilotConfig;
-  retryDelaysMs?: readonly number[];
-  healthCheckIntervalMs?: number;
-  classifierTimeoutMs?: number;
-  now?: () => Date;
-  /** Questions to the user still open (permissions, apply confirms): a turn that ends with some awaits input. */
-  waitingOnUser?: () => number;
-}
+export type { OrchestratorOptions, OrchestratorSettings } from './orchestratorOptions';
 
 const LOG_SCAN = 200;
 const STATE_ROUTER = 'router_state';
@@ -114,7 +75,7 @@ export class Orchestrator {
       tools: opts.tools,
       claims: opts.claims,
       conversation: this.conversation,
-      spec: (model, tools) => this.sessionSpec(model, tools),
+      spec: (model, tools) => orchestratorSpec(opts, model, tools),
       emit: (event) => this.fire(event),
     });
     this.checkpoints = new CheckpointWriter(
@@ -186,16 +147,6 @@ export class Orchestrator {
 
   get currentSessionId(): string | undefined {
     return this.keeper.current?.id;
-  }
-
-  /** The session id saved for this conversation: the live one, or the one the next turn resumes. */
-  get savedSessionId(): string | undefined {
-    return this.keeper.current?.id ?? this.keeper.savedId;
-  }
-
-  /** The saved session is not to be resumed (skills changed): the next session is new, with recent turns as context. */
-  markSessionStale(reason: string): void {
-    this.keeper.markStale(reason);
   }
 
   /**
@@ -338,6 +289,9 @@ export class Orchestrator {
    * its claim released; returns the id of the deleted session. The caller deletes the log and disposes.
    */
   forgetSession(): Promise<string | undefined> {
+    // Nothing waiting in a conversation being deleted runs: its queued turns are withdrawn, the running one stopped.
+    for (const job of [...this.queue]) if (job.kind === 'turn') this.withdraw(job.turn.turnId);
+    this.stop();
     return this.runTask(async () => {
       const id = this.keeper.current?.id ?? this.keeper.savedId;
       const old = this.keeper.forget();
@@ -450,26 +404,6 @@ export class Orchestrator {
       this.opts.toolJournal?.end(turn.turnId);
       this.current = undefined;
     }
-  }
-
-  private sessionSpec(model: string, tools: BatonTool[]): Extract<SessionSpec, { role: 'orchestrator' }> {
-    const settings = this.opts.settings();
-    const user = this.opts.userConfig?.();
-    return {
-      role: 'orchestrator',
-      model,
-      tools,
-      mcpServers: user?.mcpServers,
-      skillDirectories: user?.skillDirectories,
-      systemMessage: buildSystemMessage({
-        memorySummary: this.opts.memorySummary(),
-        routing: settings.routing,
-        selfEdit: settings.selfEdit,
-        installPath: this.opts.installPath,
-        workspaceFolders: this.opts.workspaceFolders?.() ?? [],
-        now: this.opts.now?.() ?? new Date(),
-      }),
-    };
   }
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */

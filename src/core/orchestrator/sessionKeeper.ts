@@ -73,11 +73,6 @@ export class SessionKeeper {
     return this.opts.store.getState(this.sessionKey);
   }
 
-  /** Marks the saved session as not to be resumed (a skill change): the next ensure() takes the drift path. */
-  markStale(reason: string): void {
-    if (this.opts.store.getState(this.sessionKey)) this.opts.store.setState(this.fingerprintKey, `${STALE_PREFIX}${reason}`);
-  }
-
   get current(): AgentSession | undefined {
     return this.session;
   }

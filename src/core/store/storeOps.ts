@@ -185,10 +185,15 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
     }
 
     case 'createConversation':
+      // Opening an existing conversation is not activity in it: only a new one gets a row (and may push an old one out).
       return t.atomic(() => {
-        const isNew = touchConversation(t, op.id, '', op.ts);
-        if (isNew) pruneConversations(t, op.keep);
-        return isNew ? 1 : 0;
+        const n = t.run("INSERT INTO conversations(id, title, renamed, created_at, last_activity) VALUES (?, '', 0, ?, ?) ON CONFLICT(id) DO NOTHING", [
+          op.id,
+          op.ts,
+          op.ts,
+        ]);
+        if (n) pruneConversations(t, op.keep);
+        return n;
       });
     case 'renameConversation':
       return t.run('UPDATE conversations SET title = ?, renamed = 1 WHERE id = ?', [op.title, op.id]);

@@ -171,6 +171,39 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     await page.screenshot({ path: join(repoRoot, 'media', 'chat-view.png') });
   });
 
+  it('each chat of the Chat view is its own Baton conversation: a follow-up stays in its session, a new chat starts another', async () => {
+    const { page, server } = ai();
+    server.on({ lastUserIncludes: '[via chat] CONVO-ONE' }, { text: 'CONVO-ONE-REPLY' });
+    server.on({ lastUserIncludes: '[via chat] CONVO-ONE-AGAIN' }, { text: 'CONVO-ONE-AGAIN-REPLY' });
+    server.on({ lastUserIncludes: '[via chat] CONVO-TWO' }, { text: 'CONVO-TWO-REPLY' });
+    const sessionOf = (needle: string) => server.chatRequests().find((r) => r.lastUserText?.includes(needle))?.sessionId;
+
+    await runCommand(page, 'Chat: New Chat');
+    await sendInChat(page, '@baton CONVO-ONE start here');
+    await response(page, 'CONVO-ONE-REPLY').waitFor({ timeout: 30_000 });
+    await sendInChat(page, '@baton CONVO-ONE-AGAIN and go on');
+    await response(page, 'CONVO-ONE-AGAIN-REPLY').waitFor({ timeout: 30_000 });
+    assert.ok(sessionOf('CONVO-ONE start here'), 'the first message reached the model');
+    assert.equal(sessionOf('CONVO-ONE-AGAIN'), sessionOf('CONVO-ONE start here'), 'a follow-up in the same chat continues its conversation');
+
+    await runCommand(page, 'Chat: New Chat');
+    await sendInChat(page, '@baton CONVO-TWO another chat');
+    await response(page, 'CONVO-TWO-REPLY').waitFor({ timeout: 30_000 });
+    assert.notEqual(sessionOf('CONVO-TWO'), sessionOf('CONVO-ONE start here'), 'a new chat is a new Baton conversation (its own session)');
+    const two = server.chatRequests().find((r) => r.lastUserText?.includes('CONVO-TWO'))!;
+    assert.ok(!JSON.stringify(two.messages).includes('CONVO-ONE'), 'nothing of the first chat in the second');
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted reply was asked for',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'nothing unscripted reached the model',
+    );
+  });
+
   it('Stop in the Chat view stops the turn and keeps what streamed', async () => {
     const { page, server } = ai();
     server.on({ lastUserIncludes: '[via chat] CHAT-LONG' }, { textThenHang: 'CHAT-PARTIAL so far' });

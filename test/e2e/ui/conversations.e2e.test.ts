@@ -1,0 +1,121 @@
+/**
+ * The conversation list in the real panel (code-server, Chromium): New Chat keeps the conversation it leaves; the list
+ * under the header opens one again with its history; Rename asks in VS Code's input box; Delete asks in a modal
+ * dialog (Cancel keeps it); a reload keeps them all, and shows the one that was open. axe finds nothing serious or
+ * critical with the list open.
+ */
+import * as assert from 'node:assert/strict';
+import type { FrameLocator, Page } from 'playwright-core';
+import { describeFindings, seriousAxeFindings } from './a11y';
+import { DEFAULT_THEME, ui } from './fixture';
+import { completedReply, freshChat, messages, openBaton, send, setColorTheme, THEMES } from './helpers';
+
+const FIRST = 'Plan the zebra migration, conversation one';
+const SECOND = 'Draft the okapi release notes, conversation two';
+const RENAMED = 'Zebra migration';
+
+/** The list's row for a conversation, by the title it shows. */
+function row(view: FrameLocator, title: string) {
+  return view.locator('[data-testid="conversation"]').filter({ has: view.locator('.conversation-name', { hasText: title }) });
+}
+
+async function openList(view: FrameLocator): Promise<void> {
+  const details = view.locator('[data-testid="conversations"]');
+  if ((await details.getAttribute('open')) === null) await view.locator('[data-testid="conversations-toggle"]').click();
+  await view.locator('[data-testid="conversation-list"]').waitFor({ state: 'visible', timeout: 10_000 });
+}
+
+async function dialogButton(page: Page, label: string): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  assert.match(await dialog.innerText(), /Delete the conversation “Draft the okapi release notes, conversation two”\?/);
+  await dialog.locator('.monaco-button', { hasText: label }).click();
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+describe('Conversations', function () {
+  this.timeout(180_000);
+
+  // axe's contrast findings depend on the theme: as in the accessibility suite, the fixture's best-effort switch at
+  // start-up is made to hold (Light+'s own description colour is under AA, a property of that theme).
+  before(async function () {
+    this.timeout(120_000);
+    const { page } = ui();
+    await setColorTheme(page, THEMES.light);
+    await setColorTheme(page, DEFAULT_THEME);
+  });
+
+  it('create, switch, rename, delete (asked first), and a reload keeps them all', async () => {
+    const { page, view } = await freshChat();
+    const { server } = ui();
+    server.on({ lastUserIncludes: `[via panel] ${FIRST}`, name: 'first conversation' }, { text: 'Zebra plan: three steps.' });
+    server.on({ lastUserIncludes: `[via panel] ${SECOND}`, name: 'second conversation' }, { text: 'Okapi notes drafted.' });
+    server.on({ lastUserIncludes: '[via panel] And the fourth step?', name: 'first again' }, { text: 'Step four: zebra rollout.' });
+
+    await send(view, FIRST);
+    await completedReply(view, 'Zebra plan: three steps.');
+    await view.locator('[data-testid="conversations-current"]', { hasText: FIRST }).waitFor({ timeout: 10_000 });
+
+    // New Chat: an empty panel, and the first conversation is still in the list.
+    await view.locator('[data-testid="new-chat"]').click();
+    await view.locator('[data-testid="empty-state"]').waitFor({ state: 'visible', timeout: 15_000 });
+    await send(view, SECOND);
+    await completedReply(view, 'Okapi notes drafted.');
+    await openList(view);
+    await row(view, FIRST).waitFor({ timeout: 10_000 });
+    assert.match(await row(view, FIRST).innerText(), /2 messages/);
+    assert.equal(await row(view, SECOND).locator('[aria-current="true"]').count(), 1, 'the shown conversation is marked current');
+
+    // The list open passes axe.
+    const findings = await seriousAxeFindings(view);
+    assert.deepEqual(findings, [], `axe, conversation list open:\n${describeFindings(findings)}`);
+
+    // Switch back: the first conversation's history, and it goes on.
+    await row(view, FIRST).locator('[data-testid="conversation-open"]').click();
+    await messages(view, 'user').filter({ hasText: FIRST }).waitFor({ timeout: 15_000 });
+    assert.equal(await messages(view, 'user').filter({ hasText: SECOND }).count(), 0, "none of the second conversation's messages");
+    await send(view, 'And the fourth step?');
+    await completedReply(view, 'Step four: zebra rollout.');
+
+    // Rename, in VS Code's input box.
+    await openList(view);
+    await row(view, FIRST).locator('[data-testid="conversation-rename"]').click();
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill(RENAMED);
+    await input.press('Enter');
+    await row(view, RENAMED).waitFor({ timeout: 10_000 });
+    await view.locator('[data-testid="conversations-current"]', { hasText: RENAMED }).waitFor({ timeout: 10_000 });
+
+    // Delete asks first: Cancel keeps it, Delete removes it.
+    await openList(view);
+    await row(view, SECOND).locator('[data-testid="conversation-delete"]').click();
+    await dialogButton(page, 'Cancel');
+    await openList(view);
+    assert.equal(await row(view, SECOND).count(), 1, 'Cancel kept it');
+    await row(view, SECOND).locator('[data-testid="conversation-delete"]').click();
+    await dialogButton(page, 'Delete');
+    await row(view, SECOND).waitFor({ state: 'detached', timeout: 15_000 });
+
+    // A reload keeps the list, the name and the conversation shown.
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench .activitybar').first().waitFor({ state: 'visible', timeout: 60_000 });
+    const reloaded = await openBaton(page);
+    await reloaded.locator('[data-testid="conversations-current"]', { hasText: RENAMED }).waitFor({ timeout: 30_000 });
+    await messages(reloaded, 'assistant', 'complete').filter({ hasText: 'Step four: zebra rollout.' }).waitFor({ timeout: 15_000 });
+    await openList(reloaded);
+    await row(reloaded, RENAMED).waitFor({ timeout: 10_000 });
+    assert.equal(await row(reloaded, SECOND).count(), 0, 'the deleted conversation stays deleted');
+
+    assert.deepEqual(
+      server.pending().map((r) => r.name),
+      [],
+      'every scripted reply was asked for',
+    );
+    assert.deepEqual(
+      server.unscriptedRequests.map((r) => r.lastUserText),
+      [],
+      'nothing unscripted reached the model',
+    );
+  });
+});

@@ -1,0 +1,192 @@
+// Many conversations against the REAL Copilot runtime and a scripted model server, built as the extension builds them
+// (createBatonCore): each conversation its own log, session and queue, on one runtime; the panel shows one and badges
+// the others.
+import * as assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import type { HostMessage } from '../../src/shared/protocol';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { waitFor } from '../support/waitFor';
+
+function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
+  return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
+}
+
+describe('conversations (real runtime, scripted model, production wiring)', function () {
+  this.timeout(90_000);
+  let core: CoreFixture;
+  let posted: HostMessage[];
+
+  beforeEach(async () => {
+    core = await startCore();
+    posted = [];
+    core.chat.onDidPost((m) => posted.push(m));
+  });
+  afterEach(async function () {
+    try {
+      if (this.currentTest?.state === 'passed') core.assertScriptDone();
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  const send = (text: string) => core.conversations.active.enqueue(text, { channel: 'panel' }).done;
+  const texts = (conversation: string) => core.store.recentLog(50, conversation).map((e) => [e.role, e.content]);
+
+  it('New Chat keeps the first conversation; reopening it shows its history and continues its own session, also after a reload', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] my project is called zebra' }, { text: 'Noted: zebra.' });
+    core.server.on({ lastUserIncludes: '[via panel] something else entirely' }, { text: 'Sure, something else.' });
+    core.server.on({ lastUserIncludes: '[via panel] what is my project called?' }, { text: 'It is called zebra.' });
+    core.server.on({ lastUserIncludes: '[via panel] and after a reload?' }, { text: 'Still zebra.' });
+
+    const first = core.conversations.activeId;
+    await send('my project is called zebra');
+    const firstSession = core.conversations.active.currentSessionId!;
+
+    // New Chat, as the panel's + button sends it: a second conversation, shown empty; the first is in the list.
+    core.chat.receive({ type: 'chat/new' });
+    const second = core.conversations.activeId;
+    assert.notEqual(second, first);
+    assert.deepEqual(core.chat.snapshot().messages, [], 'the new conversation starts empty');
+    await send('something else entirely');
+    const secondSession = core.conversations.active.currentSessionId!;
+    assert.notEqual(secondSession, firstSession, 'each conversation has its own Copilot session');
+    assert.deepEqual(
+      core.conversations.list().map((c) => [c.id, c.title, c.messages, c.active]),
+      [
+        [second, 'something else entirely', 2, true],
+        [first, 'my project is called zebra', 2, false],
+      ],
+    );
+
+    // Open the first again: its history is what the panel shows, and its next turn goes into its own session.
+    core.chat.receive({ type: 'conversation/open', id: first });
+    const snapshot = posted.filter((m) => m.type === 'snapshot').at(-1);
+    assert.ok(snapshot?.type === 'snapshot');
+    assert.equal(snapshot.snapshot.conversation, first);
+    assert.deepEqual(
+      snapshot.snapshot.messages.map((m) => [m.role, m.content]),
+      [
+        ['user', 'my project is called zebra'],
+        ['assistant', 'Noted: zebra.'],
+      ],
+    );
+    assert.equal((await send('what is my project called?')).content, 'It is called zebra.');
+    const asked = core.server.chatRequests().at(-1)!;
+    assert.equal(asked.sessionId, firstSession, "the first conversation's session, not the second's");
+    assert.ok(!asked.messages.some((m) => JSON.stringify(m.content).includes('something else entirely')), "nothing of the second conversation's");
+    assert.deepEqual(texts(second), [
+      ['user', 'something else entirely'],
+      ['assistant', 'Sure, something else.'],
+    ]);
+
+    // A reload shows the same conversation, and its session is resumed from the runtime's store.
+    await core.restart();
+    assert.equal(core.conversations.activeId, first);
+    assert.equal(core.conversations.list().length, 2);
+    await send('and after a reload?');
+    assert.equal(core.server.chatRequests().at(-1)!.sessionId, firstSession);
+    const ready = ofType(core.events, 'session.ready').at(-1)!;
+    assert.deepEqual([ready.conversation, ready.how], [first, 'resumed']);
+  });
+
+  it('delete removes the log, the saved session (gone from the runtime store) and the list entry; the panel then shows another', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] keep me' }, { text: 'kept' });
+    core.server.on({ lastUserIncludes: '[via panel] delete me' }, { text: 'soon gone' });
+    const keep = core.conversations.activeId;
+    await send('keep me');
+    const doomed = core.conversations.create();
+    await send('delete me');
+    const session = core.conversations.active.currentSessionId!;
+    assert.ok(
+      (await core.sessions.ownSessions()).some((s) => s.id === session),
+      'the session is in the runtime store first',
+    );
+
+    await core.conversations.delete(doomed);
+    assert.ok(!(await core.sessions.ownSessions()).some((s) => s.id === session), 'its Copilot session is deleted');
+    assert.deepEqual(texts(doomed), []);
+    assert.deepEqual(
+      core.conversations.list().map((c) => c.id),
+      [keep],
+    );
+    assert.equal(core.conversations.activeId, keep, 'the panel shows the remaining conversation');
+    assert.ok(!core.store.stateKeys('orchestrator_session_id').some((k) => k.endsWith(doomed)), 'no saved session id is left');
+    await assert.rejects(core.conversations.delete(doomed), { name: 'ConversationError', kind: 'not-found' });
+  });
+
+  it('two conversations answer at once, each reply in its own log', async () => {
+    // The first reply waits: with one queue for both, the second request would only come after it.
+    core.server.on({ lastUserIncludes: '[via panel] slow alpha' }, { text: 'alpha answer', delayMs: 3000 });
+    core.server.on({ lastUserIncludes: '[via panel] quick beta' }, { text: 'beta answer' });
+    const a = core.conversations.activeId;
+    // A second conversation by id, as the API and the Chat view open one (New Chat would reuse the empty one shown).
+    const b = 'second-conversation';
+    // Both sessions exist before the race, so the requests below are the turns themselves.
+    await Promise.all([core.conversations.get(a).prewarm(), core.conversations.get(b).prewarm()]);
+    const alpha = core.conversations.get(a).enqueue('slow alpha', { channel: 'panel' });
+    const beta = core.conversations.get(b).enqueue('quick beta', { channel: 'panel' });
+    await waitFor('both requests at the model', () => core.server.chatRequests().length === 2);
+    assert.equal((await beta.done).content, 'beta answer');
+    assert.ok(core.conversations.get(a).busy, 'alpha is still answering while beta has finished');
+    assert.deepEqual(core.conversations.list().find((c) => c.id === a)?.busy, true);
+    assert.equal((await alpha.done).content, 'alpha answer');
+    assert.deepEqual(texts(a), [
+      ['user', 'slow alpha'],
+      ['assistant', 'alpha answer'],
+    ]);
+    assert.deepEqual(texts(b), [
+      ['user', 'quick beta'],
+      ['assistant', 'beta answer'],
+    ]);
+    const [ra, rb] = [core.conversations.get(a).currentSessionId, core.conversations.get(b).currentSessionId];
+    assert.equal(core.server.chatRequests().find((r) => r.lastUserText?.includes('slow alpha'))?.sessionId, ra);
+    assert.equal(core.server.chatRequests().find((r) => r.lastUserText?.includes('quick beta'))?.sessionId, rb);
+    assert.equal(core.sessions.runtimePid() !== undefined, true, 'one runtime process serves both');
+  });
+
+  it('a worker started from conversation A reports into A while the panel shows B, and the panel badges A', async () => {
+    const project = join(core.home, 'dev', 'app');
+    await mkdir(project, { recursive: true });
+    core.server.on(
+      { lastUserIncludes: '[via panel] fix the bug in A', afterToolResult: false },
+      { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'fixer', working_dir: '~/dev/app', initial_prompt: 'TASK-fix: fix it' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] fix the bug in A', afterToolResult: true }, { text: 'A worker is on it.' });
+    // The worker takes a while: the user has switched to B by the time it reports.
+    core.server.on({ lastUserIncludes: 'TASK-fix' }, { text: 'Fixed it.', delayMs: 1500 });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'fixer'" }, { text: 'The bug in A is fixed.' });
+    core.server.on({ lastUserIncludes: '[via panel] meanwhile in B' }, { text: 'B here.' });
+
+    const a = core.conversations.activeId;
+    await send('fix the bug in A');
+    const aSession = core.conversations.active.currentSessionId;
+    const b = core.conversations.create();
+    await send('meanwhile in B');
+
+    const done = await waitFor('the worker result turn', () =>
+      ofType(core.events, 'turn.completed').find((e) => e.origin.channel === 'background' && e.origin.worker === 'fixer'),
+    );
+    assert.equal(done.conversation, a, 'the result went to the conversation that started the worker');
+    assert.equal(core.server.chatRequests().find((r) => r.lastUserText?.includes('[Background task completed]'))?.sessionId, aSession);
+    assert.ok(texts(a).some(([role, content]) => role === 'system' && content.startsWith("[Background task completed] Worker 'fixer'")));
+    assert.deepEqual(texts(a).at(-1), ['assistant', 'The bug in A is fixed.']);
+    assert.ok(!texts(b).some(([, content]) => content.includes('fixer')), 'nothing of it in B');
+    assert.equal(core.conversations.activeId, b, 'the panel still shows B');
+    assert.ok(!core.chat.snapshot().messages.some((m) => m.content.includes('fixed')), "B's panel does not show A's result");
+    // The panel's list badges A.
+    const list = await waitFor('the list update with the badge', () =>
+      posted
+        .filter((m): m is Extract<HostMessage, { type: 'conversations/update' }> => m.type === 'conversations/update')
+        .find((m) => m.conversations.find((c) => c.id === a)?.unread),
+    );
+    assert.equal(list.active, b);
+    assert.equal(list.conversations.find((c) => c.id === b)?.unread, false);
+    // Opening A clears its badge and shows the result.
+    core.chat.receive({ type: 'conversation/open', id: a });
+    const snap = core.chat.snapshot();
+    assert.equal(snap.conversations?.find((c) => c.id === a)?.unread, false);
+    assert.ok(snap.messages.some((m) => m.role === 'background' && m.workerResult?.worker === 'fixer'));
+  });
+});

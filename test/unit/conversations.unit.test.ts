@@ -1,0 +1,125 @@
+// The conversations manager as createBatonCore builds it, with only the runtime in memory: what the panel, the palette
+// and the API rely on (an unknown id creates a conversation, bad input is refused in words and changes nothing, the
+// conversation shown survives a reload, the 200-row log bound holds per conversation).
+import * as assert from 'node:assert/strict';
+import { ConversationError } from '../../src/core/conversations/conversationError';
+import { LIVE_KEEP } from '../../src/core/conversations/conversations';
+import { hangAfter, reply } from '../support/inMemoryAgentSessions';
+import { startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
+
+describe('Conversations (in-memory runtime)', () => {
+  let f: UnitCore;
+
+  beforeEach(async () => {
+    f = await startUnitCore();
+  });
+  afterEach(async () => {
+    const { sessions } = f;
+    await f.dispose();
+    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
+  });
+
+  it('an unknown id passed to get() (the API, the Chat view) creates that conversation; the panel keeps showing its own', async () => {
+    f.sessions.script('orchestrator', reply('hello from elsewhere'));
+    const shown = f.core.conversations.activeId;
+    const result = await f.core.conversations.enqueue('hi there', { channel: 'api', conversation: 'from-api' }).done;
+    assert.equal(result.content, 'hello from elsewhere');
+    assert.equal(f.core.conversations.activeId, shown);
+    const listed = f.core.conversations.list().find((c) => c.id === 'from-api');
+    assert.deepEqual([listed?.title, listed?.messages], ['hi there', 2]);
+    assert.deepEqual(
+      f.core.store.recentLog(10).map((e) => e.content),
+      [],
+      'nothing in the conversation shown',
+    );
+    assert.ok(f.events.every((e) => e.type === 'busy' || e.conversation === 'from-api'));
+  });
+
+  it('refuses bad ids, bad names and unknown conversations with a ConversationError whose kind says which, changing nothing', async () => {
+    const before = f.core.conversations.list();
+    assert.throws(
+      () => f.core.conversations.get('../etc'),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-id',
+    );
+    assert.throws(
+      () => f.core.conversations.get(''),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-id',
+    );
+    assert.throws(
+      () => f.core.conversations.open('nope'),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'not-found',
+    );
+    assert.throws(
+      () => f.core.conversations.rename(f.core.conversations.activeId, '   '),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-title',
+    );
+    assert.throws(
+      () => f.core.conversations.rename(f.core.conversations.activeId, 'x'.repeat(81)),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'bad-title',
+    );
+    assert.throws(
+      () => f.core.conversations.rename('nope', 'fine'),
+      (e: unknown) => e instanceof ConversationError && e.kind === 'not-found',
+    );
+    await assert.rejects(f.core.conversations.delete('nope'), (e: unknown) => e instanceof ConversationError && e.kind === 'not-found');
+    assert.deepEqual(
+      f.core.conversations.list().map((c) => [c.id, c.title]),
+      before.map((c) => [c.id, c.title]),
+    );
+  });
+
+  it('a renamed conversation keeps its name when messages come, and the conversation shown survives a reload', async () => {
+    f.sessions.script('orchestrator', reply('zero'), reply('one'), reply('two'));
+    const first = f.core.conversations.activeId;
+    assert.equal(f.core.conversations.create(), first, 'New Chat on an empty conversation stays in it');
+    await f.core.conversations.active.enqueue('hello first', { channel: 'panel' }).done;
+    const second = f.core.conversations.create();
+    assert.notEqual(second, first);
+    f.core.conversations.rename(second, '  Release   notes ');
+    await f.core.conversations.active.enqueue('draft them', { channel: 'panel' }).done;
+    f.core.conversations.open(first);
+    await f.core.conversations.active.enqueue('back here', { channel: 'panel' }).done;
+    f.core.conversations.open(second);
+    await f.restart();
+    assert.equal(f.core.conversations.activeId, second);
+    assert.deepEqual(
+      f.core.conversations.list().map((c) => [c.id, c.title, c.renamed, c.messages]),
+      [
+        [first, 'hello first', false, 4],
+        [second, 'Release notes', true, 2],
+      ],
+      'most recently active first: opening one is not activity in it',
+    );
+  });
+
+  it('deleting a conversation that is answering stops its turn, withdraws what waits, and deletes its session', async () => {
+    f.sessions.script('orchestrator', hangAfter('half an answer'));
+    const doomed = f.core.conversations.active;
+    const running = doomed.enqueue('a long question', { channel: 'panel' });
+    const waiting = doomed.enqueue('never sent', { channel: 'panel' });
+    await until(() => f.events.some((e) => e.type === 'turn.delta'), 'the answer to start');
+    const session = doomed.currentSessionId!;
+    await f.core.conversations.delete(doomed.conversation);
+    await assert.rejects(waiting.done, /withdrawn before it was sent/);
+    assert.equal((await running.done).status, 'cancelled');
+    assert.ok(!(await f.sessions.ownSessions()).some((s) => s.id === session), 'its session is deleted');
+    assert.ok(!f.events.some((e) => e.type === 'turn.started' && e.turnId === waiting.turnId), 'the waiting message never started');
+    assert.notEqual(f.core.conversations.activeId, doomed.conversation);
+    assert.deepEqual(f.core.store.recentLog(10, doomed.conversation), []);
+  });
+
+  it(`keeps at most ${LIVE_KEEP} conversations open; one closed while idle resumes its own session when used again`, async () => {
+    f.sessions.script('orchestrator', reply('first'), reply('again'));
+    await f.core.conversations.enqueue('hello', { channel: 'api', conversation: 'c-old' }).done;
+    const session = f.core.conversations.peek('c-old')!.currentSessionId;
+    await until(() => !f.core.conversations.peek('c-old')!.busy, 'the first turn to settle');
+    for (let i = 0; i < LIVE_KEEP + 2; i++) f.core.conversations.get(`c-${i}`);
+    assert.ok(f.core.conversations.all().length <= LIVE_KEEP, `${f.core.conversations.all().length} open`);
+    assert.equal(f.core.conversations.peek('c-old'), undefined, 'the least recently used idle one was closed');
+    assert.ok(f.core.conversations.peek(f.core.conversations.activeId), 'never the one shown');
+    await f.core.conversations.enqueue('still there?', { channel: 'api', conversation: 'c-old' }).done;
+    const ready = f.events.filter((e) => e.type === 'session.ready' && e.conversation === 'c-old').at(-1);
+    assert.ok(ready?.type === 'session.ready');
+    assert.deepEqual([ready.how, ready.sessionId], ['resumed', session]);
+  });
+});
