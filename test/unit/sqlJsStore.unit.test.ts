@@ -168,7 +168,7 @@ describe('SqlJsStore', () => {
       b.appendLog({ role: 'user', content: 'after the crash' });
       await b.flush();
       assert.deepEqual(
-        (await readdir(dir)).filter((n) => n !== 'baton.sqlite'),
+        (await readdir(dir)).filter((n) => n !== 'baton.sqlite' && n !== 'baton.sqlite.digest'),
         [],
         'temp and lease files are cleaned up',
       );
@@ -235,9 +235,28 @@ describe('SqlJsStore', () => {
       await writeFile(join(dir, 'baton.sqlite'), bytes);
 
       const b = await openStore();
+      assert.equal(b.openCheck, 'pages', 'the bytes differ from what was written: every page is checked');
       assert.equal(b.recentLog(10).length, 0);
       assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
       assert.equal(reports.length, 1, reports.map((r) => r.message).join('\n'));
+    });
+
+    it('opens the file it wrote without the page-by-page check, and checks it again once its bytes change', async () => {
+      const a = await openStore({ pruneLog: false });
+      for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
+      await a.close();
+      const b = await openStore({ pruneLog: false });
+      assert.equal(b.openCheck, 'digest');
+      assert.equal(b.recentLog(1000).length, 300);
+      await b.close();
+      // Written by something other than Baton (an older version, a copy from another machine): no matching digest.
+      const bytes = await readFile(join(dir, 'baton.sqlite'));
+      await writeFile(join(dir, 'baton.sqlite.digest'), 'not the digest of these bytes');
+      await writeFile(join(dir, 'baton.sqlite'), bytes);
+      const c = await openStore({ pruneLog: false });
+      assert.equal(c.openCheck, 'pages');
+      assert.equal(c.recentLog(1000).length, 300);
+      assert.deepEqual(reports, []);
     });
   });
 

@@ -16,6 +16,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { atomicWrite } from './atomicWrite';
+import { digestOf, readDigest, writeDigest } from './fileDigest';
 import { FlushScheduler } from './flushScheduler';
 import { HEADER_BYTES, loadDatabaseFile, nextRevision, readRevision, type LoadedFile } from './loadDatabaseFile';
 import { migrate } from './migrations';
@@ -85,6 +86,8 @@ export class DatabaseFile<Op extends { op: string }> {
   private readonly scheduler: FlushScheduler;
   private tempCounter = 0;
   private leftoversSwept = false;
+  /** How the file was checked when this store opened it: its digest matched what was last written, or every page. */
+  openCheck: 'digest' | 'pages' | 'none' = 'none';
 
   constructor(
     private readonly SQL: SqlJsStatic,
@@ -221,10 +224,14 @@ export class DatabaseFile<Op extends { op: string }> {
       const written = this.journal.length;
       const generation = this.dirtyGeneration;
       blockingMs += performance.now() - t1;
+      // Hashed off-thread while the file is written; recorded only once the file is in place.
+      const digest = digestOf(data).catch(() => undefined);
       await atomicWrite(this.opts.fs, this.path, data, {
         tempSuffix: `${this.token}-${++this.tempCounter}`,
         beforeCommit: () => lease.assertHeld(),
       });
+      const recorded = await digest;
+      if (recorded) await writeDigest(this.opts.fs, this.path, recorded).catch(() => undefined);
       this.opts.onFlush?.({ bytes: data.length, blockingMs, totalMs: performance.now() - started, merged });
       this.baseRevision = revision;
       this.writtenGeneration = generation;
@@ -252,11 +259,19 @@ export class DatabaseFile<Op extends { op: string }> {
       read = { error: err };
     }
     if ('missing' in read) return this.install(this.freshDatabase());
-    const loaded = 'bytes' in read ? this.tryLoad(read.bytes, true) : { kind: 'corrupt' as const, reason: describeReadError(read) };
+    // The bytes this store last wrote need no page-by-page check; anything else does (see fileDigest.ts).
+    const thorough = 'bytes' in read ? !(await this.wroteTheseBytes(read.bytes)) : true;
+    this.openCheck = thorough ? 'pages' : 'digest';
+    const loaded = 'bytes' in read ? this.tryLoad(read.bytes, thorough) : { kind: 'corrupt' as const, reason: describeReadError(read) };
     if (loaded.kind === 'ok') return this.adopt(loaded);
     if (loaded.kind === 'corrupt') return this.recoverFromCorrupt(loaded.reason);
     this.install(this.freshDatabase());
     this.degrade(loaded.error.message);
+  }
+
+  private async wroteTheseBytes(bytes: Uint8Array): Promise<boolean> {
+    const [recorded, actual] = await Promise.all([readDigest(this.opts.fs, this.path), digestOf(bytes).catch(() => undefined)]);
+    return recorded !== undefined && recorded === actual;
   }
 
   /** Starts looking for other windows' writes every `pollIntervalMs`. */

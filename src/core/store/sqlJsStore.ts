@@ -351,6 +351,11 @@ export class SqlJsStore implements BatonStore {
     return this.file.flush();
   }
 
+  /** How the file was checked at open: 'digest' (the bytes Baton last wrote), 'pages' (quick_check), 'none' (no file). */
+  get openCheck(): 'digest' | 'pages' | 'none' {
+    return this.file.openCheck;
+  }
+
   /** PRAGMA integrity_check's answer: ['ok'] when the database is sound, otherwise the problems it found. */
   integrityCheck(): string[] {
     this.file.assertOpen();
