@@ -135,9 +135,9 @@ export class BatonAccess {
     }));
   }
 
-  /** Stops the turn `turnId` if it is the one running (what streamed is kept); false otherwise. */
+  /** Stops the turn `turnId` if it is running, in whichever conversation (what streamed is kept); false otherwise. */
   stopTurn(turnId: string): boolean {
-    return this.events.currentTurn?.turnId === turnId && this.core.orchestrator.stop(turnId);
+    return this.core.orchestrator.stop(turnId);
   }
 
   /** Every worker as the pool reports them (for the workers tool's text). */
