@@ -6,7 +6,7 @@
 //   an event reaches instance handlers, then its conversation's handlers, then its call's handler;
 // - a per-call handler gets each of its events exactly once, and exactly one terminal event;
 // - a handler that throws is logged and never breaks the turn or the others.
-import type { BatonEventV2, BatonReplyChannel, BatonWorkerEndState } from '../../../api/baton';
+import type { BatonEventV2, BatonReplyChannel } from '../../../api/baton';
 import type { WorkerCard } from '../../shared/protocol';
 import { reportText } from '../workers/workerMessages';
 import { MAIN_CONVERSATION } from '../orchestrator/conversationClaims';
@@ -19,37 +19,17 @@ export type TurnPort = Pick<Orchestrator, 'onEvent' | 'enqueue' | 'stop' | 'with
 import type { BatonStore } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
-import { parseReplyTo, type ReplyChannel, type WorkerPool } from '../workers/workerPool';
+import { parseReplyTo, type WorkerPool } from '../workers/workerPool';
+import { isEnd, replyChannelOf, type TurnCall, type WorkerSeen } from './batonEventParts';
 import { lifecycleEvent } from './lifecycleEvents';
 
 /** Every event is the API's version 2 shape (version 1 callers get the v1 types only, see batonApi.ts). */
 export type BatonEvent = BatonEventV2;
 export type Handler = (event: BatonEvent) => void;
+export { replyChannelOf } from './batonEventParts';
 
 /** A finished worker whose report never reaches the orchestrator (stopped by the orchestrator itself or on shutdown) ends after this. */
 const UNREPORTED_END_MS = 1500;
-
-interface TurnCall {
-  handler: Handler;
-  ended: boolean;
-  /** Stop the turn as soon as it starts (the caller cancelled while it was queued). */
-  stopOnStart: boolean;
-}
-
-interface WorkerSeen {
-  state: WorkerCard['state'];
-  startedAt: number;
-  lastLine: string;
-  /** Its task ended and its report has not been seen yet. */
-  awaitingReport?: BatonWorkerEndState;
-  timer?: NodeJS.Timeout;
-}
-
-/** The channel a worker started by this origin's turn reports back to. */
-export function replyChannelOf(origin: Origin | undefined): ReplyChannel {
-  if (!origin) return 'panel';
-  return origin.channel === 'background' ? (origin.replyTo ?? 'panel') : origin.channel;
-}
 
 export class BatonEvents {
   private readonly all = new Emitter<BatonEvent>();
@@ -405,8 +385,4 @@ export class BatonEvents {
     for (const w of this.workers.values()) if (w.timer) clearTimeout(w.timer);
     this.all.dispose();
   }
-}
-
-function isEnd(state: WorkerCard['state']): state is BatonWorkerEndState {
-  return state === 'done' || state === 'failed' || state === 'timed_out' || state === 'killed';
 }

@@ -12,12 +12,12 @@ import { z } from 'zod';
 import { randomInt } from 'node:crypto';
 import type { SqlJsStatic, SqlValue } from 'sql.js';
 import { Emitter } from '../util/emitter';
-import { DatabaseFile, type FlushStats } from './databaseFile';
+import { DatabaseFile } from './databaseFile';
 import { IssuedIds } from './issuedIds';
 import { loadSqlJs } from './loadSqlJs';
 import { checkpointRowSchema, inboxRowSchema, sqliteTimestamp, workerRowSchema } from './rowSchemas';
 import { applyOp, changeKind, issuedBy, type IssuingTable, type StoreOp } from './storeOps';
-import { errorMessage, nodeStoreFileSystem, type StoreFileSystem } from './storeFileSystem';
+import { errorMessage, nodeStoreFileSystem } from './storeFileSystem';
 import { SqlJsConversationLog } from './sqlJsConversationLog';
 import { SqlJsMemories, type TableAccess } from './sqlJsMemories';
 import { SqlJsSquads } from './sqlJsSquads';
@@ -37,39 +37,12 @@ import {
   type MemoryCategory,
   type MemorySource,
   type StoreChange,
-  type StoreReport,
   type WorkerRow,
 } from './types';
 
 export type { FlushStats } from './databaseFile';
-
-/** How to open a SqlJsStore. */
-export interface SqlJsStoreOptions {
-  /** The folder that holds the database (the extension's globalStorage). Created if missing. */
-  dir: string;
-  /** sql-wasm.wasm; the bundle ships it as dist/sql-wasm.wasm. Default: next to sql.js's own script. */
-  wasmPath?: string;
-  /** Default 'baton.sqlite'. */
-  fileName?: string;
-  /** At most this long between a write and its flush. Default 250 ms. */
-  flushDelayMs?: number;
-  /** Problems the store survived (a bad row, a corrupt file moved aside, a failed flush). */
-  onReport?: (r: StoreReport) => void;
-  /** File access (tests inject faults). Default: node:fs. */
-  fs?: StoreFileSystem;
-  /** False keeps every conversation_log row (benchmarks need 10 k+ rows). Default true: the newest 200. */
-  pruneLog?: boolean;
-  /** How often to look for another window's writes; 0 turns it off. Default 2000 ms. */
-  pollIntervalMs?: number;
-  /** A lease whose heartbeat is older than this is taken over. Default 10 s. */
-  leaseStaleMs?: number;
-  /** How long a flush waits for another window's lease before retrying later. Default 15 s. */
-  leaseTimeoutMs?: number;
-  /** Memories Baton saved on its own ('auto') beyond this many are dropped, least recently used first. Default 200. */
-  maxAutoMemories?: number;
-  /** Called after every write to disk (diagnostics, benchmarks). */
-  onFlush?: (stats: FlushStats) => void;
-}
+export type { SqlJsStoreOptions } from './sqlJsStoreOptions';
+import type { SqlJsStoreOptions } from './sqlJsStoreOptions';
 
 const ALL_KINDS: readonly StoreChange[] = ['conversations', 'log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
 
