@@ -10,6 +10,7 @@ import type { SqlJsTables } from './sqlJsTables';
 import {
   conversationStateKey,
   MAIN_CONVERSATION,
+  type CheckpointRow,
   type InboxRow,
   type LogRole,
   type LogStatus,
@@ -47,18 +48,7 @@ export type StoreOp =
   | { op: 'createConversation'; id: string; ts: string; keep: number }
   | { op: 'renameConversation'; id: string; title: string }
   | { op: 'deleteConversation'; id: string }
-  | {
-      op: 'addCheckpoint';
-      conversation: string;
-      turn_index: number;
-      fingerprint: string;
-      route: string | null;
-      status: string;
-      input_tokens: number | null;
-      output_tokens: number | null;
-      ts: string;
-      keep: number;
-    }
+  | ({ op: 'addCheckpoint'; keep: number } & Omit<CheckpointRow, 'id'>)
   | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
   | { op: 'touchMemories'; targets: RowRef[]; ts: string; promoteToUser: boolean }
   | { op: 'updateMemory'; target: RowRef; content: string }
