@@ -42,6 +42,8 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { replyTo, WorkerPool, type ReplyChannel, type ReplyTo, type WorkerSettings } from './workers/workerPool';
 import { createWorkerTools } from './workers/workerTools';
 import { createChangeTools } from './changes/changeTools';
+import type { RecycleSettings } from './runtime/recyclePolicy';
+import { RuntimeRecycler } from './runtime/runtimeRecycler';
 import { sweepOrphanedSessions } from './workers/sessionSweep';
 
 export interface BatonCoreDeps {
@@ -52,7 +54,8 @@ export interface BatonCoreDeps {
   version: string;
   logger: Logger;
   provider: ProviderSettings;
-  settings: { orchestrator: () => OrchestratorSettings; workers: () => WorkerSettings };
+  /** `runtime`: when the idle runtime is restarted (baton.runtime.*); default DEFAULT_RECYCLE. */
+  settings: { orchestrator: () => OrchestratorSettings; workers: () => WorkerSettings; runtime?: () => Partial<RecycleSettings> };
   workspaceFolders: () => string[];
   /** The folder a worker started without one goes to (the active file's workspace folder); none in tests. */
   defaultWorkerFolder?: () => string | undefined;
@@ -71,6 +74,8 @@ export interface BatonCoreDeps {
   /** Test knobs: shorter retry delays, no health-check timer. */
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
+  /** How long Baton stays idle before the runtime's growth is checked (default 1 s); 0: only when asked (recycler.check). */
+  runtimeQuietMs?: number;
   homeDir?: string;
   /** Absolute paths the editor holds unsaved changes for: an apply never overwrites them. */
   dirtyBuffers?: () => readonly string[];
@@ -106,6 +111,8 @@ export interface BatonCore {
   conversationClaims: ConversationClaims;
   /** Turns a crash or reload interrupted (offered for resending). */
   interrupted: LogEntry[];
+  /** Restarts the grown runtime when Baton is idle (Doctor shows its figures). */
+  recycler: RuntimeRecycler;
   dispose(): Promise<void>;
 }
 
@@ -152,6 +159,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   const asker: PermissionBroker = deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') };
   // Questions still open: a turn that ends while one waits has ended awaiting the user's input (turn.awaiting-input).
   let openQuestions = 0;
+  let recycler: RuntimeRecycler | undefined;
   const broker: PermissionBroker = {
     ask: async (prompt) => {
       openQuestions++;
@@ -159,6 +167,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         return await asker.ask(prompt);
       } finally {
         openQuestions--;
+        recycler?.poke();
       }
     },
   };
@@ -292,12 +301,27 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   convos.get(convos.activeId);
   const interrupted = [...convos.interrupted];
   if (interrupted.length) logger.warn(`Offering to resend ${interrupted.length} interrupted message(s)`);
-  const offWorkers = pool.onDidChange((cards) => chat?.updateWorkers(cards));
+  // Checked each time Baton goes idle (a turn, a worker task or a question settled), never on a timer of its own.
+  recycler = new RuntimeRecycler({
+    sessions,
+    logger,
+    settings: deps.settings.runtime,
+    conversations: () => convos.all(),
+    // A worker without a session id is starting (reserved before its session opens).
+    othersIdle: () => openQuestions === 0 && !pool.listActive().some((w) => w.state === 'running' || !w.sessionId),
+    resume: () => convos.active.prewarm(),
+    quietMs: deps.runtimeQuietMs,
+  });
+  const offWorkers = pool.onDidChange((cards) => {
+    chat?.updateWorkers(cards);
+    recycler?.poke();
+  });
   const offTurns = convos.onEvent((e) => {
     const orch = convos.peek(e.conversation);
     // Every turn counts, with what it used: a failed or stopped one too.
     if (e.type === 'turn.completed') usage.turn(e.result.usage, orch?.conversationId);
     if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage, orch?.conversationId);
+    if (e.type === 'busy' && !e.busy) recycler?.poke();
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
     // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
     const changes = afterTurn.splice(0);
@@ -345,8 +369,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     renewSession,
     conversationClaims,
     interrupted,
+    recycler,
     dispose: () =>
       (disposed ??= (async () => {
+        recycler?.dispose();
         offWorkers();
         offTurns();
         await swept;

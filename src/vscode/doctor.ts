@@ -40,6 +40,7 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     const status = await core.sessions.status();
     return `runtime ${status.version} (protocol ${status.protocolVersion}), answered in ${Date.now() - started} ms, pid ${core.sessions.runtimePid() ?? '?'}`;
   });
+  await check('Copilot runtime memory', () => core.recycler.describe());
   await check('Authentication', async () => {
     if (core.sessions.provider.type !== 'copilot') {
       const models = await core.sessions.listModels();

@@ -9,7 +9,16 @@ import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
 import { dirtyBuffers } from './workerChangesCommands';
 import type { OutputLog } from './outputLog';
-import { readOrchestratorSettings, readProvider, readSkillIndexUrl, readWikiFolder, readWorkerSettings, setModel, setRoutingAuto } from './settings';
+import {
+  readOrchestratorSettings,
+  readProvider,
+  readRuntimeSettings,
+  readSkillIndexUrl,
+  readWikiFolder,
+  readWorkerSettings,
+  setModel,
+  setRoutingAuto,
+} from './settings';
 
 /** globalState key: the user chose VS Code's GitHub sign-in for Copilot (Baton: Sign In). */
 export const USE_VSCODE_GITHUB = 'baton.useVsCodeGitHubSession';
@@ -73,7 +82,7 @@ export class BatonServices implements vscode.Disposable {
       logger: log,
       provider,
       runtime: { gitHubToken },
-      settings: { orchestrator: readOrchestratorSettings, workers: readWorkerSettings },
+      settings: { orchestrator: readOrchestratorSettings, workers: readWorkerSettings, runtime: readRuntimeSettings },
       workspaceFolders: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       dirtyBuffers,
       defaultWorkerFolder: () => this.editorContext.defaultWorkerFolder(),

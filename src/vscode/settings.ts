@@ -7,6 +7,7 @@ import type { NetworkMode } from '../core/workers/workerNetwork';
 import type { WorkerSettings } from '../core/workers/workerTypes';
 import type { EnvironmentSetting } from '../core/copilot/agentSessions';
 import { parseSummarizePolicy } from '../core/orchestrator/conversationCompactor';
+import { DEFAULT_RECYCLE, type RecycleSettings } from '../core/runtime/recyclePolicy';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
 
 export const SECRET_PREFIX = 'baton.provider.apiKey.';
@@ -51,6 +52,20 @@ function pickTiers(raw: Record<string, string>): Partial<Record<Tier, string>> {
   const out: Partial<Record<Tier, string>> = {};
   for (const tier of TIERS) if (typeof raw?.[tier] === 'string' && raw[tier]) out[tier] = raw[tier];
   return out;
+}
+
+/**
+ * baton.runtime.*: when the idle runtime is restarted. Clamped so a restart can never follow the last one at once:
+ * below 1.1× is noise, and the restart's own resume opens a session.
+ */
+export function readRuntimeSettings(): Partial<RecycleSettings> {
+  const c = config();
+  const growth = c.get<number>('runtime.restartAtGrowth', DEFAULT_RECYCLE.growth);
+  const sessions = c.get<number>('runtime.restartAfterSessions', DEFAULT_RECYCLE.maxSessions);
+  return {
+    growth: !(growth > 0) ? 0 : Math.max(1.1, growth),
+    maxSessions: !(sessions > 0) ? 0 : Math.max(20, Math.round(sessions)),
+  };
 }
 
 export function readWorkerSettings(): WorkerSettings {

@@ -18,6 +18,7 @@ import type {
   ProviderSettings,
   RunOptions,
   RunResult,
+  RuntimeStats,
   SandboxedCommandResult,
   SandboxStatus,
   SandboxSupport,
@@ -355,6 +356,11 @@ export class InMemoryAgentSessions implements AgentSessions {
   readonly resumed: string[] = [];
   readonly disconnects: string[] = [];
   readonly resets: string[] = [];
+  /** Restarts asked for (each also a reset), and the sessions opened since the last start (runtimeStats). */
+  readonly restarts: string[] = [];
+  private opened = 0;
+  /** The "process id" runtimeStats reports: a new one at each start. */
+  private pid = 0;
   /** Sessions of this runtime (the ones on "disk"), by id. */
   readonly states = new Map<string, SessionState>();
   /** Machine sessions list() shows, and the ones another process holds. */
@@ -416,6 +422,11 @@ export class InMemoryAgentSessions implements AgentSessions {
   }
 
   async start(): Promise<void> {
+    if (!this.isStarted) {
+      this.opened = 0;
+      // Negative: never a real process, so nothing reads a real RSS for it.
+      this.pid = -1 - this.resets.length;
+    }
     this.isStarted = true;
   }
 
@@ -440,6 +451,7 @@ export class InMemoryAgentSessions implements AgentSessions {
 
   private open(state: SessionState): InMemoryAgentSession {
     const session = new InMemoryAgentSession(state, this);
+    this.opened++;
     this.live.push(session);
     return session;
   }
@@ -514,6 +526,20 @@ export class InMemoryAgentSessions implements AgentSessions {
     this.live = [];
     this.isStarted = false;
     for (const l of [...this.resetListeners]) l(reason);
+  }
+
+  /** When set, restart() waits for it between the stop and the start (a runtime slow to start). */
+  duringRestart: (() => Promise<void>) | undefined;
+
+  async restart(reason: string): Promise<void> {
+    this.restarts.push(reason);
+    await this.reset(reason);
+    await this.duringRestart?.();
+    await this.start();
+  }
+
+  runtimeStats(): RuntimeStats | undefined {
+    return this.isStarted ? { pid: this.pid, sessionsOpened: this.opened, startedAt: 0 } : undefined;
   }
 
   updateProvider(provider: ProviderSettings): void {

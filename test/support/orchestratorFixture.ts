@@ -11,6 +11,7 @@ import type { ProviderSettings } from '../../src/core/copilot/agentSessions';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { OrchestratorSettings } from '../../src/core/orchestrator/orchestrator';
 import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
+import type { RecycleSettings } from '../../src/core/runtime/recyclePolicy';
 import type { BatonStore } from '../../src/core/store/types';
 import { MemoryLogger } from '../../src/core/util/logger';
 import type { WorkerSettings } from '../../src/core/workers/workerPool';
@@ -43,6 +44,8 @@ export interface CoreFixture extends BatonCore {
   events: OrchestratorEvent[];
   settings: OrchestratorSettings;
   workerSettings: WorkerSettings;
+  /** baton.runtime.* (the idle restart); empty: the defaults the extension ships. */
+  runtimeSettings: Partial<RecycleSettings>;
   broker: FakeBroker;
   host: HostActions & { calls: string[] };
   /** Dispose and build again over the same folders: a window reload. */
@@ -112,7 +115,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
       version: '0.0.0-test',
       logger,
       provider,
-      settings: { orchestrator: () => fixture.settings, workers: () => fixture.workerSettings },
+      settings: { orchestrator: () => fixture.settings, workers: () => fixture.workerSettings, runtime: () => fixture.runtimeSettings },
       workspaceFolders: () => [workspace],
       host,
       broker,
@@ -148,6 +151,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
     events,
     settings: defaultSettings(),
     workerSettings: { max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: false },
+    runtimeSettings: {},
     broker,
     host,
     async restart(overrides) {

@@ -138,6 +138,15 @@ export interface MachineSessionInfo {
   isRemote: boolean;
 }
 
+/** The running runtime, for the idle restart's trigger and Doctor. */
+export interface RuntimeStats {
+  pid: number;
+  /** Sessions created or resumed since this runtime started. */
+  sessionsOpened: number;
+  /** When it started (ms since the epoch). */
+  startedAt: number;
+}
+
 export interface AgentSessions {
   readonly provider: ProviderSettings;
   /** The runtime's Copilot home (COPILOT_HOME): where the user's own sessions live. */
@@ -171,6 +180,13 @@ export interface AgentSessions {
   ping(timeoutMs?: number): Promise<boolean>;
   /** Tears the runtime down so the next call starts a fresh one. */
   reset(reason: string): Promise<void>;
+  /**
+   * Stops the runtime and starts a new one now (onDidReset fires in between: every session of the old one is gone);
+   * calls made meanwhile wait for the new runtime.
+   */
+  restart(reason: string): Promise<void>;
+  /** The running runtime's process and the sessions opened on it; undefined when it is not started. */
+  runtimeStats(): RuntimeStats | undefined;
   updateProvider(provider: ProviderSettings): void;
   /** The runtime's process id (diagnostics, the memory benchmark). */
   runtimePid(): number | undefined;

@@ -6,7 +6,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
-import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo, ProviderSettings, SessionSpec } from './agentSessions';
+import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo, ProviderSettings, RuntimeStats, SessionSpec } from './agentSessions';
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
@@ -64,6 +64,7 @@ export class CopilotAgentSessions implements AgentSessions {
     const session = await client.createSession(this.config(spec)).catch((err: unknown) => {
       throw fromSdkError(err, 'create');
     });
+    this.runtime.sessionOpened();
     return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec));
   }
 
@@ -72,6 +73,7 @@ export class CopilotAgentSessions implements AgentSessions {
     const session = await client.resumeSession(id, this.config(spec)).catch((err: unknown) => {
       throw fromSdkError(err, 'resume');
     });
+    this.runtime.sessionOpened();
     // Measured: the sandbox does not survive a resume, so it is applied again every time.
     return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec));
   }
@@ -208,6 +210,14 @@ export class CopilotAgentSessions implements AgentSessions {
 
   runtimePid(): number | undefined {
     return this.runtime.runtimePid();
+  }
+
+  runtimeStats(): RuntimeStats | undefined {
+    return this.runtime.stats();
+  }
+
+  restart(reason: string): Promise<void> {
+    return this.runtime.restart(reason);
   }
 
   environmentReport(): EnvironmentReport {

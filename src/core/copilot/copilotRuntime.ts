@@ -35,6 +35,11 @@ export interface CopilotRuntimeOptions {
 export class CopilotRuntime {
   private current: CopilotClient | undefined;
   private starting: Promise<CopilotClient> | undefined;
+  /** A restart under way (stop, then start): every caller of client() waits for the new runtime. */
+  private restarting: Promise<void> | undefined;
+  /** Sessions created or resumed on the current client, and when it started (the idle restart's trigger reads them). */
+  private opened = 0;
+  private startedAt = 0;
   private readonly didReset = new Emitter<string>();
   /** Fires with the reason after the client was torn down; sessions of the old client are gone. */
   readonly onDidReset = this.didReset.event;
@@ -85,6 +90,8 @@ export class CopilotRuntime {
 
   async client(): Promise<CopilotClient> {
     if (this.disposed) throw new AgentError('fatal', 'Baton is shutting down');
+    // Nothing opens a session on a runtime being stopped: it would be gone with it.
+    if (this.restarting) await this.restarting.catch(() => undefined);
     if (this.current) return this.current;
     this.starting ??= this.start().finally(() => (this.starting = undefined));
     return this.starting;
@@ -121,7 +128,33 @@ export class CopilotRuntime {
       throw new AgentError('fatal', 'Baton is shutting down');
     }
     this.current = client;
+    this.opened = 0;
+    this.startedAt = Date.now();
     return client;
+  }
+
+  /** Counts a session opened on the current client (created or resumed). */
+  sessionOpened(): void {
+    this.opened++;
+  }
+
+  /** The running runtime: its process, the sessions opened on it and when it started; undefined when not started. */
+  stats(): { pid: number; sessionsOpened: number; startedAt: number } | undefined {
+    const pid = this.runtimePid();
+    return this.current && pid ? { pid, sessionsOpened: this.opened, startedAt: this.startedAt } : undefined;
+  }
+
+  /**
+   * Stops the runtime and starts a new one at once (the idle restart). Unlike reset, every call meanwhile waits for
+   * the new runtime instead of racing the stop: a session opened on the old one would be gone with it.
+   */
+  restart(reason: string): Promise<void> {
+    this.restarting ??= (async () => {
+      await this.reset(reason);
+      this.starting ??= this.start().finally(() => (this.starting = undefined));
+      await this.starting;
+    })().finally(() => (this.restarting = undefined));
+    return this.restarting;
   }
 
   /** The provider block every session config must repeat (createSession and resumeSession alike). */

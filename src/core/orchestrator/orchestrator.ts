@@ -132,6 +132,11 @@ export class Orchestrator {
     return this.queue.busy;
   }
 
+  /** Nothing of this conversation uses the runtime: no turn running or queued, no task, no compaction (the idle restart). */
+  get idle(): boolean {
+    return !this.queue.busy && !this.lifecycle.isCompacting;
+  }
+
   get queuedCount(): number {
     return this.queue.length;
   }

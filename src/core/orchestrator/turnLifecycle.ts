@@ -108,6 +108,11 @@ export class TurnLifecycle {
     this.deps.emit({ type: 'drift.checked', turnId: turn.turnId, drifted, signature, ...(previous !== undefined ? { previous } : {}), action });
   }
 
+  /** A compaction (summarize) holds the conversation now. */
+  get isCompacting(): boolean {
+    return this.compacting !== undefined;
+  }
+
   /** Waits while a compaction holds the conversation, and says so. */
   async waitForLock(turn: QueuedTurn): Promise<void> {
     if (!this.compacting) return;

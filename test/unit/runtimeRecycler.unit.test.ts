@@ -1,0 +1,191 @@
+// The idle restart of a grown runtime: when RecyclePolicy says so (unit: readings in, decisions out), and what the
+// recycler does on Baton's core as the composition root builds it (the runtime in memory): never while anything uses
+// the runtime, a message sent during the restart waits and is answered once, the session resumed.
+import * as assert from 'node:assert/strict';
+import type { RuntimeStats } from '../../src/core/copilot/agentSessions';
+import { DEFAULT_RECYCLE, RecyclePolicy, type RecycleSettings } from '../../src/core/runtime/recyclePolicy';
+import { residentBytes, rssSupport } from '../../src/core/util/processMemory';
+import { Gate, reply } from '../support/inMemoryAgentSessions';
+import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
+
+const MB = 1024 * 1024;
+const settings: RecycleSettings = { growth: 1.25, maxSessions: 0, warmupSessions: 3, warmupIdles: 5 };
+const stats = (pid: number, sessionsOpened: number): RuntimeStats => ({ pid, sessionsOpened, startedAt: 0 });
+
+describe('RecyclePolicy', () => {
+  it('takes the baseline once the runtime has opened the warm-up sessions, and restarts above growth × it', () => {
+    const p = new RecyclePolicy();
+    assert.deepEqual(p.decide(stats(7, 1), 100 * MB, settings), { restart: false });
+    assert.deepEqual(p.decide(stats(7, 2), 150 * MB, settings), { restart: false }, 'still warming up: its steep first growth is not counted');
+    assert.deepEqual(p.decide(stats(7, 3), 200 * MB, settings), { restart: false, baseline: 200 * MB });
+    assert.deepEqual(p.decide(stats(7, 9), 250 * MB, settings), { restart: false, baseline: 200 * MB }, '1.25× is not above 1.25×');
+    const d = p.decide(stats(7, 10), 251 * MB, settings);
+    assert.equal(d.restart, true);
+    assert.match(d.restart ? d.reason : '', /grew to 251 MB, 1\.25× its 200 MB after warm-up \(baton\.runtime\.restartAtGrowth: 1\.25\)/);
+  });
+
+  it('a chat without workers warms up by going idle instead of by sessions', () => {
+    const p = new RecyclePolicy();
+    for (let i = 0; i < 4; i++) assert.deepEqual(p.decide(stats(7, 1), 100 * MB, settings), { restart: false });
+    assert.deepEqual(p.decide(stats(7, 1), 120 * MB, settings), { restart: false, baseline: 120 * MB });
+    assert.equal(p.decide(stats(7, 1), 151 * MB, settings).restart, true);
+  });
+
+  it('a new runtime (another pid) warms up again from its own baseline', () => {
+    const p = new RecyclePolicy();
+    p.decide(stats(7, 5), 200 * MB, settings);
+    assert.equal(p.baseline, 200 * MB);
+    assert.deepEqual(p.decide(stats(8, 1), 300 * MB, settings), { restart: false }, 'the old baseline is not the new runtime’s');
+    assert.equal(p.baseline, undefined);
+    assert.deepEqual(p.decide(stats(8, 3), 120 * MB, settings), { restart: false, baseline: 120 * MB });
+  });
+
+  it('the session count restarts where memory cannot be read, and growth 0 turns the memory trigger off', () => {
+    const p = new RecyclePolicy();
+    const bySessions = { ...settings, maxSessions: 4 };
+    assert.deepEqual(p.decide(stats(7, 3), undefined, bySessions), { restart: false });
+    const d = p.decide(stats(7, 4), undefined, bySessions);
+    assert.equal(d.restart, true);
+    assert.match(d.restart ? d.reason : '', /opened 4 sessions \(baton\.runtime\.restartAfterSessions: 4\)/);
+    const off = new RecyclePolicy();
+    const noGrowth = { ...settings, growth: 0 };
+    off.decide(stats(7, 5), 100 * MB, noGrowth);
+    assert.deepEqual(off.decide(stats(7, 6), 1000 * MB, noGrowth), { restart: false });
+  });
+
+  it('the defaults: 1.25× after 20 sessions or 100 idles, and 150 sessions', () => {
+    assert.deepEqual(DEFAULT_RECYCLE, { growth: 1.25, maxSessions: 150, warmupSessions: 20, warmupIdles: 100 });
+  });
+});
+
+describe('residentBytes', () => {
+  it('reads this process’s RSS where the platform can, and nothing for a process that is not there', async () => {
+    if (!rssSupport().available) {
+      assert.equal(await residentBytes(process.pid), undefined);
+      return;
+    }
+    const rss = (await residentBytes(process.pid))!;
+    const own = process.memoryUsage().rss;
+    assert.ok(rss > own / 2 && rss < own * 2, `${rss} vs ${own}`);
+    assert.equal(await residentBytes(-1), undefined);
+  });
+
+  it('says why not on Windows', () => {
+    const support = rssSupport('win32');
+    assert.equal(support.available, false);
+    assert.match(support.available ? '' : support.reason, /only the session count restarts it/);
+  });
+});
+
+describe('RuntimeRecycler (composition root, runtime in memory)', () => {
+  let f: UnitCore;
+  let runtime: Partial<RecycleSettings>;
+
+  beforeEach(async () => {
+    // The memory trigger cannot fire in memory (no process): the session count stands in for it.
+    runtime = { maxSessions: 2 };
+    f = await startUnitCore({
+      overrides: { runtimeQuietMs: 0, settings: { orchestrator: () => f.settings, workers: () => f.workerSettings, runtime: () => runtime } },
+    });
+  });
+
+  afterEach(async () => {
+    const { sessions } = f;
+    await f.dispose();
+    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
+    assert.equal(sessions.pendingScripts, 0, 'every scripted run happened');
+  });
+
+  async function twoSessions(): Promise<string> {
+    f.sessions.script('orchestrator', reply('one'));
+    await f.core.orchestrator.enqueue('first', { channel: 'panel' }).done;
+    f.sessions.script('worker', reply('worked'));
+    f.sessions.scriptWhen('orchestrator', (p) => p.startsWith('[Background task completed]'), reply('noted'));
+    const noted = nextEvent(f.core, 'turn.completed', (e) => e.origin.channel === 'background');
+    await f.core.pool.create({ name: 'w', workingDir: f.workDir, prompt: 'go' });
+    await noted;
+    await until(() => f.core.orchestrator.idle && !f.core.pool.listActive().length, 'Baton to go idle');
+    return f.core.orchestrator.currentSessionId!;
+  }
+
+  it('restarts the runtime when idle, resumes the conversation’s session, and the next message is answered there once', async () => {
+    const session = await twoSessions();
+    assert.equal(await f.core.recycler.check(), 'restarted');
+    assert.equal(f.sessions.restarts.length, 1);
+    assert.match(f.sessions.restarts[0]!, /^idle restart: it opened 2 sessions/);
+    assert.ok(f.logger.lines.some((l) => /Copilot runtime restarted while idle in \d+ ms/.test(l)));
+    await until(() => f.core.orchestrator.currentSessionId === session, 'the session resumed ahead of the next message');
+    assert.deepEqual(f.sessions.resumed, [session]);
+    f.sessions.script('orchestrator', reply('two'));
+    const answer = await f.core.orchestrator.enqueue('second', { channel: 'panel' }).done;
+    assert.equal(answer.content, 'two');
+    assert.equal(f.sessions.orchestratorPrompts.filter((p) => p.endsWith('second')).length, 1);
+    assert.equal(f.core.recycler.restarts, 1);
+    // What Doctor shows (in memory there is no process to read: its RSS is unknown).
+    assert.match(
+      await f.core.recycler.describe(),
+      /^RSS unknown \(warming up\), 1 session\(s\) opened since it started; restarted when idle at (1\.25× its size after warm-up or )?2 sessions; 1 idle restart\(s\) in this window \(the last took \d+ ms\)/,
+    );
+    assert.deepEqual(
+      f.events.filter((e) => e.type === 'turn.failed'),
+      [],
+    );
+  });
+
+  it('a message sent during the restart waits for it and is answered once, on the resumed session', async () => {
+    const session = await twoSessions();
+    const slow = new Gate();
+    f.sessions.duringRestart = () => slow.promise;
+    const restarting = f.core.recycler.check();
+    await until(() => f.sessions.restarts.length === 1, 'the restart to begin');
+    f.sessions.script('orchestrator', reply('after the restart'));
+    const during = f.core.orchestrator.enqueue('sent meanwhile', { channel: 'panel' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(f.sessions.orchestratorPrompts.filter((p) => p.endsWith('sent meanwhile')).length, 0, 'held while the runtime restarts');
+    slow.open();
+    assert.equal(await restarting, 'restarted');
+    assert.equal((await during.done).content, 'after the restart');
+    assert.equal(f.sessions.orchestratorPrompts.filter((p) => p.endsWith('sent meanwhile')).length, 1);
+    assert.deepEqual(f.sessions.resumed, [session], 'resumed once, by the turn that waited');
+  });
+
+  // A permission question is asked by a running worker or turn, so these cover it too.
+  it('never restarts while a turn runs or a worker runs', async () => {
+    await twoSessions();
+    const turnGate = new Gate();
+    f.sessions.script('orchestrator', async (ctx) => {
+      await turnGate.promise;
+      await ctx.say('late');
+    });
+    const running = f.core.orchestrator.enqueue('slow', { channel: 'panel' });
+    await until(() => f.sessions.inFlight === 1, 'the turn to run');
+    assert.equal(await f.core.recycler.check(), 'busy');
+    turnGate.open();
+    await running.done;
+
+    const workerGate = new Gate();
+    f.sessions.script('worker', async (ctx) => {
+      await workerGate.promise;
+      await ctx.say('done');
+    });
+    f.sessions.scriptWhen('orchestrator', (p) => p.startsWith("[Background task completed] Worker 'v'"), reply('ok'));
+    const noted = nextEvent(f.core, 'turn.completed', (e) => e.origin.channel === 'background');
+    await f.core.pool.create({ name: 'v', workingDir: f.workDir, prompt: 'work' });
+    await until(() => f.sessions.inFlight === 1, 'the worker to run');
+    assert.equal(await f.core.recycler.check(), 'busy');
+    workerGate.open();
+    await noted;
+    assert.equal(f.sessions.restarts.length, 0);
+    await until(() => f.core.orchestrator.idle && !f.core.pool.listActive().length, 'Baton to go idle');
+    assert.equal(await f.core.recycler.check(), 'restarted');
+  });
+
+  it('checks by itself once Baton has been idle for a while (no timer runs while it is busy or after)', async () => {
+    await f.restart({ runtimeQuietMs: 30, settings: { orchestrator: () => f.settings, workers: () => f.workerSettings, runtime: () => runtime } });
+    await twoSessions();
+    await until(() => f.sessions.restarts.length === 1, 'the idle restart', 3000);
+    await until(() => f.core.recycler.restarts === 1, 'the restart to finish');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(f.sessions.restarts.length, 1, 'one restart: the new runtime has opened one session (the resume)');
+  });
+});
