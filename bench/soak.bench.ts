@@ -22,6 +22,7 @@ import { sampleRss } from './workers.bench';
 const TURNS = 1000;
 const TASKS = 200;
 const COMPACT_EVERY = 100;
+const PAUSE_MS = 1500;
 const MB = 1024 * 1024;
 
 /** A collection the heap figures can rely on (the bench runs without --expose-gc). */
@@ -59,6 +60,8 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     alone = runtimeAlone;
 
     const times: number[] = [];
+    /** Turn times by turn number (the turn right after an idle restart is looked at on its own). */
+    const byTurn = new Map<number, number>();
     const aloneTimes: number[] = [];
     let tasks = 0;
     let named = 0;
@@ -66,6 +69,7 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       const t = performance.now();
       await core.orchestrator.enqueue(`SOAK turn ${i}: anything about soak?`, { channel: 'panel' }).done;
       times.push(performance.now() - t);
+      byTurn.set(i, times.at(-1)!);
     };
     // Interleaved, alternating which goes first, so both see the same machine noise.
     const turn = async (i: number): Promise<void> => {
@@ -92,6 +96,25 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       await core.orchestrator.compact();
       await runtimeAlone.send({ cmd: 'compact' });
     };
+    // A person pauses now and then; Baton restarts a grown runtime only when idle (after 1 s of quiet). Every 100
+    // turns: everything settles, the runtime's RSS is read (the peak of the run is among these), then 1.5 s of quiet.
+    const peaks: number[] = [];
+    const restartMs: number[] = [];
+    const afterRestart = new Set<number>();
+    const quiet = async (): Promise<void> => {
+      await new Promise((r) => setTimeout(r, PAUSE_MS));
+      while (core.recycler.checkInProgress) await new Promise((r) => setTimeout(r, 10));
+    };
+    const pause = async (i: number): Promise<void> => {
+      await settle();
+      peaks.push(await sampleRss([core.sessions.runtimePid()!]));
+      const restarts = core.recycler.restarts;
+      await quiet();
+      if (core.recycler.restarts > restarts) {
+        restartMs.push(core.recycler.lastRestartMs!);
+        afterRestart.add(i + 1);
+      }
+    };
 
     const perTask = Math.max(1, Math.floor(turns / taskCount));
     // Warm-up (not counted), a tenth of the run: the runtime's and this process's memory grow to a plateau over the
@@ -102,10 +125,13 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     }
     await settle();
     await compact();
+    // The warm-up ends with a pause too: the runtime takes its baseline there (the readings below see the same size).
+    await quiet();
     tasks = 0;
     times.length = aloneTimes.length = 0;
     const heapBefore = await heapUsed(server, core);
     const rssBefore = await sampleRss([core.sessions.runtimePid()!]);
+    const restartsBefore = core.recycler.restarts;
     const aloneRssBefore = await sampleRss([runtimeAlone.pid]);
 
     for (let i = 0; i < turns; i++) {
@@ -118,7 +144,10 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       }
       // The runtime compacts a real conversation by itself once it nears the model's context window; these scripted
       // messages are too small to get there in 1,000 turns, so the conversation is compacted as a user's /compact does.
-      if (i % COMPACT_EVERY === COMPACT_EVERY - 1) await compact();
+      if (i % COMPACT_EVERY === COMPACT_EVERY - 1) {
+        await compact();
+        await pause(i);
+      }
     }
     await settle();
     const heapAfter = await heapUsed(server, core);
@@ -135,6 +164,8 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const aloneFirst = median(aloneTimes.slice(0, 100));
     const aloneLast = median(aloneTimes.slice(-100));
     const failed = core.events.filter((e) => e.type === 'turn.failed').length;
+    const restarts = core.recycler.restarts - restartsBefore;
+    const nextTurns = [...afterRestart].map((i) => byTurn.get(i)).filter((t): t is number => t !== undefined);
     if (failed) throw new Error(`${failed} soak turn(s) failed`);
     return [
       {
@@ -145,6 +176,17 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       },
       { name: 'soak: extension-host heap before → after', value: (heapAfter - heapBefore) / MB, unit: 'MB grown' },
       { name: 'soak: runtime RSS after / before', value: rssAfter / rssBefore, unit: '×', target: '≤ 1.3' },
+      { name: 'soak: runtime RSS, highest at the pauses / before', value: Math.max(...peaks) / rssBefore, unit: '×', target: '≤ 1.3' },
+      {
+        name: 'soak: idle restarts of the runtime (each: stop + start)',
+        value: restarts,
+        unit: restartMs.length ? `restarts, ${restartMs.map((ms) => ms.toFixed(0)).join(' / ')} ms` : 'restarts',
+      },
+      {
+        name: 'soak: the turn right after an idle restart / the median turn',
+        value: nextTurns.length ? median(nextTurns) / median(times) : 0,
+        unit: `× (${nextTurns.map((ms) => ms.toFixed(0)).join(' / ') || 'none'} ms vs ${median(times).toFixed(0)} ms)`,
+      },
       { name: 'soak: runtime alone, RSS after / before (same work, no Baton)', value: aloneRssAfter / aloneRssBefore, unit: '×' },
       { name: 'soak: runtime RSS after (Baton | runtime alone)', value: rssAfter / MB, unit: `MB | ${(aloneRssAfter / MB).toFixed(0)} MB` },
       { name: 'soak: median turn, last 100 / first 100', value: last / first, unit: '×', target: '≤ 1.1' },

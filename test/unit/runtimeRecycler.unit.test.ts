@@ -53,8 +53,8 @@ describe('RecyclePolicy', () => {
     assert.deepEqual(off.decide(stats(7, 6), 1000 * MB, noGrowth), { restart: false });
   });
 
-  it('the defaults: 1.25× after 20 sessions or 100 idles, and 150 sessions', () => {
-    assert.deepEqual(DEFAULT_RECYCLE, { growth: 1.25, maxSessions: 150, warmupSessions: 20, warmupIdles: 100 });
+  it('the defaults: 1.2× after 20 sessions or 100 idles, and 100 sessions', () => {
+    assert.deepEqual(DEFAULT_RECYCLE, { growth: 1.2, maxSessions: 100, warmupSessions: 20, warmupIdles: 100 });
   });
 });
 
@@ -124,7 +124,7 @@ describe('RuntimeRecycler (composition root, runtime in memory)', () => {
     // What Doctor shows (in memory there is no process to read: its RSS is unknown).
     assert.match(
       await f.core.recycler.describe(),
-      /^RSS unknown \(warming up\), 1 session\(s\) opened since it started; restarted when idle at (1\.25× its size after warm-up or )?2 sessions; 1 idle restart\(s\) in this window \(the last took \d+ ms\)/,
+      /^RSS unknown \(warming up\), 1 session\(s\) opened since it started; restarted when idle at (1\.2× its size after warm-up or )?2 sessions; 1 idle restart\(s\) in this window \(the last took \d+ ms\)/,
     );
     assert.deepEqual(
       f.events.filter((e) => e.type === 'turn.failed'),

@@ -16,12 +16,13 @@ export interface RecycleSettings {
 }
 
 /**
- * 1.25×: above the bench's run-to-run noise of a warm runtime (±3%), low enough that the soak's target (≤ 1.3× over
- * 1,000 turns) holds wherever in the cycle it is read. 20 sessions / 100 idles: where the fresh runtime's steep first
- * growth (JIT, module loading, caches) flattens in the soak. 150 sessions: about where the memory trigger fires in the
- * soak (~0.75 MB a worker session), so platforms that cannot read RSS restart about as often.
+ * 1.2×: above the run-to-run noise of a warm runtime's RSS (±3%); checked at every idle moment, the runtime stays
+ * within about 1.2× of its warm size, and the soak (which is idle only every 100 turns) within 1.3×. A restart is then
+ * due every ~250 turns of the soak's mix (~0.15 MB a turn). 20 sessions / 100 idles: where the fresh runtime's steep
+ * first growth (JIT, module loading, caches: 115 → ~195 MB over 20 worker tasks and 100 turns) flattens. 100
+ * sessions: ~0.8 MB a worker session after warm-up puts the runtime near 1.3× there: the bound where RSS cannot be read.
  */
-export const DEFAULT_RECYCLE: RecycleSettings = { growth: 1.25, maxSessions: 150, warmupSessions: 20, warmupIdles: 100 };
+export const DEFAULT_RECYCLE: RecycleSettings = { growth: 1.2, maxSessions: 100, warmupSessions: 20, warmupIdles: 100 };
 
 export type RecycleDecision = { restart: false; baseline?: number } | { restart: true; reason: string };
 

@@ -77,6 +77,11 @@ export class RuntimeRecycler {
     this.timer.unref?.();
   }
 
+  /** A check (and so maybe a restart) is under way. */
+  get checkInProgress(): boolean {
+    return this.checking !== undefined;
+  }
+
   /** Checks now (poke's timer, tests): restarts the runtime when it is idle and has grown. */
   check(): Promise<RecycleOutcome> {
     this.checking ??= this.run().finally(() => (this.checking = undefined));
