@@ -23,6 +23,7 @@ const TURNS = 1000;
 const TASKS = 200;
 const COMPACT_EVERY = 100;
 const PAUSE_MS = 1500;
+const PAUSE_EVERY = 25;
 const MB = 1024 * 1024;
 
 /** A collection the heap figures can rely on (the bench runs without --expose-gc). */
@@ -65,7 +66,16 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const aloneTimes: number[] = [];
     let tasks = 0;
     let named = 0;
+    // Idle restarts seen, whenever they happened (at a pause or any other idle second): their length, and the turn after.
+    const restartMs: number[] = [];
+    const afterRestart = new Set<number>();
+    let seenRestarts = core.recycler.restarts;
     const batonTurn = async (i: number): Promise<void> => {
+      if (core.recycler.restarts > seenRestarts) {
+        seenRestarts = core.recycler.restarts;
+        restartMs.push(core.recycler.lastRestartMs!);
+        afterRestart.add(i);
+      }
       const t = performance.now();
       await core.orchestrator.enqueue(`SOAK turn ${i}: anything about soak?`, { channel: 'panel' }).done;
       times.push(performance.now() - t);
@@ -96,24 +106,17 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       await core.orchestrator.compact();
       await runtimeAlone.send({ cmd: 'compact' });
     };
-    // A person pauses now and then; Baton restarts a grown runtime only when idle (after 1 s of quiet). Every 100
+    // A person pauses now and then; Baton restarts a grown runtime only when idle (after 1 s of quiet). Every 25
     // turns: everything settles, the runtime's RSS is read (the peak of the run is among these), then 1.5 s of quiet.
     const peaks: number[] = [];
-    const restartMs: number[] = [];
-    const afterRestart = new Set<number>();
     const quiet = async (): Promise<void> => {
       await new Promise((r) => setTimeout(r, PAUSE_MS));
       while (core.recycler.checkInProgress) await new Promise((r) => setTimeout(r, 10));
     };
-    const pause = async (i: number): Promise<void> => {
+    const pause = async (): Promise<void> => {
       await settle();
       peaks.push(await sampleRss([core.sessions.runtimePid()!]));
-      const restarts = core.recycler.restarts;
       await quiet();
-      if (core.recycler.restarts > restarts) {
-        restartMs.push(core.recycler.lastRestartMs!);
-        afterRestart.add(i + 1);
-      }
     };
 
     const perTask = Math.max(1, Math.floor(turns / taskCount));
@@ -132,6 +135,9 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const heapBefore = await heapUsed(server, core);
     const rssBefore = await sampleRss([core.sessions.runtimePid()!]);
     const restartsBefore = core.recycler.restarts;
+    seenRestarts = restartsBefore;
+    restartMs.length = 0;
+    afterRestart.clear();
     const aloneRssBefore = await sampleRss([runtimeAlone.pid]);
 
     for (let i = 0; i < turns; i++) {
@@ -144,16 +150,16 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       }
       // The runtime compacts a real conversation by itself once it nears the model's context window; these scripted
       // messages are too small to get there in 1,000 turns, so the conversation is compacted as a user's /compact does.
-      if (i % COMPACT_EVERY === COMPACT_EVERY - 1) {
-        await compact();
-        await pause(i);
-      }
+      if (i % COMPACT_EVERY === COMPACT_EVERY - 1) await compact();
+      if (i % PAUSE_EVERY === PAUSE_EVERY - 1) await pause();
     }
     await settle();
     const heapAfter = await heapUsed(server, core);
     const rssAfter = await sampleRss([core.sessions.runtimePid()!]);
     const aloneRssAfter = await sampleRss([runtimeAlone.pid]);
+    const restarts = core.recycler.restarts - restartsBefore;
     await runtimeAlone.stop();
+    const cost = await restartCost(core);
     await core.store.flush();
 
     const sessionsDir = join(core.storageDir, 'copilot-sessions', 'session-state');
@@ -164,7 +170,6 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const aloneFirst = median(aloneTimes.slice(0, 100));
     const aloneLast = median(aloneTimes.slice(-100));
     const failed = core.events.filter((e) => e.type === 'turn.failed').length;
-    const restarts = core.recycler.restarts - restartsBefore;
     const nextTurns = [...afterRestart].map((i) => byTurn.get(i)).filter((t): t is number => t !== undefined);
     if (failed) throw new Error(`${failed} soak turn(s) failed`);
     return [
@@ -187,6 +192,11 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
         value: nextTurns.length ? median(nextTurns) / median(times) : 0,
         unit: `× (${nextTurns.map((ms) => ms.toFixed(0)).join(' / ') || 'none'} ms vs ${median(times).toFixed(0)} ms)`,
       },
+      {
+        name: 'soak: a message sent as an idle restart begins: its reply / a warm reply',
+        value: cost.during / cost.warm,
+        unit: `× (${cost.during.toFixed(0)} ms vs ${cost.warm.toFixed(0)} ms; the restart itself ${cost.restart.toFixed(0)} ms)`,
+      },
       { name: 'soak: runtime alone, RSS after / before (same work, no Baton)', value: aloneRssAfter / aloneRssBefore, unit: '×' },
       { name: 'soak: runtime RSS after (Baton | runtime alone)', value: rssAfter / MB, unit: `MB | ${(aloneRssAfter / MB).toFixed(0)} MB` },
       { name: 'soak: median turn, last 100 / first 100', value: last / first, unit: '×', target: '≤ 1.1' },
@@ -201,6 +211,44 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     await alone?.stop();
     await core.dispose();
     await server.close();
+  }
+}
+
+/**
+ * What one idle restart costs the user at worst: a message sent just as it begins waits for the old runtime to stop,
+ * the new one to start and the session to resume. The bound is forced low for this one restart (any size counts).
+ */
+async function restartCost(core: CoreFixture): Promise<{ during: number; warm: number; restart: number }> {
+  const turn = async (i: number): Promise<number> => {
+    const t = performance.now();
+    await core.orchestrator.enqueue(`SOAK turn ${i}: anything about soak?`, { channel: 'panel' }).done;
+    return performance.now() - t;
+  };
+  const warm: number[] = [];
+  for (let i = 0; i < 5; i++) warm.push(await turn(2000 + i));
+  const saved = core.runtimeSettings;
+  core.runtimeSettings = { growth: 0.01, warmupSessions: 0, warmupIdles: 0, maxSessions: 0 };
+  try {
+    const idle = async (): Promise<void> => {
+      while (!core.orchestrator.idle || core.recycler.checkInProgress) await new Promise((r) => setTimeout(r, 10));
+    };
+    // Until the running runtime has its baseline (a first check may restart one that had it already).
+    for (let outcome = ''; outcome !== 'kept';) {
+      await idle();
+      outcome = await core.recycler.check();
+    }
+    await idle();
+    const restarts = core.recycler.restarts;
+    const lines = core.logger.lines.length;
+    const restarting = core.recycler.check();
+    // Sent once the conversation is held (the restart has begun), as a person's message would arrive.
+    while (!core.logger.lines.slice(lines).some((l) => l.includes('Restarting the Copilot runtime while idle'))) await new Promise((r) => setTimeout(r, 2));
+    const during = turn(2100);
+    await restarting;
+    if (core.recycler.restarts !== restarts + 1) throw new Error('the forced idle restart did not happen');
+    return { during: await during, warm: median(warm), restart: core.recycler.lastRestartMs! };
+  } finally {
+    core.runtimeSettings = saved;
   }
 }
 
