@@ -4,6 +4,8 @@
 import * as assert from 'node:assert/strict';
 import { ConversationError } from '../../src/core/conversations/conversationError';
 import { LIVE_KEEP } from '../../src/core/conversations/conversations';
+import { describeConversations } from '../../src/core/conversations/conversationsReport';
+import { CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
 import { hangAfter, reply } from '../support/inMemoryAgentSessions';
 import { startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
@@ -121,5 +123,19 @@ describe('Conversations (in-memory runtime)', () => {
     const ready = f.events.filter((e) => e.type === 'session.ready' && e.conversation === 'c-old').at(-1);
     assert.ok(ready?.type === 'session.ready');
     assert.deepEqual([ready.how, ready.sessionId], ['resumed', session]);
+  });
+
+  it("the Doctor's line counts the kept and open conversations against their bounds and names the one answering", async () => {
+    f.sessions.script('orchestrator', reply('done'), hangAfter('still going'));
+    await f.core.conversations.enqueue('a finished question', { channel: 'api', conversation: 'c-done' }).done;
+    const running = f.core.conversations.enqueue('a question that takes its time', { channel: 'api', conversation: 'c-busy' });
+    await until(() => f.events.some((e) => e.type === 'turn.delta' && e.conversation === 'c-busy'), 'the answer to start');
+    const { conversations } = f.core;
+    assert.equal(
+      describeConversations(conversations.list(), conversations.openCount, LIVE_KEEP),
+      `3 of ${CONVERSATIONS_KEEP} kept; 3 of ${LIVE_KEEP} open in this window; shown: "${conversations.activeId}" (0 messages); answering: "a question that takes its time"`,
+    );
+    conversations.stop(running.turnId);
+    assert.equal((await running.done).status, 'cancelled');
   });
 });

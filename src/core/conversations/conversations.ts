@@ -201,6 +201,11 @@ export class Conversations {
     return this.all().some((o) => o.withdraw(turnId));
   }
 
+  /** How many conversations are open (live) in this window: at most LIVE_KEEP, plus any busy beyond it. */
+  get openCount(): number {
+    return this.live.size;
+  }
+
   /** The live orchestrator of `id`, without building one. */
   peek(id: string): Orchestrator | undefined {
     return this.live.get(id);
