@@ -29,6 +29,7 @@ import { agentTool, checkAsToolOptions } from './batonAgentTool';
 import { BatonApiError } from './batonApiError';
 import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
+import { TOOL_CONVERSATION_PREFIX } from '../store/bounds';
 
 export { BatonApiError, type BatonErrorKind } from './batonApiError';
 
@@ -237,7 +238,9 @@ export class BatonAccess {
       parameters: AGENT_TOOL_PARAMETERS,
       run: async (input, call) => {
         // 'shared' joins the conversation the call names: the SDK's calling session has one of its own.
-        const conversation = shared ? (call.conversation ?? (call.sdkSession ? sdkConversation(call.sdkSession) : undefined)) : `tool-${randomUUID()}`;
+        const conversation = shared
+          ? (call.conversation ?? (call.sdkSession ? sdkConversation(call.sdkSession) : undefined))
+          : `${TOOL_CONVERSATION_PREFIX}${randomUUID()}`;
         return replyText(await this.ask(input.message, 'tool', { signal: call.signal, ...(conversation ? { conversation } : {}) }));
       },
     });

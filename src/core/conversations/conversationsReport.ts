@@ -1,5 +1,5 @@
 // The Doctor's line on conversations: how many are kept and open against their bounds, and which are answering.
-import { CONVERSATIONS_KEEP } from '../store/bounds';
+import { CONVERSATIONS_KEEP, TOOL_CONVERSATION_PREFIX, TOOL_CONVERSATIONS_KEEP } from '../store/bounds';
 import type { ConversationInfo } from './conversations';
 
 /** Titles are cut so a report stays one line; an untitled conversation is named by its id. */
@@ -12,8 +12,9 @@ export function describeConversations(list: readonly ConversationInfo[], open: n
   };
   const shown = list.find((c) => c.active);
   const answering = list.filter((c) => c.busy);
+  const tools = list.filter((c) => c.id.startsWith(TOOL_CONVERSATION_PREFIX)).length;
   return [
-    `${list.length} of ${CONVERSATIONS_KEEP} kept`,
+    `${list.length - tools} of ${CONVERSATIONS_KEEP} kept${tools ? ` (and ${tools} of ${TOOL_CONVERSATIONS_KEEP} opened by tool calls)` : ''}`,
     `${open} of ${openKeep} open in this window`,
     ...(shown ? [`shown: ${name(shown)} (${shown.messages} messages)`] : []),
     answering.length ? `answering: ${answering.map(name).join(', ')}` : 'none answering',
