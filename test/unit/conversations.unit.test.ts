@@ -3,7 +3,9 @@
 // conversation shown survives a reload, the 200-row log bound holds per conversation).
 import * as assert from 'node:assert/strict';
 import { ConversationError } from '../../src/core/conversations/conversationError';
+import { join } from 'node:path';
 import { LIVE_KEEP } from '../../src/core/conversations/conversations';
+import { ConversationClaims, newInstance, retireInstance } from '../../src/core/orchestrator/conversationClaims';
 import { describeConversations } from '../../src/core/conversations/conversationsReport';
 import { CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
 import { hangAfter, reply } from '../support/inMemoryAgentSessions';
@@ -137,5 +139,27 @@ describe('Conversations (in-memory runtime)', () => {
     );
     conversations.stop(running.turnId);
     assert.equal((await running.done).status, 'cancelled');
+  });
+
+  it('refuses to delete a conversation another open window runs, saying which window; it is deleted once that window is gone', async () => {
+    f.sessions.script('orchestrator', reply('answered here'));
+    await f.core.conversations.enqueue('a question', { channel: 'api', conversation: 'c-theirs' }).done;
+    await until(() => !f.core.conversations.peek('c-theirs')!.busy, 'the turn to settle');
+    // Another window of this machine (its own core in a live process) takes the conversation over.
+    const mine = f.core.conversationClaims.self;
+    f.core.conversationClaims.release('c-theirs');
+    const instance = newInstance();
+    const other = new ConversationClaims(join(f.storageDir, 'claims'), { ...mine, instance, key: 'other-workspace', label: 'other-workspace' });
+    assert.equal(other.claim('c-theirs'), undefined);
+    const error = await f.core.conversations.delete('c-theirs').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof ConversationError && error.kind === 'held-elsewhere', String(error));
+    assert.match(error.message, /open in another VS Code window \(other-workspace\)/);
+    assert.equal(f.core.store.recentLog(10, 'c-theirs').length, 2, 'nothing was deleted');
+    retireInstance(instance);
+    await f.core.conversations.delete('c-theirs');
+    assert.equal(f.core.store.recentLog(10, 'c-theirs').length, 0);
   });
 });

@@ -30,6 +30,7 @@ import { BatonApiError } from './batonApiError';
 import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
 import { TOOL_CONVERSATION_PREFIX } from '../store/bounds';
+import { ConversationError } from '../conversations/conversationError';
 
 export { BatonApiError, type BatonErrorKind } from './batonApiError';
 
@@ -151,7 +152,9 @@ export class BatonAccess {
     try {
       return this.core.pool.status(name);
     } catch (err) {
-      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+      // Another window runs it: a state of the session, not a bad argument.
+      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -169,7 +172,9 @@ export class BatonAccess {
     try {
       return this.core.conversationPort.get(conversation);
     } catch (err) {
-      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+      // Another window runs it: a state of the session, not a bad argument.
+      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -189,7 +194,9 @@ export class BatonAccess {
     try {
       await this.core.conversationPort.delete(id);
     } catch (err) {
-      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+      // Another window runs it: a state of the session, not a bad argument.
+      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
     }
   }
 
