@@ -68,12 +68,14 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     let named = 0;
     // Idle restarts seen, whenever they happened (at a pause or any other idle second): their length, and the turn after.
     const restartMs: number[] = [];
+    const reasons: string[] = [];
     const afterRestart = new Set<number>();
     let seenRestarts = core.recycler.restarts;
     const batonTurn = async (i: number): Promise<void> => {
       if (core.recycler.restarts > seenRestarts) {
         seenRestarts = core.recycler.restarts;
         restartMs.push(core.recycler.lastRestartMs!);
+        reasons.push(core.recycler.lastRestartReason ?? '');
         afterRestart.add(i);
       }
       const t = performance.now();
@@ -116,6 +118,8 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const pause = async (): Promise<void> => {
       await settle();
       peaks.push(await sampleRss([core.sessions.runtimePid()!]));
+      // The peaks against "before", one per pause: where in the restart cycle each was read.
+      if (process.env.BATON_SOAK_TRACE) console.log(`pause: runtime ${core.sessions.runtimePid()} RSS ${(peaks.at(-1)! / MB).toFixed(0)} MB`);
       await quiet();
     };
 
@@ -136,7 +140,7 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const rssBefore = await sampleRss([core.sessions.runtimePid()!]);
     const restartsBefore = core.recycler.restarts;
     seenRestarts = restartsBefore;
-    restartMs.length = 0;
+    restartMs.length = reasons.length = 0;
     afterRestart.clear();
     const aloneRssBefore = await sampleRss([runtimeAlone.pid]);
 
@@ -185,7 +189,7 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       {
         name: 'soak: idle restarts of the runtime (each: stop + start)',
         value: restarts,
-        unit: restartMs.length ? `restarts, ${restartMs.map((ms) => ms.toFixed(0)).join(' / ')} ms` : 'restarts',
+        unit: restartMs.length ? `restarts, ${restartMs.map((ms) => ms.toFixed(0)).join(' / ')} ms (${reasons.join('; ')})` : 'restarts',
       },
       {
         name: 'soak: the turn right after an idle restart / the median turn',

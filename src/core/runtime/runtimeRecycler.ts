@@ -47,6 +47,8 @@ export class RuntimeRecycler {
   restarts = 0;
   lastRss: number | undefined;
   lastRestartMs: number | undefined;
+  /** Why the last idle restart happened (the policy's words). */
+  lastRestartReason: string | undefined;
 
   constructor(private readonly opts: RuntimeRecyclerOptions) {
     const support = rssSupport();
@@ -108,6 +110,7 @@ export class RuntimeRecycler {
       logger.info(`Restarting the Copilot runtime while idle: ${decision.reason}`);
       await sessions.restart(`idle restart: ${decision.reason}`);
       this.restarts++;
+      this.lastRestartReason = decision.reason;
     } finally {
       release();
     }
