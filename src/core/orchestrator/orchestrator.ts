@@ -184,8 +184,9 @@ export class Orchestrator {
       return remoteTurn(this.opts.shared, turnId, logId);
     }
     const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend, text, options: extras?.options });
-    this.queue.push(turn);
-    this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
+    this.queue.push(turn, () =>
+      this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) }),
+    );
     return handle;
   }
 

@@ -33,8 +33,10 @@ export class TurnQueue {
     return this.jobs.flatMap((job) => (job.kind === 'turn' ? [job.turn] : []));
   }
 
-  push(turn: QueuedTurn): void {
+  /** Queues a turn; `queued` runs once it is in the queue and before it can start (so "queued" is told before "started"). */
+  push(turn: QueuedTurn, queued?: () => void): void {
     this.jobs.push({ kind: 'turn', turn });
+    queued?.();
     void this.pump();
   }
 
