@@ -253,8 +253,16 @@ async function streamCpuOnce(browser: Browser, build: WebviewBuild, text: string
     const end = events.find((e) => e.name === 'baton-stream-end');
     if (!start || !end) throw new Error('the trace has no stream marks');
     let longest = 0;
+    // Tasks that end before the end mark: the one that ends the stream goes on to parse the expected HTML.
     for (const e of events) {
-      if (e.pid !== start.pid || e.tid !== start.tid || e.ph !== 'X' || e.name !== 'ThreadControllerImpl::RunTask' || e.ts < start.ts || e.ts > end.ts)
+      if (
+        e.pid !== start.pid ||
+        e.tid !== start.tid ||
+        e.ph !== 'X' ||
+        e.name !== 'ThreadControllerImpl::RunTask' ||
+        e.ts < start.ts ||
+        e.ts + (e.dur ?? 0) > end.ts
+      )
         continue;
       longest = Math.max(longest, (e.tdur ?? e.dur ?? 0) / 1000);
     }

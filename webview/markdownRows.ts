@@ -10,8 +10,8 @@
 //   list (one table body row) of the block's kind; otherwise the whole block is rendered the usual way.
 // - A list's looseness belongs to the whole list (CommonMark): each item is told the list's, and when a later item
 //   makes the list loose, the items before it are rendered again, once.
-// - A table of more than SEGMENT_ROWS rows is written as segments too (see TABLE_OPEN): when a streamed table reaches
-//   that many, its rows are rendered again, once, as segment rows.
+// - A table of more than SEGMENT_ROWS rows is written as segments too (see TABLE_OPEN): when a streamed table passes
+//   that many, the table shown so far becomes the first segment where it is.
 import type { Token } from 'markdown-it';
 import { columnNote, fitsMarkdownRender, parseBlock, renderBlock, renderTokenRange, type RenderEnv } from './markdownRender';
 import { RowCutter, rowShape, type RowShape } from './rowCutter';
@@ -34,9 +34,13 @@ export const SEGMENT_ROWS = 100;
 const TABLE_OPEN = '<div class="md-table" role="table">\n';
 const TABLE_CLOSE = '</div>\n';
 const TABLE_SEGMENT_CLOSE = '</tbody>\n</table></div>\n';
-/** A column's share is its longest cell's text length, within these bounds (so a long cell does not starve the rest). */
+/**
+ * A column's share is its longest cell's text length, within these bounds (so a long cell does not starve the rest),
+ * plus about what a cell's padding takes in characters (so a column of short numbers does not wrap them).
+ */
 const MIN_COLUMN_CHARS = 3;
 const MAX_COLUMN_CHARS = 40;
+const COLUMN_PADDING_CHARS = 3;
 
 const LIST_OPEN = new Set(['bullet_list_open', 'ordered_list_open']);
 
@@ -154,8 +158,11 @@ interface Row {
   html: string;
 }
 
-/** What a commit did to the rows' HTML. */
-export type RowChange = { rerendered: false; added: string[] } | { rerendered: true; all: string[] };
+/**
+ * What a commit did to the rows' HTML. `segmented`: the table has just turned into segments; the rows shown so far
+ * are its first segment's, given their roles where they are (see RowTail).
+ */
+export type RowChange = { rerendered: false; added: string[]; segmented?: true } | { rerendered: true; all: string[] };
 
 /**
  * One list or table block, rendered a row at a time as it grows. Finished rows are rendered once (all again, once,
@@ -238,10 +245,14 @@ export class RowBlock {
     this.rows.push(...added);
     const tableSegmented = this.shape.kind === 'table' && !wasSegmented && this.segmented;
     if (tableSegmented) this.segmentTable();
-    // A list turning loose, or a table turning into segments, renders the rows before again, once.
-    const rerender = shown > 0 && (this.loose !== wasLoose || tableSegmented);
-    for (const row of rerender ? this.rows : added) row.html = this.rowHtml(row.parsed);
-    return rerender ? { rerendered: true, all: this.rows.map((r) => r.html) } : { rerendered: false, added: added.map((r) => r.html) };
+    // A list turning loose renders the items before again, once. A table turning into segments keeps its rows in the
+    // DOM (RowTail gives them their roles); their HTML here gains the roles for html().
+    const rerender = shown > 0 && this.loose !== wasLoose;
+    for (const row of rerender || tableSegmented ? this.rows : added) row.html = this.rowHtml(row.parsed);
+    if (rerender) return { rerendered: true, all: this.rows.map((r) => r.html) };
+    const change: RowChange = { rerendered: false, added: added.map((r) => r.html) };
+    if (tableSegmented && shown > 0) change.segmented = true;
+    return change;
   }
 
   /** Whether the list or table is written in segments (it has more than SEGMENT_ROWS rows). */
@@ -285,6 +296,11 @@ export class RowBlock {
     return this.shape.kind === 'list'
       ? listItemsHtml(parsed, this.loose || parsed.loose, { ...this.env, open: true })
       : tableRowHtml(parsed, { ...this.env, open: true }, this.segmented);
+  }
+
+  /** A segmented table's <colgroup> (and the line break after it). */
+  get columns(): string {
+    return this.colgroup;
   }
 
   /** What closes each segment (see segmentOpen). */
@@ -369,7 +385,7 @@ export class RowBlock {
     const frame = this.frame!;
     const lengths = cellLengths(frame.tokens.slice(0, frame.theadEnd), []);
     for (const row of this.rows.slice(0, SEGMENT_ROWS)) cellLengths(row.parsed.tokens, lengths);
-    const chars = lengths.map((n) => Math.min(MAX_COLUMN_CHARS, Math.max(MIN_COLUMN_CHARS, n)));
+    const chars = lengths.map((n) => Math.min(MAX_COLUMN_CHARS, Math.max(MIN_COLUMN_CHARS, n)) + COLUMN_PADDING_CHARS);
     const total = chars.reduce((a, b) => a + b, 0);
     let left = 100;
     const widths = chars.map((n, i) => {

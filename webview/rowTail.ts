@@ -106,11 +106,12 @@ export class RowTail {
     const rows = change.rerendered ? change.all : change.added;
     if (!rows.length) return;
     this.clearOpen();
+    if (!change.rerendered && change.segmented) this.toSegments();
     if (change.rerendered) {
       this.discard();
     }
     const segment = (i: number) => (this.block.segmented ? Math.floor(i / SEGMENT_ROWS) : 0);
-    // Past SEGMENT_ROWS rows the first list becomes a segment too (its tag gains the class); a table is rendered again.
+    // Past SEGMENT_ROWS rows the first list becomes a segment too (its tag gains the class).
     if (this.block.kind === 'list' && this.block.segmented && this.parents[0] && !this.parents[0].classList.contains('md-seg'))
       this.parents[0].classList.add('md-seg');
     let at = 0;
@@ -122,6 +123,37 @@ export class RowTail {
       this.shown += end - at;
       at = end;
     }
+  }
+
+  /**
+   * The table shown so far has just passed SEGMENT_ROWS rows: it becomes the first segment in place, as RowBlock.html()
+   * writes it (the wrapper around it, its <colgroup>, and the roles of its parts), so no row is rendered again.
+   */
+  private toSegments(): void {
+    const table = this.parents[0]?.closest('table');
+    if (!table) return;
+    const shell = sanitizedFragment(`${RowBlock.tableOpen}<div class="md-tseg"></div>\n${RowBlock.tableClose}`);
+    const nodes = [...shell.childNodes];
+    const wrapper = shell.firstElementChild!;
+    const after = table.nextSibling;
+    table.before(shell);
+    wrapper.firstElementChild!.append(table);
+    // The line break written after the table is now the wrapper's.
+    if (after?.nodeType === Node.TEXT_NODE && after.textContent === '\n') after.remove();
+    this.placed = [...this.placed.filter((n) => n !== table && n !== after), ...nodes];
+    this.tableEl = wrapper;
+    const colgroup = sanitizedFragment(`<table>${this.block.columns}</table>`).querySelector('colgroup');
+    if (!colgroup) throw new Error('a segmented table without its columns');
+    table.querySelector('thead')?.before(colgroup, '\n');
+    // In the order the renderer writes them: after any class (markdownRows.ts, withRoles).
+    table.setAttribute('role', 'presentation');
+    const roles: Array<[string, string]> = [
+      ['thead, tbody', 'rowgroup'],
+      ['tr', 'row'],
+      ['th', 'columnheader'],
+      ['td', 'cell'],
+    ];
+    for (const [selector, role] of roles) for (const el of table.querySelectorAll(selector)) el.setAttribute('role', role);
   }
 
   private showOpen(open: string, html: string | null): void {

@@ -42,7 +42,7 @@ function lines(count: number, head: string, line: (i: number) => string): string
 }
 
 // The reply, and whether its first item stays the same node to the end (a list turning loose renders its items again,
-// once, and so does a table turning into segments; a block that is not one list is rendered whole).
+// once; a block that is not one list is rendered whole).
 const REPLIES: Array<[string, string, boolean?]> = [
   [
     'a long list between paragraphs',
@@ -54,6 +54,11 @@ const REPLIES: Array<[string, string, boolean?]> = [
   [
     'a long table, in segments',
     `Results:\n\n${lines(400, '| # | file | before | after |\n|--:|:-----|:------:|------|\n', (i) => `| ${i} | h${i}.ts | 500 | **401** |\n`)}\nDone.`,
+  ],
+  [
+    'a table just past one segment, with columns left out',
+    lines(SEGMENT_ROWS + 1, `${'| c '.repeat(66)}|\n${'|---'.repeat(66)}|\n`, (i) => `${'| x '.repeat(65)}| ${i} |\n`),
+    // A row is longer than a frame's text here: the first row seen is the open row's, replaced as it grows.
     false,
   ],
   ['a table of one segment', lines(SEGMENT_ROWS, '| # | file |\n|--:|:-----|\n', (i) => `| ${i} | h${i}.ts |\n`)],
