@@ -332,7 +332,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     );
   });
 
-  it('compacts on request and reports what it freed', async () => {
+  it('compacts on request and reports what it freed, also as compaction.applied (how: runtime)', async () => {
     core.server.on(
       { lastUserIncludes: /\[via panel\] turn \d with some content$/ },
       ...Array.from({ length: 3 }, () => ({ text: 'a reply long enough to be worth summarising later on' })),
@@ -346,6 +346,21 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const freed = await core.orchestrator.compact();
     assert.ok(freed.messagesRemoved > 0, `messages removed: ${freed.messagesRemoved}`);
     assert.ok(freed.tokensRemoved > 0, `tokens removed: ${freed.tokensRemoved}`);
+    // Callers hear of it as of Baton's own summarize step, told apart by `how`: the runtime's summary, what it removed
+    // of the three turns' six messages and what it kept.
+    const applied = ofType(core.events, 'compaction.applied');
+    assert.equal(applied.length, 1);
+    assert.deepEqual(
+      { ...applied[0]!.compaction, summary: applied[0]!.compaction.summary.includes('The user sent three numbered turns.') },
+      {
+        summary: true,
+        replacesFromIndex: 0,
+        replacesToIndex: freed.messagesRemoved - 1,
+        kept: 6 - freed.messagesRemoved,
+        tokensFreed: freed.tokensRemoved,
+        how: 'runtime',
+      },
+    );
     // The conversation goes on after compaction.
     assert.equal((await core.orchestrator.enqueue('after compaction', { channel: 'panel' }).done).status, 'complete');
   });
