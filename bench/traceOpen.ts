@@ -2,11 +2,12 @@
 // breaks the time from navigation to the first paint down by phase (thread time of the renderer's main thread, which
 // other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--tree] [--js --readable]
+//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--untraced | --tree | --js --readable]
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint). --tree prints each open's main-thread events;
-// --js adds the sampling profiler's self time per function (--readable keeps the names).
+// --js adds the sampling profiler's self time per function (--readable keeps the names); --untraced takes wall-clock
+// times only, without the tracing's own overhead.
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import type { Snapshot } from '../src/shared/protocol';
@@ -74,6 +75,22 @@ async function moduleLines(file: string): Promise<string[]> {
     if (m) current = m[1]!.replace(/^(node_modules\/(?:@[^/]+\/)?[^/]+)\/.*$/, '$1');
     return current;
   });
+}
+
+/** --untraced: wall-clock times only, as the panel bench's own opens take them (tracing slows the page a little). */
+async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot): Promise<OpenTrace> {
+  const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
+  try {
+    await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined', undefined, { timeout: 30_000 });
+    const t = (await wp.page.evaluate('({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, received: __batonHost.receivedAt })')) as Record<
+      string,
+      number
+    >;
+    const phases = Object.fromEntries(PHASES.map((p) => [p, NaN])) as Record<Phase, number>;
+    return { paint: t.paint!, ready: t.ready!, received: t.received!, cpu: NaN, backgroundCompile: NaN, phases, kinds: new Map(), lines: [] };
+  } finally {
+    await wp.close();
+  }
 }
 
 async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, opts: TraceOptions): Promise<OpenTrace> {
@@ -260,6 +277,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const opens = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
   const readable = args.includes('--readable');
+  const untraced = args.includes('--untraced');
   const builds: Array<[string, WebviewBuild]> = [['this', await buildWebview({ readable })]];
   const opts: TraceOptions = { tree: args.includes('--tree'), js: args.includes('--js'), modules: readable ? await moduleLines(builds[0]![1].js) : [] };
   for (let i = 0; i < args.length; i++) {
@@ -279,7 +297,7 @@ async function main(): Promise<void> {
       // Each build first in turn, so a change in the machine's load falls on all alike.
       const order = builds.map((_, i) => builds[(i + n) % builds.length]!);
       for (const [name, build] of order) {
-        const r = await traceOpen(browser, build, snapshot, opts);
+        const r = untraced ? await untracedOpen(browser, build, snapshot) : await traceOpen(browser, build, snapshot, opts);
         results.get(name)!.push(r);
         if (opts.tree || opts.js || builds.length === 1) {
           console.log(
@@ -308,7 +326,9 @@ async function main(): Promise<void> {
     ['background compile (worker threads)', (r) => r.backgroundCompile],
   ];
   console.log(`${''.padEnd(40)}${builds.map(([name]) => name.padEnd(20)).join('')}`);
-  for (const [label, get] of rows) console.log(`${label.padEnd(40)}${builds.map(([name]) => fmt(results.get(name)!.map(get)).padEnd(20)).join('')}`);
+  for (const [label, get] of rows)
+    if ([...results.values()].some((rs) => rs.some((r) => Number.isFinite(get(r)))))
+      console.log(`${label.padEnd(40)}${builds.map(([name]) => fmt(results.get(name)!.map(get)).padEnd(20)).join('')}`);
 }
 
 void main().catch((err) => {

@@ -179,6 +179,9 @@ export interface HostStub {
 
 // Page-side code is a plain string, not a function: tsx (esbuild with keepNames) would wrap inner functions in a
 // `__name` helper that does not exist in the page.
+// Each moment is also a user-timing mark (baton:ready, baton:received, baton:first-message, baton:first-paint): a
+// Chromium trace has them on its own clock, so trace analyses (bench/traceOpen.ts, the panel bench's CPU figure) cut
+// exactly there.
 const INIT_SCRIPT = String.raw`(function (arg) {
   var host = { posted: [], violations: [], state: arg.state };
   window.__batonHost = host;
