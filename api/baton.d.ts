@@ -332,7 +332,10 @@ export interface BatonCheckpoint {
   at: string;
 }
 
-/** What a compaction did (Warlock's compact command). Indices count the conversation's messages, oldest 0. */
+/**
+ * What a compaction did (Warlock's compact command). Indices count the conversation's messages, oldest 0; for
+ * `how: 'runtime'` (the runtime compacted its session by itself, or when asked with `.compact()`), the runtime's own.
+ */
 export interface BatonCompaction {
   summary: string;
   replacesFromIndex: number;

@@ -12,6 +12,7 @@ import { CopilotClient as Client, hermeticEnv, waitForEvent } from '../test/supp
 import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
+import { firstTurnTiming, runtimeTracingEnvironment, type FirstTurnTiming } from './runtimeFirstTurn';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,28 +204,69 @@ async function enterToFirstToken(core: CoreFixture, text: string): Promise<numbe
 
 /**
  * The first reply when the panel has been open for 2 s before Enter (what opening it sets going: panelOpened),
- * against a warm reply (the next message, same core). Each round is a fresh core and runtime.
+ * against a warm reply (the next message, same core). Each round is a fresh core and runtime, three of them in turn
+ * so all see the same machine noise: as Baton ships; the same with the runtime timing its own first turn (where the
+ * difference goes); and with the runtime's built-in GitHub MCP server turned off, which Baton does not do (that
+ * server's tools reach the orchestrator's model, so it is a trade-off this figure prices, not a fix).
  */
 async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
-  const first: number[] = [];
-  const warm: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const core = await startCore({ server, flushDelayMs: 250 });
+  const shipped = { first: [] as number[], warm: [] as number[] };
+  const noGitHubMcp = { first: [] as number[], warm: [] as number[] };
+  const timings: FirstTurnTiming[] = [];
+  const traces = await mkdtemp(join(tmpdir(), 'baton-bench-trace-'));
+  const once = async (into: { first: number[]; warm: number[] } | undefined, i: number, opts: { trace?: string; noGitHubMcp?: boolean }): Promise<void> => {
+    const core = await startCore({
+      server,
+      flushDelayMs: 250,
+      ...(opts.noGitHubMcp ? { extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } } : {}),
+    });
+    let sessionId: string | undefined;
     try {
+      // Read at the runtime's start, which opening the panel does.
+      if (opts.trace) core.workerSettings = { ...core.workerSettings, environment: runtimeTracingEnvironment(opts.trace) };
       void panelOpened(core, core.logger);
       await new Promise((r) => setTimeout(r, 2_000));
-      first.push(await enterToFirstToken(core, `after open ${i}`));
-      warm.push(await enterToFirstToken(core, `warm ${i}`));
+      const first = await enterToFirstToken(core, `after open ${i}`);
+      const warm = await enterToFirstToken(core, `warm ${i}`);
+      into?.first.push(first);
+      into?.warm.push(warm);
+      sessionId = keeperOf(core).current?.id;
     } finally {
       await core.dispose();
     }
+    if (opts.trace) {
+      const timing = sessionId ? await firstTurnTiming(opts.trace, sessionId) : undefined;
+      if (!timing) throw new Error('the runtime wrote no timing for the first turn');
+      timings.push(timing);
+    }
+  };
+  try {
+    for (let i = 0; i < rounds; i++) {
+      await once(shipped, i, {});
+      await once(undefined, i, { trace: join(traces, `round-${i}.jsonl`) });
+      await once(noGitHubMcp, i, { noGitHubMcp: true });
+    }
+  } finally {
+    await rm(traces, { recursive: true, force: true });
   }
-  const f = median(first);
-  const w = median(warm);
+  const f = median(shipped.first);
+  const w = median(shipped.warm);
   return [
     { name: 'first reply, panel open 2 s before Enter: Enter → first token (median)', value: f, unit: 'ms' },
     { name: 'warm reply: Enter → first token (median)', value: w, unit: 'ms' },
     { name: 'first reply after opening / warm reply', value: f / w, unit: '×', target: '≤ 1.5' },
+    {
+      name: "first turn: the runtime's own preparation before the model call (median, its timing)",
+      value: median(timings.map((t) => t.preparationMs)),
+      unit: 'ms',
+    },
+    { name: '… of which the built-in GitHub MCP server: authentication and connection (median)', value: median(timings.map((t) => t.githubMcpMs)), unit: 'ms' },
+    { name: "… of which the session's tool list: MCP catalog and tool initialization (median)", value: median(timings.map((t) => t.toolsMs)), unit: 'ms' },
+    {
+      name: 'first reply / warm reply with the built-in GitHub MCP server off (not shipped: its tools leave the orchestrator)',
+      value: median(noGitHubMcp.first) / median(noGitHubMcp.warm),
+      unit: '×',
+    },
   ];
 }
 

@@ -275,7 +275,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       journal: toolJournal,
     }),
   ];
-  const convos = new Conversations({ store, logger, build });
+  const convos = new Conversations({ store, logger, build, heldElsewhere: (id) => conversationClaims.holder(id)?.label });
   conversations = convos;
   chat = new ChatController(
     convos,

@@ -2,6 +2,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { LIVE_KEEP } from '../core/conversations/conversations';
+import { describeConversations } from '../core/conversations/conversationsReport';
 import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
@@ -60,6 +62,7 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     async () =>
       `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`,
   );
+  await check('Conversations', async () => describeConversations(core.conversations.list(), core.conversations.openCount, LIVE_KEEP));
   await check('Windows', async () => core.conversationClaims.describe());
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
   await check('Workers\u2019 sandbox', async () => {

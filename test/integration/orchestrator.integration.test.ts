@@ -126,6 +126,28 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(only?.messages.filter((m) => m.role === 'user').length, 1, 'the session had nothing in it before the message');
   });
 
+  it("connects the runtime's GitHub MCP server at the first message, not on opening, and offers its tools with Baton's", async () => {
+    // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a
+    // session's MCP servers at its first send and no RPC does it ahead. The built-in GitHub server's tools reach
+    // the orchestrator's model, so turning the server off to save that time would take them away.
+    core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
+    const mcpCalls = (): string[] =>
+      core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
+    await panelOpened(core, core.logger);
+    assert.deepEqual([mcpCalls(), core.server.chatRequests()], [[], []], 'opening the panel connected nothing and asked the model nothing');
+    core.server.on({ lastUserIncludes: '[via panel] first message' }, { text: 'one' });
+    core.server.on({ lastUserIncludes: '[via panel] second message' }, { text: 'two' });
+    await core.orchestrator.enqueue('first message', { channel: 'panel' }).done;
+    assert.ok(mcpCalls().includes('initialize') && mcpCalls().includes('tools/list'), `the first message connected it: ${mcpCalls().join(', ')}`);
+    const connected = mcpCalls().length;
+    await core.orchestrator.enqueue('second message', { channel: 'panel' }).done;
+    assert.equal(mcpCalls().length, connected, 'the second message found it connected');
+    const [first, second, ...more] = core.server.chatRequests();
+    assert.equal(more.length, 0);
+    const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
+    for (const request of [first!, second!]) assert.deepEqual([...request.tools].sort(), [...wired, 'github-mcp-server-get_issue'].sort());
+  });
+
   it('opening the panel on a resumed conversation leaves it whole (never compacted to prepare it)', async () => {
     core.server.on({ lastUserIncludes: '[via panel] remember the colour teal' }, { text: 'ok' });
     await core.orchestrator.enqueue('remember the colour teal', { channel: 'panel' }).done;
@@ -332,7 +354,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     );
   });
 
-  it('compacts on request and reports what it freed', async () => {
+  it('compacts on request and reports what it freed, also as compaction.applied (how: runtime)', async () => {
     core.server.on(
       { lastUserIncludes: /\[via panel\] turn \d with some content$/ },
       ...Array.from({ length: 3 }, () => ({ text: 'a reply long enough to be worth summarising later on' })),
@@ -346,6 +368,21 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const freed = await core.orchestrator.compact();
     assert.ok(freed.messagesRemoved > 0, `messages removed: ${freed.messagesRemoved}`);
     assert.ok(freed.tokensRemoved > 0, `tokens removed: ${freed.tokensRemoved}`);
+    // Callers hear of it as of Baton's own summarize step, told apart by `how`: the runtime's summary, what it removed
+    // of the three turns' six messages and what it kept.
+    const applied = ofType(core.events, 'compaction.applied');
+    assert.equal(applied.length, 1);
+    assert.deepEqual(
+      { ...applied[0]!.compaction, summary: applied[0]!.compaction.summary.includes('The user sent three numbered turns.') },
+      {
+        summary: true,
+        replacesFromIndex: 0,
+        replacesToIndex: freed.messagesRemoved - 1,
+        kept: 6 - freed.messagesRemoved,
+        tokensFreed: freed.tokensRemoved,
+        how: 'runtime',
+      },
+    );
     // The conversation goes on after compaction.
     assert.equal((await core.orchestrator.enqueue('after compaction', { channel: 'panel' }).done).status, 'complete');
   });

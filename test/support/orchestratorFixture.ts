@@ -2,6 +2,7 @@
 // the edges swapped: a scripted model server, the real Copilot runtime in a hermetic environment,
 // a real sql.js store on disk, recorded host actions and a permission broker the test answers.
 import * as assert from 'node:assert/strict';
+import type { SessionConfig } from '@github/copilot-sdk';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,8 @@ export interface StartCoreOptions {
   overrides?: Partial<BatonCoreDeps>;
   /** Merged over the hermetic environment: what VS Code's own environment would hold (e.g. a user's secrets). */
   env?: Record<string, string>;
+  /** Extra config for every session the runtime opens (the bench's variants, e.g. disabledMcpServers). */
+  extraSessionConfig?: Partial<SessionConfig>;
 }
 
 export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixture> {
@@ -118,7 +121,13 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
       broker,
       homeDir: env.HOME,
       store: { flushDelayMs: opts.flushDelayMs ?? 20 },
-      runtime: { env, copilotHome: env.COPILOT_HOME, workingDirectory: workspace, ...(token ? { gitHubToken: token } : {}) },
+      runtime: {
+        env,
+        copilotHome: env.COPILOT_HOME,
+        workingDirectory: workspace,
+        ...(token ? { gitHubToken: token } : {}),
+        ...(opts.extraSessionConfig ? { extraSessionConfig: opts.extraSessionConfig } : {}),
+      },
       retryDelaysMs: [50, 150, 300],
       healthCheckIntervalMs: 0,
       ...opts.overrides,

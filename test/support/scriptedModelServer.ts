@@ -59,6 +59,13 @@ export interface RecordedRequest {
   unscripted: boolean;
 }
 
+/** A tool as an MCP server lists it (`tools/list`). */
+export interface McpToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
 export interface MatchSpec {
   sessionId?: string;
   lastUserIncludes?: string | RegExp;
@@ -191,6 +198,7 @@ export class ScriptedModelServer {
   readonly url: string;
   private rules: ScriptRule[] = [];
   private models: ModelSpec[] = DEFAULT_MODELS.map((id) => ({ id }));
+  private mcpTools: McpToolSpec[] = [];
   private readonly sockets = new Set<Socket>();
   // Every delay/hang waits on this, so close()/reset() never leave a timer or a handler behind.
   private lifetime = new AbortController();
@@ -251,6 +259,11 @@ export class ScriptedModelServer {
     });
     this.rules.unshift(rule);
     return rule;
+  }
+
+  /** The tools the built-in GitHub MCP server endpoint lists (none by default), as an MCP server's `tools/list` gives them. */
+  setMcpTools(tools: McpToolSpec[]): void {
+    this.mcpTools = tools;
   }
 
   /** A sticky rule: its last response repeats forever. */
@@ -319,13 +332,14 @@ export class ScriptedModelServer {
   }
 
   /**
-   * Forgets rules, recordings and models, and drops requests still held open (hang/textThenHang/delay), so a server
+   * Forgets rules, recordings, models and MCP tools, and drops requests still held open (hang/textThenHang/delay), so a server
    * shared across tests starts each one clean.
    */
   reset(): void {
     this.rules = [];
     this.requests.length = 0;
     this.models = DEFAULT_MODELS.map((id) => ({ id }));
+    this.mcpTools = [];
     this.releaseHeld();
   }
 
@@ -377,7 +391,7 @@ export class ScriptedModelServer {
         res.writeHead(204).end();
         return;
       case 'mcp':
-        return answerMcp(rec, res);
+        return answerMcp(rec, res, this.mcpTools);
       case 'chat':
       case 'byok-chat':
         return this.answerChat(rec, res);
@@ -596,10 +610,11 @@ function classify(method: string, path: string): RequestKind {
 
 /**
  * The GitHub MCP server the runtime connects to for every Copilot session (production config
- * leaves it on), as a streamable-HTTP MCP server with no tools: the session starts without waiting
- * on a failed connection, and the model sees only the session's own tools.
+ * leaves it on), as a streamable-HTTP MCP server with no tools unless a test sets some
+ * (setMcpTools): the session starts without waiting on a failed connection, and by default the
+ * model sees only the session's own tools.
  */
-function answerMcp(rec: RecordedRequest, res: http.ServerResponse): void {
+function answerMcp(rec: RecordedRequest, res: http.ServerResponse, tools: McpToolSpec[]): void {
   if (rec.method !== 'POST') {
     res.writeHead(405).end();
     return;
@@ -621,7 +636,7 @@ function answerMcp(rec: RecordedRequest, res: http.ServerResponse): void {
         },
       });
     case 'tools/list':
-      return reply({ result: { tools: [] } });
+      return reply({ result: { tools } });
     case 'ping':
       return reply({ result: {} });
     default:

@@ -9,6 +9,8 @@ import {
   AUTO_MEMORIES_KEEP,
   CHECKPOINT_KEEP,
   CONVERSATIONS_KEEP,
+  TOOL_CONVERSATION_PREFIX,
+  TOOL_CONVERSATIONS_KEEP,
   INBOX_DELIVERED_KEEP,
   LOG_KEEP,
   SQUAD_DECISIONS_KEEP,
@@ -81,6 +83,21 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.equal(store.getState(`orchestrator_session_id@${oldest}`), undefined, "a dropped conversation's saved session goes with it");
     assert.equal(store.recentLog(10, oldest).length, 0, 'and its log');
     assert.equal(await count('SELECT COUNT(*) FROM conversations'), CONVERSATIONS_KEEP);
+  });
+
+  it(`conversations a tool call opened for itself keep their own ${TOOL_CONVERSATIONS_KEEP}: they never push out the user's`, async () => {
+    for (let i = 0; i < CONVERSATIONS_KEEP; i++) store.appendLog({ role: 'user', content: `mine ${i}`, conversation: `c-${i}` });
+    for (let i = 0; i < TOOL_CONVERSATIONS_KEEP + 30; i++) {
+      store.appendLog({ role: 'user', content: `from another agent ${i}`, conversation: `${TOOL_CONVERSATION_PREFIX}${i}` });
+    }
+    const tool = `substr(id, 1, ${TOOL_CONVERSATION_PREFIX.length}) = '${TOOL_CONVERSATION_PREFIX}'`;
+    assert.equal(await count(`SELECT COUNT(*) FROM conversations WHERE ${tool}`), TOOL_CONVERSATIONS_KEEP);
+    assert.equal(await count(`SELECT COUNT(*) FROM conversations WHERE NOT ${tool}`), CONVERSATIONS_KEEP, "every one of the user's is kept");
+    const ids = new Set(store.listConversations().map((c) => c.id));
+    assert.ok(ids.has('c-0') && ids.has(`${TOOL_CONVERSATION_PREFIX}${TOOL_CONVERSATIONS_KEEP + 29}`) && !ids.has(`${TOOL_CONVERSATION_PREFIX}0`));
+    store.createConversation('c-one-more');
+    assert.ok(!new Set(store.listConversations().map((c) => c.id)).has('c-0'), "a new one of the user's pushes out the user's oldest");
+    assert.equal(await count(`SELECT COUNT(*) FROM conversations WHERE ${tool}`), TOOL_CONVERSATIONS_KEEP);
   });
 
   it(`checkpoints keep the newest ${CHECKPOINT_KEEP} per conversation`, async () => {

@@ -3,7 +3,11 @@
 // conversation shown survives a reload, the 200-row log bound holds per conversation).
 import * as assert from 'node:assert/strict';
 import { ConversationError } from '../../src/core/conversations/conversationError';
+import { join } from 'node:path';
 import { LIVE_KEEP } from '../../src/core/conversations/conversations';
+import { ConversationClaims, newInstance, retireInstance } from '../../src/core/orchestrator/conversationClaims';
+import { describeConversations } from '../../src/core/conversations/conversationsReport';
+import { CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
 import { hangAfter, reply } from '../support/inMemoryAgentSessions';
 import { startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
@@ -121,5 +125,41 @@ describe('Conversations (in-memory runtime)', () => {
     const ready = f.events.filter((e) => e.type === 'session.ready' && e.conversation === 'c-old').at(-1);
     assert.ok(ready?.type === 'session.ready');
     assert.deepEqual([ready.how, ready.sessionId], ['resumed', session]);
+  });
+
+  it("the Doctor's line counts the kept and open conversations against their bounds and names the one answering", async () => {
+    f.sessions.script('orchestrator', reply('done'), hangAfter('still going'));
+    await f.core.conversations.enqueue('a finished question', { channel: 'api', conversation: 'c-done' }).done;
+    const running = f.core.conversations.enqueue('a question that takes its time', { channel: 'api', conversation: 'c-busy' });
+    await until(() => f.events.some((e) => e.type === 'turn.delta' && e.conversation === 'c-busy'), 'the answer to start');
+    const { conversations } = f.core;
+    assert.equal(
+      describeConversations(conversations.list(), conversations.openCount, LIVE_KEEP),
+      `3 of ${CONVERSATIONS_KEEP} kept; 3 of ${LIVE_KEEP} open in this window; shown: "${conversations.activeId}" (0 messages); answering: "a question that takes its time"`,
+    );
+    conversations.stop(running.turnId);
+    assert.equal((await running.done).status, 'cancelled');
+  });
+
+  it('refuses to delete a conversation another open window runs, saying which window; it is deleted once that window is gone', async () => {
+    f.sessions.script('orchestrator', reply('answered here'));
+    await f.core.conversations.enqueue('a question', { channel: 'api', conversation: 'c-theirs' }).done;
+    await until(() => !f.core.conversations.peek('c-theirs')!.busy, 'the turn to settle');
+    // Another window of this machine (its own core in a live process) takes the conversation over.
+    const mine = f.core.conversationClaims.self;
+    f.core.conversationClaims.release('c-theirs');
+    const instance = newInstance();
+    const other = new ConversationClaims(join(f.storageDir, 'claims'), { ...mine, instance, key: 'other-workspace', label: 'other-workspace' });
+    assert.equal(other.claim('c-theirs'), undefined);
+    const error = await f.core.conversations.delete('c-theirs').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof ConversationError && error.kind === 'held-elsewhere', String(error));
+    assert.match(error.message, /open in another VS Code window \(other-workspace\)/);
+    assert.equal(f.core.store.recentLog(10, 'c-theirs').length, 2, 'nothing was deleted');
+    retireInstance(instance);
+    await f.core.conversations.delete('c-theirs');
+    assert.equal(f.core.store.recentLog(10, 'c-theirs').length, 0);
   });
 });

@@ -29,6 +29,8 @@ import { agentTool, checkAsToolOptions } from './batonAgentTool';
 import { BatonApiError } from './batonApiError';
 import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
+import { TOOL_CONVERSATION_PREFIX } from '../store/bounds';
+import { ConversationError } from '../conversations/conversationError';
 
 export { BatonApiError, type BatonErrorKind } from './batonApiError';
 
@@ -150,7 +152,9 @@ export class BatonAccess {
     try {
       return this.core.pool.status(name);
     } catch (err) {
-      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+      // Another window runs it: a state of the session, not a bad argument.
+      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -168,7 +172,9 @@ export class BatonAccess {
     try {
       return this.core.conversationPort.get(conversation);
     } catch (err) {
-      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+      // Another window runs it: a state of the session, not a bad argument.
+      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -188,7 +194,9 @@ export class BatonAccess {
     try {
       await this.core.conversationPort.delete(id);
     } catch (err) {
-      throw new BatonApiError('invalid-input', err instanceof Error ? err.message : String(err));
+      // Another window runs it: a state of the session, not a bad argument.
+      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -237,7 +245,9 @@ export class BatonAccess {
       parameters: AGENT_TOOL_PARAMETERS,
       run: async (input, call) => {
         // 'shared' joins the conversation the call names: the SDK's calling session has one of its own.
-        const conversation = shared ? (call.conversation ?? (call.sdkSession ? sdkConversation(call.sdkSession) : undefined)) : `tool-${randomUUID()}`;
+        const conversation = shared
+          ? (call.conversation ?? (call.sdkSession ? sdkConversation(call.sdkSession) : undefined))
+          : `${TOOL_CONVERSATION_PREFIX}${randomUUID()}`;
         return replyText(await this.ask(input.message, 'tool', { signal: call.signal, ...(conversation ? { conversation } : {}) }));
       },
     });

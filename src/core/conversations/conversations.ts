@@ -39,6 +39,8 @@ export interface ConversationsOptions {
   logger: Logger;
   /** Builds the orchestrator of a conversation (not started). */
   build: (id: string) => Orchestrator;
+  /** The name of another live window that runs `id`, if one does (its claim: ConversationClaims.holder). */
+  heldElsewhere?: (id: string) => string | undefined;
 }
 
 /** What changed in the list: `active` when the panel is to show another conversation. */
@@ -167,6 +169,15 @@ export class Conversations {
    */
   async delete(id: string): Promise<void> {
     if (!this.has(id)) throw new ConversationError('not-found', `There is no conversation ${JSON.stringify(id)}.`);
+    // Its session is live in that window's runtime: deleting it from here would pull the session from under a window
+    // that goes on answering in it. That window deletes it, or it is deleted once that window is closed.
+    const holder = this.opts.heldElsewhere?.(id);
+    if (holder) {
+      throw new ConversationError(
+        'held-elsewhere',
+        `The conversation is open in another VS Code window (${holder}): delete it there, or close that window and try again.`,
+      );
+    }
     const orchestrator = this.get(id);
     const session = await orchestrator.forgetSession().catch((err: unknown) => {
       this.opts.logger.warn(`Deleting the session of conversation ${id} failed: ${String(err)}`);
@@ -199,6 +210,11 @@ export class Conversations {
   /** Takes a queued turn back, in whichever conversation it waits. */
   withdraw(turnId: string): boolean {
     return this.all().some((o) => o.withdraw(turnId));
+  }
+
+  /** How many conversations are open (live) in this window: at most LIVE_KEEP, plus any busy beyond it. */
+  get openCount(): number {
+    return this.live.size;
   }
 
   /** The live orchestrator of `id`, without building one. */

@@ -25,7 +25,8 @@ import { runWithRetries, type Attempt } from './retries';
 import { ModelRouter, parseRouterState } from './router';
 import type { OrchestratorOptions } from './orchestratorOptions';
 import { orchestratorSpec } from './orchestratorSpec';
-import { BatonClosingError, TurnError, type Job, type QueuedTurn, type TurnHandle } from './turn';
+import { BatonClosingError, TurnError, type QueuedTurn, type TurnHandle } from './turn';
+import { TurnQueue } from './turnQueue';
 import { TurnOutcome } from './turnOutcome';
 import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
@@ -44,8 +45,10 @@ export class Orchestrator {
   readonly onEvent = this.emitter.event;
 
   private readonly keeper: SessionKeeper;
-  private readonly queue: Job[] = [];
-  private processing = false;
+  private readonly queue = new TurnQueue(
+    (turn) => this.processTurn(turn),
+    (busy, queued) => this.fire({ type: 'busy', busy, queued }),
+  );
   private current: { turnId: string; abort: AbortController; origin: Origin } | undefined;
   private readonly router: ModelRouter;
   private healthTimer: NodeJS.Timeout | undefined;
@@ -53,8 +56,6 @@ export class Orchestrator {
   private readonly checkpoints: CheckpointWriter;
   private readonly outcome: TurnOutcome;
   private readonly lifecycle: TurnLifecycle;
-  /** The turn being processed, so dispose() can let it write its outcome before the store closes. */
-  private running: Promise<void> | undefined;
   private disposed = false;
   private readonly disposeReset: () => void;
 
@@ -128,7 +129,7 @@ export class Orchestrator {
   }
 
   get busy(): boolean {
-    return this.processing;
+    return this.queue.busy;
   }
 
   get queuedCount(): number {
@@ -183,9 +184,9 @@ export class Orchestrator {
       return remoteTurn(this.opts.shared, turnId, logId);
     }
     const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend, text, options: extras?.options });
-    this.queue.push({ kind: 'turn', turn });
-    this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
-    void this.pump();
+    this.queue.push(turn, () =>
+      this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) }),
+    );
     return handle;
   }
 
@@ -194,8 +195,7 @@ export class Orchestrator {
     if (this.disposed) return;
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
     this.opts.logger.info(`Running message ${row.id} from the window ${meta.window?.label ?? '?'} (pid ${meta.window?.pid ?? '?'})`);
-    this.queue.push({ kind: 'turn', turn: adoptedTurn(row, meta, turnId) });
-    void this.pump();
+    this.queue.push(adoptedTurn(row, meta, turnId));
   }
 
   /**
@@ -203,12 +203,7 @@ export class Orchestrator {
    * log row goes. False when it is not waiting (already running, or settled): then stop() is what ends it.
    */
   withdraw(turnId: string): boolean {
-    const index = this.queue.findIndex((job) => job.kind === 'turn' && job.turn.turnId === turnId);
-    const job = index >= 0 ? this.queue.splice(index, 1)[0] : undefined;
-    if (job?.kind !== 'turn') return false;
-    this.outcome.withdrawn(job.turn);
-    this.fireBusy();
-    return true;
+    return this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn));
   }
 
   /** The running turn's id, if one runs. */
@@ -228,10 +223,10 @@ export class Orchestrator {
    * between turns, with no model request. Nothing to do when a session is live or work is queued (that work will).
    */
   prewarm(): Promise<void> {
-    if (this.keeper.current || this.disposed || this.processing) return Promise.resolve();
+    if (this.keeper.current || this.disposed || this.queue.busy) return Promise.resolve();
     // Another live window runs this conversation: its session is not opened here too (messages go to that window).
     if (this.opts.shared?.ownerElsewhere()) return Promise.resolve();
-    return this.runTask(async () => {
+    return this.queue.task(async () => {
       // The runtime's own first-message setup too (warmUp), so the first reply waits for neither.
       if (!this.keeper.current) await (await this.keeper.ensure(this.currentModel)).warmUp(this.currentModel);
     });
@@ -263,12 +258,12 @@ export class Orchestrator {
    * Holds the conversation's lock at once: a turn starting meanwhile waits (lock.waiting). Undefined: nothing to fold.
    */
   summarizeNow(keep?: number): Promise<Compaction | undefined> {
-    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, undefined, this.running ?? Promise.resolve());
+    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, undefined, this.queue.running ?? Promise.resolve());
   }
 
   /** Asks the session to compact now (between turns), and reports what was freed. */
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
-    return this.runTask(async () => (await this.keeper.ensure(this.currentModel)).compact());
+    return this.queue.task(async () => (await this.keeper.ensure(this.currentModel)).compact());
   }
 
   /**
@@ -276,7 +271,7 @@ export class Orchestrator {
    * conversation and starts another: Conversations.create.)
    */
   newChat(): Promise<void> {
-    return this.runTask(async () => {
+    return this.queue.task(async () => {
       const old = this.keeper.forget();
       this.opts.store.clearLog();
       this.opts.store.setState(conversationStateKey(STATE_CONVERSATION, this.conversation), new Date().toISOString());
@@ -290,9 +285,9 @@ export class Orchestrator {
    */
   forgetSession(): Promise<string | undefined> {
     // Nothing waiting in a conversation being deleted runs: its queued turns are withdrawn, the running one stopped.
-    for (const job of [...this.queue]) if (job.kind === 'turn') this.withdraw(job.turn.turnId);
+    for (const turn of this.queue.waiting) this.withdraw(turn.turnId);
     this.stop();
-    return this.runTask(async () => {
+    return this.queue.task(async () => {
       const id = this.keeper.current?.id ?? this.keeper.savedId;
       const old = this.keeper.forget();
       this.opts.claims?.release(id);
@@ -313,42 +308,7 @@ export class Orchestrator {
    * next turn (a restarted runtime, a renewed session) holds the queue until it is done.
    */
   beforeNextTurn(fn: () => Promise<void> | void): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject) });
-      void this.pump();
-    });
-  }
-
-  /** Runs work between turns, so it never interleaves with a running one. */
-  private runTask<T>(fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ kind: 'task', run: () => fn().then(resolve, reject) });
-      void this.pump();
-    });
-  }
-
-  private async pump(): Promise<void> {
-    if (this.processing || this.disposed) return;
-    this.processing = true;
-    this.fireBusy();
-    try {
-      for (let job = this.queue.shift(); job && !this.disposed; job = this.queue.shift()) {
-        if (job.kind === 'task') await job.run().catch(() => undefined);
-        else {
-          this.running = this.processTurn(job.turn);
-          await this.running;
-          this.running = undefined;
-        }
-        this.fireBusy();
-      }
-    } finally {
-      this.processing = false;
-      this.fireBusy();
-    }
-  }
-
-  private fireBusy(): void {
-    this.fire({ type: 'busy', busy: this.processing, queued: this.queue.length });
+    return this.queue.first(fn);
   }
 
   private async processTurn(turn: QueuedTurn): Promise<void> {
@@ -421,12 +381,10 @@ export class Orchestrator {
     this.disposed = true;
     if (this.healthTimer) clearInterval(this.healthTimer);
     // The queue is emptied before the running turn is stopped, so nothing starts in between.
-    for (const job of this.queue.splice(0)) {
-      if (job.kind === 'turn') this.outcome.closedUnsent(job.turn);
-    }
+    for (const turn of this.queue.close()) this.outcome.closedUnsent(turn);
     this.current?.abort.abort(new BatonClosingError());
     // The running turn writes its outcome before the store closes.
-    await withTimeout(this.running ?? Promise.resolve(), 3000, 'turn did not settle').catch(() => undefined);
+    await withTimeout(this.queue.running ?? Promise.resolve(), 3000, 'turn did not settle').catch(() => undefined);
     this.disposeReset();
     const old = this.keeper.drop();
     await old?.disconnect();

@@ -10,6 +10,7 @@ import type { Logger } from '../util/logger';
 import type { OrchestratorEventBody } from './events';
 import { sessionFingerprint } from './fingerprint';
 import type { SessionClaims } from './sessionClaims';
+import { runtimeCompaction } from './runtimeCompaction';
 import { buildRecoveryPrompt } from './systemMessage';
 
 /** The saved session id and fingerprint, per conversation (conversationStateKey: MAIN_CONVERSATION's are these keys). */
@@ -49,6 +50,8 @@ export interface SessionKeeperOptions {
 
 export class SessionKeeper {
   private session: AgentSession | undefined;
+  /** Stops listening to the live session's own events. */
+  private unwatch: (() => void) | undefined;
   private model: string | undefined;
   private pendingRecovery: string | undefined;
   /** What the pending context is: a replaced session's recent turns, or a compaction's summary. */
@@ -134,6 +137,8 @@ export class SessionKeeper {
   drop(): AgentSession | undefined {
     const old = this.session;
     this.session = undefined;
+    this.unwatch?.();
+    this.unwatch = undefined;
     // The next session's model comes from the settings again (a switch_model shows at once).
     this.model = undefined;
     return old;
@@ -201,6 +206,7 @@ export class SessionKeeper {
     store.setState(this.fingerprintKey, fingerprint);
     this.fingerprint = fingerprint;
     this.session = session;
+    this.watch(session);
     this.model = model;
     logger.info(`Orchestrator session ${session.id} ${how} on ${model}`);
     this.opened = {
@@ -209,6 +215,16 @@ export class SessionKeeper {
     };
     this.opts.emit({ type: 'session.ready', sessionId: session.id, how, reason });
     return session;
+  }
+
+  /** A compaction the runtime made of the live session (by itself, or asked) is told like Baton's own. */
+  private watch(session: AgentSession): void {
+    this.unwatch?.();
+    this.unwatch = session.onEvent((e) => {
+      if (e.type !== 'session.compaction_complete') return;
+      const compaction = runtimeCompaction(e.data);
+      if (compaction) this.opts.emit({ type: 'compaction.applied', compaction });
+    });
   }
 
   private async switchModel(session: AgentSession, model: string): Promise<void> {

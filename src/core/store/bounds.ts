@@ -5,6 +5,13 @@
 export const LOG_KEEP = 200;
 /** conversations: the most recently active kept; an older one goes with its log (and its session, at the next start). */
 export const CONVERSATIONS_KEEP = 100;
+/**
+ * Conversations a tool call opened for itself (asTool with sessionScope 'fresh': one per call, ids with this prefix)
+ * are kept apart, the most recently active TOOL_CONVERSATIONS_KEEP: another agent's heavy use never pushes out the
+ * user's own conversations.
+ */
+export const TOOL_CONVERSATION_PREFIX = 'tool-';
+export const TOOL_CONVERSATIONS_KEEP = 20;
 /** checkpoints: the newest kept per conversation (Warlock keeps a session's whole history; 1,000 turns is months of use). */
 export const CHECKPOINT_KEEP = 1000;
 /** memories Baton noted on its own (source "auto"); the user's own are what they asked to keep. */

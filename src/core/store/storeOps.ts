@@ -2,7 +2,7 @@
 // journal until it is on disk; when another window changed the file meanwhile, the store loads that file and applies
 // the journal again on top, so both windows' rows survive. An op therefore carries everything it needs to be applied
 // twice with the same meaning: its timestamps, the ids it handed out, and row references frozen as RowRefs.
-import { CONVERSATIONS_KEEP, INBOX_DELIVERED_KEEP } from './bounds';
+import { CONVERSATIONS_KEEP, INBOX_DELIVERED_KEEP, TOOL_CONVERSATION_PREFIX, TOOL_CONVERSATIONS_KEEP } from './bounds';
 import { applyAreaOp, areaChangeKind, isAreaOp, type AreaOp } from './areaOps';
 import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
@@ -10,6 +10,7 @@ import type { SqlJsTables } from './sqlJsTables';
 import {
   conversationStateKey,
   MAIN_CONVERSATION,
+  type CheckpointRow,
   type InboxRow,
   type LogRole,
   type LogStatus,
@@ -47,18 +48,7 @@ export type StoreOp =
   | { op: 'createConversation'; id: string; ts: string; keep: number }
   | { op: 'renameConversation'; id: string; title: string }
   | { op: 'deleteConversation'; id: string }
-  | {
-      op: 'addCheckpoint';
-      conversation: string;
-      turn_index: number;
-      fingerprint: string;
-      route: string | null;
-      status: string;
-      input_tokens: number | null;
-      output_tokens: number | null;
-      ts: string;
-      keep: number;
-    }
+  | ({ op: 'addCheckpoint'; keep: number } & Omit<CheckpointRow, 'id'>)
   | { op: 'addMemory'; issued: number; category: MemoryCategory; content: string; source: MemorySource; ts: string; autoCap: number }
   | { op: 'touchMemories'; targets: RowRef[]; ts: string; promoteToUser: boolean }
   | { op: 'updateMemory'; target: RowRef; content: string }
@@ -144,7 +134,7 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
         const conversation = op.conversation ?? MAIN_CONVERSATION;
         const id = placeInsert(ctx, 'conversation_log', op.issued);
         const isNew = touchConversation(t, conversation, op.title ?? '', op.at ?? op.ts);
-        if (isNew) pruneConversations(t, op.keepConversations ?? CONVERSATIONS_KEEP);
+        if (isNew) pruneConversations(t, conversation, op.keepConversations ?? CONVERSATIONS_KEEP);
         return t.run('INSERT INTO conversation_log(id, conversation, role, content, source, status, meta, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
           id,
           conversation,
@@ -192,7 +182,7 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
           op.ts,
           op.ts,
         ]);
-        if (n) pruneConversations(t, op.keep);
+        if (n) pruneConversations(t, op.id, op.keep);
         return n;
       });
     case 'renameConversation':
@@ -308,10 +298,13 @@ function touchConversation(t: SqlJsTables, conversation: string, title: string, 
 }
 
 /** Keeps the `keep` most recently active conversations; the others go with their log and their state. */
-function pruneConversations(t: SqlJsTables, keep: number): void {
-  const over = t.number('SELECT count(*) FROM conversations') - keep;
+/** Keeps the most recently active conversations of `id`'s kind: a tool call's own (TOOL_CONVERSATIONS_KEEP), or the user's (`keep`). */
+function pruneConversations(t: SqlJsTables, id: string, keep: number): void {
+  const tool = id.startsWith(TOOL_CONVERSATION_PREFIX);
+  const ofKind = ['(substr(id, 1, ?) = ?) = ?', [TOOL_CONVERSATION_PREFIX.length, TOOL_CONVERSATION_PREFIX, tool ? 1 : 0]] as const;
+  const over = t.number(`SELECT count(*) FROM conversations WHERE ${ofKind[0]}`, [...ofKind[1]]) - (tool ? TOOL_CONVERSATIONS_KEEP : keep);
   if (over <= 0) return;
-  const stale = t.column('SELECT id FROM conversations ORDER BY last_activity, created_at, id LIMIT ?', [over]);
+  const stale = t.column(`SELECT id FROM conversations WHERE ${ofKind[0]} ORDER BY last_activity, created_at, id LIMIT ?`, [...ofKind[1], over]);
   dropConversations(t, stale.map(String));
 }
 

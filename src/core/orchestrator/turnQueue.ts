@@ -1,0 +1,98 @@
+// One conversation's queue: turns and between-turn tasks run one at a time, in order (concurrent sends to one SDK
+// session corrupt it). The Orchestrator decides what a turn does; this decides when.
+import type { Job, QueuedTurn } from './turn';
+
+export class TurnQueue {
+  private readonly jobs: Job[] = [];
+  private processing = false;
+  private closed = false;
+  /** The turn being processed, so closing can let it write its outcome before the store closes. */
+  private runningTurn: Promise<void> | undefined;
+
+  constructor(
+    private readonly runTurn: (turn: QueuedTurn) => Promise<void>,
+    /** Told whenever busy or the count waiting changes. */
+    private readonly onBusy: (busy: boolean, queued: number) => void,
+  ) {}
+
+  get busy(): boolean {
+    return this.processing;
+  }
+
+  get length(): number {
+    return this.jobs.length;
+  }
+
+  /** The running turn, if one runs. */
+  get running(): Promise<void> | undefined {
+    return this.runningTurn;
+  }
+
+  /** The turns still waiting, in order. */
+  get waiting(): QueuedTurn[] {
+    return this.jobs.flatMap((job) => (job.kind === 'turn' ? [job.turn] : []));
+  }
+
+  /** Queues a turn; `queued` runs once it is in the queue and before it can start (so "queued" is told before "started"). */
+  push(turn: QueuedTurn, queued?: () => void): void {
+    this.jobs.push({ kind: 'turn', turn });
+    queued?.();
+    void this.pump();
+  }
+
+  /** Runs work between turns, after everything queued so far, so it never interleaves with a running turn. */
+  task<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.jobs.push({ kind: 'task', run: () => fn().then(resolve, reject) });
+      void this.pump();
+    });
+  }
+
+  /** Runs `fn` before anything still queued (and after the running turn). */
+  first(fn: () => Promise<void> | void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.jobs.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject) });
+      void this.pump();
+    });
+  }
+
+  /** Takes a waiting turn out of the queue and hands it to `withdrawn`; false when it is not waiting (running or settled). */
+  take(turnId: string, withdrawn: (turn: QueuedTurn) => void): boolean {
+    const index = this.jobs.findIndex((job) => job.kind === 'turn' && job.turn.turnId === turnId);
+    const job = index >= 0 ? this.jobs.splice(index, 1)[0] : undefined;
+    if (job?.kind !== 'turn') return false;
+    withdrawn(job.turn);
+    this.fireBusy();
+    return true;
+  }
+
+  /** Nothing more starts; returns the turns that were waiting (tasks are dropped). */
+  close(): QueuedTurn[] {
+    this.closed = true;
+    return this.jobs.splice(0).flatMap((job) => (job.kind === 'turn' ? [job.turn] : []));
+  }
+
+  private async pump(): Promise<void> {
+    if (this.processing || this.closed) return;
+    this.processing = true;
+    this.fireBusy();
+    try {
+      for (let job = this.jobs.shift(); job && !this.closed; job = this.jobs.shift()) {
+        if (job.kind === 'task') await job.run().catch(() => undefined);
+        else {
+          this.runningTurn = this.runTurn(job.turn);
+          await this.runningTurn;
+          this.runningTurn = undefined;
+        }
+        this.fireBusy();
+      }
+    } finally {
+      this.processing = false;
+      this.fireBusy();
+    }
+  }
+
+  private fireBusy(): void {
+    this.onBusy(this.processing, this.jobs.length);
+  }
+}
