@@ -122,8 +122,10 @@ async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapsh
 }
 
 function analyse(events: TraceEvent[], opts: TraceOptions): OpenTrace {
-  const nav = events.filter((e) => e.name === 'navigationStart').sort((a, b) => b.ts - a.ts)[0];
-  if (!nav) throw new Error('the trace has no navigationStart');
+  // The page's navigation: the last navigationStart of the renderer whose page marked its first paint.
+  const paintMark = events.find((e) => e.name === 'baton:first-paint');
+  const nav = events.filter((e) => e.name === 'navigationStart' && e.pid === paintMark?.pid && e.ts < paintMark.ts).sort((a, b) => b.ts - a.ts)[0];
+  if (!nav) throw new Error('the trace has no navigationStart before a baton:first-paint mark');
   // The page's stub (test/support/webviewPage.ts) marks its moments; marks carry the trace's clock.
   const mark = (name: string): number => {
     const m = events.find((e) => e.name === name && e.pid === nav.pid);
@@ -196,6 +198,9 @@ function analyse(events: TraceEvent[], opts: TraceOptions): OpenTrace {
     events
       .filter((e) => e.pid === nav.pid && e.tid !== nav.tid && e.ph === 'X' && e.name === 'v8.parseOnBackground' && e.ts < end)
       .reduce((sum, e) => sum + (e.tdur ?? e.dur ?? 0), 0) / 1000;
+  for (const e of events)
+    if (e.pid === nav.pid && e.tid !== nav.tid && e.ph === 'X' && e.name === 'v8.parseOnBackground' && e.ts < end)
+      lines.push(`  background compile ${String(e.args?.data?.url ?? '').replace(/^.*\//, '')}: ${((e.tdur ?? e.dur ?? 0) / 1000).toFixed(1)} ms`);
   if (opts.js) lines.push(...jsProfile(events, nav, end, opts.modules, mark('baton:ready'), received));
   return {
     paint: (end - nav.ts) / 1000,
