@@ -74,15 +74,27 @@ async function benchTurns(server: ScriptedModelServer, turns: number): Promise<B
 
   const raw: number[] = [];
   const orch: number[] = [];
+  // This process's CPU time per turn too (the SDK's client, Baton, the scripted server): on a shared machine it varies
+  // far less than wall time, and the difference is Baton's own work per turn.
+  const rawCpu: number[] = [];
+  const orchCpu: number[] = [];
+  const cpuSince = (c: NodeJS.CpuUsage): number => {
+    const used = process.cpuUsage(c);
+    return (used.user + used.system) / 1000;
+  };
   const rawTurn = async (i: number): Promise<void> => {
+    const c = process.cpuUsage();
     const t = performance.now();
     await session.sendAndWait({ prompt: `raw turn ${i}` }, 30_000);
     raw.push(performance.now() - t);
+    rawCpu.push(cpuSince(c));
   };
   const orchTurn = async (i: number): Promise<void> => {
+    const c = process.cpuUsage();
     const t = performance.now();
     await core.orchestrator.enqueue(`orchestrated turn ${i}`, { channel: 'panel' }).done;
     orch.push(performance.now() - t);
+    orchCpu.push(cpuSince(c));
   };
   // Interleaved, and alternating which goes first, so both see the same machine noise.
   for (let i = 0; i < turns; i++) {
@@ -109,6 +121,10 @@ async function benchTurns(server: ScriptedModelServer, turns: number): Promise<B
     { name: 'turn overhead ratio (orchestrator / raw)', value: orchMedian / rawMedian, unit: '×', target: '≤ 1.05' },
     // On a scripted ~15 ms turn the ratio magnifies a fixed cost; on a real model turn of seconds it vanishes.
     { name: 'turn overhead, absolute (orchestrator − raw)', value: orchMedian - rawMedian, unit: 'ms' },
+    // Interleaved pairs see the same moment's load: the median of their ratios is steadier than the ratio of medians.
+    { name: 'turn overhead ratio, median of interleaved pairs', value: median(orch.map((o, i) => o / raw[i]!)), unit: '×' },
+    { name: 'host CPU per turn: raw SDK (median)', value: median(rawCpu), unit: 'ms' },
+    { name: 'host CPU per turn: Baton orchestrator (median)', value: median(orchCpu), unit: 'ms' },
     { name: 'first delta: SDK event → panel message (median)', value: median(latencies), unit: 'ms', target: '≤ 5' },
     { name: 'delta: SDK event → panel message (max)', value: Math.max(...latencies), unit: 'ms' },
   ];

@@ -10,6 +10,8 @@
 //   list (one table body row) of the block's kind; otherwise the whole block is rendered the usual way.
 // - A list's looseness belongs to the whole list (CommonMark): each item is told the list's, and when a later item
 //   makes the list loose, the items before it are rendered again, once.
+// - A table of more than SEGMENT_ROWS rows is written as segments too (see TABLE_OPEN): when a streamed table passes
+//   that many, the table shown so far becomes the first segment where it is.
 import type { Token } from 'markdown-it';
 import { columnNote, fitsMarkdownRender, parseBlock, renderBlock, renderTokenRange, type RenderEnv } from './markdownRender';
 import { RowCutter, rowShape, type RowShape } from './rowCutter';
@@ -20,6 +22,25 @@ import { RowCutter, rowShape, type RowShape } from './rowCutter';
  * frame's style, layout and paint walked them all, 100–250 ms a frame.
  */
 export const SEGMENT_ROWS = 100;
+
+/**
+ * A table of more rows than SEGMENT_ROWS: one table for assistive technology (the wrapper's role, and explicit roles
+ * on its row groups, rows and cells), drawn as consecutive tables of SEGMENT_ROWS rows, each laid out and painted only
+ * near the viewport (styles/markdown.css). In one table, the browser laid out every cell again on each streamed frame:
+ * 20–40 ms a frame at 3,000 rows. The segments share one fixed column layout (table-layout: fixed, the same <col>
+ * widths), so their columns line up exactly; the widths are the text lengths of the header and the first segment's
+ * cells, known from the source, so the one-shot render and the stream write the same markup.
+ */
+const TABLE_OPEN = '<div class="md-table" role="table">\n';
+const TABLE_CLOSE = '</div>\n';
+const TABLE_SEGMENT_CLOSE = '</tbody>\n</table></div>\n';
+/**
+ * A column's share is its longest cell's text length, within these bounds (so a long cell does not starve the rest),
+ * plus about what a cell's padding takes in characters (so a column of short numbers does not wrap them).
+ */
+const MIN_COLUMN_CHARS = 3;
+const MAX_COLUMN_CHARS = 40;
+const COLUMN_PADDING_CHARS = 3;
 
 const LIST_OPEN = new Set(['bullet_list_open', 'ordered_list_open']);
 
@@ -137,8 +158,11 @@ interface Row {
   html: string;
 }
 
-/** What a commit did to the rows' HTML. */
-export type RowChange = { rerendered: false; added: string[] } | { rerendered: true; all: string[] };
+/**
+ * What a commit did to the rows' HTML. `segmented`: the table has just turned into segments; the rows shown so far
+ * are its first segment's, given their roles where they are (see RowTail).
+ */
+export type RowChange = { rerendered: false; added: string[]; segmented?: true } | { rerendered: true; all: string[] };
 
 /**
  * One list or table block, rendered a row at a time as it grows. Finished rows are rendered once (all again, once,
@@ -156,6 +180,9 @@ export class RowBlock {
   private start = 1;
   /** Items before each segment of SEGMENT_ROWS rows. */
   private readonly itemsBefore: number[] = [0];
+  /** A segmented table's <colgroup> and head, set when it becomes segmented. */
+  private colgroup = '';
+  private segmentHead = '';
 
   private constructor(
     readonly shape: RowShape,
@@ -200,6 +227,7 @@ export class RowBlock {
     const ends = this.cutter.ends;
     const added: Row[] = [];
     const wasLoose = this.loose;
+    const wasSegmented = this.segmented;
     // A table's new rows are parsed together, under the head once (a row never changes another's HTML).
     const batch = this.shape.kind === 'table' && ends.length > this.rows.length ? this.parseTableBatch(src, ends) : undefined;
     if (batch === null) return null;
@@ -213,23 +241,34 @@ export class RowBlock {
       this.hidden = Math.max(this.hidden, parsed.hidden);
       added.push({ parsed, html: '' });
     }
-    if (this.loose !== wasLoose && this.rows.length > 0) {
-      this.rows.push(...added);
-      for (const row of this.rows) row.html = this.rowHtml(row.parsed);
-      return { rerendered: true, all: this.rows.map((r) => r.html) };
-    }
-    for (const row of added) row.html = this.rowHtml(row.parsed);
+    const shown = this.rows.length;
     this.rows.push(...added);
-    return { rerendered: false, added: added.map((r) => r.html) };
+    const tableSegmented = this.shape.kind === 'table' && !wasSegmented && this.segmented;
+    if (tableSegmented) this.segmentTable();
+    // A list turning loose renders the items before again, once. A table turning into segments keeps its rows in the
+    // DOM (RowTail gives them their roles); their HTML here gains the roles for html().
+    const rerender = shown > 0 && this.loose !== wasLoose;
+    for (const row of rerender || tableSegmented ? this.rows : added) row.html = this.rowHtml(row.parsed);
+    if (rerender) return { rerendered: true, all: this.rows.map((r) => r.html) };
+    const change: RowChange = { rerendered: false, added: added.map((r) => r.html) };
+    if (tableSegmented && shown > 0) change.segmented = true;
+    return change;
   }
 
-  /** Whether the list is written in segments (it has more than SEGMENT_ROWS rows). */
+  /** Whether the list or table is written in segments (it has more than SEGMENT_ROWS rows). */
   get segmented(): boolean {
-    return this.shape.kind === 'list' && this.rows.length > SEGMENT_ROWS;
+    return this.rows.length > SEGMENT_ROWS;
   }
 
-  /** The opening tag of a list's segment `s` (the whole list's, while it is not segmented). */
+  /**
+   * What opens segment `s`: a list's opening tag (the whole list's, while it is not segmented), or a segmented
+   * table's segment up to its <tbody> (the first with the head). A segmented table's segments go inside TABLE_OPEN.
+   */
   segmentOpen(s: number): string {
+    if (this.shape.kind === 'table') {
+      const head = s === 0 ? this.segmentHead : '';
+      return `<div class="md-tseg"><table role="presentation">\n${this.colgroup}${head}<tbody role="rowgroup">\n`;
+    }
     if (!this.segmented) return this.listOpen;
     const ordered = this.shape.marker === '.' || this.shape.marker === ')';
     for (let i = this.itemsBefore.length; i <= s; i++) {
@@ -256,7 +295,26 @@ export class RowBlock {
     if (this.shape.kind === 'list' && this.rows.length === 0) this.openList(parsed.tokens);
     return this.shape.kind === 'list'
       ? listItemsHtml(parsed, this.loose || parsed.loose, { ...this.env, open: true })
-      : tableRowHtml(parsed, { ...this.env, open: true });
+      : tableRowHtml(parsed, { ...this.env, open: true }, this.segmented);
+  }
+
+  /** A segmented table's <colgroup> (and the line break after it). */
+  get columns(): string {
+    return this.colgroup;
+  }
+
+  /** What closes each segment (see segmentOpen). */
+  get segmentClose(): string {
+    return this.shape.kind === 'table' ? TABLE_SEGMENT_CLOSE : this.listClose;
+  }
+
+  /** What wraps a segmented table's segments. */
+  static readonly tableOpen = TABLE_OPEN;
+  static readonly tableClose = TABLE_CLOSE;
+
+  /** The note after a table on the columns it leaves out ('' when none are). */
+  get note(): string {
+    return this.shape.kind === 'table' && this.hidden ? columnNote(this.hidden) : '';
   }
 
   /** The HTML before the rows (a list's opening tag; a table's head and `<tbody>`), once a row is committed. */
@@ -274,13 +332,14 @@ export class RowBlock {
   /** The whole block's HTML: what renderRows gives for it, once `commit(src, true)` has succeeded. */
   html(): string {
     if (this.segmented) {
-      let html = '';
+      const table = this.shape.kind === 'table';
+      let html = table ? TABLE_OPEN : '';
       for (let at = 0; at < this.rows.length; at += SEGMENT_ROWS) {
         html += this.segmentOpen(at / SEGMENT_ROWS);
         for (const row of this.rows.slice(at, at + SEGMENT_ROWS)) html += row.html;
-        html += this.listClose;
+        html += this.segmentClose;
       }
-      return html;
+      return table ? html + TABLE_CLOSE + this.note : html;
     }
     let html = this.before;
     for (const row of this.rows) html += row.html;
@@ -318,7 +377,26 @@ export class RowBlock {
   }
 
   private rowHtml(parsed: ParsedRow): string {
-    return this.shape.kind === 'list' ? listItemsHtml(parsed, this.loose, this.env) : tableRowHtml(parsed, this.env);
+    return this.shape.kind === 'list' ? listItemsHtml(parsed, this.loose, this.env) : tableRowHtml(parsed, this.env, this.segmented);
+  }
+
+  /** The table has just become segmented: its column widths, from the head and the first segment, and its head. */
+  private segmentTable(): void {
+    const frame = this.frame!;
+    const lengths = cellLengths(frame.tokens.slice(0, frame.theadEnd), []);
+    for (const row of this.rows.slice(0, SEGMENT_ROWS)) cellLengths(row.parsed.tokens, lengths);
+    const chars = lengths.map((n) => Math.min(MAX_COLUMN_CHARS, Math.max(MIN_COLUMN_CHARS, n)) + COLUMN_PADDING_CHARS);
+    const total = chars.reduce((a, b) => a + b, 0);
+    let left = 100;
+    const widths = chars.map((n, i) => {
+      // The last column takes what is left, so the widths add up to exactly 100 %.
+      const w = i === chars.length - 1 ? left : Math.round((10_000 * n) / total) / 100;
+      left = Math.round((left - w) * 100) / 100;
+      return w;
+    });
+    this.colgroup = `<colgroup>${widths.map((w) => `<col width="${w}%">`).join('')}</colgroup>\n`;
+    withRoles(frame.tokens, 0, frame.theadEnd);
+    this.segmentHead = renderTokenRange(frame.tokens, 1, frame.theadEnd, this.env);
   }
 
   private openList(tokens: Token[]): void {
@@ -328,9 +406,37 @@ export class RowBlock {
   }
 }
 
-/** A table row's `<tr>…</tr>\n` (its tokens run from tbody_open to table_close). */
-function tableRowHtml(row: ParsedRow, env: RenderEnv): string {
+/** A table row's `<tr>…</tr>\n` (its tokens run from tbody_open to table_close); `roles`: a segmented table's row. */
+function tableRowHtml(row: ParsedRow, env: RenderEnv, roles = false): string {
+  if (roles) withRoles(row.tokens, 1, row.tokens.length - 2);
   return renderTokenRange(row.tokens, 1, row.tokens.length - 2, env);
+}
+
+const TABLE_ROLES: Record<string, string> = { thead_open: 'rowgroup', tr_open: 'row', th_open: 'columnheader', td_open: 'cell' };
+
+/** Gives a segmented table's parts their roles: its <table> elements are presentational (see TABLE_OPEN). */
+function withRoles(tokens: Token[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const role = TABLE_ROLES[tokens[i]!.type];
+    if (role) tokens[i]!.attrSet('role', role);
+  }
+}
+
+/** Grows `lengths` (one per header column) to the text length of each cell of `tokens` (a table's rows). */
+function cellLengths(tokens: Token[], lengths: number[]): number[] {
+  let column = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.type === 'tr_open') column = 0;
+    else if (t.type === 'th_open' || t.type === 'td_open') {
+      const inline = tokens[i + 1];
+      const n = inline?.type === 'inline' ? inline.content.length : 0;
+      if (t.type === 'th_open') lengths[column] = Math.max(lengths[column] ?? 0, n);
+      else if (column < lengths.length) lengths[column] = Math.max(lengths[column]!, n);
+      column++;
+    }
+  }
+  return lengths;
 }
 
 /** A whole list or table block rendered row by row, or null when it is neither (or a row is not what it seemed). */

@@ -10,6 +10,7 @@
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageView, type Post } from './messageView';
+import { StreamBudget } from './streamBudget';
 
 /** Distance from the bottom, in px, within which the view keeps following new content. */
 const PIN_SLACK = 32;
@@ -20,8 +21,6 @@ const OLDER_CHUNK = 200;
 const RENDER_AHEAD = 1200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
 const FRAME_BUDGET_MS = 8;
-/** Streamed characters rendered per message per frame; more waits for the next frame (see MessageView.flush). */
-const FLUSH_CHARS = 2048;
 
 export interface MessageListHooks {
   /** A message finished (streaming ended, or a complete one arrived): a moment to announce it. */
@@ -42,6 +41,8 @@ export class MessageList {
   private perLine = 60;
   private readonly dirty = new Set<MessageView>();
   private readonly lazy = new Set<MessageView>();
+  /** Streamed characters rendered per message per frame; more waits for the next frame (see MessageView.flush). */
+  private readonly budget = new StreamBudget();
   private checkViewport = false;
   private frame = 0;
   /** The frame after a snapshot only paints it: older shells and renders ahead wait for the next one. */
@@ -304,7 +305,10 @@ export class MessageList {
     }
     for (const view of this.dirty) {
       const wasStreaming = view.isStreaming;
-      view.flush(FLUSH_CHARS);
+      const before = view.pendingChars;
+      const started = performance.now();
+      view.flush(this.budget.chars);
+      if (view.isRendered) this.budget.record(before - view.pendingChars, performance.now() - started);
       if (!view.hasWork) this.dirty.delete(view);
       if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
     }

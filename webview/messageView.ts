@@ -134,6 +134,11 @@ export class MessageView {
     this.pending += delta;
   }
 
+  /** Characters of delta text waiting for a frame. */
+  get pendingChars(): number {
+    return this.pending.length;
+  }
+
   /** Deltas or patches are waiting for a frame. */
   get hasWork(): boolean {
     return this.pending !== '' || this.deferred.length > 0;

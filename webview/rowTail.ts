@@ -10,8 +10,10 @@ import { sanitizedFragment } from './sanitize';
 export class RowTail {
   /** Every node this view put before the anchor (lists or the table, and the text nodes between them). */
   private placed: ChildNode[] = [];
-  /** Where rows go: each segment's list (see SEGMENT_ROWS), or the table's tbody. */
+  /** Where rows go: each segment's list or tbody (see SEGMENT_ROWS), or the table's tbody. */
   private parents: Element[] = [];
+  /** A segmented table's wrapper, which its segments go into. */
+  private tableEl: Element | undefined;
   /** Rows in the DOM (committed; the open row is not counted). */
   private shown = 0;
   /** Nodes showing the open row inside the last parent; or the open row as text in the anchor (rawTail.ts). */
@@ -36,6 +38,7 @@ export class RowTail {
     for (const node of this.placed) node.remove();
     this.placed = [];
     this.parents = [];
+    this.tableEl = undefined;
     this.shown = 0;
   }
 
@@ -71,7 +74,7 @@ export class RowTail {
       tbody.remove();
       if (next?.nodeType === Node.TEXT_NODE && next.textContent === '\n') next.remove();
     }
-    return [...sanitizedFragment(this.block.after.replace(/^(<\/tbody>\n)?<\/table>\n/, '')).childNodes];
+    return [...sanitizedFragment(this.block.note).childNodes];
   }
 
   /** The element rows of segment `s` go into, made (with what goes around it) when first needed. */
@@ -79,14 +82,22 @@ export class RowTail {
     const existing = this.parents[s];
     if (existing) return existing;
     const isTable = this.block.kind === 'table';
-    // The table's head and an empty body; or a list's opening tag (known from its first item) and closing tag.
-    const html = isTable ? `${this.block.before.replace(/<tbody>\n$/, '')}<tbody>\n</tbody>\n</table>\n` : this.block.segmentOpen(s) + this.block.after;
+    const segmentedTable = isTable && this.block.segmented;
+    // The table's head and an empty body; a segment of a segmented table (the first in the table's wrapper); or a
+    // list's opening tag (known from its first item) and closing tag.
+    let html = this.block.segmentOpen(s) + this.block.segmentClose;
+    if (!segmentedTable && isTable) html = `${this.block.before.replace(/<tbody>\n$/, '')}<tbody>\n</tbody>\n</table>\n`;
+    else if (segmentedTable && !this.tableEl) html = RowBlock.tableOpen + html + RowBlock.tableClose;
     const shell = sanitizedFragment(html);
     const top = shell.firstElementChild;
+    if (segmentedTable && !this.tableEl) this.tableEl = top ?? undefined;
     const parent = (isTable ? top?.querySelector('tbody') : top) ?? undefined;
     if (!parent) throw new Error('a list or table shell without its element');
-    this.placed.push(...shell.childNodes);
-    this.anchor.before(shell);
+    if (segmentedTable && this.tableEl !== top) this.tableEl!.append(shell);
+    else {
+      this.placed.push(...shell.childNodes);
+      this.anchor.before(shell);
+    }
     this.parents[s] = parent;
     return parent;
   }
@@ -95,12 +106,14 @@ export class RowTail {
     const rows = change.rerendered ? change.all : change.added;
     if (!rows.length) return;
     this.clearOpen();
+    if (!change.rerendered && change.segmented) this.toSegments();
     if (change.rerendered) {
       this.discard();
     }
-    const segment = (i: number) => (this.block.kind === 'table' ? 0 : Math.floor(i / SEGMENT_ROWS));
+    const segment = (i: number) => (this.block.segmented ? Math.floor(i / SEGMENT_ROWS) : 0);
     // Past SEGMENT_ROWS rows the first list becomes a segment too (its tag gains the class).
-    if (this.block.segmented && this.parents[0] && !this.parents[0].classList.contains('md-seg')) this.parents[0].classList.add('md-seg');
+    if (this.block.kind === 'list' && this.block.segmented && this.parents[0] && !this.parents[0].classList.contains('md-seg'))
+      this.parents[0].classList.add('md-seg');
     let at = 0;
     while (at < rows.length) {
       const s = segment(this.shown);
@@ -110,6 +123,37 @@ export class RowTail {
       this.shown += end - at;
       at = end;
     }
+  }
+
+  /**
+   * The table shown so far has just passed SEGMENT_ROWS rows: it becomes the first segment in place, as RowBlock.html()
+   * writes it (the wrapper around it, its <colgroup>, and the roles of its parts), so no row is rendered again.
+   */
+  private toSegments(): void {
+    const table = this.parents[0]?.closest('table');
+    if (!table) return;
+    const shell = sanitizedFragment(`${RowBlock.tableOpen}<div class="md-tseg"></div>\n${RowBlock.tableClose}`);
+    const nodes = [...shell.childNodes];
+    const wrapper = shell.firstElementChild!;
+    const after = table.nextSibling;
+    table.before(shell);
+    wrapper.firstElementChild!.append(table);
+    // The line break written after the table is now the wrapper's.
+    if (after?.nodeType === Node.TEXT_NODE && after.textContent === '\n') after.remove();
+    this.placed = [...this.placed.filter((n) => n !== table && n !== after), ...nodes];
+    this.tableEl = wrapper;
+    const colgroup = sanitizedFragment(`<table>${this.block.columns}</table>`).querySelector('colgroup');
+    if (!colgroup) throw new Error('a segmented table without its columns');
+    table.querySelector('thead')?.before(colgroup, '\n');
+    // In the order the renderer writes them: after any class (markdownRows.ts, withRoles).
+    table.setAttribute('role', 'presentation');
+    const roles: Array<[string, string]> = [
+      ['thead, tbody', 'rowgroup'],
+      ['tr', 'row'],
+      ['th', 'columnheader'],
+      ['td', 'cell'],
+    ];
+    for (const [selector, role] of roles) for (const el of table.querySelectorAll(selector)) el.setAttribute('role', role);
   }
 
   private showOpen(open: string, html: string | null): void {

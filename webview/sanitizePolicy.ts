@@ -8,6 +8,8 @@ export const ALLOWED_TAGS = [
   'br',
   'button',
   'code',
+  'col',
+  'colgroup',
   'del',
   'div',
   'em',
@@ -34,6 +36,6 @@ export const ALLOWED_TAGS = [
   'tr',
   'ul',
 ];
-export const ALLOWED_ATTR = ['href', 'title', 'class', 'start', 'type', 'disabled', 'checked', 'aria-label', 'data-action', 'data-testid'];
+export const ALLOWED_ATTR = ['href', 'title', 'class', 'start', 'type', 'disabled', 'checked', 'aria-label', 'data-action', 'data-testid', 'role', 'width'];
 /** http(s), mailto, file, or no scheme at all (a relative path, #anchor); the same rule as safeHref. */
 export const ALLOWED_URI_REGEXP = /^(?:(?:https?|mailto|file):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;

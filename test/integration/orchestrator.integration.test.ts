@@ -129,7 +129,9 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   it("connects the runtime's GitHub MCP server at the first message, not on opening, and offers its tools with Baton's", async () => {
     // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a
     // session's MCP servers at its first send and no RPC does it ahead. The built-in GitHub server's tools reach
-    // the orchestrator's model, so turning the server off to save that time would take them away.
+    // the orchestrator's model, so turning the server off to save that time would take them away. They are read
+    // tools only: the runtime connects to the server's read-only endpoint, and the orchestrator may use them as it
+    // answers (reading an issue is an answer it can give itself).
     core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
     const mcpCalls = (): string[] =>
       core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
@@ -139,6 +141,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     core.server.on({ lastUserIncludes: '[via panel] second message' }, { text: 'two' });
     await core.orchestrator.enqueue('first message', { channel: 'panel' }).done;
     assert.ok(mcpCalls().includes('initialize') && mcpCalls().includes('tools/list'), `the first message connected it: ${mcpCalls().join(', ')}`);
+    const endpoints = new Set(core.server.requests.filter((r) => r.path.startsWith('/mcp')).map((r) => r.path));
+    assert.deepEqual([...endpoints], ['/mcp/readonly'], "the server's read-only endpoint, never the read-write one");
     const connected = mcpCalls().length;
     await core.orchestrator.enqueue('second message', { channel: 'panel' }).done;
     assert.equal(mcpCalls().length, connected, 'the second message found it connected');

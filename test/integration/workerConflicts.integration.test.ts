@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 
 const run = promisify(execFile);
@@ -39,26 +40,8 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
   const card = (worker: string) => core.pool.list().find((w) => w.name === worker);
   const mine = (worker: string) => (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
 
-  const scriptWorker = (worker: string, command: string): void => {
-    core.server.on(
-      {
-        predicate: (r) => mine(worker)(r) && r.lastUserText?.includes(`TASK-${worker}`) === true && r.messages.at(-1)?.role !== 'tool',
-        name: `${worker} edits`,
-      },
-      { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] },
-    );
-    core.server.on(
-      {
-        predicate: (r) => mine(worker)(r) && r.lastUserText?.includes(`TASK-${worker}`) === true && r.messages.at(-1)?.role === 'tool',
-        name: `${worker} report`,
-      },
-      { text: `${worker}: edited` },
-    );
-    core.server.on(
-      { lastUserIncludes: `[Background task completed] Worker '${worker}' finished:\n\n<worker-output>\n${worker}: edited`, name: `result of ${worker}` },
-      { text: `noted ${worker}` },
-    );
-  };
+  const scriptWorker = (worker: string, command: string): void =>
+    scriptWorkerRound(core.server, { worker, prompt: `TASK-${worker}`, does: { command }, report: `${worker}: edited` });
 
   /** The orchestrator turn that calls resolve_worker_conflicts for `worker`. */
   const scriptResolveCall = (worker: string): void => {
@@ -105,18 +88,15 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
 
   it('Resolve with the worker: it gets the file and both sides, writes the merged line; Apply lands both intents; no worktree left', async () => {
     scriptResolveCall('beta');
-    core.server.on(
-      { predicate: resolvingRequest('beta', false), name: 'beta resolves' },
-      {
-        delayMs: 1500,
-        toolCalls: [{ id: 'b-r', name: 'bash', arguments: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt", description: 'resolve' } }],
-      },
-    );
-    core.server.on({ predicate: resolvingRequest('beta', true), name: 'beta reports' }, { text: 'Kept both lines.' });
-    core.server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'beta' finished:\n\n<worker-output>\nKept both lines.", name: 'resolved result' },
-      { text: 'Apply it now.' },
-    );
+    // Held a moment before it acts, so the card shows what it is doing.
+    scriptWorkerRound(core.server, {
+      worker: 'beta',
+      prompt: 'These files conflict',
+      does: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt" },
+      delayMs: 1500,
+      report: 'Kept both lines.',
+      answer: 'Apply it now.',
+    });
     // Verify runs on the resolved change set, moved onto the user's tree: both lines must be there.
     core.workerSettings.verifyCommand = "grep -q 'alpha line' src/app.txt && grep -q 'beta line' src/app.txt";
     await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;

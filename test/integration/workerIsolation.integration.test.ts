@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 
 const run = promisify(execFile);
@@ -24,15 +25,7 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
   const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
 
   /** One worker task: a shell command, then its report; and the orchestrator's answer to its result. */
-  const scriptWorker = (worker: string, command: string): void => {
-    const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
-    core.server.on(
-      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${worker} edits` },
-      { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] },
-    );
-    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${worker} report` }, { text: `${worker}: edited` });
-    core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
-  };
+  const scriptWorker = (worker: string, command: string): void => scriptWorkerRound(core.server, { worker, does: { command }, report: `${worker}: edited` });
   const finished = (worker: string) => core.pool.list().find((w) => w.name === worker && w.state === 'done');
 
   beforeEach(async () => {

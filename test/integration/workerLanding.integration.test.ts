@@ -11,6 +11,7 @@ import type { BatonEvent, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
 import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 
 const run = promisify(execFile);
@@ -29,15 +30,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree ')).length;
 
   /** One worker task: a shell command, then its report; and the orchestrator's answer to its result. */
-  const scriptWorker = (worker: string, command: string, report: string): void => {
-    const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${worker}'`);
-    core.server.on(
-      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${worker} edits` },
-      { toolCalls: [{ id: `${worker}-1`, name: 'bash', arguments: { command, description: 'edit' } }] },
-    );
-    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${worker} report` }, { text: report });
-    core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
-  };
+  const scriptWorker = (worker: string, command: string, report: string): void => scriptWorkerRound(core.server, { worker, does: { command }, report });
 
   beforeEach(async () => {
     core = await startCore();
@@ -162,21 +155,9 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
 
   it('Ask for changes: send_to_worker continues the finished worker in its worktree with its session; the change set has both rounds; summary and files stay on the card', async () => {
     const mine = (r: { systemText: string }) => r.systemText.includes("You are 'iter'");
-    const round = (prompt: string, command: string, report: string, id: string): void => {
-      core.server.on(
-        { predicate: (r) => mine(r) && r.lastUserText?.includes(prompt) === true && r.messages.at(-1)?.role !== 'tool', name: `iter ${id} edits` },
-        { toolCalls: [{ id, name: 'bash', arguments: { command, description: 'edit' } }] },
-      );
-      core.server.on(
-        { predicate: (r) => mine(r) && r.lastUserText?.includes(prompt) === true && r.messages.at(-1)?.role === 'tool', name: `iter ${id} reports` },
-        { text: report },
-      );
-    };
-    round('TASK-iter', "printf 'a round one\\n' > src/a.txt", 'Round one: changed a.txt', 'i1');
-    core.server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'iter' finished:\n\n<worker-output>\nRound one", name: 'result 1' },
-      { text: 'noted 1' },
-    );
+    const round = (prompt: string, command: string, report: string, answer: string): void =>
+      scriptWorkerRound(core.server, { worker: 'iter', prompt, does: { command }, report, answer });
+    round('TASK-iter', "printf 'a round one\\n' > src/a.txt", 'Round one: changed a.txt', 'noted 1');
     const w = await core.pool.create({ name: 'iter', workingDir: repo, prompt: 'TASK-iter' });
     await waitFor('round one', () => finished('iter') && doneCount() >= 1);
     const session = card('iter')?.sessionId;
@@ -184,16 +165,12 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(card('iter')?.summary, 'Round one: changed a.txt');
 
     // The orchestrator passes the user's "close, but…" on with send_to_worker.
-    round('also change b', "printf 'b round two\\n' > src/b.txt", 'Round two: changed b.txt as asked', 'i2');
+    round('also change b', "printf 'b round two\\n' > src/b.txt", 'Round two: changed b.txt as asked', 'noted 2');
     core.server.on(
       { lastUserIncludes: '[via panel] ask iter to also change b', afterToolResult: false },
       { toolCalls: [{ id: 's1', name: 'send_to_worker', arguments: { name: 'iter', prompt: 'also change b' } }] },
     );
     core.server.on({ lastUserIncludes: '[via panel] ask iter to also change b', afterToolResult: true }, { text: 'Asked.' });
-    core.server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'iter' finished:\n\n<worker-output>\nRound two", name: 'result 2' },
-      { text: 'noted 2' },
-    );
     await core.orchestrator.enqueue('ask iter to also change b', { channel: 'panel' }).done;
     await waitFor('round two running', () => card('iter')?.state === 'running' || doneCount() >= 2);
     await waitFor('round two', () => finished('iter') && doneCount() >= 2);

@@ -16,6 +16,7 @@ import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { MAX_VERIFY_CHARS, MAX_VERIFY_LINES } from '../../src/core/changes/verifyRecord';
 import { trackTempDir } from '../support/leaks';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 
 const run = promisify(execFile);
@@ -39,19 +40,8 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
       .at(-1)?.lastUserText ?? '';
 
   /** One round of a worker: a shell command, then its report; and the orchestrator's answer to its result. */
-  const scriptRound = (worker: string, prompt: string, command: string, report: string): void => {
-    const mine = (r: { systemText: string; lastUserText?: string }) =>
-      r.systemText.includes(`You are '${worker}'`) && r.lastUserText?.includes(prompt) === true;
-    core.server.on(
-      { predicate: (r) => mine(r) && r.messages.at(-1)?.role !== 'tool', name: `${worker} ${prompt} edits` },
-      { toolCalls: [{ id: `${worker}-${prompt}`, name: 'bash', arguments: { command, description: 'edit' } }] },
-    );
-    core.server.on({ predicate: (r) => mine(r) && r.messages.at(-1)?.role === 'tool', name: `${worker} ${prompt} reports` }, { text: report });
-    core.server.on(
-      { lastUserIncludes: `[Background task completed] Worker '${worker}' finished:\n\n<worker-output>\n${report}`, name: `result of ${worker} ${prompt}` },
-      { text: `noted ${worker} ${prompt}` },
-    );
-  };
+  const scriptRound = (worker: string, prompt: string, command: string, report: string): void =>
+    scriptWorkerRound(core.server, { worker, prompt, does: { command }, report, answer: `noted ${worker} ${prompt}` });
 
   const runWorker = async (worker: string, command: string, verifyCommand: string | undefined): Promise<void> => {
     core.workerSettings.verifyCommand = verifyCommand;

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RUNTIME_OF_TARGET, vsixProblems } from '../support/vsixRules';
+import { WEBVIEW_COMPILE_HINT } from '../support/webviewPage';
 import { readZipEntry, zipEntries } from '../support/zipEntries';
 
 const ROOT = resolve(__dirname, '../..');
@@ -36,5 +37,10 @@ describe(`the packaged baton-${TARGET}.vsix`, () => {
     assert.match(manifest, /<Icon>extension\/media\/icon\.png<\/Icon>/);
     assert.match(manifest, /Microsoft\.VisualStudio\.Services\.Content\.License" Path="extension\/LICENSE\.txt"/);
     assert.match(manifest, /Microsoft\.VisualStudio\.Services\.Content\.Changelog" Path="extension\/changelog\.md"/);
+  });
+
+  it("ships the webview bundle with V8's compile hint as its first line (compiled off the main thread as it loads)", async () => {
+    const js = await readZipEntry(VSIX, 'extension/dist/webview.js');
+    assert.equal(js.slice(0, js.indexOf('\n')), WEBVIEW_COMPILE_HINT);
   });
 });

@@ -28,7 +28,7 @@ export type RequestKind =
   | 'user'
   | 'models'
   | 'telemetry'
-  | 'mcp' // the runtime's built-in GitHub MCP server (<api>/mcp/readonly), answered as an MCP server with no tools
+  | 'mcp' // the runtime's built-in GitHub MCP server (<api>/mcp/readonly), answered as an MCP server with no tools unless a test sets some (setMcpTools)
   | 'stray' // CONNECT or an absolute-URL proxy request: the runtime tried to reach the internet
   | 'unknown';
 

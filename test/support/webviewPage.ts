@@ -17,6 +17,9 @@ import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 
 const ROOT = resolve(__dirname, '../..');
 
+/** V8's explicit compile hint, the first line of the webview bundle (see esbuild.mjs). */
+export const WEBVIEW_COMPILE_HINT = '//# allFunctionsCalledOnLoad';
+
 export interface WebviewBuild {
   dir: string;
   js: string;
@@ -27,23 +30,28 @@ export interface WebviewBuild {
 }
 
 /** Builds dist-equivalent webview.js and webview.css (minified, like a release) into a temp dir. */
-export async function buildWebview(): Promise<WebviewBuild> {
+export async function buildWebview(opts: { readable?: boolean; root?: string; compileHint?: boolean } = {}): Promise<WebviewBuild> {
   const dir = await mkdtemp(join(tmpdir(), 'baton-webview-'));
+  // `root`: another checkout's webview/ (bench/traceOpen.ts compares two builds in one run).
+  const root = opts.root ?? ROOT;
   await esbuild.build({
-    absWorkingDir: ROOT,
+    absWorkingDir: root,
     entryPoints: { webview: 'webview/main.ts' },
     outdir: dir,
     bundle: true,
-    minify: true,
+    // `readable`: minified but for names and whitespace, so a profile names the functions (bench/traceOpen.ts).
+    ...(opts.readable ? { minifySyntax: true } : { minify: true }),
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
     loader: { '.css': 'text' },
     // As esbuild.mjs: markdown-it needs only the entities decoder.
     alias: { entities: 'entities/lib/decode.js' },
+    // As esbuild.mjs: V8's compile hint, on the first line (left out only to measure what it saves).
+    ...(opts.compileHint === false ? {} : { banner: { js: WEBVIEW_COMPILE_HINT } }),
     logLevel: 'silent',
   });
-  await esbuild.build({ absWorkingDir: ROOT, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });
+  await esbuild.build({ absWorkingDir: root, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });
   const js = join(dir, 'webview.js');
   const css = join(dir, 'webview.css');
   return {
@@ -171,6 +179,9 @@ export interface HostStub {
 
 // Page-side code is a plain string, not a function: tsx (esbuild with keepNames) would wrap inner functions in a
 // `__name` helper that does not exist in the page.
+// Each moment is also a user-timing mark (baton:ready, baton:received, baton:first-message, baton:first-paint): a
+// Chromium trace has them on its own clock, so trace analyses (bench/traceOpen.ts, the panel bench's CPU figure) cut
+// exactly there.
 const INIT_SCRIPT = String.raw`(function (arg) {
   var host = { posted: [], violations: [], state: arg.state };
   window.__batonHost = host;
@@ -185,6 +196,7 @@ const INIT_SCRIPT = String.raw`(function (arg) {
         host.posted.push(JSON.parse(JSON.stringify(message)));
         if (message && message.type === 'ready') {
           host.readyAt = performance.now();
+          performance.mark('baton:ready');
           // The replies travel as JSON text and are parsed here, as VS Code's IPC does, then posted (structured clone)
           // like VS Code posts into the webview's frame: the receiving costs are the real ones.
           var replies = JSON.parse(arg.replies);
@@ -193,6 +205,7 @@ const INIT_SCRIPT = String.raw`(function (arg) {
           host.postedAt = performance.now();
           window.addEventListener('message', function once() {
             host.receivedAt = performance.now();
+            performance.mark('baton:received');
             window.removeEventListener('message', once, true);
           }, true);
         }
@@ -207,8 +220,9 @@ const INIT_SCRIPT = String.raw`(function (arg) {
   new MutationObserver(function (_, observer) {
     if (host.firstMessageAt === undefined && document.querySelector('[data-testid="message"]')) {
       host.firstMessageAt = performance.now();
+      performance.mark('baton:first-message');
       observer.disconnect();
-      requestAnimationFrame(function () { setTimeout(function () { host.firstPaintAt = performance.now(); }, 0); });
+      requestAnimationFrame(function () { setTimeout(function () { host.firstPaintAt = performance.now(); performance.mark('baton:first-paint'); }, 0); });
     }
   }).observe(document, { childList: true, subtree: true });
 })`;

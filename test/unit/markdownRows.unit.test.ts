@@ -140,6 +140,51 @@ describe('markdown rows (lists and tables a row at a time)', () => {
     assert.equal(streamed(list, 7), html);
   });
 
+  it("a long table comes in segments of SEGMENT_ROWS rows with one column layout, one table by its roles, that join into markdown-it's table", () => {
+    let table = '| # | name | note |\n|--:|:-----|:-:|\n';
+    for (let i = 1; i <= 2.5 * SEGMENT_ROWS; i++) table += `| ${i} | \`src/h${i}.ts\` | ${i % 7 ? 'ok' : 'a rather longer note than most'} |\n`;
+    const html = renderRows(table)!;
+    assert.ok(html.startsWith('<div class="md-table" role="table">\n<div class="md-tseg"><table role="presentation">\n<colgroup>'), html.slice(0, 200));
+    assert.equal(html.match(/<div class="md-tseg">/g)?.length, 3, 'three segments');
+    const colgroups = html.match(/<colgroup>.*<\/colgroup>/g)!;
+    assert.equal(new Set(colgroups).size, 1, 'every segment has the same column widths');
+    const widths = [...colgroups[0]!.matchAll(/<col width="([\d.]+)%">/g)].map((m) => Number(m[1]));
+    assert.equal(widths.length, 3);
+    assert.ok(Math.abs(widths.reduce((a, b) => a + b, 0) - 100) < 1e-9, `widths add up to 100 %: ${widths.join(' ')}`);
+    assert.ok(widths[0]! < widths[1]! && widths[0]! < widths[2]!, `the number column is the narrowest: ${widths.join(' ')}`);
+    assert.equal(html.match(/<thead/g)?.length, 1, 'the head once, in the first segment');
+    assert.match(html, /<thead role="rowgroup">\n<tr role="row">\n<th class="align-right" role="columnheader">#<\/th>/);
+    assert.equal(html.match(/<td[^>]* role="cell">/g)?.length, 3 * 2.5 * SEGMENT_ROWS, 'every cell has its role');
+    // Without the segments' wrappers, column widths and roles, it is markdown-it's table.
+    const joined = html
+      .replace(/ role="[a-z]+"/g, '')
+      .replace(/<colgroup>.*<\/colgroup>\n/g, '')
+      .replace(/<\/tbody>\n<\/table><\/div>\n<div class="md-tseg"><table>\n<tbody>\n/g, '')
+      .replace('<div class="md-table">\n<div class="md-tseg"><table>', '<table>')
+      .replace('</table></div>\n</div>\n', '</table>\n');
+    assert.equal(joined, renderBlock(table));
+    for (let seed = 1; seed <= 3; seed++) assert.equal(streamed(table, seed), html);
+  });
+
+  it('a streamed table turning into segments keeps the rows it committed (their HTML gains the roles)', () => {
+    const head = '| a | b |\n|---|---|\n';
+    const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `| ${from + i} | x |\n`).join('');
+    const block = RowBlock.for(head)!;
+    const first = block.commit(head + rows(0, SEGMENT_ROWS));
+    assert.equal(first && !first.rerendered && first.added.length, SEGMENT_ROWS);
+    assert.equal(first && !first.rerendered && first.added[0], '<tr>\n<td>0</td>\n<td>x</td>\n</tr>\n', 'one table so far');
+    const turned = block.commit(head + rows(0, SEGMENT_ROWS + 1));
+    assert.deepEqual(turned, {
+      rerendered: false,
+      added: [`<tr role="row">\n<td role="cell">${SEGMENT_ROWS}</td>\n<td role="cell">x</td>\n</tr>\n`],
+      segmented: true,
+    });
+    assert.ok(block.html().startsWith('<div class="md-table" role="table">\n'), 'the rows before are segment rows in html()');
+    assert.match(block.html(), /<tbody role="rowgroup">\n<tr role="row">\n<td role="cell">0<\/td>/);
+    const next = block.commit(head + rows(0, SEGMENT_ROWS + 2));
+    assert.deepEqual(next, { rerendered: false, added: [`<tr role="row">\n<td role="cell">${SEGMENT_ROWS + 1}</td>\n<td role="cell">x</td>\n</tr>\n`] });
+  });
+
   it('a list turning loose renders its earlier items again, once', () => {
     const block = RowBlock.for('- a\n- b\n- c\n')!;
     const first = block.commit('- a\n- b\n- c\n');
@@ -159,7 +204,7 @@ describe('markdown rows (lists and tables a row at a time)', () => {
     assert.equal(html.match(/<ul class="md-seg">/g)?.length, Math.ceil(items / SEGMENT_ROWS), 'in segments');
     let table = '| n | x |\n|---|---|\n';
     for (let i = 0; table.length < 100_000; i++) table += `| ${i} | y |\n`;
-    assert.equal(renderMarkdown(table).match(/<tr>/g)?.length, table.split('\n').length - 2);
+    assert.equal(renderMarkdown(table).match(/<tr role="row">/g)?.length, table.split('\n').length - 2);
     assert.equal(renderRows(`- ${'word '.repeat(5000)}\n- b\n`), null, 'a 25 KB item is over the block limit');
   });
 });

@@ -89,6 +89,26 @@ describe('usage', () => {
     );
   });
 
+  it("keeps the header up to date with every usage write: this window's, and another window's once loaded", async () => {
+    const usage = new UsageTotals(store, () => 'conversation-1');
+    assert.equal(usage.headerText(), 'no usage today');
+    usage.turn({ inputTokens: 1000, outputTokens: 100, premiumRequests: 1 });
+    assert.match(usage.headerText(), /^today: 1k in \/ 100 out tokens · 1 premium request · 1 request\n/);
+    // Asked again with nothing written: the same text (the header is asked several times a turn).
+    assert.equal(usage.headerText(), usage.headerText());
+    // Another window on the same file adds a worker's request; this window loads its file.
+    await store.flush();
+    const other = await SqlJsStore.open({ dir, pollIntervalMs: 0 });
+    try {
+      other.usage.add([{ scope: 'worker', key: 'w1', ...call(2) }]);
+      await other.flush();
+    } finally {
+      await other.close();
+    }
+    await store.flush();
+    assert.match(usage.headerText(), /^today: 1k in \/ 101 out tokens · 3 premium requests · 2 requests\n.*\nworkers: 10 in \/ 1 out tokens/s);
+  });
+
   it('escapes names it shows', () => {
     const usage = new UsageTotals(store);
     store.usage.add([{ scope: 'worker', key: '<img src=x onerror=alert(1)>', ...call(1) }]);

@@ -52,15 +52,63 @@ const REPLIES: Array<[string, string, boolean?]> = [
   ['a list that turns loose half-way', `${lines(60, '', (i) => `- item ${i}\n`)}\n${lines(40, '', (i) => `- later ${i}\n`)}`, false],
   ['a task list with nested items', lines(150, '', (i) => (i % 3 ? `  - sub ${i}\n` : `- [${i % 2 ? 'x' : ' '}] task ${i}\n`))],
   [
-    'a long table',
+    'a long table, in segments',
     `Results:\n\n${lines(400, '| # | file | before | after |\n|--:|:-----|:------:|------|\n', (i) => `| ${i} | h${i}.ts | 500 | **401** |\n`)}\nDone.`,
   ],
+  [
+    'a table just past one segment, with columns left out',
+    lines(SEGMENT_ROWS + 1, `${'| c '.repeat(66)}|\n${'|---'.repeat(66)}|\n`, (i) => `${'| x '.repeat(65)}| ${i} |\n`),
+    // A row is longer than a frame's text here: the first row seen is the open row's, replaced as it grows.
+    false,
+  ],
+  ['a table of one segment', lines(SEGMENT_ROWS, '| # | file |\n|--:|:-----|\n', (i) => `| ${i} | h${i}.ts |\n`)],
   ['a list that is not one list', '- a\n- b\n* c\n- d\n\n1. x\n2. y\n- z\n', false],
 ];
 
 describe('webview: lists and tables stream a row at a time (Chromium)', function () {
   this.timeout(120_000);
   const chromium = useWebviewBrowser();
+
+  it('a long table: its segments line their columns up, and assistive technology reads one table with its header cells', async () => {
+    const rows = SEGMENT_ROWS * 2 + 50;
+    const text = lines(
+      rows,
+      '| # | file | note | after |\n|--:|:-----|:------:|------|\n',
+      (i) => `| ${i} | \`src/h${i}.ts\` | ${i % 9 ? 'ok' : 'slower than the rest'} | 401 |\n`,
+    );
+    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
+    try {
+      await wp.page.waitForSelector('[data-testid="empty-state"]');
+      const streamed = (await wp.page.evaluate(`${DRIVER}(${JSON.stringify(text)}, 53, 3, ${JSON.stringify(renderMarkdown(text))})`)) as { same: boolean };
+      assert.ok(streamed.same, 'streamed, the DOM is the one-shot render');
+      // The left and right edges of each segment's first row's cells (the head's, in the first), in every segment.
+      const edges = (await wp.page.evaluate(`[...document.querySelectorAll('[data-id="r"] .md-tseg')].map(function (seg) {
+        return [...seg.querySelector('tr').children].map(function (c) { var b = c.getBoundingClientRect(); return [Math.round(b.left * 100) / 100, Math.round(b.right * 100) / 100]; });
+      })`)) as number[][][];
+      assert.equal(edges.length, 3, 'three segments');
+      for (const seg of edges) assert.deepEqual(seg, edges[0], 'columns line up');
+      assert.ok(edges[0]![1]![1]! - edges[0]![1]![0]! > edges[0]![0]![1]! - edges[0]![0]![0]!, 'the file column is wider than the number column');
+
+      const tree = await wp.page.locator('[data-id="r"] .message-body').ariaSnapshot();
+      const roles = (role: string) => tree.split('\n').filter((l) => new RegExp(`^- ${role}(?:[ :]|$)`).test(l.trim()));
+      assert.equal(roles('table').length, 1, tree.slice(0, 500));
+      assert.equal(roles('row').length, rows + 1, "every row, the head's included");
+      assert.deepEqual(
+        roles('columnheader').map((l) => l.trim()),
+        ['- columnheader "#"', '- columnheader "file"', '- columnheader "note"', '- columnheader "after"'],
+      );
+      assert.equal(roles('cell').length, rows * 4);
+      const lines_ = tree.split('\n');
+      const table = lines_.findIndex((l) => l.trim().startsWith('- table'));
+      const indent = (l: string) => l.length - l.trimStart().length;
+      const firstRow = lines_.findIndex((l) => /^- row[ :]/.test(l.trim()));
+      assert.ok(firstRow > table && indent(lines_[firstRow]!) > indent(lines_[table]!), 'the rows are inside the table');
+      assert.deepEqual(wp.errors, []);
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
 
   for (const [name, text, kept = true] of REPLIES) {
     it(`${name}: streamed, the DOM is the one-shot render's${kept ? ', and the first item is never rendered again' : ''}`, async () => {

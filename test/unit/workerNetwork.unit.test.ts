@@ -3,9 +3,13 @@
 // test/integration/workerNetwork.integration.test.ts.
 import * as assert from 'node:assert/strict';
 import { reportedNetworkMode, toSandboxConfig, type SandboxPolicy } from '../../src/core/copilot/sandbox';
+import type { SessionSpec } from '../../src/core/copilot/agentSessions';
+import { buildSessionConfig, GITHUB_MCP_SERVER } from '../../src/core/copilot/sessionConfig';
 import {
   describeNetwork,
+  GITHUB_API_HOST,
   hostRuleProblem,
+  letsThrough,
   machineAddresses,
   networkReport,
   NetworkSettingError,
@@ -141,5 +145,48 @@ describe('worker network policy', () => {
       eth0: [{ address: '192.0.2.2', internal: false } as never, { address: 'fe80::1%eth0', internal: false } as never],
     });
     assert.deepEqual(got, ['192.0.2.2', 'fe80::1']);
+  });
+
+  it("lets GitHub's API through as the runtime's host rules would: deny wins, an allow list must name it, a blocked domain covers its subdomains", () => {
+    const through = (settings: Parameters<typeof resolveWorkerNetwork>[0]) => letsThrough(resolveWorkerNetwork(settings, MACHINE), GITHUB_API_HOST);
+    assert.deepEqual(
+      [
+        through({ mode: 'internet' }),
+        through({ mode: 'allow' }),
+        through({ mode: 'internet', allowedHosts: ['API.github.com'] }),
+        through({ mode: 'internet', allowedHosts: ['*.github.com', 'registry.example.test'] }),
+        through({ mode: 'allow', blockedHosts: ['example.test'] }),
+      ],
+      [true, true, true, true, true],
+    );
+    assert.deepEqual(
+      [
+        through({ mode: 'deny' }),
+        through({ mode: 'internet', allowedHosts: ['registry.example.test'] }),
+        through({ mode: 'internet', allowedHosts: ['github.com'] }),
+        through({ mode: 'allow', blockedHosts: ['*.github.com'] }),
+        through({ mode: 'allow', blockedHosts: ['GitHub.com'] }),
+        through({ mode: 'allow', blockedHosts: ['*'] }),
+        through({ mode: 'internet', allowedHosts: ['api.github.com'], blockedHosts: ['api.github.com'] }),
+        // A bad entry cuts the network: closed, never open.
+        through({ mode: 'allow', allowedHosts: ['https://api.github.com'] }),
+      ],
+      [false, false, false, false, false, false, false, false],
+    );
+  });
+
+  it("a worker's disabled MCP servers join a test's, and a worker without them keeps what the test set", () => {
+    const worker: SessionSpec = {
+      role: 'worker',
+      workingDirectory: '/w',
+      systemMessage: '',
+      permissions: () => ({ kind: 'reject' as const }),
+      ownSession: true,
+    };
+    const extra = { disabledMcpServers: ['other'] };
+    const off = buildSessionConfig({ ...worker, disabledMcpServers: [GITHUB_MCP_SERVER] } as SessionSpec, { provider: undefined, extra });
+    assert.deepEqual(off.disabledMcpServers, ['other', GITHUB_MCP_SERVER]);
+    assert.deepEqual(buildSessionConfig(worker, { provider: undefined, extra }).disabledMcpServers, ['other']);
+    assert.equal(buildSessionConfig(worker, { provider: undefined }).disabledMcpServers, undefined);
   });
 });

@@ -25,7 +25,7 @@ import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { ConversationList } from './conversationList';
 import type { HostActions } from './hostActions';
-import { LogSync } from './logSync';
+import { LogSync, shownInPanel } from './logSync';
 import { parseMeta, toChatMessage } from './toChatMessage';
 
 /** Kept here for the modules that import it from the controller. */
@@ -196,7 +196,7 @@ export class ChatController {
 
   private visibleLog(): LogEntry[] {
     // A worker result set aside (never handed to the orchestrator) is shown when it is delivered again.
-    return this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).filter((e) => !(e.role === 'system' && e.status === 'cancelled'));
+    return this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).filter(shownInPanel);
   }
 
   private send(body: HostMessageBody): void {

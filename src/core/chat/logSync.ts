@@ -5,6 +5,17 @@ import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
 import { MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
 import { toChatMessage } from './toChatMessage';
 
+/**
+ * A sync of only the rows this window changed adds at most this many rows before the whole visible log is read again,
+ * which drops what scrolled out of it: the maps stay within the visible log and this many rows.
+ */
+const ROWS_BEFORE_FULL_READ = 50;
+
+/** Whether the panel shows a log row at all: a worker result set aside (never handed to the orchestrator) is not. */
+export function shownInPanel(entry: LogEntry): boolean {
+  return !(entry.role === 'system' && entry.status === 'cancelled');
+}
+
 /** A log row as last converted for the panel: kept while the row is in the visible log, so a sync converts only rows that changed. */
 interface Converted {
   row: LogEntry;
@@ -26,6 +37,13 @@ export class LogSync {
   private readonly ownReplies = new Map<number, string>();
   private syncTimer: NodeJS.Timeout | undefined;
   private logChanged = false;
+  /**
+   * The rows this window changed since the last sync, when it named them all; undefined once any change did not (or
+   * came from another window): the next sync then reads the whole visible log.
+   */
+  private changedRows: Set<number> | undefined = new Set();
+  /** Rows appended by syncs of changed rows only since the last whole read: past ROWS_BEFORE_FULL_READ, one is due. */
+  private appendedSinceFullRead = 0;
   /** The newest log row the panel shows: an older one arriving late (from another window) needs a new snapshot. */
   private newestShown = 0;
   /** Replies streaming in another window, shown as `live-<message id>` until their row arrives. */
@@ -46,14 +64,21 @@ export class LogSync {
     private readonly conversation: () => string = () => MAIN_CONVERSATION,
   ) {
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
-    this.offStore = store.onDidChange((what) => {
+    this.offStore = store.onDidChange((what, fromOtherWindow, rows) => {
       if (what !== 'log' && what !== 'state') return;
       // A streaming reply of another window changes only the state: the log is compared again only when it changed.
-      if (what === 'log') this.logChanged = true;
+      if (what === 'log') {
+        this.logChanged = true;
+        if (rows && !fromOtherWindow) for (const id of rows) this.changedRows?.add(id);
+        else this.changedRows = undefined;
+      }
       if (this.syncTimer) return;
       this.syncTimer = setTimeout(() => {
         this.syncTimer = undefined;
-        if (this.logChanged) this.syncFromStore();
+        const changed = this.changedRows;
+        this.changedRows = new Set();
+        if (this.logChanged && changed) this.syncRows([...changed]);
+        else if (this.logChanged) this.syncFromStore();
         else this.syncLiveReply();
         this.logChanged = false;
       }, 20);
@@ -103,24 +128,12 @@ export class LogSync {
     const seen = new Set<string>();
     const pending: HostMessageBody[] = [];
     const read = new Set<number>();
+    this.appendedSinceFullRead = 0;
     for (const row of rows) {
       read.add(row.id);
-      const { message, state, answers } = this.convert(row);
-      // A reply that streamed here from another window takes the place of what streamed.
-      const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
-      const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
-      if (streamed) this.ownReplies.set(row.id, streamed);
+      const id = this.bring(row, pending);
+      if (id === undefined) return this.postSnapshot();
       seen.add(id);
-      if (!this.shown.has(id)) {
-        // Written by another window before rows this panel already shows: appended, it would be out of order.
-        if (row.id < this.newestShown) return this.postSnapshot();
-        this.newestShown = row.id;
-        pending.push({ type: 'message/append', message });
-      } else if (this.shown.get(id) !== state) {
-        const { id: _id, ...patch } = message;
-        pending.push({ type: 'message/update', id, patch });
-      } else continue;
-      this.shown.set(id, state);
     }
     // Rows older than the oldest shown were pruned; a newer one gone means the log was cleared (New Chat elsewhere).
     const oldest = rows[0]?.id ?? Number.POSITIVE_INFINITY;
@@ -136,6 +149,63 @@ export class LogSync {
     for (const id of this.converted.keys()) if (!read.has(id)) this.converted.delete(id);
     for (const body of pending) this.send(body);
     this.syncLiveReply();
+  }
+
+  /**
+   * Brings the panel up to the rows this window changed (their ids known), without reading the whole visible log: the
+   * same as syncFromStore for them. Anything it cannot decide from those rows alone is left to syncFromStore: a row
+   * gone, hidden or older than the rows shown (deleted, set aside, or outside the visible log), or a whole read due.
+   */
+  private syncRows(ids: number[]): void {
+    let rows: LogEntry[];
+    try {
+      rows = this.store.logRows(ids).filter((row) => row.conversation === this.conversation());
+    } catch {
+      return; // the store is closing
+    }
+    const found = new Set(rows.map((r) => r.id));
+    const decidable =
+      // Missing: deleted, or of another conversation (then the panel does not show it).
+      ids.every((id) => found.has(id) || !this.tracks(id)) &&
+      // Shown already (updated in place), or newer than every row shown (appended).
+      rows.every((row) => shownInPanel(row) && (this.tracks(row.id) || row.id > this.newestShown)) &&
+      this.appendedSinceFullRead + rows.length <= ROWS_BEFORE_FULL_READ;
+    if (!decidable) return this.syncFromStore();
+    const pending: HostMessageBody[] = [];
+    for (const row of rows) {
+      if (!this.converted.has(row.id)) this.appendedSinceFullRead++;
+      if (this.bring(row, pending) === undefined) return this.postSnapshot();
+    }
+    for (const body of pending) this.send(body);
+    this.syncLiveReply();
+  }
+
+  /** Whether the panel shows row `id` (as its log message or as this window's reply). */
+  private tracks(id: number): boolean {
+    return this.converted.has(id) || this.shown.has(`log-${id}`) || this.ownReplies.has(id);
+  }
+
+  /**
+   * Queues what the panel needs for one visible row (appended, updated or nothing) and returns the message id it is
+   * shown under; undefined when it cannot be appended in order (the panel needs a snapshot).
+   */
+  private bring(row: LogEntry, pending: HostMessageBody[]): string | undefined {
+    const { message, state, answers } = this.convert(row);
+    // A reply that streamed here from another window takes the place of what streamed.
+    const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
+    const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
+    if (streamed) this.ownReplies.set(row.id, streamed);
+    if (!this.shown.has(id)) {
+      // Written by another window before rows this panel already shows: appended, it would be out of order.
+      if (row.id < this.newestShown) return undefined;
+      this.newestShown = row.id;
+      pending.push({ type: 'message/append', message });
+    } else if (this.shown.get(id) !== state) {
+      const { id: _id, ...patch } = message;
+      pending.push({ type: 'message/update', id, patch });
+    } else return id;
+    this.shown.set(id, state);
+    return id;
   }
 
   /** The row as the panel shows it, converted again only when the row changed since the last sync. */

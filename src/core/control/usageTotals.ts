@@ -27,11 +27,19 @@ export interface UsageReport {
 const ZERO: UsageTotal = { inputTokens: 0, outputTokens: 0, premiumRequests: 0, requests: 0 };
 
 export class UsageTotals {
+  /** The header's text as last summed, and for which day and conversation: asked several times a turn, it changes only with usage. */
+  private header: { day: string; conversation: string; text: string } | undefined;
+
   constructor(
     private readonly store: BatonStore,
     /** The conversation turns are totalled under (Orchestrator.conversationId). */
     private readonly conversation: () => string = () => 'orchestrator',
-  ) {}
+  ) {
+    // Any window's usage write (this one's, or another's loaded from the file) makes the header stale.
+    store.onDidChange((what) => {
+      if (what === 'usage') this.header = undefined;
+    });
+  }
 
   /** An orchestrator turn of `conversation` (default the one shown) ended having used this; it is one request. */
   turn(usage: UsageInfo | undefined, conversation?: string): void {
@@ -70,11 +78,20 @@ export class UsageTotals {
   /** The panel header's tooltip: today's totals, this conversation's, and workers' and squads'. */
   headerText(): string {
     const day = today();
-    // Asked on every change of the panel's state (several a turn): summed by SQLite, however many workers ran today.
+    const conversation = this.conversation();
+    // Asked on every change of the panel's state (several a turn): summed again only after a usage write.
+    if (this.header?.day === day && this.header.conversation === conversation) return this.header.text;
+    const text = this.sumHeader(day, conversation);
+    this.header = { day, conversation, text };
+    return text;
+  }
+
+  private sumHeader(day: string, conversation: string): string {
+    // Summed by SQLite, however many workers ran today.
     const all = totalOf(this.store.usage.sum({ day }));
     if (!all.requests && !all.inputTokens) return 'no usage today';
     const parts = [`today: ${describeTotal(all, 'request')}`];
-    const here = this.total('orchestrator', this.conversation(), day);
+    const here = this.total('orchestrator', conversation, day);
     if (here.requests) parts.push(`this conversation: ${describeTotal(here, 'turn')}`);
     const workers = this.total('worker', undefined, day);
     if (workers.requests || workers.inputTokens) parts.push(`workers: ${describeTotal(workers, 'request')}`);

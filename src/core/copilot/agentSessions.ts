@@ -49,6 +49,8 @@ export type SessionSpec =
       sandbox?: SandboxPolicy;
       /** Track the files the worker changes, so a folder without git still gets a diff and an undo. */
       trackChanges?: boolean;
+      /** MCP servers the session must not start (the built-in GitHub one when the worker's network keeps GitHub out). */
+      disabledMcpServers?: string[];
     }
   | { role: 'classifier'; model: string }
   /** A one-off session that summarizes older turns of a conversation (its summarize policy). */

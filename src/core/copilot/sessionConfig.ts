@@ -22,6 +22,16 @@ export const RUNTIME_BUILTIN_TOOLS = [
   'task',
 ] as const;
 
+/**
+ * The runtime's built-in GitHub MCP server, by the name `disabledMcpServers` takes (its tools reach the model as
+ * `github-mcp-server-<tool>`). Runtime 1.0.85, measured: at a session's first message it connects, from its own
+ * process with the session's GitHub token, to `<api>/mcp/readonly` (GitHub's read-only mode, which drops write tools
+ * server-side) asking for read tools only (X-MCP-Tools); only `githubMcpToolConfig.enableAllTools`, which Baton
+ * never sets, would use the read-write endpoint. For a sandboxed session it connects only when the sandbox's network
+ * lets the endpoint's host through; workers go by GitHub's API host too (workerSetup.ts).
+ */
+export const GITHUB_MCP_SERVER = 'github-mcp-server';
+
 export interface SessionDefaults {
   /** The provider block every config must repeat (createSession and resumeSession alike). */
   provider: ProviderConfig | undefined;
@@ -59,7 +69,8 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         ...provider,
         ...defaults.extra,
         onPermissionRequest: (request) =>
-          // Baton's own tools and the user's own MCP servers may run; files and shells are workers' work.
+          // Baton's own tools and MCP tools may run: the user's own servers, and the built-in GitHub server, which
+          // is read-only (GITHUB_MCP_SERVER); files and shells are workers' work.
           request.kind === 'custom-tool' || request.kind === 'mcp' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
       };
     case 'worker':
@@ -74,6 +85,9 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         ...provider,
         ...defaults.extra,
         // Last, so nothing above can widen a worker's reach.
+        ...(spec.disabledMcpServers?.length
+          ? { disabledMcpServers: [...new Set([...(defaults.extra?.disabledMcpServers ?? []), ...spec.disabledMcpServers])] }
+          : {}),
         workingDirectory: spec.workingDirectory,
         onPermissionRequest: spec.permissions,
       };

@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** The conversation every message before there were several belongs to (the store defines it; see store/types.ts). */
 export { MAIN_CONVERSATION } from '../store/types';
@@ -133,7 +133,9 @@ export class ConversationClaims {
   others(): WindowStamp[] {
     let names: string[];
     try {
-      names = readdirSync(this.dir).filter((n) => n.startsWith('window-') && n.endsWith('.present'));
+      // This window's own file is known by its name: not read (asked at the start of every turn).
+      const own = basename(this.presenceFile(this.self));
+      names = readdirSync(this.dir).filter((n) => n.startsWith('window-') && n.endsWith('.present') && n !== own);
     } catch {
       return [];
     }

@@ -58,6 +58,14 @@ export class SqlJsConversationLog {
     return this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation, limit], logRowSchema), []);
   }
 
+  /** The rows with these ids that exist (of any conversation), by id. */
+  rows(ids: readonly number[]): LogEntry[] {
+    if (!ids.length) return [];
+    // One statement per count of ids (a turn writes one or two rows at a time), so few are ever prepared.
+    const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`;
+    return this.access.read(() => this.access.tables.rows('conversation_log', sql, [...ids], logRowSchema), []);
+  }
+
   markInterrupted(which: (entry: LogEntry) => boolean = () => true, conversation = MAIN_CONVERSATION): LogEntry[] {
     const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE conversation = ? AND role = 'user' AND status = 'pending' ORDER BY id`;
     const pending = this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation], logRowSchema), []).filter(which);

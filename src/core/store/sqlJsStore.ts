@@ -16,7 +16,7 @@ import { DatabaseFile } from './databaseFile';
 import { IssuedIds } from './issuedIds';
 import { loadSqlJs } from './loadSqlJs';
 import { checkpointRowSchema, inboxRowSchema, sqliteTimestamp, workerRowSchema } from './rowSchemas';
-import { applyOp, changeKind, issuedBy, type IssuingTable, type StoreOp } from './storeOps';
+import { applyOp, changeKind, issuedBy, logRowsOf, type IssuingTable, type StoreOp } from './storeOps';
 import { errorMessage, nodeStoreFileSystem } from './storeFileSystem';
 import { SqlJsConversationLog } from './sqlJsConversationLog';
 import { SqlJsMemories, type TableAccess } from './sqlJsMemories';
@@ -68,7 +68,7 @@ export class SqlJsStore implements BatonStore {
     memories: new IssuedIds(true),
     inbox: new IssuedIds(true),
   };
-  private readonly changes = new Emitter<{ what: StoreChange; fromOtherWindow: boolean }>();
+  private readonly changes = new Emitter<{ what: StoreChange; fromOtherWindow: boolean; rows?: readonly number[] }>();
   private readonly log: SqlJsConversationLog;
   private readonly memories: SqlJsMemories;
   readonly squads: SqlJsSquads;
@@ -185,6 +185,10 @@ export class SqlJsStore implements BatonStore {
 
   recentLog(limit: number, conversation?: string): LogEntry[] {
     return this.log.recent(limit, conversation);
+  }
+
+  logRows(ids: readonly number[]): LogEntry[] {
+    return this.log.rows(ids);
   }
 
   markInterrupted(which?: (entry: LogEntry) => boolean, conversation?: string): LogEntry[] {
@@ -335,8 +339,8 @@ export class SqlJsStore implements BatonStore {
     return (this.file.tables.db.exec('PRAGMA integrity_check')[0]?.values ?? []).map((row) => String(row[0]));
   }
 
-  onDidChange(listener: (what: StoreChange, fromOtherWindow: boolean) => void): () => void {
-    return this.changes.event((c) => listener(c.what, c.fromOtherWindow));
+  onDidChange(listener: (what: StoreChange, fromOtherWindow: boolean, rows?: readonly number[]) => void): () => void {
+    return this.changes.event((c) => listener(c.what, c.fromOtherWindow, c.rows));
   }
 
   async close(): Promise<void> {
@@ -348,7 +352,9 @@ export class SqlJsStore implements BatonStore {
 
   private commit(op: StoreOp): void {
     this.file.commit(op);
-    this.changes.fire({ what: changeKind(op), fromOtherWindow: false });
+    const what = changeKind(op);
+    const rows = what === 'log' ? logRowsOf(op, this.ids) : undefined;
+    this.changes.fire({ what, fromOtherWindow: false, ...(rows ? { rows } : {}) });
   }
 
   // Log and inbox ids come from the clock (microsecond-sized, with a random tail), so two windows writing in the same

@@ -7,6 +7,8 @@ export type BadRowHandler = (table: string, row: Record<string, SqlValue>, probl
 
 export class SqlJsTables {
   private readonly statements = new Map<string, Statement>();
+  /** Each prepared statement's column names, read once (sql.js's getAsObject reads them again for every row). */
+  private readonly columnNames = new Map<string, string[]>();
   private savepointDepth = 0;
 
   constructor(
@@ -56,8 +58,12 @@ export class SqlJsTables {
     const out: T[] = [];
     try {
       stmt.bind(params);
+      let names = this.columnNames.get(sql);
+      if (!names) this.columnNames.set(sql, (names = stmt.getColumnNames()));
       while (stmt.step()) {
-        const raw = stmt.getAsObject();
+        const values = stmt.get();
+        const raw: Record<string, SqlValue> = {};
+        for (let i = 0; i < names.length; i++) raw[names[i]!] = values[i] ?? null;
         const parsed = schema.safeParse(raw);
         if (parsed.success) out.push(parsed.data);
         else this.onBadRow(table, raw, parsed.error.issues.map((i) => `${i.path.join('.') || 'row'}: ${i.message}`).join('; '));
@@ -71,10 +77,11 @@ export class SqlJsTables {
   /** Runs `fn` atomically (a savepoint, so it nests inside a replay's transaction). */
   atomic<T>(fn: () => T): T {
     const name = `sp${this.savepointDepth++}`;
-    this.db.exec(`SAVEPOINT ${name}`);
+    // Prepared once per depth, like every statement here (exec would parse them again on every write).
+    this.run(`SAVEPOINT ${name}`);
     try {
       const result = fn();
-      this.db.exec(`RELEASE ${name}`);
+      this.run(`RELEASE ${name}`);
       return result;
     } catch (err) {
       this.db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
@@ -87,6 +94,7 @@ export class SqlJsTables {
   close(): void {
     // Database.close() frees every statement prepared on it.
     this.statements.clear();
+    this.columnNames.clear();
     this.db.close();
   }
 

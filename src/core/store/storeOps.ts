@@ -105,6 +105,21 @@ export function changeKind(op: StoreOp): StoreChange {
   }
 }
 
+/** The log rows an op of this window writes, when it names them (undefined: it may change any row, e.g. clear or prune). */
+export function logRowsOf(op: StoreOp, ids: Record<IssuingTable, IssuedIds>): number[] | undefined {
+  switch (op.op) {
+    case 'appendLog':
+      return [op.issued];
+    case 'updateLog':
+    case 'deleteLog':
+      return [ids.conversation_log.resolve(op.target)];
+    case 'markInterrupted':
+      return op.targets.map((ref) => ids.conversation_log.resolve(ref));
+    default:
+      return undefined;
+  }
+}
+
 /** The id an op handed out, if it is an insert that issues one. */
 export function issuedBy(op: StoreOp): { table: IssuingTable; id: number } | undefined {
   switch (op.op) {

@@ -150,6 +150,8 @@ export interface BatonStore {
   deleteLog(id: number): void;
   /** The newest `limit` entries of `conversation`, oldest first. */
   recentLog(limit: number, conversation?: string): LogEntry[];
+  /** The entries with these ids that still exist (of any conversation), oldest first. */
+  logRows(ids: readonly number[]): LogEntry[];
   /**
    * Marks 'pending' user entries of `conversation` as 'interrupted' and returns them: every one, or those `which` picks
    * (the ones whose window is gone, when several windows share the log).
@@ -208,7 +210,11 @@ export interface BatonStore {
   flush(): Promise<void>;
   /** PRAGMA integrity_check's answer: ['ok'] when sound, otherwise the problems found. */
   integrityCheck(): string[];
-  /** Fires after any write: from this instance, or (`fromOtherWindow`) when another window's writes were loaded. */
-  onDidChange(listener: (what: StoreChange, fromOtherWindow: boolean) => void): () => void;
+  /**
+   * Fires after any write: from this instance, or (`fromOtherWindow`) when another window's writes were loaded. For a
+   * log write of this instance that names its rows (append, update, delete, mark interrupted), `rows` are their ids;
+   * without `rows`, any row may have changed.
+   */
+  onDidChange(listener: (what: StoreChange, fromOtherWindow: boolean, rows?: readonly number[]) => void): () => void;
   close(): Promise<void>;
 }

@@ -155,6 +155,31 @@ export function resolveWorkerNetwork(settings: NetworkSettings, machine: string[
   return { requested, mode: requested, allowedHosts, blockedHosts, machineBlocked, ...(proxy ? { proxy } : {}), problems };
 }
 
+/** GitHub's API, which the runtime's built-in GitHub MCP server reads for a session with the user's token. */
+export const GITHUB_API_HOST = 'api.github.com';
+
+/**
+ * Whether a host rule (as hostRuleProblem accepts it) covers `host`: the host itself, '*.' for its subdomains, '*' for
+ * all; in blockedHosts a domain also covers its subdomains (as the runtime blocks them).
+ */
+function ruleCovers(rule: string, host: string, list: 'allowed' | 'blocked'): boolean {
+  const r = rule.trim().toLowerCase();
+  if (r === '*' || r === host) return true;
+  if (r.startsWith('*.')) return host.endsWith(r.slice(1));
+  return list === 'blocked' && host.endsWith(`.${r}`);
+}
+
+/**
+ * Whether a worker's shell, under this network, could reach `host` (deny wins over allow, as in the runtime). The
+ * built-in GitHub MCP server runs outside the sandbox, so a worker keeps it only when this holds for GitHub's API.
+ */
+export function letsThrough(n: WorkerNetwork, host: string): boolean {
+  if (n.mode === 'deny') return false;
+  const h = host.toLowerCase();
+  if (n.blockedHosts.some((rule) => ruleCovers(rule, h, 'blocked'))) return false;
+  return n.allowedHosts.length === 0 || n.allowedHosts.some((rule) => ruleCovers(rule, h, 'allowed'));
+}
+
 /** The network line of a worker's card and of Doctor: the mode in force, in a person's words. */
 export function describeNetwork(n: WorkerNetwork): string {
   if (n.problems.length) return `network off: ${n.problems.map((p) => p.message).join('; ')}`;

@@ -3,12 +3,13 @@
 // apart from the pool's lifecycle (workerPool.ts); nothing here holds state of its own.
 import * as path from 'node:path';
 import type { AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
+import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
-import { describeNetwork, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
+import { describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
 import { WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
 
@@ -74,6 +75,10 @@ export class WorkerSetup {
       // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
       ownSession: w.source === 'created',
       trackChanges: true,
+      // The runtime's GitHub MCP server reads GitHub from the runtime's process with the user's token, not from the
+      // shell. The runtime holds it to the sandbox's rules for its endpoint's host (the Copilot API's, measured), not
+      // GitHub's: a worker whose shell could not reach GitHub's API must not reach it that way either.
+      ...(letsThrough(this.network(), GITHUB_API_HOST) ? {} : { disabledMcpServers: [GITHUB_MCP_SERVER] }),
       ...(this.opts.settings().sandbox === 'off' ? {} : { sandbox: this.sandboxPolicy(w) }),
     };
   }

@@ -13,6 +13,8 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
 import { completedReply, freshChat, runCommand, send, waitUntil } from './helpers';
 
@@ -21,6 +23,20 @@ const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E
 
 function card(view: FrameLocator, name: string): Locator {
   return view.locator('.worker-item').filter({ has: view.locator(`[data-testid="worker-card"][data-name="${name}"]`) });
+}
+
+/** A worker delegated from the panel that changes src/app.txt's line to "<name> line"; returns what the user sends. */
+function scriptLineEdit(server: ScriptedModelServer, repo: string, name: string): string {
+  const prompt = `Worker ${name}: change app.txt`;
+  scriptDelegation(server, { prompt, worker: name, workingDir: repo, task: `TASK-${name}`, started: `Started ${name}.` });
+  scriptWorkerRound(server, {
+    worker: name,
+    prompt: `TASK-${name}`,
+    does: { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
+    report: `${name}: changed app.txt`,
+    answer: `${name} is done.`,
+  });
+  return prompt;
 }
 
 async function answerDialog(page: Page, button: string): Promise<void> {
@@ -48,22 +64,16 @@ describe('Work that lands, by clicks', function () {
     const read = (f: string) => readFile(join(repo, 'src', `${f}.txt`), 'utf8');
 
     const prompt = 'Worker ui-trio: change the three files';
-    server.on(
-      { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: 'delegate' },
-      { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'ui-trio', working_dir: repo, initial_prompt: 'TASK-ui-trio' } }] },
-    );
-    server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'started' }, { text: 'Started ui-trio.' });
-    server.on(
-      { lastUserIncludes: 'TASK-ui-trio', afterToolResult: false, name: 'trio edits' },
-      {
+    scriptDelegation(server, { prompt, worker: 'ui-trio', workingDir: repo, task: 'TASK-ui-trio', started: 'Started ui-trio.' });
+    scriptWorkerRound(server, {
+      worker: 'ui-trio',
+      prompt: 'TASK-ui-trio',
+      does: {
         toolCalls: ['a', 'b', 'c'].map((f) => ({ name: 'edit', arguments: { path: `src/${f}.txt`, old_str: `${f} original`, new_str: `${f} by trio` } })),
       },
-    );
-    server.on({ lastUserIncludes: 'TASK-ui-trio', afterToolResult: true, name: 'trio reports' }, { text: 'Round one: edited a, b and c' });
-    server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'ui-trio' finished:\n\n<worker-output>\nRound one", name: 'summary 1' },
-      { text: 'ui-trio finished round one.' },
-    );
+      report: 'Round one: edited a, b and c',
+      answer: 'ui-trio finished round one.',
+    });
 
     await send(view, prompt);
     await completedReply(view, 'Started ui-trio.');
@@ -88,15 +98,13 @@ describe('Work that lands, by clicks', function () {
     assert.equal(await read('c'), 'c original\n', 'the file left out stays in the worktree');
 
     // Ask for changes: the same worker continues in its worktree.
-    server.on(
-      { lastUserIncludes: 'also say twice in c', afterToolResult: false, name: 'trio round two' },
-      { toolCalls: [{ name: 'edit', arguments: { path: 'src/c.txt', old_str: 'c by trio', new_str: 'c by trio, twice' } }] },
-    );
-    server.on({ lastUserIncludes: 'also say twice in c', afterToolResult: true, name: 'trio reports again' }, { text: 'Round two: c says twice' });
-    server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'ui-trio' finished:\n\n<worker-output>\nRound two", name: 'summary 2' },
-      { text: 'ui-trio finished round two.' },
-    );
+    scriptWorkerRound(server, {
+      worker: 'ui-trio',
+      prompt: 'also say twice in c',
+      does: { toolCalls: [{ name: 'edit', arguments: { path: 'src/c.txt', old_str: 'c by trio', new_str: 'c by trio, twice' } }] },
+      report: 'Round two: c says twice',
+      answer: 'ui-trio finished round two.',
+    });
     await trio.locator('[data-testid="worker-ask"]').click();
     const box = page.locator('.quick-input-widget input.input');
     await box.waitFor({ state: 'visible', timeout: 15_000 });
@@ -131,18 +139,7 @@ describe('Work that lands, by clicks', function () {
     const read = () => readFile(join(repo, 'src', 'app.txt'), 'utf8');
 
     for (const name of ['ui-first', 'ui-second']) {
-      const prompt = `Worker ${name}: change app.txt`;
-      server.on(
-        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
-        { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
-      );
-      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
-      server.on(
-        { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
-        { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
-      );
-      server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
-      server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary ${name}` }, { text: `${name} is done.` });
+      const prompt = scriptLineEdit(server, repo, name);
       await send(view, prompt);
       await completedReply(view, `${name} is done.`);
     }
@@ -157,11 +154,12 @@ describe('Work that lands, by clicks', function () {
     await answerDialog(page, 'Apply');
     await second.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
 
-    server.on(
-      { lastUserIncludes: 'These files conflict', afterToolResult: false, name: 'second resolves' },
-      {
-        delayMs: 1500,
-        // The worker's own edit tool on the markers (a shell command would ask the user in the panel first).
+    scriptWorkerRound(server, {
+      worker: 'ui-second',
+      prompt: 'These files conflict',
+      delayMs: 1500,
+      // The worker's own edit tool on the markers (a shell command would ask the user in the panel first).
+      does: {
         toolCalls: [
           {
             name: 'edit',
@@ -173,12 +171,9 @@ describe('Work that lands, by clicks', function () {
           },
         ],
       },
-    );
-    server.on({ lastUserIncludes: 'These files conflict', afterToolResult: true, name: 'second reports' }, { text: 'Kept both lines.' });
-    server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'ui-second' finished:\n\n<worker-output>\nKept both", name: 'resolved' },
-      { text: 'ui-second resolved it.' },
-    );
+      report: 'Kept both lines.',
+      answer: 'ui-second resolved it.',
+    });
     await second.locator('[data-testid="worker-resolve-worker"]').click();
     await second.locator('[data-testid="worker-card"]').filter({ hasText: 'resolving conflicts' }).waitFor({ timeout: 15_000 });
     await completedReply(view, 'ui-second resolved it.');
@@ -230,20 +225,14 @@ describe('Work that lands, by clicks', function () {
       await git(repo, 'add', '-A');
       await git(repo, 'commit', '-q', '-m', 'init');
       const prompt = 'Worker ui-verify: change v.txt';
-      server.on(
-        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: 'delegate ui-verify' },
-        { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'ui-verify', working_dir: repo, initial_prompt: 'TASK-ui-verify' } }] },
-      );
-      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'started ui-verify' }, { text: 'Started ui-verify.' });
-      server.on(
-        { lastUserIncludes: 'TASK-ui-verify', afterToolResult: false, name: 'ui-verify edits' },
-        { toolCalls: [{ name: 'edit', arguments: { path: 'src/v.txt', old_str: 'v original', new_str: 'v by worker' } }] },
-      );
-      server.on({ lastUserIncludes: 'TASK-ui-verify', afterToolResult: true, name: 'ui-verify reports' }, { text: 'ui-verify: changed v.txt' });
-      server.on(
-        { lastUserIncludes: "[Background task completed] Worker 'ui-verify' finished:", name: 'summary ui-verify' },
-        { text: 'ui-verify is done, but its verify failed.' },
-      );
+      scriptDelegation(server, { prompt, worker: 'ui-verify', workingDir: repo, task: 'TASK-ui-verify', started: 'Started ui-verify.' });
+      scriptWorkerRound(server, {
+        worker: 'ui-verify',
+        prompt: 'TASK-ui-verify',
+        does: { toolCalls: [{ name: 'edit', arguments: { path: 'src/v.txt', old_str: 'v original', new_str: 'v by worker' } }] },
+        report: 'ui-verify: changed v.txt',
+        answer: 'ui-verify is done, but its verify failed.',
+      });
       await send(view, prompt);
       await completedReply(view, 'ui-verify is done, but its verify failed.');
       const told = server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'ui-verify'"));
@@ -299,18 +288,7 @@ describe('Work that lands, by clicks', function () {
     await git(repo, 'commit', '-q', '-m', 'init');
 
     for (const name of ['ui-left', 'ui-right']) {
-      const prompt = `Worker ${name}: change app.txt`;
-      server.on(
-        { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
-        { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
-      );
-      server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
-      server.on(
-        { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
-        { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: `${name} line` } }] },
-      );
-      server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
-      server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary ${name}` }, { text: `${name} is done.` });
+      const prompt = scriptLineEdit(server, repo, name);
       await send(view, prompt);
       await completedReply(view, `${name} is done.`);
     }

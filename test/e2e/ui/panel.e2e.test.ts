@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { scriptDelegation } from '../../support/scriptedWorker';
 import { ui } from './fixture';
 import { completedReply, freshChat, messages, openBaton, send } from './helpers';
 
@@ -45,15 +45,6 @@ async function dangers(body: Locator): Promise<{ elements: string[]; attributes:
     }
     return { elements, attributes, hrefs, xss: (window as unknown as { __xss?: unknown }).__xss };
   });
-}
-
-/** The orchestrator's side of a delegation: a create_worker_session call, then a short "started" reply. */
-function scriptDelegation(server: ScriptedModelServer, prompt: string, worker: { name: string; workingDir: string; task: string }, started: string): void {
-  server.on(
-    { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `orchestrator delegates to ${worker.name}` },
-    { toolCalls: [{ name: 'create_worker_session', arguments: { name: worker.name, working_dir: worker.workingDir, initial_prompt: worker.task } }] },
-  );
-  server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'orchestrator says it started' }, { text: started });
 }
 
 function batonTab(page: Page): Locator {
@@ -144,7 +135,7 @@ describe('Panel safety, layout and background results', function () {
     const TASK = 'TASK-ui-notify: check the project and report';
     const RESULT = 'Check finished: nothing to fix.';
     const SUMMARY = 'The notify worker is done: nothing to fix.';
-    scriptDelegation(server, PROMPT, { name: 'ui-notify', workingDir: workspace, task: TASK }, 'Started worker ui-notify.');
+    scriptDelegation(server, { prompt: PROMPT, worker: 'ui-notify', workingDir: workspace, task: TASK, started: 'Started worker ui-notify.' });
     // Time enough to hide the panel before the worker answers.
     server.on({ lastUserIncludes: 'TASK-ui-notify', name: 'the worker answers' }, { text: RESULT, delayMs: 6000 });
     server.on({ lastUserIncludes: "[Background task completed] Worker 'ui-notify' finished:", name: 'the summary' }, { text: SUMMARY });

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
 import { completedReply, freshChat, runCommand, send } from './helpers';
 
@@ -30,17 +31,14 @@ function card(view: FrameLocator, name: string): Locator {
 function scriptEdit(server: ScriptedModelServer, name: string, repo: string, newLine: string): { prompt: string; summary: string } {
   const prompt = `Worker ${name}: change the line in app.txt`;
   const summary = `${name} is done; its change waits for your review.`;
-  server.on(
-    { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `delegate ${name}` },
-    { toolCalls: [{ name: 'create_worker_session', arguments: { name, working_dir: repo, initial_prompt: `TASK-${name}` } }] },
-  );
-  server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `started ${name}` }, { text: `Started ${name}.` });
-  server.on(
-    { lastUserIncludes: `TASK-${name}`, afterToolResult: false, name: `${name} edits` },
-    { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: newLine } }] },
-  );
-  server.on({ lastUserIncludes: `TASK-${name}`, afterToolResult: true, name: `${name} reports` }, { text: `${name}: changed app.txt` });
-  server.on({ lastUserIncludes: `[Background task completed] Worker '${name}' finished:`, name: `summary of ${name}` }, { text: summary });
+  scriptDelegation(server, { prompt, worker: name, workingDir: repo, task: `TASK-${name}`, started: `Started ${name}.` });
+  scriptWorkerRound(server, {
+    worker: name,
+    prompt: `TASK-${name}`,
+    does: { toolCalls: [{ name: 'edit', arguments: { path: 'src/app.txt', old_str: 'original line', new_str: newLine } }] },
+    report: `${name}: changed app.txt`,
+    answer: summary,
+  });
   return { prompt, summary };
 }
 

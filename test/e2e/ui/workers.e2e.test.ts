@@ -6,18 +6,9 @@
  */
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { ui } from './fixture';
 import { completedReply, freshChat, messages, send, toolResults, waitUntil } from './helpers';
-
-/** The orchestrator's side of a delegation: a create_worker_session call, then a short "started" reply. */
-function scriptDelegation(server: ScriptedModelServer, prompt: string, worker: { name: string; workingDir: string; task: string }, started: string): void {
-  server.on(
-    { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `orchestrator delegates to ${worker.name}` },
-    { toolCalls: [{ name: 'create_worker_session', arguments: { name: worker.name, working_dir: worker.workingDir, initial_prompt: worker.task } }] },
-  );
-  server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: 'orchestrator says it started' }, { text: started });
-}
 
 function workerCard(view: FrameLocator, name: string, state?: string): Locator {
   return view.locator(`[data-testid="worker-card"][data-name="${name}"]${state ? `[data-state="${state}"]` : ''}`);
@@ -38,7 +29,7 @@ describe('Workers', function () {
     const TASK = 'TASK-ui-build: run the build in the workspace and report';
     const RESULT = 'Build finished:\n\n- **3** packages compiled\n- no warnings';
     const SUMMARY = 'The build worker is done: 3 packages compiled without warnings.';
-    scriptDelegation(server, PROMPT, { name: 'ui-builder', workingDir: workspace, task: TASK }, 'Started worker ui-builder on the build.');
+    scriptDelegation(server, { prompt: PROMPT, worker: 'ui-builder', workingDir: workspace, task: TASK, started: 'Started worker ui-builder on the build.' });
     // The worker's model takes a moment, so the running state is there to be seen.
     server.on({ lastUserIncludes: 'TASK-ui-build', name: 'the worker answers' }, { text: RESULT, delayMs: 2500, chunks: 2 });
     server.on({ lastUserIncludes: "[Background task completed] Worker 'ui-builder' finished:", name: 'the summary' }, { text: SUMMARY });
@@ -93,19 +84,15 @@ describe('Workers', function () {
     const PROMPT = 'Say hi from a shell in my workspace';
     const TASK = 'TASK-ui-perm: run echo in the workspace';
     const COMMAND = 'echo hi from the e2e worker';
-    scriptDelegation(server, PROMPT, { name: 'ui-guard', workingDir: workspace, task: TASK }, 'Started worker ui-guard.');
-    server.on(
-      { lastUserIncludes: 'TASK-ui-perm', afterToolResult: false, name: 'the worker wants bash' },
-      { toolCalls: [{ name: 'bash', arguments: { command: COMMAND, description: 'Say hi' } }] },
-    );
-    server.on(
-      { lastUserIncludes: 'TASK-ui-perm', afterToolResult: true, name: 'the worker gives up' },
-      { text: 'I could not run the command: the user denied it.' },
-    );
-    server.on(
-      { lastUserIncludes: "[Background task completed] Worker 'ui-guard' finished:", name: 'the summary' },
-      { text: 'ui-guard could not run its command: you denied it.' },
-    );
+    scriptDelegation(server, { prompt: PROMPT, worker: 'ui-guard', workingDir: workspace, task: TASK, started: 'Started worker ui-guard.' });
+    // The worker wants bash, and gives up once the user denies it.
+    scriptWorkerRound(server, {
+      worker: 'ui-guard',
+      prompt: 'TASK-ui-perm',
+      does: { toolCalls: [{ name: 'bash', arguments: { command: COMMAND, description: 'Say hi' } }] },
+      report: 'I could not run the command: the user denied it.',
+      answer: 'ui-guard could not run its command: you denied it.',
+    });
 
     await send(view, PROMPT);
     const prompt = view.locator('[data-testid="permission"]');
