@@ -7,6 +7,7 @@ import { renderMarkdown } from '../webview/markdownStream';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
 import { longListInputs, pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
+import type { TraceEvent } from './traceOpen';
 
 /** Deterministic PRNG so every run streams the same text in the same pieces. */
 function rng(seed: number): () => number {
@@ -390,16 +391,6 @@ async function firstPaintCpuMs(browser: Browser, build: WebviewBuild, snapshot: 
   } finally {
     await wp.close();
   }
-}
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
 }
 
 async function assertClean(errors: string[], violations: string[]): Promise<void> {

@@ -15,7 +15,8 @@ import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from
 import { median } from './figure';
 import { historySnapshot } from './panel.bench';
 
-interface TraceEvent {
+/** One event of a Chromium trace (the fields the bench reads). */
+export interface TraceEvent {
   name: string;
   cat: string;
   ph: string;
