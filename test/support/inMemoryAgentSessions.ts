@@ -539,7 +539,7 @@ export class InMemoryAgentSessions implements AgentSessions {
   }
 
   runtimeStats(): RuntimeStats | undefined {
-    return this.isStarted ? { pid: this.pid, sessionsOpened: this.opened, startedAt: 0 } : undefined;
+    return this.isStarted ? { pid: this.pid, sessionsOpened: this.opened } : undefined;
   }
 
   updateProvider(provider: ProviderSettings): void {

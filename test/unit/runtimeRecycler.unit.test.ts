@@ -10,7 +10,7 @@ import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMem
 
 const MB = 1024 * 1024;
 const settings: RecycleSettings = { growth: 1.25, maxSessions: 0, warmupSessions: 3, warmupIdles: 5 };
-const stats = (pid: number, sessionsOpened: number): RuntimeStats => ({ pid, sessionsOpened, startedAt: 0 });
+const stats = (pid: number, sessionsOpened: number): RuntimeStats => ({ pid, sessionsOpened });
 
 describe('RecyclePolicy', () => {
   it('takes the baseline once the runtime has opened the warm-up sessions, and restarts above growth × it', () => {

@@ -145,8 +145,6 @@ export interface RuntimeStats {
   pid: number;
   /** Sessions created or resumed since this runtime started. */
   sessionsOpened: number;
-  /** When it started (ms since the epoch). */
-  startedAt: number;
 }
 
 export interface AgentSessions {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withTimeout } from '../util/delay';
-import type { ProviderSettings } from './agentSessions';
+import type { ProviderSettings, RuntimeStats } from './agentSessions';
 import { AgentError } from './errors';
 import { buildRuntimeEnvironment, gitHubTokenOf, type EnvironmentReport, type EnvironmentSetting } from './runtimeEnvironment';
 import { fromSdkError } from './sdkErrors';
@@ -37,9 +37,8 @@ export class CopilotRuntime {
   private starting: Promise<CopilotClient> | undefined;
   /** A restart under way (stop, then start): every caller of client() waits for the new runtime. */
   private restarting: Promise<void> | undefined;
-  /** Sessions created or resumed on the current client, and when it started (the idle restart's trigger reads them). */
+  /** Sessions created or resumed on the current client (the idle restart's trigger reads it). */
   private opened = 0;
-  private startedAt = 0;
   private readonly didReset = new Emitter<string>();
   /** Fires with the reason after the client was torn down; sessions of the old client are gone. */
   readonly onDidReset = this.didReset.event;
@@ -129,7 +128,6 @@ export class CopilotRuntime {
     }
     this.current = client;
     this.opened = 0;
-    this.startedAt = Date.now();
     return client;
   }
 
@@ -138,10 +136,10 @@ export class CopilotRuntime {
     this.opened++;
   }
 
-  /** The running runtime: its process, the sessions opened on it and when it started; undefined when not started. */
-  stats(): { pid: number; sessionsOpened: number; startedAt: number } | undefined {
+  /** The running runtime: its process and the sessions opened on it; undefined when not started. */
+  stats(): RuntimeStats | undefined {
     const pid = this.runtimePid();
-    return this.current && pid ? { pid, sessionsOpened: this.opened, startedAt: this.startedAt } : undefined;
+    return this.current && pid ? { pid, sessionsOpened: this.opened } : undefined;
   }
 
   /**
