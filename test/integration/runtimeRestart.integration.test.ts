@@ -5,6 +5,8 @@ import * as assert from 'node:assert/strict';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+import { isAlive } from '../support/copilotHarness';
+import { waitFor } from '../support/waitFor';
 
 function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
   return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
@@ -14,23 +16,6 @@ function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[]
 function timesSent(requests: RecordedRequest[], needle: string): number {
   const last = requests.at(-1);
   return last ? last.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(needle)).length : 0;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('Idle restart of the runtime (real runtime, scripted model)', function () {
@@ -55,7 +40,7 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     await core.orchestrator.enqueue('first', { channel: 'panel' }).done;
     const session = core.orchestrator.currentSessionId!;
     const firstPid = core.sessions.runtimePid()!;
-    const idle = (): Promise<void> => waitFor(() => core.orchestrator.idle && !core.pool.listActive().length, 'Baton to go idle');
+    const idle = (): Promise<unknown> => waitFor('Baton to go idle', () => core.orchestrator.idle && !core.pool.listActive().length);
     await idle();
     assert.equal(await core.recycler.check(), 'kept', 'the first idle check takes the baseline');
     assert.ok(core.recycler.baseline! > 10 * 1024 * 1024, `the runtime's RSS read from the system: ${core.recycler.baseline}`);
@@ -63,7 +48,7 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     // Not while a turn runs ...
     server.on({ lastUserIncludes: /\[via panel\] slow$/ }, { text: 'slowly', delayMs: 1500 });
     const slow = core.orchestrator.enqueue('slow', { channel: 'panel' });
-    await waitFor(() => ofType(core.events, 'turn.started').length === 2, 'the slow turn to start');
+    await waitFor('the slow turn to start', () => ofType(core.events, 'turn.started').length === 2);
     assert.equal(await core.recycler.check(), 'busy');
     assert.equal((await slow.done).content, 'slowly');
     // ... nor while a worker runs.
@@ -82,8 +67,8 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     assert.equal(await core.recycler.check(), 'restarted');
     const secondPid = core.sessions.runtimePid()!;
     assert.notEqual(secondPid, firstPid);
-    await waitFor(() => !alive(firstPid), 'the old runtime to exit');
-    await waitFor(() => core.orchestrator.currentSessionId === session, 'the session to be resumed');
+    await waitFor('the old runtime to exit', () => !isAlive(firstPid));
+    await waitFor('the session to be resumed', () => core.orchestrator.currentSessionId === session);
     assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'resumed');
     assert.ok(core.logger.lines.some((l) => /Restarting the Copilot runtime while idle: its memory grew to \d+ MB/.test(l)));
 
@@ -101,7 +86,7 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     server.on({ lastUserIncludes: /\[via panel\] meanwhile$/ }, { text: 'after the restart' });
     const lines = core.logger.lines.length;
     const restarting = core.recycler.check();
-    await waitFor(() => core.logger.lines.slice(lines).some((l) => l.includes('Restarting the Copilot runtime while idle')), 'the restart to begin');
+    await waitFor('the restart to begin', () => core.logger.lines.slice(lines).some((l) => l.includes('Restarting the Copilot runtime while idle')));
     const meanwhile = core.orchestrator.enqueue('meanwhile', { channel: 'panel' });
     assert.equal(await restarting, 'restarted');
     assert.notEqual(core.sessions.runtimePid(), secondPid);

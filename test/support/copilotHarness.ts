@@ -220,7 +220,8 @@ function runtimeProcess(client: CopilotClientInstance): ChildProcess | undefined
   return child ?? undefined;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` still runs. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
