@@ -303,15 +303,18 @@ export class MessageList {
       this.lazy.clear();
       this.queueNearViewport();
     }
+    const started = performance.now();
+    let applied = 0;
     for (const view of this.dirty) {
       const wasStreaming = view.isStreaming;
       const before = view.pendingChars;
-      const started = performance.now();
       view.flush(this.budget.chars);
-      if (view.isRendered) this.budget.record(before - view.pendingChars, performance.now() - started);
+      if (view.isRendered) applied += before - view.pendingChars;
       if (!view.hasWork) this.dirty.delete(view);
       if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
     }
+    // Timed to the end of this frame's rendering: the rows a frame adds cost more to lay out than to build.
+    this.budget.recordFrame(applied, started);
     const deadline = performance.now() + FRAME_BUDGET_MS;
     for (const view of this.lazy) {
       if (performance.now() > deadline) break;

@@ -13,11 +13,17 @@ const FULL_OPTIONS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyl
 
 const pending: Array<[HTMLElement, Date]> = [];
 
-function fill(el: HTMLElement, date: Date): void {
+/** The formatters, made on first use (which loads the locale data); warmUp.ts makes them in idle time. */
+export function formatters(): { time: Intl.DateTimeFormat; fullTime: Intl.DateTimeFormat } {
   time ??= new Intl.DateTimeFormat(undefined, TIME_OPTIONS);
   fullTime ??= new Intl.DateTimeFormat(undefined, FULL_OPTIONS);
-  el.title = fullTime.format(date);
-  el.textContent = time.format(date);
+  return { time, fullTime };
+}
+
+function fill(el: HTMLElement, date: Date): void {
+  const f = formatters();
+  el.title = f.fullTime.format(date);
+  el.textContent = f.time.format(date);
 }
 
 /** The `<time>` element for `date`; `afterPaint`: its text is written once the next frame has been painted. */

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
-import { MAX_FLUSH_CHARS, MIN_FLUSH_CHARS, STREAM_MS, StreamBudget } from '../../webview/streamBudget';
+import { FRAME_MS, MAX_FLUSH_CHARS, MIN_FLUSH_CHARS, StreamBudget } from '../../webview/streamBudget';
 
 describe('stream budget (streamed characters a frame renders)', () => {
-  it('fits the characters to STREAM_MS at the rate the last frame measured', () => {
+  it('fits the characters to FRAME_MS at the rate the last frame measured', () => {
     const budget = new StreamBudget();
-    // 1,024 characters of a costly list in 12 ms: half as many fit.
-    budget.record(1024, 2 * STREAM_MS);
+    // 1,024 characters of a costly list in twice FRAME_MS: half as many fit.
+    budget.record(1024, 2 * FRAME_MS);
     assert.equal(budget.chars, 512);
-    budget.record(512, STREAM_MS / 2);
+    budget.record(512, FRAME_MS / 2);
     assert.equal(budget.chars, 1024, 'grows at most twofold a frame');
   });
 
@@ -19,5 +19,17 @@ describe('stream budget (streamed characters a frame renders)', () => {
     assert.equal(budget.chars, MAX_FLUSH_CHARS, 'cheap text is bounded too');
     budget.record(10, 1000);
     assert.equal(budget.chars, MAX_FLUSH_CHARS);
+  });
+
+  it('times a frame to the task after it, so what ran after the script counts', async () => {
+    const budget = new StreamBudget();
+    const started = performance.now();
+    budget.recordFrame(1024, started);
+    assert.equal(budget.chars, 1024, 'not recorded before the frame ends');
+    // The frame's rendering, in the same task after its script: here, a busy wait of 4 × FRAME_MS.
+    while (performance.now() - started < 4 * FRAME_MS);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // 1,024 characters in at least 4 × FRAME_MS: at most a quarter of them fit (the script alone took next to none).
+    assert.equal(budget.chars, MIN_FLUSH_CHARS, 'the whole frame counted');
   });
 });
