@@ -46,6 +46,9 @@ interface Task {
 }
 
 interface StreamTrace {
+  /** The 95th percentile of the stream's tasks' CPU, and how many took over 30 ms of it. */
+  p95Cpu: number;
+  over30: number;
   maxFrameMs: number;
   longestCpu: number;
   totalMs: number;
@@ -89,7 +92,7 @@ async function traceStream(browser: Browser, build: WebviewBuild, deltas: string
     };
     for (const e of main) {
       close(e.ts);
-      if (stack.length === 0) tasks.push({ e, cpu: (e.tdur ?? e.dur ?? 0) / 1000, labels: [], kinds: new Map(), tree: [] });
+      if (stack.length === 0) tasks.push({ e, cpu: Math.min(e.tdur ?? e.dur ?? 0, e.dur ?? 0) / 1000, labels: [], kinds: new Map(), tree: [] });
       const task = tasks[tasks.length - 1]!;
       if (LABELS.includes(e.name) && !task.labels.includes(e.name)) task.labels.push(e.name);
       if ((e.tdur ?? e.dur ?? 0) >= 500) {
@@ -112,7 +115,21 @@ async function traceStream(browser: Browser, build: WebviewBuild, deltas: string
     const oddNames = new Map<string, number>();
     for (const e of odd) oddNames.set(e.name, (oddNames.get(e.name) ?? 0) + 1);
     if (odd.length) console.log(`  events with thread time > wall time: ${[...oddNames].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
-    return { maxFrameMs: result.maxFrameMs, totalMs: result.totalMs, longestCpu: sorted[0]?.cpu ?? 0, top: sorted.slice(0, top), start: start.ts };
+    const cpus = counted
+      .map((t) => t.cpu)
+      .filter((c) => c >= 1)
+      .sort((a, b) => a - b);
+    const p95Cpu = cpus[Math.floor(cpus.length * 0.95)] ?? 0;
+    const over30 = cpus.filter((c) => c > 30).length;
+    return {
+      p95Cpu,
+      over30,
+      maxFrameMs: result.maxFrameMs,
+      totalMs: result.totalMs,
+      longestCpu: sorted[0]?.cpu ?? 0,
+      top: sorted.slice(0, top),
+      start: start.ts,
+    };
   } finally {
     await wp.close();
   }
@@ -160,12 +177,11 @@ async function main(): Promise<void> {
     await browser.close();
     for (const [, b] of builds) await b.dispose();
   }
-  console.log(`\nmedians over ${runs} runs: longest frame (wall) / longest task (cpu), ms`);
+  console.log(`\nmedians over ${runs} runs: longest frame (wall) / longest task (cpu) / p95 task (cpu), ms; tasks over 30 ms cpu; total ms`);
+  const med = (rs: StreamTrace[], get: (r: StreamTrace) => number, digits = 0): string => median(rs.map(get)).toFixed(digits);
   for (const [key, rs] of results)
     console.log(
-      `  ${key.padEnd(44)} ${median(rs.map((r) => r.maxFrameMs))
-        .toFixed(0)
-        .padStart(4)} / ${median(rs.map((r) => r.longestCpu)).toFixed(1)}`,
+      `  ${key.padEnd(44)} ${med(rs, (r) => r.maxFrameMs)} / ${med(rs, (r) => r.longestCpu, 1)} / ${med(rs, (r) => r.p95Cpu, 1)}; ${med(rs, (r) => r.over30)}; ${med(rs, (r) => r.totalMs)}`,
     );
 }
 

@@ -60,6 +60,15 @@ export class BlockSplitter {
     return done;
   }
 
+  /**
+   * The text has ended: its last line is complete, so the blocks it ends are finished (returned, in order) and the
+   * tail is the last block. A list followed by a last line without a line break (the note the host adds after a
+   * reply) was one block with it, rendered whole instead of a row at a time.
+   */
+  end(): string[] {
+    return this.buf && !this.buf.endsWith('\n') ? this.push('\n') : [];
+  }
+
   /** The open block's source so far (may be empty or whitespace). */
   get tail(): string {
     return this.buf;
@@ -136,7 +145,7 @@ export class BlockSplitter {
 /** All blocks of a complete text, the last (unterminated) one included. */
 export function splitBlocks(text: string): string[] {
   const splitter = new BlockSplitter();
-  const blocks = splitter.push(text);
+  const blocks = [...splitter.push(text), ...splitter.end()];
   if (/\S/.test(splitter.tail)) blocks.push(splitter.tail);
   return blocks;
 }
@@ -172,6 +181,11 @@ export class MarkdownStream {
     return { done, tail: this.tailHtml() };
   }
 
+  /** The text has ended: the sources of the blocks its last line finishes (see BlockSplitter.end). */
+  endSources(): string[] {
+    return this.splitter.end();
+  }
+
   /** The open block's source so far. */
   get tailSource(): string {
     return this.splitter.tail;
@@ -182,8 +196,10 @@ export class MarkdownStream {
     return renderBlock(this.splitter.tail, { open: true });
   }
 
-  /** The open block rendered as finished: the last block, once the stream has ended. */
+  /** The blocks the end of the text finishes and the last one, rendered: what follows the pushes' blocks. */
   finalHtml(): string {
-    return renderAnyBlock(this.splitter.tail);
+    let html = '';
+    for (const block of this.splitter.end()) html += renderAnyBlock(block);
+    return html + renderAnyBlock(this.splitter.tail);
   }
 }

@@ -170,8 +170,11 @@ export class MessageList {
     if (!view) return false;
     const wasStreaming = view.isStreaming;
     view.update(patch);
-    if (view.hasWork) this.schedule();
-    else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
+    if (view.hasWork) {
+      // The patch may have brought text to apply (MessageView.asDelta), not only waited behind it.
+      this.dirty.add(view);
+      this.schedule();
+    } else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
     return true;
   }
 

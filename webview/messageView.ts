@@ -166,9 +166,15 @@ export class MessageView {
 
   /**
    * A patch without new content waits behind buffered deltas (the message must not be marked complete before its
-   * text is shown); a patch with content replaces the text, so the buffered deltas are moot.
+   * text is shown); a patch with content replaces the text, so the buffered deltas are moot, unless it only carries
+   * the streamed text on (see asDelta).
    */
   update(patch: Partial<Omit<ChatMessage, 'id'>>): void {
+    const rest = this.asDelta(patch);
+    if (rest) {
+      patch = rest;
+      if (Object.keys(patch).length === 0) return;
+    }
     if (patch.content !== undefined) {
       this.pending = '';
       for (const earlier of this.deferred.splice(0)) this.applyPatch(earlier);
@@ -177,6 +183,23 @@ export class MessageView {
       return;
     }
     this.applyPatch(patch);
+  }
+
+  /**
+   * A patch whose content is the text streamed so far and maybe more (the host completes a turn with its whole reply,
+   * and a note may follow it; another window's reply comes as its whole text so far) while that text's markdown is in
+   * the DOM: the rest is taken as a delta, and the patch without its content is returned. So the streamed DOM stays,
+   * and only what is new is rendered, within the frames' budget: rendering a 100 KB reply again at once was a task of
+   * 0.3–2 s (issue 20). Undefined when the patch must be applied as it is.
+   */
+  private asDelta(patch: Partial<Omit<ChatMessage, 'id'>>): Partial<Omit<ChatMessage, 'id'>> | undefined {
+    if (patch.content === undefined || !this.stream || !this.isStreaming) return undefined;
+    if (patch.role !== undefined && patch.role !== this.message.role) return undefined;
+    const shown = this.message.content + this.pending;
+    if (!patch.content.startsWith(shown)) return undefined;
+    const { content, ...rest } = patch;
+    this.pending += content.slice(shown.length);
+    return rest;
   }
 
   private applyDelta(delta: string): boolean {
@@ -378,7 +401,12 @@ export class MessageView {
    * DOM is the one a one-shot render of the whole text gives.
    */
   private endStream(): void {
-    if (this.tailEl && this.stream) this.tailEl.replaceWith(...this.finishedBlock(this.stream.tailSource, true));
+    if (this.tailEl && this.stream) {
+      // The last line is complete now: the blocks it ends go before the tail (the first is the open one), as a delta's.
+      const blocks = this.stream.endSources();
+      blocks.forEach((block, i) => this.tailEl!.before(...this.finishedBlock(block, i === 0)));
+      this.tailEl.replaceWith(...this.finishedBlock(this.stream.tailSource, blocks.length === 0));
+    }
     this.tailEl = undefined;
     this.stream = undefined;
     this.raw = this.rows = undefined;

@@ -214,6 +214,19 @@ describe('markdown renderer (markdown-it)', () => {
       assert.deepEqual(splitBlocks('- a\n\n  more\n\n- b\n\nafter\n'), ['- a\n\n  more\n\n- b\n', 'after\n']);
     });
 
+    it('takes the last line as complete when the text ends, so a note after a list is a block of its own', () => {
+      // The host completes a reply with a note after it, without a line break at the end (withNote).
+      const text = '- a\n- b\n\n_Stopped at the limit._';
+      assert.deepEqual(splitBlocks(text), ['- a\n- b\n', '_Stopped at the limit._\n']);
+      assert.deepEqual(splitBlocks('para\n# Heading'), ['para\n', '# Heading\n']);
+      for (let seed = 1; seed <= 20; seed++) assert.equal(streamInChunks(text, seed, 1 + (seed % 7)), renderMarkdown(text), `seed ${seed}`);
+      const splitter = new BlockSplitter();
+      splitter.push(text);
+      assert.deepEqual(splitter.end(), ['- a\n- b\n']);
+      assert.equal(splitter.tail, '_Stopped at the limit._\n');
+      assert.deepEqual(splitter.end(), [], 'ended once');
+    });
+
     it('yields the same HTML streamed in random chunk sizes as rendered at once', () => {
       const whole = renderMarkdown(SAMPLE);
       assert.ok(splitBlocks(SAMPLE).length >= 8);

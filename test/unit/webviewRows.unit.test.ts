@@ -10,9 +10,10 @@ import { openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
 const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
 
 // Posts the reply in pieces of `size` characters, one frame apart every `perFrame` pieces; marks the first list item
-// or table row the moment it appears, then completes the message and reports the body's HTML and whether the marked
-// node is still the one in the page.
-const DRIVER = String.raw`(async function (text, size, perFrame, expected) {
+// or table row the moment it appears, then completes the message (with `final` as its content, as the host completes
+// a turn with the whole reply; with no content if `final` is undefined) and reports the body's HTML and whether the
+// marked node is still the one in the page.
+const DRIVER = String.raw`(async function (text, size, perFrame, expected, final) {
   var seq = 1;
   function post(m) { m.seq = ++seq; window.postMessage(m, '*'); }
   function frame() { return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); }); }
@@ -25,9 +26,13 @@ const DRIVER = String.raw`(async function (text, size, perFrame, expected) {
       first = first || document.querySelector('[data-id="r"] .message-body li, [data-id="r"] .message-body tbody tr');
     }
   }
-  post({ type: 'message/update', id: 'r', patch: { status: 'complete' } });
+  post({ type: 'message/update', id: 'r', patch: final === undefined ? { status: 'complete' } : { status: 'complete', content: final } });
+  // Text still waiting for a frame is shown by the frames after the completion: the first item may appear in them.
   await new Promise(function (done) {
-    (function check() { var el = document.querySelector('[data-id="r"]'); if (el && el.dataset.status === 'complete') done(); else requestAnimationFrame(check); })();
+    (function check() {
+      first = first || document.querySelector('[data-id="r"] .message-body li, [data-id="r"] .message-body tbody tr');
+      var el = document.querySelector('[data-id="r"]'); if (el && el.dataset.status === 'complete') done(); else requestAnimationFrame(check);
+    })();
   });
   var body = document.querySelector('[data-id="r"] .message-body');
   var t = document.createElement('template');
@@ -110,12 +115,44 @@ describe('webview: lists and tables stream a row at a time (Chromium)', function
     }
   });
 
+  // The host completes a turn with its whole reply as the content, a note after it when there is one
+  // (chatController.ts, withNote): what streamed stays in the DOM and only the note is rendered; other content (a turn
+  // that was retried) is rendered anew.
+  const COMPLETIONS: Array<[string, string, string, boolean]> = [
+    ['completed with the streamed text and a note after it', lines(SEGMENT_ROWS * 2 + 3, '', (i) => `${i}. step ${i}\n`), '\n\n_Stopped at the limit._', true],
+    ['completed with the streamed text, while text is still waiting for a frame', lines(SEGMENT_ROWS + 9, '', (i) => `- [ ] task ${i}\n`), '', true],
+    ['completed with other content', lines(150, '', (i) => `- item ${i}\n`), 'REPLACE', false],
+  ];
+  for (const [name, text, after, kept] of COMPLETIONS) {
+    it(`a long list ${name}: the DOM is the one-shot render of the final content${kept ? ', and the streamed items are kept' : ''}`, async () => {
+      const final = after === 'REPLACE' ? 'Something else:\n\n- one\n- two\n' : text + after;
+      const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
+      try {
+        await wp.page.waitForSelector('[data-testid="empty-state"]');
+        // The second: pieces of 4,000 characters with no frame between them, so the completion comes with text unshown.
+        const [size, perFrame] = after === '' ? [4000, 1000] : [41, 4];
+        const result = (await wp.page.evaluate(
+          `${DRIVER}(${JSON.stringify(text)}, ${size}, ${perFrame}, ${JSON.stringify(renderMarkdown(final))}, ${JSON.stringify(final)})`,
+        )) as { same: boolean; html: string; expected: string; firstKept: boolean };
+        assert.equal(result.html, result.expected);
+        assert.ok(result.same);
+        assert.equal(result.firstKept, kept, kept ? 'the first item shown is the node the finished message has' : 'the list was rendered anew');
+        assert.deepEqual(wp.errors, []);
+        assert.deepEqual(await wp.cspViolations(), []);
+      } finally {
+        await wp.close();
+      }
+    });
+  }
+
   for (const [name, text, kept = true] of REPLIES) {
     it(`${name}: streamed, the DOM is the one-shot render's${kept ? ', and the first item is never rendered again' : ''}`, async () => {
       const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
       try {
         await wp.page.waitForSelector('[data-testid="empty-state"]');
-        const result = (await wp.page.evaluate(`${DRIVER}(${JSON.stringify(text)}, 37, 4, ${JSON.stringify(renderMarkdown(text))})`)) as {
+        const result = (await wp.page.evaluate(
+          `${DRIVER}(${JSON.stringify(text)}, 37, 4, ${JSON.stringify(renderMarkdown(text))}, ${JSON.stringify(text)})`,
+        )) as {
           same: boolean;
           html: string;
           expected: string;
