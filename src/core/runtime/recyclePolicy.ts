@@ -24,6 +24,9 @@ export interface RecycleSettings {
  */
 export const DEFAULT_RECYCLE: RecycleSettings = { growth: 1.2, maxSessions: 100, warmupSessions: 20, warmupIdles: 100 };
 
+/** The floors a nonzero baton.runtime.* setting is raised to: below 1.1× is noise; fewer sessions than the warm-up's. */
+export const MIN_RECYCLE = { growth: 1.1, maxSessions: 20 } as const;
+
 export type RecycleDecision = { restart: false; baseline?: number } | { restart: true; reason: string };
 
 const MB = 1024 * 1024;
