@@ -312,6 +312,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     resume: () => convos.active.prewarm(),
     quietMs: deps.runtimeQuietMs,
   });
+  const offRestarting = recycler.onRestarting((on) => chat?.setRuntimeRestarting(on));
   const offWorkers = pool.onDidChange((cards) => {
     chat?.updateWorkers(cards);
     recycler?.poke();
@@ -374,6 +375,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       (disposed ??= (async () => {
         recycler?.dispose();
         offWorkers();
+        offRestarting();
         offTurns();
         await swept;
         chat?.dispose();

@@ -87,8 +87,10 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     const lines = core.logger.lines.length;
     const restarting = core.recycler.check();
     await waitFor('the restart to begin', () => core.logger.lines.slice(lines).some((l) => l.includes('Restarting the Copilot runtime while idle')));
+    assert.equal(core.chat.state().runtimeRestarting, true, 'the panel says "Restarting Copilot…"');
     const meanwhile = core.orchestrator.enqueue('meanwhile', { channel: 'panel' });
     assert.equal(await restarting, 'restarted');
+    assert.equal(core.chat.state().runtimeRestarting, undefined, 'and no longer once it is done');
     assert.notEqual(core.sessions.runtimePid(), secondPid);
     assert.equal((await meanwhile.done).content, 'after the restart');
     const after = server.chatRequests().filter((r) => r.sessionId === session);

@@ -132,12 +132,18 @@ describe('RuntimeRecycler (composition root, runtime in memory)', () => {
     );
   });
 
-  it('a message sent during the restart waits for it and is answered once, on the resumed session', async () => {
+  it('a message sent during the restart waits for it and is answered once, on the resumed session; the panel says so meanwhile', async () => {
     const session = await twoSessions();
     const slow = new Gate();
     f.sessions.duringRestart = () => slow.promise;
+    const panel: { restarting: boolean; busy: boolean }[] = [];
+    const off = f.core.chat.onDidPost((m) => {
+      if (m.type === 'state') panel.push({ restarting: m.state.runtimeRestarting === true, busy: m.state.busy });
+    });
     const restarting = f.core.recycler.check();
     await until(() => f.sessions.restarts.length === 1, 'the restart to begin');
+    assert.equal(f.core.chat.state().runtimeRestarting, true, 'the header says the runtime restarts');
+    assert.deepEqual(panel.at(-1), { restarting: true, busy: true });
     f.sessions.script('orchestrator', reply('after the restart'));
     const during = f.core.orchestrator.enqueue('sent meanwhile', { channel: 'panel' });
     await new Promise((r) => setTimeout(r, 20));
@@ -147,6 +153,13 @@ describe('RuntimeRecycler (composition root, runtime in memory)', () => {
     assert.equal((await during.done).content, 'after the restart');
     assert.equal(f.sessions.orchestratorPrompts.filter((p) => p.endsWith('sent meanwhile')).length, 1);
     assert.deepEqual(f.sessions.resumed, [session], 'resumed once, by the turn that waited');
+    off();
+    assert.equal(f.core.chat.state().runtimeRestarting, undefined, 'the header no longer says so');
+    assert.deepEqual(
+      panel.filter((p, i) => i === 0 || p.restarting !== panel[i - 1]!.restarting).map((p) => p.restarting),
+      [false, true, false],
+      'busy as the queues are held, then said once as the restart began, and cleared once when it ended',
+    );
   });
 
   // A permission question is asked by a running worker or turn, so these cover it too.

@@ -9,6 +9,7 @@
 // - a restart that fails leaves Baton as a dead runtime would: the next call starts a new one.
 import type { AgentSessions } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
+import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { residentBytes, rssSupport } from '../util/processMemory';
 import { DEFAULT_RECYCLE, RecyclePolicy, type RecycleSettings } from './recyclePolicy';
@@ -49,6 +50,10 @@ export class RuntimeRecycler {
   lastRestartMs: number | undefined;
   /** Why the last idle restart happened (the policy's words). */
   lastRestartReason: string | undefined;
+  private restartingNow = false;
+  private readonly restartingChanged = new Emitter<boolean>();
+  /** Told when a restart begins (true) and ends (false), so the panel and the status bar can say so. */
+  readonly onRestarting = this.restartingChanged.event;
 
   constructor(private readonly opts: RuntimeRecyclerOptions) {
     const support = rssSupport();
@@ -77,6 +82,11 @@ export class RuntimeRecycler {
       void this.check().catch((err: unknown) => this.opts.logger.warn(`Runtime restart check failed: ${String(err)}`));
     }, quietMs);
     this.timer.unref?.();
+  }
+
+  /** The runtime is being restarted now (a message sent meanwhile waits for it). */
+  get restarting(): boolean {
+    return this.restartingNow;
   }
 
   /** A check (and so maybe a restart) is under way. */
@@ -108,10 +118,12 @@ export class RuntimeRecycler {
       // A worker or a question may have started while the holds were placed (they do not go through the queues).
       if (this.disposed || !this.opts.othersIdle()) return 'busy';
       logger.info(`Restarting the Copilot runtime while idle: ${decision.reason}`);
+      this.setRestarting(true);
       await sessions.restart(`idle restart: ${decision.reason}`);
       this.restarts++;
       this.lastRestartReason = decision.reason;
     } finally {
+      this.setRestarting(false);
       release();
     }
     this.lastRestartMs = performance.now() - started;
@@ -139,6 +151,12 @@ export class RuntimeRecycler {
     return `${now}; restarted when idle at ${bounds.join(' or ') || 'never (baton.runtime.* turned off)'}; ${this.restarts} idle restart(s) in this window${last}${support.available ? '' : `; ${support.reason}`}`;
   }
 
+  private setRestarting(on: boolean): void {
+    if (this.restartingNow === on) return;
+    this.restartingNow = on;
+    this.restartingChanged.fire(on);
+  }
+
   private idle(): boolean {
     return this.opts.othersIdle() && this.opts.conversations().every((c) => c.idle);
   }
@@ -147,6 +165,7 @@ export class RuntimeRecycler {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.restartingChanged.dispose();
   }
 }
 
