@@ -50,6 +50,8 @@ export class RuntimeRecycler {
   lastRestartMs: number | undefined;
   /** Why the last idle restart happened (the policy's words). */
   lastRestartReason: string | undefined;
+  /** The running runtime passed the memory bound but the guard held its restart back: why (Doctor), with its pid. */
+  private held: { pid: number; why: string } | undefined;
   private restartingNow = false;
   private readonly restartingChanged = new Emitter<boolean>();
   /** Told when a restart begins (true) and ends (false), so the panel and the status bar can say so. */
@@ -108,7 +110,11 @@ export class RuntimeRecycler {
     const rss = await this.rss(stats.pid);
     this.lastRss = rss;
     const decision = this.policy.decide(stats, rss, this.settings);
-    if (!decision.restart) return 'kept';
+    if (!decision.restart) {
+      if (decision.held && this.held?.pid !== stats.pid) logger.info(`Not restarting the Copilot runtime yet: ${decision.held}`);
+      this.held = decision.held ? { pid: stats.pid, why: decision.held } : undefined;
+      return 'kept';
+    }
     // Checked again with no await before the holds are placed: no turn can start in between.
     if (this.disposed || !this.idle()) return 'busy';
     const release = await holdAll(this.opts.conversations());
@@ -141,14 +147,15 @@ export class RuntimeRecycler {
     const support = rssSupport();
     const { growth, maxSessions } = this.settings;
     const baseline = stats && stats.pid === this.policy.pid ? this.policy.baseline : undefined;
+    const reference = this.policy.reference;
     const now = stats
       ? `${rss !== undefined ? mb(rss) : 'RSS unknown'} (${baseline ? `${mb(baseline)} after warm-up` : 'warming up'}), ${stats.sessionsOpened} session(s) opened since it started`
       : 'not started';
-    const bounds = [growth > 0 && support.available ? `${growth}× its size after warm-up` : '', maxSessions > 0 ? `${maxSessions} sessions` : ''].filter(
-      Boolean,
-    );
+    const memory = `${growth}× the first runtime's size after warm-up${reference ? ` (${mb(reference * growth)})` : ''}`;
+    const bounds = [growth > 0 && support.available ? memory : '', maxSessions > 0 ? `${maxSessions} sessions` : ''].filter(Boolean);
     const last = this.lastRestartMs !== undefined ? ` (the last took ${this.lastRestartMs.toFixed(0)} ms)` : '';
-    return `${now}; restarted when idle at ${bounds.join(' or ') || 'never (baton.runtime.* turned off)'}; ${this.restarts} idle restart(s) in this window${last}${support.available ? '' : `; ${support.reason}`}`;
+    const held = this.held && stats?.pid === this.held.pid ? `; the guard holds a restart back: ${this.held.why}` : '';
+    return `${now}; restarted when idle at ${bounds.join(' or ') || 'never (baton.runtime.* turned off)'}; ${this.restarts} idle restart(s) in this window${last}${held}${support.available ? '' : `; ${support.reason}`}`;
   }
 
   private setRestarting(on: boolean): void {
