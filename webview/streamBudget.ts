@@ -41,11 +41,25 @@ export class StreamBudget {
   }
 }
 
+interface PostTask {
+  postTask(fn: () => void, options: { priority: 'user-blocking' }): Promise<void>;
+}
+
 let channel: MessageChannel | undefined;
 const waiting: Array<() => void> = [];
 
-/** Runs `fn` in a task after the current one: from an animation frame, once that frame's style, layout and paint ran. */
+/**
+ * Runs `fn` in a task after the current one: from an animation frame, once that frame's style, layout and paint ran.
+ * A user-blocking task where the browser has them (Chromium's scheduler.postTask): a plain message waits behind
+ * every task queued before it, and a flood of deltas queues hundreds (one message each), which the frame would be
+ * charged for.
+ */
 function afterFrame(fn: () => void): void {
+  const scheduler = (globalThis as { scheduler?: PostTask }).scheduler;
+  if (scheduler?.postTask) {
+    void scheduler.postTask(fn, { priority: 'user-blocking' });
+    return;
+  }
   if (!channel) {
     channel = new MessageChannel();
     channel.port1.onmessage = () => {
