@@ -197,7 +197,8 @@ export class MessageView {
     if (patch.role !== undefined && patch.role !== this.message.role) return undefined;
     const shown = this.message.content + this.pending;
     if (!patch.content.startsWith(shown)) return undefined;
-    const { content, ...rest } = patch;
+    // The role it already has is no change (applied, any role re-renders the body).
+    const { content, role: _role, ...rest } = patch;
     this.pending += content.slice(shown.length);
     return rest;
   }

@@ -13,7 +13,7 @@ const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { b
 // or table row the moment it appears, then completes the message (with `final` as its content, as the host completes
 // a turn with the whole reply; with no content if `final` is undefined) and reports the body's HTML and whether the
 // marked node is still the one in the page.
-const DRIVER = String.raw`(async function (text, size, perFrame, expected, final) {
+const DRIVER = String.raw`(async function (text, size, perFrame, expected, final, role) {
   var seq = 1;
   function post(m) { m.seq = ++seq; window.postMessage(m, '*'); }
   function frame() { return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); }); }
@@ -26,7 +26,9 @@ const DRIVER = String.raw`(async function (text, size, perFrame, expected, final
       first = first || document.querySelector('[data-id="r"] .message-body li, [data-id="r"] .message-body tbody tr');
     }
   }
-  post({ type: 'message/update', id: 'r', patch: final === undefined ? { status: 'complete' } : { status: 'complete', content: final } });
+  var patch = final === undefined ? { status: 'complete' } : { status: 'complete', content: final };
+  if (role) patch.role = role;
+  post({ type: 'message/update', id: 'r', patch: patch });
   // Text still waiting for a frame is shown by the frames after the completion: the first item may appear in them.
   await new Promise(function (done) {
     (function check() {
@@ -132,7 +134,8 @@ describe('webview: lists and tables stream a row at a time (Chromium)', function
         // The second: pieces of 4,000 characters with no frame between them, so the completion comes with text unshown.
         const [size, perFrame] = after === '' ? [4000, 1000] : [41, 4];
         const result = (await wp.page.evaluate(
-          `${DRIVER}(${JSON.stringify(text)}, ${size}, ${perFrame}, ${JSON.stringify(renderMarkdown(final))}, ${JSON.stringify(final)})`,
+          // The note's completion also names the role the message has (no change, so nothing is rendered again).
+          `${DRIVER}(${JSON.stringify(text)}, ${size}, ${perFrame}, ${JSON.stringify(renderMarkdown(final))}, ${JSON.stringify(final)}, ${after.startsWith('\n') ? "'assistant'" : 'undefined'})`,
         )) as { same: boolean; html: string; expected: string; firstKept: boolean };
         assert.equal(result.html, result.expected);
         assert.ok(result.same);
