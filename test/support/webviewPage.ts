@@ -138,6 +138,8 @@ export const DARK_THEME: Record<string, string> = {
 export interface OpenOptions {
   /** Host messages posted to the page when it says `ready` (usually one snapshot). */
   replyToReady?: HostMessage[];
+  /** The first page written into the HTML, as the extension does once its core is built (see chatViewProvider.ts). */
+  firstPage?: HostMessage;
   /** What vscode.getState() returns at load. */
   initialState?: unknown;
   viewport?: { width: number; height: number };
@@ -256,7 +258,7 @@ export function useWebviewBrowser(): { browser(): Browser; build(): WebviewBuild
 export async function openWebviewPage(browser: Browser, options: OpenOptions = {}): Promise<WebviewPage> {
   const build = options.build ?? (await buildWebview());
   const ownBuild = !options.build;
-  const server = await serve(build);
+  const server = await serve(build, options.firstPage);
   const address = server.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 420, height: 800 } });
@@ -285,7 +287,7 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
   };
 }
 
-async function serve(build: WebviewBuild): Promise<Server> {
+async function serve(build: WebviewBuild, firstPage: HostMessage | undefined): Promise<Server> {
   const server = createServer((req, res) => {
     const origin = `http://${req.headers.host}`;
     const path = (req.url ?? '/').split('?')[0];
@@ -297,7 +299,7 @@ async function serve(build: WebviewBuild): Promise<Server> {
       send(
         200,
         'text/html; charset=utf-8',
-        renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css` }),
+        renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css`, firstPage }),
       );
     } else if (path === '/webview.js' || path === '/webview.css') {
       readFile(path === '/webview.js' ? build.js : build.css).then(
