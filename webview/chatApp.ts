@@ -337,8 +337,11 @@ export class ChatApp {
     Object.assign(this.ui, patch);
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => {
-      this.ui.scrollTop = Math.round(this.scroller.scrollTop);
-      this.ui.pinned = this.list.pinned;
+      // Not while the first page alone is shown: the position saved before a reload is still to be restored.
+      if (!this.partial) {
+        this.ui.scrollTop = Math.round(this.scroller.scrollTop);
+        this.ui.pinned = this.list.pinned;
+      }
       this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned, chips: this.ui.chips });
     }, 250);
   }
