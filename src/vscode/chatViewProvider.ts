@@ -1,5 +1,6 @@
 // The chat panel: a thin bridge between the webview and the ChatController. The webview keeps no
-// data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot.
+// data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot (and, once the core
+// is built, shows the newest messages written into its HTML before that).
 import * as vscode from 'vscode';
 import { panelOpened } from '../core/chat/panelOpened';
 import type { BatonServices } from './services';
