@@ -139,7 +139,8 @@ describe('webview: the first page in the HTML (Chromium)', function () {
       // Where it was (scroll anchoring moves it by a few px as messages above it are rendered), not at the bottom.
       await until(wp, `Math.abs(document.querySelector('.scroller').scrollTop - 1500) < 300`, 'the saved scroll position');
       assert.ok(
-        (await wp.page.evaluate(`(function (s) { return s.scrollHeight - s.scrollTop - s.clientHeight; })(document.querySelector('.scroller'))`)) > 10_000,
+        ((await wp.page.evaluate(`(function (s) { return s.scrollHeight - s.scrollTop - s.clientHeight; })(document.querySelector('.scroller'))`)) as number) >
+          10_000,
         'far from the bottom the first page showed',
       );
       assert.deepEqual(
