@@ -45,12 +45,12 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     // Shown again after being hidden, the view may be resolved anew (no visibility change fires): it is read now.
     if (view.visible) this.becameVisible();
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    // With the core built, the newest messages go into the HTML: the panel paints them without waiting for the round
-    // trip of `ready` through this process, which is busy at that moment (the runtime starts when the panel opens).
     view.webview.options = {
       enableScripts: true,
       localResourceRoots: [dist, vscode.Uri.joinPath(this.extensionUri, 'media')],
     };
+    // With the core built, the newest messages go into the HTML: the panel paints them without waiting for the round
+    // trip of `ready` through this process, which is busy at that moment (the runtime starts when the panel opens).
     view.webview.html = renderWebviewHtml({
       cspSource: view.webview.cspSource,
       nonce: createNonce(),
