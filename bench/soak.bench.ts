@@ -231,7 +231,7 @@ async function restartCost(core: CoreFixture): Promise<{ during: number; warm: n
   const warm: number[] = [];
   for (let i = 0; i < 5; i++) warm.push(await turn(2000 + i));
   const saved = core.runtimeSettings;
-  core.runtimeSettings = { growth: 0.01, warmupSessions: 0, warmupIdles: 0, maxSessions: 0 };
+  core.runtimeSettings = { growth: 0.01, guardGrowth: 0.01, warmupSessions: 0, warmupIdles: 0, maxSessions: 0 };
   try {
     const idle = async (): Promise<void> => {
       while (!core.orchestrator.idle || core.recycler.checkInProgress) await new Promise((r) => setTimeout(r, 10));

@@ -244,6 +244,7 @@ export class ChatApp {
     // The banner's button is then the one way to sign in: an error's own "Sign in" is hidden (styles/setupBanner.css).
     document.body.classList.toggle('setup-shown', !!state.setupHint);
     document.body.dataset.busy = String(state.busy);
+    document.body.dataset.runtime = state.runtimeRestarting ? 'restarting' : 'ready';
   }
 
   private send(text: string): void {

@@ -1,12 +1,14 @@
 // The panel header: the current model, the auto-routing toggle and New chat. It fits a 300 px side bar: the model
 // name takes the room that is left and is cut with an ellipsis only below that, its full name always in the tooltip;
-// the toggle says "Auto" and New chat is an icon button, both explained by their tooltips.
+// the toggle says "Auto" and New chat is an icon button, both explained by their tooltips. While the Copilot runtime
+// restarts (Baton was idle and it had grown) a status beside the model says so instead of a bare "busy".
 import type { PanelState, WebviewMessage } from '../src/shared/protocol';
 import { button, checkbox, h, setText } from './dom';
 
 export class Header {
   readonly el: HTMLElement;
   private readonly model: HTMLElement;
+  private readonly status: HTMLElement;
   private readonly routing: HTMLInputElement;
   private routingAuto = true;
 
@@ -34,10 +36,13 @@ export class Header {
       '+',
     );
     newChat.addEventListener('click', () => post({ type: 'chat/new' }));
+    // A live region that exists from the start, so a screen reader reads the restart when it begins.
+    this.status = h('span', { class: 'header-status', role: 'status', 'data-testid': 'header-status' });
     this.el = h(
       'header',
       { class: 'header' },
       h('span', { class: 'model-label' }, h('span', { class: 'sr-only' }, 'Model '), this.model),
+      this.status,
       h('span', { class: 'header-spacer' }),
       routingLabel,
       newChat,
@@ -47,6 +52,10 @@ export class Header {
   setState(state: PanelState): void {
     setText(this.model, state.model || '—');
     this.model.title = state.model ? `Model: ${state.model}${state.usageToday ? `\nUsage ${state.usageToday}` : ''}` : 'No model yet';
+    setText(this.status, state.runtimeRestarting ? 'Restarting Copilot\u2026' : '');
+    this.status.title = state.runtimeRestarting
+      ? 'Baton is restarting the Copilot runtime to give back memory; a message you send now is answered right after'
+      : '';
     this.routingAuto = state.routingAuto;
     if (this.routing.checked !== state.routingAuto) this.routing.checked = state.routingAuto;
   }

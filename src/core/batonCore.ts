@@ -76,6 +76,8 @@ export interface BatonCoreDeps {
   healthCheckIntervalMs?: number;
   /** How long Baton stays idle before the runtime's growth is checked (default 1 s); 0: only when asked (recycler.check). */
   runtimeQuietMs?: number;
+  /** The runtime's resident bytes by pid (tests, where the runtime is in memory); default: read from the system. */
+  runtimeRss?: (pid: number) => Promise<number | undefined>;
   homeDir?: string;
   /** Absolute paths the editor holds unsaved changes for: an apply never overwrites them. */
   dirtyBuffers?: () => readonly string[];
@@ -311,7 +313,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     othersIdle: () => openQuestions === 0 && !pool.listActive().some((w) => w.state === 'running' || !w.sessionId),
     resume: () => convos.active.prewarm(),
     quietMs: deps.runtimeQuietMs,
+    readRss: deps.runtimeRss,
   });
+  const offRestarting = recycler.onRestarting((on) => chat?.setRuntimeRestarting(on));
   const offWorkers = pool.onDidChange((cards) => {
     chat?.updateWorkers(cards);
     recycler?.poke();
@@ -374,6 +378,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       (disposed ??= (async () => {
         recycler?.dispose();
         offWorkers();
+        offRestarting();
         offTurns();
         await swept;
         chat?.dispose();

@@ -108,6 +108,11 @@ export interface PermissionPrompt {
 
 export interface PanelState {
   busy: boolean;
+  /**
+   * The Copilot runtime is being restarted (Baton was idle and it had grown; 0.4-2 s): the header says so, and a
+   * message sent meanwhile waits for it and is answered once.
+   */
+  runtimeRestarting?: boolean;
   model: string;
   routingAuto: boolean;
   /** Set when Baton cannot answer yet (not signed in, no provider): what to do about it. */

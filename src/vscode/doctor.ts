@@ -7,6 +7,7 @@ import { describeConversations } from '../core/conversations/conversationsReport
 import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
+import { numberSettingProblems } from './numberSettings';
 import { readWorkerSettings } from './settings';
 
 async function folderSize(dir: string): Promise<number> {
@@ -37,6 +38,11 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
       lines.push(`- ❌ ${name}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     }
   };
+  await check('Settings', async () => {
+    const problems = numberSettingProblems();
+    if (problems.length) throw new Error(problems.join(' '));
+    return 'every numeric setting within its bounds';
+  });
   await check('Copilot runtime', async () => {
     const started = Date.now();
     const status = await core.sessions.status();

@@ -8,6 +8,7 @@ import type { HostActions } from '../core/chat/chatController';
 import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
 import { dirtyBuffers } from './workerChangesCommands';
+import { numberSettingProblems } from './numberSettings';
 import type { OutputLog } from './outputLog';
 import {
   readOrchestratorSettings,
@@ -103,6 +104,8 @@ export class BatonServices implements vscode.Disposable {
     const { sessions, chat } = core;
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration(async (e) => {
+        // A numeric setting just set out of its bounds says so now, not at its next use.
+        if (e.affectsConfiguration('baton')) numberSettingProblems();
         if (e.affectsConfiguration('baton.provider')) {
           sessions.updateProvider(await readProvider(context.secrets));
           await sessions.reset('the provider settings changed');

@@ -7,8 +7,9 @@ import type { NetworkMode } from '../core/workers/workerNetwork';
 import type { WorkerSettings } from '../core/workers/workerTypes';
 import type { EnvironmentSetting } from '../core/copilot/agentSessions';
 import { parseSummarizePolicy } from '../core/orchestrator/conversationCompactor';
-import { DEFAULT_RECYCLE, type RecycleSettings } from '../core/runtime/recyclePolicy';
+import { MIN_RECYCLE, type RecycleSettings } from '../core/runtime/recyclePolicy';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
+import { numberSetting } from './numberSettings';
 
 export const SECRET_PREFIX = 'baton.provider.apiKey.';
 const PROVIDERS: readonly ProviderType[] = ['copilot', 'openai', 'azure', 'anthropic'];
@@ -42,9 +43,12 @@ export function readOrchestratorSettings(): OrchestratorSettings {
       overrides: keywords.length ? [{ keywords, tier: 'premium' }] : [],
       cooldownMessages: 2,
     },
-    turnTimeoutMs: Math.max(10_000, c.get<number>('turnTimeoutMs', 600_000)),
+    turnTimeoutMs: numberSetting('baton.turnTimeoutMs'),
     selfEdit: c.get<boolean>('allowSelfEdit', false),
-    summarize: parseSummarizePolicy(c.get<unknown>('conversation.summarize')),
+    summarize: parseSummarizePolicy({
+      afterTurns: numberSetting('baton.conversation.summarize.afterTurns'),
+      keep: numberSetting('baton.conversation.summarize.keep'),
+    }),
   };
 }
 
@@ -55,24 +59,24 @@ function pickTiers(raw: Record<string, string>): Partial<Record<Tier, string>> {
 }
 
 /**
- * baton.runtime.*: when the idle runtime is restarted. Clamped so a restart can never follow the last one at once:
- * below 1.1× is noise, and the restart's own resume opens a session.
+ * baton.runtime.*: when the idle runtime is restarted; 0 turns a trigger off. Raised to a floor (as the settings'
+ * descriptions say) so a restart can never follow the last one at once: below 1.1× is noise, and the restart's own
+ * resume opens a session.
  */
 export function readRuntimeSettings(): Partial<RecycleSettings> {
-  const c = config();
-  const growth = c.get<number>('runtime.restartAtGrowth', DEFAULT_RECYCLE.growth);
-  const sessions = c.get<number>('runtime.restartAfterSessions', DEFAULT_RECYCLE.maxSessions);
+  const growth = numberSetting('baton.runtime.restartAtGrowth');
+  const sessions = numberSetting('baton.runtime.restartAfterSessions');
   return {
-    growth: !(growth > 0) ? 0 : Math.max(1.1, growth),
-    maxSessions: !(sessions > 0) ? 0 : Math.max(20, Math.round(sessions)),
+    growth: growth === 0 ? 0 : Math.max(MIN_RECYCLE.growth, growth),
+    maxSessions: sessions === 0 ? 0 : Math.max(MIN_RECYCLE.maxSessions, sessions),
   };
 }
 
 export function readWorkerSettings(): WorkerSettings {
   const c = config();
   return {
-    max: Math.min(20, Math.max(1, c.get<number>('workers.max', 5))),
-    timeoutMs: Math.max(1000, c.get<number>('workers.timeoutMs', 600_000)),
+    max: numberSetting('baton.workers.max'),
+    timeoutMs: numberSetting('baton.workers.timeoutMs'),
     protectedPaths: c.get<string[]>('workers.protectedPaths', []),
     trustWorkingDir: c.get<boolean>('workers.trustWorkingDirectory', false),
     sandbox: c.get<string>('workers.sandbox', 'auto') === 'off' ? 'off' : 'auto',

@@ -15,15 +15,18 @@ export function registerStatusBar(services: BatonServices): vscode.Disposable {
     const render = () => {
       // Busy while any conversation answers (two can at once).
       const busy = core.conversations.all().some((o) => o.busy);
-      const parts = [busy ? '$(loading~spin) Baton: thinking' : '$(rocket) Baton'];
+      // The runtime's idle restart holds every queue, so it reads as busy: say what it is instead.
+      const doing = core.recycler.restarting ? 'restarting Copilot' : busy ? 'thinking' : undefined;
+      const parts = [doing ? `$(loading~spin) Baton: ${doing}` : '$(rocket) Baton'];
       if (running) parts.push(`· ${running} worker${running === 1 ? '' : 's'}`);
       item.text = parts.join(' ');
-      item.tooltip = `Baton — ${busy ? 'thinking' : 'idle'}, ${running} worker(s) running, model ${core.orchestrator.currentModel}`;
+      item.tooltip = `Baton — ${doing ?? 'idle'}, ${running} worker(s) running, model ${core.orchestrator.currentModel}`;
     };
     subscriptions.push(
       core.conversations.onEvent((e) => {
         if (e.type === 'busy' || e.type === 'model.changed') render();
       }),
+      core.recycler.onRestarting(render),
       core.pool.onDidChange((cards) => {
         running = cards.filter((c) => c.state === 'running').length;
         render();

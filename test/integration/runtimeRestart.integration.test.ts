@@ -1,6 +1,6 @@
 // The idle restart of a grown runtime, on the real Copilot runtime and a scripted model server, built as the extension
-// builds Baton (createBatonCore). The memory bound is forced low (growth 0.5×: any runtime counts as grown once its
-// baseline is read from /proc), so the test decides when Baton is idle and asks the recycler to check.
+// builds Baton (createBatonCore). The memory bound and its guard are forced low (0.5×: any runtime counts as grown once
+// its baseline is read from /proc), so the test decides when Baton is idle and asks the recycler to check.
 import * as assert from 'node:assert/strict';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
@@ -24,7 +24,7 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
 
   beforeEach(async () => {
     core = await startCore({ overrides: { runtimeQuietMs: 0 } });
-    core.runtimeSettings = { growth: 0.5, warmupSessions: 1, warmupIdles: 1, maxSessions: 0 };
+    core.runtimeSettings = { growth: 0.5, guardGrowth: 0.5, warmupSessions: 1, warmupIdles: 1, maxSessions: 0 };
   });
   afterEach(async function () {
     try {
@@ -82,13 +82,15 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
 
     // A message sent while the runtime restarts waits for it and is answered once.
     await idle();
-    assert.equal(await core.recycler.check(), 'kept', 'the new runtime takes its own baseline first');
+    assert.equal(await core.recycler.check(), 'kept', 'the new runtime warms up first (its own size, for the guard)');
     server.on({ lastUserIncludes: /\[via panel\] meanwhile$/ }, { text: 'after the restart' });
     const lines = core.logger.lines.length;
     const restarting = core.recycler.check();
     await waitFor('the restart to begin', () => core.logger.lines.slice(lines).some((l) => l.includes('Restarting the Copilot runtime while idle')));
+    assert.equal(core.chat.state().runtimeRestarting, true, 'the panel says "Restarting Copilot…"');
     const meanwhile = core.orchestrator.enqueue('meanwhile', { channel: 'panel' });
     assert.equal(await restarting, 'restarted');
+    assert.equal(core.chat.state().runtimeRestarting, undefined, 'and no longer once it is done');
     assert.notEqual(core.sessions.runtimePid(), secondPid);
     assert.equal((await meanwhile.done).content, 'after the restart');
     const after = server.chatRequests().filter((r) => r.sessionId === session);

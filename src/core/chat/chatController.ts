@@ -45,6 +45,7 @@ export class ChatController {
   private workers: WorkerCard[] = [];
   private readonly permissions = new Map<string, { prompt: PermissionPrompt; resolve: (d: PermissionDecision) => void }>();
   private setupHint: string | undefined;
+  private runtimeRestarting = false;
   private permissionCounter = 0;
   private readonly unsubscribe: () => void;
   /** The implicit chip, the picker, and the references of messages being sent. */
@@ -234,6 +235,7 @@ export class ChatController {
   state(): PanelState {
     return {
       busy: this.orchestrator.busy,
+      ...(this.runtimeRestarting ? { runtimeRestarting: true } : {}),
       model: this.orchestrator.currentModel,
       routingAuto: this.routingAuto(),
       ...(this.setupHint ? { setupHint: this.setupHint } : {}),
@@ -243,6 +245,12 @@ export class ChatController {
 
   setSetupHint(hint: string | undefined): void {
     this.setupHint = hint;
+    this.send({ type: 'state', state: this.state() });
+  }
+
+  /** The runtime's idle restart began or ended: the header says "Restarting Copilot…" meanwhile. */
+  setRuntimeRestarting(on: boolean): void {
+    this.runtimeRestarting = on;
     this.send({ type: 'state', state: this.state() });
   }
 

@@ -5,8 +5,16 @@
 import type { RuntimeStats } from '../copilot/agentSessions';
 
 export interface RecycleSettings {
-  /** Restart once the runtime's RSS exceeds this × its RSS after warm-up; 0 turns the memory trigger off. */
+  /**
+   * Restart once the runtime's RSS exceeds this × the first runtime's RSS after warm-up (the window's reference, so a
+   * restarted runtime, which warms up bigger, is held to the same bound); 0 turns the memory trigger off.
+   */
   growth: number;
+  /**
+   * The guard: a runtime is restarted for memory only once it has also grown this × its own RSS after warm-up, so one
+   * whose warm size is already near or above the bound (the work itself got bigger) is not restarted at every warm-up.
+   */
+  guardGrowth: number;
   /** Restart once this many sessions were opened on one runtime (the trigger where RSS cannot be read); 0 = never. */
   maxSessions: number;
   /** Warm-up: the baseline is the RSS once this many sessions were opened ... */
@@ -17,22 +25,32 @@ export interface RecycleSettings {
 
 /**
  * 1.2×: above the run-to-run noise of a warm runtime's RSS (±3%); checked at every idle moment, the runtime stays
- * within about 1.2× of its warm size, and the soak (which is idle only every 100 turns) within 1.3×. A restart is then
- * due every ~250 turns of the soak's mix (~0.15 MB a turn). 20 sessions / 100 idles: where the fresh runtime's steep
- * first growth (JIT, module loading, caches: 115 → ~195 MB over 20 worker tasks and 100 turns) flattens. 100
- * sessions: ~0.8 MB a worker session after warm-up puts the runtime near 1.3× there: the bound where RSS cannot be read.
+ * within about 1.2× of the first one's warm size, and the soak (which is idle only every 25 turns) within 1.3×. A
+ * restart is then due every ~250 turns of the soak's mix (~0.15 MB a turn). 1.1× of its own: the noise floor (as for
+ * the setting), ~20 MB of growth (~130 turns of that mix), so each restart gives back at least that much. 20 sessions /
+ * 100 idles: where the fresh runtime's steep first growth (JIT, module loading, caches: 115 → ~195 MB over 20 worker
+ * tasks and 100 turns) flattens. 100 sessions: ~0.8 MB a worker session after warm-up puts the runtime near 1.3× there:
+ * the bound where RSS cannot be read.
  */
-export const DEFAULT_RECYCLE: RecycleSettings = { growth: 1.2, maxSessions: 100, warmupSessions: 20, warmupIdles: 100 };
+export const DEFAULT_RECYCLE: RecycleSettings = { growth: 1.2, guardGrowth: 1.1, maxSessions: 100, warmupSessions: 20, warmupIdles: 100 };
 
-export type RecycleDecision = { restart: false; baseline?: number } | { restart: true; reason: string };
+/** The floors a nonzero baton.runtime.* setting is raised to: below 1.1× is noise; fewer sessions than the warm-up's. */
+export const MIN_RECYCLE = { growth: 1.1, maxSessions: 20 } as const;
+
+/** `held`: the bound was passed, but the guard holds the restart back (the policy's words, for Doctor and the log). */
+export type RecycleDecision = { restart: false; baseline?: number; held?: string } | { restart: true; reason: string };
 
 const MB = 1024 * 1024;
 
-/** Holds one runtime's baseline (its RSS after warm-up) and decides, each time Baton goes idle, whether to restart it. */
+/**
+ * Holds the window's reference (the first runtime's RSS after warm-up) and the running runtime's own baseline, and
+ * decides, each time Baton goes idle, whether to restart it.
+ */
 export class RecyclePolicy {
   private runtime: number | undefined;
   private idles = 0;
   private baselineBytes: number | undefined;
+  private referenceBytes: number | undefined;
 
   /** The runtime (its pid) the baseline belongs to. */
   get pid(): number | undefined {
@@ -42,6 +60,11 @@ export class RecyclePolicy {
   /** The baseline of the runtime last read (undefined during its warm-up). */
   get baseline(): number | undefined {
     return this.baselineBytes;
+  }
+
+  /** The first runtime's baseline: every runtime's memory bound is `growth` × this. */
+  get reference(): number | undefined {
+    return this.referenceBytes;
   }
 
   /** `rss`: the runtime's resident bytes, undefined where it cannot be read (then only the session count decides). */
@@ -58,13 +81,23 @@ export class RecyclePolicy {
     if (this.baselineBytes === undefined) {
       if (stats.sessionsOpened < settings.warmupSessions && this.idles < settings.warmupIdles) return { restart: false };
       this.baselineBytes = rss;
+      this.referenceBytes ??= rss;
       return { restart: false, baseline: rss };
     }
-    if (rss > this.baselineBytes * settings.growth)
+    const reference = this.referenceBytes ?? this.baselineBytes;
+    const own = this.baselineBytes;
+    if (!(rss > reference * settings.growth)) return { restart: false, baseline: own };
+    const ratio = `${mb(rss)}, ${(rss / reference).toFixed(2)}× the first runtime's ${mb(reference)} after warm-up (baton.runtime.restartAtGrowth: ${settings.growth})`;
+    if (!(rss > own * settings.guardGrowth))
       return {
-        restart: true,
-        reason: `its memory grew to ${(rss / MB).toFixed(0)} MB, ${(rss / this.baselineBytes).toFixed(2)}× its ${(this.baselineBytes / MB).toFixed(0)} MB after warm-up (baton.runtime.restartAtGrowth: ${settings.growth})`,
+        restart: false,
+        baseline: own,
+        held: `its memory is ${ratio}, but it was ${mb(own)} already after its own warm-up: held back until it grows past ${settings.guardGrowth}× that, ${mb(own * settings.guardGrowth)}, so a restart gives memory back`,
       };
-    return { restart: false, baseline: this.baselineBytes };
+    return { restart: true, reason: `its memory grew to ${ratio}; ${(rss / own).toFixed(2)}× its own ${mb(own)} after warm-up` };
   }
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / MB).toFixed(0)} MB`;
 }

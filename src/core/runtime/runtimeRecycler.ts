@@ -9,6 +9,7 @@
 // - a restart that fails leaves Baton as a dead runtime would: the next call starts a new one.
 import type { AgentSessions } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
+import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { residentBytes, rssSupport } from '../util/processMemory';
 import { DEFAULT_RECYCLE, RecyclePolicy, type RecycleSettings } from './recyclePolicy';
@@ -49,6 +50,12 @@ export class RuntimeRecycler {
   lastRestartMs: number | undefined;
   /** Why the last idle restart happened (the policy's words). */
   lastRestartReason: string | undefined;
+  /** The running runtime passed the memory bound but the guard held its restart back: why (Doctor), with its pid. */
+  private held: { pid: number; why: string } | undefined;
+  private restartingNow = false;
+  private readonly restartingChanged = new Emitter<boolean>();
+  /** Told when a restart begins (true) and ends (false), so the panel and the status bar can say so. */
+  readonly onRestarting = this.restartingChanged.event;
 
   constructor(private readonly opts: RuntimeRecyclerOptions) {
     const support = rssSupport();
@@ -79,6 +86,11 @@ export class RuntimeRecycler {
     this.timer.unref?.();
   }
 
+  /** The runtime is being restarted now (a message sent meanwhile waits for it). */
+  get restarting(): boolean {
+    return this.restartingNow;
+  }
+
   /** A check (and so maybe a restart) is under way. */
   get checkInProgress(): boolean {
     return this.checking !== undefined;
@@ -98,7 +110,11 @@ export class RuntimeRecycler {
     const rss = await this.rss(stats.pid);
     this.lastRss = rss;
     const decision = this.policy.decide(stats, rss, this.settings);
-    if (!decision.restart) return 'kept';
+    if (!decision.restart) {
+      if (decision.held && this.held?.pid !== stats.pid) logger.info(`Not restarting the Copilot runtime yet: ${decision.held}`);
+      this.held = decision.held ? { pid: stats.pid, why: decision.held } : undefined;
+      return 'kept';
+    }
     // Checked again with no await before the holds are placed: no turn can start in between.
     if (this.disposed || !this.idle()) return 'busy';
     const release = await holdAll(this.opts.conversations());
@@ -108,10 +124,12 @@ export class RuntimeRecycler {
       // A worker or a question may have started while the holds were placed (they do not go through the queues).
       if (this.disposed || !this.opts.othersIdle()) return 'busy';
       logger.info(`Restarting the Copilot runtime while idle: ${decision.reason}`);
+      this.setRestarting(true);
       await sessions.restart(`idle restart: ${decision.reason}`);
       this.restarts++;
       this.lastRestartReason = decision.reason;
     } finally {
+      this.setRestarting(false);
       release();
     }
     this.lastRestartMs = performance.now() - started;
@@ -129,14 +147,21 @@ export class RuntimeRecycler {
     const support = rssSupport();
     const { growth, maxSessions } = this.settings;
     const baseline = stats && stats.pid === this.policy.pid ? this.policy.baseline : undefined;
+    const reference = this.policy.reference;
     const now = stats
       ? `${rss !== undefined ? mb(rss) : 'RSS unknown'} (${baseline ? `${mb(baseline)} after warm-up` : 'warming up'}), ${stats.sessionsOpened} session(s) opened since it started`
       : 'not started';
-    const bounds = [growth > 0 && support.available ? `${growth}× its size after warm-up` : '', maxSessions > 0 ? `${maxSessions} sessions` : ''].filter(
-      Boolean,
-    );
+    const memory = `${growth}× the first runtime's size after warm-up${reference ? ` (${mb(reference * growth)})` : ''}`;
+    const bounds = [growth > 0 && support.available ? memory : '', maxSessions > 0 ? `${maxSessions} sessions` : ''].filter(Boolean);
     const last = this.lastRestartMs !== undefined ? ` (the last took ${this.lastRestartMs.toFixed(0)} ms)` : '';
-    return `${now}; restarted when idle at ${bounds.join(' or ') || 'never (baton.runtime.* turned off)'}; ${this.restarts} idle restart(s) in this window${last}${support.available ? '' : `; ${support.reason}`}`;
+    const held = this.held && stats?.pid === this.held.pid ? `; the guard holds a restart back: ${this.held.why}` : '';
+    return `${now}; restarted when idle at ${bounds.join(' or ') || 'never (baton.runtime.* turned off)'}; ${this.restarts} idle restart(s) in this window${last}${held}${support.available ? '' : `; ${support.reason}`}`;
+  }
+
+  private setRestarting(on: boolean): void {
+    if (this.restartingNow === on) return;
+    this.restartingNow = on;
+    this.restartingChanged.fire(on);
   }
 
   private idle(): boolean {
@@ -147,6 +172,7 @@ export class RuntimeRecycler {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.restartingChanged.dispose();
   }
 }
 
