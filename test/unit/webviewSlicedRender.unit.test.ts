@@ -119,6 +119,31 @@ describe('webview: settled messages render in slices (Chromium)', function () {
     }
   });
 
+  it("a worker's long report in its card is rendered in slices too, and ends with the one-shot DOM", async () => {
+    const report = benchAnswer(100_000);
+    const wp = await page();
+    try {
+      const r = (await wp.page.evaluate(
+        String.raw`(async function (report, expected) {
+          var card = { worker: 'w1', state: 'done', durationMs: 4200, report: report };
+          window.postMessage({ type: 'message/append', seq: 2, message: { id: 'b', role: 'background', source: 'w1', content: 'wrapper', status: 'complete', ts: Date.now(), workerResult: card } }, '*');
+          await new Promise(function (r) { setTimeout(r, 0); });
+          var el = document.querySelector('[data-id="b"] [data-testid="result-report"]');
+          var busyAtFirst = el.getAttribute('aria-busy') === 'true';
+          while (el.hasAttribute('aria-busy')) await new Promise(function (r) { requestAnimationFrame(r); });
+          var t = document.createElement('template');
+          t.innerHTML = expected;
+          return { busyAtFirst: busyAtFirst, same: el.innerHTML === t.innerHTML };
+        })(${JSON.stringify(report)}, ${JSON.stringify(renderMarkdown(report))})`,
+      )) as Record<string, unknown>;
+      assert.equal(r.busyAtFirst, true, 'the report is still rendering after the first slice');
+      assert.equal(r.same, true, 'the report is the one-shot render');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('a message given a new text while it renders in slices ends with the new text, and no slice of the old one', async () => {
     const text = benchAnswer(200_000);
     const other = 'Replaced: **short** now.\n';
