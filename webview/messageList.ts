@@ -170,8 +170,11 @@ export class MessageList {
     if (!view) return false;
     const wasStreaming = view.isStreaming;
     view.update(patch);
-    if (view.hasWork) this.schedule();
-    else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
+    // Work left: deltas buffered before the patch, or the rest of a reply whose ending brought its whole text.
+    if (view.hasWork) {
+      this.dirty.add(view);
+      this.schedule();
+    } else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
     return true;
   }
 

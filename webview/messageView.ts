@@ -8,10 +8,11 @@ import { highlightLater } from './deferredHighlight';
 import { renderAnyBlock } from './markdownRows';
 import { routeText, usageText } from './footerText';
 import { resultCardEl } from './resultCard';
-import { MarkdownStream, renderMarkdown } from './markdownStream';
+import { MarkdownStream } from './markdownStream';
 import { RawTail } from './rawTail';
 import { RowTail } from './rowTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
+import { renderSliced } from './slicedRender';
 import { timeEl } from './timeText';
 
 const ROLE_LABEL: Record<MessageRole, string> = {
@@ -57,6 +58,8 @@ export class MessageView {
   private notRows = false;
   /** Delta text received and not yet applied. */
   private pending = '';
+  /** Stops the rest of a settled message's render in slices (see slicedRender.ts), while one is under way. */
+  private stopRender: (() => void) | undefined;
   /** Patches waiting for `pending` to be applied first. */
   private readonly deferred: Array<Partial<Omit<ChatMessage, 'id'>>> = [];
 
@@ -169,6 +172,17 @@ export class MessageView {
    * text is shown); a patch with content replaces the text, so the buffered deltas are moot.
    */
   update(patch: Partial<Omit<ChatMessage, 'id'>>): void {
+    const streamed = this.message.content + this.pending;
+    if (patch.content !== undefined && this.isStreaming && this.rendered && patch.content.startsWith(streamed)) {
+      // The reply as a whole when it ends (or another window's growing reply): it goes on from what streamed, so the
+      // rest is a delta and the blocks shown stay. Rendering it all again was the whole reply at once, in one task.
+      const { content, ...rest } = patch;
+      this.appendDelta(content.slice(streamed.length));
+      // The view waits in the list's frame for its deltas (MessageList.delta): the rest of the patch waits with them.
+      if (this.pending) this.deferred.push(rest);
+      else this.applyPatch(rest);
+      return;
+    }
     if (patch.content !== undefined) {
       this.pending = '';
       for (const earlier of this.deferred.splice(0)) this.applyPatch(earlier);
@@ -341,6 +355,8 @@ export class MessageView {
   private renderBody(deferHighlight = false): void {
     const { body, message } = this;
     if (!body) return;
+    this.stopRender?.();
+    this.stopRender = undefined;
     this.stream = undefined;
     body.classList.remove('placeholder');
     if (!this.isMarkdown) {
@@ -359,8 +375,8 @@ export class MessageView {
     body.classList.add('markdown');
     if (!this.isStreaming) {
       this.stream = undefined;
-      setSafeHtml(body, renderMarkdown(message.content, { deferHighlight }));
-      if (deferHighlight) highlightLater(body);
+      // A long reply in frame-sized slices; its deferred code is queued once it is all in.
+      this.stopRender = renderSliced(body, message.content, { deferHighlight }, deferHighlight ? () => highlightLater(body) : undefined);
       return;
     }
     this.stream = new MarkdownStream();
