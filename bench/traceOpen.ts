@@ -2,15 +2,17 @@
 // breaks the time from navigation to the first paint down by phase (thread time of the renderer's main thread, which
 // other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--untraced | --tree | --js --readable]
+//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--first-page] [--untraced | --tree | --js --readable]
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint). --tree prints each open's main-thread events;
 // --js adds the sampling profiler's self time per function (--readable keeps the names); --untraced takes wall-clock
-// times only, without the tracing's own overhead.
+// times only, without the tracing's own overhead. --first-page serves the page as the extension does once its core is
+// built, with the newest messages in the HTML (a bundle from before it ignores them and waits for the snapshot); the
+// answer to `ready` then comes after the paint, so the phases after the bundle count as "before the snapshot".
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
-import type { Snapshot } from '../src/shared/protocol';
+import { firstPage, type HostMessage, type Snapshot } from '../src/shared/protocol';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median } from './figure';
 import { historySnapshot } from './panel.bench';
@@ -61,6 +63,7 @@ interface OpenTrace {
 }
 
 interface TraceOptions {
+  firstPage: boolean;
   tree: boolean;
   js: boolean;
   /** The bundle's source module for each line (0-based), from a readable build's `// path` comments. */
@@ -79,8 +82,15 @@ async function moduleLines(file: string): Promise<string[]> {
 }
 
 /** --untraced: wall-clock times only, as the panel bench's own opens take them (tracing slows the page a little). */
-async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot): Promise<OpenTrace> {
-  const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
+/** What the page is served with: the snapshot as the answer to `ready`, and with --first-page, the newest page in the HTML. */
+function pageOptions(snapshot: Snapshot, withFirstPage: boolean): { replyToReady: HostMessage[]; firstPage?: HostMessage } {
+  return withFirstPage
+    ? { firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(snapshot) }, replyToReady: [{ type: 'snapshot', seq: 2, snapshot }] }
+    : { replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] };
+}
+
+async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, withFirstPage: boolean): Promise<OpenTrace> {
+  const wp = await openWebviewPage(browser, { build, ...pageOptions(snapshot, withFirstPage) });
   try {
     await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined', undefined, { timeout: 30_000 });
     const t = (await wp.page.evaluate('({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, received: __batonHost.receivedAt })')) as Record<
@@ -97,7 +107,7 @@ async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Sna
 async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, opts: TraceOptions): Promise<OpenTrace> {
   const wp = await openWebviewPage(browser, {
     build,
-    replyToReady: [{ type: 'snapshot', seq: 1, snapshot }],
+    ...pageOptions(snapshot, opts.firstPage),
     beforeLoad: (page) =>
       browser.startTracing(page, {
         categories: [
@@ -128,11 +138,8 @@ function analyse(events: TraceEvent[], opts: TraceOptions): OpenTrace {
   const nav = events.filter((e) => e.name === 'navigationStart' && e.pid === paintMark?.pid && e.ts < paintMark.ts).sort((a, b) => b.ts - a.ts)[0];
   if (!nav) throw new Error('the trace has no navigationStart before a baton:first-paint mark');
   // The page's stub (test/support/webviewPage.ts) marks its moments; marks carry the trace's clock.
-  const mark = (name: string): number => {
-    const m = events.find((e) => e.name === name && e.pid === nav.pid);
-    if (!m) throw new Error(`the trace has no mark ${name}`);
-    return m.ts;
-  };
+  // With the first page in the HTML, `ready` and its answer may come after the paint (then after the trace ends).
+  const mark = (name: string): number => events.find((e) => e.name === name && e.pid === nav.pid)?.ts ?? Infinity;
   const end = mark('baton:first-paint');
   const received = mark('baton:received');
   const main = events
@@ -205,8 +212,9 @@ function analyse(events: TraceEvent[], opts: TraceOptions): OpenTrace {
   if (opts.js) lines.push(...jsProfile(events, nav, end, opts.modules, mark('baton:ready'), received));
   return {
     paint: (end - nav.ts) / 1000,
-    ready: (mark('baton:ready') - nav.ts) / 1000,
-    received: (received - nav.ts) / 1000,
+    // NaN when it came after the paint (with the first page in the HTML).
+    ready: Number.isFinite(mark('baton:ready')) ? (mark('baton:ready') - nav.ts) / 1000 : NaN,
+    received: Number.isFinite(received) ? (received - nav.ts) / 1000 : NaN,
     cpu,
     backgroundCompile,
     phases,
@@ -285,7 +293,12 @@ async function main(): Promise<void> {
   const readable = args.includes('--readable');
   const untraced = args.includes('--untraced');
   const builds: Array<[string, WebviewBuild]> = [['this', await buildWebview({ readable })]];
-  const opts: TraceOptions = { tree: args.includes('--tree'), js: args.includes('--js'), modules: readable ? await moduleLines(builds[0]![1].js) : [] };
+  const opts: TraceOptions = {
+    firstPage: args.includes('--first-page'),
+    tree: args.includes('--tree'),
+    js: args.includes('--js'),
+    modules: readable ? await moduleLines(builds[0]![1].js) : [],
+  };
   for (let i = 0; i < args.length; i++) {
     // --base-unhinted DIR: built without V8's compile hint, as the bundle was before it.
     if (args[i] === '--base' || args[i] === '--base-unhinted')
@@ -303,7 +316,7 @@ async function main(): Promise<void> {
       // Each build first in turn, so a change in the machine's load falls on all alike.
       const order = builds.map((_, i) => builds[(i + n) % builds.length]!);
       for (const [name, build] of order) {
-        const r = untraced ? await untracedOpen(browser, build, snapshot) : await traceOpen(browser, build, snapshot, opts);
+        const r = untraced ? await untracedOpen(browser, build, snapshot, opts.firstPage) : await traceOpen(browser, build, snapshot, opts);
         results.get(name)!.push(r);
         if (opts.tree || opts.js || builds.length === 1) {
           console.log(

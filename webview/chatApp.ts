@@ -65,6 +65,8 @@ export class ChatApp {
   /** The conversation the last snapshot showed. */
   private shownConversation: string | undefined;
   private snapshotTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The panel shows the first page only: the whole snapshot is still to come (and asked for again if it does not). */
+  private partial = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -135,11 +137,28 @@ export class ChatApp {
     });
   }
 
-  /** Says hello; the host answers with a snapshot. */
-  start(): void {
+  /**
+   * Says hello; the host answers with a snapshot. With the first page the host wrote into the HTML (the newest
+   * messages, see firstPage in the protocol), that page is shown at once and `ready` is said once it is painted:
+   * the whole snapshot then comes after the paint instead of before it, and replaces the page without rendering twice
+   * what it already shows (MessageList.reset keeps the views of unchanged messages).
+   */
+  start(firstPage?: unknown): void {
+    if (this.ui.draft) this.composer.focus();
+    if (isHostMessage(firstPage) && firstPage.type === 'snapshot') {
+      this.receive(firstPage);
+      if (!this.gate.awaitingSnapshot) {
+        // At the start of the frame after the first page's: it is on screen by then.
+        requestAnimationFrame(() => requestAnimationFrame(() => this.sayReady()));
+        return;
+      }
+    } else if (firstPage !== undefined) console.warn('[baton] the first page in the HTML is not a snapshot; waiting for the snapshot');
+    this.sayReady();
+  }
+
+  private sayReady(): void {
     this.post({ type: 'ready' });
     this.armSnapshotRetry();
-    if (this.ui.draft) this.composer.focus();
   }
 
   receive(data: unknown): void {
@@ -220,9 +239,11 @@ export class ChatApp {
   private applySnapshot(snapshot: Snapshot): void {
     clearTimeout(this.snapshotTimer);
     this.snapshotTimer = undefined;
-    // Scroll position is restored once, for the snapshot that follows a reload; later snapshots keep the view.
-    const restore = this.restored ? undefined : { scrollTop: this.ui.scrollTop, pinned: this.ui.pinned };
-    this.restored = true;
+    // Scroll position is restored once, for the snapshot that follows a reload; later snapshots keep the view. Not for
+    // the first page, which leaves older messages out: the saved offset means something only with all of them.
+    const restore = this.restored || snapshot.older ? undefined : { scrollTop: this.ui.scrollTop, pinned: this.ui.pinned };
+    if (!snapshot.older) this.restored = true;
+    this.partial = !!snapshot.older;
     // Another conversation: its history replaces this one's, read from its end (the saved scroll was this one's).
     const switched = this.shownConversation !== undefined && snapshot.conversation !== this.shownConversation;
     this.shownConversation = snapshot.conversation;
@@ -274,7 +295,7 @@ export class ChatApp {
   private armSnapshotRetry(): void {
     clearTimeout(this.snapshotTimer);
     this.snapshotTimer = setTimeout(() => {
-      if (this.gate.awaitingSnapshot) this.requestSnapshot();
+      if (this.gate.awaitingSnapshot || this.partial) this.requestSnapshot();
     }, SNAPSHOT_RETRY_MS);
   }
 
@@ -317,8 +338,11 @@ export class ChatApp {
     Object.assign(this.ui, patch);
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => {
-      this.ui.scrollTop = Math.round(this.scroller.scrollTop);
-      this.ui.pinned = this.list.pinned;
+      // Not while the first page alone is shown: the position saved before a reload is still to be restored.
+      if (!this.partial) {
+        this.ui.scrollTop = Math.round(this.scroller.scrollTop);
+        this.ui.pinned = this.list.pinned;
+      }
       this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned, chips: this.ui.chips });
     }, 250);
   }

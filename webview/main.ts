@@ -1,9 +1,25 @@
 // Webview entry (bundled by esbuild to dist/webview.js; styles are a separate file, dist/webview.css, because the
 // CSP admits stylesheets only from the extension, never inline).
+import type { FIRST_PAGE_ELEMENT_ID } from '../src/shared/protocol';
 import { ChatApp } from './chatApp';
 import { vscodeApi } from './vscodeApi';
 import { warmUp } from './warmUp';
 
+// The protocol's constant, checked by the compiler; imported as a value it would bring the host's validators along.
+const FIRST_PAGE: typeof FIRST_PAGE_ELEMENT_ID = 'baton-first-page';
+
+/** The first page the host wrote into the HTML, if any; a page that does not parse is left out, with a warning. */
+function firstPage(): unknown {
+  const text = document.getElementById(FIRST_PAGE)?.textContent;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    console.warn('[baton] the first page in the HTML is not JSON; waiting for the snapshot', err);
+    return undefined;
+  }
+}
+
 const root = document.getElementById('app') ?? document.body;
-new ChatApp(root, vscodeApi()).start();
+new ChatApp(root, vscodeApi()).start(firstPage());
 warmUp();

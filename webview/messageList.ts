@@ -34,6 +34,11 @@ export interface MessageListHooks {
 export class MessageList {
   readonly el: HTMLElement;
   private views = new Map<string, MessageView>();
+  /**
+   * The message each view was built from, while nothing has changed it since (no delta, no patch): a snapshot that
+   * holds the same message again keeps its view, rendered DOM and all, instead of building it a second time.
+   */
+  private sources = new Map<string, ChatMessage>();
   private order: MessageView[] = [];
   /** order[mountedFrom..] are in the DOM. */
   private mountedFrom = 0;
@@ -104,8 +109,14 @@ export class MessageList {
     const viewport = this.scroller.clientHeight || window.innerHeight || 800;
     this.perLine = this.charsPerLine();
 
-    this.order = messages.map((m) => new MessageView(m, this.post));
+    const previous = this.views;
+    const sources = this.sources;
+    this.order = messages.map((m) => {
+      const kept = previous.get(m.id);
+      return kept && sameMessage(sources.get(m.id), m) ? kept : new MessageView(m, this.post);
+    });
     this.views = new Map(this.order.map((v) => [v.id, v]));
+    this.sources = new Map(messages.map((m) => [m.id, m]));
     this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
     const fragment = document.createDocumentFragment();
     for (let i = this.mountedFrom; i < this.order.length; i++) fragment.append(this.order[i]!.el);
@@ -118,7 +129,7 @@ export class MessageList {
       if (filled < viewport * 1.5) {
         // Their code is coloured just after the first paint: highlighting it first took over half of the time from
         // snapshot to paint.
-        view.render(true);
+        if (!view.isRendered) view.render(true);
         filled += view.estimateHeight(this.perLine);
       } else this.setEstimate(view);
     }
@@ -138,6 +149,7 @@ export class MessageList {
 
   append(message: ChatMessage): void {
     const existing = this.views.get(message.id);
+    this.sources.delete(message.id);
     if (existing) {
       existing.update(message);
       if (existing.hasWork) {
@@ -159,6 +171,7 @@ export class MessageList {
   delta(id: string, delta: string): boolean {
     const view = this.views.get(id);
     if (!view) return false;
+    this.sources.delete(id);
     view.appendDelta(delta);
     this.dirty.add(view);
     this.schedule();
@@ -168,10 +181,11 @@ export class MessageList {
   update(id: string, patch: Partial<Omit<ChatMessage, 'id'>>): boolean {
     const view = this.views.get(id);
     if (!view) return false;
+    this.sources.delete(id);
     const wasStreaming = view.isStreaming;
     view.update(patch);
+    // Work left: deltas buffered before the patch, or the rest of a reply whose ending brought its whole text.
     if (view.hasWork) {
-      // The patch may have brought text to apply (MessageView.asDelta), not only waited behind it.
       this.dirty.add(view);
       this.schedule();
     } else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
@@ -350,4 +364,9 @@ export class MessageList {
     const width = this.el.clientWidth || this.scroller.clientWidth || 400;
     return Math.max(20, Math.floor((width - 32) / 7.5));
   }
+}
+
+/** The same message, field for field (what the host sends is plain JSON data). */
+function sameMessage(a: ChatMessage | undefined, b: ChatMessage): boolean {
+  return a !== undefined && (a === b || JSON.stringify(a) === JSON.stringify(b));
 }

@@ -8,10 +8,11 @@ import { highlightLater } from './deferredHighlight';
 import { renderAnyBlock } from './markdownRows';
 import { routeText, usageText } from './footerText';
 import { resultCardEl } from './resultCard';
-import { MarkdownStream, renderMarkdown } from './markdownStream';
+import { MarkdownStream } from './markdownStream';
 import { RawTail } from './rawTail';
 import { RowTail } from './rowTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
+import { renderSliced } from './slicedRender';
 import { timeEl } from './timeText';
 
 const ROLE_LABEL: Record<MessageRole, string> = {
@@ -57,6 +58,8 @@ export class MessageView {
   private notRows = false;
   /** Delta text received and not yet applied. */
   private pending = '';
+  /** Stops the rest of a settled message's render in slices (see slicedRender.ts), while one is under way. */
+  private stopRender: (() => void) | undefined;
   /** Patches waiting for `pending` to be applied first. */
   private readonly deferred: Array<Partial<Omit<ChatMessage, 'id'>>> = [];
 
@@ -365,6 +368,8 @@ export class MessageView {
   private renderBody(deferHighlight = false): void {
     const { body, message } = this;
     if (!body) return;
+    this.stopRender?.();
+    this.stopRender = undefined;
     this.stream = undefined;
     body.classList.remove('placeholder');
     if (!this.isMarkdown) {
@@ -383,8 +388,8 @@ export class MessageView {
     body.classList.add('markdown');
     if (!this.isStreaming) {
       this.stream = undefined;
-      setSafeHtml(body, renderMarkdown(message.content, { deferHighlight }));
-      if (deferHighlight) highlightLater(body);
+      // A long reply in frame-sized slices; its deferred code is queued once it is all in.
+      this.stopRender = renderSliced(body, message.content, { deferHighlight }, deferHighlight ? () => highlightLater(body) : undefined);
       return;
     }
     this.stream = new MarkdownStream();

@@ -3,9 +3,9 @@
 import type { WorkerResultCard } from '../src/shared/protocol';
 import { countText } from './countText';
 import { button, h } from './dom';
-import { renderMarkdown } from './markdownStream';
+import { highlightLater } from './deferredHighlight';
 import type { Post } from './messageView';
-import { sanitizedFragment } from './sanitize';
+import { renderSliced } from './slicedRender';
 
 const END_LABEL: Record<WorkerResultCard['state'], string> = {
   done: 'Finished',
@@ -41,7 +41,8 @@ export function resultCardEl(result: WorkerResultCard, post: Post, deferHighligh
     h('span', { class: 'result-changes', 'data-testid': 'result-changes' }, changesText(result.changes)),
   );
   const report = h('div', { class: 'result-report markdown', 'data-testid': 'result-report' });
-  if (result.report.trim()) report.append(sanitizedFragment(renderMarkdown(result.report, { deferHighlight })));
+  // A long report in frame-sized slices, as a long reply is; its deferred code is queued once it is all in.
+  if (result.report.trim()) renderSliced(report, result.report, { deferHighlight }, deferHighlight ? () => highlightLater(report) : undefined);
   else report.append(h('p', { class: 'result-empty' }, 'The worker wrote no report.'));
   const actions = h('div', { class: 'result-actions' });
   if (result.changes && result.changes.files > 0) {

@@ -1,12 +1,11 @@
 // Idle-time warm-up after the panel starts: the first answer's first frame ran the renderer cold (markdown-it,
 // DOMPurify and the TypeScript grammar not yet compiled by the JIT) and took 30–40 ms of script where a warm one
-// takes a few. One sample with the usual constructs, rendered and sanitized off-DOM, pays that before anyone waits.
-// The time formatters too: the first message added to an empty panel made the page's first Intl object, which loads
-// the locale data (25–30 ms of script in the task that shows the user's message, traced in Chromium).
+// takes a few. One sample with the usual constructs, rendered and sanitized off-DOM, pays that before anyone waits;
+// the time formatters' locale data is loaded too.
 import { LONG_IDLE_MS, warmUpHighlighter } from './codeHighlight';
 import { renderMarkdown } from './markdownStream';
 import { sanitizedFragment } from './sanitize';
-import { formatters } from './timeText';
+import { timeFormatters } from './timeText';
 
 const SAMPLE = [
   '# Plan',
@@ -35,16 +34,13 @@ export function warmUp(): void {
       return;
     }
     sanitizedFragment(renderMarkdown(SAMPLE));
+    // The locale data in a slice of its own: with the render above, it would be a task of up to 70 ms.
+    requestIdleCallback(timeStep);
     warmUpHighlighter();
-    // Its own idle period: each step is one cold cost, not the sum of them.
-    requestIdleCallback(time);
   };
-  const time = (deadline: IdleDeadline): void => {
-    if (deadline.timeRemaining() < LONG_IDLE_MS) {
-      requestIdleCallback(time);
-      return;
-    }
-    formatters();
+  const timeStep = (deadline: IdleDeadline): void => {
+    if (deadline.timeRemaining() < LONG_IDLE_MS) requestIdleCallback(timeStep);
+    else timeFormatters();
   };
   requestIdleCallback(step);
 }

@@ -4,12 +4,10 @@
 // what ships; they differ only in the deps they pass (settings, where files live, the runtime's
 // environment).
 // Invariant: nothing here starts the Copilot runtime; the first message (or the chat view) does.
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
-import { createControlTools } from './control/controlTools';
 import type { HostControl } from './control/hostControl';
 import { SettingsControl } from './control/settingsControl';
 import { UsageTotals } from './control/usageTotals';
@@ -19,29 +17,23 @@ import { ToolJournal } from './copilot/batonTool';
 import { CopilotAgentSessions, type CopilotAgentSessionsOptions } from './copilot/copilotAgentSessions';
 import { readUserCopilotConfig, type UserCopilotConfig } from './copilot/userCopilotConfig';
 import { getMemorySummary } from './memory/memorySummary';
-import { createMemoryTools } from './memory/memoryTools';
-import type { Origin } from './orchestrator/events';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
 import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
 import { markAllStale, savedSessionIds } from './orchestrator/sessionKeeper';
 import { Conversations } from './conversations/conversations';
+import { createOrchestratorTools } from './orchestratorTools';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
 import { SkillLibrary } from './skills/skillLibrary';
-import { createSkillTools } from './skills/skillTools';
 import { SquadService } from './squads/squadService';
 import { getSquadSummary } from './squads/squadSummary';
-import { createSquadTools } from './squads/squadTools';
 import { Wiki } from './wiki/wiki';
 import { getWikiSummary } from './wiki/wikiSummary';
-import { createWikiTools } from './wiki/wikiTools';
 import type { PermissionBroker } from './workers/workerPermissions';
-import { replyTo, WorkerPool, type ReplyChannel, type ReplyTo, type WorkerSettings } from './workers/workerPool';
-import { createWorkerTools } from './workers/workerTools';
-import { createChangeTools } from './changes/changeTools';
+import { WorkerPool, type WorkerSettings } from './workers/workerPool';
 import type { RecycleSettings } from './runtime/recyclePolicy';
 import { RuntimeRecycler } from './runtime/runtimeRecycler';
 import { sweepOrphanedSessions } from './workers/sessionSweep';
@@ -116,12 +108,6 @@ export interface BatonCore {
   /** Restarts the grown runtime when Baton is idle (Doctor shows its figures). */
   recycler: RuntimeRecycler;
   dispose(): Promise<void>;
-}
-
-/** Where a worker started during a turn of `conversation` reports back: the channel that asked, in that conversation. */
-function replyAddress(origin: Origin | undefined, conversation: string): ReplyTo {
-  const channel: ReplyChannel = !origin ? 'panel' : origin.channel === 'background' ? (origin.replyTo ?? 'panel') : origin.channel;
-  return replyTo(channel, conversation);
 }
 
 export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
@@ -255,37 +241,23 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     return orch;
   };
   // Baton's tools for one conversation's session: a worker or squad it starts reports back into that conversation.
-  const orchestratorTools = (orch: Orchestrator) => [
-    ...createMemoryTools(store, toolJournal),
-    ...createWorkerTools(pool, {
-      replyTo: () => replyAddress(orch.currentOrigin, orch.conversation),
+  const orchestratorTools = (orch: Orchestrator) =>
+    createOrchestratorTools(orch, {
+      store,
       journal: toolJournal,
-      defaultWorkingDir: deps.defaultWorkerFolder,
-    }),
-    ...(pool.changes
-      ? createChangeTools(pool.changes, {
-          journal: toolJournal,
-          // Landing or dropping work is the user's decision, asked in the panel like a worker's permission.
-          confirm: async (worker, kind, detail) => (await broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
-          dirtyBuffers: () => deps.dirtyBuffers?.() ?? [],
-          summaryOf: (worker) => pool.summaryOf(worker),
-        })
-      : []),
-    ...createSquadTools(squads, { replyTo: () => replyAddress(orch.currentOrigin, orch.conversation), journal: toolJournal }),
-    ...createWikiTools(wiki, toolJournal),
-    ...createSkillTools(skills, {
-      journal: toolJournal,
-      indexUrl: () => deps.skillIndexUrl?.(),
-      changed: () => runAfterTurn(() => renewSession('skills changed')),
-    }),
-    ...createControlTools({
+      pool,
+      squads,
+      wiki,
+      skills,
       control,
+      broker,
       settings: deps.settings.orchestrator,
       listModels: () => sessions.listModels(),
-      currentModel: () => orch.currentModel,
-      journal: toolJournal,
-    }),
-  ];
+      defaultWorkerFolder: deps.defaultWorkerFolder,
+      dirtyBuffers: deps.dirtyBuffers,
+      skillIndexUrl: deps.skillIndexUrl,
+      skillsChanged: () => runAfterTurn(() => renewSession('skills changed')),
+    });
   const convos = new Conversations({ store, logger, build, heldElsewhere: (id) => conversationClaims.holder(id)?.label });
   conversations = convos;
   chat = new ChatController(

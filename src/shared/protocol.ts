@@ -149,6 +149,35 @@ export interface Snapshot {
   attach?: ReferenceChip[];
   /** Why the last attach was refused, until something is attached or sent. */
   notice?: { kind: ContextErrorKind; message: string };
+  /**
+   * How many older messages this snapshot leaves out: only the first page does (see firstPage), and the snapshot that
+   * answers `ready` has them all.
+   */
+  older?: number;
+}
+
+/**
+ * The id of the `<script type="application/json">` element in the webview's HTML that holds the first page: the
+ * panel paints it before saying `ready`, so its first paint does not wait for a round trip through the host. It is
+ * data, never executed, so the CSP need not admit it.
+ */
+export const FIRST_PAGE_ELEMENT_ID = 'baton-first-page';
+/** The first page holds at most this many of the newest messages (the panel first renders about one screenful)… */
+export const FIRST_PAGE_MESSAGES = 40;
+/** …and at most this many characters of their content (one long answer is left to the snapshot that follows). */
+export const FIRST_PAGE_CHARS = 200_000;
+
+/** The newest page of `snapshot`: everything in it but the messages older than the newest that fit the bounds. */
+export function firstPage(snapshot: Snapshot): Snapshot {
+  const { messages } = snapshot;
+  let from = messages.length;
+  let chars = 0;
+  while (from > 0 && messages.length - from < FIRST_PAGE_MESSAGES) {
+    chars += messages[from - 1]!.content.length;
+    if (chars > FIRST_PAGE_CHARS) break;
+    from--;
+  }
+  return from === 0 ? snapshot : { ...snapshot, messages: messages.slice(from), older: from };
 }
 
 /** Host → webview. */

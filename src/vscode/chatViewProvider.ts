@@ -1,5 +1,6 @@
 // The chat panel: a thin bridge between the webview and the ChatController. The webview keeps no
-// data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot.
+// data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot (and, once the core
+// is built, shows the newest messages written into its HTML before that).
 import * as vscode from 'vscode';
 import { panelOpened } from '../core/chat/panelOpened';
 import type { BatonServices } from './services';
@@ -48,11 +49,14 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       enableScripts: true,
       localResourceRoots: [dist, vscode.Uri.joinPath(this.extensionUri, 'media')],
     };
+    // With the core built, the newest messages go into the HTML: the panel paints them without waiting for the round
+    // trip of `ready` through this process, which is busy at that moment (the runtime starts when the panel opens).
     view.webview.html = renderWebviewHtml({
       cspSource: view.webview.cspSource,
       nonce: createNonce(),
       scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
+      firstPage: this.services.current?.chat.firstPage(),
     });
     // Messages that arrive before the core is built wait for it; nothing typed is dropped.
     const pending: unknown[] = [];

@@ -6,6 +6,7 @@
 // adding a <style> element, which it tags with the nonce from <meta property="csp-nonce">. Without the nonce in
 // style-src that probe is a CSP violation and FAST falls back to :focus, so buttons show focus rings on mouse clicks.
 import { randomBytes } from 'node:crypto';
+import { FIRST_PAGE_ELEMENT_ID, type HostMessage } from '../shared/protocol';
 
 export interface WebviewHtmlOptions {
   /** webview.cspSource: the origin the extension's files are served from. */
@@ -13,6 +14,11 @@ export interface WebviewHtmlOptions {
   nonce: string;
   scriptUri: string;
   styleUri: string;
+  /**
+   * The first page of the panel (a snapshot message, see firstPage in the protocol), written into the page as a
+   * `<script type="application/json">`: data the panel reads at once, never executed, so the CSP stays as it is.
+   */
+  firstPage?: HostMessage;
 }
 
 /** A fresh nonce for each page load: 32 hex characters from 16 random bytes. */
@@ -38,6 +44,12 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   );
 }
 
+// JSON inside a <script> element ends at the first `</script`; `<` as \u003c cannot end it (nor open a comment), and
+// JSON.parse reads it back as `<`.
+function scriptData(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
 export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
   // Both go into the policy and an attribute: refuse anything that could end either early.
   if (!/^[A-Za-z0-9+/=_-]{16,}$/.test(opts.nonce)) throw new Error('renderWebviewHtml: the nonce must be 16+ base64/hex characters');
@@ -57,7 +69,7 @@ export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
 </head>
 <body>
 <div id="app" class="app"></div>
-<script nonce="${attr(opts.nonce)}" src="${attr(opts.scriptUri)}"></script>
+${opts.firstPage ? `<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">${scriptData(opts.firstPage)}</script>\n` : ''}<script nonce="${attr(opts.nonce)}" src="${attr(opts.scriptUri)}"></script>
 </body>
 </html>
 `;

@@ -10,6 +10,7 @@ import { prepareTool, runTool } from '../../src/core/api/languageModelTools';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 /** The event sequence as compact strings, e.g. "turn.streaming:Hel". */
 function shape(events: BatonEvent[]): string[] {
@@ -44,16 +45,9 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     await mkdir(project, { recursive: true });
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') {
-        await waitFor('the background turns', () => backgroundDone() >= backgroundTurns().length);
-        core.assertScriptDone();
-      }
-    } finally {
-      api.dispose();
-      await core.dispose();
-    }
+  afterEachCore(() => core, {
+    settle: () => waitFor('the background turns', () => backgroundDone() >= backgroundTurns().length),
+    beforeDispose: () => api.dispose(),
   });
 
   it('ask: one turn of the shared session, tagged "[via api]", with per-call events in order, each exactly once', async () => {

@@ -10,6 +10,7 @@ import type { PermissionDecision, PermissionPrompt } from '../../src/shared/prot
 import { defineTool, runTurn, startHarness } from '../support/copilotHarness';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 type Tier = 'instance' | 'conversation' | 'call';
 
@@ -38,14 +39,7 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     v2 = api.getApi(2);
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      api.dispose();
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core, { beforeDispose: () => api.dispose() });
 
   it('version 1 stays what activate() gives; getApi(2) is version 2; an unknown version throws', () => {
     assert.equal(api.apiVersion, 1);

@@ -8,6 +8,7 @@ import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { HostMessage } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
   return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
@@ -23,13 +24,7 @@ describe('conversations (real runtime, scripted model, production wiring)', func
     posted = [];
     core.chat.onDidPost((m) => posted.push(m));
   });
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   const send = (text: string) => core.conversations.active.enqueue(text, { channel: 'panel' }).done;
   const texts = (conversation: string) => core.store.recentLog(50, conversation).map((e) => [e.role, e.content]);

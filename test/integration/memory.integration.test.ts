@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { RELEVANT_MEMORIES } from '../../src/core/orchestrator/turnContext';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { afterEachCore } from '../support/afterEachCore';
 
 describe('long-term memory (real runtime, scripted model)', function () {
   this.timeout(60_000);
@@ -12,13 +13,7 @@ describe('long-term memory (real runtime, scripted model)', function () {
   beforeEach(async () => {
     core = await startCore();
   });
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   function toolResult(name: string): string {
     const req = core.server

@@ -10,6 +10,7 @@ import { TurnError, type OrchestratorOptions } from '../../src/core/orchestrator
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+import { afterEachCore } from '../support/afterEachCore';
 
 /** Tools the production wiring must give the orchestrator: memory and workers. */
 const BATON_TOOLS = [
@@ -44,14 +45,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   beforeEach(async () => {
     core = await startCore();
   });
-  afterEach(async function () {
-    try {
-      // Strict: no request the test did not script, nothing scripted left unused, no internet.
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  // Strict: no request the test did not script, nothing scripted left unused, no internet.
+  afterEachCore(() => core);
 
   it('streams a reply as deltas, tags the channel, logs both sides and writes a checkpoint', async () => {
     core.server.on({ lastUserIncludes: 'hello baton' }, { text: 'Hi! How can I help today?', chunks: 5 });

@@ -7,6 +7,7 @@ import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { isAlive } from '../support/copilotHarness';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
   return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
@@ -26,13 +27,7 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     core = await startCore({ overrides: { runtimeQuietMs: 0 } });
     core.runtimeSettings = { growth: 0.5, guardGrowth: 0.5, warmupSessions: 1, warmupIdles: 1, maxSessions: 0 };
   });
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it('restarts the grown runtime only when idle; the conversation resumes there, and messages (one sent during the restart) are answered once', async () => {
     const { server } = core;

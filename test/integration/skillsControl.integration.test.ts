@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import type { HostMessage } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+import { afterEachCore } from '../support/afterEachCore';
 
 const git = promisify(execFile);
 
@@ -42,9 +43,7 @@ describe('skills and control from the chat (real runtime, scripted model)', func
       },
     });
   });
-  afterEach(async () => {
-    await core.dispose();
-  });
+  afterEachCore(() => core);
 
   async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<string> {
     // Only the orchestrator's requests: a classifier request (auto routing) quotes the user's text too.

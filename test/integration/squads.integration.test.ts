@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 /** The tool results the orchestrator's requests carried, newest last. */
 function toolResults(core: CoreFixture): string[] {
@@ -27,9 +28,7 @@ describe('squads (real runtime, scripted model)', function () {
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'package.json'), JSON.stringify({ devDependencies: { typescript: '^5', jest: '^29' } }));
   });
-  afterEach(async () => {
-    await core.dispose();
-  });
+  afterEachCore(() => core);
 
   /** One user turn whose model reply is `calls`, then `reply` after the tool results. */
   async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>, reply = 'Done.'): Promise<void> {

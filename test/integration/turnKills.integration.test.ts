@@ -9,6 +9,7 @@ import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { TurnHandle } from '../../src/core/orchestrator/orchestrator';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest, ScriptedResponse } from '../support/scriptedModelServer';
+import { afterEachCore } from '../support/afterEachCore';
 
 /** The start of retries.ts's RESUME_NUDGE: what a retry sends when the runtime already has the prompt. */
 const NUDGE = '[System: your previous reply was interrupted';
@@ -54,13 +55,7 @@ describe('a turn survives the runtime being killed at any point (real runtime, s
     core.server.on({ lastUserIncludes: '[via panel] warm up' }, { text: 'ready' });
     await core.orchestrator.enqueue('warm up', { channel: 'panel' }).done;
   });
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
   after(() => {
     // The figure the issue asks for: how many model requests carried the prompt at each kill point.
     console.table(table);

@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { afterEachCore } from '../support/afterEachCore';
 
 describe('wiki (real runtime, scripted model, real files)', function () {
   this.timeout(90_000);
@@ -13,9 +14,7 @@ describe('wiki (real runtime, scripted model, real files)', function () {
   beforeEach(async () => {
     core = await startCore();
   });
-  afterEach(async () => {
-    await core.dispose();
-  });
+  afterEachCore(() => core);
 
   async function turn(text: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<string> {
     core.server.on({ lastUserIncludes: text, afterToolResult: false, name: text }, { toolCalls: calls });

@@ -12,6 +12,7 @@ import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 const run = promisify(execFile);
 const git = async (cwd: string, ...args: string[]): Promise<string> =>
@@ -78,13 +79,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     );
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it('Resolve with the worker: it gets the file and both sides, writes the merged line; Apply lands both intents; no worktree left', async () => {
     scriptResolveCall('beta');

@@ -13,6 +13,7 @@ import type { WorkerSettings } from '../../src/core/workers/workerTypes';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 const ISSUE_TOOL = `${GITHUB_MCP_SERVER}-get_issue`;
 /** The scripted server's host: where the runtime finds the GitHub MCP endpoint in these tests. */
@@ -64,13 +65,7 @@ describe("workers and the runtime's GitHub MCP server (real runtime, Bubblewrap,
     core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it("a worker whose network reaches GitHub's API gets the server's read-only tools, fetched by the runtime with the session's token", async () => {
     const open = await runWorker('reader', { network: 'allow' });

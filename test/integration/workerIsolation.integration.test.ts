@@ -12,6 +12,7 @@ import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 const run = promisify(execFile);
 const git = async (cwd: string, ...args: string[]): Promise<string> =>
@@ -39,13 +40,7 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     await git(repo, 'commit', '-q', '-m', 'init');
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it('two workers on one file: each in its own worktree; Apply the first, the second is refused by name; Discard leaves git clean', async () => {
     scriptWorker('alpha', "printf 'alpha line\\n' > src/app.txt");

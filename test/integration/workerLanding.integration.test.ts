@@ -13,6 +13,7 @@ import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 const run = promisify(execFile);
 const git = async (cwd: string, ...args: string[]): Promise<string> =>
@@ -43,13 +44,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await git(repo, 'commit', '-q', '-m', 'init');
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it('a change set that becomes ready fires worker.changes-ready once, before worker.finished (API v1, and v2 with the conversation)', async () => {
     const api = createBatonApi(() => Promise.resolve(core.access));

@@ -19,6 +19,7 @@ import { machineAddresses, networkReport } from '../../src/core/workers/workerNe
 import { makeRepo, testGit } from '../support/gitFixture';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 interface Listener {
   server: http.Server;
@@ -108,15 +109,12 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
     own = v4[0]!;
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
+  afterEachCore(() => core, {
+    afterDispose: async () => {
       await close(listener);
       await close(upstream);
       upstream = undefined;
-    }
+    },
   });
 
   const machineTargets = (): Record<string, string> => ({

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 const MARKER = 'MARKER-id-rsa-7f3a9c';
 const TOKEN = 'ghu_BatonSecretToken4242';
@@ -61,13 +62,7 @@ describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function (
     await symlink(join(core.home, '.ssh'), join(project, 'keys'));
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it('never lets a protected file reach the model, whatever the spelling, with the shell approved', async () => {
     const escapes = [

@@ -18,6 +18,7 @@ import { trackTempDir } from '../support/leaks';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 const run = promisify(execFile);
 const git = async (cwd: string, ...args: string[]): Promise<string> =>
@@ -65,13 +66,7 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     await writeFile(join(core.home, '.ssh', 'id_rsa'), `-----BEGIN KEY-----\n${MARKER}\n-----END KEY-----\n`);
   });
 
-  afterEach(async function () {
-    try {
-      if (this.currentTest?.state === 'passed') core.assertScriptDone();
-    } finally {
-      await core.dispose();
-    }
-  });
+  afterEachCore(() => core);
 
   it('a passing command: the card says passed, the orchestrator is told, Apply asks plainly; nobody was asked about the command', async () => {
     await runWorker('passer', "printf 'a by passer\\n' > src/a.txt", 'grep -q "by passer" src/a.txt && echo "1 passing" && pwd');

@@ -17,6 +17,7 @@ import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { recordWrites, type RecordingStore } from '../support/recordingStore';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
 
 function toolMessages(req: RecordedRequest): string[] {
   return req.messages.filter((m) => m.role === 'tool').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
@@ -61,17 +62,12 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     core.pool.onDidChange((cards) => changes.push(cards));
   });
 
-  afterEach(async function () {
-    try {
-      // Every background turn the pool started has been answered before the script is checked.
-      if (this.currentTest?.state === 'passed') {
-        await waitFor('the background turns', () => backgroundDone() >= delivered().length);
-        core.assertScriptDone();
-      }
-    } finally {
+  afterEachCore(() => core, {
+    // Every background turn the pool started has been answered before the script is checked.
+    settle: () => waitFor('the background turns', () => backgroundDone() >= delivered().length),
+    beforeDispose: async () => {
       for (const c of extraClients.splice(0)) await c.stop().catch(() => c.forceStop());
-      await core.dispose();
-    }
+    },
   });
 
   it("creates a worker from the orchestrator's tool call, returns at once, and delivers its result as a background turn", async () => {

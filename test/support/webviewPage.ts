@@ -138,6 +138,13 @@ export const DARK_THEME: Record<string, string> = {
 export interface OpenOptions {
   /** Host messages posted to the page when it says `ready` (usually one snapshot). */
   replyToReady?: HostMessage[];
+  /** The first page written into the HTML, as the extension does once its core is built (see chatViewProvider.ts). */
+  firstPage?: HostMessage;
+  /**
+   * Answer `ready` from this process (a round trip out of the page and back, as VS Code's goes through the extension
+   * host) instead of from the page's own stub at once. The replies then are not in the page's init script either.
+   */
+  roundTrip?: boolean;
   /** What vscode.getState() returns at load. */
   initialState?: unknown;
   viewport?: { width: number; height: number };
@@ -197,6 +204,11 @@ const INIT_SCRIPT = String.raw`(function (arg) {
         if (message && message.type === 'ready') {
           host.readyAt = performance.now();
           performance.mark('baton:ready');
+          // roundTrip: this process answers (see openWebviewPage), as the extension host does in VS Code.
+          if (arg.roundTrip) {
+            window.__batonReady();
+            return;
+          }
           // The replies travel as JSON text and are parsed here, as VS Code's IPC does, then posted (structured clone)
           // like VS Code posts into the webview's frame: the receiving costs are the real ones.
           var replies = JSON.parse(arg.replies);
@@ -227,6 +239,18 @@ const INIT_SCRIPT = String.raw`(function (arg) {
   }).observe(document, { childList: true, subtree: true });
 })`;
 
+/**
+ * Waits until `expression` is truthy in the page, polling from this process: Playwright's waitForFunction with a
+ * string polls by eval inside the page, which the page's CSP refuses once the first check has failed.
+ */
+export async function waitInPage(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 60_000 });
 }
@@ -256,14 +280,31 @@ export function useWebviewBrowser(): { browser(): Browser; build(): WebviewBuild
 export async function openWebviewPage(browser: Browser, options: OpenOptions = {}): Promise<WebviewPage> {
   const build = options.build ?? (await buildWebview());
   const ownBuild = !options.build;
-  const server = await serve(build);
+  const server = await serve(build, options.firstPage);
   const address = server.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 420, height: 800 } });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.stack ?? e.message));
-  const arg = { replies: JSON.stringify(options.replyToReady ?? []), state: options.initialState ?? null, theme: options.theme ?? DARK_THEME };
+  const replies = JSON.stringify(options.replyToReady ?? []);
+  const arg = {
+    replies: options.roundTrip ? '[]' : replies,
+    roundTrip: !!options.roundTrip,
+    state: options.initialState ?? null,
+    theme: options.theme ?? DARK_THEME,
+  };
+  if (options.roundTrip) {
+    // The same receiving costs as the stub's own answer (JSON text parsed in the page, then posted), a hop later.
+    await page.exposeFunction('__batonReady', () => {
+      void page
+        .evaluate(
+          `(function (text) { var replies = JSON.parse(text); __batonHost.parsedAt = performance.now(); replies.forEach(function (m) { window.postMessage(m, '*'); }); __batonHost.postedAt = performance.now();
+            window.addEventListener('message', function once() { __batonHost.receivedAt = performance.now(); performance.mark('baton:received'); window.removeEventListener('message', once, true); }, true); })(${JSON.stringify(replies)})`,
+        )
+        .catch(() => undefined);
+    });
+  }
   await page.addInitScript({ content: `${INIT_SCRIPT}(${JSON.stringify(arg)});` });
   await options.beforeLoad?.(page);
   await page.goto(`${origin}/`, { waitUntil: 'load' });
@@ -285,7 +326,7 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
   };
 }
 
-async function serve(build: WebviewBuild): Promise<Server> {
+async function serve(build: WebviewBuild, firstPage: HostMessage | undefined): Promise<Server> {
   const server = createServer((req, res) => {
     const origin = `http://${req.headers.host}`;
     const path = (req.url ?? '/').split('?')[0];
@@ -297,7 +338,7 @@ async function serve(build: WebviewBuild): Promise<Server> {
       send(
         200,
         'text/html; charset=utf-8',
-        renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css` }),
+        renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css`, firstPage }),
       );
     } else if (path === '/webview.js' || path === '/webview.css') {
       readFile(path === '/webview.js' ? build.js : build.css).then(

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { toChatMessage } from '../../src/core/chat/chatController';
 import type { ChatController } from '../../src/core/chat/chatController';
 import type { BatonStore } from '../../src/core/store/types';
-import type { HostMessage } from '../../src/shared/protocol';
+import { FIRST_PAGE_MESSAGES, type HostMessage } from '../../src/shared/protocol';
 import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
 
 describe('ChatController', () => {
@@ -105,6 +105,29 @@ describe('ChatController', () => {
       posted.map((m) => m.seq),
       [1, 2],
     );
+  });
+
+  it("gives the webview's HTML the newest page, numbered before what it posts next; the answer to ready has them all", async () => {
+    for (let i = 0; i < 60; i++) store.appendLog({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}`, source: 'panel', status: 'complete' });
+    await reload();
+    const page = chat.firstPage();
+    assert.equal(page.type, 'snapshot');
+    if (page.type !== 'snapshot') return;
+    assert.equal(page.snapshot.older, 60 - FIRST_PAGE_MESSAGES);
+    assert.deepEqual(
+      page.snapshot.messages.map((m) => m.content),
+      Array.from({ length: FIRST_PAGE_MESSAGES }, (_, k) => `message ${60 - FIRST_PAGE_MESSAGES + k}`),
+    );
+    assert.equal(page.snapshot.conversation, fixture.core.conversations.activeId);
+    assert.equal(posted.length, 0, 'the page goes into the HTML, not through the message channel');
+    chat.receive({ type: 'ready' });
+    const snap = posted.at(-1);
+    assert.ok(snap?.type === 'snapshot');
+    if (snap?.type !== 'snapshot') return;
+    assert.equal(snap.seq, page.seq + 1, 'numbered after the page: nothing between them looks like a gap');
+    assert.equal(snap.snapshot.older, undefined);
+    assert.equal(snap.snapshot.messages.length, 60);
+    assert.deepEqual(snap.snapshot.messages.slice(-FIRST_PAGE_MESSAGES), page.snapshot.messages, 'the same newest messages, field for field');
   });
 
   it('routes UI intents to the host actions', () => {

@@ -1,4 +1,13 @@
 import * as assert from 'node:assert/strict';
+import {
+  FIRST_PAGE_CHARS,
+  FIRST_PAGE_ELEMENT_ID,
+  FIRST_PAGE_MESSAGES,
+  firstPage,
+  type ChatMessage,
+  type HostMessage,
+  type Snapshot,
+} from '../../src/shared/protocol';
 import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 
 const CSP_SOURCE = 'https://*.vscode-cdn.net';
@@ -57,5 +66,70 @@ describe('renderWebviewHtml', () => {
     assert.doesNotMatch(html, /"><script>/);
     assert.throws(() => renderWebviewHtml({ cspSource: CSP_SOURCE, nonce: "x' 'unsafe-inline", scriptUri: 'a', styleUri: 'b' }));
     assert.throws(() => renderWebviewHtml({ cspSource: "x; script-src 'unsafe-eval'", nonce: createNonce(), scriptUri: 'a', styleUri: 'b' }));
+  });
+
+  it('writes the first page as JSON data that nothing in it can end early, and the CSP stays as strict', () => {
+    const nonce = createNonce();
+    const hostile = '</script><script>alert(1)</script><!-- \u2028 & "quotes"';
+    const message: HostMessage = {
+      type: 'snapshot',
+      seq: 7,
+      snapshot: {
+        messages: [{ id: 'm1', role: 'user', content: hostile, status: 'complete', ts: 1 }],
+        workers: [],
+        permissions: [],
+        state: { busy: false, model: 'm', routingAuto: true },
+      },
+    };
+    const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, scriptUri: 'https://x/a.js', styleUri: 'https://x/a.css', firstPage: message });
+    const island = new RegExp(`<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">([^]*?)</script>`).exec(html);
+    assert.ok(island, 'the page is in the HTML');
+    assert.doesNotMatch(island[1]!, /</, 'no < inside the data: it cannot close the element or open a comment');
+    assert.deepEqual(JSON.parse(island[1]!), message, 'it reads back as the message');
+    // The only executable script is still the bundle, by nonce; the policy is the same as without a page.
+    assert.deepEqual(
+      (html.match(/<script\b[^>]*>/g) ?? []).filter((t) => !t.includes('type="application/json"')),
+      [`<script nonce="${nonce}" src="https://x/a.js">`],
+    );
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
+    const without = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(
+      renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, scriptUri: 'https://x/a.js', styleUri: 'https://x/a.css' }),
+    )?.[1];
+    assert.equal(csp, without);
+    assert.doesNotMatch(csp!, /unsafe|sha256/);
+  });
+});
+
+describe('firstPage', () => {
+  const state = { busy: false, model: 'm', routingAuto: true };
+  const message = (i: number, content = `m${i}`): ChatMessage => ({ id: `m${i}`, role: 'user', content, status: 'complete', ts: i });
+  const snapshot = (messages: ChatMessage[]): Snapshot => ({ messages, workers: [], permissions: [], state, conversation: 'c1', conversations: [] });
+
+  it('keeps the newest messages up to its bound and says how many older ones it left out', () => {
+    const all = Array.from({ length: 1000 }, (_, i) => message(i));
+    const page = firstPage(snapshot(all));
+    assert.equal(page.messages.length, FIRST_PAGE_MESSAGES);
+    assert.equal(page.older, 1000 - FIRST_PAGE_MESSAGES);
+    assert.deepEqual(page.messages, all.slice(-FIRST_PAGE_MESSAGES));
+    assert.equal(page.conversation, 'c1');
+  });
+
+  it('is the snapshot itself when everything fits', () => {
+    const small = snapshot([message(1), message(2)]);
+    assert.equal(firstPage(small), small);
+    assert.equal(firstPage(snapshot([])).older, undefined);
+  });
+
+  it('stops at its bound on characters: long answers are left to the snapshot that follows', () => {
+    const long = 'x'.repeat(FIRST_PAGE_CHARS / 2 + 10);
+    const page = firstPage(snapshot([message(1), message(2, long), message(3, long), message(4, 'short')]));
+    assert.deepEqual(
+      page.messages.map((m) => m.id),
+      ['m3', 'm4'],
+    );
+    assert.equal(page.older, 2);
+    const huge = firstPage(snapshot([message(1), message(2, 'x'.repeat(FIRST_PAGE_CHARS + 1))]));
+    assert.deepEqual(huge.messages, [], 'one message over the bound: the page has the panel without messages');
+    assert.equal(huge.older, 2);
   });
 });

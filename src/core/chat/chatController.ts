@@ -3,6 +3,7 @@
 // conversation not shown keeps streaming, and shows when it is opened. The host owns all of it; a
 // webview can be thrown away and rebuilt from a snapshot.
 import {
+  firstPage,
   parseWebviewMessage,
   type ChatMessage,
   type HostMessage,
@@ -207,6 +208,14 @@ export class ChatController {
   /** The whole panel in one message: the answer to `ready` and to a sequence gap. */
   postSnapshot(): void {
     this.post.fire({ type: 'snapshot', seq: ++this.seq, snapshot: this.snapshot() });
+  }
+
+  /**
+   * The first page of the panel, for the webview's HTML (shown before it says `ready`, whose answer is the whole
+   * snapshot). Numbered like every message, so what is posted after it follows it without a gap.
+   */
+  firstPage(): HostMessage {
+    return { type: 'snapshot', seq: ++this.seq, snapshot: firstPage(this.snapshot()) };
   }
 
   snapshot(): Snapshot {

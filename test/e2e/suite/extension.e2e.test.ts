@@ -113,4 +113,21 @@ describe('Baton in VS Code', () => {
       assert.deepEqual(config.inspect(key)?.defaultValue, expected, `default of baton.${key}`);
     }
   });
+
+  // Last: Doctor starts the Copilot runtime.
+  it('names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it', async () => {
+    const config = vscode.workspace.getConfiguration('baton');
+    await config.update('workers.max', 'lots', vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('baton.doctor');
+      const report = vscode.window.activeTextEditor?.document.getText() ?? '';
+      assert.match(
+        report,
+        /^- ❌ Settings: baton\.workers\.max is "lots", but it must be a whole number from 1 to 20\. Baton uses the default, 5, until it is fixed\.$/m,
+      );
+      assert.equal(vscode.workspace.getConfiguration('baton').get('workers.max'), 'lots', 'the value is left as set');
+    } finally {
+      await config.update('workers.max', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });

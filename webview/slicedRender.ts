@@ -1,0 +1,82 @@
+// A settled message's markdown rendered in frame-sized slices. Rendered in one go, a long reply held the main thread
+// for as long as it took (in Chromium, 700 ms of script and then 300 ms of layout for 200 KB of ordinary sections with
+// code), on opening a conversation, scrolling to it, or when a streamed reply ended; a worker's report in its card the
+// same. The text is cut into the blocks a stream of it is cut into (markdownStream.ts); each slice renders blocks until
+// its time is up, sanitizes them in one go and appends them. A block renders the same whatever comes after it, so the
+// DOM in the end is exactly the one-shot render's, as a streamed message's is.
+//
+// What must stay true: a message that fits in one slice (nearly all of them) is rendered at once, in the caller's
+// frame, as before; while slices remain, the body carries aria-busy (assistive technology waits, the bench and tests
+// wait for it to go); a slice is never smaller than one block, so a single block's cost (bounded in markdownRender.ts:
+// MAX_RENDERED_BLOCK, MAX_DELIMITERS, HIGHLIGHT_LIMIT, MAX_COLUMNS) is the most a frame can take beyond the slice.
+import type { RenderEnv } from './markdownRender';
+import { renderAnyBlock } from './markdownRows';
+import { splitBlocks } from './markdownStream';
+import { sanitizedFragment } from './sanitize';
+
+/**
+ * Markdown work per slice, in ms. Sanitizing and inserting what it rendered cost about as much again; the other
+ * messages' renders in that frame share one slice. What a slice does not bound is the frame's layout and paint of the
+ * message so far, which grows with it (10–30 ms a frame near the end of a 200 KB reply, traced).
+ */
+export const SLICE_MS = 6;
+
+interface Job {
+  el: Element;
+  blocks: string[];
+  next: number;
+  env: RenderEnv;
+  done: (() => void) | undefined;
+  cancelled: boolean;
+}
+
+const jobs: Job[] = [];
+let frame = 0;
+
+/**
+ * Renders `text` into `el` (replacing its children): what fits in a slice now, the rest a slice per animation frame.
+ * `done` runs once all of it is in (at once, when it fits). Returns a function that stops what is left (the message
+ * was rendered again).
+ */
+export function renderSliced(el: Element, text: string, env: RenderEnv, done?: () => void): () => void {
+  const job: Job = { el, blocks: splitBlocks(text), next: 0, env, done, cancelled: false };
+  el.replaceChildren();
+  if (!slice(job, performance.now() + SLICE_MS)) {
+    el.setAttribute('aria-busy', 'true');
+    jobs.push(job);
+    schedule();
+  }
+  return () => {
+    job.cancelled = true;
+    el.removeAttribute('aria-busy');
+  };
+}
+
+/** Renders the job's next blocks until `deadline` (at least one), appends them; true when the job is done. */
+function slice(job: Job, deadline: number): boolean {
+  let html = '';
+  do html += renderAnyBlock(job.blocks[job.next++]!, job.env);
+  while (job.next < job.blocks.length && performance.now() < deadline);
+  // Into the live DOM slice by slice: laid out as it grows, each slice's text is shaped once. Kept off the document
+  // and put in at the end, a 200 KB reply's first layout was one 300 ms frame.
+  job.el.append(sanitizedFragment(html));
+  if (job.next < job.blocks.length) return false;
+  job.el.removeAttribute('aria-busy');
+  job.done?.();
+  return true;
+}
+
+function schedule(): void {
+  if (!frame) frame = requestAnimationFrame(run);
+}
+
+/** One slice of work per frame, shared by every message waiting, oldest first. */
+function run(): void {
+  frame = 0;
+  const deadline = performance.now() + SLICE_MS;
+  while (jobs.length && performance.now() < deadline) {
+    const job = jobs[0]!;
+    if (job.cancelled || slice(job, deadline)) jobs.shift();
+  }
+  if (jobs.length) schedule();
+}
