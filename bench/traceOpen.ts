@@ -13,7 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { firstPage, type HostMessage, type Snapshot } from '../src/shared/protocol';
-import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
+import { buildWebview, launchChromium, openWebviewPage, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median } from './figure';
 import { historySnapshot } from './panel.bench';
 
@@ -92,7 +92,7 @@ function pageOptions(snapshot: Snapshot, withFirstPage: boolean): { replyToReady
 async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, withFirstPage: boolean): Promise<OpenTrace> {
   const wp = await openWebviewPage(browser, { build, ...pageOptions(snapshot, withFirstPage) });
   try {
-    await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined', undefined, { timeout: 30_000 });
+    await waitInPage(wp.page, 'window.__batonHost.firstPaintAt !== undefined');
     const t = (await wp.page.evaluate('({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, received: __batonHost.receivedAt })')) as Record<
       string,
       number
@@ -124,7 +124,7 @@ async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapsh
       }),
   });
   try {
-    await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined', undefined, { timeout: 30_000 });
+    await waitInPage(wp.page, 'window.__batonHost.firstPaintAt !== undefined');
     const events = (JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] }).traceEvents;
     return analyse(events, opts);
   } finally {

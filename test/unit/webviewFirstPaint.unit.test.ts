@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
 import { countText } from '../../webview/countText';
-import { openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
+import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
 const BASE_TS = Date.UTC(2026, 10, 20, 9, 0);
 
@@ -36,7 +36,7 @@ describe('webview: opening on a long history (Chromium)', function () {
     const snapshot: Snapshot = { messages: history(1000), workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
     const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
     try {
-      await wp.page.waitForFunction('window.__batonHost.firstPaintAt !== undefined');
+      await waitInPage(wp.page, 'window.__batonHost.firstPaintAt !== undefined');
       // Just after the first paint (the page's stub notes the first frame after the first message appeared): the times
       // are written in the first idle time after it.
       await wp.page.evaluate('new Promise(function (r) { requestIdleCallback(function () { r(); }); })');
@@ -63,7 +63,7 @@ describe('webview: opening on a long history (Chromium)', function () {
       assert.equal(first.find((m) => m.id === 'm999')!.usage, '1,999 in / 1,299 out tokens');
 
       // The older ones follow, a chunk per frame, above the newest: each once, in the history's order.
-      await wp.page.waitForFunction(`document.querySelectorAll('[data-testid="message"]').length >= 1000`);
+      await waitInPage(wp.page, `document.querySelectorAll('[data-testid="message"]').length >= 1000`);
       const ids = (await wp.page.evaluate(
         `Array.from(document.querySelectorAll('[data-testid="message"]')).map(function (el) { return el.dataset.id; })`,
       )) as string[];

@@ -4,7 +4,7 @@
 // the runtimeRestart integration test).
 import * as assert from 'node:assert/strict';
 import type { PanelState } from '../../src/shared/protocol';
-import { openWebviewPage, useWebviewBrowser, type WebviewPage } from '../support/webviewPage';
+import { openWebviewPage, useWebviewBrowser, waitInPage, type WebviewPage } from '../support/webviewPage';
 
 const IDLE: PanelState = { busy: false, model: 'claude-sonnet-4.5', routingAuto: false };
 
@@ -35,13 +35,13 @@ describe('webview: the runtime restart in the header (Chromium)', function () {
 
       // The host holds the queues (busy) and then says the runtime restarts.
       await wp.push({ type: 'state', seq: 2, state: { ...IDLE, busy: true, runtimeRestarting: true } });
-      await wp.page.waitForFunction(`document.body.dataset.runtime === 'restarting'`);
+      await waitInPage(wp.page, `document.body.dataset.runtime === 'restarting'`);
       assert.deepEqual(await header(wp), { status: 'Restarting Copilot\u2026', visible: true, role: 'status', model: 'claude-sonnet-4.5', fits: true });
 
       // Typed meanwhile: sent once, and the composer is ready for the next one.
       await wp.page.fill('textarea', 'are you there?');
       await wp.page.keyboard.press('Enter');
-      await wp.page.waitForFunction(`window.__batonHost.posted.some(function (m) { return m.type === 'chat/send'; })`);
+      await waitInPage(wp.page, `window.__batonHost.posted.some(function (m) { return m.type === 'chat/send'; })`);
       assert.deepEqual(
         (await wp.posted()).filter((m) => m.type === 'chat/send'),
         [{ type: 'chat/send', text: 'are you there?' }],
@@ -56,7 +56,7 @@ describe('webview: the runtime restart in the header (Chromium)', function () {
 
       // The restart ends; the held message now runs, an ordinary busy turn.
       await wp.push({ type: 'state', seq: 4, state: { ...IDLE, busy: true } });
-      await wp.page.waitForFunction(`document.body.dataset.runtime === 'ready'`);
+      await waitInPage(wp.page, `document.body.dataset.runtime === 'ready'`);
       assert.deepEqual(await header(wp), { status: '', visible: false, role: 'status', model: 'claude-sonnet-4.5', fits: true });
       await wp.push({
         type: 'message/append',
