@@ -127,10 +127,22 @@ interface StreamResult {
 // it completed with the status alone, so the panel's rendering of the whole reply again at that moment (0.3–2 s for
 // a 100 KB list, issue 20) was never measured. `pace` > 0 spreads the deltas at that many per millisecond; 0 sends them as fast as the
 // page takes them.
+// A panel that has been open a moment, as it is when a reply arrives (the user typed, the model answered): its
+// idle-time warm-up (warmUp.ts) is done. Both drivers wait for it; the stream driver did not, so its first frames ran
+// markdown-it, DOMPurify and the formatters cold (about 20 ms of script in the first frame, traced), which no reply
+// pays once the panel has been open a second or so.
+const SETTLED_PANEL = String.raw`function () {
+  return new Promise(function (done) {
+    var quiet = 0;
+    (function idle() { requestIdleCallback(function (d) { quiet = d.timeRemaining() >= 45 ? quiet + 1 : 0; if (quiet >= 5) done(); else idle(); }); })();
+  });
+}`;
+
 export const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedHtml) {
   var gaps = [], running = true, last = 0, longTasks = [];
   var po = new PerformanceObserver(function (list) { list.getEntries().forEach(function (e) { longTasks.push(e.duration); }); });
   po.observe({ type: 'longtask' });
+  await (${SETTLED_PANEL})();
   await new Promise(function (r) { requestAnimationFrame(function (t) { last = t; r(); }); });
   (function loop() { requestAnimationFrame(function (t) { gaps.push(t - last); last = t; if (running) loop(); }); })();
   var seq = 1;
@@ -205,11 +217,7 @@ const SCROLL_DRIVER = String.raw`(async function (step) {
 // for the traced run (renderCpuOnce).
 export const ONE_SHOT_DRIVER = String.raw`(async function (content) {
   var gaps = [], running = true, last = 0;
-  // A panel that has been open a moment: its idle-time warm-up (warmUp.ts) is done, as it is when a reply arrives.
-  await new Promise(function (done) {
-    var quiet = 0;
-    (function idle() { requestIdleCallback(function (d) { quiet = d.timeRemaining() >= 45 ? quiet + 1 : 0; if (quiet >= 5) done(); else idle(); }); })();
-  });
+  await (${SETTLED_PANEL})();
   await new Promise(function (r) { requestAnimationFrame(function (t) { last = t; r(); }); });
   (function loop() { requestAnimationFrame(function (t) { gaps.push(t - last); last = t; if (running) loop(); }); })();
   performance.mark('baton-render-start');
