@@ -3,37 +3,18 @@
 // the open tail on each flush.
 import type { ChatMessage, MessageRole, WebviewMessage } from '../src/shared/protocol';
 import { storedReferencesEl } from './contextChips';
-import { button, h, setText, toggleAttr } from './dom';
+import { h, setText, toggleAttr } from './dom';
 import { highlightLater } from './deferredHighlight';
 import { renderAnyBlock } from './markdownRows';
-import { routeText, usageText } from './footerText';
 import { resultCardEl } from './resultCard';
 import { MarkdownStream } from './markdownStream';
+import { fillActions, fillFooter, headerParts, messageLabel } from './messageChrome';
 import { RawTail } from './rawTail';
 import { RowTail } from './rowTail';
 import { sanitizedFragment, setSafeHtml } from './sanitize';
 import { renderSliced } from './slicedRender';
-import { timeEl } from './timeText';
-
-const ROLE_LABEL: Record<MessageRole, string> = {
-  user: 'You',
-  assistant: 'Baton',
-  background: 'Background result',
-  system: 'Notice',
-  error: 'Error',
-};
-
-const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
-  partial: 'Partial answer',
-  cancelled: 'Stopped',
-  failed: 'Failed',
-  pending: 'Queued',
-};
 
 export type Post = (message: WebviewMessage) => void;
-
-/** Channels other than the panel and the palette; their messages carry a small tag. */
-const OTHER_CHANNELS = new Set(['chat', 'tool', 'api']);
 
 export class MessageView {
   // The DOM is built on first use of `el` (a shell: article and plain-text body), and header, footer and actions
@@ -304,61 +285,21 @@ export class MessageView {
     el.dataset.role = message.role;
     el.dataset.status = message.status;
     el.dataset.id = message.id;
-    el.setAttribute('aria-label', `${ROLE_LABEL[message.role]}${message.role === 'background' && message.source ? ` from ${message.source}` : ''}`);
+    el.setAttribute('aria-label', messageLabel(message));
     // Screen readers wait for a busy region: the reply is read once it is complete, not character by character.
     toggleAttr(el, 'aria-busy', this.isStreaming);
   }
 
   private renderHeader(afterPaint = false): void {
-    const { message, header } = this;
-    if (!header) return;
-    const time = new Date(message.ts);
-    const parts: HTMLElement[] = [];
-    if (message.role === 'background') {
-      parts.push(h('span', { class: 'message-author vscode-badge', 'data-testid': 'background-badge' }, ROLE_LABEL.background));
-      if (message.source) parts.push(h('span', { class: 'message-source' }, message.source));
-    } else {
-      parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));
-      // Said in VS Code's Chat view (@baton), by a tool call or another extension: the same conversation, tagged.
-      if (message.source && OTHER_CHANNELS.has(message.source))
-        parts.push(h('span', { class: 'message-source', 'data-testid': 'channel-tag' }, `via ${message.source}`));
-    }
-    // Written in another VS Code window that shares this conversation.
-    if (message.from) parts.push(h('span', { class: 'message-source', 'data-testid': 'window-tag' }, `from window ${message.from}`));
-    if (Number.isFinite(time.getTime())) parts.push(timeEl(time, afterPaint));
-    header.replaceChildren(...parts);
+    if (this.header) this.header.replaceChildren(...headerParts(this.message, afterPaint));
   }
 
   private renderFooter(): void {
-    const { message, footer } = this;
-    if (!footer) return;
-    const parts: Node[] = [];
-    if (message.route) parts.push(h('span', { class: 'route', 'data-testid': 'route', title: 'How this request was routed' }, routeText(message.route)));
-    const usage = message.usage && usageText(message.usage);
-    if (usage) parts.push(h('span', { class: 'usage', 'data-testid': 'usage' }, usage));
-    const status = STATUS_LABEL[message.status];
-    if (status && message.role !== 'error') parts.push(h('span', { class: 'status', 'data-testid': 'message-status' }, status));
-    footer.replaceChildren(...parts);
-    footer.hidden = parts.length === 0;
+    if (this.footer) fillFooter(this.footer, this.message);
   }
 
   private renderActions(): void {
-    const { message, actions } = this;
-    if (!actions) return;
-    const parts: Node[] = [];
-    if (message.role === 'user' && message.status === 'interrupted') {
-      const resend = button('secondary', { 'data-testid': 'resend' }, 'Resend');
-      resend.addEventListener('click', () => this.post({ type: 'chat/resend', id: message.id }));
-      parts.push(h('span', { class: 'interrupted' }, 'Interrupted by a reload — '), resend);
-    }
-    if (message.action) {
-      const { command, label } = message.action;
-      const run = button('primary', { 'data-testid': 'error-action', 'data-command': command }, label);
-      run.addEventListener('click', () => this.post({ type: 'command/run', command }));
-      parts.push(run);
-    }
-    actions.replaceChildren(...parts);
-    actions.hidden = parts.length === 0;
+    if (this.actions) fillActions(this.actions, this.message, this.post);
   }
 
   private showPlaceholder(): void {

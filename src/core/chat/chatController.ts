@@ -27,6 +27,7 @@ import type { Logger } from '../util/logger';
 import { ConversationList } from './conversationList';
 import type { HostActions } from './hostActions';
 import { LogSync, shownInPanel } from './logSync';
+import { PermissionPrompts } from './permissionPrompts';
 import { parseMeta, toChatMessage } from './toChatMessage';
 
 /** Kept here for the modules that import it from the controller. */
@@ -44,10 +45,9 @@ export class ChatController {
   /** The reply streaming in each conversation (shown for the active one; kept for the others until they settle). */
   private readonly lives = new Map<string, ChatMessage>();
   private workers: WorkerCard[] = [];
-  private readonly permissions = new Map<string, { prompt: PermissionPrompt; resolve: (d: PermissionDecision) => void }>();
+  private readonly permissions = new PermissionPrompts((body) => this.send(body));
   private setupHint: string | undefined;
   private runtimeRestarting = false;
-  private permissionCounter = 0;
   private readonly unsubscribe: () => void;
   /** The implicit chip, the picker, and the references of messages being sent. */
   readonly context: ChatContext;
@@ -235,7 +235,7 @@ export class ChatController {
       conversations: this.list.items(),
       messages,
       workers: this.workers.map((w) => ({ ...w })),
-      permissions: [...this.permissions.values()].map((p) => p.prompt),
+      permissions: this.permissions.prompts,
       state: this.state(),
       ...context,
     };
@@ -274,21 +274,12 @@ export class ChatController {
 
   /** Shows a worker's permission request inline and waits for the user's answer. */
   askPermission(prompt: Omit<PermissionPrompt, 'id'>): Promise<PermissionDecision> {
-    const id = `perm-${++this.permissionCounter}`;
-    return new Promise<PermissionDecision>((resolve) => {
-      const full = { ...prompt, id };
-      this.permissions.set(id, { prompt: full, resolve });
-      this.send({ type: 'permission/request', request: full });
-    });
+    return this.permissions.ask(prompt);
   }
 
   /** Denies every open permission request (the panel is going away for good). */
   denyAllPermissions(): void {
-    for (const [id, entry] of this.permissions) {
-      entry.resolve('deny');
-      this.send({ type: 'permission/resolved', id });
-    }
-    this.permissions.clear();
+    this.permissions.denyAll();
   }
 
   /** Handles one raw message from the webview: validated first, a bad one is logged and ignored. */
@@ -340,14 +331,9 @@ export class ChatController {
       case 'worker/open':
         this.actions.openWorker(message.name, message.action);
         break;
-      case 'permission/answer': {
-        const entry = this.permissions.get(message.id);
-        if (!entry) return;
-        this.permissions.delete(message.id);
-        entry.resolve(message.decision);
-        this.send({ type: 'permission/resolved', id: message.id });
+      case 'permission/answer':
+        this.permissions.answer(message.id, message.decision);
         break;
-      }
       case 'link/open':
         this.actions.openLink(message.href);
         break;

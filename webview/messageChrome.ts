@@ -1,0 +1,81 @@
+// What surrounds a message's body: its accessible name, the header (who said it, through which channel, from which
+// window, when), the footer (route, usage, status) and its actions (Resend, an error's command). Kept apart from
+// MessageView, which is about rendering and streaming the body.
+import type { ChatMessage, MessageRole, WebviewMessage } from '../src/shared/protocol';
+import { button, h } from './dom';
+import { routeText, usageText } from './footerText';
+import { timeEl } from './timeText';
+
+const ROLE_LABEL: Record<MessageRole, string> = {
+  user: 'You',
+  assistant: 'Baton',
+  background: 'Background result',
+  system: 'Notice',
+  error: 'Error',
+};
+
+const STATUS_LABEL: Partial<Record<ChatMessage['status'], string>> = {
+  partial: 'Partial answer',
+  cancelled: 'Stopped',
+  failed: 'Failed',
+  pending: 'Queued',
+};
+
+export type Post = (message: WebviewMessage) => void;
+
+/** Channels other than the panel and the palette; their messages carry a small tag. */
+const OTHER_CHANNELS = new Set(['chat', 'tool', 'api']);
+
+/** The message's accessible name. */
+export function messageLabel(message: ChatMessage): string {
+  return `${ROLE_LABEL[message.role]}${message.role === 'background' && message.source ? ` from ${message.source}` : ''}`;
+}
+
+/** The header's parts; `afterPaint`: the time's text is written once the next frame has been painted. */
+export function headerParts(message: ChatMessage, afterPaint: boolean): HTMLElement[] {
+  const time = new Date(message.ts);
+  const parts: HTMLElement[] = [];
+  if (message.role === 'background') {
+    parts.push(h('span', { class: 'message-author vscode-badge', 'data-testid': 'background-badge' }, ROLE_LABEL.background));
+    if (message.source) parts.push(h('span', { class: 'message-source' }, message.source));
+  } else {
+    parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));
+    // Said in VS Code's Chat view (@baton), by a tool call or another extension: the same conversation, tagged.
+    if (message.source && OTHER_CHANNELS.has(message.source))
+      parts.push(h('span', { class: 'message-source', 'data-testid': 'channel-tag' }, `via ${message.source}`));
+  }
+  // Written in another VS Code window that shares this conversation.
+  if (message.from) parts.push(h('span', { class: 'message-source', 'data-testid': 'window-tag' }, `from window ${message.from}`));
+  if (Number.isFinite(time.getTime())) parts.push(timeEl(time, afterPaint));
+  return parts;
+}
+
+/** Fills the footer (route, usage, status); hidden when it has none. */
+export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
+  const parts: Node[] = [];
+  if (message.route) parts.push(h('span', { class: 'route', 'data-testid': 'route', title: 'How this request was routed' }, routeText(message.route)));
+  const usage = message.usage && usageText(message.usage);
+  if (usage) parts.push(h('span', { class: 'usage', 'data-testid': 'usage' }, usage));
+  const status = STATUS_LABEL[message.status];
+  if (status && message.role !== 'error') parts.push(h('span', { class: 'status', 'data-testid': 'message-status' }, status));
+  footer.replaceChildren(...parts);
+  footer.hidden = parts.length === 0;
+}
+
+/** Fills the actions (Resend after a reload interrupted it, an error's command); hidden when there are none. */
+export function fillActions(actions: HTMLElement, message: ChatMessage, post: (message: WebviewMessage) => void): void {
+  const parts: Node[] = [];
+  if (message.role === 'user' && message.status === 'interrupted') {
+    const resend = button('secondary', { 'data-testid': 'resend' }, 'Resend');
+    resend.addEventListener('click', () => post({ type: 'chat/resend', id: message.id }));
+    parts.push(h('span', { class: 'interrupted' }, 'Interrupted by a reload — '), resend);
+  }
+  if (message.action) {
+    const { command, label } = message.action;
+    const run = button('primary', { 'data-testid': 'error-action', 'data-command': command }, label);
+    run.addEventListener('click', () => post({ type: 'command/run', command }));
+    parts.push(run);
+  }
+  actions.replaceChildren(...parts);
+  actions.hidden = parts.length === 0;
+}
