@@ -189,7 +189,7 @@ export const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedH
 
 // Scrolls from the bottom of the history to the top, one step per frame, and reports the longest frame: the cost of
 // rendering older messages as they come into view.
-const SCROLL_DRIVER = String.raw`(async function (step) {
+export const SCROLL_DRIVER = String.raw`(async function (step) {
   var scroller = document.querySelector('.scroller');
   var gaps = [], last = 0;
   await new Promise(function (r) { requestAnimationFrame(function (t) { last = t; r(); }); });

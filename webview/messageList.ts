@@ -5,6 +5,9 @@
 //   viewport; older shells are mounted above them a chunk per frame, and each is rendered when it comes near the
 //   viewport. CSS content-visibility:auto, with a height estimate, keeps shells that are off screen from being laid
 //   out or painted. So first paint does not grow with the history.
+// - Messages are mounted in groups of GROUP; a group, not each message, carries content-visibility:auto with the sum
+//   of its members' estimates, so the browser checks about 40 groups against the viewport each frame of a scroll, and
+//   the messages of the one or two groups on screen, not a thousand messages (issue 22: 3–13 ms of each frame).
 // "Near the viewport" is a binary search over the mounted messages' boxes on scroll, not an IntersectionObserver:
 // with a thousand observed targets its per-frame bookkeeping was a large part of the cost of scrolling.
 import type { ChatMessage } from '../src/shared/protocol';
@@ -17,6 +20,10 @@ const PIN_SLACK = 32;
 /** Shells mounted with a snapshot; the older ones follow, OLDER_CHUNK per frame. */
 const FIRST_SHELLS = 40;
 const OLDER_CHUNK = 200;
+/** Messages per group (order[k * GROUP ..] are group k's); OLDER_CHUNK is a multiple, so mounting fills whole groups. */
+const GROUP = 25;
+/** What a message's box adds to its estimated content height: padding and border (messages.css). */
+const BOX_EXTRA = 17;
 /** How far outside the viewport, in px, messages are rendered ahead of being scrolled to. */
 const RENDER_AHEAD = 1200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
@@ -40,6 +47,8 @@ export class MessageList {
    */
   private sources = new Map<string, ChatMessage>();
   private order: MessageView[] = [];
+  /** Group k holds order[k * GROUP .. (k + 1) * GROUP - 1]; `estimate` sums its mounted members' estimates. */
+  private groups: Array<{ el: HTMLElement; estimate: number }> = [];
   /** order[mountedFrom..] are in the DOM. */
   private mountedFrom = 0;
   private pendingRestore: number | undefined;
@@ -118,9 +127,9 @@ export class MessageList {
     this.views = new Map(this.order.map((v) => [v.id, v]));
     this.sources = new Map(messages.map((m) => [m.id, m]));
     this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
-    const fragment = document.createDocumentFragment();
-    for (let i = this.mountedFrom; i < this.order.length; i++) fragment.append(this.order[i]!.el);
-    this.el.replaceChildren(fragment);
+    this.groups = [];
+    this.el.replaceChildren();
+    this.mount(this.mountedFrom, this.order.length, false);
 
     // Newest first: render until about one and a half viewports are filled, leave the rest to the observer.
     let filled = 0;
@@ -133,6 +142,7 @@ export class MessageList {
         filled += view.estimateHeight(this.perLine);
       } else this.setEstimate(view);
     }
+    this.sizeGroups(this.mountedFrom, this.order.length);
     this.hooks.onCountChanged(this.order.length);
     this.pendingRestore = undefined;
     this.following = true;
@@ -161,7 +171,11 @@ export class MessageList {
     const view = new MessageView(message, this.post);
     this.views.set(view.id, view);
     this.order.push(view);
-    this.el.append(view.el);
+    const index = this.order.length - 1;
+    const group = this.groups[Math.floor(index / GROUP)] ?? this.newGroup(Math.floor(index / GROUP));
+    if (!group.el.isConnected) this.el.append(group.el);
+    group.el.append(view.el);
+    group.el.dataset.lastRole = view.role;
     view.render();
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
@@ -184,6 +198,9 @@ export class MessageList {
     this.sources.delete(id);
     const wasStreaming = view.isStreaming;
     view.update(patch);
+    // The border between groups depends on the role of the message that ends one (messages.css).
+    const group = view.isMounted ? view.el.parentElement : null;
+    if (patch.role !== undefined && group && !view.el.nextElementSibling) group.dataset.lastRole = view.role;
     // Work left: deltas buffered before the patch, or the rest of a reply whose ending brought its whole text.
     if (view.hasWork) {
       this.dirty.add(view);
@@ -263,6 +280,48 @@ export class MessageList {
     view.el.style.setProperty('contain-intrinsic-size', `auto ${view.estimateHeight(this.perLine)}px`);
   }
 
+  private newGroup(k: number): { el: HTMLElement; estimate: number } {
+    const group = { el: h('div', { class: 'message-group' }), estimate: 0 };
+    this.groups[k] = group;
+    return group;
+  }
+
+  /**
+   * Puts order[from..to) in their groups, above the mounted ones (or, at a reset, into the empty log): the group
+   * that holds order[to] may already be mounted with its later members; its earlier ones go before them.
+   */
+  private mount(from: number, to: number, estimate = true): void {
+    if (from >= to) return;
+    const fragment = document.createDocumentFragment();
+    for (let k = Math.floor(from / GROUP); k <= Math.floor((to - 1) / GROUP); k++) {
+      const group = this.groups[k] ?? this.newGroup(k);
+      const members = document.createDocumentFragment();
+      const end = Math.min(to, (k + 1) * GROUP);
+      for (let i = Math.max(from, k * GROUP); i < end; i++) {
+        const view = this.order[i]!;
+        members.append(view.el);
+        if (estimate) this.setEstimate(view);
+      }
+      group.el.prepend(members);
+      if (!group.el.isConnected) {
+        group.el.dataset.lastRole = (group.el.lastElementChild as HTMLElement | null)?.dataset.role ?? '';
+        fragment.append(group.el);
+      }
+    }
+    this.el.prepend(fragment);
+    if (estimate) this.sizeGroups(from, to);
+  }
+
+  /** Adds order[from..to)'s estimates to their groups' placeholder heights (a group laid out once remembers its own). */
+  private sizeGroups(from: number, to: number): void {
+    for (let k = Math.floor(from / GROUP); k <= Math.floor((to - 1) / GROUP) && from < to; k++) {
+      const group = this.groups[k]!;
+      const end = Math.min(to, (k + 1) * GROUP);
+      for (let i = Math.max(from, k * GROUP); i < end; i++) group.estimate += this.order[i]!.estimateHeight(this.perLine) + BOX_EXTRA;
+      group.el.style.setProperty('contain-intrinsic-size', `auto ${group.estimate}px`);
+    }
+  }
+
   private requestViewportCheck(): void {
     this.checkViewport = true;
     this.schedule();
@@ -270,22 +329,32 @@ export class MessageList {
 
   /** Queues the unrendered messages within RENDER_AHEAD of the viewport, nearest the bottom first. */
   private queueNearViewport(): void {
-    const { order, mountedFrom } = this;
+    const { order, mountedFrom, groups } = this;
     if (mountedFrom >= order.length) return;
     const box = this.scroller.getBoundingClientRect();
     const top = box.top - RENDER_AHEAD;
     const bottom = box.bottom + RENDER_AHEAD;
-    // The first mounted message whose bottom edge is below `top` (boxes are in document order).
-    let lo = mountedFrom;
-    let hi = order.length - 1;
+    // The first mounted group whose bottom edge is below `top` (boxes are in document order), then the messages of it
+    // and of the groups after it that start above `bottom`: only their boxes are read (a box inside a group that is
+    // off screen costs that group's layout).
+    let lo = Math.floor(mountedFrom / GROUP);
+    let hi = groups.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (order[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
+      if (groups[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
       else hi = mid;
     }
-    let last = lo;
-    while (last + 1 < order.length && order[last + 1]!.el.getBoundingClientRect().top <= bottom) last++;
-    for (let i = last; i >= lo; i--) if (!order[i]!.isRendered) this.lazy.add(order[i]!);
+    const near: MessageView[] = [];
+    for (let k = lo; k < groups.length && groups[k]!.el.getBoundingClientRect().top <= bottom; k++) {
+      const end = Math.min(order.length, (k + 1) * GROUP);
+      for (let i = Math.max(mountedFrom, k * GROUP); i < end; i++) {
+        const view = order[i]!;
+        if (view.isRendered) continue;
+        const r = view.el.getBoundingClientRect();
+        if (r.bottom >= top && r.top <= bottom) near.push(view);
+      }
+    }
+    for (let i = near.length - 1; i >= 0; i--) this.lazy.add(near[i]!);
   }
 
   private restoreScroll(scrollTop: number): void {
@@ -345,13 +414,7 @@ export class MessageList {
   /** Mounts the next chunk of older shells above the mounted ones; scroll anchoring keeps what is on screen still. */
   private mountOlder(): void {
     const from = Math.max(0, this.mountedFrom - OLDER_CHUNK);
-    const fragment = document.createDocumentFragment();
-    for (let i = from; i < this.mountedFrom; i++) {
-      const view = this.order[i]!;
-      fragment.append(view.el);
-      this.setEstimate(view);
-    }
-    this.el.prepend(fragment);
+    this.mount(from, this.mountedFrom);
     this.mountedFrom = from;
     if (from === 0 && this.pendingRestore !== undefined) {
       this.restoreScroll(this.pendingRestore);
