@@ -129,7 +129,7 @@ export class MessageList {
     this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
     this.groups = [];
     this.el.replaceChildren();
-    this.mount(this.mountedFrom, this.order.length, false);
+    this.mount(this.mountedFrom, this.order.length, false, true);
 
     // Newest first: render until about one and a half viewports are filled, leave the rest to the observer.
     let filled = 0;
@@ -172,7 +172,7 @@ export class MessageList {
     this.views.set(view.id, view);
     this.order.push(view);
     const index = this.order.length - 1;
-    const group = this.groups[Math.floor(index / GROUP)] ?? this.newGroup(Math.floor(index / GROUP));
+    const group = this.groups[Math.floor(index / GROUP)] ?? this.newGroup(Math.floor(index / GROUP), true);
     if (!group.el.isConnected) this.el.append(group.el);
     group.el.append(view.el);
     group.el.dataset.lastRole = view.role;
@@ -280,8 +280,9 @@ export class MessageList {
     view.el.style.setProperty('contain-intrinsic-size', `auto ${view.estimateHeight(this.perLine)}px`);
   }
 
-  private newGroup(k: number): { el: HTMLElement; estimate: number } {
-    const group = { el: h('div', { class: 'message-group' }), estimate: 0 };
+  /** `open`: a group of the newest messages, whose messages are checked against the viewport each (messages.css). */
+  private newGroup(k: number, open: boolean): { el: HTMLElement; estimate: number } {
+    const group = { el: h('div', { class: open ? 'message-group open' : 'message-group' }), estimate: 0 };
     this.groups[k] = group;
     return group;
   }
@@ -290,13 +291,13 @@ export class MessageList {
    * Puts order[from..to) in their groups, above the mounted ones (or, at a reset, into the empty log): the group
    * that holds order[to] may already be mounted with its later members; its earlier ones go before them.
    */
-  private mount(from: number, to: number, estimate = true): void {
+  private mount(from: number, to: number, estimate = true, open = false): void {
     if (from >= to) return;
     const fragment = document.createDocumentFragment();
     for (let k = Math.floor(from / GROUP); k <= Math.floor((to - 1) / GROUP); k++) {
-      const group = this.groups[k] ?? this.newGroup(k);
-      const members = document.createDocumentFragment();
       const end = Math.min(to, (k + 1) * GROUP);
+      const group = this.groups[k] ?? this.newGroup(k, open);
+      const members = document.createDocumentFragment();
       for (let i = Math.max(from, k * GROUP); i < end; i++) {
         const view = this.order[i]!;
         members.append(view.el);
