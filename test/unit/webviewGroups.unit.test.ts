@@ -4,7 +4,7 @@
 // the keyboard and assistive technology; the same borders and spacing where one group ends and the next begins;
 // messages arriving and changing in any group.
 import * as assert from 'node:assert/strict';
-import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
+import { firstPage, type ChatMessage, type Snapshot } from '../../src/shared/protocol';
 import { openWebviewPage, useWebviewBrowser, waitInPage, type WebviewPage } from '../support/webviewPage';
 
 const BASE_TS = Date.UTC(2026, 10, 20, 9, 0);
@@ -91,6 +91,38 @@ describe('webview: the message list in groups (Chromium)', function () {
       );
       assert.deepEqual(wp.errors, []);
       assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
+  it('the newest messages the first page showed stay shown in every frame while the whole history comes in', async () => {
+    const full = snapshotOf(history(1000));
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(full) },
+      replyToReady: [{ type: 'snapshot', seq: 2, snapshot: full }],
+      // From the first message's arrival, each frame notes whether the newest three are shown or skipped (blank).
+      beforeLoad: async (page) => {
+        await page.addInitScript(`(function () {
+          window.__shown = [];
+          new MutationObserver(function (_, observer) {
+            if (!document.querySelector('[data-testid="message"]')) return;
+            observer.disconnect();
+            (function frame() { requestAnimationFrame(function () {
+              var newest = Array.from(document.querySelectorAll('[data-testid="message"]')).slice(-3);
+              window.__shown.push(newest.map(function (m) { return m.checkVisibility({ contentVisibilityAuto: true }) ? 'shown' : 'blank'; }).join(' '));
+              if (window.__shown.length < 8) frame();
+            }); })();
+          }).observe(document, { childList: true, subtree: true });
+        })()`);
+      },
+    });
+    try {
+      await waitInPage(wp.page, 'window.__shown.length >= 8');
+      assert.deepEqual(await wp.page.evaluate('window.__shown'), Array(8).fill('shown shown shown'));
+      await allThere(wp, 1000);
+      assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();
     }
