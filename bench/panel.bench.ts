@@ -118,6 +118,9 @@ interface StreamResult {
   longTasks: number;
   longestTaskMs: number;
   frames: number;
+  /** Frames longer than two (three) vsync intervals. */
+  framesOver34: number;
+  framesOver50: number;
   matches: boolean;
 }
 
@@ -139,12 +142,12 @@ const SETTLED_PANEL = String.raw`function () {
 }`;
 
 export const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedHtml) {
-  var gaps = [], running = true, last = 0, longTasks = [];
+  var gaps = [], ends = [], running = true, last = 0, longTasks = [];
   var po = new PerformanceObserver(function (list) { list.getEntries().forEach(function (e) { longTasks.push(e.duration); }); });
   po.observe({ type: 'longtask' });
   await (${SETTLED_PANEL})();
   await new Promise(function (r) { requestAnimationFrame(function (t) { last = t; r(); }); });
-  (function loop() { requestAnimationFrame(function (t) { gaps.push(t - last); last = t; if (running) loop(); }); })();
+  (function loop() { requestAnimationFrame(function (t) { gaps.push(t - last); ends.push(t); last = t; if (running) loop(); }); })();
   var seq = 1;
   function post(m) { m.seq = ++seq; window.postMessage(m, '*'); }
   var start = performance.now();
@@ -180,7 +183,12 @@ export const STREAM_DRIVER = String.raw`(async function (deltas, pace, expectedH
   return {
     totalMs: total,
     maxFrameMs: Math.max.apply(null, gaps),
+    // The three longest frames as [end, length], the end in ms after the stream began (bench/traceStream.ts shows what
+    // ran in them).
+    longest: gaps.map(function (g, i) { return [ends[i] - start, g]; }).sort(function (a, b) { return b[1] - a[1]; }).slice(0, 3),
     frames: gaps.length,
+    framesOver34: gaps.filter(function (g) { return g > 34; }).length,
+    framesOver50: gaps.filter(function (g) { return g > 50; }).length,
     longTasks: longTasks.length,
     longestTaskMs: longTasks.length ? Math.max.apply(null, longTasks) : 0,
     matches: body.innerHTML === expected.innerHTML,
