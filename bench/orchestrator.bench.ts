@@ -202,8 +202,17 @@ async function benchColdFirstReply(server: ScriptedModelServer, rounds: number):
   ];
 }
 
-/** Panel `chat/send` → the first `message/delta` the panel gets. */
-async function enterToFirstToken(core: CoreFixture, text: string): Promise<number> {
+/**
+ * Panel `chat/send` → the first `message/delta` the panel gets, and where Baton's part of it ends: Enter → its turn
+ * starts (after anything queued before it, such as what opening the panel set going) → the turn is routed (the
+ * session ensured, the prompt built: Baton's last step before the SDK's send).
+ */
+async function enterToFirstToken(core: CoreFixture, text: string): Promise<{ ms: number; toStartMs: number; startToRoutedMs: number }> {
+  const at: { started?: number; routed?: number } = {};
+  const offEvents = core.conversations.onEvent((e) => {
+    if (e.type === 'turn.started') at.started ??= performance.now();
+    if (e.type === 'turn.routed') at.routed ??= performance.now();
+  });
   const first = new Promise<number>((resolve) => {
     const off = core.chat.onDidPost((m) => {
       if (m.type !== 'message/delta') return;
@@ -214,8 +223,10 @@ async function enterToFirstToken(core: CoreFixture, text: string): Promise<numbe
   const t = performance.now();
   core.chat.receive({ type: 'chat/send', text });
   const ms = (await first) - t;
+  offEvents();
   await waitIdle(core);
-  return ms;
+  if (at.started === undefined || at.routed === undefined) throw new Error('the reply came without its turn starting and being routed');
+  return { ms, toStartMs: at.started - t, startToRoutedMs: at.routed - at.started };
 }
 
 /**
@@ -227,6 +238,10 @@ async function enterToFirstToken(core: CoreFixture, text: string): Promise<numbe
  */
 async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const shipped = { first: [] as number[], warm: [] as number[] };
+  // Where the shipped replies' time goes on Baton's side, and how long what opening the panel sets going took.
+  const toStart = { first: [] as number[], warm: [] as number[] };
+  const startToRouted = { first: [] as number[], warm: [] as number[] };
+  const prepared: number[] = [];
   const noGitHubMcp = { first: [] as number[], warm: [] as number[] };
   const timings: FirstTurnTiming[] = [];
   const traces = await mkdtemp(join(tmpdir(), 'baton-bench-trace-'));
@@ -240,12 +255,20 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     try {
       // Read at the runtime's start, which opening the panel does.
       if (opts.trace) core.workerSettings = { ...core.workerSettings, environment: runtimeTracingEnvironment(opts.trace) };
-      void panelOpened(core, core.logger);
+      const openedAt = performance.now();
+      const opened = panelOpened(core, core.logger).then(() => performance.now() - openedAt);
       await new Promise((r) => setTimeout(r, 2_000));
       const first = await enterToFirstToken(core, `after open ${i}`);
       const warm = await enterToFirstToken(core, `warm ${i}`);
-      into?.first.push(first);
-      into?.warm.push(warm);
+      into?.first.push(first.ms);
+      into?.warm.push(warm.ms);
+      if (into === shipped) {
+        prepared.push(await opened);
+        toStart.first.push(first.toStartMs);
+        toStart.warm.push(warm.toStartMs);
+        startToRouted.first.push(first.startToRoutedMs);
+        startToRouted.warm.push(warm.startToRoutedMs);
+      }
       sessionId = keeperOf(core).current?.id;
     } finally {
       await core.dispose();
@@ -271,6 +294,16 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     { name: 'first reply, panel open 2 s before Enter: Enter → first token (median)', value: f, unit: 'ms' },
     { name: 'warm reply: Enter → first token (median)', value: w, unit: 'ms' },
     { name: 'first reply after opening / warm reply', value: f / w, unit: '×', target: '≤ 1.5' },
+    { name: 'opening the panel → runtime, session and agent context prepared (median; Enter comes at 2 s)', value: median(prepared), unit: 'ms' },
+    {
+      name: '… rounds where that preparation outlasted the 2 s (the first message waited for it)',
+      value: prepared.filter((ms) => ms > 2_000).length,
+      unit: `of ${prepared.length}`,
+    },
+    { name: "… Enter → Baton's turn starts: first reply (median)", value: median(toStart.first), unit: 'ms' },
+    { name: "… Enter → Baton's turn starts: warm reply (median)", value: median(toStart.warm), unit: 'ms' },
+    { name: "… Baton's turn started → routed (its last step before the SDK's send): first reply (median)", value: median(startToRouted.first), unit: 'ms' },
+    { name: "… Baton's turn started → routed: warm reply (median)", value: median(startToRouted.warm), unit: 'ms' },
     {
       name: "first turn: the runtime's own preparation before the model call (median, its timing)",
       value: median(timings.map((t) => t.preparationMs)),
