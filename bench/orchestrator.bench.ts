@@ -5,6 +5,7 @@
 // createBatonCore (startCore), as the extension builds it.
 import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
 import type { SessionSpec } from '../src/core/copilot/agentSessions';
+import { CopilotAgentSession } from '../src/core/copilot/copilotAgentSession';
 import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
 import { panelOpened } from '../src/core/chat/panelOpened';
 import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
@@ -35,8 +36,9 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   try {
     const cold = await benchColdFirstReply(server, opts.quick ? 3 : 6);
     const opened = await benchFirstReplyAfterOpen(server, opts.quick ? 3 : 6);
+    const resumed = await benchFirstReplyResumed(server, opts.quick ? 3 : 6);
     const warm = await benchTurns(server, opts.quick ? 30 : 60);
-    return [...warm, ...cold, ...opened];
+    return [...warm, ...cold, ...opened, ...resumed];
   } finally {
     await server.close();
   }
@@ -314,6 +316,56 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     {
       name: 'first reply / warm reply with the built-in GitHub MCP server off (not shipped: its tools leave the orchestrator)',
       value: median(noGitHubMcp.first) / median(noGitHubMcp.warm),
+      unit: '×',
+    },
+  ];
+}
+
+/**
+ * The same on a resumed conversation (the usual case: VS Code restarted, the panel opened on yesterday's chat): a
+ * conversation of one turn, the core restarted (a new runtime), the panel opened 2 s before Enter. In turns, as Baton
+ * ships (opening builds the resumed session's tool list, which connects its MCP servers there) and as before (the
+ * same warm-up without that step, so the first send connects them).
+ */
+async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
+  const shipped = { first: [] as number[], warm: [] as number[] };
+  const before = { first: [] as number[], warm: [] as number[] };
+  const warmUp = CopilotAgentSession.prototype.warmUp;
+  const once = async (into: { first: number[]; warm: number[] }, i: number): Promise<void> => {
+    const core = await startCore({ server, flushDelayMs: 250 });
+    try {
+      await core.orchestrator.enqueue(`yesterday ${i}`, { channel: 'panel' }).done;
+      await core.restart();
+      if (into === before)
+        CopilotAgentSession.prototype.warmUp = function (this: CopilotAgentSession, model: string) {
+          const { rpc } = (this as unknown as { session: CopilotSession }).session;
+          rpc.tools.initializeAndValidate = () => Promise.resolve({});
+          return warmUp.call(this, model);
+        };
+      void panelOpened(core, core.logger);
+      await new Promise((r) => setTimeout(r, 2_000));
+      into.first.push((await enterToFirstToken(core, `after reopening ${i}`)).ms);
+      into.warm.push((await enterToFirstToken(core, `warm ${i}`)).ms);
+    } finally {
+      CopilotAgentSession.prototype.warmUp = warmUp;
+      await core.dispose();
+    }
+  };
+  for (let i = 0; i < rounds; i++) {
+    await once(shipped, i);
+    await once(before, i);
+  }
+  return [
+    { name: 'resumed conversation, panel open 2 s before Enter: first reply (median)', value: median(shipped.first), unit: 'ms' },
+    { name: 'resumed conversation: first reply after opening / warm reply', value: median(shipped.first) / median(shipped.warm), unit: '×', target: '≤ 1.5' },
+    {
+      name: 'resumed conversation, before (its MCP servers connected at the first send), same run: first reply (median)',
+      value: median(before.first),
+      unit: 'ms',
+    },
+    {
+      name: 'resumed conversation, before (its MCP servers connected at the first send), same run: first / warm',
+      value: median(before.first) / median(before.warm),
       unit: '×',
     },
   ];
