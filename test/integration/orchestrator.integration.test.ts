@@ -122,8 +122,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it("connects the runtime's GitHub MCP server at the first message, not on opening, and offers its tools with Baton's", async () => {
-    // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a
-    // session's MCP servers at its first send and no RPC does it ahead. The built-in GitHub server's tools reach
+    // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a new
+    // session's MCP servers at its first send and no RPC does it ahead (a resumed one's are connected on opening, below). The built-in GitHub server's tools reach
     // the orchestrator's model, so turning the server off to save that time would take them away. They are read
     // tools only: the runtime connects to the server's read-only endpoint, and the orchestrator may use them as it
     // answers (reading an issue is an answer it can give itself).
