@@ -36,7 +36,7 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   try {
     const cold = await benchColdFirstReply(server, opts.quick ? 3 : 6);
     const opened = await benchFirstReplyAfterOpen(server, opts.quick ? 3 : 6);
-    const resumed = await benchFirstReplyResumed(server, opts.quick ? 3 : 6);
+    const resumed = await benchFirstReplyResumed(server, opts.quick ? 4 : 8);
     const warm = await benchTurns(server, opts.quick ? 30 : 60);
     return [...warm, ...cold, ...opened, ...resumed];
   } finally {
