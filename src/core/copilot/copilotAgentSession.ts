@@ -243,7 +243,10 @@ export class CopilotAgentSession implements AgentSession {
   // finds them connected instead of connecting them: the same servers and tools, only sooner.
   async warmUp(model: string): Promise<void> {
     const tokens = await this.session.rpc.metadata.recomputeContextTokens({ modelId: model }).catch(() => undefined);
-    if (tokens && tokens.messagesTokenCount > 0) await this.session.rpc.tools.initializeAndValidate().catch(() => undefined);
+    // Bounded: a message sent meanwhile waits behind this, so a user's MCP server that is slow to connect holds it at
+    // most 2 s here; the runtime goes on connecting, and the send waits for that as it always did.
+    if (tokens && tokens.messagesTokenCount > 0)
+      await withTimeout(this.session.rpc.tools.initializeAndValidate(), 2_000, 'tool list not ready').catch(() => undefined);
     if (tokens?.messagesTokenCount !== 0) return;
     const events = await this.session.getEvents().catch(() => undefined);
     if (!events || events.some((e) => e.type === 'user.message')) return;
