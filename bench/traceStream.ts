@@ -2,11 +2,16 @@
 // with Chromium tracing on, and breaks the longest main-thread tasks of each stream down by kind (thread time of the
 // renderer's main thread, which other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceStream.ts [runs] [--base DIR]... [--only NAME] [--top N] [--tree]
+//   node --import tsx bench/traceStream.ts [runs] [--base DIR]... [--only NAME] [--top N] [--tree [--tree-all]]
+//     [--light] [--invalidations [--raw]]
 //
 // --base DIR: also builds DIR's webview/ (a `git archive` of main with node_modules linked) and takes turns streaming
-// with each build, so before and after are compared in one run on the same machine load. --tree prints the events of
-// each stream's longest task.
+// with each build, so before and after are compared in one run on the same machine load; each build's stream is
+// checked against its own one-shot render. --tree prints the events of each stream's longest task (--tree-all: of
+// each of the top N). --light traces fewer categories (the kinds, without the tree's detail). --invalidations adds
+// Chromium's invalidation tracking: what invalidated style and layout in the top tasks, and how many elements style
+// invalidation visited over the whole stream (--raw: each invalidation scheduled, with its script stack). Each stream
+// also prints its three longest frames (rAF gaps) with the tasks in them, and its CPU by kind over all its tasks.
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { Snapshot } from '../src/shared/protocol';
@@ -60,7 +65,6 @@ interface StreamTrace {
   longestCpu: number;
   /** Main-thread CPU of all the stream's tasks by kind, and how many tasks drew a frame. */
   totals: Map<string, number>;
-  marks: TraceEvent[];
   frames: number;
   relaidOut: number;
   totalMs: number;
@@ -77,6 +81,7 @@ function invalidations(events: TraceEvent[], task: TraceEvent): string[] {
     const d = (e.args?.data ?? {}) as Record<string, unknown>;
     const key = `${e.name} ${String(d.reason ?? d.changedAttribute ?? d.changedClass ?? d.changedPseudo ?? d.changedId ?? '')} ${String(d.nodeName ?? '')} ${JSON.stringify(d.extraData ?? d.invalidationList ?? '').slice(0, 120)}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
+    // The scheduled invalidations themselves, not each element they matched.
     if (process.argv.includes('--raw') && !key.includes('matched') && !key.includes('Related style rule'))
       console.log(`      ${((e.ts - task.ts) / 1000).toFixed(2)} ${e.name} ${JSON.stringify(d).slice(0, 400)}`);
   }
@@ -185,10 +190,8 @@ async function traceStream(browser: Browser, build: WebviewBuild, deltas: string
       (e) => e.pid === start.pid && e.ts >= start.ts && e.ts < end.ts && e.name === 'StyleInvalidatorInvalidationTracking',
     ).length;
     if (invalidated) console.log(`  elements matched by style invalidation over the stream: ${invalidated}`);
-    const marks = events.filter((e) => e.name.startsWith('DBG-')).sort((a, b) => a.ts - b.ts);
     return {
       relaidOut,
-      marks,
       totals,
       frames,
       inLongest,
@@ -252,8 +255,6 @@ async function main(): Promise<void> {
               `  at ${((t.e.ts - r.start) / 1000).toFixed(0).padStart(5)} ms wall ${((t.e.dur ?? 0) / 1000).toFixed(1).padStart(5)} cpu ${t.cpu.toFixed(1).padStart(5)} [${t.labels.join(', ')}] ${parts.join(', ')}`,
             );
             for (const line of t.invalid) console.log(`    ${line}`);
-            for (const m of r.marks.filter((m) => m.ts >= t.e.ts - 100_000 && m.ts <= t.e.ts + (t.e.dur ?? 0) + 20_000))
-              console.log(`      ${((m.ts - r.start) / 1000).toFixed(0)} ${m.name}`);
             if (tree && (t === r.top[0] || args.includes('--tree-all'))) for (const line of t.tree) console.log(line);
           }
         }
