@@ -3,13 +3,13 @@
 // other processes on a shared machine stretch far less than wall-clock time).
 //
 //   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--requested] [--unhinted] [--first-page]
-//                                        [--untraced | --tree | --js --readable]
+//                                        [--round-trip] [--untraced | --tree | --js --readable]
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
 // base's files are requested by its page, as before they were written into it. --requested also opens this build that
 // way; --unhinted opens it written into the page without the compile hint. Each open's resource timings (the HTML, and
-// the files when requested) are reported beside the trace. --tree prints each open's main-thread events;
+// the files when requested) are reported beside the trace. --round-trip answers `ready` from this process. --tree prints each open's main-thread events;
 // --js adds the sampling profiler's self time per function (--readable keeps the names); --untraced takes wall-clock
 // times only, without the tracing's own overhead. --first-page serves the page as the extension does once its core is
 // built, with the newest messages in the HTML (a bundle from before it ignores them and waits for the snapshot); the
@@ -91,10 +91,13 @@ async function moduleLines(file: string): Promise<string[]> {
 
 /** --untraced: wall-clock times only, as the panel bench's own opens take them (tracing slows the page a little). */
 /** What the page is served with: the snapshot as the answer to `ready`, and with --first-page, the newest page in the HTML. */
-function pageOptions(snapshot: Snapshot, withFirstPage: boolean): { replyToReady: HostMessage[]; firstPage?: HostMessage } {
+function pageOptions(snapshot: Snapshot, withFirstPage: boolean): { replyToReady: HostMessage[]; firstPage?: HostMessage; roundTrip: boolean } {
+  // --round-trip: `ready` answered from this process (a hop out of the page and back, as VS Code's goes through the
+  // extension host) instead of by the page's stub at once.
+  const roundTrip = process.argv.includes('--round-trip');
   return withFirstPage
-    ? { firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(snapshot) }, replyToReady: [{ type: 'snapshot', seq: 2, snapshot }] }
-    : { replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] };
+    ? { firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(snapshot) }, replyToReady: [{ type: 'snapshot', seq: 2, snapshot }], roundTrip }
+    : { replyToReady: [{ type: 'snapshot', seq: 1, snapshot }], roundTrip };
 }
 
 const RESOURCES = `(function () {
