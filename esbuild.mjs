@@ -2,7 +2,7 @@
 // `vscode` is provided by the host; the Copilot runtime package is a native, per-platform
 // binary that the SDK finds with require.resolve, so it ships beside the bundle (see .vscodeignore).
 import * as esbuild from 'esbuild';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -66,8 +66,32 @@ async function copyWasm() {
   await copyFile(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
 }
 
+// The empty database at the newest schema, which a first start loads instead of running every migration
+// (src/core/store/freshDatabase.ts). Built from the same migrations, by the same code, in this build.
+async function writeFreshDatabase() {
+  const outfile = 'out/freshDatabase.cjs';
+  await esbuild.build({
+    stdin: {
+      contents: "export { freshDatabaseImage } from './src/core/store/freshDatabase';\nexport { loadSqlJs } from './src/core/store/loadSqlJs';",
+      resolveDir: '.',
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    external: ['sql.js'],
+    logLevel: 'warning',
+  });
+  delete require.cache[require.resolve(`./${outfile}`)];
+  const { freshDatabaseImage, loadSqlJs } = require(`./${outfile}`);
+  await writeFile('dist/baton-fresh.sqlite', freshDatabaseImage(await loadSqlJs()));
+}
+
 const all = [hostOptions, webviewOptions, stylesOptions, ...(withTests ? [e2eOptions] : [])];
 await copyWasm();
+await writeFreshDatabase();
 if (watch) {
   for (const options of all) {
     const ctx = await esbuild.context(options);

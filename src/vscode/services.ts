@@ -94,6 +94,7 @@ export class BatonServices implements vscode.Disposable {
       skillIndexUrl: readSkillIndexUrl,
       store: {
         wasmPath: path.join(context.extensionPath, 'dist', 'sql-wasm.wasm'),
+        freshImagePath: path.join(context.extensionPath, 'dist', 'baton-fresh.sqlite'),
         onReport: (report) => {
           log[report.level === 'error' ? 'error' : report.level === 'warning' ? 'warn' : 'info'](report.message);
           // Pop up only what the user must act on (a file moved aside, data not saved); the rest is in the log.

@@ -28,6 +28,7 @@ export function requiredFiles(root: string, target: string): string[] {
     'dist/webview.js',
     'dist/webview.css',
     'dist/sql-wasm.wasm',
+    'dist/baton-fresh.sqlite',
     'api/baton.d.ts',
     ...[...media].sort(),
     `${dir}/package.json`,

@@ -19,7 +19,7 @@ import { atomicWrite } from './atomicWrite';
 import { digestOf, readDigest, writeDigest } from './fileDigest';
 import { FlushScheduler } from './flushScheduler';
 import { HEADER_BYTES, loadDatabaseFile, nextRevision, readRevision, type LoadedFile } from './loadDatabaseFile';
-import { migrate } from './migrations';
+import { freshDatabase } from './freshDatabase';
 import { SqlJsTables, type BadRowHandler } from './sqlJsTables';
 import { errorCode, errorMessage, type StoreFileSystem } from './storeFileSystem';
 import type { StoreReporter } from './storeReporter';
@@ -49,6 +49,8 @@ export interface DatabaseFileOptions {
   reporter: StoreReporter;
   onBadRow: BadRowHandler;
   onFlush?: (stats: FlushStats) => void;
+  /** The empty database at the newest schema, loaded instead of running the migrations (see freshDatabase.ts). */
+  freshImagePath?: string;
 }
 
 /** How the owner of a DatabaseFile gives meaning to its ops. */
@@ -324,9 +326,7 @@ export class DatabaseFile<Op extends { op: string }> {
   }
 
   private freshDatabase(): Database {
-    const db = new this.SQL.Database();
-    migrate(db);
-    return db;
+    return freshDatabase(this.SQL, this.opts.freshImagePath);
   }
 
   private async recoverFromCorrupt(reason: string): Promise<void> {

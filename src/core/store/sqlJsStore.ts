@@ -91,6 +91,7 @@ export class SqlJsStore implements BatonStore {
         reporter: this.reporter,
         onBadRow: (table, row, problem) => this.reportBadRow(table, row, problem),
         onFlush: opts.onFlush,
+        freshImagePath: opts.freshImagePath,
       },
       {
         apply: (op, replaying) => {

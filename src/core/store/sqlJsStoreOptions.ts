@@ -9,6 +9,8 @@ export interface SqlJsStoreOptions {
   dir: string;
   /** sql-wasm.wasm; the bundle ships it as dist/sql-wasm.wasm. Default: next to sql.js's own script. */
   wasmPath?: string;
+  /** The empty database at the newest schema (the bundle ships dist/baton-fresh.sqlite). Default: the migrations build it. */
+  freshImagePath?: string;
   /** Default 'baton.sqlite'. */
   fileName?: string;
   /** At most this long between a write and its flush. Default 250 ms. */
