@@ -1,6 +1,6 @@
 // The chat webview's page. No vscode import: it is plain string building, unit-tested in Node, and the same page
-// is served by the panel benchmark. The CSP admits only what carries the per-load nonce (the page's one script and one
-// stylesheet) and the extension's own files; no 'unsafe-inline', no eval.
+// is served by the panel benchmark. The CSP admits scripts and styles only by the per-load nonce (the page's one script
+// and one stylesheet), images and fonts only from the extension's files; no 'unsafe-inline', no eval.
 //
 // The bundle and the stylesheet are written into the page, each in an element with the nonce, rather than fetched:
 // in VS Code a webview's request goes through its service worker, the workbench and the file service, on the way
@@ -44,7 +44,8 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
       `default-src 'none'`,
       `img-src ${cspSource} data:`,
       `font-src ${cspSource}`,
-      `style-src ${cspSource} 'nonce-${nonce}'`,
+      // Styles only by nonce: the page's own <style> (and the bench's <link> to the stylesheet, which carries it too).
+      `style-src 'nonce-${nonce}'`,
       `script-src 'nonce-${nonce}'`,
     ].join('; ') + ';'
   );
@@ -82,7 +83,7 @@ export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
 <meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
 <meta property="csp-nonce" content="${attr(opts.nonce)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-${'text' in opts.style ? `<style nonce="${attr(opts.nonce)}">${styleText(opts.style.text)}</style>` : `<link rel="stylesheet" href="${attr(opts.style.uri)}">`}
+${'text' in opts.style ? `<style nonce="${attr(opts.nonce)}">${styleText(opts.style.text)}</style>` : `<link rel="stylesheet" nonce="${attr(opts.nonce)}" href="${attr(opts.style.uri)}">`}
 <title>Baton</title>
 </head>
 <body>

@@ -36,8 +36,8 @@ describe('renderWebviewHtml', () => {
     );
     assert.deepEqual(directives.get('script-src'), [`'nonce-${nonce}'`], 'scripts only by nonce');
     assert.equal(directives.get('connect-src'), undefined, 'no fetch/XHR anywhere (default-src none)');
-    // Styles: the extension's files, plus <style> elements carrying the nonce (FAST's one :focus-visible probe).
-    assert.deepEqual(directives.get('style-src'), [CSP_SOURCE, `'nonce-${nonce}'`]);
+    // Styles: only the page's own <style>, by nonce.
+    assert.deepEqual(directives.get('style-src'), [`'nonce-${nonce}'`]);
     assert.match(csp, /img-src https:\/\/\*\.vscode-cdn\.net data:;/);
     assert.match(csp, /font-src https:\/\/\*\.vscode-cdn\.net;/);
   });
@@ -63,7 +63,7 @@ describe('renderWebviewHtml', () => {
       style: { uri: 'https://x/dist/webview.css' },
     });
     assert.deepEqual(html.match(/<script\b[^>]*>/g), [`<script nonce="${nonce}" src="https://x/dist/webview.js">`]);
-    assert.match(html, /<link rel="stylesheet" href="https:\/\/x\/dist\/webview\.css">/);
+    assert.deepEqual(html.match(/<link\b[^>]*>/g), [`<link rel="stylesheet" nonce="${nonce}" href="https://x/dist/webview.css">`]);
     assert.doesNotMatch(html, /<style/);
   });
 
