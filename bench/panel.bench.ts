@@ -4,7 +4,7 @@
 import type { Browser } from 'playwright-core';
 import { firstPage, type ChatMessage, type HostMessage, type Snapshot } from '../src/shared/protocol';
 import { renderMarkdown } from '../webview/markdownStream';
-import { buildWebview, launchChromium, openWebviewPage, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
+import { buildWebview, launchChromium, openWebviewPage, readPageFiles, servedHtml, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
 import { longListInputs, pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
 import type { TraceEvent } from './traceOpen';
@@ -505,6 +505,7 @@ async function assertClean(errors: string[], violations: string[]): Promise<void
 
 export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[]> {
   const build = await buildWebview();
+  const pageBytes = Buffer.byteLength(servedHtml('https://*.vscode-cdn.net', await readPageFiles(build)));
   const browser = await launchChromium();
   try {
     const answer = benchAnswer();
@@ -567,7 +568,14 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
 
     const kb = (answer.length / 1024).toFixed(0);
     return [
-      { name: 'panel: webview bundle, minified (js + css)', value: (build.jsBytes + build.cssBytes) / 1024, unit: 'KB', target: '≤ 400' },
+      // The bundle and the stylesheet are written into the page: its HTML (without the first page of messages) is
+      // everything the panel loads.
+      {
+        name: `panel: webview page, minified: HTML with the js and css in it (js ${(build.jsBytes / 1024).toFixed(0)} KB + css ${(build.cssBytes / 1024).toFixed(0)} KB)`,
+        value: pageBytes / 1024,
+        unit: 'KB',
+        target: '≤ 400',
+      },
       { name: `panel: 10k deltas (${kb} KB) as fast as they come, until painted`, value: median(flood.map((r) => r.totalMs)), unit: 'ms' },
       { name: 'panel: 10k deltas as fast as they come, longest frame', value: median(flood.map((r) => r.maxFrameMs)), unit: 'ms', target: '≤ 50' },
       { name: 'panel: 10k deltas over ~2.5 s, until painted', value: median(paced.map((r) => r.totalMs)), unit: 'ms' },
