@@ -37,12 +37,13 @@ const webviewOptions = {
   // markdown-it needs only the decoder; the package's index also builds the 23 KB encode table at load.
   alias: { entities: 'entities/lib/decode.js' },
   // V8's explicit compile hint (Chromium 136+; a plain comment elsewhere), on the file's first line: compile every
-  // function while the file streams in, on a background thread, instead of each on the main thread at its first call.
-  // The panel calls most of its code on the way to the first paint (see README, footnote 4).
+  // function at once instead of each at its first call. The panel calls most of its code on the way to the first
+  // paint. Written into the page, the script is compiled on the main thread either way (see README, footnote 4).
   banner: { js: WEBVIEW_COMPILE_HINT },
 };
 
-// Styles are a file of their own, loaded through a <link>: the CSP allows no inline styles.
+// Styles are a file of their own: the host writes it into the page in a <style> with the page's nonce (the CSP admits
+// no other inline style).
 const stylesOptions = {
   ...common,
   entryPoints: { webview: 'webview/styles.css' },

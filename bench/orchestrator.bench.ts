@@ -5,6 +5,7 @@
 // createBatonCore (startCore), as the extension builds it.
 import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
 import type { SessionSpec } from '../src/core/copilot/agentSessions';
+import { CopilotAgentSession } from '../src/core/copilot/copilotAgentSession';
 import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
 import { panelOpened } from '../src/core/chat/panelOpened';
 import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
@@ -35,8 +36,9 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
   try {
     const cold = await benchColdFirstReply(server, opts.quick ? 3 : 6);
     const opened = await benchFirstReplyAfterOpen(server, opts.quick ? 3 : 6);
+    const resumed = await benchFirstReplyResumed(server, opts.quick ? 4 : 8);
     const warm = await benchTurns(server, opts.quick ? 30 : 60);
-    return [...warm, ...cold, ...opened];
+    return [...warm, ...cold, ...opened, ...resumed];
   } finally {
     await server.close();
   }
@@ -202,8 +204,17 @@ async function benchColdFirstReply(server: ScriptedModelServer, rounds: number):
   ];
 }
 
-/** Panel `chat/send` → the first `message/delta` the panel gets. */
-async function enterToFirstToken(core: CoreFixture, text: string): Promise<number> {
+/**
+ * Panel `chat/send` → the first `message/delta` the panel gets, and where Baton's part of it ends: Enter → its turn
+ * starts (after anything queued before it, such as what opening the panel set going) → the turn is routed (the
+ * session ensured, the prompt built: Baton's last step before the SDK's send).
+ */
+async function enterToFirstToken(core: CoreFixture, text: string): Promise<{ ms: number; toStartMs: number; startToRoutedMs: number }> {
+  const at: { started?: number; routed?: number } = {};
+  const offEvents = core.conversations.onEvent((e) => {
+    if (e.type === 'turn.started') at.started ??= performance.now();
+    if (e.type === 'turn.routed') at.routed ??= performance.now();
+  });
   const first = new Promise<number>((resolve) => {
     const off = core.chat.onDidPost((m) => {
       if (m.type !== 'message/delta') return;
@@ -214,8 +225,10 @@ async function enterToFirstToken(core: CoreFixture, text: string): Promise<numbe
   const t = performance.now();
   core.chat.receive({ type: 'chat/send', text });
   const ms = (await first) - t;
+  offEvents();
   await waitIdle(core);
-  return ms;
+  if (at.started === undefined || at.routed === undefined) throw new Error('the reply came without its turn starting and being routed');
+  return { ms, toStartMs: at.started - t, startToRoutedMs: at.routed - at.started };
 }
 
 /**
@@ -227,6 +240,10 @@ async function enterToFirstToken(core: CoreFixture, text: string): Promise<numbe
  */
 async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const shipped = { first: [] as number[], warm: [] as number[] };
+  // Where the shipped replies' time goes on Baton's side, and how long what opening the panel sets going took.
+  const toStart = { first: [] as number[], warm: [] as number[] };
+  const startToRouted = { first: [] as number[], warm: [] as number[] };
+  const prepared: number[] = [];
   const noGitHubMcp = { first: [] as number[], warm: [] as number[] };
   const timings: FirstTurnTiming[] = [];
   const traces = await mkdtemp(join(tmpdir(), 'baton-bench-trace-'));
@@ -240,12 +257,20 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     try {
       // Read at the runtime's start, which opening the panel does.
       if (opts.trace) core.workerSettings = { ...core.workerSettings, environment: runtimeTracingEnvironment(opts.trace) };
-      void panelOpened(core, core.logger);
+      const openedAt = performance.now();
+      const opened = panelOpened(core, core.logger).then(() => performance.now() - openedAt);
       await new Promise((r) => setTimeout(r, 2_000));
       const first = await enterToFirstToken(core, `after open ${i}`);
       const warm = await enterToFirstToken(core, `warm ${i}`);
-      into?.first.push(first);
-      into?.warm.push(warm);
+      into?.first.push(first.ms);
+      into?.warm.push(warm.ms);
+      if (into === shipped) {
+        prepared.push(await opened);
+        toStart.first.push(first.toStartMs);
+        toStart.warm.push(warm.toStartMs);
+        startToRouted.first.push(first.startToRoutedMs);
+        startToRouted.warm.push(warm.startToRoutedMs);
+      }
       sessionId = keeperOf(core).current?.id;
     } finally {
       await core.dispose();
@@ -271,6 +296,16 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     { name: 'first reply, panel open 2 s before Enter: Enter → first token (median)', value: f, unit: 'ms' },
     { name: 'warm reply: Enter → first token (median)', value: w, unit: 'ms' },
     { name: 'first reply after opening / warm reply', value: f / w, unit: '×', target: '≤ 1.5' },
+    { name: 'opening the panel → runtime, session and agent context prepared (median; Enter comes at 2 s)', value: median(prepared), unit: 'ms' },
+    {
+      name: '… rounds where that preparation outlasted the 2 s (the first message waited for it)',
+      value: prepared.filter((ms) => ms > 2_000).length,
+      unit: `of ${prepared.length}`,
+    },
+    { name: "… Enter → Baton's turn starts: first reply (median)", value: median(toStart.first), unit: 'ms' },
+    { name: "… Enter → Baton's turn starts: warm reply (median)", value: median(toStart.warm), unit: 'ms' },
+    { name: "… Baton's turn started → routed (its last step before the SDK's send): first reply (median)", value: median(startToRouted.first), unit: 'ms' },
+    { name: "… Baton's turn started → routed: warm reply (median)", value: median(startToRouted.warm), unit: 'ms' },
     {
       name: "first turn: the runtime's own preparation before the model call (median, its timing)",
       value: median(timings.map((t) => t.preparationMs)),
@@ -281,6 +316,56 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     {
       name: 'first reply / warm reply with the built-in GitHub MCP server off (not shipped: its tools leave the orchestrator)',
       value: median(noGitHubMcp.first) / median(noGitHubMcp.warm),
+      unit: '×',
+    },
+  ];
+}
+
+/**
+ * The same on a resumed conversation (the usual case: VS Code restarted, the panel opened on yesterday's chat): a
+ * conversation of one turn, the core restarted (a new runtime), the panel opened 2 s before Enter. In turns, as Baton
+ * ships (opening builds the resumed session's tool list, which connects its MCP servers there) and as before (the
+ * same warm-up without that step, so the first send connects them).
+ */
+async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
+  const shipped = { first: [] as number[], warm: [] as number[] };
+  const before = { first: [] as number[], warm: [] as number[] };
+  const warmUp = CopilotAgentSession.prototype.warmUp;
+  const once = async (into: { first: number[]; warm: number[] }, i: number): Promise<void> => {
+    const core = await startCore({ server, flushDelayMs: 250 });
+    try {
+      await core.orchestrator.enqueue(`yesterday ${i}`, { channel: 'panel' }).done;
+      await core.restart();
+      if (into === before)
+        CopilotAgentSession.prototype.warmUp = function (this: CopilotAgentSession, model: string) {
+          const { rpc } = (this as unknown as { session: CopilotSession }).session;
+          rpc.tools.initializeAndValidate = () => Promise.resolve({});
+          return warmUp.call(this, model);
+        };
+      void panelOpened(core, core.logger);
+      await new Promise((r) => setTimeout(r, 2_000));
+      into.first.push((await enterToFirstToken(core, `after reopening ${i}`)).ms);
+      into.warm.push((await enterToFirstToken(core, `warm ${i}`)).ms);
+    } finally {
+      CopilotAgentSession.prototype.warmUp = warmUp;
+      await core.dispose();
+    }
+  };
+  for (let i = 0; i < rounds; i++) {
+    await once(shipped, i);
+    await once(before, i);
+  }
+  return [
+    { name: 'resumed conversation, panel open 2 s before Enter: first reply (median)', value: median(shipped.first), unit: 'ms' },
+    { name: 'resumed conversation: first reply after opening / warm reply', value: median(shipped.first) / median(shipped.warm), unit: '×', target: '≤ 1.5' },
+    {
+      name: 'resumed conversation, before (its MCP servers connected at the first send), same run: first reply (median)',
+      value: median(before.first),
+      unit: 'ms',
+    },
+    {
+      name: 'resumed conversation, before (its MCP servers connected at the first send), same run: first / warm',
+      value: median(before.first) / median(before.warm),
       unit: '×',
     },
   ];

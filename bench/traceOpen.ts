@@ -2,10 +2,14 @@
 // breaks the time from navigation to the first paint down by phase (thread time of the renderer's main thread, which
 // other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--first-page] [--untraced | --tree | --js --readable]
+//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--requested] [--unhinted] [--first-page]
+//                                        [--round-trip] [--untraced | --tree | --js --readable]
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
-// before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint). --tree prints each open's main-thread events;
+// before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
+// base's files are requested by its page, as before they were written into it. --requested also opens this build that
+// way; --unhinted opens it written into the page without the compile hint. Each open's resource timings (the HTML, and
+// the files when requested) are reported beside the trace. --round-trip answers `ready` from this process. --tree prints each open's main-thread events;
 // --js adds the sampling profiler's self time per function (--readable keeps the names); --untraced takes wall-clock
 // times only, without the tracing's own overhead. --first-page serves the page as the extension does once its core is
 // built, with the newest messages in the HTML (a bundle from before it ignores them and waits for the snapshot); the
@@ -13,7 +17,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { firstPage, type HostMessage, type Snapshot } from '../src/shared/protocol';
-import { buildWebview, launchChromium, openWebviewPage, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
+import { buildWebview, launchChromium, openWebviewPage, waitInPage, type OpenOptions, type WebviewBuild } from '../test/support/webviewPage';
+
+type Files = NonNullable<OpenOptions['files']>;
 import { median } from './figure';
 import { historySnapshot } from './panel.bench';
 
@@ -60,6 +66,8 @@ interface OpenTrace {
   phases: Record<Phase, number>;
   kinds: Map<string, number>;
   lines: string[];
+  /** Resource timings from navigation, ms: name → [fetch start, response end]. */
+  resources: Record<string, [number, number]>;
 }
 
 interface TraceOptions {
@@ -83,14 +91,24 @@ async function moduleLines(file: string): Promise<string[]> {
 
 /** --untraced: wall-clock times only, as the panel bench's own opens take them (tracing slows the page a little). */
 /** What the page is served with: the snapshot as the answer to `ready`, and with --first-page, the newest page in the HTML. */
-function pageOptions(snapshot: Snapshot, withFirstPage: boolean): { replyToReady: HostMessage[]; firstPage?: HostMessage } {
+function pageOptions(snapshot: Snapshot, withFirstPage: boolean): { replyToReady: HostMessage[]; firstPage?: HostMessage; roundTrip: boolean } {
+  // --round-trip: `ready` answered from this process (a hop out of the page and back, as VS Code's goes through the
+  // extension host) instead of by the page's stub at once.
+  const roundTrip = process.argv.includes('--round-trip');
   return withFirstPage
-    ? { firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(snapshot) }, replyToReady: [{ type: 'snapshot', seq: 2, snapshot }] }
-    : { replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] };
+    ? { firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(snapshot) }, replyToReady: [{ type: 'snapshot', seq: 2, snapshot }], roundTrip }
+    : { replyToReady: [{ type: 'snapshot', seq: 1, snapshot }], roundTrip };
 }
 
-async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, withFirstPage: boolean): Promise<OpenTrace> {
-  const wp = await openWebviewPage(browser, { build, ...pageOptions(snapshot, withFirstPage) });
+const RESOURCES = `(function () {
+  var n = performance.getEntriesByType('navigation')[0];
+  var r = { html: [n.requestStart, n.responseEnd] };
+  performance.getEntriesByType('resource').forEach(function (e) { r[e.name.replace(/^.*\\//, '')] = [e.startTime, e.responseEnd]; });
+  return r;
+})()`;
+
+async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, withFirstPage: boolean, files: Files): Promise<OpenTrace> {
+  const wp = await openWebviewPage(browser, { build, files, ...pageOptions(snapshot, withFirstPage) });
   try {
     await waitInPage(wp.page, 'window.__batonHost.firstPaintAt !== undefined');
     const t = (await wp.page.evaluate('({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, received: __batonHost.receivedAt })')) as Record<
@@ -98,15 +116,17 @@ async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Sna
       number
     >;
     const phases = Object.fromEntries(PHASES.map((p) => [p, NaN])) as Record<Phase, number>;
-    return { paint: t.paint!, ready: t.ready!, received: t.received!, cpu: NaN, backgroundCompile: NaN, phases, kinds: new Map(), lines: [] };
+    const resources = (await wp.page.evaluate(RESOURCES)) as OpenTrace['resources'];
+    return { paint: t.paint!, ready: t.ready!, received: t.received!, cpu: NaN, backgroundCompile: NaN, phases, kinds: new Map(), lines: [], resources };
   } finally {
     await wp.close();
   }
 }
 
-async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, opts: TraceOptions): Promise<OpenTrace> {
+async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, opts: TraceOptions, files: Files): Promise<OpenTrace> {
   const wp = await openWebviewPage(browser, {
     build,
+    files,
     ...pageOptions(snapshot, opts.firstPage),
     beforeLoad: (page) =>
       browser.startTracing(page, {
@@ -126,13 +146,13 @@ async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapsh
   try {
     await waitInPage(wp.page, 'window.__batonHost.firstPaintAt !== undefined');
     const events = (JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] }).traceEvents;
-    return analyse(events, opts);
+    return { ...analyse(events, opts), resources: (await wp.page.evaluate(RESOURCES)) as OpenTrace['resources'] };
   } finally {
     await wp.close();
   }
 }
 
-function analyse(events: TraceEvent[], opts: TraceOptions): OpenTrace {
+function analyse(events: TraceEvent[], opts: TraceOptions): Omit<OpenTrace, 'resources'> {
   // The page's navigation: the last navigationStart of the renderer whose page marked its first paint.
   const paintMark = events.find((e) => e.name === 'baton:first-paint');
   const nav = events.filter((e) => e.name === 'navigationStart' && e.pid === paintMark?.pid && e.ts < paintMark.ts).sort((a, b) => b.ts - a.ts)[0];
@@ -292,7 +312,12 @@ async function main(): Promise<void> {
   const opens = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
   const readable = args.includes('--readable');
   const untraced = args.includes('--untraced');
-  const builds: Array<[string, WebviewBuild]> = [['this', await buildWebview({ readable })]];
+  const own = await buildWebview({ readable });
+  const builds: Array<[string, WebviewBuild, Files]> = [['this', own, 'inline']];
+  // --requested: the same build, its files requested by the page as before they were written into it.
+  if (args.includes('--requested')) builds.push(['files requested', own, 'requested']);
+  // --unhinted: written into the page without V8's compile hint (an inline script is compiled on the main thread).
+  if (args.includes('--unhinted')) builds.push(['inline, no hint', await buildWebview({ readable, compileHint: false }), 'inline']);
   const opts: TraceOptions = {
     firstPage: args.includes('--first-page'),
     tree: args.includes('--tree'),
@@ -305,6 +330,7 @@ async function main(): Promise<void> {
       builds.push([
         `${args[i + 1]!.replace(/^.*\//, '')}${args[i] === '--base' ? '' : ' (no hint)'}`,
         await buildWebview({ readable, root: args[i + 1]!, compileHint: args[i] === '--base' }),
+        'requested',
       ]);
   }
   for (const [name, b] of builds) console.log(`${name}: bundle ${(b.jsBytes / 1024).toFixed(1)} KB js + ${(b.cssBytes / 1024).toFixed(1)} KB css`);
@@ -315,8 +341,8 @@ async function main(): Promise<void> {
     for (let n = 0; n < opens; n++) {
       // Each build first in turn, so a change in the machine's load falls on all alike.
       const order = builds.map((_, i) => builds[(i + n) % builds.length]!);
-      for (const [name, build] of order) {
-        const r = untraced ? await untracedOpen(browser, build, snapshot, opts.firstPage) : await traceOpen(browser, build, snapshot, opts);
+      for (const [name, build, files] of order) {
+        const r = untraced ? await untracedOpen(browser, build, snapshot, opts.firstPage, files) : await traceOpen(browser, build, snapshot, opts, files);
         results.get(name)!.push(r);
         if (opts.tree || opts.js || builds.length === 1) {
           console.log(
@@ -328,9 +354,13 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close();
-    for (const [, b] of builds) await b.dispose();
+    for (const b of new Set(builds.map(([, b]) => b))) await b.dispose();
   }
-  const fmt = (values: number[]): string => `${median(values).toFixed(1).padStart(6)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`;
+  const fmt = (all: number[]): string => {
+    const values = all.filter((v) => Number.isFinite(v));
+    if (!values.length) return '     -';
+    return `${median(values).toFixed(1).padStart(6)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`;
+  };
   console.log(`\nmedians over ${opens} opens each (min–max), ms:`);
   const rows: Array<[string, (r: OpenTrace) => number]> = [
     ['first paint, wall, from navigation', (r) => r.paint],
@@ -343,6 +373,10 @@ async function main(): Promise<void> {
       (r) => r.kinds.get(k) ?? 0,
     ]),
     ['background compile (worker threads)', (r) => r.backgroundCompile],
+    ...['html', 'webview.css', 'webview.js'].flatMap((f): Array<[string, (r: OpenTrace) => number]> => [
+      [`${f}: fetch start`, (r) => r.resources[f]?.[0] ?? NaN],
+      [`${f}: response end`, (r) => r.resources[f]?.[1] ?? NaN],
+    ]),
   ];
   console.log(`${''.padEnd(40)}${builds.map(([name]) => name.padEnd(20)).join('')}`);
   for (const [label, get] of rows)

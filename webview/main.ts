@@ -1,5 +1,5 @@
-// Webview entry (bundled by esbuild to dist/webview.js; styles are a separate file, dist/webview.css, because the
-// CSP admits stylesheets only from the extension, never inline).
+// Webview entry (bundled by esbuild to dist/webview.js; styles are a separate file, dist/webview.css). The host writes
+// both into the page, each in an element with the page's nonce (src/vscode/webviewHtml.ts).
 import type { FIRST_PAGE_ELEMENT_ID } from '../src/shared/protocol';
 import { ChatApp } from './chatApp';
 import { vscodeApi } from './vscodeApi';

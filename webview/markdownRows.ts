@@ -168,7 +168,10 @@ export class RowBlock {
       this.itemsBefore.push(items);
     }
     const start = this.start + this.itemsBefore[s]!;
-    return ordered ? `<ol${start !== 1 ? ` start="${start}"` : ''} class="md-seg">\n` : '<ul class="md-seg">\n';
+    // The segments after the first carry on the list (no margin above them): a class, not `.md-seg + .md-seg`, for
+    // Chromium answered a new segment after such a sibling selector by restyling every item of the message.
+    const cls = s ? 'md-seg md-cont' : 'md-seg';
+    return ordered ? `<ol${start !== 1 ? ` start="${start}"` : ''} class="${cls}">\n` : `<ul class="${cls}">\n`;
   }
 
   /**

@@ -1,6 +1,7 @@
 // The chat panel: a thin bridge between the webview and the ChatController. The webview keeps no
 // data (retainContextWhenHidden stays false): each time it loads it says `ready` and gets a snapshot (and, once the core
 // is built, shows the newest messages written into its HTML before that).
+import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { panelOpened } from '../core/chat/panelOpened';
 import type { BatonServices } from './services';
@@ -27,8 +28,18 @@ export function registerChatView(context: vscode.ExtensionContext, services: Bat
   };
 }
 
+interface WebviewFiles {
+  script: string;
+  style: string;
+}
+
 class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
+  /**
+   * The webview's bundle and stylesheet, which its page carries (see webviewHtml.ts): read once, from the moment the
+   * view is registered, so the page is ready when the view opens. Bounded: one copy of each file (about 350 KB).
+   */
+  private files: Promise<WebviewFiles> | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private unread = 0;
   private readonly shown = new vscode.EventEmitter<void>();
@@ -38,7 +49,15 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly services: BatonServices,
-  ) {}
+  ) {
+    this.files = this.readFiles();
+  }
+
+  private readFiles(): Promise<WebviewFiles> {
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const read = (name: string): Promise<string> => readFile(vscode.Uri.joinPath(dist, name).fsPath, 'utf8');
+    return Promise.all([read('webview.js'), read('webview.css')]).then(([script, style]) => ({ script, style }));
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -51,13 +70,27 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     };
     // With the core built, the newest messages go into the HTML: the panel paints them without waiting for the round
     // trip of `ready` through this process, which is busy at that moment (the runtime starts when the panel opens).
-    view.webview.html = renderWebviewHtml({
-      cspSource: view.webview.cspSource,
-      nonce: createNonce(),
-      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
-      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
-      firstPage: this.services.current?.chat.firstPage(),
-    });
+    // The files were read when the view was registered: this `then` runs at once, not after this process's other work.
+    let disposed = false;
+    const files = (this.files ??= this.readFiles());
+    files.then(
+      (page) => {
+        if (disposed) return;
+        view.webview.html = renderWebviewHtml({
+          cspSource: view.webview.cspSource,
+          nonce: createNonce(),
+          script: { text: page.script },
+          style: { text: page.style },
+          firstPage: this.services.current?.chat.firstPage(),
+        });
+      },
+      (err: unknown) => {
+        // Read again the next time the view opens (a file being rebuilt, say); nothing else is lost.
+        if (this.files === files) this.files = undefined;
+        this.services.log.error('Baton could not read its panel files', err);
+        void vscode.window.showErrorMessage(`Baton could not load its panel: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
     // Messages that arrive before the core is built wait for it; nothing typed is dropped.
     const pending: unknown[] = [];
     let unsubscribe: (() => void) | undefined;
@@ -71,6 +104,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         if (view.visible) this.becameVisible();
       }),
       view.onDidDispose(() => {
+        disposed = true;
         unsubscribe?.();
         this.view = undefined;
       }),

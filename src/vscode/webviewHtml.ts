@@ -1,10 +1,11 @@
 // The chat webview's page. No vscode import: it is plain string building, unit-tested in Node, and the same page
-// is served by the panel benchmark. The CSP admits only the extension's own script (by per-load nonce) and files;
-// no 'unsafe-inline', no eval. The toolkit's styles use adoptedStyleSheets, which style-src does not govern.
+// is served by the panel benchmark. The CSP admits scripts and styles only by the per-load nonce (the page's one script
+// and one stylesheet), images and fonts only from the extension's files; no 'unsafe-inline', no eval.
 //
-// One exception, by nonce rather than 'unsafe-inline': FAST (under the toolkit) probes :focus-visible support once by
-// adding a <style> element, which it tags with the nonce from <meta property="csp-nonce">. Without the nonce in
-// style-src that probe is a CSP violation and FAST falls back to :focus, so buttons show focus rings on mouse clicks.
+// The bundle and the stylesheet are written into the page, each in an element with the nonce, rather than fetched:
+// in VS Code a webview's request goes through its service worker, the workbench and the file service, on the way
+// to the first paint (see the README's footnote 4). Their text is the extension's own build, never anything a
+// message or a model wrote; the first page of messages goes in as JSON data, which is never run.
 import { randomBytes } from 'node:crypto';
 import { FIRST_PAGE_ELEMENT_ID, type HostMessage } from '../shared/protocol';
 
@@ -12,14 +13,19 @@ export interface WebviewHtmlOptions {
   /** webview.cspSource: the origin the extension's files are served from. */
   cspSource: string;
   nonce: string;
-  scriptUri: string;
-  styleUri: string;
+  /** The webview bundle (dist/webview.js): its text, run from the page, or (as before, for the bench's comparison) its URI. */
+  script: PageFile;
+  /** The stylesheet (dist/webview.css): its text, in the page, or its URI. */
+  style: PageFile;
   /**
    * The first page of the panel (a snapshot message, see firstPage in the protocol), written into the page as a
    * `<script type="application/json">`: data the panel reads at once, never executed, so the CSP stays as it is.
    */
   firstPage?: HostMessage;
 }
+
+/** One of the page's two files: written into the page (what the extension does) or loaded from a URI. */
+export type PageFile = { text: string } | { uri: string };
 
 /** A fresh nonce for each page load: 32 hex characters from 16 random bytes. */
 export function createNonce(): string {
@@ -38,7 +44,8 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
       `default-src 'none'`,
       `img-src ${cspSource} data:`,
       `font-src ${cspSource}`,
-      `style-src ${cspSource} 'nonce-${nonce}'`,
+      // Styles only by nonce: the page's own <style> (and the bench's <link> to the stylesheet, which carries it too).
+      `style-src 'nonce-${nonce}'`,
       `script-src 'nonce-${nonce}'`,
     ].join('; ') + ';'
   );
@@ -48,6 +55,18 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 // JSON.parse reads it back as `<`.
 function scriptData(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+// The HTML parser ends a <script> element at `</script`, and after `<!--` a `<script` puts it where even that does not
+// end it; neither can be in the bundle's text as written. Spelling the `s` of each as \u0073 (\u0053 for `S`) means the
+// same in every place JavaScript can hold it: a string, a regular expression (with or without the u flag), a comment,
+// an identifier; only a raw template string (String.raw) would read it differently, and the bundle has no `<script` but
+// one in a regular expression of highlight.js's. CSS has only `</style` to fear; `\/` is `/` in CSS.
+function scriptText(text: string): string {
+  return text.replace(/<(\/?)(s)(cript)/gi, (_, slash: string, s: string, rest: string) => `<${slash}\\u00${s === 's' ? '73' : '53'}${rest}`);
+}
+function styleText(text: string): string {
+  return text.replace(/<\/(style)/gi, '<\\/$1');
 }
 
 export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
@@ -64,12 +83,12 @@ export function renderWebviewHtml(opts: WebviewHtmlOptions): string {
 <meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
 <meta property="csp-nonce" content="${attr(opts.nonce)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${attr(opts.styleUri)}">
+${'text' in opts.style ? `<style nonce="${attr(opts.nonce)}">${styleText(opts.style.text)}</style>` : `<link rel="stylesheet" nonce="${attr(opts.nonce)}" href="${attr(opts.style.uri)}">`}
 <title>Baton</title>
 </head>
 <body>
 <div id="app" class="app"></div>
-${opts.firstPage ? `<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">${scriptData(opts.firstPage)}</script>\n` : ''}<script nonce="${attr(opts.nonce)}" src="${attr(opts.scriptUri)}"></script>
+${opts.firstPage ? `<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">${scriptData(opts.firstPage)}</script>\n` : ''}${'text' in opts.script ? `<script nonce="${attr(opts.nonce)}">${scriptText(opts.script.text)}</script>` : `<script nonce="${attr(opts.nonce)}" src="${attr(opts.script.uri)}"></script>`}
 </body>
 </html>
 `;

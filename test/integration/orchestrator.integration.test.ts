@@ -122,8 +122,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   });
 
   it("connects the runtime's GitHub MCP server at the first message, not on opening, and offers its tools with Baton's", async () => {
-    // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a
-    // session's MCP servers at its first send and no RPC does it ahead. The built-in GitHub server's tools reach
+    // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a new
+    // session's MCP servers at its first send and no RPC does it ahead (a resumed one's are connected on opening, below). The built-in GitHub server's tools reach
     // the orchestrator's model, so turning the server off to save that time would take them away. They are read
     // tools only: the runtime connects to the server's read-only endpoint, and the orchestrator may use them as it
     // answers (reading an issue is an answer it can give itself).
@@ -145,6 +145,33 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(more.length, 0);
     const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
     for (const request of [first!, second!]) assert.deepEqual([...request.tools].sort(), [...wired, 'github-mcp-server-get_issue'].sort());
+  });
+
+  it('opening the panel on a resumed conversation connects its GitHub MCP server there, so the first message finds it connected and offers its tools', async () => {
+    // A resumed session has its MCP host from the resume, so building its tool list on opening connects the server
+    // (README ³); a new session's first send still does it (the test above).
+    core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
+    const mcpCalls = (): string[] =>
+      core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
+    core.server.on({ lastUserIncludes: '[via panel] remember the colour teal' }, { text: 'ok' });
+    await core.orchestrator.enqueue('remember the colour teal', { channel: 'panel' }).done;
+    await core.restart();
+    const before = mcpCalls().length;
+    await panelOpened(core, core.logger);
+    const onOpening = mcpCalls().slice(before);
+    assert.ok(onOpening.includes('tools/list'), `opening the panel listed the server's tools: ${onOpening.join(', ')}`);
+    assert.equal(core.server.chatRequests().length, 1, 'opening the panel asked the model nothing');
+    const opened = mcpCalls().length;
+    core.server.on({ lastUserIncludes: '[via panel] which colour?' }, { text: 'teal' });
+    const reply = await core.orchestrator.enqueue('which colour?', { channel: 'panel' }).done;
+    assert.equal(reply.content, 'teal');
+    assert.deepEqual(mcpCalls().slice(opened), [], 'the first message after opening found the server connected');
+    const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
+    assert.deepEqual(
+      [...core.server.chatRequests().at(-1)!.tools].sort(),
+      [...wired, 'github-mcp-server-get_issue'].sort(),
+      "the same tools as ever: Baton's and the server's",
+    );
   });
 
   it('opening the panel on a resumed conversation leaves it whole (never compacted to prepare it)', async () => {

@@ -39,7 +39,7 @@ describe(`the packaged baton-${TARGET}.vsix`, () => {
     assert.match(manifest, /Microsoft\.VisualStudio\.Services\.Content\.Changelog" Path="extension\/changelog\.md"/);
   });
 
-  it("ships the webview bundle with V8's compile hint as its first line (compiled off the main thread as it loads)", async () => {
+  it("ships the webview bundle with V8's compile hint as its first line (the page writes it in; V8 then compiles all its functions at once)", async () => {
     const js = await readZipEntry(VSIX, 'extension/dist/webview.js');
     assert.equal(js.slice(0, js.indexOf('\n')), WEBVIEW_COMPILE_HINT);
   });

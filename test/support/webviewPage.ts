@@ -1,7 +1,7 @@
 /**
  * Opens the chat webview as a standalone page in Debian's Chromium, for benchmarks and quick looks (the real UI tests
  * run inside VS Code). The page is exactly what the extension serves: renderWebviewHtml with its strict CSP, the
- * minified bundle and stylesheet, served over 127.0.0.1. Only `acquireVsCodeApi` is stubbed, by an init script:
+ * minified bundle and stylesheet written into it, served over 127.0.0.1. Only `acquireVsCodeApi` is stubbed, by an init script:
  * it records what the webview posts and can answer `ready` with host messages, the way the extension does.
  * CSP violations are collected, so a benchmark run also proves the page needs nothing the CSP forbids.
  */
@@ -151,6 +151,11 @@ export interface OpenOptions {
   theme?: Record<string, string>;
   /** Reuse a build (benchmarks build once). */
   build?: WebviewBuild;
+  /**
+   * How the page carries the bundle and the stylesheet: written into it, as the extension serves it (the default), or
+   * as files it requests from this server, as it did before (bench/traceOpen.ts compares the two).
+   */
+  files?: 'inline' | 'requested';
   /** Runs after the page exists and before it loads (to start a profiler, say). */
   beforeLoad?: (page: Page) => Promise<void>;
 }
@@ -280,7 +285,7 @@ export function useWebviewBrowser(): { browser(): Browser; build(): WebviewBuild
 export async function openWebviewPage(browser: Browser, options: OpenOptions = {}): Promise<WebviewPage> {
   const build = options.build ?? (await buildWebview());
   const ownBuild = !options.build;
-  const server = await serve(build, options.firstPage);
+  const server = await serve(build, options.firstPage, options.files ?? 'inline');
   const address = server.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 420, height: 800 } });
@@ -326,7 +331,24 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
   };
 }
 
-async function serve(build: WebviewBuild, firstPage: HostMessage | undefined): Promise<Server> {
+/** The build's two files as text, as the extension reads them once (chatViewProvider.ts). */
+export async function readPageFiles(build: WebviewBuild): Promise<{ script: string; style: string }> {
+  return { script: await readFile(build.js, 'utf8'), style: await readFile(build.css, 'utf8') };
+}
+
+/** The page the extension serves, from the same builder, with the build's files written in (or requested from `origin`). */
+export function servedHtml(origin: string, inline: { script: string; style: string } | undefined, firstPage?: HostMessage): string {
+  return renderWebviewHtml({
+    cspSource: origin,
+    nonce: createNonce(),
+    script: inline ? { text: inline.script } : { uri: `${origin}/webview.js` },
+    style: inline ? { text: inline.style } : { uri: `${origin}/webview.css` },
+    firstPage,
+  });
+}
+
+async function serve(build: WebviewBuild, firstPage: HostMessage | undefined, files: 'inline' | 'requested'): Promise<Server> {
+  const inline = files === 'inline' ? await readPageFiles(build) : undefined;
   const server = createServer((req, res) => {
     const origin = `http://${req.headers.host}`;
     const path = (req.url ?? '/').split('?')[0];
@@ -335,12 +357,8 @@ async function serve(build: WebviewBuild, firstPage: HostMessage | undefined): P
       res.end(body);
     };
     if (path === '/') {
-      send(
-        200,
-        'text/html; charset=utf-8',
-        renderWebviewHtml({ cspSource: origin, nonce: createNonce(), scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css`, firstPage }),
-      );
-    } else if (path === '/webview.js' || path === '/webview.css') {
+      send(200, 'text/html; charset=utf-8', servedHtml(origin, inline, firstPage));
+    } else if (!inline && (path === '/webview.js' || path === '/webview.css')) {
       readFile(path === '/webview.js' ? build.js : build.css).then(
         (body) => send(200, path.endsWith('.js') ? 'text/javascript' : 'text/css', body),
         () => send(500, 'text/plain', 'read failed'),

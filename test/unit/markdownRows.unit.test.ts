@@ -133,7 +133,11 @@ describe('markdown rows (lists and tables a row at a time)', () => {
     const html = renderRows(list)!;
     assert.deepEqual(
       [...html.matchAll(/<ol[^>]*>/g)].map((m) => m[0]),
-      ['<ol start="3" class="md-seg">', `<ol start="${3 + SEGMENT_ROWS}" class="md-seg">`, `<ol start="${3 + 2 * SEGMENT_ROWS}" class="md-seg">`],
+      [
+        '<ol start="3" class="md-seg">',
+        `<ol start="${3 + SEGMENT_ROWS}" class="md-seg md-cont">`,
+        `<ol start="${3 + 2 * SEGMENT_ROWS}" class="md-seg md-cont">`,
+      ],
     );
     const joined = html.replace(/<\/ol>\n<ol[^>]*>\n/g, '').replace(' class="md-seg"', '');
     assert.equal(joined, renderBlock(list));
@@ -201,7 +205,7 @@ describe('markdown rows (lists and tables a row at a time)', () => {
     const items = list.split('\n').length - 1;
     assert.match(html, /^<ul class="md-seg">\n<li>item 0 <em>x<\/em><\/li>\n/);
     assert.equal(html.match(/<li>/g)?.length, items);
-    assert.equal(html.match(/<ul class="md-seg">/g)?.length, Math.ceil(items / SEGMENT_ROWS), 'in segments');
+    assert.equal(html.match(/<ul class="md-seg( md-cont)?">/g)?.length, Math.ceil(items / SEGMENT_ROWS), 'in segments');
     let table = '| n | x |\n|---|---|\n';
     for (let i = 0; table.length < 100_000; i++) table += `| ${i} | y |\n`;
     assert.equal(renderMarkdown(table).match(/<tr role="row">/g)?.length, table.split('\n').length - 2);

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { runInNewContext } from 'node:vm';
 import {
   FIRST_PAGE_CHARS,
   FIRST_PAGE_ELEMENT_ID,
@@ -11,14 +12,11 @@ import {
 import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 
 const CSP_SOURCE = 'https://*.vscode-cdn.net';
+const SCRIPT = { text: '//# allFunctionsCalledOnLoad\n(()=>{document.body.dataset.ran="1"})();' };
+const STYLE = { text: '.app{display:flex}' };
 
 function page(nonce = createNonce()): { html: string; nonce: string; csp: string } {
-  const html = renderWebviewHtml({
-    cspSource: CSP_SOURCE,
-    nonce,
-    scriptUri: 'https://x.vscode-cdn.net/dist/webview.js',
-    styleUri: 'https://x.vscode-cdn.net/dist/webview.css',
-  });
+  const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, script: SCRIPT, style: STYLE });
   const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
   assert.ok(csp, 'the page has a CSP meta tag');
   return { html, nonce, csp };
@@ -38,20 +36,70 @@ describe('renderWebviewHtml', () => {
     );
     assert.deepEqual(directives.get('script-src'), [`'nonce-${nonce}'`], 'scripts only by nonce');
     assert.equal(directives.get('connect-src'), undefined, 'no fetch/XHR anywhere (default-src none)');
-    // Styles: the extension's files, plus <style> elements carrying the nonce (FAST's one :focus-visible probe).
-    assert.deepEqual(directives.get('style-src'), [CSP_SOURCE, `'nonce-${nonce}'`]);
+    // Styles: only the page's own <style>, by nonce.
+    assert.deepEqual(directives.get('style-src'), [`'nonce-${nonce}'`]);
     assert.match(csp, /img-src https:\/\/\*\.vscode-cdn\.net data:;/);
     assert.match(csp, /font-src https:\/\/\*\.vscode-cdn\.net;/);
   });
 
-  it('puts the nonce on the one script tag, which loads the bundle, and links the stylesheet', () => {
+  it('writes the bundle and the stylesheet into the page, each in the one element of its kind that has the nonce', () => {
     const { html, nonce } = page();
     assert.match(html, new RegExp(`<meta property="csp-nonce" content="${nonce}">`));
     const scripts = html.match(/<script\b[^>]*>/g) ?? [];
-    assert.equal(scripts.length, 1);
-    assert.equal(scripts[0], `<script nonce="${nonce}" src="https://x.vscode-cdn.net/dist/webview.js">`);
-    assert.match(html, /<link rel="stylesheet" href="https:\/\/x\.vscode-cdn\.net\/dist\/webview\.css">/);
-    assert.doesNotMatch(html, /\sstyle=|<style|\son[a-z]+=/i, 'no inline styles or handlers');
+    assert.deepEqual(scripts, [`<script nonce="${nonce}">`]);
+    // The compile hint stays the script's first line: V8 reads it only there.
+    assert.ok(html.includes(`<script nonce="${nonce}">${SCRIPT.text}</script>`));
+    assert.deepEqual(html.match(/<style\b[^>]*>/g), [`<style nonce="${nonce}">`]);
+    assert.ok(html.includes(`<style nonce="${nonce}">${STYLE.text}</style>`));
+    assert.doesNotMatch(html, /<link|\ssrc=|\sstyle=|\son[a-z]+=/i, 'nothing requested, no style attributes or handlers');
+  });
+
+  it('can still link the two files instead (the bench compares the page before them)', () => {
+    const nonce = createNonce();
+    const html = renderWebviewHtml({
+      cspSource: CSP_SOURCE,
+      nonce,
+      script: { uri: 'https://x/dist/webview.js' },
+      style: { uri: 'https://x/dist/webview.css' },
+    });
+    assert.deepEqual(html.match(/<script\b[^>]*>/g), [`<script nonce="${nonce}" src="https://x/dist/webview.js">`]);
+    assert.deepEqual(html.match(/<link\b[^>]*>/g), [`<link rel="stylesheet" nonce="${nonce}" href="https://x/dist/webview.css">`]);
+    assert.doesNotMatch(html, /<style/);
+  });
+
+  it('writes script text that cannot end its element or hide its end, and means the same to JavaScript', () => {
+    // Every place JavaScript can hold the words: strings, a template, regular expressions (with the u flag too), an
+    // identifier, a comment; and `<!--` then `<script `, which would keep a later `</script>` from ending the element.
+    const source = [
+      'var script = 1; var a = 2 <script;',
+      'var out = ["</script><script>alert(1)</script>", `<SCRIPT src=x>`, "<!-- <script>", "<\\/script>", a];',
+      'out.push(/<script(?=\\s|>)/.test("<script "), /<\\/Script>/iu.test("</script>"), new RegExp(/<script>/.source + "x").test("<script>x"));',
+      '// a comment: </script> <!-- <script>',
+      'globalThis.result = out;',
+    ].join('\n');
+    const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce: createNonce(), script: { text: source }, style: STYLE });
+    const body = /<script nonce="[^"]+">([^]*)<\/script>\n<\/body>/.exec(html)?.[1];
+    assert.ok(body, 'one script element, ended by its own end tag');
+    assert.doesNotMatch(body, /<\/?script/i, 'no `<script` or `</script` left in the text');
+    // (A regular expression's `source` spells the escape, and a RegExp made from it matches the same.)
+    const run = (code: string): unknown => {
+      const context: { result?: unknown } = {};
+      runInNewContext(code, context);
+      return JSON.parse(JSON.stringify(context.result));
+    };
+    assert.deepEqual(run(body), run(source));
+    assert.deepEqual(run(body), ['</script><script>alert(1)</script>', '<SCRIPT src=x>', '<!-- <script>', '</script>', false, true, true, true]);
+  });
+
+  it('writes style text that cannot end its element', () => {
+    const html = renderWebviewHtml({
+      cspSource: CSP_SOURCE,
+      nonce: createNonce(),
+      script: SCRIPT,
+      style: { text: '.a::after{content:"</style><script>alert(1)</script>"}' },
+    });
+    assert.deepEqual(html.match(/<\/style/gi), ['</style'], "only the element's own end tag");
+    assert.ok(html.includes('{content:"<\\/style><script>alert(1)</script>"}</style>\n<title>'), 'the rest stays inside it, as CSS text');
   });
 
   it('uses a different nonce on every call', () => {
@@ -62,10 +110,15 @@ describe('renderWebviewHtml', () => {
   });
 
   it('escapes URIs and refuses values that could break out of the policy', () => {
-    const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce: createNonce(), scriptUri: 'https://x/a.js?"><script>', styleUri: 'https://x/a.css' });
+    const html = renderWebviewHtml({
+      cspSource: CSP_SOURCE,
+      nonce: createNonce(),
+      script: { uri: 'https://x/a.js?"><script>' },
+      style: { uri: 'https://x/a.css' },
+    });
     assert.doesNotMatch(html, /"><script>/);
-    assert.throws(() => renderWebviewHtml({ cspSource: CSP_SOURCE, nonce: "x' 'unsafe-inline", scriptUri: 'a', styleUri: 'b' }));
-    assert.throws(() => renderWebviewHtml({ cspSource: "x; script-src 'unsafe-eval'", nonce: createNonce(), scriptUri: 'a', styleUri: 'b' }));
+    assert.throws(() => renderWebviewHtml({ cspSource: CSP_SOURCE, nonce: "x' 'unsafe-inline", script: SCRIPT, style: STYLE }));
+    assert.throws(() => renderWebviewHtml({ cspSource: "x; script-src 'unsafe-eval'", nonce: createNonce(), script: SCRIPT, style: STYLE }));
   });
 
   it('writes the first page as JSON data that nothing in it can end early, and the CSP stays as strict', () => {
@@ -81,7 +134,7 @@ describe('renderWebviewHtml', () => {
         state: { busy: false, model: 'm', routingAuto: true },
       },
     };
-    const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, scriptUri: 'https://x/a.js', styleUri: 'https://x/a.css', firstPage: message });
+    const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, script: SCRIPT, style: STYLE, firstPage: message });
     const island = new RegExp(`<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">([^]*?)</script>`).exec(html);
     assert.ok(island, 'the page is in the HTML');
     assert.doesNotMatch(island[1]!, /</, 'no < inside the data: it cannot close the element or open a comment');
@@ -89,11 +142,11 @@ describe('renderWebviewHtml', () => {
     // The only executable script is still the bundle, by nonce; the policy is the same as without a page.
     assert.deepEqual(
       (html.match(/<script\b[^>]*>/g) ?? []).filter((t) => !t.includes('type="application/json"')),
-      [`<script nonce="${nonce}" src="https://x/a.js">`],
+      [`<script nonce="${nonce}">`],
     );
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
     const without = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(
-      renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, scriptUri: 'https://x/a.js', styleUri: 'https://x/a.css' }),
+      renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, script: SCRIPT, style: STYLE }),
     )?.[1];
     assert.equal(csp, without);
     assert.doesNotMatch(csp!, /unsafe|sha256/);

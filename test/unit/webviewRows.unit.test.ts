@@ -117,6 +117,42 @@ describe('webview: lists and tables stream a row at a time (Chromium)', function
     }
   });
 
+  // Each new segment of a streamed list restyles its own rows, not every item shown before it (issue 20): in no style
+  // pass does Chromium's style invalidation (counted from its trace) visit more than about a segment's items. Styled by
+  // a sibling selector (.md-seg + .md-seg), each new segment made it visit every item of the message (1,114 elements in
+  // one pass for these 1,200 items). And the segments still read as one list: spaced as the items are.
+  it('a streamed list restyles what each frame adds, not the items before it, and its segments read as one list', async () => {
+    const items = SEGMENT_ROWS * 12;
+    const text = lines(items, '', (i) => `${i}. step ${i} **done**\n`);
+    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
+    try {
+      await wp.page.waitForSelector('[data-testid="empty-state"]');
+      await chromium.browser().startTracing(wp.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline.invalidationTracking'] });
+      const result = (await wp.page.evaluate(`${DRIVER}(${JSON.stringify(text)}, 300, 2, ${JSON.stringify(renderMarkdown(text))})`)) as { same: boolean };
+      const trace = JSON.parse((await chromium.browser().stopTracing()).toString()) as {
+        traceEvents: Array<{ name: string; ph: string; ts: number; dur?: number }>;
+      };
+      assert.ok(result.same, 'streamed, the DOM is the one-shot render');
+      const visits = trace.traceEvents.filter((e) => e.name === 'StyleInvalidatorInvalidationTracking');
+      const passes = trace.traceEvents.filter((e) => e.name === 'UpdateLayoutTree' && e.ph === 'X');
+      const perPass = passes.map((p) => visits.filter((v) => v.ts >= p.ts && v.ts <= p.ts + (p.dur ?? 0)).length);
+      assert.ok(passes.length > 12 && visits.length > 0, `the trace has the style passes (${passes.length}) and what they visited (${visits.length})`);
+      assert.ok(Math.max(...perPass) <= 2 * SEGMENT_ROWS, `elements visited in one style pass, at most: ${Math.max(...perPass)}`);
+      // From the last item of each segment to the first of the next, less the spacing from one item to the next.
+      const gaps = (await wp.page.evaluate(`(function () {
+        var segs = [...document.querySelectorAll('[data-id="r"] ol')], out = [];
+        var within = segs[0].children[1].getBoundingClientRect().top - segs[0].children[0].getBoundingClientRect().bottom;
+        for (var i = 1; i < segs.length; i++) out.push(Math.round((segs[i].firstElementChild.getBoundingClientRect().top - segs[i - 1].lastElementChild.getBoundingClientRect().bottom - within) * 10) / 10);
+        return out;
+      })()`)) as number[];
+      assert.deepEqual(gaps, Array<number>(11).fill(0), 'twelve segments, spaced as the items are');
+      assert.deepEqual(wp.errors, []);
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   // The host completes a turn with its whole reply as the content, a note after it when there is one
   // (chatController.ts, withNote): what streamed stays in the DOM and only the note is rendered; other content (a turn
   // that was retried) is rendered anew.

@@ -38,6 +38,15 @@ export interface UiFixture {
 
 let current: UiFixture | undefined;
 const consoleErrors: string[] = [];
+const cspReports: string[] = [];
+
+/**
+ * What Chromium logged about a Content Security Policy since the window opened (the webview's frames log into the
+ * workbench page's console): a panel that needs anything its CSP refuses shows up here.
+ */
+export function cspViolations(): string[] {
+  return [...cspReports];
+}
 let root: string | undefined;
 
 /** The running VS Code and scripted model server; only valid inside tests. */
@@ -104,6 +113,7 @@ export const mochaHooks = {
         folder: workspace,
         extensionDevelopmentPath: vsix ? undefined : resolve(process.env.BATON_E2E_EXTENSION_PATH ?? repoRoot),
         onConsole: (msg) => {
+          if (/Content Security Policy/i.test(msg.text())) cspReports.push(msg.text());
           if (process.env.BATON_E2E_VERBOSE) process.stderr.write(`    [page ${msg.type()}] ${msg.text()}\n`);
           else if (msg.type() === 'error') {
             // Shown when a test fails: the workbench logs extension and webview errors here.

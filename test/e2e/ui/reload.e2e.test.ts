@@ -3,7 +3,7 @@
  * back from its sql.js store, and the conversation goes on.
  */
 import * as assert from 'node:assert/strict';
-import { ui } from './fixture';
+import { cspViolations, ui } from './fixture';
 import { completedReply, freshChat, messages, openBaton, send } from './helpers';
 
 const PROMPT = 'Remember this exchange across a reload, please';
@@ -44,5 +44,7 @@ describe('Reload', function () {
     const followUp = server.chatRequests().find((r) => r.lastUserText?.includes(AFTER));
     assert.ok(followUp, 'the follow-up reached the model');
     assert.ok(followUp.rawBody.includes(PROMPT), 'the follow-up carries the earlier exchange');
+    // The reloaded panel's page (its first page of messages, script and stylesheet in the HTML) broke no CSP rule.
+    assert.deepEqual(cspViolations(), []);
   });
 });

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { DEFAULT_THEME, resultsDir, ui, widenSideBar } from './fixture';
+import { cspViolations, DEFAULT_THEME, resultsDir, ui, widenSideBar } from './fixture';
 import { completedReply, freshChat, send, setColorTheme, THEMES } from './helpers';
 
 const PROMPT = 'Give me a themed sample with some code';
@@ -67,6 +67,8 @@ describe('Themes', function () {
     ui().server.on({ lastUserIncludes: PROMPT, name: 'themed sample' }, { text: REPLY });
     await send(view, PROMPT);
     await completedReply(view, 'The panel uses the editor theme colours');
+    // The page carries its script and stylesheet by nonce: nothing in it was refused by its CSP.
+    assert.deepEqual(cspViolations(), []);
     await widenSideBar(page);
     await mkdir(resultsDir, { recursive: true });
 
@@ -96,5 +98,7 @@ describe('Themes', function () {
     assert.match(hcLight.bodyClass, /vscode-high-contrast-light/);
     assert.notEqual(hcLight.sideBarVar, hc.sideBarVar);
     assert.notEqual(hcLight.bodyColor, hc.bodyColor, 'text colour differs between the two high contrast themes');
+    // Nor when VS Code restyled the page for each theme.
+    assert.deepEqual(cspViolations(), []);
   });
 });
