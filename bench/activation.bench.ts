@@ -7,7 +7,7 @@ import { hermeticEnv } from '../test/support/copilotHarness';
 import { descendants } from '../test/support/leaks';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { CodeServer } from '../test/e2e/codeServer';
-import type { BenchFigure } from './figure';
+import { median, type BenchFigure } from './figure';
 
 async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
   const out: string[] = [];
@@ -25,7 +25,32 @@ function runtimeProcesses(vscodePid: number | undefined): number {
   return descendants(vscodePid).filter((p) => p.cmd.includes('copilot-runtime') && p.cmd.includes('--stdio')).length;
 }
 
-export async function benchActivation(_opts: { quick: boolean }): Promise<BenchFigure[]> {
+interface Activation {
+  activationMs: number;
+  coreReadyMs: number;
+  afterActivation: number;
+  runtimeStartMs: number;
+}
+
+/**
+ * Each figure is the median of several VS Code starts (3 quick, 5 full): one start's core-ready time swung from 119 to
+ * 591 ms between two runs on the same build, with the machine quiet in one and just past the panel bench in the other.
+ * The runtimes started by activation alone are the most any start saw.
+ */
+export async function benchActivation(opts: { quick: boolean }): Promise<BenchFigure[]> {
+  const runs: Activation[] = [];
+  for (let i = 0; i < (opts.quick ? 3 : 5); i++) runs.push(await activateOnce());
+  const mid = (pick: (a: Activation) => number) => median(runs.map(pick));
+  const spread = (pick: (a: Activation) => number) => runs.map((a) => pick(a).toFixed(0)).join(', ');
+  return [
+    { name: `activate() in code-server (median; ${spread((a) => a.activationMs)})`, value: mid((a) => a.activationMs), unit: 'ms', target: '≤ 30' },
+    { name: `core ready, after activation began (median; ${spread((a) => a.coreReadyMs)})`, value: mid((a) => a.coreReadyMs), unit: 'ms', target: '≤ 150' },
+    { name: 'runtimes started by activation alone', value: Math.max(...runs.map((a) => a.afterActivation)), unit: '', target: '≤ 0' },
+    { name: 'chat view opened → runtime process up (median)', value: mid((a) => a.runtimeStartMs), unit: 'ms' },
+  ];
+}
+
+async function activateOnce(): Promise<Activation> {
   const { provisionVscode } = await import('../scripts/provisionVscode.mjs');
   const { codeServerEntry } = await provisionVscode({ log: () => undefined });
   const root = await mkdtemp(join(tmpdir(), 'baton-bench-act-'));
@@ -94,12 +119,7 @@ export async function benchActivation(_opts: { quick: boolean }): Promise<BenchF
       await new Promise((r) => setTimeout(r, 100));
     }
     await wb.close();
-    return [
-      { name: 'activate() in code-server', value: activationMs, unit: 'ms', target: '≤ 30' },
-      { name: 'core ready, after activation began', value: coreReadyMs, unit: 'ms', target: '≤ 150' },
-      { name: 'runtimes started by activation alone', value: afterActivation, unit: '', target: '≤ 0' },
-      { name: 'chat view opened → runtime process up', value: runtimeStartMs, unit: 'ms' },
-    ];
+    return { activationMs, coreReadyMs, afterActivation, runtimeStartMs };
   } finally {
     await vscode.stop();
     await server.close();
