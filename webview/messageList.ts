@@ -5,13 +5,15 @@
 //   viewport; older shells are mounted above them a chunk per frame, and each is rendered when it comes near the
 //   viewport. CSS content-visibility:auto, with a height estimate, keeps shells that are off screen from being laid
 //   out or painted. So first paint does not grow with the history.
-// - Messages are mounted in groups of GROUP; a group, not each message, carries content-visibility:auto with the sum
-//   of its members' estimates, so the browser checks about 40 groups against the viewport each frame of a scroll, and
-//   the messages of the one or two groups on screen, not a thousand messages (issue 22: 3–13 ms of each frame).
+// - Messages are mounted in groups of GROUP (messageGroups.ts); a group, not each message, carries
+//   content-visibility:auto with the sum of its members' estimates, so the browser checks about 40 groups against the
+//   viewport each frame of a scroll, and the messages of the one or two groups on screen, not a thousand messages
+//   (issue 22: 3–13 ms of each frame).
 // "Near the viewport" is a binary search over the mounted messages' boxes on scroll, not an IntersectionObserver:
 // with a thousand observed targets its per-frame bookkeeping was a large part of the cost of scrolling.
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
+import { MessageGroups } from './messageGroups';
 import { MessageView, type Post } from './messageView';
 import { StreamBudget } from './streamBudget';
 
@@ -19,11 +21,8 @@ import { StreamBudget } from './streamBudget';
 const PIN_SLACK = 32;
 /** Shells mounted with a snapshot; the older ones follow, OLDER_CHUNK per frame. */
 const FIRST_SHELLS = 40;
+/** A multiple of messageGroups.ts's GROUP, so mounting fills whole groups. */
 const OLDER_CHUNK = 200;
-/** Messages per group (order[k * GROUP ..] are group k's); OLDER_CHUNK is a multiple, so mounting fills whole groups. */
-const GROUP = 25;
-/** What a message's box adds to its estimated content height: padding and border (messages.css). */
-const BOX_EXTRA = 17;
 /** How far outside the viewport, in px, messages are rendered ahead of being scrolled to. */
 const RENDER_AHEAD = 1200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
@@ -47,8 +46,7 @@ export class MessageList {
    */
   private sources = new Map<string, ChatMessage>();
   private order: MessageView[] = [];
-  /** Group k holds order[k * GROUP .. (k + 1) * GROUP - 1]; `estimate` sums its mounted members' estimates. */
-  private groups: Array<{ el: HTMLElement; estimate: number }> = [];
+  private readonly groups = new MessageGroups();
   /** order[mountedFrom..] are in the DOM. */
   private mountedFrom = 0;
   private pendingRestore: number | undefined;
@@ -127,7 +125,7 @@ export class MessageList {
     this.views = new Map(this.order.map((v) => [v.id, v]));
     this.sources = new Map(messages.map((m) => [m.id, m]));
     this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
-    this.groups = [];
+    this.groups.clear();
     this.el.replaceChildren();
     this.mount(this.mountedFrom, this.order.length, false, true);
 
@@ -142,7 +140,7 @@ export class MessageList {
         filled += view.estimateHeight(this.perLine);
       } else this.setEstimate(view);
     }
-    this.sizeGroups(this.mountedFrom, this.order.length);
+    this.groups.size(this.order, this.mountedFrom, this.order.length, this.perLine);
     this.hooks.onCountChanged(this.order.length);
     this.pendingRestore = undefined;
     this.following = true;
@@ -171,11 +169,7 @@ export class MessageList {
     const view = new MessageView(message, this.post);
     this.views.set(view.id, view);
     this.order.push(view);
-    const index = this.order.length - 1;
-    const group = this.groups[Math.floor(index / GROUP)] ?? this.newGroup(Math.floor(index / GROUP), true);
-    if (!group.el.isConnected) this.el.append(group.el);
-    group.el.append(view.el);
-    group.el.dataset.lastRole = view.role;
+    this.groups.append(this.el, this.order.length - 1, view);
     view.render();
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
@@ -198,9 +192,7 @@ export class MessageList {
     this.sources.delete(id);
     const wasStreaming = view.isStreaming;
     view.update(patch);
-    // The border between groups depends on the role of the message that ends one (messages.css).
-    const group = view.isMounted ? view.el.parentElement : null;
-    if (patch.role !== undefined && group && !view.el.nextElementSibling) group.dataset.lastRole = view.role;
+    if (patch.role !== undefined) this.groups.roleChanged(view);
     // Work left: deltas buffered before the patch, or the rest of a reply whose ending brought its whole text.
     if (view.hasWork) {
       this.dirty.add(view);
@@ -280,47 +272,10 @@ export class MessageList {
     view.el.style.setProperty('contain-intrinsic-size', `auto ${view.estimateHeight(this.perLine)}px`);
   }
 
-  /** `open`: a group of the newest messages, whose messages are checked against the viewport each (messages.css). */
-  private newGroup(k: number, open: boolean): { el: HTMLElement; estimate: number } {
-    const group = { el: h('div', { class: open ? 'message-group open' : 'message-group' }), estimate: 0 };
-    this.groups[k] = group;
-    return group;
-  }
-
-  /**
-   * Puts order[from..to) in their groups, above the mounted ones (or, at a reset, into the empty log): the group
-   * that holds order[to] may already be mounted with its later members; its earlier ones go before them.
-   */
+  /** Puts order[from..to) in their groups, above the mounted ones; `estimate`: with their placeholder heights. */
   private mount(from: number, to: number, estimate = true, open = false): void {
-    if (from >= to) return;
-    const fragment = document.createDocumentFragment();
-    for (let k = Math.floor(from / GROUP); k <= Math.floor((to - 1) / GROUP); k++) {
-      const end = Math.min(to, (k + 1) * GROUP);
-      const group = this.groups[k] ?? this.newGroup(k, open);
-      const members = document.createDocumentFragment();
-      for (let i = Math.max(from, k * GROUP); i < end; i++) {
-        const view = this.order[i]!;
-        members.append(view.el);
-        if (estimate) this.setEstimate(view);
-      }
-      group.el.prepend(members);
-      if (!group.el.isConnected) {
-        group.el.dataset.lastRole = (group.el.lastElementChild as HTMLElement | null)?.dataset.role ?? '';
-        fragment.append(group.el);
-      }
-    }
-    this.el.prepend(fragment);
-    if (estimate) this.sizeGroups(from, to);
-  }
-
-  /** Adds order[from..to)'s estimates to their groups' placeholder heights (a group laid out once remembers its own). */
-  private sizeGroups(from: number, to: number): void {
-    for (let k = Math.floor(from / GROUP); k <= Math.floor((to - 1) / GROUP) && from < to; k++) {
-      const group = this.groups[k]!;
-      const end = Math.min(to, (k + 1) * GROUP);
-      for (let i = Math.max(from, k * GROUP); i < end; i++) group.estimate += this.order[i]!.estimateHeight(this.perLine) + BOX_EXTRA;
-      group.el.style.setProperty('contain-intrinsic-size', `auto ${group.estimate}px`);
-    }
+    this.groups.mount(this.el, this.order, from, to, open, estimate ? (view) => this.setEstimate(view) : undefined);
+    if (estimate) this.groups.size(this.order, from, to, this.perLine);
   }
 
   private requestViewportCheck(): void {
@@ -330,31 +285,10 @@ export class MessageList {
 
   /** Queues the unrendered messages within RENDER_AHEAD of the viewport, nearest the bottom first. */
   private queueNearViewport(): void {
-    const { order, mountedFrom, groups } = this;
+    const { order, mountedFrom } = this;
     if (mountedFrom >= order.length) return;
     const box = this.scroller.getBoundingClientRect();
-    const top = box.top - RENDER_AHEAD;
-    const bottom = box.bottom + RENDER_AHEAD;
-    // The first mounted group whose bottom edge is below `top` (boxes are in document order), then the messages of it
-    // and of the groups after it that start above `bottom`: only their boxes are read (a box inside a group that is
-    // off screen costs that group's layout).
-    let lo = Math.floor(mountedFrom / GROUP);
-    let hi = groups.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (groups[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
-      else hi = mid;
-    }
-    const near: MessageView[] = [];
-    for (let k = lo; k < groups.length && groups[k]!.el.getBoundingClientRect().top <= bottom; k++) {
-      const end = Math.min(order.length, (k + 1) * GROUP);
-      for (let i = Math.max(mountedFrom, k * GROUP); i < end; i++) {
-        const view = order[i]!;
-        if (view.isRendered) continue;
-        const r = view.el.getBoundingClientRect();
-        if (r.bottom >= top && r.top <= bottom) near.push(view);
-      }
-    }
+    const near = this.groups.unrenderedWithin(order, mountedFrom, box.top - RENDER_AHEAD, box.bottom + RENDER_AHEAD);
     for (let i = near.length - 1; i >= 0; i--) this.lazy.add(near[i]!);
   }
 
