@@ -1,4 +1,4 @@
-// Builds the two bundles: the extension host (Node, CommonJS) and the webview (browser, IIFE).
+// Builds the bundles: the extension host (Node, CommonJS) and the webview's two (browser, IIFE), and its stylesheet.
 // `vscode` is provided by the host; the Copilot runtime package is a native, per-platform
 // binary that the SDK finds with require.resolve, so it ships beside the bundle (see .vscodeignore).
 import * as esbuild from 'esbuild';
@@ -40,6 +40,18 @@ const webviewOptions = {
   // function at once instead of each at its first call. The panel calls most of its code on the way to the first
   // paint. Written into the page, the script is compiled on the main thread either way (see README, footnote 4).
   banner: { js: WEBVIEW_COMPILE_HINT },
+};
+
+// The code highlighter (highlight.js and its grammars, about 95 KB) is a bundle of its own: the host writes it into the
+// page as text that does not run, and the panel runs it after its first paint (webview/highlighter.ts). No compile
+// hint: it is compiled a function at a time as grammars are used, in idle time.
+const highlighterOptions = {
+  ...common,
+  entryPoints: { 'webview-highlighter': 'webview/highlighterBundle.ts' },
+  outdir: 'dist',
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
 };
 
 // Styles are a file of their own: the host writes it into the page in a <style> with the page's nonce (the CSP admits
@@ -89,7 +101,7 @@ async function writeFreshDatabase() {
   await writeFile('dist/baton-fresh.sqlite', freshDatabaseImage(await loadSqlJs()));
 }
 
-const all = [hostOptions, webviewOptions, stylesOptions, ...(withTests ? [e2eOptions] : [])];
+const all = [hostOptions, webviewOptions, highlighterOptions, stylesOptions, ...(withTests ? [e2eOptions] : [])];
 await copyWasm();
 await writeFreshDatabase();
 if (watch) {

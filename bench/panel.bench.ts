@@ -505,7 +505,7 @@ async function assertClean(errors: string[], violations: string[]): Promise<void
 
 export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[]> {
   const build = await buildWebview();
-  const pageBytes = Buffer.byteLength(servedHtml('https://*.vscode-cdn.net', await readPageFiles(build)));
+  const pageBytes = Buffer.byteLength(servedHtml('https://*.vscode-cdn.net', await readPageFiles(build), true));
   const browser = await launchChromium();
   try {
     const answer = benchAnswer();
@@ -568,10 +568,10 @@ export async function benchPanel(opts: { quick: boolean }): Promise<BenchFigure[
 
     const kb = (answer.length / 1024).toFixed(0);
     return [
-      // The bundle and the stylesheet are written into the page: its HTML (without the first page of messages) is
+      // The bundles and the stylesheet are written into the page: its HTML (without the first page of messages) is
       // everything the panel loads.
       {
-        name: `panel: webview page, minified: HTML with the js and css in it (js ${(build.jsBytes / 1024).toFixed(0)} KB + css ${(build.cssBytes / 1024).toFixed(0)} KB)`,
+        name: `panel: webview page, minified: HTML with the js and css in it (js ${(build.jsBytes / 1024).toFixed(0)} KB + highlighter ${(build.highlighterBytes / 1024).toFixed(0)} KB + css ${(build.cssBytes / 1024).toFixed(0)} KB)`,
         value: pageBytes / 1024,
         unit: 'KB',
         target: '≤ 400',

@@ -7,7 +7,8 @@
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
-// base's files are requested by its page, as before they were written into it. --requested also opens this build that
+// base's files are written into its page, as the extension serves it (a base from before the code highlighter's own
+// bundle has highlight.js in its one bundle). --requested also opens this build that
 // way; --unhinted opens it written into the page without the compile hint. Each open's resource timings (the HTML, and
 // the files when requested) are reported beside the trace. --round-trip answers `ready` from this process. --tree prints each open's main-thread events;
 // --js adds the sampling profiler's self time per function (--readable keeps the names); --untraced takes wall-clock
@@ -330,10 +331,13 @@ async function main(): Promise<void> {
       builds.push([
         `${args[i + 1]!.replace(/^.*\//, '')}${args[i] === '--base' ? '' : ' (no hint)'}`,
         await buildWebview({ readable, root: args[i + 1]!, compileHint: args[i] === '--base' }),
-        'requested',
+        'inline',
       ]);
   }
-  for (const [name, b] of builds) console.log(`${name}: bundle ${(b.jsBytes / 1024).toFixed(1)} KB js + ${(b.cssBytes / 1024).toFixed(1)} KB css`);
+  for (const [name, b] of builds)
+    console.log(
+      `${name}: bundle ${(b.jsBytes / 1024).toFixed(1)} KB js + ${(b.highlighterBytes / 1024).toFixed(1)} KB highlighter + ${(b.cssBytes / 1024).toFixed(1)} KB css`,
+    );
   const browser = await launchChromium();
   const snapshot = historySnapshot(Number(process.env.BATON_HISTORY ?? 1000));
   const results = new Map<string, OpenTrace[]>(builds.map(([name]) => [name, []]));

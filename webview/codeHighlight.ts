@@ -1,9 +1,10 @@
 // Syntax colouring with highlight.js: its core plus the languages chat answers use most (registering only these keeps
 // the webview bundle small; an unknown language is shown plain, never guessed: auto-detection runs every grammar).
-// Token classes are `tok-<scope>` (styles/code.css colours them from VS Code's theme variables).
+// Token classes are `tok-<scope>` (styles/code.css colours them from VS Code's theme variables). This module is the
+// highlighter's own bundle (highlighterBundle.ts), run after the first paint; the page reaches it through highlighter.ts.
 //
 // What must stay true: the output is the escaped code wrapped in <span class="tok-…"> only, so its textContent is the
-// code; no block longer than HIGHLIGHT_LIMIT is highlighted on its own; and no grammar ever sees a long word.
+// code; no block longer than HIGHLIGHT_LIMIT (highlighter.ts) is highlighted on its own; and no grammar ever sees a long word.
 // highlight.js is quadratic in the length of a word (20 KB of base64 in a css block took 1.5 s, 100 KB 34 s): some
 // grammars retry a word-matching regex at every position of it. So every run of more than LONG_WORD non-space
 // characters is swapped for one placeholder character before highlighting and put back, escaped, afterwards; it takes
@@ -33,11 +34,8 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
-
-/** Code blocks longer than this (characters) are shown plain, with a Highlight button. */
-export const HIGHLIGHT_LIMIT = 20_000;
-/** The class a code element whose colouring was deferred carries (see deferredHighlight.ts). */
-export const HIGHLIGHT_PENDING = 'hl-pending';
+import { LONG_IDLE_MS } from './idleTime';
+import { grammarName } from './languageNames';
 
 // Chosen by what replies hold and by size (the webview bundle must stay under 400 KB): scss, swift, php, powershell
 // and kotlin were left out for 36 KB; their blocks show plain (scss is coloured as css).
@@ -68,32 +66,8 @@ const LANGUAGES: Record<string, LanguageFn> = {
 };
 
 // Grammars are registered on first use, not at load: building all 23 took about 25 ms of the panel's startup, before
-// it could ask for its history. So the names are known here without the grammars: each grammar's own aliases (as it
-// declares them) plus the names models write that it does not list.
-const ALIASES: Record<string, string[]> = {
-  bash: ['sh', 'zsh'],
-  c: ['h'],
-  cpp: ['cc', 'c++', 'h++', 'hpp', 'hh', 'hxx', 'cxx'],
-  csharp: ['cs', 'c#'],
-  css: ['scss', 'sass', 'less'],
-  diff: ['patch'],
-  dockerfile: ['docker'],
-  go: ['golang'],
-  ini: ['toml', 'env', 'dotenv'],
-  java: ['jsp'],
-  javascript: ['js', 'jsx', 'mjs', 'cjs', 'node'],
-  json: ['jsonc', 'json5'],
-  makefile: ['mk', 'mak', 'make'],
-  markdown: ['md', 'mkdown', 'mkd'],
-  plaintext: ['text', 'txt', 'output', 'log'],
-  python: ['py', 'gyp', 'ipython'],
-  ruby: ['rb', 'gemspec', 'podspec', 'thor', 'irb'],
-  rust: ['rs'],
-  shell: ['console', 'shellsession', 'terminal'],
-  typescript: ['ts', 'tsx', 'mts', 'cts'],
-  xml: ['html', 'xhtml', 'rss', 'atom', 'xjb', 'xsd', 'xsl', 'plist', 'wsf', 'svg'],
-  yaml: ['yml'],
-};
+// it could ask for its history. Their names and aliases are in languageNames.ts, which the page reads without them.
+
 /** The grammars each one embeds (its subLanguage modes), registered with it so embedded code is coloured too. */
 const EMBEDS: Record<string, string[]> = {
   dockerfile: ['bash'],
@@ -104,11 +78,6 @@ const EMBEDS: Record<string, string[]> = {
   xml: ['css', 'javascript'],
   yaml: ['ruby'],
 };
-const NAMES = new Map<string, string>();
-for (const name of Object.keys(LANGUAGES)) {
-  NAMES.set(name, name);
-  for (const alias of ALIASES[name] ?? []) NAMES.set(alias, name);
-}
 hljs.configure({ classPrefix: 'tok-' });
 
 const registered = new Set<string>();
@@ -117,16 +86,6 @@ function register(name: string): void {
   registered.add(name);
   hljs.registerLanguage(name, LANGUAGES[name]!);
   for (const embedded of EMBEDS[name] ?? []) register(embedded);
-}
-
-/** The bundled grammar `lang` (a fence's info word) names, if any. */
-function grammarName(lang: string): string | undefined {
-  return lang === '' ? undefined : NAMES.get(lang.toLowerCase());
-}
-
-/** Whether `lang` (a fence's info word) names a grammar that is bundled. */
-export function knowsLanguage(lang: string): boolean {
-  return grammarName(lang) !== undefined;
 }
 
 const LONG_WORD = 120;
@@ -170,9 +129,6 @@ function withoutLongWords(code: string, words: string[]): string {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
-
-/** An idle period at least this long has no frame due (the browser grants up to 50 ms when nothing is animating). */
-export const LONG_IDLE_MS = 40;
 
 /** Grammars compiled ahead of need, the most used first: the first block in TypeScript took 15–45 ms, a lost frame. */
 const WARM = ['typescript', 'javascript', 'python', 'bash', 'json', 'css', 'xml', 'shell', 'yaml', 'diff'];

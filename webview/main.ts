@@ -1,7 +1,8 @@
-// Webview entry (bundled by esbuild to dist/webview.js; styles are a separate file, dist/webview.css). The host writes
-// both into the page, each in an element with the page's nonce (src/vscode/webviewHtml.ts).
+// Webview entry (bundled by esbuild to dist/webview.js; styles are a separate file, dist/webview.css, and so is the code
+// highlighter, dist/webview-highlighter.js). The host writes them into the page (src/vscode/webviewHtml.ts).
 import type { FIRST_PAGE_ELEMENT_ID } from '../src/shared/protocol';
 import { ChatApp } from './chatApp';
+import { loadHighlighterSoon } from './deferredHighlight';
 import { vscodeApi } from './vscodeApi';
 import { warmUp } from './warmUp';
 
@@ -22,4 +23,6 @@ function firstPage(): unknown {
 
 const root = document.getElementById('app') ?? document.body;
 new ChatApp(root, vscodeApi()).start(firstPage());
+// highlight.js is not compiled before the first paint: it is run in the first idle time after it (highlighter.ts).
+loadHighlighterSoon();
 warmUp();

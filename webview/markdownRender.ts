@@ -11,15 +11,16 @@
 // - No `style` attribute is emitted (the CSP admits none): table alignment becomes a class.
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
-import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlightCode, knowsLanguage } from './codeHighlight';
 import { countText } from './countText';
+import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlighter } from './highlighter';
+import { knowsLanguage } from './languageNames';
 
 /** How a block is rendered: an open block is still streaming, so its code is not highlighted yet. */
 export interface RenderEnv {
   open?: boolean;
   /**
    * Code is left plain, marked with HIGHLIGHT_PENDING, for deferredHighlight.ts to colour after the paint (a settled
-   * message rendered whole, as history is).
+   * message rendered whole, as history is). Code rendered before the highlighter has loaded is marked so too.
    */
   deferHighlight?: boolean;
 }
@@ -153,9 +154,12 @@ function codeBlock(raw: string, lang: string, env: RenderEnv): string {
   const tooLong = code.length > HIGHLIGHT_LIMIT;
   // An open block is highlighted once it is complete (the last block when the stream ends): re-highlighting a
   // growing block every frame is the work that must not land in a frame.
-  const highlightable = !env.open && !tooLong && langClass !== '';
-  const deferred = highlightable && env.deferHighlight === true && knowsLanguage(langClass);
-  const body = (highlightable && !deferred && highlightCode(code, langClass)) || chunkedHtml(code);
+  const known = !env.open && !tooLong && knowsLanguage(langClass);
+  // Before the highlighter's bundle has run (just after the first paint, see highlighter.ts), code is left plain and
+  // marked like deferred code: deferredHighlight.ts colours every marked block once it has run.
+  const now = known && env.deferHighlight !== true ? highlighter() : undefined;
+  const deferred = known && !now;
+  const body = (now && now.highlightCode(code, langClass)) || chunkedHtml(code);
   const codeClass = langClass ? `language-${langClass}${deferred ? ` ${HIGHLIGHT_PENDING}` : ''}` : '';
   const highlightButton =
     tooLong && langClass

@@ -2,7 +2,8 @@
 // DOMPurify and the TypeScript grammar not yet compiled by the JIT) and took 30–40 ms of script where a warm one
 // takes a few. One sample with the usual constructs, rendered and sanitized off-DOM, pays that before anyone waits;
 // the time formatters' locale data is loaded too.
-import { LONG_IDLE_MS, warmUpHighlighter } from './codeHighlight';
+import { loadHighlighter } from './highlighter';
+import { LONG_IDLE_MS } from './idleTime';
 import { renderMarkdown } from './markdownStream';
 import { sanitizedFragment } from './sanitize';
 import { timeFormatters } from './timeText';
@@ -36,7 +37,8 @@ export function warmUp(): void {
     sanitizedFragment(renderMarkdown(SAMPLE));
     // The locale data in a slice of its own: with the render above, it would be a task of up to 70 ms.
     requestIdleCallback(timeStep);
-    warmUpHighlighter();
+    // The highlighter has loaded by now, in the first idle time after the paint (deferredHighlight.ts).
+    loadHighlighter()?.warmUp();
   };
   const timeStep = (deadline: IdleDeadline): void => {
     if (deadline.timeRemaining() < LONG_IDLE_MS) requestIdleCallback(timeStep);

@@ -162,6 +162,12 @@ export interface Snapshot {
  * data, never executed, so the CSP need not admit it.
  */
 export const FIRST_PAGE_ELEMENT_ID = 'baton-first-page';
+/**
+ * The id of the `<script type="text/plain">` element in the webview's HTML that holds the code highlighter's bundle
+ * (highlight.js and its grammars): text the page does not run as it loads, so compiling it is not on the way to the
+ * first paint. The panel runs it just after that paint, as a script with the page's nonce (webview/highlighter.ts).
+ */
+export const HIGHLIGHTER_ELEMENT_ID = 'baton-highlighter';
 /** The first page holds at most this many of the newest messages (the panel first renders about one screenful)… */
 export const FIRST_PAGE_MESSAGES = 40;
 /** …and at most this many characters of their content (one long answer is left to the snapshot that follows). */

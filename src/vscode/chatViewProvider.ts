@@ -31,13 +31,15 @@ export function registerChatView(context: vscode.ExtensionContext, services: Bat
 interface WebviewFiles {
   script: string;
   style: string;
+  /** The code highlighter's bundle, which the page runs after its first paint. */
+  highlighter: string;
 }
 
 class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   /**
-   * The webview's bundle and stylesheet, which its page carries (see webviewHtml.ts): read once, from the moment the
-   * view is registered, so the page is ready when the view opens. Bounded: one copy of each file (about 350 KB).
+   * The webview's two bundles and stylesheet, which its page carries (see webviewHtml.ts): read once, from the moment
+   * the view is registered, so the page is ready when the view opens. Bounded: one copy of each file (about 350 KB).
    */
   private files: Promise<WebviewFiles> | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -56,7 +58,11 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   private readFiles(): Promise<WebviewFiles> {
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const read = (name: string): Promise<string> => readFile(vscode.Uri.joinPath(dist, name).fsPath, 'utf8');
-    return Promise.all([read('webview.js'), read('webview.css')]).then(([script, style]) => ({ script, style }));
+    return Promise.all([read('webview.js'), read('webview.css'), read('webview-highlighter.js')]).then(([script, style, highlighter]) => ({
+      script,
+      style,
+      highlighter,
+    }));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -81,6 +87,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
           nonce: createNonce(),
           script: { text: page.script },
           style: { text: page.style },
+          highlighter: page.highlighter,
           firstPage: this.services.current?.chat.firstPage(),
         });
       },

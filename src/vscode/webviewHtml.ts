@@ -1,13 +1,14 @@
 // The chat webview's page. No vscode import: it is plain string building, unit-tested in Node, and the same page
 // is served by the panel benchmark. The CSP admits scripts and styles only by the per-load nonce (the page's one script
-// and one stylesheet), images and fonts only from the extension's files; no 'unsafe-inline', no eval.
+// and one stylesheet, and the highlighter's script the page creates after its first paint with the same nonce), images
+// and fonts only from the extension's files; no 'unsafe-inline', no eval.
 //
 // The bundle and the stylesheet are written into the page, each in an element with the nonce, rather than fetched:
 // in VS Code a webview's request goes through its service worker, the workbench and the file service, on the way
 // to the first paint (see the README's footnote 4). Their text is the extension's own build, never anything a
 // message or a model wrote; the first page of messages goes in as JSON data, which is never run.
 import { randomBytes } from 'node:crypto';
-import { FIRST_PAGE_ELEMENT_ID, type HostMessage } from '../shared/protocol';
+import { FIRST_PAGE_ELEMENT_ID, HIGHLIGHTER_ELEMENT_ID, type HostMessage } from '../shared/protocol';
 
 export interface WebviewHtmlOptions {
   /** webview.cspSource: the origin the extension's files are served from. */
@@ -17,6 +18,12 @@ export interface WebviewHtmlOptions {
   script: PageFile;
   /** The stylesheet (dist/webview.css): its text, in the page, or its URI. */
   style: PageFile;
+  /**
+   * The code highlighter's bundle (dist/webview-highlighter.js), written into the page as `<script type="text/plain">`:
+   * text the page does not run as it loads; the panel runs it after its first paint, as a script it creates with the
+   * nonce (webview/highlighter.ts). Without it, code is shown plain.
+   */
+  highlighter?: string;
   /**
    * The first page of the panel (a snapshot message, see firstPage in the protocol), written into the page as a
    * `<script type="application/json">`: data the panel reads at once, never executed, so the CSP stays as it is.
@@ -88,7 +95,7 @@ ${'text' in opts.style ? `<style nonce="${attr(opts.nonce)}">${styleText(opts.st
 </head>
 <body>
 <div id="app" class="app"></div>
-${opts.firstPage ? `<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">${scriptData(opts.firstPage)}</script>\n` : ''}${'text' in opts.script ? `<script nonce="${attr(opts.nonce)}">${scriptText(opts.script.text)}</script>` : `<script nonce="${attr(opts.nonce)}" src="${attr(opts.script.uri)}"></script>`}
+${opts.firstPage ? `<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">${scriptData(opts.firstPage)}</script>\n` : ''}${opts.highlighter !== undefined ? `<script type="text/plain" id="${HIGHLIGHTER_ELEMENT_ID}">${scriptText(opts.highlighter)}</script>\n` : ''}${'text' in opts.script ? `<script nonce="${attr(opts.nonce)}">${scriptText(opts.script.text)}</script>` : `<script nonce="${attr(opts.nonce)}" src="${attr(opts.script.uri)}"></script>`}
 </body>
 </html>
 `;

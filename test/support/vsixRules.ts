@@ -26,6 +26,7 @@ export function requiredFiles(root: string, target: string): string[] {
     'LICENSE.txt',
     'dist/extension.js',
     'dist/webview.js',
+    'dist/webview-highlighter.js',
     'dist/webview.css',
     'dist/sql-wasm.wasm',
     'dist/baton-fresh.sqlite',

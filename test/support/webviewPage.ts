@@ -7,6 +7,7 @@
  */
 import { CHROMIUM_ARGS } from './chromium';
 import { createServer, type Server } from 'node:http';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,12 +25,17 @@ export interface WebviewBuild {
   dir: string;
   js: string;
   css: string;
+  /** The code highlighter's bundle, which the page runs after its first paint; undefined for a build from before it. */
+  highlighter: string | undefined;
   jsBytes: number;
   cssBytes: number;
+  highlighterBytes: number;
   dispose(): Promise<void>;
 }
 
-/** Builds dist-equivalent webview.js and webview.css (minified, like a release) into a temp dir. */
+const HIGHLIGHTER_ENTRY = 'webview/highlighterBundle.ts';
+
+/** Builds dist-equivalent webview.js, webview-highlighter.js and webview.css (minified, like a release) into a temp dir. */
 export async function buildWebview(opts: { readable?: boolean; root?: string; compileHint?: boolean } = {}): Promise<WebviewBuild> {
   const dir = await mkdtemp(join(tmpdir(), 'baton-webview-'));
   // `root`: another checkout's webview/ (bench/traceOpen.ts compares two builds in one run).
@@ -52,14 +58,30 @@ export async function buildWebview(opts: { readable?: boolean; root?: string; co
     logLevel: 'silent',
   });
   await esbuild.build({ absWorkingDir: root, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });
+  // As esbuild.mjs: the highlighter, without the compile hint (a base checkout from before it has none).
+  const highlighter = existsSync(join(root, HIGHLIGHTER_ENTRY)) ? join(dir, 'webview-highlighter.js') : undefined;
+  if (highlighter)
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: { 'webview-highlighter': HIGHLIGHTER_ENTRY },
+      outdir: dir,
+      bundle: true,
+      ...(opts.readable ? { minifySyntax: true } : { minify: true }),
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      logLevel: 'silent',
+    });
   const js = join(dir, 'webview.js');
   const css = join(dir, 'webview.css');
   return {
     dir,
     js,
     css,
+    highlighter,
     jsBytes: (await stat(js)).size,
     cssBytes: (await stat(css)).size,
+    highlighterBytes: highlighter ? (await stat(highlighter)).size : 0,
     dispose: () => rm(dir, { recursive: true, force: true }),
   };
 }
@@ -331,24 +353,39 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
   };
 }
 
-/** The build's two files as text, as the extension reads them once (chatViewProvider.ts). */
-export async function readPageFiles(build: WebviewBuild): Promise<{ script: string; style: string }> {
-  return { script: await readFile(build.js, 'utf8'), style: await readFile(build.css, 'utf8') };
+/** The build's files as text, as the extension reads them once (chatViewProvider.ts). */
+export interface PageFiles {
+  script: string;
+  style: string;
+  highlighter: string | undefined;
 }
 
-/** The page the extension serves, from the same builder, with the build's files written in (or requested from `origin`). */
-export function servedHtml(origin: string, inline: { script: string; style: string } | undefined, firstPage?: HostMessage): string {
+export async function readPageFiles(build: WebviewBuild): Promise<PageFiles> {
+  return {
+    script: await readFile(build.js, 'utf8'),
+    style: await readFile(build.css, 'utf8'),
+    highlighter: build.highlighter ? await readFile(build.highlighter, 'utf8') : undefined,
+  };
+}
+
+/**
+ * The page the extension serves, from the same builder, with the build's files written in (or the bundle and the
+ * stylesheet requested from `origin`; the highlighter is written in either way, as the page runs it only from there).
+ */
+export function servedHtml(origin: string, files: PageFiles, inline: boolean, firstPage?: HostMessage): string {
   return renderWebviewHtml({
     cspSource: origin,
     nonce: createNonce(),
-    script: inline ? { text: inline.script } : { uri: `${origin}/webview.js` },
-    style: inline ? { text: inline.style } : { uri: `${origin}/webview.css` },
+    script: inline ? { text: files.script } : { uri: `${origin}/webview.js` },
+    style: inline ? { text: files.style } : { uri: `${origin}/webview.css` },
+    highlighter: files.highlighter,
     firstPage,
   });
 }
 
 async function serve(build: WebviewBuild, firstPage: HostMessage | undefined, files: 'inline' | 'requested'): Promise<Server> {
-  const inline = files === 'inline' ? await readPageFiles(build) : undefined;
+  const text = await readPageFiles(build);
+  const inline = files === 'inline';
   const server = createServer((req, res) => {
     const origin = `http://${req.headers.host}`;
     const path = (req.url ?? '/').split('?')[0];
@@ -357,7 +394,7 @@ async function serve(build: WebviewBuild, firstPage: HostMessage | undefined, fi
       res.end(body);
     };
     if (path === '/') {
-      send(200, 'text/html; charset=utf-8', servedHtml(origin, inline, firstPage));
+      send(200, 'text/html; charset=utf-8', servedHtml(origin, text, inline, firstPage));
     } else if (!inline && (path === '/webview.js' || path === '/webview.css')) {
       readFile(path === '/webview.js' ? build.js : build.css).then(
         (body) => send(200, path.endsWith('.js') ? 'text/javascript' : 'text/css', body),

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { pathologicalInputs } from '../../bench/pathologicalInputs';
-import { HIGHLIGHT_LIMIT, highlightCode } from '../../webview/codeHighlight';
+import { highlightCode } from '../../webview/codeHighlight';
+import '../../webview/highlighterBundle';
+import { HIGHLIGHT_LIMIT } from '../../webview/highlighter';
 import { CHUNK, chunkEnd, MAX_COLUMNS, MAX_DELIMITERS, MAX_RENDERED_BLOCK, openFenceShell, renderBlock } from '../../webview/markdownRender';
 import { BlockSplitter, MarkdownStream, renderMarkdown, splitBlocks } from '../../webview/markdownStream';
 
