@@ -278,6 +278,9 @@ export async function waitInPage(page: Page, expression: string, timeoutMs = 30_
   }
 }
 
+/** True in the page once the code highlighter's bundle has run (webview/highlighter.ts), just after the first paint. */
+export const HIGHLIGHTER_LOADED = 'window.batonHighlighter !== undefined';
+
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 60_000 });
 }

@@ -4,6 +4,7 @@ import {
   FIRST_PAGE_CHARS,
   FIRST_PAGE_ELEMENT_ID,
   FIRST_PAGE_MESSAGES,
+  HIGHLIGHTER_ELEMENT_ID,
   firstPage,
   type ChatMessage,
   type HostMessage,
@@ -150,6 +151,38 @@ describe('renderWebviewHtml', () => {
     )?.[1];
     assert.equal(csp, without);
     assert.doesNotMatch(csp!, /unsafe|sha256/);
+  });
+});
+
+describe('renderWebviewHtml: the code highlighter', () => {
+  // A stand-in for dist/webview-highlighter.js with what could end its element early, as the real one has.
+  const HIGHLIGHTER = 'globalThis.result = ["</script><script>alert(1)</script>", /<script(?=\\s|>)/.test("<script ")];';
+
+  it('carries the highlighter as text that does not run, before the bundle that runs it with the nonce; the CSP is unchanged', () => {
+    const nonce = createNonce();
+    const html = renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, script: SCRIPT, style: STYLE, highlighter: HIGHLIGHTER });
+    const element = new RegExp(`<script type="text/plain" id="${HIGHLIGHTER_ELEMENT_ID}">([^]*?)</script>\n<script nonce="${nonce}">`).exec(html);
+    assert.ok(element, 'a text/plain element with no nonce, just before the bundle');
+    // The bundle (webview/highlighter.ts) gives the script it creates the nonce it reads here.
+    assert.match(html, new RegExp(`<meta property="csp-nonce" content="${nonce}">`));
+    assert.doesNotMatch(element[1]!, /<\/?script/i, 'nothing in it can end the element');
+    const run = (code: string): unknown => {
+      const context: { result?: unknown } = {};
+      runInNewContext(code, context);
+      return JSON.parse(JSON.stringify(context.result));
+    };
+    assert.deepEqual(run(element[1]!), run(HIGHLIGHTER), 'it means the same to JavaScript');
+    assert.deepEqual(
+      (html.match(/<script\b[^>]*>/g) ?? []).filter((t) => !t.includes('type="text/plain"')),
+      [`<script nonce="${nonce}">`],
+      'the only script that runs as the page loads is the bundle',
+    );
+    const csp = (page: string) => /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(page)?.[1];
+    assert.equal(csp(html), csp(renderWebviewHtml({ cspSource: CSP_SOURCE, nonce, script: SCRIPT, style: STYLE })));
+    assert.equal(
+      csp(html),
+      `default-src 'none'; img-src ${CSP_SOURCE} data:; font-src ${CSP_SOURCE}; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';`,
+    );
   });
 });
 

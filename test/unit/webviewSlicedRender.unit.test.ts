@@ -5,8 +5,10 @@ import * as assert from 'node:assert/strict';
 import type { Snapshot } from '../../src/shared/protocol';
 import { benchAnswer } from '../../bench/panel.bench';
 import { pathologicalInputs } from '../../bench/pathologicalInputs';
+// The one-shot render in Node colours code as the page does once its highlighter has run (see page() below).
+import '../../webview/highlighterBundle';
 import { renderMarkdown } from '../../webview/markdownStream';
-import { openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
+import { HIGHLIGHTER_LOADED, openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
 const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
 
@@ -65,6 +67,9 @@ describe('webview: settled messages render in slices (Chromium)', function () {
   async function page() {
     const wp = await openWebviewPage(web.browser(), { build: web.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
     await wp.page.waitForSelector('[data-testid="empty-state"]');
+    // Code rendered before the highlighter has run is coloured later (test/unit/webviewHighlighter.unit.test.ts):
+    // these compare the DOM at the end of a render with the one-shot render's.
+    await waitInPage(wp.page, HIGHLIGHTER_LOADED);
     return wp;
   }
 
