@@ -3,8 +3,19 @@
 // see test/support/webviewPage.ts.
 import type { Browser } from 'playwright-core';
 import { firstPage, type ChatMessage, type HostMessage, type Snapshot } from '../src/shared/protocol';
+// The one-shot renders the page's DOM is checked against colour code as the page does once its highlighter has run.
+import '../webview/highlighterBundle';
 import { renderMarkdown } from '../webview/markdownStream';
-import { buildWebview, launchChromium, openWebviewPage, readPageFiles, servedHtml, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
+import {
+  buildWebview,
+  HIGHLIGHTER_LOADED,
+  launchChromium,
+  openWebviewPage,
+  readPageFiles,
+  servedHtml,
+  waitInPage,
+  type WebviewBuild,
+} from '../test/support/webviewPage';
 import { median, type BenchFigure } from './figure';
 import { longListInputs, pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
 import type { TraceEvent } from './traceOpen';
@@ -254,6 +265,8 @@ async function oneShotOnce(browser: Browser, build: WebviewBuild, text: string, 
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
   try {
     await wp.page.waitForSelector('[data-testid="empty-state"]');
+    // As in a panel in use: the highlighter runs just after the first paint (webview/highlighter.ts).
+    await waitInPage(wp.page, HIGHLIGHTER_LOADED);
     if (traced) await browser.startTracing(wp.page, { categories: ['toplevel', 'blink.user_timing'] });
     const result = (await wp.page.evaluate(`${ONE_SHOT_DRIVER}(${JSON.stringify(text)})`)) as OneShotResult;
     const longestTaskCpuMs = traced
@@ -324,6 +337,8 @@ async function streamCpuOnce(browser: Browser, build: WebviewBuild, text: string
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
   try {
     await wp.page.waitForSelector('[data-testid="empty-state"]');
+    // As in a panel in use: the highlighter runs just after the first paint (webview/highlighter.ts).
+    await waitInPage(wp.page, HIGHLIGHTER_LOADED);
     await browser.startTracing(wp.page, { categories: ['toplevel', 'blink.user_timing'] });
     const deltas = JSON.stringify(cutIntoDeltas(text, 500, 3));
     const result = (await wp.page.evaluate(`${STREAM_DRIVER}(${deltas}, 0, ${JSON.stringify(renderMarkdown(text))})`)) as StreamResult;
@@ -360,6 +375,8 @@ async function streamOnce(browser: Browser, build: WebviewBuild, deltas: string[
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
   try {
     await wp.page.waitForSelector('[data-testid="empty-state"]');
+    // As in a panel in use: the highlighter runs just after the first paint (webview/highlighter.ts).
+    await waitInPage(wp.page, HIGHLIGHTER_LOADED);
     const result = (await wp.page.evaluate(`${STREAM_DRIVER}(${JSON.stringify(deltas)}, ${pace}, ${JSON.stringify(expectedHtml)})`)) as StreamResult;
     await assertClean(wp.errors, await wp.cspViolations());
     return result;

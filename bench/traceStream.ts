@@ -15,8 +15,10 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { Snapshot } from '../src/shared/protocol';
+// The one-shot render colours code as the page does once its highlighter has run.
+import '../webview/highlighterBundle';
 import { renderMarkdown } from '../webview/markdownStream';
-import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
+import { buildWebview, HIGHLIGHTER_LOADED, launchChromium, openWebviewPage, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median } from './figure';
 import { benchAnswer, cutIntoDeltas, STREAM_DRIVER } from './panel.bench';
 import { longListInputs } from './pathologicalInputs';
@@ -95,6 +97,8 @@ async function traceStream(browser: Browser, build: WebviewBuild, deltas: string
   const wp = await openWebviewPage(browser, { build, replyToReady: [{ type: 'snapshot', seq: 1, snapshot: EMPTY }] });
   try {
     await wp.page.waitForSelector('[data-testid="empty-state"]');
+    // A build with its own highlighter bundle runs it just after the first paint (webview/highlighter.ts).
+    if (build.highlighter) await waitInPage(wp.page, HIGHLIGHTER_LOADED);
     await browser.startTracing(wp.page, {
       // --light: fewer categories (the kinds without the detail of --tree), so tracing stretches the stream less.
       categories: [
