@@ -34,11 +34,13 @@ export function warmUp(): void {
       requestIdleCallback(step);
       return;
     }
+    // The highlighter has loaded by now, in the first idle time after the paint (deferredHighlight.ts); if not, now, so
+    // the sample's code is coloured as an answer's would be.
+    const highlighter = loadHighlighter();
     sanitizedFragment(renderMarkdown(SAMPLE));
     // The locale data in a slice of its own: with the render above, it would be a task of up to 70 ms.
     requestIdleCallback(timeStep);
-    // The highlighter has loaded by now, in the first idle time after the paint (deferredHighlight.ts).
-    loadHighlighter()?.warmUp();
+    highlighter?.warmUp();
   };
   const timeStep = (deadline: IdleDeadline): void => {
     if (deadline.timeRemaining() < LONG_IDLE_MS) requestIdleCallback(timeStep);

@@ -67,8 +67,9 @@ function scriptData(value: unknown): string {
 // The HTML parser ends a <script> element at `</script`, and after `<!--` a `<script` puts it where even that does not
 // end it; neither can be in the bundle's text as written. Spelling the `s` of each as \u0073 (\u0053 for `S`) means the
 // same in every place JavaScript can hold it: a string, a regular expression (with or without the u flag), a comment,
-// an identifier; only a raw template string (String.raw) would read it differently, and the bundle has no `<script` but
-// one in a regular expression of highlight.js's. CSS has only `</style` to fear; `\/` is `/` in CSS.
+// an identifier; only a raw template string (String.raw) would read it differently, and the bundles have no `<script`
+// but one in a regular expression of highlight.js's (in the highlighter's). CSS has only `</style` to fear; `\/` is
+// `/` in CSS.
 function scriptText(text: string): string {
   return text.replace(/<(\/?)(s)(cript)/gi, (_, slash: string, s: string, rest: string) => `<${slash}\\u00${s === 's' ? '73' : '53'}${rest}`);
 }
