@@ -328,7 +328,7 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
  * ships (opening builds the resumed session's tool list, which connects its MCP servers there) and as before (the
  * same warm-up without that step, so the first send connects them).
  */
-export async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
+async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const shipped = { first: [] as number[], warm: [] as number[] };
   const before = { first: [] as number[], warm: [] as number[] };
   const phases: Array<{ first: ReplyPhases; warm: ReplyPhases }> = [];
