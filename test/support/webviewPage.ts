@@ -6,6 +6,7 @@
  * CSP violations are collected, so a benchmark run also proves the page needs nothing the CSP forbids.
  */
 import { CHROMIUM_ARGS } from './chromium';
+import { DARK_THEME } from './darkTheme';
 import { createServer, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -85,77 +86,6 @@ export async function buildWebview(opts: { readable?: boolean; root?: string; co
     dispose: () => rm(dir, { recursive: true, force: true }),
   };
 }
-
-/** Dark-theme values for the variables the stylesheet uses, as VS Code would set them on <html>. */
-export const DARK_THEME: Record<string, string> = {
-  'font-family': 'system-ui, sans-serif',
-  'font-size': '13px',
-  'font-weight': 'normal',
-  'editor-font-family': 'monospace',
-  'editor-font-size': '13px',
-  foreground: '#cccccc',
-  descriptionForeground: '#9d9d9d',
-  errorForeground: '#f85149',
-  focusBorder: '#0078d4',
-  'sideBar-background': '#181818',
-  'editor-background': '#1f1f1f',
-  'editor-foreground': '#cccccc',
-  'panel-border': '#2b2b2b',
-  'widget-border': '#313131',
-  'input-background': '#313131',
-  'input-foreground': '#cccccc',
-  'input-border': '#3c3c3c',
-  'input-placeholderForeground': '#989898',
-  'textLink-foreground': '#4daafc',
-  'textLink-activeForeground': '#4daafc',
-  'textPreformat-foreground': '#d0d0d0',
-  'textPreformat-background': '#3c3c3c',
-  'textCodeBlock-background': '#2b2b2b',
-  'textBlockQuote-background': '#2b2b2b',
-  'textBlockQuote-border': '#616161',
-  'badge-background': '#616161',
-  'badge-foreground': '#f8f8f8',
-  'button-background': '#0078d4',
-  'button-foreground': '#ffffff',
-  'button-hoverBackground': '#026ec1',
-  'button-secondaryBackground': '#313131',
-  'button-secondaryForeground': '#cccccc',
-  'button-secondaryHoverBackground': '#3c3c3c',
-  'checkbox-background': '#313131',
-  'checkbox-border': '#3c3c3c',
-  'checkbox-foreground': '#cccccc',
-  // What elements-lite's checkbox and textarea read (VS Code derives them from checkbox.* and input.*).
-  'settings-checkboxBackground': '#313131',
-  'settings-checkboxBorder': '#3c3c3c',
-  'settings-checkboxForeground': '#cccccc',
-  'settings-textInputBackground': '#313131',
-  'settings-textInputForeground': '#cccccc',
-  'settings-textInputBorder': '#3c3c3c',
-  'editorWidget-background': '#202020',
-  'list-hoverBackground': '#2a2d2e',
-  'toolbar-hoverBackground': '#5a5d5e50',
-  'inputValidation-errorBackground': '#5a1d1d',
-  'inputValidation-errorBorder': '#be1100',
-  'inputValidation-warningBackground': '#352a05',
-  'inputValidation-warningBorder': '#b89500',
-  'inputValidation-infoBackground': '#063b49',
-  'inputValidation-infoBorder': '#1b80b2',
-  'chat-requestBackground': '#1f1f1f',
-  'chat-requestBorder': '#ffffff1a',
-  'debugTokenExpression-name': '#c586c0',
-  'debugTokenExpression-string': '#ce9178',
-  'debugTokenExpression-number': '#b5cea8',
-  'debugTokenExpression-boolean': '#4e94ce',
-  'symbolIcon-functionForeground': '#b180d7',
-  'symbolIcon-classForeground': '#ee9d28',
-  'symbolIcon-fieldForeground': '#75beff',
-  'symbolIcon-eventForeground': '#ee9d28',
-  'progressBar-background': '#0078d4',
-  'testing-iconPassed': '#73c991',
-  'testing-iconFailed': '#f14c4c',
-  'charts-blue': '#3794ff',
-  'editorCursor-foreground': '#aeafad',
-};
 
 export interface OpenOptions {
   /** Host messages posted to the page when it says `ready` (usually one snapshot). */
