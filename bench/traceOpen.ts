@@ -22,7 +22,7 @@ import { buildWebview, launchChromium, openWebviewPage, waitInPage, type OpenOpt
 
 type Files = NonNullable<OpenOptions['files']>;
 import { median } from './figure';
-import { historySnapshot } from './panel.bench';
+import { historySnapshot } from './panelContent';
 
 /** One event of a Chromium trace (the fields the bench reads). */
 export interface TraceEvent {

@@ -11,7 +11,8 @@
 import type { Browser } from 'playwright-core';
 import { buildWebview, launchChromium, openWebviewPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median } from './figure';
-import { benchAnswer, ONE_SHOT_DRIVER } from './panel.bench';
+import { benchAnswer } from './panelContent';
+import { ONE_SHOT_DRIVER } from './panelDrivers';
 import { pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
 import type { TraceEvent } from './traceOpen';
 

@@ -11,7 +11,8 @@ import { firstPage } from '../src/shared/protocol';
 import type { Browser } from 'playwright-core';
 import { buildWebview, launchChromium, openWebviewPage, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median } from './figure';
-import { historySnapshot, SCROLL_DRIVER } from './panel.bench';
+import { historySnapshot } from './panelContent';
+import { SCROLL_DRIVER } from './panelDrivers';
 import type { TraceEvent } from './traceOpen';
 
 /** Kinds of main-thread work; an event counts as the innermost kind it is inside of. */

@@ -20,7 +20,8 @@ import '../webview/highlighterBundle';
 import { renderMarkdown } from '../webview/markdownStream';
 import { buildWebview, HIGHLIGHTER_LOADED, launchChromium, openWebviewPage, waitInPage, type WebviewBuild } from '../test/support/webviewPage';
 import { median } from './figure';
-import { benchAnswer, cutIntoDeltas, STREAM_DRIVER } from './panel.bench';
+import { benchAnswer, cutIntoDeltas } from './panelContent';
+import { STREAM_DRIVER } from './panelDrivers';
 import { longListInputs } from './pathologicalInputs';
 import type { TraceEvent } from './traceOpen';
 

@@ -3,7 +3,7 @@
 // of the panel bench and a long ordinary one; a reply whose ending brings its whole text keeps the blocks it streamed.
 import * as assert from 'node:assert/strict';
 import type { Snapshot } from '../../src/shared/protocol';
-import { benchAnswer } from '../../bench/panel.bench';
+import { benchAnswer } from '../../bench/panelContent';
 import { pathologicalInputs } from '../../bench/pathologicalInputs';
 // The one-shot render in Node colours code as the page does once its highlighter has run (see page() below).
 import '../../webview/highlighterBundle';
