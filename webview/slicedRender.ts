@@ -9,27 +9,19 @@
 // frame, as before; while slices remain, the body carries aria-busy (assistive technology waits, the bench and tests
 // wait for it to go); a slice is never smaller than one block, so a single block's cost (bounded in markdownRender.ts:
 // MAX_RENDERED_BLOCK, MAX_DELIMITERS, HIGHLIGHT_LIMIT, MAX_COLUMNS) is the most a frame can take beyond the slice.
-//
-// A slice's budget covers its whole script: the markdown, and the sanitizing and inserting of what it rendered, which
-// cost about as much again (issue 22: a slice of 6 ms of markdown was a 14 ms callback, traced). The second part is
-// forecast from the HTML's length at the rate the slices before it took.
 import type { RenderEnv } from './markdownRender';
 import { renderAnyBlock } from './markdownRows';
 import { splitBlocks } from './markdownStream';
 import { sanitizedFragment } from './sanitize';
 
 /**
- * Script per slice, in ms: markdown, sanitizing and inserting; the other messages' renders in that frame share one
- * slice. What a slice does not bound is the frame's layout and paint of the message so far, which grows with it
- * (10–30 ms a frame near the end of a 200 KB reply, traced).
+ * Markdown work per slice, in ms. Sanitizing and inserting what it rendered cost about as much again; the other
+ * messages' renders in that frame share one slice. What a slice does not bound is the frame's layout and paint of the
+ * message so far, which grows with it (10–30 ms a frame near the end of a 200 KB reply, traced). Smaller slices do not
+ * help: each frame pays that layout and paint, so a budget that also counted sanitizing (half the slice) made a 200 KB
+ * reply's longest task no shorter (52 ms of CPU against 51, traced in turns) and its render's CPU 2.2 times as much.
  */
 export const SLICE_MS = 6;
-
-/**
- * Sanitizing and inserting, in ms per character of HTML: the mean of the slices so far, weighted to the recent ones.
- * The first guess is what a slice of ordinary replies took (Chromium, a quiet machine).
- */
-let insertMsPerChar = 0.0002;
 
 interface Job {
   el: Element;
@@ -64,20 +56,14 @@ export function renderSliced(el: Element, text: string, env: RenderEnv, done?: (
   };
 }
 
-/**
- * Renders the job's next blocks (at least one) while the time so far and the forecast of inserting them leave
- * `deadline` unreached, and appends them; true when the job is done.
- */
+/** Renders the job's next blocks until `deadline` (at least one), appends them; true when the job is done. */
 function slice(job: Job, deadline: number): boolean {
   let html = '';
   do html += renderAnyBlock(job.blocks[job.next++]!, job.env);
-  while (job.next < job.blocks.length && performance.now() + html.length * insertMsPerChar < deadline);
+  while (job.next < job.blocks.length && performance.now() < deadline);
   // Into the live DOM slice by slice: laid out as it grows, each slice's text is shaped once. Kept off the document
   // and put in at the end, a 200 KB reply's first layout was one 300 ms frame.
-  const started = performance.now();
   job.el.append(sanitizedFragment(html));
-  // Small slices say little about the rate (the timer's grain is 0.1 ms or coarser).
-  if (html.length > 2000) insertMsPerChar = 0.7 * insertMsPerChar + (0.3 * (performance.now() - started)) / html.length;
   if (job.next < job.blocks.length) return false;
   job.el.removeAttribute('aria-busy');
   job.done?.();
