@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { meetsTarget, type BenchFigure } from './figure';
+import { leftRunning } from './leftProcesses';
 
 const quick = process.argv.includes('--quick');
 // `--only store,panel` runs just those sections (results.json then holds only them).
@@ -48,6 +49,12 @@ async function main(): Promise<void> {
     } catch (err) {
       crashed++;
       results[name] = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    // A section that leaves processes running is a bug in it: the next sections would measure a loaded machine.
+    const left = await leftRunning();
+    if (left.length && Array.isArray(results[name])) {
+      crashed++;
+      results[name] = { error: `left ${left.length} process(es) running: ${left.map((p) => `${p.pid} ${p.cmd.slice(0, 100)}`).join('; ')}` };
     }
     process.stdout.write(`  ${name} took ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }

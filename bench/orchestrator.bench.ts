@@ -13,6 +13,7 @@ import { CopilotClient as Client, hermeticEnv, waitForEvent } from '../test/supp
 import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
+import { phaseFigures, phasedReply, type ReplyPhases } from './firstReplyPhases';
 import { firstTurnTiming, runtimeTracingEnvironment, type FirstTurnTiming } from './runtimeFirstTurn';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -330,6 +331,7 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
 async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const shipped = { first: [] as number[], warm: [] as number[] };
   const before = { first: [] as number[], warm: [] as number[] };
+  const phases: Array<{ first: ReplyPhases; warm: ReplyPhases }> = [];
   const warmUp = CopilotAgentSession.prototype.warmUp;
   const once = async (into: { first: number[]; warm: number[] }, i: number): Promise<void> => {
     const core = await startCore({ server, flushDelayMs: 250 });
@@ -344,8 +346,12 @@ async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: numbe
         };
       void panelOpened(core, core.logger);
       await new Promise((r) => setTimeout(r, 2_000));
-      into.first.push((await enterToFirstToken(core, `after reopening ${i}`)).ms);
-      into.warm.push((await enterToFirstToken(core, `warm ${i}`)).ms);
+      const live = () => keeperOf(core).current;
+      const first = await phasedReply(core, server, live, `after reopening ${i}`);
+      const warm = await phasedReply(core, server, live, `warm ${i}`);
+      into.first.push(first.total);
+      into.warm.push(warm.total);
+      if (into === shipped) phases.push({ first, warm });
     } finally {
       CopilotAgentSession.prototype.warmUp = warmUp;
       await core.dispose();
@@ -368,6 +374,11 @@ async function benchFirstReplyResumed(server: ScriptedModelServer, rounds: numbe
       value: median(before.first) / median(before.warm),
       unit: '×',
     },
+    ...phaseFigures(
+      'resumed',
+      phases.map((p) => p.first),
+      phases.map((p) => p.warm),
+    ),
   ];
 }
 
