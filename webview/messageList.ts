@@ -340,7 +340,8 @@ export class MessageList {
     for (const view of this.lazy) {
       if (performance.now() > deadline) break;
       this.lazy.delete(view);
-      if (!view.isRendered && this.views.get(view.id) === view) view.render();
+      // Within what is left of the budget: a long one goes on in slices in the next frames (slicedRender.ts).
+      if (!view.isRendered && this.views.get(view.id) === view) view.render(false, deadline);
     }
     if (this.mountedFrom > 0 && performance.now() < deadline) this.mountOlder();
     if (this.dirty.size || this.lazy.size || this.mountedFrom > 0) this.schedule();

@@ -95,8 +95,11 @@ export class MessageView {
    * `deferHighlight`: its code is coloured, and its time written, just after the next paint (deferredHighlight.ts,
    * timeText.ts), for the messages a snapshot paints first. Messages rendered as they scroll into view colour theirs at once, inside the list's frame
    * budget: deferred there, the colouring landed between the frames of the scroll and made them longer.
+   * `until`: when the caller's frame budget ends; a long markdown body renders what fits (at least a block) and the rest
+   * in slices over the next frames (slicedRender.ts). A message's render as it came into view was 20–35 ms of script
+   * in one frame of a scroll (issue 22).
    */
-  render(deferHighlight = false): void {
+  render(deferHighlight = false, until?: number): void {
     if (this.rendered) return;
     const el = this.el;
     this.rendered = true;
@@ -111,7 +114,7 @@ export class MessageView {
     this.renderHeader(deferHighlight);
     this.renderFooter();
     this.renderActions();
-    this.renderBody(deferHighlight);
+    this.renderBody(deferHighlight, until);
   }
 
   appendDelta(delta: string): void {
@@ -306,7 +309,7 @@ export class MessageView {
     if (this.body) setText(this.body, this.content);
   }
 
-  private renderBody(deferHighlight = false): void {
+  private renderBody(deferHighlight = false, until?: number): void {
     const { body, message } = this;
     if (!body) return;
     this.stopRender?.();
@@ -330,7 +333,7 @@ export class MessageView {
     if (!this.isStreaming) {
       this.stream = undefined;
       // A long reply in frame-sized slices; its deferred code is queued once it is all in.
-      this.stopRender = renderSliced(body, message.content, { deferHighlight }, deferHighlight ? () => highlightLater(body) : undefined);
+      this.stopRender = renderSliced(body, message.content, { deferHighlight }, deferHighlight ? () => highlightLater(body) : undefined, until);
       return;
     }
     this.stream = new MarkdownStream();

@@ -37,6 +37,8 @@ const DRIVER = String.raw`(async function (text, size, perFrame, expected, final
     })();
   });
   var body = document.querySelector('[data-id="r"] .message-body');
+  // Text rendered anew comes in slices (slicedRender.ts): under load even two blocks can take two frames.
+  while (body.hasAttribute('aria-busy')) await new Promise(function (r) { requestAnimationFrame(r); });
   var t = document.createElement('template');
   t.innerHTML = expected;
   return { same: body.innerHTML === t.innerHTML, html: body.innerHTML, expected: t.innerHTML, firstKept: !!first && first.isConnected && body.contains(first) };

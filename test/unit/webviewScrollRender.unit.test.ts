@@ -1,0 +1,87 @@
+// Messages rendered as a scroll brings them into view get what is left of the list's frame budget (webview/messageList.ts,
+// MessageView.render's `until`), and a long one goes on in slices over the next frames (webview/slicedRender.ts). In
+// the real webview bundle (Chromium, test/support/webviewPage.ts), what a reader sees must not change: no message on
+// screen is ever blank, and each message ends with exactly the DOM of rendering it at once.
+import * as assert from 'node:assert/strict';
+import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
+import { benchAnswer } from '../../bench/panel.bench';
+import { renderMarkdown } from '../../webview/markdownStream';
+import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
+
+const BASE_TS = Date.UTC(2026, 10, 20, 9, 0);
+
+/** Questions and replies in turn; every eighth reply is long (tens of KB: more than one frame's budget to render). */
+function history(count: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let i = 0; i < count; i++) {
+    const ts = BASE_TS + i * 61_000;
+    if (i % 2 === 0) messages.push({ id: `m${i}`, role: 'user', content: `Question ${i}`, status: 'complete', ts });
+    else messages.push({ id: `m${i}`, role: 'assistant', content: benchAnswer(i % 16 === 7 ? 40_000 : 1_500 + 97 * i), status: 'complete', ts });
+  }
+  return messages;
+}
+
+// Scrolls from the bottom to the top `step` px a frame, as the panel bench does, then waits for every slice to be in.
+// Each frame notes the messages on screen with nothing in their body, and the ones whose body is still rendering.
+const SCROLL = String.raw`(async function (step) {
+  var s = document.querySelector('.scroller'), blank = {}, busy = {};
+  var frame = function () { return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); }); };
+  var look = function () {
+    var box = s.getBoundingClientRect();
+    document.querySelectorAll('[data-testid="message"]').forEach(function (el) {
+      var r = el.getBoundingClientRect();
+      if (r.bottom <= box.top || r.top >= box.bottom) return;
+      var body = el.querySelector('.message-body');
+      if (!body.textContent.trim()) blank[el.dataset.id] = true;
+      if (body.hasAttribute('aria-busy')) busy[el.dataset.id] = true;
+    });
+  };
+  while (s.scrollTop > 0) {
+    s.scrollTop = Math.max(0, s.scrollTop - step);
+    await frame();
+    look();
+  }
+  for (var n = 0; n < 600 && document.querySelector('.message-body[aria-busy]'); n++) { await frame(); look(); }
+  var bodies = {};
+  document.querySelectorAll('[data-testid="message"][data-rendered][data-role="assistant"]').forEach(function (el) {
+    bodies[el.dataset.id] = el.querySelector('.message-body').innerHTML;
+  });
+  return { blank: Object.keys(blank), busy: Object.keys(busy), stillBusy: document.querySelectorAll('.message-body[aria-busy]').length, bodies: bodies };
+})`;
+
+describe('webview: messages rendered as a scroll reaches them (Chromium)', function () {
+  this.timeout(180_000);
+  const chromium = useWebviewBrowser();
+
+  it('a long message that comes into view renders over several frames and ends as the one-shot DOM; nothing on screen is blank', async () => {
+    const all = history(96);
+    const snapshot: Snapshot = { messages: all, workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
+    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
+    try {
+      await waitInPage(wp.page, `document.querySelectorAll('[data-testid="message"]').length >= ${all.length}`);
+      const r = (await wp.page.evaluate(`${SCROLL}(600)`)) as { blank: string[]; busy: string[]; stillBusy: number; bodies: Record<string, string> };
+      assert.deepEqual(r.blank, [], 'no message on screen showed an empty body in any frame');
+      assert.equal(r.stillBusy, 0, 'every slice is in once the scroll is over');
+      const long = all.filter((m, i) => i % 16 === 7).map((m) => m.id);
+      assert.ok(
+        r.busy.some((id) => long.includes(id)),
+        `a long message was seen on screen while it was still rendering (seen busy: ${r.busy.join(', ') || 'none'})`,
+      );
+      const rendered = Object.keys(r.bodies);
+      assert.ok(rendered.length >= 20 && long.every((id) => rendered.includes(id)), `rendered while scrolling: ${rendered.join(', ')}`);
+      // Parsed by the page the same way as what the panel inserted.
+      const expected = (await wp.page.evaluate(
+        `(function (all) { var out = {}; Object.keys(all).forEach(function (id) { var t = document.createElement('template'); t.innerHTML = all[id]; out[id] = t.innerHTML; }); return out; })(${JSON.stringify(
+          Object.fromEntries(all.filter((m) => rendered.includes(m.id)).map((m) => [m.id, renderMarkdown(m.content)])),
+        )})`,
+      )) as Record<string, string>;
+      for (const id of rendered) assert.ok(r.bodies[id] === expected[id], `${id} is exactly the one-shot render`);
+      // The oldest message, at the top now, is shown rendered.
+      assert.equal(await wp.page.evaluate(`document.querySelector('[data-id="m0"]').hasAttribute('data-rendered')`), true);
+      assert.deepEqual(wp.errors, []);
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+});
