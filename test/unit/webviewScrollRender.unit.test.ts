@@ -4,7 +4,7 @@
 // screen is ever blank, and each message ends with exactly the DOM of rendering it at once.
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
-import { benchAnswer } from '../../bench/panel.bench';
+import { benchAnswer } from '../../bench/panelContent';
 import { renderMarkdown } from '../../webview/markdownStream';
 import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
