@@ -8,6 +8,7 @@
 // A block ends at a blank line outside a code fence (for a list, only when the next line does not continue it: an
 // indented line or another item keeps a loose list one list), before a fence that opens at the start of a line or
 // an ATX heading, after a heading line, and after such a fence's closing line. Every step looks at each line once.
+import { PartsHtml } from './bodyParts';
 import { renderBlock, type RenderEnv } from './markdownRender';
 import { renderAnyBlock } from './markdownRows';
 
@@ -150,11 +151,12 @@ export function splitBlocks(text: string): string[] {
   return blocks;
 }
 
-/** Renders a whole markdown text to HTML, block by block, exactly as a stream of it ends up. */
+/** Renders a whole markdown text to HTML, block by block (a long one in parts, bodyParts.ts), exactly as a stream of it ends up. */
 export function renderMarkdown(text: string, env: RenderEnv = {}): string {
+  const parts = new PartsHtml();
   let html = '';
-  for (const block of splitBlocks(text)) html += renderAnyBlock(block, env);
-  return html;
+  for (const block of splitBlocks(text)) html += parts.add(renderAnyBlock(block, env));
+  return html + parts.end();
 }
 
 /**
@@ -163,11 +165,12 @@ export function renderMarkdown(text: string, env: RenderEnv = {}): string {
  */
 export class MarkdownStream {
   private readonly splitter = new BlockSplitter();
+  private readonly parts = new PartsHtml();
 
-  /** Appends text; returns the HTML of the blocks it finished. */
+  /** Appends text; returns the HTML of the blocks it finished (a part they begin left open, see finalHtml). */
   pushBlocks(delta: string): string {
     let done = '';
-    for (const block of this.pushSources(delta)) done += renderAnyBlock(block);
+    for (const block of this.pushSources(delta)) done += this.parts.add(renderAnyBlock(block));
     return done;
   }
 
@@ -199,7 +202,8 @@ export class MarkdownStream {
   /** The blocks the end of the text finishes and the last one, rendered: what follows the pushes' blocks. */
   finalHtml(): string {
     let html = '';
-    for (const block of this.splitter.end()) html += renderAnyBlock(block);
-    return html + renderAnyBlock(this.splitter.tail);
+    for (const block of this.splitter.end()) html += this.parts.add(renderAnyBlock(block));
+    if (/\S/.test(this.splitter.tail)) html += this.parts.add(renderAnyBlock(this.splitter.tail));
+    return html + this.parts.end();
   }
 }

@@ -2,6 +2,7 @@
 // the viewport (MessageList decides when); a streaming message keeps its finished blocks' DOM and re-renders only
 // the open tail on each flush.
 import type { ChatMessage, MessageRole, WebviewMessage } from '../src/shared/protocol';
+import { beginsPart, PartsDom } from './bodyParts';
 import { storedReferencesEl } from './contextChips';
 import { h, setText, toggleAttr } from './dom';
 import { highlightLater } from './deferredHighlight';
@@ -29,6 +30,9 @@ export class MessageView {
   /** Present while the message streams and its markdown is in the DOM. */
   private stream: MarkdownStream | undefined;
   private tailEl: HTMLElement | undefined;
+  /** Where a streamed body's blocks go (a long one's in parts, bodyParts.ts), and how many have finished. */
+  private parts: PartsDom | undefined;
+  private finished = 0;
   /** The open block's HTML in tailEl; undefined when tailEl holds something else (a raw view, or nothing yet). */
   private lastTail: string | undefined;
   /** The open block shown as text (see rawTail.ts), while it is one. */
@@ -201,20 +205,36 @@ export class MessageView {
       return true;
     }
     const blocks = this.stream.pushSources(delta);
-    blocks.forEach((block, i) => this.tailEl!.before(...this.finishedBlock(block, i === 0)));
+    this.addFinished(this.tailEl, blocks, true);
     this.showTail(this.stream, this.tailEl, blocks.length > 0);
     return true;
   }
 
-  /** A finished block's nodes: the rows already shown, when it is the list or table the tail showed; else rendered. */
-  private finishedBlock(src: string, wasOpen: boolean): Node[] {
-    const nodes = wasOpen ? this.rows?.finish(src) : undefined;
-    return nodes ?? [sanitizedFragment(renderAnyBlock(src))];
+  /**
+   * Finished blocks go before the tail, each in its part (the tail moves into a part its block begins). The first,
+   * when `firstWasOpen`, may be the list or table the tail showed: its rows stay. The others are rendered, and
+   * sanitized together while they go in one place.
+   */
+  private addFinished(tailEl: HTMLElement, blocks: string[], firstWasOpen: boolean): void {
+    let html = '';
+    blocks.forEach((src, i) => {
+      const rows = i === 0 && firstWasOpen ? this.rows?.finish(src) : undefined;
+      if (html && (rows || beginsPart(this.finished))) {
+        tailEl.before(sanitizedFragment(html));
+        html = '';
+      }
+      this.parts!.at(this.finished++, tailEl);
+      if (rows) tailEl.before(...rows);
+      else html += renderAnyBlock(src);
+    });
+    if (html) tailEl.before(sanitizedFragment(html));
   }
 
   /** Shows the open block: as text while it is a fence or too long (see rawTail.ts), else its markdown, sanitized. */
   private showTail(stream: MarkdownStream, tailEl: HTMLElement, newBlock: boolean): void {
     const src = stream.tailSource;
+    // The open block's DOM is made where its finished DOM goes: in the part it begins, once it is more than blank.
+    if (/\S/.test(src)) this.parts!.at(this.finished, tailEl);
     if (newBlock) {
       this.raw = this.rows = undefined;
       this.notRows = false;
@@ -337,13 +357,15 @@ export class MessageView {
       return;
     }
     this.stream = new MarkdownStream();
-    setSafeHtml(body, this.stream.pushBlocks(message.content));
     this.tailEl = h('div', { class: 'md-tail' });
+    body.replaceChildren(this.tailEl);
+    this.parts = new PartsDom(body);
+    this.finished = 0;
     this.lastTail = undefined;
     this.raw = this.rows = undefined;
     this.notRows = false;
+    this.addFinished(this.tailEl, this.stream.pushSources(message.content), false);
     this.showTail(this.stream, this.tailEl, true);
-    body.append(this.tailEl);
   }
 
   /**
@@ -354,10 +376,13 @@ export class MessageView {
     if (this.tailEl && this.stream) {
       // The last line is complete now: the blocks it ends go before the tail (the first is the open one), as a delta's.
       const blocks = this.stream.endSources();
-      blocks.forEach((block, i) => this.tailEl!.before(...this.finishedBlock(block, i === 0)));
-      this.tailEl.replaceWith(...this.finishedBlock(this.stream.tailSource, blocks.length === 0));
+      this.addFinished(this.tailEl, blocks, true);
+      const last = this.stream.tailSource;
+      if (/\S/.test(last)) this.addFinished(this.tailEl, [last], blocks.length === 0);
+      this.tailEl.remove();
     }
     this.tailEl = undefined;
+    this.parts = undefined;
     this.stream = undefined;
     this.raw = this.rows = undefined;
     this.notRows = false;

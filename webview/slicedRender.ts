@@ -9,6 +9,7 @@
 // frame, as before; while slices remain, the body carries aria-busy (assistive technology waits, the bench and tests
 // wait for it to go); a slice is never smaller than one block, so a single block's cost (bounded in markdownRender.ts:
 // MAX_RENDERED_BLOCK, MAX_DELIMITERS, HIGHLIGHT_LIMIT, MAX_COLUMNS) is the most a frame can take beyond the slice.
+import { beginsPart, PartsDom } from './bodyParts';
 import type { RenderEnv } from './markdownRender';
 import { renderAnyBlock } from './markdownRows';
 import { splitBlocks } from './markdownStream';
@@ -28,6 +29,7 @@ interface Job {
   blocks: string[];
   next: number;
   env: RenderEnv;
+  parts: PartsDom;
   done: (() => void) | undefined;
   cancelled: boolean;
 }
@@ -43,7 +45,7 @@ let frame = 0;
  * Returns a function that stops what is left (the message was rendered again).
  */
 export function renderSliced(el: Element, text: string, env: RenderEnv, done?: () => void, until = performance.now() + SLICE_MS): () => void {
-  const job: Job = { el, blocks: splitBlocks(text), next: 0, env, done, cancelled: false };
+  const job: Job = { el, blocks: splitBlocks(text), next: 0, env, parts: new PartsDom(el), done, cancelled: false };
   el.replaceChildren();
   if (!slice(job, Math.min(until, performance.now() + SLICE_MS))) {
     el.setAttribute('aria-busy', 'true');
@@ -59,11 +61,20 @@ export function renderSliced(el: Element, text: string, env: RenderEnv, done?: (
 /** Renders the job's next blocks until `deadline` (at least one), appends them; true when the job is done. */
 function slice(job: Job, deadline: number): boolean {
   let html = '';
-  do html += renderAnyBlock(job.blocks[job.next++]!, job.env);
-  while (job.next < job.blocks.length && performance.now() < deadline);
+  let into = job.parts.at(job.next);
+  do {
+    // Sanitized once per part the slice writes in (a slice is far fewer blocks than a part: once or twice); what
+    // went before a part is in before the part is made.
+    if (html && beginsPart(job.next)) {
+      into.append(sanitizedFragment(html));
+      html = '';
+    }
+    into = job.parts.at(job.next);
+    html += renderAnyBlock(job.blocks[job.next++]!, job.env);
+  } while (job.next < job.blocks.length && performance.now() < deadline);
   // Into the live DOM slice by slice: laid out as it grows, each slice's text is shaped once. Kept off the document
   // and put in at the end, a 200 KB reply's first layout was one 300 ms frame.
-  job.el.append(sanitizedFragment(html));
+  into.append(sanitizedFragment(html));
   if (job.next < job.blocks.length) return false;
   job.el.removeAttribute('aria-busy');
   job.done?.();

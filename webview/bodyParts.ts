@@ -1,0 +1,62 @@
+// A long markdown body's blocks in nested parts, each laid out and painted only near the viewport
+// (styles/markdown.css: content-visibility). A 200 KB reply is about 2,000 blocks; as direct children of the body,
+// every frame's layout, pre-paint and paint walked them all while it was rendered in slices, 40–55 ms of CPU a task
+// near its end (issue 22). Content-visibility keeps a part's text searchable, selectable and copied.
+//
+// What must stay true: the parts depend only on the blocks' order (markdownStream.ts cuts them, a stream and a whole
+// text alike), so the one-shot render, the slices and the stream write the same DOM. The first PART_BLOCKS blocks are
+// the body's children as before (nearly every message has fewer); each PART_BLOCKS after them go in one part.
+
+/** Blocks per part. */
+export const PART_BLOCKS = 50;
+
+export const PART_OPEN = '<div class="md-part">';
+export const PART_CLOSE = '</div>';
+
+/** Whether block `index` (0-based, in the body's order) begins a part. */
+export function beginsPart(index: number): boolean {
+  return index >= PART_BLOCKS && index % PART_BLOCKS === 0;
+}
+
+/** A body's rendered blocks joined as HTML, a block at a time: what the one-shot render writes. */
+export class PartsHtml {
+  private count = 0;
+
+  /** Block `html`'s place in the body: the part it begins opened (the one before closed) first. */
+  add(html: string): string {
+    if (!beginsPart(this.count++)) return html;
+    return (this.count - 1 > PART_BLOCKS ? PART_CLOSE : '') + PART_OPEN + html;
+  }
+
+  /** What closes the body's last part, if any. */
+  end(): string {
+    return this.count > PART_BLOCKS ? PART_CLOSE : '';
+  }
+}
+
+/** A body's blocks written into the DOM as they come (slices, a stream): the element each goes in. */
+export class PartsDom {
+  /** Parts made so far (the body's own blocks count as none). */
+  private made = 0;
+  private part: HTMLElement | undefined;
+
+  constructor(private readonly body: Element) {}
+
+  /**
+   * The element block `index` goes in (the body, or its part), blocks asked for in order. A part is made when its
+   * first block is asked for, appended to the body; `anchor` (a stream's open block, the body's last node) is moved
+   * into it, so the open block's DOM is where its finished DOM will be.
+   */
+  at(index: number, anchor?: Element): Element {
+    const p = index < PART_BLOCKS ? 0 : Math.floor(index / PART_BLOCKS);
+    if (p > this.made) {
+      const part = document.createElement('div');
+      part.className = 'md-part';
+      this.body.append(part);
+      if (anchor) part.append(anchor);
+      this.part = part;
+      this.made = p;
+    }
+    return this.part ?? this.body;
+  }
+}
