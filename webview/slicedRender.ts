@@ -17,10 +17,10 @@ import { sanitizedFragment } from './sanitize';
 
 /**
  * Markdown work per slice, in ms. Sanitizing and inserting what it rendered cost about as much again; the other
- * messages' renders in that frame share one slice. What a slice does not bound is the frame's layout and paint of the
- * message so far, which grows with it (10–30 ms a frame near the end of a 200 KB reply, traced). Smaller slices do not
- * help: each frame pays that layout and paint, so a budget that also counted sanitizing (half the slice) made a 200 KB
- * reply's longest task no shorter (52 ms of CPU against 51, traced in turns) and its render's CPU 2.2 times as much.
+ * messages' renders in that frame share one slice. What a slice does not bound is the frame's layout and paint: a long
+ * body's blocks go in parts laid out only near the viewport (bodyParts.ts), so that stays about one part's. Before the
+ * parts, it grew with the message (10–30 ms a frame near the end of a 200 KB reply, traced), and a budget that also
+ * counted sanitizing made the longest task no shorter (52 ms of CPU against 51) and the render's CPU 2.2 times as much.
  */
 export const SLICE_MS = 6;
 
