@@ -4,28 +4,11 @@
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
 import { countText } from '../../webview/countText';
+import { longHistory } from '../support/historyFixture';
 import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
-const BASE_TS = Date.UTC(2026, 10, 20, 9, 0);
-
 function history(count: number): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (let i = 0; i < count; i++) {
-    const ts = BASE_TS + i * 61_000;
-    messages.push(
-      i % 2 === 0
-        ? { id: `m${i}`, role: 'user', content: `Question ${i}`, status: 'complete', ts }
-        : {
-            id: `m${i}`,
-            role: 'assistant',
-            content: `Answer ${i}.\n\n- it reads the request\n- it checks the session\n\n\`\`\`ts\nconst n${i} = ${i};\n\`\`\``,
-            status: 'complete',
-            ts,
-            usage: { inputTokens: 1000 + i, outputTokens: 300 + i },
-          },
-    );
-  }
-  return messages;
+  return longHistory(count, { userEvery: 2, withUsage: true });
 }
 
 describe('webview: opening on a long history (Chromium)', function () {

@@ -5,28 +5,12 @@
 // messages arriving and changing in any group.
 import * as assert from 'node:assert/strict';
 import { firstPage, type ChatMessage, type Snapshot } from '../../src/shared/protocol';
+import { HISTORY_BASE_TS, longHistory } from '../support/historyFixture';
 import { openWebviewPage, useWebviewBrowser, waitInPage, type WebviewPage } from '../support/webviewPage';
-
-const BASE_TS = Date.UTC(2026, 10, 20, 9, 0);
 
 /** A user message every third one, so that group boundaries (25, 50, 75) fall after a user and between two replies. */
 function history(count: number): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (let i = 0; i < count; i++) {
-    const ts = BASE_TS + i * 61_000;
-    messages.push(
-      i % 3 === 0
-        ? { id: `m${i}`, role: 'user', content: `Question ${i}`, status: 'complete', ts }
-        : {
-            id: `m${i}`,
-            role: 'assistant',
-            content: `Answer ${i}.\n\n- it reads the request\n- it checks the session\n\n\`\`\`ts\nconst n${i} = ${i};\n\`\`\``,
-            status: 'complete',
-            ts,
-          },
-    );
-  }
-  return messages;
+  return longHistory(count, { userEvery: 3 });
 }
 
 function snapshotOf(messages: ChatMessage[]): Snapshot {
@@ -213,7 +197,7 @@ describe('webview: the message list in groups (Chromium)', function () {
     try {
       await allThere(wp, 50);
       await wp.page.evaluate(
-        `window.postMessage({ type: 'message/append', seq: 2, message: { id: 'm50', role: 'assistant', content: 'The newest reply', status: 'complete', ts: ${BASE_TS + 50 * 61_000} } }, '*')`,
+        `window.postMessage({ type: 'message/append', seq: 2, message: { id: 'm50', role: 'assistant', content: 'The newest reply', status: 'complete', ts: ${HISTORY_BASE_TS + 50 * 61_000} } }, '*')`,
       );
       // In view (the list follows the bottom) and rendered, after the others.
       await waitInPage(wp.page, shownExpr('m50'));
