@@ -3,7 +3,7 @@
 import type { ChatMessage, Snapshot } from '../src/shared/protocol';
 
 /** Deterministic PRNG so every run streams the same text in the same pieces. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

@@ -41,38 +41,31 @@ export async function buildWebview(opts: { readable?: boolean; root?: string; co
   const dir = await mkdtemp(join(tmpdir(), 'baton-webview-'));
   // `root`: another checkout's webview/ (bench/traceOpen.ts compares two builds in one run).
   const root = opts.root ?? ROOT;
-  await esbuild.build({
+  // What both of the page's scripts are built with. `readable`: minified but for names and whitespace, so a profile
+  // names the functions (bench/traceOpen.ts).
+  const script = {
     absWorkingDir: root,
-    entryPoints: { webview: 'webview/main.ts' },
     outdir: dir,
     bundle: true,
-    // `readable`: minified but for names and whitespace, so a profile names the functions (bench/traceOpen.ts).
     ...(opts.readable ? { minifySyntax: true } : { minify: true }),
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
+    logLevel: 'silent',
+  } as const;
+  await esbuild.build({
+    ...script,
+    entryPoints: { webview: 'webview/main.ts' },
     loader: { '.css': 'text' },
     // As esbuild.mjs: markdown-it needs only the entities decoder.
     alias: { entities: 'entities/lib/decode.js' },
     // As esbuild.mjs: V8's compile hint, on the first line (left out only to measure what it saves).
     ...(opts.compileHint === false ? {} : { banner: { js: WEBVIEW_COMPILE_HINT } }),
-    logLevel: 'silent',
   });
   await esbuild.build({ absWorkingDir: root, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });
   // As esbuild.mjs: the highlighter, without the compile hint (a base checkout from before it has none).
   const highlighter = existsSync(join(root, HIGHLIGHTER_ENTRY)) ? join(dir, 'webview-highlighter.js') : undefined;
-  if (highlighter)
-    await esbuild.build({
-      absWorkingDir: root,
-      entryPoints: { 'webview-highlighter': HIGHLIGHTER_ENTRY },
-      outdir: dir,
-      bundle: true,
-      ...(opts.readable ? { minifySyntax: true } : { minify: true }),
-      platform: 'browser',
-      format: 'iife',
-      target: 'es2022',
-      logLevel: 'silent',
-    });
+  if (highlighter) await esbuild.build({ ...script, entryPoints: { 'webview-highlighter': HIGHLIGHTER_ENTRY } });
   const js = join(dir, 'webview.js');
   const css = join(dir, 'webview.css');
   return {

@@ -3,16 +3,7 @@ import { renderBlock } from '../../webview/markdownRender';
 import { RowBlock, renderRows, SEGMENT_ROWS } from '../../webview/markdownRows';
 import { RowCutter, rowShape } from '../../webview/rowCutter';
 import { renderMarkdown, splitBlocks } from '../../webview/markdownStream';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../bench/panelContent';
 
 /** The rows RowCutter cuts `src` into, when it sees the text whole. */
 function rowsOf(src: string): string[] {
