@@ -16,13 +16,22 @@ import { splitBlocks } from './markdownStream';
 import { sanitizedFragment } from './sanitize';
 
 /**
- * Markdown work per slice, in ms. Sanitizing and inserting what it rendered cost about as much again; the other
- * messages' renders in that frame share one slice. What a slice does not bound is the frame's layout and paint: a long
- * body's blocks go in parts laid out only near the viewport (bodyParts.ts), so that stays about one part's. Before the
- * parts, it grew with the message (10–30 ms a frame near the end of a 200 KB reply, traced), and a budget that also
- * counted sanitizing made the longest task no shorter (52 ms of CPU against 51) and the render's CPU 2.2 times as much.
+ * Script per slice, in ms: the markdown, and the sanitizing and inserting of what it rendered, forecast from the
+ * HTML's length at the rate the slices before took (insertMsPerChar); the other messages' renders in that frame share
+ * one slice. A budget of 6 ms of markdown alone made slices of 8–25 ms of script (a 200 KB reply, traced): sanitizing
+ * and inserting cost about as much again, more for highlighted code (a span per token) than for prose, and the frames
+ * with the heaviest slices were its longest. Counted whole at 6 ms (tried before the parts) the slices halved and a
+ * 200 KB reply took 2.2 times the CPU in all for no shorter longest task: each frame's layout and paint then walked
+ * every block so far. What a slice does not bound is the frame's layout and paint: a long body's blocks go in parts
+ * laid out only near the viewport (bodyParts.ts), so that stays about one part's.
  */
-export const SLICE_MS = 6;
+export const SLICE_MS = 10;
+
+/**
+ * Sanitizing and inserting, in ms per character of HTML: the slices so far, weighted to the recent ones. The first
+ * guess is what a slice of an ordinary reply took (Chromium, a machine under some load).
+ */
+let insertMsPerChar = 0.0004;
 
 interface Job {
   el: Element;
@@ -58,7 +67,10 @@ export function renderSliced(el: Element, text: string, env: RenderEnv, done?: (
   };
 }
 
-/** Renders the job's next blocks until `deadline` (at least one), appends them; true when the job is done. */
+/**
+ * Renders the job's next blocks (at least one) while the time so far and the forecast of inserting what is not in
+ * yet leave `deadline` unreached, and appends them; true when the job is done.
+ */
 function slice(job: Job, deadline: number): boolean {
   let html = '';
   let into = job.parts.at(job.next);
@@ -66,19 +78,27 @@ function slice(job: Job, deadline: number): boolean {
     // Sanitized once per part the slice writes in (a slice is far fewer blocks than a part: once or twice); what
     // went before a part is in before the part is made.
     if (html && beginsPart(job.next)) {
-      into.append(sanitizedFragment(html));
+      insert(into, html);
       html = '';
     }
     into = job.parts.at(job.next);
     html += renderAnyBlock(job.blocks[job.next++]!, job.env);
-  } while (job.next < job.blocks.length && performance.now() < deadline);
+  } while (job.next < job.blocks.length && performance.now() + html.length * insertMsPerChar < deadline);
   // Into the live DOM slice by slice: laid out as it grows, each slice's text is shaped once. Kept off the document
   // and put in at the end, a 200 KB reply's first layout was one 300 ms frame.
-  into.append(sanitizedFragment(html));
+  insert(into, html);
   if (job.next < job.blocks.length) return false;
   job.el.removeAttribute('aria-busy');
   job.done?.();
   return true;
+}
+
+/** Sanitizes `html` into `into`, learning the rate from what it took. */
+function insert(into: Element, html: string): void {
+  const started = performance.now();
+  into.append(sanitizedFragment(html));
+  // Small ones say little about the rate (performance.now()'s grain is 0.1 ms or coarser).
+  if (html.length > 2000) insertMsPerChar = 0.7 * insertMsPerChar + (0.3 * (performance.now() - started)) / html.length;
 }
 
 function schedule(): void {
