@@ -43,6 +43,13 @@ interface RenderTrace {
   kinds: Map<string, number>;
   /** From posting to the end mark, all tasks' thread time. */
   totalCpu: number;
+  /** The five longest tasks' thread time, the longest first. */
+  top: number[];
+  /** Style and layout forced by script (a read of layout after a write): how many, and their thread time. */
+  forced: number;
+  forcedCpu: number;
+  /** Tasks with an animation frame's callbacks in them. */
+  frames: number;
   lines: string[];
 }
 
@@ -77,8 +84,53 @@ function jsSelfTime(events: TraceEvent[], pid: number, from: number, to: number)
   return [...self]
     .filter(([key]) => !key.startsWith('(idle)'))
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 15)
+    .slice(0, 30)
     .map(([key, ms]) => `    ${ms.toFixed(1).padStart(6)} ms  ${key}`);
+}
+
+/**
+ * The longest gap between two animation frames on the page's main thread, with every thread's work in it: the page's
+ * main-thread tasks (wall, CPU, what they were) and, for each other thread of any process, its CPU in the gap. A frame
+ * longer than its main-thread CPU was lost elsewhere (raster, the GPU process, the compositor) or to the machine.
+ */
+function longestFrame(events: TraceEvent[], start: TraceEvent, end: TraceEvent): string[] {
+  const names = new Map<string, string>();
+  for (const e of events)
+    if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, String((e.args as { name?: string } | undefined)?.name ?? ''));
+  const frames = events
+    .filter((e) => e.pid === start.pid && e.tid === start.tid && e.name === 'FireAnimationFrame' && e.ts >= start.ts && e.ts <= end.ts)
+    .map((e) => e.ts)
+    .sort((a, b) => a - b);
+  let from = start.ts;
+  let to = frames[0] ?? end.ts;
+  for (let i = 1; i < frames.length; i++) if (frames[i]! - frames[i - 1]! > to - from) [from, to] = [frames[i - 1]!, frames[i]!];
+  const lines = [`  longest frame ${((to - from) / 1000).toFixed(1)} ms, at ${((from - start.ts) / 1000).toFixed(0)} ms after the post`];
+  // Top-level complete events per thread inside the gap (an event inside another is not counted again).
+  const byThread = new Map<string, { cpu: number; wall: number; tasks: string[] }>();
+  const sorted = events.filter((e) => e.ph === 'X' && e.ts + (e.dur ?? 0) > from && e.ts < to).sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
+  const openUntil = new Map<string, number>();
+  for (const e of sorted) {
+    const key = `${e.pid}:${e.tid}`;
+    if ((openUntil.get(key) ?? -1) > e.ts) continue;
+    openUntil.set(key, e.ts + (e.dur ?? 0));
+    const t = byThread.get(key) ?? { cpu: 0, wall: 0, tasks: [] };
+    t.cpu += (e.tdur ?? 0) / 1000;
+    t.wall += (e.dur ?? 0) / 1000;
+    if (key === `${start.pid}:${start.tid}` && (e.dur ?? 0) >= 1000) {
+      t.tasks.push(
+        `      at +${((e.ts - from) / 1000).toFixed(1)} ${e.name} wall ${((e.dur ?? 0) / 1000).toFixed(1)} cpu ${((e.tdur ?? 0) / 1000).toFixed(1)}`,
+      );
+      // A task that mostly waited: what it waited in.
+      if ((e.dur ?? 0) > 5000 && (e.tdur ?? 0) < (e.dur ?? 0) / 3)
+        for (const inner of sorted)
+          if (`${inner.pid}:${inner.tid}` === key && inner !== e && inner.ts >= e.ts && inner.ts < e.ts + (e.dur ?? 0) && (inner.dur ?? 0) >= 1000)
+            t.tasks.push(`          ${inner.name} wall ${((inner.dur ?? 0) / 1000).toFixed(1)} cpu ${((inner.tdur ?? 0) / 1000).toFixed(1)}`);
+    }
+    byThread.set(key, t);
+  }
+  for (const [key, t] of [...byThread].sort((a, b) => b[1].wall - a[1].wall))
+    if (t.wall >= 1) lines.push(`    ${(names.get(key) ?? key).padEnd(28)} wall ${t.wall.toFixed(1)} cpu ${t.cpu.toFixed(1)}`, ...t.tasks);
+  return lines;
 }
 
 async function traceRender(browser: Browser, build: WebviewBuild, input: PathologicalInput, tree: boolean, js = false): Promise<RenderTrace> {
@@ -94,6 +146,8 @@ async function traceRender(browser: Browser, build: WebviewBuild, input: Patholo
         'blink',
         'blink.user_timing',
         ...(js ? ['disabled-by-default-v8.cpu_profiler'] : []),
+        // --frames: the other threads' work too (raster, compositor, GPU process).
+        ...(process.argv.includes('--frames') ? ['cc', 'gpu', 'viz', 'benchmark', 'disabled-by-default-devtools.timeline.frame'] : []),
       ],
     });
     const driver = (await wp.page.evaluate(
@@ -115,9 +169,11 @@ async function traceRender(browser: Browser, build: WebviewBuild, input: Patholo
     }
     if (process.argv.includes('--tasks'))
       for (const t of tasks) {
-        const layout = t.inner.filter((e) => e.name === 'Layout').reduce((sum, e) => sum + (e.tdur ?? 0), 0) / 1000;
-        const paint = t.inner.filter((e) => e.name === 'Paint' || e.name === 'PrePaint').reduce((sum, e) => sum + (e.tdur ?? 0), 0) / 1000;
-        if ((t.e.tdur ?? 0) > 3000) console.log(`    task cpu ${((t.e.tdur ?? 0) / 1000).toFixed(1)} layout ${layout.toFixed(1)} paint ${paint.toFixed(1)}`);
+        const sum = (names: string[]): string => (t.inner.filter((e) => names.includes(e.name)).reduce((n, e) => n + (e.tdur ?? 0), 0) / 1000).toFixed(1);
+        if ((t.e.tdur ?? 0) > 3000)
+          console.log(
+            `    task cpu ${((t.e.tdur ?? 0) / 1000).toFixed(1)} rAF ${sum(['FireAnimationFrame'])} message ${sum(['HandlePostMessage'])} style ${sum(['UpdateLayoutTree'])} layout ${sum(['Layout'])} pre-paint ${sum(['PrePaint'])} paint ${sum(['Paint'])} gc ${sum(['MajorGC', 'MinorGC'])} RO ${sum(['ResizeObserver::BroadcastObservations'])}`,
+          );
       }
     let totalCpu = 0;
     let longest = tasks[0]!;
@@ -146,8 +202,32 @@ async function traceRender(browser: Browser, build: WebviewBuild, input: Patholo
       stack.push(e);
     }
     close(Infinity);
-    if (js) lines.push(...jsSelfTime(events, start.pid, longest.e.ts, longest.e.ts + (longest.e.dur ?? 0)));
-    return { driver, longestWall: (longest.e.dur ?? 0) / 1000, longestCpu: (longest.e.tdur ?? 0) / 1000, kinds, totalCpu, lines };
+    if (process.argv.includes('--frames')) lines.push(...longestFrame(events, start, end));
+    // --js-all: over the whole render, not only its longest task.
+    if (js)
+      lines.push(
+        ...(process.argv.includes('--js-all')
+          ? jsSelfTime(events, start.pid, start.ts, end.ts)
+          : jsSelfTime(events, start.pid, longest.e.ts, longest.e.ts + (longest.e.dur ?? 0))),
+      );
+    const top = tasks
+      .map((t) => (t.e.tdur ?? 0) / 1000)
+      .sort((a, b) => b - a)
+      .slice(0, 5);
+    const forcedEvents = main.filter((e) => e.name === 'Blink.ForcedStyleAndLayout.UpdateTime' && (e.tdur ?? 0) >= 100);
+    const forcedCpu = forcedEvents.reduce((n, e) => n + (e.tdur ?? 0), 0) / 1000;
+    return {
+      driver,
+      longestWall: (longest.e.dur ?? 0) / 1000,
+      longestCpu: (longest.e.tdur ?? 0) / 1000,
+      kinds,
+      totalCpu,
+      top,
+      forced: forcedEvents.length,
+      forcedCpu,
+      frames: tasks.filter((t) => t.inner.some((e) => e.name === 'FireAnimationFrame')).length,
+      lines,
+    };
   } finally {
     await wp.close();
   }
@@ -173,7 +253,7 @@ async function main(): Promise<void> {
           const [name, build] = builds[(b + n) % builds.length]!;
           const r = await traceRender(browser, build, input, tree, js);
           results.get(name)!.push(r);
-          if (tree || js) console.log(`${name} ${input.name}, run ${n + 1}:\n${r.lines.join('\n')}`);
+          if (tree || js || process.argv.includes('--frames')) console.log(`${name} ${input.name}, run ${n + 1}:\n${r.lines.join('\n')}`);
         }
       }
       console.log(`\n${input.name}`);
@@ -190,6 +270,10 @@ async function main(): Promise<void> {
           .join(', ');
         console.log(
           `  ${name.padEnd(8)} ${driver}; longest task wall ${m((r) => r.longestWall)} cpu ${m((r) => r.longestCpu)} (${kinds}); all tasks cpu ${m((r) => r.totalCpu)}`,
+        );
+        // The five longest tasks' CPU, each the median over the runs: one task says less than the tail it is from.
+        console.log(
+          `           five longest tasks' cpu ${[0, 1, 2, 3, 4].map((i) => median(rs.map((r) => r.top[i] ?? 0)).toFixed(0)).join('/')}; forced style and layout ${m((r) => r.forced)} times, cpu ${m((r) => r.forcedCpu)}; ${m((r) => r.frames)} frames`,
         );
       }
     }
