@@ -45,6 +45,15 @@ interface Job {
 
 const jobs: Job[] = [];
 let frame = 0;
+const reads: Array<() => void> = [];
+
+/**
+ * `read` runs in each frame that has slices, before they write: layout is still clean there, so reading boxes costs
+ * nothing (the message list's viewport check).
+ */
+export function beforeSlices(read: () => void): void {
+  reads.push(read);
+}
 
 /**
  * Renders `text` into `el` (replacing its children): what fits in a slice now, the rest a slice per animation frame.
@@ -108,6 +117,7 @@ function schedule(): void {
 /** One slice of work per frame, shared by every message waiting, oldest first. */
 function run(): void {
   frame = 0;
+  for (const read of reads) read();
   const deadline = performance.now() + SLICE_MS;
   while (jobs.length && performance.now() < deadline) {
     const job = jobs[0]!;
