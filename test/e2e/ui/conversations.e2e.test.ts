@@ -106,16 +106,5 @@ describe('Conversations', function () {
     await openList(reloaded);
     await row(reloaded, RENAMED).waitFor({ timeout: 10_000 });
     assert.equal(await row(reloaded, SECOND).count(), 0, 'the deleted conversation stays deleted');
-
-    assert.deepEqual(
-      server.pending().map((r) => r.name),
-      [],
-      'every scripted reply was asked for',
-    );
-    assert.deepEqual(
-      server.unscriptedRequests.map((r) => r.lastUserText),
-      [],
-      'nothing unscripted reached the model',
-    );
   });
 });

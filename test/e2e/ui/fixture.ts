@@ -37,6 +37,8 @@ export interface UiFixture {
 }
 
 let current: UiFixture | undefined;
+/** The server's mark when the running test began (a test may reset the server: the mark stays valid). */
+let testStart = 0;
 const consoleErrors: string[] = [];
 const cspReports: string[] = [];
 
@@ -136,8 +138,14 @@ export const mochaHooks = {
     }
   },
 
+  beforeEach(): void {
+    testStart = current?.server.mark() ?? 0;
+  },
+
   async afterEach(this: Context): Promise<void> {
     const test = this.currentTest;
+    // Every test that passed ends by checking that the model server got exactly what was scripted, since it began.
+    if (current && test?.state === 'passed') current.server.assertScriptDone(testStart);
     if (!current || test?.state !== 'failed') return;
     current.vscode.markFailed();
     if (consoleErrors.length) {
