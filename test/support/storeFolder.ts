@@ -20,34 +20,41 @@ export interface StoreFolder {
   writeRaw(db: Database): Promise<void>;
 }
 
-/** Registers the calling `describe`'s hooks: `use` gets each test's folder before the test runs. */
-export function eachStoreFolder(use: (folder: StoreFolder) => void): void {
+/**
+ * Registers the calling `describe`'s hooks and returns its folder: one object for the whole describe, whose `dir` and
+ * `reports` are those of the test running (so its methods can be taken apart once, at the top of the describe).
+ */
+export function eachStoreFolder(): StoreFolder {
   let dir = '';
+  let reports: StoreReport[] = [];
   const open: SqlJsStore[] = [];
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'baton-store-'));
-    const reports: StoreReport[] = [];
-    const folderDir = dir;
-    use({
-      dir: folderDir,
-      reports,
-      async openStore(extra = {}) {
-        const store = await SqlJsStore.open({ dir: folderDir, pollIntervalMs: 0, onReport: (r) => reports.push(r), ...extra });
-        open.push(store);
-        return store;
-      },
-      async rawDb() {
-        const SQL = await initSqlJs();
-        return new SQL.Database(await readFile(join(folderDir, 'baton.sqlite')));
-      },
-      async writeRaw(db) {
-        await writeFile(join(folderDir, 'baton.sqlite'), db.export());
-        db.close();
-      },
-    });
+    reports = [];
   });
   afterEach(async () => {
     for (const store of open.splice(0)) await store.close().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   });
+  return {
+    get dir() {
+      return dir;
+    },
+    get reports() {
+      return reports;
+    },
+    async openStore(extra = {}) {
+      const store = await SqlJsStore.open({ dir, pollIntervalMs: 0, onReport: (r) => reports.push(r), ...extra });
+      open.push(store);
+      return store;
+    },
+    async rawDb() {
+      const SQL = await initSqlJs();
+      return new SQL.Database(await readFile(join(dir, 'baton.sqlite')));
+    },
+    async writeRaw(db) {
+      await writeFile(join(dir, 'baton.sqlite'), db.export());
+      db.close();
+    },
+  };
 }

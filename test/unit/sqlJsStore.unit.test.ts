@@ -7,8 +7,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
-import type { StoreReport } from '../../src/core/store/types';
-import { eachStoreFolder, type StoreFolder } from '../support/storeFolder';
+import { eachStoreFolder } from '../support/storeFolder';
 import { waitFor } from '../support/waitFor';
 
 /** A file system that "dies" at a chosen step: that step and every later call fail, as after a process crash. */
@@ -38,12 +37,8 @@ class CrashingFileSystem implements StoreFileSystem {
 }
 
 describe('SqlJsStore', () => {
-  let dir: string;
-  let reports: StoreReport[];
-  let openStore: StoreFolder['openStore'];
-  let rawDb: StoreFolder['rawDb'];
-  let writeRaw: StoreFolder['writeRaw'];
-  eachStoreFolder((folder) => ({ dir, reports, openStore, rawDb, writeRaw } = folder));
+  const folder = eachStoreFolder();
+  const { openStore, rawDb, writeRaw } = folder;
 
   describe('durability', () => {
     it('keeps every kind of row across a restart', async () => {
@@ -87,13 +82,13 @@ describe('SqlJsStore', () => {
         [['failed', 'boom', 0]],
       );
       assert.deepEqual(b.integrityCheck(), ['ok']);
-      assert.deepEqual(reports, []);
+      assert.deepEqual(folder.reports, []);
     });
 
     it('flushes on its own, debounced, without close', async () => {
       const a = await openStore({ flushDelayMs: 20 });
       a.setState('k', 'v');
-      assert.equal(existsSync(join(dir, 'baton.sqlite')), false, 'nothing is written synchronously');
+      assert.equal(existsSync(join(folder.dir, 'baton.sqlite')), false, 'nothing is written synchronously');
       await waitFor('the write to be saved', () => a.pendingWrites === 0, 5000);
       const db = await rawDb();
       assert.deepEqual(db.exec("SELECT value FROM state WHERE key = 'k'")[0].values, [['v']]);
@@ -105,14 +100,14 @@ describe('SqlJsStore', () => {
       const a = await openStore({ fs });
       a.appendLog({ role: 'user', content: 'before the crash' });
       await a.flush();
-      const before = await readFile(join(dir, 'baton.sqlite'));
+      const before = await readFile(join(folder.dir, 'baton.sqlite'));
 
-      fs.crashOnRenameOver = join(dir, 'baton.sqlite');
+      fs.crashOnRenameOver = join(folder.dir, 'baton.sqlite');
       a.appendLog({ role: 'user', content: 'lost in the crash' });
       await assert.rejects(a.flush(), /process is gone/);
-      assert.deepEqual(await readFile(join(dir, 'baton.sqlite')), before, 'the old file is byte for byte the same');
+      assert.deepEqual(await readFile(join(folder.dir, 'baton.sqlite')), before, 'the old file is byte for byte the same');
       assert.ok(
-        (await readdir(dir)).some((n) => n.startsWith('baton.sqlite.tmp-')),
+        (await readdir(folder.dir)).some((n) => n.startsWith('baton.sqlite.tmp-')),
         'the crash left its temp file',
       );
 
@@ -125,7 +120,7 @@ describe('SqlJsStore', () => {
       b.appendLog({ role: 'user', content: 'after the crash' });
       await b.flush();
       assert.deepEqual(
-        (await readdir(dir)).filter((n) => n !== 'baton.sqlite' && n !== 'baton.sqlite.digest'),
+        (await readdir(folder.dir)).filter((n) => n !== 'baton.sqlite' && n !== 'baton.sqlite.digest'),
         [],
         'temp and lease files are cleaned up',
       );
@@ -133,16 +128,16 @@ describe('SqlJsStore', () => {
     });
 
     it('moves a corrupt file aside, reports where, and starts fresh', async () => {
-      await writeFile(join(dir, 'baton.sqlite'), 'this is not a database at all, just some text that got here somehow'.repeat(10));
+      await writeFile(join(folder.dir, 'baton.sqlite'), 'this is not a database at all, just some text that got here somehow'.repeat(10));
       const a = await openStore();
-      const aside = (await readdir(dir)).find((n) => n.startsWith('baton.sqlite.corrupt-'));
+      const aside = (await readdir(folder.dir)).find((n) => n.startsWith('baton.sqlite.corrupt-'));
       assert.ok(aside, 'the bad file was moved aside');
-      assert.equal(reports.length, 1);
-      assert.equal(reports[0].level, 'warning');
-      assert.equal(reports[0].kind, 'moved-aside');
-      assert.equal(reports[0].userMustAct, true, 'a file moved aside is shown to the user');
-      assert.ok(reports[0].message.includes(join(dir, aside)), reports[0].message);
-      assert.match(await readFile(join(dir, aside), 'utf8'), /^this is not a database/);
+      assert.equal(folder.reports.length, 1);
+      assert.equal(folder.reports[0].level, 'warning');
+      assert.equal(folder.reports[0].kind, 'moved-aside');
+      assert.equal(folder.reports[0].userMustAct, true, 'a file moved aside is shown to the user');
+      assert.ok(folder.reports[0].message.includes(join(folder.dir, aside)), folder.reports[0].message);
+      assert.match(await readFile(join(folder.dir, aside), 'utf8'), /^this is not a database/);
 
       a.setState('k', 'v');
       await a.flush();
@@ -154,11 +149,11 @@ describe('SqlJsStore', () => {
       const a = await openStore();
       a.appendLog({ role: 'user', content: 'kept in memory' });
       await a.flush();
-      await writeFile(join(dir, 'baton.sqlite'), 'garbage');
+      await writeFile(join(folder.dir, 'baton.sqlite'), 'garbage');
       a.setState('k', 'v');
       await a.flush();
-      assert.equal(reports.length, 1);
-      assert.match(reports[0].message, /moved to .*baton\.sqlite\.corrupt-.*this window's copy was written in its place/);
+      assert.equal(folder.reports.length, 1);
+      assert.match(folder.reports[0].message, /moved to .*baton\.sqlite\.corrupt-.*this window's copy was written in its place/);
       const b = await openStore();
       assert.deepEqual(
         b.recentLog(10).map((e) => e.content),
@@ -171,14 +166,14 @@ describe('SqlJsStore', () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
       await a.close();
-      const whole = await readFile(join(dir, 'baton.sqlite'));
-      await writeFile(join(dir, 'baton.sqlite'), whole.subarray(0, Math.floor(whole.length / 2)));
+      const whole = await readFile(join(folder.dir, 'baton.sqlite'));
+      await writeFile(join(folder.dir, 'baton.sqlite'), whole.subarray(0, Math.floor(whole.length / 2)));
 
       const b = await openStore();
       assert.equal(b.recentLog(10).length, 0);
-      assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
+      assert.ok((await readdir(folder.dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
       assert.deepEqual(
-        reports.map((r) => [r.kind, r.userMustAct]),
+        folder.reports.map((r) => [r.kind, r.userMustAct]),
         [['moved-aside', true]],
       );
     });
@@ -187,15 +182,15 @@ describe('SqlJsStore', () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
       await a.close();
-      const bytes = await readFile(join(dir, 'baton.sqlite'));
+      const bytes = await readFile(join(folder.dir, 'baton.sqlite'));
       bytes.fill(0xa5, 4096 * 3, 4096 * 6); // three pages of the log's b-tree
-      await writeFile(join(dir, 'baton.sqlite'), bytes);
+      await writeFile(join(folder.dir, 'baton.sqlite'), bytes);
 
       const b = await openStore();
       assert.equal(b.openCheck, 'pages', 'the bytes differ from what was written: every page is checked');
       assert.equal(b.recentLog(10).length, 0);
-      assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
-      assert.equal(reports.length, 1, reports.map((r) => r.message).join('\n'));
+      assert.ok((await readdir(folder.dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
+      assert.equal(folder.reports.length, 1, folder.reports.map((r) => r.message).join('\n'));
     });
 
     it('opens the file it wrote without the page-by-page check, and checks it again once its bytes change', async () => {
@@ -207,13 +202,13 @@ describe('SqlJsStore', () => {
       assert.equal(b.recentLog(1000).length, 300);
       await b.close();
       // Written by something other than Baton (an older version, a copy from another machine): no matching digest.
-      const bytes = await readFile(join(dir, 'baton.sqlite'));
-      await writeFile(join(dir, 'baton.sqlite.digest'), 'not the digest of these bytes');
-      await writeFile(join(dir, 'baton.sqlite'), bytes);
+      const bytes = await readFile(join(folder.dir, 'baton.sqlite'));
+      await writeFile(join(folder.dir, 'baton.sqlite.digest'), 'not the digest of these bytes');
+      await writeFile(join(folder.dir, 'baton.sqlite'), bytes);
       const c = await openStore({ pruneLog: false });
       assert.equal(c.openCheck, 'pages');
       assert.equal(c.recentLog(1000).length, 300);
-      assert.deepEqual(reports, []);
+      assert.deepEqual(folder.reports, []);
     });
   });
 
@@ -255,10 +250,10 @@ describe('SqlJsStore', () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 2000; i++) a.appendLog({ role: 'assistant', content: `${i} ${'y'.repeat(2000)}` });
       await a.close();
-      const big = (await stat(join(dir, 'baton.sqlite'))).size;
+      const big = (await stat(join(folder.dir, 'baton.sqlite'))).size;
       const b = await openStore();
       await b.flush();
-      const small = (await stat(join(dir, 'baton.sqlite'))).size;
+      const small = (await stat(join(folder.dir, 'baton.sqlite'))).size;
       assert.equal(b.recentLog(1000).length, 200);
       assert.ok(small < big / 5, `${small} should be far below ${big}`);
       assert.deepEqual(b.integrityCheck(), ['ok']);
@@ -291,10 +286,10 @@ describe('SqlJsStore', () => {
         ['good memory'],
       );
       assert.equal(b.getState('blob'), undefined);
-      assert.equal(reports.length, 3, reports.map((r) => r.message).join('\n'));
-      assert.ok(reports.every((r) => r.level === 'warning' && r.kind === 'bad-row' && !r.userMustAct));
-      assert.match(reports[0].message, /conversation_log.*status/);
-      assert.match(reports[1].message, /memories.*category/);
+      assert.equal(folder.reports.length, 3, folder.reports.map((r) => r.message).join('\n'));
+      assert.ok(folder.reports.every((r) => r.level === 'warning' && r.kind === 'bad-row' && !r.userMustAct));
+      assert.match(folder.reports[0].message, /conversation_log.*status/);
+      assert.match(folder.reports[1].message, /memories.*category/);
     });
   });
 

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import initSqlJs from 'sql.js';
 import { LATEST_VERSION } from '../../src/core/store/migrations';
-import type { StoreReport } from '../../src/core/store/types';
-import { eachStoreFolder, type StoreFolder } from '../support/storeFolder';
+import { eachStoreFolder } from '../support/storeFolder';
 
 const V1_SCHEMA = `
   CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -28,12 +27,8 @@ const V1_SCHEMA = `
 `;
 
 describe('SqlJsStore: migrations', () => {
-  let dir: string;
-  let reports: StoreReport[];
-  let openStore: StoreFolder['openStore'];
-  let rawDb: StoreFolder['rawDb'];
-  let writeRaw: StoreFolder['writeRaw'];
-  eachStoreFolder((folder) => ({ dir, reports, openStore, rawDb, writeRaw } = folder));
+  const folder = eachStoreFolder();
+  const { openStore, rawDb, writeRaw } = folder;
 
   it('upgrades a version-1 file, keeping its rows and making old memories searchable', async () => {
     const SQL = await initSqlJs();
@@ -59,7 +54,7 @@ describe('SqlJsStore: migrations', () => {
     const raw = await rawDb();
     assert.equal(raw.exec('PRAGMA user_version')[0].values[0][0], LATEST_VERSION);
     raw.close();
-    assert.deepEqual(reports, []);
+    assert.deepEqual(folder.reports, []);
   });
 
   it('gives the log of a file from before conversations to the conversation "main", titled by its first message', async () => {
@@ -84,7 +79,7 @@ describe('SqlJsStore: migrations', () => {
       [['main', 'Fix the login bug', false, '2026-01-01 10:00:00', '2026-01-01 10:02:00', 3]],
     );
     assert.deepEqual(a.recentLog(10, 'another'), []);
-    assert.deepEqual(reports, []);
+    assert.deepEqual(folder.reports, []);
   });
 
   it('a failed migration leaves the old file untouched, is reported, and the window still works in memory', async () => {
@@ -94,19 +89,19 @@ describe('SqlJsStore: migrations', () => {
     db.exec(V1_SCHEMA.replace(/CREATE TABLE memories[^;]*;/, ''));
     db.exec(`INSERT INTO state(key, value) VALUES ('keep', 'me')`);
     await writeRaw(db);
-    const before = await readFile(join(dir, 'baton.sqlite'));
+    const before = await readFile(join(folder.dir, 'baton.sqlite'));
 
     const a = await openStore({ flushDelayMs: 1 });
-    assert.equal(reports.length, 1);
-    assert.equal(reports[0].level, 'error');
-    assert.deepEqual([reports[0].kind, reports[0].userMustAct], ['not-saving', true]);
-    assert.match(reports[0].message, /migration to schema version 2 .* failed/);
-    assert.match(reports[0].message, /left untouched/);
+    assert.equal(folder.reports.length, 1);
+    assert.equal(folder.reports[0].level, 'error');
+    assert.deepEqual([folder.reports[0].kind, folder.reports[0].userMustAct], ['not-saving', true]);
+    assert.match(folder.reports[0].message, /migration to schema version 2 .* failed/);
+    assert.match(folder.reports[0].message, /left untouched/);
     a.setState('new', 'value');
     assert.equal(a.getState('new'), 'value');
     await a.flush();
     await sleep(20);
     await a.close();
-    assert.deepEqual(await readFile(join(dir, 'baton.sqlite')), before);
+    assert.deepEqual(await readFile(join(folder.dir, 'baton.sqlite')), before);
   });
 });

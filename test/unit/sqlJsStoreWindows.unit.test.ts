@@ -7,17 +7,12 @@ import { rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StoreReport } from '../../src/core/store/types';
-import { eachStoreFolder, type StoreFolder } from '../support/storeFolder';
+import { eachStoreFolder } from '../support/storeFolder';
 import { waitFor } from '../support/waitFor';
 
 describe('SqlJsStore: several windows on one folder', () => {
-  let dir: string;
-  let reports: StoreReport[];
-  let openStore: StoreFolder['openStore'];
-  let rawDb: StoreFolder['rawDb'];
-  let writeRaw: StoreFolder['writeRaw'];
-  eachStoreFolder((folder) => ({ dir, reports, openStore, rawDb, writeRaw } = folder));
+  const folder = eachStoreFolder();
+  const { openStore, rawDb, writeRaw } = folder;
 
   it('loses no row when two stores write in turns', async () => {
     const a = await openStore();
@@ -91,7 +86,7 @@ describe('SqlJsStore: several windows on one folder', () => {
     assert.equal(c.listMemories().length, 8);
     assert.deepEqual(c.integrityCheck(), ['ok']);
     assert.deepEqual(
-      reports.filter((r) => r.level !== 'info'),
+      folder.reports.filter((r) => r.level !== 'info'),
       [],
     );
   });
@@ -227,30 +222,30 @@ describe('SqlJsStore: several windows on one folder', () => {
 
   it('waits for a live lease, gives up after the timeout keeping its changes, then succeeds', async () => {
     const a = await openStore({ leaseTimeoutMs: 150 });
-    const lease = join(dir, 'baton.sqlite.lease');
+    const lease = join(folder.dir, 'baton.sqlite.lease');
     await writeFile(lease, JSON.stringify({ pid: process.pid, host: hostname(), token: 'someone-else' }));
     a.setState('k', 'v');
     await assert.rejects(a.flush(), /holding the database write lease/);
     assert.equal(a.pendingWrites, 1);
     assert.deepEqual(
-      reports.map((r) => [r.kind, r.userMustAct]),
+      folder.reports.map((r) => [r.kind, r.userMustAct]),
       [['save-failed', true]],
     );
     await rm(lease);
     await a.flush();
-    assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]).slice(1), [['saved-again', false]]);
+    assert.deepEqual(folder.reports.map((r) => [r.kind, r.userMustAct]).slice(1), [['saved-again', false]]);
     assert.equal(a.pendingWrites, 0);
     assert.equal((await openStore()).getState('k'), 'v');
   });
 
   it('takes over at once a lease whose owner process is dead', async () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    await writeFile(join(dir, 'baton.sqlite.lease'), JSON.stringify({ pid: dead, host: hostname(), token: 'crashed' }));
+    await writeFile(join(folder.dir, 'baton.sqlite.lease'), JSON.stringify({ pid: dead, host: hostname(), token: 'crashed' }));
     const a = await openStore({ leaseStaleMs: 60_000, leaseTimeoutMs: 60_000 });
     a.setState('k', 'v');
     const started = Date.now();
     await a.flush();
     assert.ok(Date.now() - started < 2000);
-    assert.equal(existsSync(join(dir, 'baton.sqlite.lease')), false);
+    assert.equal(existsSync(join(folder.dir, 'baton.sqlite.lease')), false);
   });
 });
