@@ -12,11 +12,11 @@ import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { FrameLocator, Locator } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
-import { completedReply, freshChat, runCommand, send, waitUntil } from './helpers';
+import { answerDialog, completedReply, freshChat, runCommand, send, waitUntil } from './helpers';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
@@ -37,16 +37,6 @@ function scriptLineEdit(server: ScriptedModelServer, repo: string, name: string)
     answer: `${name} is done.`,
   });
   return prompt;
-}
-
-async function answerDialog(page: Page, button: string): Promise<void> {
-  const dialog = page.locator('.monaco-dialog-box');
-  await dialog.waitFor({ timeout: 15_000 });
-  await dialog
-    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
-    .first()
-    .click();
-  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
 }
 
 describe('Work that lands, by clicks', function () {
