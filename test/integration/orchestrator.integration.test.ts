@@ -194,6 +194,24 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.deepEqual([own.includes(ahead), own.includes(plain)], [true, true], "both kept in Baton's own session folder");
   });
 
+  it('a new conversation opened ahead and left without a message gets its first reply after a reload, with nothing before it', async () => {
+    // As with a session created plainly and never written to: the runtime does not resume an empty session after it
+    // stopped ("Session not found"), so the reload opens another; opening ahead leaves nothing more behind.
+    await panelOpened(core, core.logger);
+    const opened = ofType(core.events, 'session.ready').at(-1)!.sessionId;
+    await core.restart();
+    core.server.on({ lastUserIncludes: '[via panel] first after the reload' }, { text: 'here' });
+    assert.equal((await core.orchestrator.enqueue('first after the reload', { channel: 'panel' }).done).content, 'here');
+    assert.notEqual(ofType(core.events, 'session.ready').at(-1)!.sessionId, opened);
+    const [only, ...more] = core.server.chatRequests();
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      only!.messages.map((m) => m.role),
+      ['system', 'user'],
+      'nothing in the conversation before the message',
+    );
+  });
+
   it('opening the panel on a resumed conversation connects its GitHub MCP server there, so the first message finds it connected and offers its tools', async () => {
     // A resumed session has its MCP host from the resume, so building its tool list on opening connects the server
     // (README ³); a new session's first send still does it (the test above).
