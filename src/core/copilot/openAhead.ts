@@ -1,10 +1,11 @@
 // A new session opened ahead of its first message, the way a resumed one is opened. The runtime makes a session's MCP
 // host (which connects its MCP servers, the built-in GitHub one among them, and lists their tools) at a new session's
 // first send, and at a resumed session's resume; nothing else makes it (README ³ lists what was tried). So a session
-// opened when the panel is opened is suspended while still empty (the runtime keeps it on disk for a later resume:
-// its start, nothing else) and resumed by its id at once: warmUp can then build its tool list, and the first send
-// connects nothing. What the session holds and what its first request carries are the same (measured against the
-// scripted server: the same system message and tools, no model request); its event log has a session.resume more.
+// opened when the panel is opened is suspended while still empty (the runtime then keeps it for a resume, though, as
+// any empty session, not across its own restart) and resumed by its id at once: warmUp can then build its tool list,
+// and the first send connects nothing. What the session holds and what its first request carries are the same (measured
+// against the scripted server: the same system message and tools, no model request); its event log has a session.resume
+// more.
 import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
 
 /**
