@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import initSqlJs, { type Database } from 'sql.js';
 import { SqlJsStore, type SqlJsStoreOptions } from '../../src/core/store/sqlJsStore';
 import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
-import type { StoreReport } from '../../src/core/store/types';
+import { conversationStateKey, type StoreReport } from '../../src/core/store/types';
 
 const V1_SCHEMA = `
   CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -494,6 +494,41 @@ describe('SqlJsStore', () => {
       await a.flush();
       assert.ok(Date.now() - started < 2000);
       assert.equal(existsSync(join(dir, 'baton.sqlite.lease')), false);
+    });
+  });
+
+  describe('state read again', () => {
+    it('answers from what it read or wrote, and follows deletes, a deleted conversation and another window’s writes', async () => {
+      const a = await openStore();
+      const b = await openStore();
+      const key = conversationStateKey('session', 'c1');
+      a.appendLog({ role: 'user', content: 'hello', conversation: 'c1' });
+      assert.equal(a.getState(key), undefined);
+      a.setState(key, 'one');
+      assert.equal(a.getState(key), 'one');
+      a.deleteState(key);
+      assert.equal(a.getState(key), undefined);
+      a.setState(key, 'two');
+      assert.equal(a.getState(key), 'two');
+      // Its keys go with the conversation (one DELETE for all of them).
+      a.deleteConversation('c1');
+      assert.equal(a.getState(key), undefined);
+      // Another window's write, once its file is loaded here; this window's own unflushed write stays on top of it.
+      a.setState('mine', 'a');
+      assert.equal(a.getState('theirs'), undefined);
+      assert.equal(b.getState('mine'), undefined);
+      b.setState('theirs', 'b');
+      await b.flush();
+      await a.flush();
+      assert.equal(a.getState('theirs'), 'b');
+      assert.equal(a.getState('mine'), 'a');
+      await b.flush();
+      assert.equal(b.getState('mine'), 'a');
+      // And after a restart, from the file.
+      await a.close();
+      const c = await openStore();
+      assert.equal(c.getState('theirs'), 'b');
+      assert.equal(c.getState(key), undefined);
     });
   });
 
