@@ -145,6 +145,20 @@ async function main(): Promise<void> {
     for (const area of ['usage', 'squads', 'wikiIndex'])
       for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store[area]) as object))
         if (name !== 'constructor') wrap(store[area] as Record<string, unknown>, name, `store.${area}.${name}`);
+    // Each event's listeners, by event type (what a turn's events cost the panel, the API's events, usage ...).
+    const orch = core.orchestrator as unknown as Record<string, unknown>;
+    const fire = orch.fire as (e: { type: string }) => void;
+    orch.fire = function (this: unknown, e: { type: string }) {
+      const t = performance.now();
+      try {
+        fire.call(this, e);
+      } finally {
+        const c = calls.get(`event ${e.type}`) ?? { n: 0, ms: 0, max: 0 };
+        c.n++;
+        c.ms += performance.now() - t;
+        calls.set(`event ${e.type}`, c);
+      }
+    };
     // Every statement too, by its SQL (the tables object is replaced when another window's file is loaded: not here).
     const tables = (store.file as { tables: Record<string, unknown> }).tables;
     for (const name of ['run', 'first', 'rows', 'column'])
