@@ -129,9 +129,10 @@ async function main(): Promise<void> {
         try {
           return orig.apply(this, a);
         } finally {
-          const c = calls.get(label) ?? { n: 0, ms: 0 };
+          const c = calls.get(label) ?? { n: 0, ms: 0, max: 0 };
           c.n++;
           c.ms += performance.now() - t;
+          c.max = Math.max(c.max ?? 0, performance.now() - t);
           calls.set(label, c);
         }
       };
@@ -156,6 +157,7 @@ async function main(): Promise<void> {
         const c = calls.get(`event ${e.type}`) ?? { n: 0, ms: 0, max: 0 };
         c.n++;
         c.ms += performance.now() - t;
+        c.max = Math.max(c.max ?? 0, performance.now() - t);
         calls.set(`event ${e.type}`, c);
       }
     };
