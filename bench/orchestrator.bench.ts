@@ -5,6 +5,7 @@
 // createBatonCore (startCore), as the extension builds it.
 import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
 import type { SessionSpec } from '../src/core/copilot/agentSessions';
+import { CopilotAgentSessions } from '../src/core/copilot/copilotAgentSessions';
 import { CopilotAgentSession } from '../src/core/copilot/copilotAgentSession';
 import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
 import { panelOpened } from '../src/core/chat/panelOpened';
@@ -206,54 +207,31 @@ async function benchColdFirstReply(server: ScriptedModelServer, rounds: number):
 }
 
 /**
- * Panel `chat/send` → the first `message/delta` the panel gets, and where Baton's part of it ends: Enter → its turn
- * starts (after anything queued before it, such as what opening the panel set going) → the turn is routed (the
- * session ensured, the prompt built: Baton's last step before the SDK's send).
- */
-async function enterToFirstToken(core: CoreFixture, text: string): Promise<{ ms: number; toStartMs: number; startToRoutedMs: number }> {
-  const at: { started?: number; routed?: number } = {};
-  const offEvents = core.conversations.onEvent((e) => {
-    if (e.type === 'turn.started') at.started ??= performance.now();
-    if (e.type === 'turn.routed') at.routed ??= performance.now();
-  });
-  const first = new Promise<number>((resolve) => {
-    const off = core.chat.onDidPost((m) => {
-      if (m.type !== 'message/delta') return;
-      off();
-      resolve(performance.now());
-    });
-  });
-  const t = performance.now();
-  core.chat.receive({ type: 'chat/send', text });
-  const ms = (await first) - t;
-  offEvents();
-  await waitIdle(core);
-  if (at.started === undefined || at.routed === undefined) throw new Error('the reply came without its turn starting and being routed');
-  return { ms, toStartMs: at.started - t, startToRoutedMs: at.routed - at.started };
-}
-
-/**
  * The first reply when the panel has been open for 2 s before Enter (what opening it sets going: panelOpened),
- * against a warm reply (the next message, same core). Each round is a fresh core and runtime, three of them in turn
- * so all see the same machine noise: as Baton ships; the same with the runtime timing its own first turn (where the
- * difference goes); and with the runtime's built-in GitHub MCP server turned off, which Baton does not do (that
- * server's tools reach the orchestrator's model, so it is a trade-off this figure prices, not a fix).
+ * against a warm reply (the next message, same core), phase by phase from the runtime's session events. Each round is
+ * a fresh core and runtime, three of them in turn so all see the same machine noise: as Baton ships (the new session
+ * opened ahead, so its MCP servers are connected and its tool list built on opening: openAhead.ts); as before (the
+ * session created plainly, so its first send connects them), timed; and as before again with the runtime timing its
+ * own first turn (where that difference goes; a session opened ahead writes no such timing, as a resumed one).
  */
 async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const shipped = { first: [] as number[], warm: [] as number[] };
-  // Where the shipped replies' time goes on Baton's side, and how long what opening the panel sets going took.
-  const toStart = { first: [] as number[], warm: [] as number[] };
-  const startToRouted = { first: [] as number[], warm: [] as number[] };
+  const before = { first: [] as number[], warm: [] as number[] };
+  const phases: Array<{ first: ReplyPhases; warm: ReplyPhases }> = [];
+  const beforePhases: Array<{ first: ReplyPhases; warm: ReplyPhases }> = [];
+  // How long what opening the panel sets going took.
   const prepared: number[] = [];
-  const noGitHubMcp = { first: [] as number[], warm: [] as number[] };
+  const preparedBefore: number[] = [];
   const timings: FirstTurnTiming[] = [];
   const traces = await mkdtemp(join(tmpdir(), 'baton-bench-trace-'));
-  const once = async (into: { first: number[]; warm: number[] } | undefined, i: number, opts: { trace?: string; noGitHubMcp?: boolean }): Promise<void> => {
-    const core = await startCore({
-      server,
-      flushDelayMs: 250,
-      ...(opts.noGitHubMcp ? { extraSessionConfig: { disabledMcpServers: ['github-mcp-server'] } } : {}),
-    });
+  const create = CopilotAgentSessions.prototype.create;
+  const once = async (into: { first: number[]; warm: number[] } | undefined, i: number, opts: { trace?: string; plain?: boolean }): Promise<void> => {
+    // As before: the session created at opening is not opened ahead (its MCP host comes with the first send).
+    if (opts.plain)
+      CopilotAgentSessions.prototype.create = function (this: CopilotAgentSessions, spec: SessionSpec) {
+        return create.call(this, spec);
+      };
+    const core = await startCore({ server, flushDelayMs: 250 });
     let sessionId: string | undefined;
     try {
       // Read at the runtime's start, which opening the panel does.
@@ -261,19 +239,21 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
       const openedAt = performance.now();
       const opened = panelOpened(core, core.logger).then(() => performance.now() - openedAt);
       await new Promise((r) => setTimeout(r, 2_000));
-      const first = await enterToFirstToken(core, `after open ${i}`);
-      const warm = await enterToFirstToken(core, `warm ${i}`);
-      into?.first.push(first.ms);
-      into?.warm.push(warm.ms);
+      const live = () => keeperOf(core).current;
+      const first = await phasedReply(core, server, live, `after open ${i}`);
+      const warm = await phasedReply(core, server, live, `warm ${i}`);
+      into?.first.push(first.total);
+      into?.warm.push(warm.total);
       if (into === shipped) {
         prepared.push(await opened);
-        toStart.first.push(first.toStartMs);
-        toStart.warm.push(warm.toStartMs);
-        startToRouted.first.push(first.startToRoutedMs);
-        startToRouted.warm.push(warm.startToRoutedMs);
+        phases.push({ first, warm });
+      } else if (into === before) {
+        preparedBefore.push(await opened);
+        beforePhases.push({ first, warm });
       }
       sessionId = keeperOf(core).current?.id;
     } finally {
+      CopilotAgentSessions.prototype.create = create;
       await core.dispose();
     }
     if (opts.trace) {
@@ -285,8 +265,8 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
   try {
     for (let i = 0; i < rounds; i++) {
       await once(shipped, i, {});
-      await once(undefined, i, { trace: join(traces, `round-${i}.jsonl`) });
-      await once(noGitHubMcp, i, { noGitHubMcp: true });
+      await once(before, i, { plain: true });
+      await once(undefined, i, { plain: true, trace: join(traces, `round-${i}.jsonl`) });
     }
   } finally {
     await rm(traces, { recursive: true, force: true });
@@ -297,28 +277,36 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     { name: 'first reply, panel open 2 s before Enter: Enter → first token (median)', value: f, unit: 'ms' },
     { name: 'warm reply: Enter → first token (median)', value: w, unit: 'ms' },
     { name: 'first reply after opening / warm reply', value: f / w, unit: '×', target: '≤ 1.5' },
+    {
+      name: 'new conversation, before (its session created plainly, MCP servers connected at the first send), same run: first reply (median)',
+      value: median(before.first),
+      unit: 'ms',
+    },
+    { name: 'new conversation, before, same run: first / warm', value: median(before.first) / median(before.warm), unit: '×' },
     { name: 'opening the panel → runtime, session and agent context prepared (median; Enter comes at 2 s)', value: median(prepared), unit: 'ms' },
+    { name: '… the same before (session created plainly), same run (median)', value: median(preparedBefore), unit: 'ms' },
     {
       name: '… rounds where that preparation outlasted the 2 s (the first message waited for it)',
       value: prepared.filter((ms) => ms > 2_000).length,
       unit: `of ${prepared.length}`,
     },
-    { name: "… Enter → Baton's turn starts: first reply (median)", value: median(toStart.first), unit: 'ms' },
-    { name: "… Enter → Baton's turn starts: warm reply (median)", value: median(toStart.warm), unit: 'ms' },
-    { name: "… Baton's turn started → routed (its last step before the SDK's send): first reply (median)", value: median(startToRouted.first), unit: 'ms' },
-    { name: "… Baton's turn started → routed: warm reply (median)", value: median(startToRouted.warm), unit: 'ms' },
+    ...phaseFigures(
+      'new',
+      phases.map((p) => p.first),
+      phases.map((p) => p.warm),
+    ),
+    ...phaseFigures(
+      'new, before',
+      beforePhases.map((p) => p.first),
+      beforePhases.map((p) => p.warm),
+    ),
     {
-      name: "first turn: the runtime's own preparation before the model call (median, its timing)",
+      name: "before: the first turn's own preparation before the model call (median, the runtime's timing)",
       value: median(timings.map((t) => t.preparationMs)),
       unit: 'ms',
     },
     { name: '… of which the built-in GitHub MCP server: authentication and connection (median)', value: median(timings.map((t) => t.githubMcpMs)), unit: 'ms' },
     { name: "… of which the session's tool list: MCP catalog and tool initialization (median)", value: median(timings.map((t) => t.toolsMs)), unit: 'ms' },
-    {
-      name: 'first reply / warm reply with the built-in GitHub MCP server off (not shipped: its tools leave the orchestrator)',
-      value: median(noGitHubMcp.first) / median(noGitHubMcp.warm),
-      unit: '×',
-    },
   ];
 }
 

@@ -8,33 +8,6 @@ import { byokHarness, defineTool, runTurn, startHarness, waitForEvent, type Harn
 import { runtimeProcesses } from '../support/leaks';
 import { startCore } from '../support/orchestratorFixture';
 
-/** Every scripted response was asked for and nothing unscripted arrived. */
-function assertScriptDone(h: Harness): void {
-  assert.deepEqual(
-    h.server.unscriptedRequests.map((r) => r.lastUserText ?? r.path),
-    [],
-    'requests no test scripted',
-  );
-  assert.deepEqual(
-    h.server.pending().map((r) => r.name),
-    [],
-    'scripted responses never asked for',
-  );
-}
-
-function assertHermetic(h: Harness): void {
-  assert.deepEqual(
-    h.server.strayRequests.map((r) => `${r.method} ${r.path}`),
-    [],
-    'the runtime tried to reach the internet through the proxy',
-  );
-  assert.deepEqual(
-    h.server.unknownRequests.map((r) => `${r.method} ${r.path}`),
-    [],
-    'the runtime called an endpoint the scripted server does not implement',
-  );
-}
-
 describe('copilot harness (Copilot API mode)', function () {
   this.timeout(20_000);
   let h: Harness;
@@ -154,15 +127,7 @@ describe('copilot harness (Copilot API mode)', function () {
   });
 
   it('made no stray (proxy/CONNECT) or unknown requests and nothing went unscripted', () => {
-    assertHermetic(h);
-    assert.deepEqual(
-      h.server.unscriptedRequests.map((r) => r.lastUserText),
-      [],
-    );
-    assert.deepEqual(
-      h.server.pending().map((r) => r.name),
-      [],
-    );
+    h.server.assertScriptDone();
   });
 });
 
@@ -208,8 +173,7 @@ describe('copilot harness (BYOK OpenAI mode)', function () {
     assert.equal((await runTurn(resumed, 'still?')).content, 'I am A');
     await resumed.disconnect();
     await b.disconnect();
-    assertHermetic(h);
-    assertScriptDone(h);
+    h.server.assertScriptDone();
   });
 });
 
@@ -224,8 +188,7 @@ describe('copilot harness: env-only authentication', function () {
       if (authenticates) h.server.on({ lastUserIncludes: 'who am i' }, { text: 'authenticated' });
       const session = await h.client.createSession(h.sessionConfig());
       const turn = await runTurn(session, 'who am i');
-      assertHermetic(h);
-      assertScriptDone(h);
+      h.server.assertScriptDone();
       return { content: turn.content, auth: h.server.requests.map((r) => String(r.headers.authorization)) };
     } finally {
       await h.dispose();
@@ -295,8 +258,7 @@ describe('copilot harness: session configDirectory', function () {
     assert.equal((await runTurn(resumed, 'hidden again')).content, 'ok');
     await resumed.disconnect();
     await visible.disconnect();
-    assertHermetic(h);
-    assertScriptDone(h);
+    h.server.assertScriptDone();
   });
 });
 

@@ -121,30 +121,95 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(only?.messages.filter((m) => m.role === 'user').length, 1, 'the session had nothing in it before the message');
   });
 
-  it("connects the runtime's GitHub MCP server at the first message, not on opening, and offers its tools with Baton's", async () => {
-    // What the first reply still waits for after opening the panel (README, footnote ³): the runtime starts a new
-    // session's MCP servers at its first send and no RPC does it ahead (a resumed one's are connected on opening, below). The built-in GitHub server's tools reach
-    // the orchestrator's model, so turning the server off to save that time would take them away. They are read
-    // tools only: the runtime connects to the server's read-only endpoint, and the orchestrator may use them as it
-    // answers (reading an issue is an answer it can give itself).
+  it("opening the panel on a new conversation connects the runtime's GitHub MCP server there: the first message connects nothing more and offers its tools with Baton's", async () => {
+    // The runtime makes a new session's MCP host at its first send; opening the panel opens the new session ahead, as
+    // a resumed one is opened (README ³), so its tool list is built and the server connected before the first message.
+    // The built-in GitHub server's tools reach the orchestrator's model; they are read tools only: the runtime
+    // connects to the server's read-only endpoint, and the orchestrator may use them as it answers.
     core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
     const mcpCalls = (): string[] =>
       core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
     await panelOpened(core, core.logger);
-    assert.deepEqual([mcpCalls(), core.server.chatRequests()], [[], []], 'opening the panel connected nothing and asked the model nothing');
-    core.server.on({ lastUserIncludes: '[via panel] first message' }, { text: 'one' });
-    core.server.on({ lastUserIncludes: '[via panel] second message' }, { text: 'two' });
-    await core.orchestrator.enqueue('first message', { channel: 'panel' }).done;
-    assert.ok(mcpCalls().includes('initialize') && mcpCalls().includes('tools/list'), `the first message connected it: ${mcpCalls().join(', ')}`);
+    assert.equal(ofType(core.events, 'session.ready').at(-1)?.how, 'created', 'a new session, not one resumed from the store');
+    assert.ok(mcpCalls().includes('tools/list'), `opening the panel listed the server's tools: ${mcpCalls().join(', ')}`);
+    assert.deepEqual(core.server.chatRequests(), [], 'opening the panel asked the model nothing');
     const endpoints = new Set(core.server.requests.filter((r) => r.path.startsWith('/mcp')).map((r) => r.path));
     assert.deepEqual([...endpoints], ['/mcp/readonly'], "the server's read-only endpoint, never the read-write one");
-    const connected = mcpCalls().length;
+    const opened = mcpCalls().length;
+    core.server.on({ lastUserIncludes: '[via panel] first message' }, { text: 'one' });
+    core.server.on({ lastUserIncludes: '[via panel] second message' }, { text: 'two' });
+    assert.equal((await core.orchestrator.enqueue('first message', { channel: 'panel' }).done).content, 'one');
+    assert.deepEqual(mcpCalls().slice(opened), [], 'the first message found the server connected');
     await core.orchestrator.enqueue('second message', { channel: 'panel' }).done;
-    assert.equal(mcpCalls().length, connected, 'the second message found it connected');
+    assert.deepEqual(mcpCalls().slice(opened), [], 'and so did the second');
     const [first, second, ...more] = core.server.chatRequests();
     assert.equal(more.length, 0);
+    assert.deepEqual(
+      first!.messages.map((m) => m.role),
+      ['system', 'user'],
+      'the session had nothing in it before the first message',
+    );
     const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
     for (const request of [first!, second!]) assert.deepEqual([...request.tools].sort(), [...wired, 'github-mcp-server-get_issue'].sort());
+  });
+
+  it('a new conversation opened ahead is told, offered and listed exactly as one whose session is created at its first message', async () => {
+    // The session opened ahead is suspended while empty and resumed (openAhead.ts): nothing of that may show. Compared
+    // with a second conversation of the same core whose session is created by its first message (no panel opening).
+    const mcpCalls = (): string[] =>
+      core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
+    await panelOpened(core, core.logger);
+    core.server.on({ lastUserIncludes: '[via panel] hello from the opened panel' }, { text: 'hi, opened' });
+    core.server.on({ lastUserIncludes: '[via panel] hello without opening' }, { text: 'hi, plain' });
+    await core.conversations.active.enqueue('hello from the opened panel', { channel: 'panel' }).done;
+    const ahead = core.conversations.active.currentSessionId!;
+    core.conversations.create();
+    const connected = mcpCalls().length;
+    await core.conversations.active.enqueue('hello without opening', { channel: 'panel' }).done;
+    const plain = core.conversations.active.currentSessionId!;
+    assert.ok(mcpCalls().slice(connected).includes('tools/list'), 'the plain session connected the server at its first message');
+    assert.notEqual(ahead, plain);
+    const [a, p, ...more] = core.server.chatRequests();
+    assert.equal(more.length, 0);
+    const asSent = (r: RecordedRequest, id: string) => ({
+      // The session's own folder and the time are in the system message; nothing else may differ.
+      system: r.systemText
+        .replaceAll(id, '<session>')
+        .replace(/\d{4}-\d\d-\d\dT[\d:.+-]+/g, '<time>')
+        .replace(/^Current date: .*$/m, '<date>'),
+      roles: r.messages.map((m) => m.role),
+      tools: [...r.tools].sort(),
+    });
+    assert.deepEqual(asSent(a!, ahead), asSent(p!, plain), 'the same system message, history and tools');
+    const ready = ofType(core.events, 'session.ready').map((e) => e.how);
+    assert.deepEqual(ready, ['created', 'created'], 'both are new sessions');
+    // The Copilot Sessions view and list_machine_sessions list the user's sessions, never Baton's own.
+    const listed = (await core.pool.listMachineSessions({ limit: 100 })).map((m) => m.sessionId);
+    assert.deepEqual(
+      [ahead, plain].filter((id) => listed.includes(id)),
+      [],
+      'neither is in the Copilot Sessions list',
+    );
+    const own = (await core.sessions.ownSessions()).map((s) => s.id);
+    assert.deepEqual([own.includes(ahead), own.includes(plain)], [true, true], "both kept in Baton's own session folder");
+  });
+
+  it('a new conversation opened ahead and left without a message gets its first reply after a reload, with nothing before it', async () => {
+    // As with a session created plainly and never written to: the runtime does not resume an empty session after it
+    // stopped ("Session not found"), so the reload opens another; opening ahead leaves nothing more behind.
+    await panelOpened(core, core.logger);
+    const opened = ofType(core.events, 'session.ready').at(-1)!.sessionId;
+    await core.restart();
+    core.server.on({ lastUserIncludes: '[via panel] first after the reload' }, { text: 'here' });
+    assert.equal((await core.orchestrator.enqueue('first after the reload', { channel: 'panel' }).done).content, 'here');
+    assert.notEqual(ofType(core.events, 'session.ready').at(-1)!.sessionId, opened);
+    const [only, ...more] = core.server.chatRequests();
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      only!.messages.map((m) => m.role),
+      ['system', 'user'],
+      'nothing in the conversation before the message',
+    );
   });
 
   it('opening the panel on a resumed conversation connects its GitHub MCP server there, so the first message finds it connected and offers its tools', async () => {

@@ -174,18 +174,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
 
   afterEach(async function () {
     try {
-      if (this.currentTest?.state === 'passed') {
-        assert.deepEqual(
-          server.unscriptedRequests.map((r) => r.lastUserText ?? r.path),
-          [],
-          'the model server got requests no test scripted',
-        );
-        assert.deepEqual(
-          server.pending().map((r) => r.name),
-          [],
-          'scripted responses were never asked for',
-        );
-      }
+      if (this.currentTest?.state === 'passed') server.assertScriptDone();
     } finally {
       for (const w of windows.splice(0)) {
         w.kill();

@@ -8,6 +8,7 @@
 // - tools are called through their real handlers (so Baton's ToolJournal is exercised), with
 //   tool.execution_start / complete events around them, as the runtime does.
 // Every run is scripted: a run nobody scripted fails loudly and is listed in `unscripted`.
+import * as assert from 'node:assert/strict';
 import type {
   AgentSession,
   AgentSessions,
@@ -93,6 +94,12 @@ export class InMemoryAgentSessions implements AgentSessions {
   /** Scripts not used yet (a test ends with none). */
   get pendingScripts(): number {
     return this.scripts.length;
+  }
+
+  /** The end of every test: the runtime got exactly the runs that were scripted, and every script ran. */
+  assertScriptDone(): void {
+    assert.deepEqual(this.unscripted, [], 'the runtime got runs no test scripted');
+    assert.equal(this.pendingScripts, 0, 'every scripted run happened');
   }
 
   /** The prompts orchestrator sessions received, in order. */

@@ -135,3 +135,23 @@ export async function until(cond: () => boolean, what: string, timeoutMs = 2000)
     await new Promise((r) => setTimeout(r, 1));
   }
 }
+
+/**
+ * Each test of the calling `describe` on a fresh core: built before the test (from `options()`, read then) and handed to
+ * `use`; after it, disposed whatever happened and, in a test that passed, checked: the runtime got exactly what was
+ * scripted.
+ */
+export function eachUnitCore(use: (core: UnitCore) => void, options?: () => Parameters<typeof startUnitCore>[0]): void {
+  let current: UnitCore | undefined;
+  beforeEach(async () => {
+    current = await startUnitCore(options?.());
+    use(current);
+  });
+  afterEach(async function () {
+    const done = current;
+    current = undefined;
+    if (!done) return;
+    await done.dispose();
+    if (this.currentTest?.state === 'passed') done.sessions.assertScriptDone();
+  });
+}

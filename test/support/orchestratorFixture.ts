@@ -1,7 +1,6 @@
 // Builds Baton for integration tests exactly as the extension does (createBatonCore), with only
 // the edges swapped: a scripted model server, the real Copilot runtime in a hermetic environment,
 // a real sql.js store on disk, recorded host actions and a permission broker the test answers.
-import * as assert from 'node:assert/strict';
 import type { SessionConfig } from '@github/copilot-sdk';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -168,26 +167,7 @@ export async function startCore(opts: StartCoreOptions = {}): Promise<CoreFixtur
       adopt(await build(overrides));
     },
     assertScriptDone() {
-      assert.deepEqual(
-        server.unscriptedRequests.map((r) => r.lastUserText ?? r.path),
-        [],
-        'the model server got requests no test scripted',
-      );
-      assert.deepEqual(
-        server.strayRequests.map((r) => `${r.method} ${r.path}`),
-        [],
-        'the runtime tried to reach the internet',
-      );
-      assert.deepEqual(
-        server.unknownRequests.map((r) => `${r.method} ${r.path}`),
-        [],
-        'the runtime called an endpoint the scripted server does not implement',
-      );
-      assert.deepEqual(
-        server.pending().map((r) => r.name),
-        [],
-        'scripted responses were never asked for',
-      );
+      server.assertScriptDone();
     },
     async dispose() {
       await fixture.core.dispose().catch(() => undefined);

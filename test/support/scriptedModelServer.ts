@@ -10,6 +10,7 @@
  * Anything that is not scripted still gets an answer, so a test fails on its assertion rather than a hang, but it is
  * recorded (`unscriptedRequests`, `strayRequests`, `unknownRequests`) so the test can assert it did not happen.
  */
+import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
@@ -117,6 +118,40 @@ export class ScriptedModelServer {
   /** Non-sticky rules that still hold unserved responses: a test can assert the whole script ran. */
   pending(): ScriptRule[] {
     return this.rules.filter((r) => !r.isSticky && r.remaining > 0);
+  }
+
+  /** Where the recordings end now (reset() does not move it back): `assertScriptDone(mark)` judges only what came after. */
+  mark(): number {
+    return this.seq;
+  }
+
+  /**
+   * The end of every test: the server got exactly what was scripted. No request that no rule matched, none for the
+   * internet or an endpoint this server does not implement (since `since`, a `mark()`), and no scripted response left
+   * unasked for.
+   */
+  assertScriptDone(since = 0): void {
+    const after = this.requests.filter((r) => r.seq > since);
+    assert.deepEqual(
+      after.filter((r) => r.unscripted).map((r) => r.lastUserText ?? r.path),
+      [],
+      'the model server got requests no test scripted',
+    );
+    assert.deepEqual(
+      after.filter((r) => r.kind === 'stray').map((r) => `${r.method} ${r.path}`),
+      [],
+      'the runtime tried to reach the internet',
+    );
+    assert.deepEqual(
+      after.filter((r) => r.kind === 'unknown').map((r) => `${r.method} ${r.path}`),
+      [],
+      'the runtime called an endpoint the scripted server does not implement',
+    );
+    assert.deepEqual(
+      this.pending().map((r) => r.name),
+      [],
+      'scripted responses were never asked for',
+    );
   }
 
   setModels(models: Array<string | ModelSpec>): void {

@@ -4,20 +4,12 @@
 import * as assert from 'node:assert/strict';
 import type { SessionSpec } from '../../src/core/copilot/agentSessions';
 import { reply, sequence, tool } from '../support/inMemoryAgentSessions';
-import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
+import { eachUnitCore, nextEvent, until, type UnitCore } from '../support/inMemoryCore';
 
 describe('createBatonCore (in-memory runtime)', () => {
   let f: UnitCore;
 
-  beforeEach(async () => {
-    f = await startUnitCore();
-  });
-
-  afterEach(async () => {
-    const { sessions } = f;
-    await f.dispose();
-    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
-  });
+  eachUnitCore((core) => (f = core));
 
   function orchestratorSpec(i = 0): Extract<SessionSpec, { role: 'orchestrator' }> {
     const spec = f.sessions.created.filter((s) => s.role === 'orchestrator')[i];

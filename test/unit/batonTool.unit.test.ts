@@ -137,7 +137,7 @@ describe('Baton tools in orchestrator turns (in-memory runtime)', () => {
     const { sessions } = f;
     await f.dispose();
     f = undefined;
-    assert.deepEqual(sessions.unscripted, []);
+    sessions.assertScriptDone();
   });
 
   const remember = { category: 'fact', content: 'The build uses pnpm' };

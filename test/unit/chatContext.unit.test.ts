@@ -91,7 +91,7 @@ describe('ChatController with editor context', () => {
     fixture.core.chat.onDidPost((m) => posted.push(m));
   }
   afterEach(async () => {
-    assert.equal(fixture.sessions.pendingScripts, 0, 'every scripted answer was used');
+    fixture.sessions.assertScriptDone();
     await fixture.dispose();
   });
 

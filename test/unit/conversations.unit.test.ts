@@ -9,19 +9,12 @@ import { ConversationClaims, newInstance, retireInstance } from '../../src/core/
 import { describeConversations } from '../../src/core/conversations/conversationsReport';
 import { CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
 import { hangAfter, reply } from '../support/inMemoryAgentSessions';
-import { startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
+import { eachUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
 describe('Conversations (in-memory runtime)', () => {
   let f: UnitCore;
 
-  beforeEach(async () => {
-    f = await startUnitCore();
-  });
-  afterEach(async () => {
-    const { sessions } = f;
-    await f.dispose();
-    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
-  });
+  eachUnitCore((core) => (f = core));
 
   it('an unknown id passed to get() (the API, the Chat view) creates that conversation; the panel keeps showing its own', async () => {
     f.sessions.script('orchestrator', reply('hello from elsewhere'));

@@ -42,7 +42,7 @@ describe('Orchestrator (in-memory runtime)', () => {
     const { sessions } = f;
     await f.dispose();
     f = undefined;
-    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
+    sessions.assertScriptDone();
     assert.equal(sessions.inFlight, 0, 'no run is left in flight');
   });
 

@@ -6,7 +6,7 @@ import type { RuntimeStats } from '../../src/core/copilot/agentSessions';
 import { DEFAULT_RECYCLE, RecyclePolicy, type RecycleSettings } from '../../src/core/runtime/recyclePolicy';
 import { residentBytes, rssSupport } from '../../src/core/util/processMemory';
 import { Gate, reply } from '../support/inMemoryAgentSessions';
-import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
+import { eachUnitCore, nextEvent, until, type UnitCore } from '../support/inMemoryCore';
 
 const MB = 1024 * 1024;
 const settings: RecycleSettings = { growth: 1.25, guardGrowth: 1.1, maxSessions: 0, warmupSessions: 3, warmupIdles: 5 };
@@ -117,20 +117,14 @@ describe('RuntimeRecycler (composition root, runtime in memory)', () => {
   let f: UnitCore;
   let runtime: Partial<RecycleSettings>;
 
-  beforeEach(async () => {
-    // The memory trigger cannot fire in memory (no process): the session count stands in for it.
-    runtime = { maxSessions: 2 };
-    f = await startUnitCore({
-      overrides: { runtimeQuietMs: 0, settings: { orchestrator: () => f.settings, workers: () => f.workerSettings, runtime: () => runtime } },
-    });
-  });
-
-  afterEach(async () => {
-    const { sessions } = f;
-    await f.dispose();
-    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
-    assert.equal(sessions.pendingScripts, 0, 'every scripted run happened');
-  });
+  eachUnitCore(
+    (core) => (f = core),
+    () => {
+      // The memory trigger cannot fire in memory (no process): the session count stands in for it.
+      runtime = { maxSessions: 2 };
+      return { overrides: { runtimeQuietMs: 0, settings: { orchestrator: () => f.settings, workers: () => f.workerSettings, runtime: () => runtime } } };
+    },
+  );
 
   async function twoSessions(): Promise<string> {
     f.sessions.script('orchestrator', reply('one'));

@@ -1,35 +1,14 @@
-// SqlJsStore against real sql.js files in temp folders: restarts, crashes, corruption, several windows, migrations,
-// size bounds and bad rows.
+// SqlJsStore against real sql.js files in temp folders: restarts, crashes, corruption, size bounds and bad rows (several
+// windows and migrations have files of their own).
 import { CHECKPOINT_KEEP } from '../../src/core/store/bounds';
-import { LATEST_VERSION } from '../../src/core/store/migrations';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import initSqlJs, { type Database } from 'sql.js';
-import { SqlJsStore, type SqlJsStoreOptions } from '../../src/core/store/sqlJsStore';
-import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
-import { conversationStateKey, type StoreReport } from '../../src/core/store/types';
 
-const V1_SCHEMA = `
-  CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-  CREATE TABLE conversation_log (id INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL CHECK(role IN ('user', 'assistant', 'system')),
-    content TEXT NOT NULL, source TEXT NOT NULL DEFAULT 'unknown', status TEXT, meta TEXT, ts DATETIME DEFAULT CURRENT_TIMESTAMP);
-  CREATE TABLE memories (id INTEGER PRIMARY KEY AUTOINCREMENT, category TEXT NOT NULL, content TEXT NOT NULL,
-    source TEXT NOT NULL DEFAULT 'user' CHECK(source IN ('user', 'auto')), created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-    last_accessed DATETIME DEFAULT CURRENT_TIMESTAMP);
-  CREATE TABLE worker_sessions (name TEXT NOT NULL UNIQUE, copilot_session_id TEXT, working_dir TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'idle' CHECK(status IN ('idle', 'running', 'error')), last_output TEXT,
-    origin TEXT NOT NULL DEFAULT 'unknown', created_at DATETIME DEFAULT CURRENT_TIMESTAMP, updated_at DATETIME DEFAULT CURRENT_TIMESTAMP);
-  CREATE TABLE checkpoints (id INTEGER PRIMARY KEY AUTOINCREMENT, turn_index INTEGER NOT NULL, fingerprint TEXT NOT NULL,
-    route TEXT, status TEXT NOT NULL, ts DATETIME DEFAULT CURRENT_TIMESTAMP);
-  CREATE TABLE inbox (id INTEGER PRIMARY KEY AUTOINCREMENT, worker_name TEXT NOT NULL, origin TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK(kind IN ('completed', 'failed', 'timed_out', 'killed')), content TEXT NOT NULL,
-    delivered INTEGER NOT NULL DEFAULT 0, ts DATETIME DEFAULT CURRENT_TIMESTAMP);
-  PRAGMA user_version = 1;
-`;
+import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
+import { eachStoreFolder } from '../support/storeFolder';
+import { waitFor } from '../support/waitFor';
 
 /** A file system that "dies" at a chosen step: that step and every later call fail, as after a process crash. */
 class CrashingFileSystem implements StoreFileSystem {
@@ -58,35 +37,8 @@ class CrashingFileSystem implements StoreFileSystem {
 }
 
 describe('SqlJsStore', () => {
-  let dir: string;
-  let reports: StoreReport[];
-  const open: SqlJsStore[] = [];
-
-  async function openStore(extra: Partial<SqlJsStoreOptions> = {}): Promise<SqlJsStore> {
-    const store = await SqlJsStore.open({ dir, pollIntervalMs: 0, onReport: (r) => reports.push(r), ...extra });
-    open.push(store);
-    return store;
-  }
-
-  async function rawDb(): Promise<Database> {
-    const SQL = await initSqlJs();
-    return new SQL.Database(await readFile(join(dir, 'baton.sqlite')));
-  }
-
-  async function writeRaw(db: Database): Promise<void> {
-    await writeFile(join(dir, 'baton.sqlite'), db.export());
-    db.close();
-  }
-
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'baton-store-'));
-    reports = [];
-  });
-
-  afterEach(async () => {
-    for (const store of open.splice(0)) await store.close().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
-  });
+  const folder = eachStoreFolder();
+  const { openStore, rawDb, writeRaw } = folder;
 
   describe('durability', () => {
     it('keeps every kind of row across a restart', async () => {
@@ -130,14 +82,14 @@ describe('SqlJsStore', () => {
         [['failed', 'boom', 0]],
       );
       assert.deepEqual(b.integrityCheck(), ['ok']);
-      assert.deepEqual(reports, []);
+      assert.deepEqual(folder.reports, []);
     });
 
     it('flushes on its own, debounced, without close', async () => {
       const a = await openStore({ flushDelayMs: 20 });
       a.setState('k', 'v');
-      assert.equal(existsSync(join(dir, 'baton.sqlite')), false, 'nothing is written synchronously');
-      await waitFor(() => a.pendingWrites === 0);
+      assert.equal(existsSync(join(folder.dir, 'baton.sqlite')), false, 'nothing is written synchronously');
+      await waitFor('the write to be saved', () => a.pendingWrites === 0, 5000);
       const db = await rawDb();
       assert.deepEqual(db.exec("SELECT value FROM state WHERE key = 'k'")[0].values, [['v']]);
       db.close();
@@ -148,14 +100,14 @@ describe('SqlJsStore', () => {
       const a = await openStore({ fs });
       a.appendLog({ role: 'user', content: 'before the crash' });
       await a.flush();
-      const before = await readFile(join(dir, 'baton.sqlite'));
+      const before = await readFile(join(folder.dir, 'baton.sqlite'));
 
-      fs.crashOnRenameOver = join(dir, 'baton.sqlite');
+      fs.crashOnRenameOver = join(folder.dir, 'baton.sqlite');
       a.appendLog({ role: 'user', content: 'lost in the crash' });
       await assert.rejects(a.flush(), /process is gone/);
-      assert.deepEqual(await readFile(join(dir, 'baton.sqlite')), before, 'the old file is byte for byte the same');
+      assert.deepEqual(await readFile(join(folder.dir, 'baton.sqlite')), before, 'the old file is byte for byte the same');
       assert.ok(
-        (await readdir(dir)).some((n) => n.startsWith('baton.sqlite.tmp-')),
+        (await readdir(folder.dir)).some((n) => n.startsWith('baton.sqlite.tmp-')),
         'the crash left its temp file',
       );
 
@@ -168,7 +120,7 @@ describe('SqlJsStore', () => {
       b.appendLog({ role: 'user', content: 'after the crash' });
       await b.flush();
       assert.deepEqual(
-        (await readdir(dir)).filter((n) => n !== 'baton.sqlite' && n !== 'baton.sqlite.digest'),
+        (await readdir(folder.dir)).filter((n) => n !== 'baton.sqlite' && n !== 'baton.sqlite.digest'),
         [],
         'temp and lease files are cleaned up',
       );
@@ -176,16 +128,16 @@ describe('SqlJsStore', () => {
     });
 
     it('moves a corrupt file aside, reports where, and starts fresh', async () => {
-      await writeFile(join(dir, 'baton.sqlite'), 'this is not a database at all, just some text that got here somehow'.repeat(10));
+      await writeFile(join(folder.dir, 'baton.sqlite'), 'this is not a database at all, just some text that got here somehow'.repeat(10));
       const a = await openStore();
-      const aside = (await readdir(dir)).find((n) => n.startsWith('baton.sqlite.corrupt-'));
+      const aside = (await readdir(folder.dir)).find((n) => n.startsWith('baton.sqlite.corrupt-'));
       assert.ok(aside, 'the bad file was moved aside');
-      assert.equal(reports.length, 1);
-      assert.equal(reports[0].level, 'warning');
-      assert.equal(reports[0].kind, 'moved-aside');
-      assert.equal(reports[0].userMustAct, true, 'a file moved aside is shown to the user');
-      assert.ok(reports[0].message.includes(join(dir, aside)), reports[0].message);
-      assert.match(await readFile(join(dir, aside), 'utf8'), /^this is not a database/);
+      assert.equal(folder.reports.length, 1);
+      assert.equal(folder.reports[0].level, 'warning');
+      assert.equal(folder.reports[0].kind, 'moved-aside');
+      assert.equal(folder.reports[0].userMustAct, true, 'a file moved aside is shown to the user');
+      assert.ok(folder.reports[0].message.includes(join(folder.dir, aside)), folder.reports[0].message);
+      assert.match(await readFile(join(folder.dir, aside), 'utf8'), /^this is not a database/);
 
       a.setState('k', 'v');
       await a.flush();
@@ -197,11 +149,11 @@ describe('SqlJsStore', () => {
       const a = await openStore();
       a.appendLog({ role: 'user', content: 'kept in memory' });
       await a.flush();
-      await writeFile(join(dir, 'baton.sqlite'), 'garbage');
+      await writeFile(join(folder.dir, 'baton.sqlite'), 'garbage');
       a.setState('k', 'v');
       await a.flush();
-      assert.equal(reports.length, 1);
-      assert.match(reports[0].message, /moved to .*baton\.sqlite\.corrupt-.*this window's copy was written in its place/);
+      assert.equal(folder.reports.length, 1);
+      assert.match(folder.reports[0].message, /moved to .*baton\.sqlite\.corrupt-.*this window's copy was written in its place/);
       const b = await openStore();
       assert.deepEqual(
         b.recentLog(10).map((e) => e.content),
@@ -214,14 +166,14 @@ describe('SqlJsStore', () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
       await a.close();
-      const whole = await readFile(join(dir, 'baton.sqlite'));
-      await writeFile(join(dir, 'baton.sqlite'), whole.subarray(0, Math.floor(whole.length / 2)));
+      const whole = await readFile(join(folder.dir, 'baton.sqlite'));
+      await writeFile(join(folder.dir, 'baton.sqlite'), whole.subarray(0, Math.floor(whole.length / 2)));
 
       const b = await openStore();
       assert.equal(b.recentLog(10).length, 0);
-      assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
+      assert.ok((await readdir(folder.dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
       assert.deepEqual(
-        reports.map((r) => [r.kind, r.userMustAct]),
+        folder.reports.map((r) => [r.kind, r.userMustAct]),
         [['moved-aside', true]],
       );
     });
@@ -230,15 +182,15 @@ describe('SqlJsStore', () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
       await a.close();
-      const bytes = await readFile(join(dir, 'baton.sqlite'));
+      const bytes = await readFile(join(folder.dir, 'baton.sqlite'));
       bytes.fill(0xa5, 4096 * 3, 4096 * 6); // three pages of the log's b-tree
-      await writeFile(join(dir, 'baton.sqlite'), bytes);
+      await writeFile(join(folder.dir, 'baton.sqlite'), bytes);
 
       const b = await openStore();
       assert.equal(b.openCheck, 'pages', 'the bytes differ from what was written: every page is checked');
       assert.equal(b.recentLog(10).length, 0);
-      assert.ok((await readdir(dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
-      assert.equal(reports.length, 1, reports.map((r) => r.message).join('\n'));
+      assert.ok((await readdir(folder.dir)).some((n) => n.startsWith('baton.sqlite.corrupt-')));
+      assert.equal(folder.reports.length, 1, folder.reports.map((r) => r.message).join('\n'));
     });
 
     it('opens the file it wrote without the page-by-page check, and checks it again once its bytes change', async () => {
@@ -250,362 +202,13 @@ describe('SqlJsStore', () => {
       assert.equal(b.recentLog(1000).length, 300);
       await b.close();
       // Written by something other than Baton (an older version, a copy from another machine): no matching digest.
-      const bytes = await readFile(join(dir, 'baton.sqlite'));
-      await writeFile(join(dir, 'baton.sqlite.digest'), 'not the digest of these bytes');
-      await writeFile(join(dir, 'baton.sqlite'), bytes);
+      const bytes = await readFile(join(folder.dir, 'baton.sqlite'));
+      await writeFile(join(folder.dir, 'baton.sqlite.digest'), 'not the digest of these bytes');
+      await writeFile(join(folder.dir, 'baton.sqlite'), bytes);
       const c = await openStore({ pruneLog: false });
       assert.equal(c.openCheck, 'pages');
       assert.equal(c.recentLog(1000).length, 300);
-      assert.deepEqual(reports, []);
-    });
-  });
-
-  describe('several windows on one folder', () => {
-    it('loses no row when two stores write in turns', async () => {
-      const a = await openStore();
-      const b = await openStore();
-      a.appendLog({ role: 'user', content: 'a1' });
-      b.appendLog({ role: 'user', content: 'b1' });
-      a.setState('from-a', '1');
-      b.setState('from-b', '1');
-      await a.flush();
-      await b.flush(); // b must load a's file and put its own rows on top
-      a.appendLog({ role: 'user', content: 'a2' });
-      await a.flush();
-      b.appendLog({ role: 'user', content: 'b2' });
-      await b.flush();
-
-      const c = await openStore();
-      assert.deepEqual(
-        c
-          .recentLog(10)
-          .map((e) => e.content)
-          .sort(),
-        ['a1', 'a2', 'b1', 'b2'],
-      );
-      assert.equal(c.getState('from-a'), '1');
-      assert.equal(c.getState('from-b'), '1');
-      // Each writer also ends up seeing the other's rows.
-      assert.deepEqual(
-        b
-          .recentLog(10)
-          .map((e) => e.content)
-          .sort(),
-        ['a1', 'a2', 'b1', 'b2'],
-      );
-    });
-
-    it('loses no row under interleaved writes and concurrent flushes', async function () {
-      this.timeout(60_000);
-      const a = await openStore({ flushDelayMs: 5 });
-      const b = await openStore({ flushDelayMs: 7 });
-      const expected: string[] = [];
-      const flushes: Promise<void>[] = [];
-      for (let round = 0; round < 40; round++) {
-        for (const [name, store] of [
-          ['a', a],
-          ['b', b],
-        ] as const) {
-          const text = `${name}-${round}`;
-          store.appendLog({ role: 'user', content: text });
-          store.setState(`${name}-last`, String(round));
-          if (round % 10 === 0) store.addMemory('fact', `fact ${text}`, 'auto');
-          expected.push(text);
-        }
-        if (round % 3 === 0) flushes.push(a.flush(), b.flush());
-        if (round % 5 === 0) await delay(3);
-      }
-      await Promise.all(flushes);
-      await Promise.all([a.flush(), b.flush()]);
-      await a.flush(); // a has nothing left to write: it picks up b's last file
-      assert.equal(a.recentLog(1000).length, expected.length, "each window sees the other's rows");
-
-      const c = await openStore();
-      assert.deepEqual(
-        c
-          .recentLog(1000)
-          .map((e) => e.content)
-          .sort(),
-        expected.sort(),
-      );
-      assert.equal(c.getState('a-last'), '39');
-      assert.equal(c.getState('b-last'), '39');
-      assert.equal(c.listMemories().length, 8);
-      assert.deepEqual(c.integrityCheck(), ['ok']);
-      assert.deepEqual(
-        reports.filter((r) => r.level !== 'info'),
-        [],
-      );
-    });
-
-    it('a store with nothing to write picks up another window’s file on flush and says so', async () => {
-      const a = await openStore();
-      const b = await openStore();
-      const seen: string[] = [];
-      b.onDidChange((what) => seen.push(what));
-      a.addMemory('person', 'Dana leads the auth team', 'user');
-      await a.flush();
-      assert.equal(b.listMemories().length, 0);
-      await b.flush();
-      assert.deepEqual(
-        b.listMemories().map((m) => m.content),
-        ['Dana leads the auth team'],
-      );
-      assert.ok(seen.includes('memories'));
-    });
-
-    it('a memory id two windows both handed out is moved; the issuer still reaches its row until a listing shows another', async () => {
-      const a = await openStore();
-      const b = await openStore();
-      const fromA = a.addMemory('fact', 'The API runs on port 8080', 'user').memory;
-      const fromB = b.addMemory('fact', 'The staging database is read-only', 'user').memory;
-      assert.equal(fromA.id, fromB.id, 'both windows handed out the same id');
-      await a.flush();
-      await b.flush();
-      const c = await openStore();
-      const ids = new Map(c.listMemories().map((m) => [m.content, m.id]));
-      assert.equal(ids.get('The API runs on port 8080'), fromA.id);
-      const moved = ids.get('The staging database is read-only');
-      assert.ok(moved !== undefined && moved !== fromB.id);
-
-      // b's model was told "#1" before the move: that still means b's own memory...
-      assert.equal(b.updateMemory(fromB.id, 'The staging database is read-only on weekdays'), true);
-      // ...until b lists memories (the tree, a recall) and sees #1 as a's: from then on the listing's meaning wins.
-      b.listMemories();
-      assert.equal(b.deleteMemory(fromA.id), true);
-      await b.flush();
-      const d = await openStore();
-      assert.deepEqual(
-        d.listMemories().map((m) => [m.id, m.content]),
-        [[moved, 'The staging database is read-only on weekdays']],
-      );
-    });
-
-    it('a log entry keeps the id appendLog returned to its writer when replay has to move it', async () => {
-      // Seed a row whose id is above anything the clock gives, so both windows compute the same next id (max + 1).
-      const seed = await openStore();
-      seed.setState('seeded', 'yes');
-      await seed.close();
-      const db = await rawDb();
-      const top = Date.now() * 1000 + 1e12;
-      db.exec(`INSERT INTO conversation_log(id, role, content, status) VALUES (${top}, 'system', 'seed', 'complete')`);
-      await writeRaw(db);
-
-      const a = await openStore();
-      const b = await openStore();
-      const idA = a.appendLog({ role: 'user', content: 'from a', status: 'pending' });
-      const idB = b.appendLog({ role: 'user', content: 'from b', status: 'pending' });
-      assert.equal(idA, idB, 'both windows handed out the same id');
-      await a.flush();
-      await b.flush();
-      b.updateLog(idB, { status: 'complete' });
-      a.updateLog(idA, { status: 'failed' });
-      await b.flush();
-      await a.flush();
-      const c = await openStore();
-      assert.notEqual(c.recentLog(10).find((e) => e.content === 'from b')?.id, idB, "b's row was moved");
-      assert.deepEqual(
-        c.recentLog(10).map((e) => [e.content, e.status]),
-        [
-          ['seed', 'complete'],
-          ['from a', 'failed'],
-          ['from b', 'complete'],
-        ],
-      );
-    });
-
-    it('two windows remembering the same thing keep one memory, which the second one’s id still reaches', async () => {
-      const a = await openStore();
-      const b = await openStore();
-      const tabs = a.addMemory('preference', 'Prefers tabs over spaces', 'auto').memory; // #1 in a
-      const port = b.addMemory('fact', 'The API runs on port 8080', 'user').memory; // #1 in b
-      const same = b.addMemory('preference', 'prefers spaces over tabs?', 'user').memory; // #2 in b
-      await a.flush();
-      await b.flush();
-      assert.deepEqual(
-        b.listMemories().map((m) => [m.id, m.content, m.source]),
-        [
-          [tabs.id, 'Prefers tabs over spaces', 'user'], // asked for by the user in b, so it is the user's now
-          [2, 'The API runs on port 8080', 'user'],
-        ],
-      );
-      // b's "#2" was its duplicate, now merged into a's #1; b's port memory moved from #1 to #2. b issued both ids,
-      // but after listing, "#2" means what the listing showed: the port memory.
-      assert.equal(same.id, 2);
-      assert.equal(port.id, 1);
-      b.listMemories();
-      assert.equal(b.updateMemory(2, 'The API runs on port 9090'), true);
-      await b.flush();
-      assert.deepEqual(
-        (await openStore()).listMemories().map((m) => m.content),
-        ['Prefers tabs over spaces', 'The API runs on port 9090'],
-      );
-    });
-
-    it('before it lists memories, a window’s ids keep the meaning it handed out', async () => {
-      const a = await openStore();
-      const b = await openStore();
-      a.addMemory('preference', 'Prefers tabs over spaces', 'auto'); // #1 in a
-      b.addMemory('fact', 'The API runs on port 8080', 'user'); // #1 in b
-      const same = b.addMemory('preference', 'prefers spaces over tabs?', 'user').memory; // #2 in b
-      await a.flush();
-      await b.flush();
-      // No listing in b yet: "#2" is still the duplicate b handed out, now merged into a's #1.
-      assert.equal(b.updateMemory(same.id, 'Prefers tabs, always'), true);
-      await b.flush();
-      assert.deepEqual(
-        (await openStore()).listMemories().map((m) => m.content),
-        ['Prefers tabs, always', 'The API runs on port 8080'],
-      );
-    });
-
-    it('notices another window’s write by itself when polling', async () => {
-      const a = await openStore();
-      const b = await openStore({ pollIntervalMs: 20 });
-      a.setState('k', 'from a');
-      await a.flush();
-      await waitFor(() => b.getState('k') === 'from a');
-    });
-
-    it('waits for a live lease, gives up after the timeout keeping its changes, then succeeds', async () => {
-      const a = await openStore({ leaseTimeoutMs: 150 });
-      const lease = join(dir, 'baton.sqlite.lease');
-      await writeFile(lease, JSON.stringify({ pid: process.pid, host: require('node:os').hostname(), token: 'someone-else' }));
-      a.setState('k', 'v');
-      await assert.rejects(a.flush(), /holding the database write lease/);
-      assert.equal(a.pendingWrites, 1);
-      assert.deepEqual(
-        reports.map((r) => [r.kind, r.userMustAct]),
-        [['save-failed', true]],
-      );
-      await rm(lease);
-      await a.flush();
-      assert.deepEqual(reports.map((r) => [r.kind, r.userMustAct]).slice(1), [['saved-again', false]]);
-      assert.equal(a.pendingWrites, 0);
-      assert.equal((await openStore()).getState('k'), 'v');
-    });
-
-    it('takes over at once a lease whose owner process is dead', async () => {
-      const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-      await writeFile(join(dir, 'baton.sqlite.lease'), JSON.stringify({ pid: dead, host: require('node:os').hostname(), token: 'crashed' }));
-      const a = await openStore({ leaseStaleMs: 60_000, leaseTimeoutMs: 60_000 });
-      a.setState('k', 'v');
-      const started = Date.now();
-      await a.flush();
-      assert.ok(Date.now() - started < 2000);
-      assert.equal(existsSync(join(dir, 'baton.sqlite.lease')), false);
-    });
-  });
-
-  describe('state read again', () => {
-    it('answers from what it read or wrote, and follows deletes, a deleted conversation and another window’s writes', async () => {
-      const a = await openStore();
-      const b = await openStore();
-      const key = conversationStateKey('session', 'c1');
-      a.appendLog({ role: 'user', content: 'hello', conversation: 'c1' });
-      assert.equal(a.getState(key), undefined);
-      a.setState(key, 'one');
-      assert.equal(a.getState(key), 'one');
-      a.deleteState(key);
-      assert.equal(a.getState(key), undefined);
-      a.setState(key, 'two');
-      assert.equal(a.getState(key), 'two');
-      // Its keys go with the conversation (one DELETE for all of them).
-      a.deleteConversation('c1');
-      assert.equal(a.getState(key), undefined);
-      // Another window's write, once its file is loaded here; this window's own unflushed write stays on top of it.
-      a.setState('mine', 'a');
-      assert.equal(a.getState('theirs'), undefined);
-      assert.equal(b.getState('mine'), undefined);
-      b.setState('theirs', 'b');
-      await b.flush();
-      await a.flush();
-      assert.equal(a.getState('theirs'), 'b');
-      assert.equal(a.getState('mine'), 'a');
-      await b.flush();
-      assert.equal(b.getState('mine'), 'a');
-      // And after a restart, from the file.
-      await a.close();
-      const c = await openStore();
-      assert.equal(c.getState('theirs'), 'b');
-      assert.equal(c.getState(key), undefined);
-    });
-  });
-
-  describe('migrations', () => {
-    it('upgrades a version-1 file, keeping its rows and making old memories searchable', async () => {
-      const SQL = await initSqlJs();
-      const db = new SQL.Database();
-      db.exec(V1_SCHEMA);
-      db.exec(`INSERT INTO memories(category, content, source) VALUES ('preference', 'Prefers TypeScript over JavaScript', 'user'),
-        ('routine', 'Daily standup is at 9:30', 'user')`);
-      db.exec(`INSERT INTO conversation_log(role, content, status) VALUES ('user', 'hello', 'complete')`);
-      await writeRaw(db);
-
-      const a = await openStore();
-      assert.deepEqual(
-        a.recentLog(10).map((e) => e.content),
-        ['hello'],
-      );
-      assert.deepEqual(
-        a.searchMemories({ keyword: 'typescript' }).map((m) => m.id),
-        [1],
-      );
-      assert.equal(a.addMemory('preference', 'prefers javascript over typescript!', 'user').duplicate, true, 'old rows got their duplicate key');
-      assert.equal(a.addMemory('routine', 'Weekly demo on Fridays', 'user').memory.id, 3);
-      await a.flush();
-      const raw = await rawDb();
-      assert.equal(raw.exec('PRAGMA user_version')[0].values[0][0], LATEST_VERSION);
-      raw.close();
-      assert.deepEqual(reports, []);
-    });
-
-    it('gives the log of a file from before conversations to the conversation "main", titled by its first message', async () => {
-      const SQL = await initSqlJs();
-      const db = new SQL.Database();
-      db.exec(V1_SCHEMA);
-      db.exec(`INSERT INTO conversation_log(role, content, status, ts) VALUES ('assistant', 'welcome', 'complete', '2026-01-01 10:00:00'),
-        ('user', 'Fix the login bug', 'complete', '2026-01-01 10:01:00'), ('assistant', 'done', 'complete', '2026-01-01 10:02:00')`);
-      await writeRaw(db);
-
-      const a = await openStore();
-      assert.deepEqual(
-        a.recentLog(10).map((e) => [e.conversation, e.content]),
-        [
-          ['main', 'welcome'],
-          ['main', 'Fix the login bug'],
-          ['main', 'done'],
-        ],
-      );
-      assert.deepEqual(
-        a.listConversations().map((c) => [c.id, c.title, c.renamed, c.created_at, c.last_activity, c.messages]),
-        [['main', 'Fix the login bug', false, '2026-01-01 10:00:00', '2026-01-01 10:02:00', 3]],
-      );
-      assert.deepEqual(a.recentLog(10, 'another'), []);
-      assert.deepEqual(reports, []);
-    });
-
-    it('a failed migration leaves the old file untouched, is reported, and the window still works in memory', async () => {
-      const SQL = await initSqlJs();
-      const db = new SQL.Database();
-      // A version-1 file without its memories table: migration 2 (ALTER TABLE memories) cannot run.
-      db.exec(V1_SCHEMA.replace(/CREATE TABLE memories[^;]*;/, ''));
-      db.exec(`INSERT INTO state(key, value) VALUES ('keep', 'me')`);
-      await writeRaw(db);
-      const before = await readFile(join(dir, 'baton.sqlite'));
-
-      const a = await openStore({ flushDelayMs: 1 });
-      assert.equal(reports.length, 1);
-      assert.equal(reports[0].level, 'error');
-      assert.deepEqual([reports[0].kind, reports[0].userMustAct], ['not-saving', true]);
-      assert.match(reports[0].message, /migration to schema version 2 .* failed/);
-      assert.match(reports[0].message, /left untouched/);
-      a.setState('new', 'value');
-      assert.equal(a.getState('new'), 'value');
-      await a.flush();
-      await delay(20);
-      await a.close();
-      assert.deepEqual(await readFile(join(dir, 'baton.sqlite')), before);
+      assert.deepEqual(folder.reports, []);
     });
   });
 
@@ -647,10 +250,10 @@ describe('SqlJsStore', () => {
       const a = await openStore({ pruneLog: false });
       for (let i = 0; i < 2000; i++) a.appendLog({ role: 'assistant', content: `${i} ${'y'.repeat(2000)}` });
       await a.close();
-      const big = (await stat(join(dir, 'baton.sqlite'))).size;
+      const big = (await stat(join(folder.dir, 'baton.sqlite'))).size;
       const b = await openStore();
       await b.flush();
-      const small = (await stat(join(dir, 'baton.sqlite'))).size;
+      const small = (await stat(join(folder.dir, 'baton.sqlite'))).size;
       assert.equal(b.recentLog(1000).length, 200);
       assert.ok(small < big / 5, `${small} should be far below ${big}`);
       assert.deepEqual(b.integrityCheck(), ['ok']);
@@ -683,10 +286,10 @@ describe('SqlJsStore', () => {
         ['good memory'],
       );
       assert.equal(b.getState('blob'), undefined);
-      assert.equal(reports.length, 3, reports.map((r) => r.message).join('\n'));
-      assert.ok(reports.every((r) => r.level === 'warning' && r.kind === 'bad-row' && !r.userMustAct));
-      assert.match(reports[0].message, /conversation_log.*status/);
-      assert.match(reports[1].message, /memories.*category/);
+      assert.equal(folder.reports.length, 3, folder.reports.map((r) => r.message).join('\n'));
+      assert.ok(folder.reports.every((r) => r.level === 'warning' && r.kind === 'bad-row' && !r.userMustAct));
+      assert.match(folder.reports[0].message, /conversation_log.*status/);
+      assert.match(folder.reports[1].message, /memories.*category/);
     });
   });
 
@@ -721,15 +324,3 @@ describe('SqlJsStore', () => {
     });
   });
 });
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await delay(5);
-  }
-}

@@ -7,22 +7,14 @@ import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { WorkerError } from '../../src/core/workers/workerPool';
 import { KEEP_FINISHED } from '../../src/core/workers/workerRegistry';
 import { Gate, hangAfter, reply, type TurnScript } from '../support/inMemoryAgentSessions';
-import { nextEvent, startUnitCore, until, type UnitCore } from '../support/inMemoryCore';
+import { eachUnitCore, nextEvent, until, type UnitCore } from '../support/inMemoryCore';
 
 const RESULT = /^\[Background task completed\] Worker '([^']+)'/;
 
 describe('WorkerPool (in-memory runtime)', () => {
   let f: UnitCore;
 
-  beforeEach(async () => {
-    f = await startUnitCore();
-  });
-
-  afterEach(async () => {
-    const { sessions } = f;
-    await f.dispose();
-    assert.deepEqual(sessions.unscripted, [], 'the runtime got runs no test scripted');
-  });
+  eachUnitCore((core) => (f = core));
 
   /** The orchestrator prompts that carried a result of `worker`. */
   function resultsOf(worker: string): string[] {
@@ -116,7 +108,7 @@ describe('WorkerPool (in-memory runtime)', () => {
       opening.open();
       return open.promise;
     };
-    f.sessions.script('worker', hangAfter('should never run'));
+    // No script: a run of the killed worker would show in `runs` below, and as unscripted after the test.
     const created = f.core.pool.create({ name: 'w1', workingDir: f.workDir, prompt: 'task' });
     await opening.promise;
     const killed = f.core.pool.kill('w1', 'tool');

@@ -158,7 +158,11 @@ export interface AgentSessions {
   onDidReset(listener: (reason: string) => void): () => void;
   /** Starts the runtime (concurrent callers share one start); later calls return at once. */
   start(): Promise<void>;
-  create(spec: SessionSpec): Promise<AgentSession>;
+  /**
+   * `ahead`: the session is opened before anyone writes to it (the panel was opened), so it is opened the way a
+   * resumed one is, with its MCP servers' host, and warmUp can then connect them (README ³).
+   */
+  create(spec: SessionSpec, opts?: { ahead?: boolean }): Promise<AgentSession>;
   /** Rejects with AgentError('session') when the runtime has no such session. */
   resume(id: string, spec: SessionSpec): Promise<AgentSession>;
   /** Deletes a session from disk (Baton's own folder, or the runtime's Copilot home). */

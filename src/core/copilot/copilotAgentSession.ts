@@ -31,6 +31,8 @@ export class CopilotAgentSession implements AgentSession {
     private readonly session: CopilotSession,
     private readonly host: SessionHost,
     sandbox: SandboxStatus = { state: 'off' },
+    /** The runtime gave the session its MCP host on opening (a resume, or a new session opened ahead: openAhead.ts). */
+    private readonly opened: { mcpHost: boolean } = { mcpHost: false },
   ) {
     this.sandboxStatus = sandbox;
     // The sandbox is verified from what the runtime reports, never assumed from the request.
@@ -238,15 +240,15 @@ export class CopilotAgentSession implements AgentSession {
   // re-counting its tokens builds that context (the RPC is meant for hosts opening a resumed session); for a new one it
   // answers zeros and builds nothing, but compacting it does, then stops ("Nothing to compact") without asking the model
   // anything. Never compacted when it has messages: that would compact it for real.
-  // A resumed session also has its MCP host from the resume (a new one gets it only at its first send, README ³), so
-  // building its tool list now connects its MCP servers (the built-in GitHub one: `tools/list`) and the first send
-  // finds them connected instead of connecting them: the same servers and tools, only sooner.
+  // A session opened with its MCP host (resumed, or a new one opened ahead; a new session created plainly gets it only
+  // at its first send, README ³), so building its tool list now connects its MCP servers (the built-in GitHub one:
+  // `tools/list`) and the first send finds them connected instead of connecting them: the same servers and tools,
+  // only sooner.
   async warmUp(model: string): Promise<void> {
     const tokens = await this.session.rpc.metadata.recomputeContextTokens({ modelId: model }).catch(() => undefined);
     // Bounded: a message sent meanwhile waits behind this, so a user's MCP server that is slow to connect holds it at
     // most 2 s here; the runtime goes on connecting, and the send waits for that as it always did.
-    if (tokens && tokens.messagesTokenCount > 0)
-      await withTimeout(this.session.rpc.tools.initializeAndValidate(), 2_000, 'tool list not ready').catch(() => undefined);
+    if (this.opened.mcpHost) await withTimeout(this.session.rpc.tools.initializeAndValidate(), 2_000, 'tool list not ready').catch(() => undefined);
     if (tokens?.messagesTokenCount !== 0) return;
     const events = await this.session.getEvents().catch(() => undefined);
     if (!events || events.some((e) => e.type === 'user.message')) return;

@@ -10,6 +10,7 @@ import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
+import { openAhead } from './openAhead';
 import { forkWithoutTouching } from './safeFork';
 import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
@@ -59,13 +60,22 @@ export class CopilotAgentSessions implements AgentSessions {
     await this.runtime.client();
   }
 
-  async create(spec: SessionSpec): Promise<AgentSession> {
+  async create(spec: SessionSpec, opts: { ahead?: boolean } = {}): Promise<AgentSession> {
     const client = await this.runtime.client();
-    const session = await client.createSession(this.config(spec)).catch((err: unknown) => {
+    const config = this.config(spec);
+    const created = await client.createSession(config).catch((err: unknown) => {
       throw fromSdkError(err, 'create');
     });
+    const reopened = opts.ahead
+      ? await openAhead(client, created, config).catch(async (err: unknown) => {
+          // Suspended but not resumed: that session is gone, so it is deleted, and the caller's next ensure() makes another.
+          await this.delete(created.sessionId).catch(() => undefined);
+          throw fromSdkError(err, 'resume');
+        })
+      : undefined;
+    const session = reopened ?? created;
     this.runtime.sessionOpened();
-    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec));
+    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec), { mcpHost: reopened !== undefined });
   }
 
   async resume(id: string, spec: SessionSpec): Promise<AgentSession> {
@@ -75,7 +85,7 @@ export class CopilotAgentSessions implements AgentSessions {
     });
     this.runtime.sessionOpened();
     // Measured: the sandbox does not survive a resume, so it is applied again every time.
-    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec));
+    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec), { mcpHost: true });
   }
 
   /** What this machine's runtime can enforce (checked once: it looks at PATH). */

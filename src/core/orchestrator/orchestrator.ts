@@ -233,7 +233,7 @@ export class Orchestrator {
     if (this.opts.shared?.ownerElsewhere()) return Promise.resolve();
     return this.queue.task(async () => {
       // The runtime's own first-message setup too (warmUp), so the first reply waits for neither.
-      if (!this.keeper.current) await (await this.keeper.ensure(this.currentModel)).warmUp(this.currentModel);
+      if (!this.keeper.current) await (await this.keeper.ensure(this.currentModel, { ahead: true })).warmUp(this.currentModel);
     });
   }
 

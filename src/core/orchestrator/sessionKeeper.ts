@@ -154,8 +154,11 @@ export class SessionKeeper {
     return old;
   }
 
-  /** The session on `model`: the live one (switched if needed), the saved one resumed, or a new one. */
-  async ensure(model: string): Promise<AgentSession> {
+  /**
+   * The session on `model`: the live one (switched if needed), the saved one resumed, or a new one (opened `ahead` of
+   * its first message when the panel was opened: AgentSessions.create).
+   */
+  async ensure(model: string, opts: { ahead?: boolean } = {}): Promise<AgentSession> {
     if (this.session) {
       if (this.model !== model) await this.switchModel(this.session, model);
       return this.session;
@@ -194,7 +197,7 @@ export class SessionKeeper {
       store.deleteState(this.sessionKey);
     }
     if (!session) {
-      session = await sessions.create(spec);
+      session = await sessions.create(spec, opts.ahead ? { ahead: true } : {});
       if (how !== 'created') {
         this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined;
         this.pendingKind = 'recovery';

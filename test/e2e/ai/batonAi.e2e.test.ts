@@ -105,12 +105,6 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     const bad = await hostRequest('invokeTool', { name: 'batonTestHost_askBaton', input: { message: '' } });
     assert.ok(!bad.ok);
     assert.match(bad.error, /Invalid input for batonTestHost_askBaton: message: must not be empty\./);
-    // The scripted server got exactly what was scripted.
-    assert.deepEqual(ai().server.pending(), []);
-    assert.deepEqual(
-      ai().server.unscriptedRequests.map((q) => q.lastUserText),
-      [],
-    );
   });
 
   it('baton_ask answers from the orchestrator\u2019s shared session', async () => {
@@ -192,16 +186,6 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     assert.notEqual(sessionOf('CONVO-TWO'), sessionOf('CONVO-ONE start here'), 'a new chat is a new Baton conversation (its own session)');
     const two = server.chatRequests().find((r) => r.lastUserText?.includes('CONVO-TWO'))!;
     assert.ok(!JSON.stringify(two.messages).includes('CONVO-ONE'), 'nothing of the first chat in the second');
-    assert.deepEqual(
-      server.pending().map((r) => r.name),
-      [],
-      'every scripted reply was asked for',
-    );
-    assert.deepEqual(
-      server.unscriptedRequests.map((r) => r.lastUserText),
-      [],
-      'nothing unscripted reached the model',
-    );
   });
 
   it('Stop in the Chat view stops the turn and keeps what streamed', async () => {

@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Context } from 'mocha';
@@ -18,7 +18,7 @@ import type { Page } from 'playwright-core';
 import { hermeticEnv } from '../../support/copilotHarness';
 import { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { CodeServer, type Workbench } from '../codeServer';
-import { saveFailureScreenshot } from '../failureScreenshot';
+import { abandonStart, suiteHooks } from '../suiteHooks';
 import { setColorTheme, THEMES } from '../ui/workbench';
 
 export const repoRoot = resolve(__dirname, '..', '..', '..');
@@ -118,26 +118,16 @@ export const mochaHooks = {
       await setColorTheme(workbench.page, THEMES.dark).catch(() => undefined);
       current = { server, vscode, workbench, page: workbench.page, workspace, hostDir };
     } catch (err) {
-      vscode?.markFailed();
-      await vscode?.stop();
-      await server.close();
+      await abandonStart(server, vscode);
       throw err;
     }
   },
 
-  async afterEach(this: Context): Promise<void> {
-    const test = this.currentTest;
-    if (!current || test?.state !== 'failed') return;
-    current.vscode.markFailed();
-    await saveFailureScreenshot(current.page, test, resultsDir, 'failed-ai-');
-  },
-
-  async afterAll(this: Context): Promise<void> {
-    this.timeout(30_000);
-    const fixture = current;
-    current = undefined;
-    await fixture?.vscode.stop();
-    await fixture?.server.close();
-    if (root) await rm(root, { recursive: true, force: true }).catch(() => undefined);
-  },
+  ...suiteHooks({
+    window: () => current,
+    forget: () => (current = undefined),
+    root: () => root,
+    resultsDir,
+    screenshotPrefix: 'failed-ai-',
+  }),
 };

@@ -66,9 +66,5 @@ describe('Start a Worker Here', function () {
     // Its result comes back into the chat, summed up by the orchestrator.
     await messages(view, 'background').filter({ hasText: 'The folder holds guide.md.' }).waitFor({ timeout: 30_000 });
     await completedReply(view, 'The docs worker found guide.md.');
-    assert.deepEqual(
-      server.pending().map((r) => r.name),
-      [],
-    );
   });
 });

@@ -10,7 +10,7 @@
  * Env (all optional): BATON_E2E_VSIX (test the installed .vsix instead of the dev folder), BATON_E2E_EXTENSION_PATH
  * (the dev folder, default the repo), BATON_E2E_PROVIDER (copilot | byok), BATON_E2E_VERBOSE.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Context } from 'mocha';
@@ -18,7 +18,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { hermeticEnv } from '../../support/copilotHarness';
 import { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { CodeServer, type Workbench } from '../codeServer';
-import { saveFailureScreenshot } from '../failureScreenshot';
+import { abandonStart, suiteHooks } from '../suiteHooks';
 import { setColorTheme, THEMES } from './workbench';
 
 export const repoRoot = resolve(__dirname, '..', '..', '..');
@@ -129,30 +129,21 @@ export const mochaHooks = {
       );
       current = { server, vscode, workbench, page: workbench.page, workspace };
     } catch (err) {
-      vscode?.markFailed();
-      await vscode?.stop();
-      await server.close();
+      await abandonStart(server, vscode);
       throw err;
     }
   },
 
-  async afterEach(this: Context): Promise<void> {
-    const test = this.currentTest;
-    if (!current || test?.state !== 'failed') return;
-    current.vscode.markFailed();
-    if (consoleErrors.length) {
+  ...suiteHooks({
+    window: () => current,
+    forget: () => (current = undefined),
+    root: () => root,
+    resultsDir,
+    screenshotPrefix: 'failed-',
+    onFailed() {
+      if (!consoleErrors.length) return;
       process.stderr.write(`    errors in the workbench console:\n${consoleErrors.map((e) => `      ${e}`).join('\n')}\n`);
       consoleErrors.length = 0;
-    }
-    await saveFailureScreenshot(current.page, test, resultsDir, 'failed-');
-  },
-
-  async afterAll(this: Context): Promise<void> {
-    this.timeout(30_000);
-    const fixture = current;
-    current = undefined;
-    await fixture?.vscode.stop();
-    await fixture?.server.close();
-    if (root) await rm(root, { recursive: true, force: true }).catch(() => undefined);
-  },
+    },
+  }),
 };

@@ -9,7 +9,7 @@ import { batonView, ui } from './fixture';
 
 import { runCommand } from './workbench';
 
-export { runCommand, setColorTheme, THEMES } from './workbench';
+export { answerDialog, runCommand, setColorTheme, THEMES } from './workbench';
 
 export const MESSAGE = '[data-testid="message"]';
 

@@ -13,11 +13,11 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { FrameLocator, Locator } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
-import { completedReply, freshChat, runCommand, send } from './helpers';
+import { answerDialog, completedReply, freshChat, runCommand, send } from './helpers';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
@@ -40,16 +40,6 @@ function scriptEdit(server: ScriptedModelServer, name: string, repo: string, new
     answer: summary,
   });
   return { prompt, summary };
-}
-
-async function answerDialog(page: Page, button: string): Promise<void> {
-  const dialog = page.locator('.monaco-dialog-box');
-  await dialog.waitFor({ timeout: 15_000 });
-  await dialog
-    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
-    .first()
-    .click();
-  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
 }
 
 const readApp = (repo: string): Promise<string> => readFile(join(repo, 'src', 'app.txt'), 'utf8');
@@ -132,17 +122,6 @@ describe('Reviewing a worker\u2019s changes', function () {
       worktrees.split('\n').filter((l) => l.startsWith('worktree ')),
       [`worktree ${repo}`],
       'only the user\u2019s own checkout is left',
-    );
-
-    assert.deepEqual(
-      server.pending().map((r) => r.name),
-      [],
-      'every scripted answer was used',
-    );
-    assert.deepEqual(
-      server.unscriptedRequests.map((r) => r.lastUserText),
-      [],
-      'no request the script did not expect',
     );
   });
 });

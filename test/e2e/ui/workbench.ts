@@ -1,8 +1,21 @@
 /**
- * Driving the workbench itself (no Baton in here, so the fixture can use it too): palette commands and the colour
- * theme.
+ * Driving the workbench itself (no Baton in here, so the fixture can use it too): palette commands, modal dialogs and
+ * the colour theme.
  */
+import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+
+/** Answers VS Code's modal dialog with the button labelled exactly `button`, once it says `says` (when given). */
+export async function answerDialog(page: Page, button: string, says?: RegExp): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  if (says) assert.match(await dialog.innerText(), says);
+  await dialog
+    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
+    .first()
+    .click();
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+}
 
 /** Runs a command from the palette by its exact title (clicks its row: Enter could pick a fuzzier match). */
 export async function runCommand(page: Page, title: string): Promise<void> {
