@@ -31,6 +31,7 @@ import {
   type ConversationRow,
   type InboxRow,
   type LogEntry,
+  type LogHead,
   type LogRole,
   type LogStatus,
   type Memory,
@@ -229,6 +230,10 @@ export class SqlJsStore implements BatonStore {
 
   logRows(ids: readonly number[]): LogEntry[] {
     return this.log.rows(ids);
+  }
+
+  logHeads(limit: number, conversation?: string): LogHead[] {
+    return this.log.heads(limit, conversation);
   }
 
   markInterrupted(which?: (entry: LogEntry) => boolean, conversation?: string): LogEntry[] {
