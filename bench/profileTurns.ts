@@ -3,7 +3,7 @@
 // sampling profiler; self time per turn attributed to files and functions, Baton minus raw.
 // `node --import tsx bench/profileTurns.ts [turns] [out-prefix]` (writes <prefix>-raw/-baton.cpuprofile if given).
 // PHASES=1 first times a turn's steps (Baton's events and the runtime's) against a raw turn's; COUNT=1 first times each
-// store method, statement and event's listeners per turn. Both run before the profiled turns, unprofiled.
+// store method, statement and event's listeners per turn. Both run before the profiled turns (COUNT's timers stay on).
 import type { CopilotClient, SessionConfig } from '@github/copilot-sdk';
 import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
