@@ -16,6 +16,7 @@ import {
   SQUAD_DECISIONS_KEEP,
   SQUAD_TASKS_KEEP,
   USAGE_DAYS_KEEP,
+  STATE_CACHE_KEEP,
 } from '../../src/core/store/bounds';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 
@@ -43,6 +44,14 @@ describe('bounds of the database (real sql.js file)', () => {
       db.close();
     }
   }
+
+  it(`the store's cache of state values holds at most ${STATE_CACHE_KEEP} keys, and still answers every key`, () => {
+    for (let i = 0; i < STATE_CACHE_KEEP * 3; i++) store.setState(`key-${i}`, `value ${i}`);
+    for (let i = 0; i < STATE_CACHE_KEEP * 3; i++) assert.equal(store.getState(`key-${i}`), `value ${i}`);
+    for (let i = 0; i < STATE_CACHE_KEEP; i++) assert.equal(store.getState(`absent-${i}`), undefined);
+    assert.ok(store.cachedStateKeys <= STATE_CACHE_KEEP, `${store.cachedStateKeys} keys`);
+    assert.ok(store.cachedStateKeys > 0);
+  });
 
   it(`conversation_log keeps the newest ${LOG_KEEP} rows`, async () => {
     for (let i = 0; i < LOG_KEEP * 2; i++) store.appendLog({ role: 'user', content: `message ${i}`, source: 'panel', status: 'complete' });

@@ -313,6 +313,30 @@ describe('SqlJsStore', () => {
       assert.deepEqual(a.recentLog(10), []);
     });
 
+    it('heads are the recent rows of a conversation without their content, oldest first', async () => {
+      const a = await openStore();
+      for (let i = 0; i < 5; i++)
+        a.appendLog({ role: i % 2 ? 'assistant' : 'user', content: `m${i}`, status: i === 4 ? 'pending' : 'complete', meta: `{"n":${i}}` });
+      a.appendLog({ role: 'user', content: 'elsewhere', conversation: 'other' });
+      const heads = a.logHeads(3);
+      assert.deepEqual(
+        heads,
+        a.recentLog(3).map(({ id, role, status, meta }) => ({ id, role, status, meta })),
+      );
+      assert.deepEqual(
+        heads.map((h) => [h.role, h.status, h.meta]),
+        [
+          ['user', 'complete', '{"n":2}'],
+          ['assistant', 'complete', '{"n":3}'],
+          ['user', 'pending', '{"n":4}'],
+        ],
+      );
+      assert.deepEqual(
+        a.logHeads(10, 'other').map((h) => h.role),
+        ['user'],
+      );
+    });
+
     it('ids grow in insertion order', async () => {
       const a = await openStore();
       const ids = Array.from({ length: 20 }, (_, i) => a.appendLog({ role: 'user', content: String(i) }));

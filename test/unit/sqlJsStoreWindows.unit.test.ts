@@ -7,6 +7,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { conversationStateKey } from '../../src/core/store/types';
 import { eachStoreFolder } from '../support/storeFolder';
 import { waitFor } from '../support/waitFor';
 
@@ -247,5 +248,38 @@ describe('SqlJsStore: several windows on one folder', () => {
     await a.flush();
     assert.ok(Date.now() - started < 2000);
     assert.equal(existsSync(join(folder.dir, 'baton.sqlite.lease')), false);
+  });
+
+  it('a state value read again comes from what was read or written, and follows deletes, a deleted conversation and another window’s writes', async () => {
+    const a = await openStore();
+    const b = await openStore();
+    const key = conversationStateKey('session', 'c1');
+    a.appendLog({ role: 'user', content: 'hello', conversation: 'c1' });
+    assert.equal(a.getState(key), undefined);
+    a.setState(key, 'one');
+    assert.equal(a.getState(key), 'one');
+    a.deleteState(key);
+    assert.equal(a.getState(key), undefined);
+    a.setState(key, 'two');
+    assert.equal(a.getState(key), 'two');
+    // Its keys go with the conversation (one DELETE for all of them).
+    a.deleteConversation('c1');
+    assert.equal(a.getState(key), undefined);
+    // Another window's write, once its file is loaded here; this window's own unflushed write stays on top of it.
+    a.setState('mine', 'a');
+    assert.equal(a.getState('theirs'), undefined);
+    assert.equal(b.getState('mine'), undefined);
+    b.setState('theirs', 'b');
+    await b.flush();
+    await a.flush();
+    assert.equal(a.getState('theirs'), 'b');
+    assert.equal(a.getState('mine'), 'a');
+    await b.flush();
+    assert.equal(b.getState('mine'), 'a');
+    // And after a restart, from the file.
+    await a.close();
+    const c = await openStore();
+    assert.equal(c.getState('theirs'), 'b');
+    assert.equal(c.getState(key), undefined);
   });
 });

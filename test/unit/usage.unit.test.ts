@@ -109,6 +109,20 @@ describe('usage', () => {
     assert.match(usage.headerText(), /^today: 1k in \/ 101 out tokens · 3 premium requests · 2 requests\n.*\nworkers: 10 in \/ 1 out tokens/s);
   });
 
+  it('adds this window’s own writes to the header as summing them afresh would read', () => {
+    const usage = new UsageTotals(store, () => 'conversation-1');
+    assert.equal(usage.headerText(), 'no usage today');
+    usage.turn({ inputTokens: 1200, outputTokens: 30, premiumRequests: 0.33 });
+    usage.turn({ inputTokens: 800, outputTokens: 20 }, 'conversation-2');
+    usage.workerCall('w1', call(1));
+    usage.turn({ inputTokens: 5, outputTokens: 5, premiumRequests: 1 });
+    const added = usage.headerText();
+    // Another UsageTotals on the same store sums everything from the database.
+    assert.equal(added, new UsageTotals(store, () => 'conversation-1').headerText());
+    assert.match(added, /this conversation: 1\.2k in \/ 35 out tokens · 1\.3 premium requests · 2 turns/);
+    assert.match(added, /workers: /);
+  });
+
   it('escapes names it shows', () => {
     const usage = new UsageTotals(store);
     store.usage.add([{ scope: 'worker', key: '<img src=x onerror=alert(1)>', ...call(1) }]);

@@ -24,26 +24,39 @@ export interface UsageReport {
   squads: Array<{ key: string } & UsageTotal>;
 }
 
+/** What the panel header's tooltip sums: the day's usage in all, this conversation's turns, and workers'. */
+interface HeaderTotals {
+  day: string;
+  conversation: string;
+  all: UsageTotal;
+  here: UsageTotal;
+  workers: UsageTotal;
+}
+
 const ZERO: UsageTotal = { inputTokens: 0, outputTokens: 0, premiumRequests: 0, requests: 0 };
 
 export class UsageTotals {
-  /** The header's text as last summed, and for which day and conversation: asked several times a turn, it changes only with usage. */
-  private header: { day: string; conversation: string; text: string } | undefined;
+  /**
+   * The header's totals as last summed, for which day and conversation: asked several times a turn, they change only
+   * with usage. This window's own writes are added to them (it knows what it wrote); another window's start them over.
+   */
+  private header: HeaderTotals | undefined;
+  /** A write of this window's is being committed: its change event does not start the header over. */
+  private writing = false;
 
   constructor(
     private readonly store: BatonStore,
     /** The conversation turns are totalled under (Orchestrator.conversationId). */
     private readonly conversation: () => string = () => 'orchestrator',
   ) {
-    // Any window's usage write (this one's, or another's loaded from the file) makes the header stale.
-    store.onDidChange((what) => {
-      if (what === 'usage') this.header = undefined;
+    store.onDidChange((what, fromOtherWindow) => {
+      if (what === 'usage' && (fromOtherWindow || !this.writing)) this.header = undefined;
     });
   }
 
   /** An orchestrator turn of `conversation` (default the one shown) ended having used this; it is one request. */
   turn(usage: UsageInfo | undefined, conversation?: string): void {
-    this.store.usage.add([
+    this.add([
       {
         scope: 'orchestrator',
         key: conversation ?? this.conversation(),
@@ -60,7 +73,7 @@ export class UsageTotals {
     const deltas: UsageDelta[] = [{ scope: 'worker', key: worker, ...call }];
     const squad = this.store.squads.taskOf(worker)?.squad;
     if (squad) deltas.push({ scope: 'squad', key: squad, ...call });
-    this.store.usage.add(deltas);
+    this.add(deltas);
   }
 
   /** Totals of one scope and key (all of a scope when `key` is left out) on `day` (default today, UTC). */
@@ -79,23 +92,47 @@ export class UsageTotals {
   headerText(): string {
     const day = today();
     const conversation = this.conversation();
-    // Asked on every change of the panel's state (several a turn): summed again only after a usage write.
-    if (this.header?.day === day && this.header.conversation === conversation) return this.header.text;
-    const text = this.sumHeader(day, conversation);
-    this.header = { day, conversation, text };
-    return text;
-  }
-
-  private sumHeader(day: string, conversation: string): string {
-    // Summed by SQLite, however many workers ran today.
-    const all = totalOf(this.store.usage.sum({ day }));
+    // Asked on every change of the panel's state (several a turn): summed again only after another window's usage.
+    if (this.header?.day !== day || this.header.conversation !== conversation) this.header = this.sumHeader(day, conversation);
+    const { all, here, workers } = this.header;
     if (!all.requests && !all.inputTokens) return 'no usage today';
     const parts = [`today: ${describeTotal(all, 'request')}`];
-    const here = this.total('orchestrator', conversation, day);
     if (here.requests) parts.push(`this conversation: ${describeTotal(here, 'turn')}`);
-    const workers = this.total('worker', undefined, day);
     if (workers.requests || workers.inputTokens) parts.push(`workers: ${describeTotal(workers, 'request')}`);
     return `${parts.join('\n')}\nBaton: Show Usage has the last 30 days`;
+  }
+
+  private sumHeader(day: string, conversation: string): HeaderTotals {
+    // Summed by SQLite, however many workers ran today.
+    return {
+      day,
+      conversation,
+      all: totalOf(this.store.usage.sum({ day })),
+      here: this.total('orchestrator', conversation, day),
+      workers: this.total('worker', undefined, day),
+    };
+  }
+
+  /** Writes this window's usage, and adds it to the header's totals as the sums would count it. */
+  private add(deltas: UsageDelta[]): void {
+    const day = today();
+    this.writing = true;
+    try {
+      this.store.usage.add(deltas, day);
+    } finally {
+      this.writing = false;
+    }
+    const h = this.header;
+    if (!h) return;
+    if (h.day !== day) {
+      this.header = undefined;
+      return;
+    }
+    for (const d of deltas) {
+      addTo(h.all, d);
+      if (d.scope === 'orchestrator' && d.key === h.conversation) addTo(h.here, d);
+      if (d.scope === 'worker') addTo(h.workers, d);
+    }
   }
 
   /** The last `days` days (oldest first, today last), and the totals over them. */
@@ -130,6 +167,13 @@ function describeTotal(t: UsageTotal, unit: 'turn' | 'request'): string {
 
 function totalOf(s: UsageSum): UsageTotal {
   return { inputTokens: s.input_tokens, outputTokens: s.output_tokens, premiumRequests: s.premium_requests, requests: s.requests };
+}
+
+function addTo(t: UsageTotal, d: UsageDelta): void {
+  t.inputTokens += d.inputTokens;
+  t.outputTokens += d.outputTokens;
+  t.premiumRequests += d.premiumRequests;
+  t.requests += d.requests;
 }
 
 function sum(rows: UsageRow[]): UsageTotal {

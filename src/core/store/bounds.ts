@@ -24,3 +24,5 @@ export const SQUAD_DECISIONS_KEEP = 200;
 export const SQUAD_TASKS_KEEP = 200;
 /** usage_totals: days kept (the usage view shows the last 30). */
 export const USAGE_DAYS_KEEP = 90;
+/** The store's in-memory cache of state values (a read of a key asked again is not a query): keys held at most. */
+export const STATE_CACHE_KEEP = 256;

@@ -9,6 +9,7 @@ export function conversationScope(store: BatonStore, conversation: string = MAIN
   return Object.assign(scoped, {
     appendLog: (entry: Parameters<BatonStore['appendLog']>[0]) => store.appendLog({ ...entry, conversation }),
     recentLog: (limit: number) => store.recentLog(limit, conversation),
+    logHeads: (limit: number) => store.logHeads(limit, conversation),
     markInterrupted: (which?: Parameters<BatonStore['markInterrupted']>[0]) => store.markInterrupted(which, conversation),
     clearLog: () => store.clearLog(conversation),
   } satisfies Partial<BatonStore>);

@@ -1,7 +1,7 @@
 // What a row must look like to be handed to the rest of Baton. The file on disk is outside our control (another
 // version, a hand edit, a half-broken copy), so every row read back is checked against these.
 import { z } from 'zod';
-import { MEMORY_CATEGORIES, type CheckpointRow, type ConversationRow, type InboxRow, type LogEntry, type Memory, type WorkerRow } from './types';
+import { MEMORY_CATEGORIES, type CheckpointRow, type ConversationRow, type InboxRow, type LogEntry, type LogHead, type Memory, type WorkerRow } from './types';
 
 const id = z.number().int();
 const text = z.string();
@@ -17,6 +17,8 @@ export const logRowSchema = z.object({
   meta: nullableText,
   ts: text,
 }) satisfies z.ZodType<LogEntry>;
+
+export const logHeadSchema = logRowSchema.pick({ id: true, role: true, status: true, meta: true }) satisfies z.ZodType<LogHead>;
 
 export const memoryRowSchema = z.object({
   id,

@@ -5,9 +5,9 @@
 import { CONVERSATIONS_KEEP, LOG_KEEP } from './bounds';
 import { titleFrom } from './conversationTitle';
 import type { IssuedIds } from './issuedIds';
-import { conversationRowSchema, logRowSchema, sqliteTimestamp, sqliteTimestampMs } from './rowSchemas';
+import { conversationRowSchema, logHeadSchema, logRowSchema, sqliteTimestamp, sqliteTimestampMs } from './rowSchemas';
 import type { TableAccess } from './sqlJsMemories';
-import { MAIN_CONVERSATION, type ConversationRow, type LogEntry, type LogRole, type LogStatus } from './types';
+import { MAIN_CONVERSATION, type ConversationRow, type LogEntry, type LogHead, type LogRole, type LogStatus } from './types';
 
 // Pruning looks for rows past LOG_KEEP; doing it once per this many inserts keeps that query off most turns.
 const LOG_PRUNE_EVERY = 50;
@@ -56,6 +56,12 @@ export class SqlJsConversationLog {
   recent(limit: number, conversation = MAIN_CONVERSATION): LogEntry[] {
     const sql = `SELECT ${COLUMNS} FROM (SELECT * FROM conversation_log WHERE conversation = ? ORDER BY id DESC LIMIT ?) ORDER BY id`;
     return this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation, limit], logRowSchema), []);
+  }
+
+  heads(limit: number, conversation = MAIN_CONVERSATION): LogHead[] {
+    const sql =
+      'SELECT id, role, status, meta FROM (SELECT id, role, status, meta FROM conversation_log WHERE conversation = ? ORDER BY id DESC LIMIT ?) ORDER BY id';
+    return this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation, limit], logHeadSchema), []);
   }
 
   /** The rows with these ids that exist (of any conversation), by id. */

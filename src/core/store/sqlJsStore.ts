@@ -7,7 +7,7 @@
 // - an id handed to a caller keeps reaching its row after a replay moved it (IssuedIds), until a listing shows
 //   that id for another row (memories and inbox only);
 // - reads never throw for a bad row or a failed query: they report it and leave it out.
-import { AUTO_MEMORIES_KEEP, CHECKPOINT_KEEP } from './bounds';
+import { AUTO_MEMORIES_KEEP, CHECKPOINT_KEEP, STATE_CACHE_KEEP } from './bounds';
 import { z } from 'zod';
 import { randomInt } from 'node:crypto';
 import type { SqlJsStatic, SqlValue } from 'sql.js';
@@ -31,6 +31,7 @@ import {
   type ConversationRow,
   type InboxRow,
   type LogEntry,
+  type LogHead,
   type LogRole,
   type LogStatus,
   type Memory,
@@ -43,6 +44,8 @@ import {
 export type { FlushStats } from './databaseFile';
 export type { SqlJsStoreOptions } from './sqlJsStoreOptions';
 import type { SqlJsStoreOptions } from './sqlJsStoreOptions';
+
+const READ_FAILED = Symbol('read failed');
 
 const ALL_KINDS: readonly StoreChange[] = ['conversations', 'log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
 
@@ -68,6 +71,12 @@ export class SqlJsStore implements BatonStore {
     memories: new IssuedIds(true),
     inbox: new IssuedIds(true),
   };
+  /**
+   * State values as last read or written here, by key (undefined: no such row). A turn asks for the same few keys
+   * several times (its conversation's usage key, summarize policy, live reply), each a query otherwise. Bounded:
+   * STATE_CACHE_KEEP keys, the whole cache dropped past it.
+   */
+  private readonly stateCache = new Map<string, string | undefined>();
   private readonly changes = new Emitter<{ what: StoreChange; fromOtherWindow: boolean; rows?: readonly number[] }>();
   private readonly log: SqlJsConversationLog;
   private readonly memories: SqlJsMemories;
@@ -95,7 +104,15 @@ export class SqlJsStore implements BatonStore {
       },
       {
         apply: (op, replaying) => {
-          applyOp({ tables: this.file.tables, ids: this.ids, replaying, freshId: (table) => this.freshId(table) }, op);
+          applyOp(
+            { tables: this.file.tables, ids: this.ids, replaying, freshId: (table) => this.freshId(table), stateDropped: () => this.stateCache.clear() },
+            op,
+          );
+          // Kept in step with the table only once the op is in: a rejected op changed nothing. Another window's file
+          // (installed, then this window's journal replayed on it) starts the cache over.
+          if (replaying) this.stateCache.clear();
+          else if (op.op === 'setState') this.cacheState(op.key, op.value);
+          else if (op.op === 'deleteState') this.cacheState(op.key, undefined);
         },
         journaled: (op) => {
           const issued = issuedBy(op);
@@ -105,7 +122,10 @@ export class SqlJsStore implements BatonStore {
           const issued = issuedBy(op);
           if (issued) this.ids[issued.table].settle(issued.id);
         },
-        installed: () => this.highestId.clear(),
+        installed: () => {
+          this.highestId.clear();
+          this.stateCache.clear();
+        },
         reloaded: () => {
           for (const kind of ALL_KINDS) this.changes.fire({ what: kind, fromOtherWindow: true });
         },
@@ -155,11 +175,31 @@ export class SqlJsStore implements BatonStore {
   }
 
   getState(key: string): string | undefined {
-    const value = this.read(() => this.file.tables.first('SELECT value FROM state WHERE key = ?', [key])?.[0], undefined);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'string') return value;
+    if (this.stateCache.has(key)) {
+      this.file.assertOpen();
+      return this.stateCache.get(key);
+    }
+    const value = this.read<SqlValue | undefined | typeof READ_FAILED>(
+      () => this.file.tables.first('SELECT value FROM state WHERE key = ?', [key])?.[0],
+      READ_FAILED,
+    );
+    // A failed read is not remembered: the next one asks the database again.
+    if (value === READ_FAILED) return undefined;
+    if (value === undefined || value === null) return this.cacheState(key, undefined);
+    if (typeof value === 'string') return this.cacheState(key, value);
     this.reportBadRow('state', { key, value }, 'value: expected a string');
     return undefined;
+  }
+
+  /** Keys the state cache holds (its bound is tested). */
+  get cachedStateKeys(): number {
+    return this.stateCache.size;
+  }
+
+  private cacheState(key: string, value: string | undefined): string | undefined {
+    if (this.stateCache.size >= STATE_CACHE_KEEP && !this.stateCache.has(key)) this.stateCache.clear();
+    this.stateCache.set(key, value);
+    return value;
   }
 
   setState(key: string, value: string): void {
@@ -190,6 +230,10 @@ export class SqlJsStore implements BatonStore {
 
   logRows(ids: readonly number[]): LogEntry[] {
     return this.log.rows(ids);
+  }
+
+  logHeads(limit: number, conversation?: string): LogHead[] {
+    return this.log.heads(limit, conversation);
   }
 
   markInterrupted(which?: (entry: LogEntry) => boolean, conversation?: string): LogEntry[] {

@@ -69,6 +69,8 @@ export interface OpContext {
   freshId(table: IssuingTable): number;
   /** True while the journal is applied again on a freshly loaded file. */
   replaying: boolean;
+  /** State rows went with a conversation (their keys are not named one by one): any cached state is stale. */
+  stateDropped?(): void;
 }
 
 /** Which change listeners care about an op. */
@@ -149,7 +151,7 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
         const conversation = op.conversation ?? MAIN_CONVERSATION;
         const id = placeInsert(ctx, 'conversation_log', op.issued);
         const isNew = touchConversation(t, conversation, op.title ?? '', op.at ?? op.ts);
-        if (isNew) pruneConversations(t, conversation, op.keepConversations ?? CONVERSATIONS_KEEP);
+        if (isNew) pruneConversations(ctx, conversation, op.keepConversations ?? CONVERSATIONS_KEEP);
         return t.run('INSERT INTO conversation_log(id, conversation, role, content, source, status, meta, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
           id,
           conversation,
@@ -197,13 +199,13 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
           op.ts,
           op.ts,
         ]);
-        if (n) pruneConversations(t, op.id, op.keep);
+        if (n) pruneConversations(ctx, op.id, op.keep);
         return n;
       });
     case 'renameConversation':
       return t.run('UPDATE conversations SET title = ?, renamed = 1 WHERE id = ?', [op.title, op.id]);
     case 'deleteConversation':
-      return t.atomic(() => dropConversations(t, [op.id]));
+      return t.atomic(() => dropConversations(ctx, [op.id]));
 
     case 'addCheckpoint':
       return t.atomic(() => {
@@ -314,16 +316,18 @@ function touchConversation(t: SqlJsTables, conversation: string, title: string, 
 
 /** Keeps the `keep` most recently active conversations; the others go with their log and their state. */
 /** Keeps the most recently active conversations of `id`'s kind: a tool call's own (TOOL_CONVERSATIONS_KEEP), or the user's (`keep`). */
-function pruneConversations(t: SqlJsTables, id: string, keep: number): void {
+function pruneConversations(ctx: OpContext, id: string, keep: number): void {
+  const t = ctx.tables;
   const tool = id.startsWith(TOOL_CONVERSATION_PREFIX);
   const ofKind = ['(substr(id, 1, ?) = ?) = ?', [TOOL_CONVERSATION_PREFIX.length, TOOL_CONVERSATION_PREFIX, tool ? 1 : 0]] as const;
   const over = t.number(`SELECT count(*) FROM conversations WHERE ${ofKind[0]}`, [...ofKind[1]]) - (tool ? TOOL_CONVERSATIONS_KEEP : keep);
   if (over <= 0) return;
   const stale = t.column(`SELECT id FROM conversations WHERE ${ofKind[0]} ORDER BY last_activity, created_at, id LIMIT ?`, [...ofKind[1], over]);
-  dropConversations(t, stale.map(String));
+  dropConversations(ctx, stale.map(String));
 }
 
-function dropConversations(t: SqlJsTables, ids: string[]): number {
+function dropConversations(ctx: OpContext, ids: string[]): number {
+  const t = ctx.tables;
   let changed = 0;
   for (const id of ids) {
     changed += t.run('DELETE FROM conversations WHERE id = ?', [id]);
@@ -331,7 +335,7 @@ function dropConversations(t: SqlJsTables, ids: string[]): number {
     t.run('DELETE FROM checkpoints WHERE conversation = ?', [id]);
     // Its own state (session id, fingerprint, live reply): keys named with conversationStateKey.
     const suffix = conversationStateKey('', id);
-    if (id !== MAIN_CONVERSATION) t.run('DELETE FROM state WHERE substr(key, -?) = ?', [suffix.length, suffix]);
+    if (id !== MAIN_CONVERSATION && t.run('DELETE FROM state WHERE substr(key, -?) = ?', [suffix.length, suffix])) ctx.stateDropped?.();
   }
   return changed;
 }

@@ -17,6 +17,9 @@ export function conversationStateKey(key: string, conversation: string): string 
   return conversation === MAIN_CONVERSATION ? key : `${key}@${conversation}`;
 }
 
+/** What watching the log needs of a row (no content): who wrote it for whom, and how it stands. */
+export type LogHead = Pick<LogEntry, 'id' | 'role' | 'status' | 'meta'>;
+
 export interface LogEntry {
   id: number;
   /** The conversation the row belongs to. */
@@ -152,6 +155,8 @@ export interface BatonStore {
   recentLog(limit: number, conversation?: string): LogEntry[];
   /** The entries with these ids that still exist (of any conversation), oldest first. */
   logRows(ids: readonly number[]): LogEntry[];
+  /** recentLog without the content: the newest `limit` rows' ids, roles, statuses and metas, oldest first. */
+  logHeads(limit: number, conversation?: string): LogHead[];
   /**
    * Marks 'pending' user entries of `conversation` as 'interrupted' and returns them: every one, or those `which` picks
    * (the ones whose window is gone, when several windows share the log).
