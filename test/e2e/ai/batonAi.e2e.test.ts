@@ -127,6 +127,8 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     );
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.match(r.value[0]!, /^Baton worker 'e2e-worker' finished\. Its report:[\s\S]*DELEGATE-REPORT: added the test\./);
+    // The orchestrator is told of the result too, in a turn of its own after the tool returned.
+    await server.waitForRequests(1, 30_000, (q) => q.lastUserText?.includes("[Background task completed] Worker 'e2e-worker'") ?? false);
   });
 
   it('"@baton <ping>" in the Chat view streams the scripted model\u2019s reply', async () => {
