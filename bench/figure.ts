@@ -6,6 +6,12 @@ export interface BenchFigure {
   target?: string;
 }
 
+/** The value with its unit, to three significant digits or so. */
+export function formatFigure(f: BenchFigure): string {
+  const digits = f.value >= 100 ? 0 : f.value >= 10 ? 1 : f.value >= 1 ? 2 : 3;
+  return `${f.value.toFixed(digits)} ${f.unit}`;
+}
+
 export function meetsTarget(f: BenchFigure): boolean | undefined {
   const m = /^(≤|<=|≥|>=)\s*([\d.]+)/.exec(f.target ?? '');
   if (!m) return undefined;

@@ -2,7 +2,7 @@
 // table and written to bench/results.json. Not a test: nothing here fails on a slow machine.
 import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
-import { meetsTarget, type BenchFigure } from './figure';
+import { formatFigure, meetsTarget, type BenchFigure } from './figure';
 import { leftRunning } from './leftProcesses';
 
 const quick = process.argv.includes('--quick');
@@ -31,11 +31,6 @@ const sections: Array<[string, () => Promise<BenchFigure[]>]> = [
   // Last: it leaves a production build in dist/, which the sections above must not measure by accident.
   ['package', async () => (await import('./package.bench')).benchPackage()],
 ];
-
-function format(f: BenchFigure): string {
-  const digits = f.value >= 100 ? 0 : f.value >= 10 ? 1 : f.value >= 1 ? 2 : 3;
-  return `${f.value.toFixed(digits)} ${f.unit}`;
-}
 
 async function main(): Promise<void> {
   const results: Record<string, BenchFigure[] | { error: string }> = {};
@@ -66,7 +61,7 @@ async function main(): Promise<void> {
     }
     for (const f of figures) {
       const ok = meetsTarget(f);
-      rows.push([section, f.name, format(f), f.target ?? '', ok === undefined ? '' : ok ? '✓' : '✗']);
+      rows.push([section, f.name, formatFigure(f), f.target ?? '', ok === undefined ? '' : ok ? '✓' : '✗']);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

@@ -5,7 +5,7 @@
 //
 // The bundle and the stylesheet are written into the page, each in an element with the nonce, rather than fetched:
 // in VS Code a webview's request goes through its service worker, the workbench and the file service, on the way
-// to the first paint (see the README's footnote 4). Their text is the extension's own build, never anything a
+// to the first paint (see docs/performance.md, note ⁴). Their text is the extension's own build, never anything a
 // message or a model wrote; the first page of messages goes in as JSON data, which is never run.
 import { randomBytes } from 'node:crypto';
 import { FIRST_PAGE_ELEMENT_ID, HIGHLIGHTER_ELEMENT_ID, type HostMessage } from '../shared/protocol';

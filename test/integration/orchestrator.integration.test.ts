@@ -123,7 +123,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
 
   it("opening the panel on a new conversation connects the runtime's GitHub MCP server there: the first message connects nothing more and offers its tools with Baton's", async () => {
     // The runtime makes a new session's MCP host at its first send; opening the panel opens the new session ahead, as
-    // a resumed one is opened (README ³), so its tool list is built and the server connected before the first message.
+    // a resumed one is opened (docs/performance.md ³), so its tool list is built and the server connected before the first message.
     // The built-in GitHub server's tools reach the orchestrator's model; they are read tools only: the runtime
     // connects to the server's read-only endpoint, and the orchestrator may use them as it answers.
     core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
@@ -214,7 +214,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
 
   it('opening the panel on a resumed conversation connects its GitHub MCP server there, so the first message finds it connected and offers its tools', async () => {
     // A resumed session has its MCP host from the resume, so building its tool list on opening connects the server
-    // (README ³); a new session's first send still does it (the test above).
+    // (docs/performance.md ³); a new session's first send still does it (the test above).
     core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
     const mcpCalls = (): string[] =>
       core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));

@@ -46,6 +46,10 @@ describe('one conversation, two windows (in-memory runtime)', () => {
     one.sessions.script('orchestrator', reply('first answer'), reply('second answer'));
     const inTwo = panelOf(two.core);
     await one.core.orchestrator.enqueue('first', { channel: 'panel' }).done;
+    // Sent once window two has the first answer, as a user would: log ids come from the clock, so a message written in
+    // the same millisecond as another window's row it has not read yet may sort before it (CI saw it once, after turns
+    // got faster), and the panel rightly shows the log's order.
+    await waitFor('the first answer in window two', () => inTwo.some((m) => m.content === 'first answer'), 3000);
     const handle = two.core.orchestrator.enqueue('second', { channel: 'api' });
     const result = await handle.done;
     assert.equal(result.content, 'second answer');

@@ -160,7 +160,7 @@ export interface AgentSessions {
   start(): Promise<void>;
   /**
    * `ahead`: the session is opened before anyone writes to it (the panel was opened), so it is opened the way a
-   * resumed one is, with its MCP servers' host, and warmUp can then connect them (README ³).
+   * resumed one is, with its MCP servers' host, and warmUp can then connect them (docs/performance.md ³).
    */
   create(spec: SessionSpec, opts?: { ahead?: boolean }): Promise<AgentSession>;
   /** Rejects with AgentError('session') when the runtime has no such session. */

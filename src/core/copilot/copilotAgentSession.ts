@@ -241,7 +241,7 @@ export class CopilotAgentSession implements AgentSession {
   // answers zeros and builds nothing, but compacting it does, then stops ("Nothing to compact") without asking the model
   // anything. Never compacted when it has messages: that would compact it for real.
   // A session opened with its MCP host (resumed, or a new one opened ahead; a new session created plainly gets it only
-  // at its first send, README ³), so building its tool list now connects its MCP servers (the built-in GitHub one:
+  // at its first send, docs/performance.md ³), so building its tool list now connects its MCP servers (the built-in GitHub one:
   // `tools/list`) and the first send finds them connected instead of connecting them: the same servers and tools,
   // only sooner.
   async warmUp(model: string): Promise<void> {

@@ -1,6 +1,6 @@
 // A new session opened ahead of its first message, the way a resumed one is opened. The runtime makes a session's MCP
 // host (which connects its MCP servers, the built-in GitHub one among them, and lists their tools) at a new session's
-// first send, and at a resumed session's resume; nothing else makes it (README ³ lists what was tried). So a session
+// first send, and at a resumed session's resume; nothing else makes it (docs/performance.md ³ lists what was tried). So a session
 // opened when the panel is opened is suspended while still empty (the runtime then keeps it for a resume, though, as
 // any empty session, not across its own restart) and resumed by its id at once: warmUp can then build its tool list,
 // and the first send connects nothing. What the session holds and what its first request carries are the same (measured
