@@ -7,9 +7,7 @@
 // - an id handed to a caller keeps reaching its row after a replay moved it (IssuedIds), until a listing shows
 //   that id for another row (memories and inbox only);
 // - reads never throw for a bad row or a failed query: they report it and leave it out.
-import { AUTO_MEMORIES_KEEP, CHECKPOINT_KEEP, STATE_CACHE_KEEP } from './bounds';
-import { z } from 'zod';
-import { randomInt } from 'node:crypto';
+import { AUTO_MEMORIES_KEEP, CHECKPOINT_KEEP } from './bounds';
 import type { SqlJsStatic, SqlValue } from 'sql.js';
 import { Emitter } from '../util/emitter';
 import { DatabaseFile } from './databaseFile';
@@ -44,8 +42,8 @@ import {
 export type { FlushStats } from './databaseFile';
 export type { SqlJsStoreOptions } from './sqlJsStoreOptions';
 import type { SqlJsStoreOptions } from './sqlJsStoreOptions';
-
-const READ_FAILED = Symbol('read failed');
+import { SqlJsState } from './sqlJsState';
+import { FreshIds } from './freshIds';
 
 const ALL_KINDS: readonly StoreChange[] = ['conversations', 'log', 'memories', 'workers', 'state', 'inbox', 'checkpoints', 'squads', 'wiki', 'usage'];
 
@@ -64,19 +62,19 @@ export class SqlJsStore implements BatonStore {
   private readonly file: DatabaseFile<StoreOp>;
   private readonly reporter: StoreReporter;
   private readonly pruneLog: boolean;
-  /** The highest log / inbox id this database holds, once known (see freshId). */
-  private readonly highestId = new Map<IssuingTable, number>();
+  private readonly freshIds = new FreshIds(() => this.file.tables);
   private readonly ids: Record<IssuingTable, IssuedIds> = {
     conversation_log: new IssuedIds(false),
     memories: new IssuedIds(true),
     inbox: new IssuedIds(true),
   };
-  /**
-   * State values as last read or written here, by key (undefined: no such row). A turn asks for the same few keys
-   * several times (its conversation's usage key, summarize policy, live reply), each a query otherwise. Bounded:
-   * STATE_CACHE_KEEP keys, the whole cache dropped past it.
-   */
-  private readonly stateCache = new Map<string, string | undefined>();
+  // The state table with its cache of values read again (sqlJsState.ts); built before the file's hooks can run.
+  private readonly state = new SqlJsState({
+    tables: () => this.file.tables,
+    assertOpen: () => this.file.assertOpen(),
+    read: (query, fallback) => this.read(query, fallback),
+    reportBadRow: (table, row, problem) => this.reportBadRow(table, row, problem),
+  });
   private readonly changes = new Emitter<{ what: StoreChange; fromOtherWindow: boolean; rows?: readonly number[] }>();
   private readonly log: SqlJsConversationLog;
   private readonly memories: SqlJsMemories;
@@ -105,14 +103,14 @@ export class SqlJsStore implements BatonStore {
       {
         apply: (op, replaying) => {
           applyOp(
-            { tables: this.file.tables, ids: this.ids, replaying, freshId: (table) => this.freshId(table), stateDropped: () => this.stateCache.clear() },
+            { tables: this.file.tables, ids: this.ids, replaying, freshId: (table) => this.freshIds.next(table), stateDropped: () => this.state.dropAll() },
             op,
           );
           // Kept in step with the table only once the op is in: a rejected op changed nothing. Another window's file
           // (installed, then this window's journal replayed on it) starts the cache over.
-          if (replaying) this.stateCache.clear();
-          else if (op.op === 'setState') this.cacheState(op.key, op.value);
-          else if (op.op === 'deleteState') this.cacheState(op.key, undefined);
+          if (replaying) this.state.dropAll();
+          else if (op.op === 'setState') this.state.written(op.key, op.value);
+          else if (op.op === 'deleteState') this.state.written(op.key, undefined);
         },
         journaled: (op) => {
           const issued = issuedBy(op);
@@ -123,8 +121,8 @@ export class SqlJsStore implements BatonStore {
           if (issued) this.ids[issued.table].settle(issued.id);
         },
         installed: () => {
-          this.highestId.clear();
-          this.stateCache.clear();
+          this.freshIds.forget();
+          this.state.dropAll();
         },
         reloaded: () => {
           for (const kind of ALL_KINDS) this.changes.fire({ what: kind, fromOtherWindow: true });
@@ -138,7 +136,7 @@ export class SqlJsStore implements BatonStore {
       },
       commit: (op) => this.commit(op),
       read: (query, fallback) => this.read(query, fallback),
-      freshId: (table) => this.freshId(table),
+      freshId: (table) => this.freshIds.next(table),
       compactIfSparse: () => file.compactIfSparse(),
     };
     this.log = new SqlJsConversationLog(access, this.ids.conversation_log, this.pruneLog);
@@ -166,40 +164,16 @@ export class SqlJsStore implements BatonStore {
   // ---------------------------------------------------------------- state
 
   stateKeys(prefix: string): string[] {
-    const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = this.read(
-      () => this.file.tables.rows('state', "SELECT key FROM state WHERE key LIKE ? ESCAPE '\\' ORDER BY key", [like], z.object({ key: z.string() })),
-      [],
-    );
-    return rows.map((r) => r.key);
+    return this.state.keys(prefix);
   }
 
   getState(key: string): string | undefined {
-    if (this.stateCache.has(key)) {
-      this.file.assertOpen();
-      return this.stateCache.get(key);
-    }
-    const value = this.read<SqlValue | undefined | typeof READ_FAILED>(
-      () => this.file.tables.first('SELECT value FROM state WHERE key = ?', [key])?.[0],
-      READ_FAILED,
-    );
-    // A failed read is not remembered: the next one asks the database again.
-    if (value === READ_FAILED) return undefined;
-    if (value === undefined || value === null) return this.cacheState(key, undefined);
-    if (typeof value === 'string') return this.cacheState(key, value);
-    this.reportBadRow('state', { key, value }, 'value: expected a string');
-    return undefined;
+    return this.state.get(key);
   }
 
   /** Keys the state cache holds (its bound is tested). */
   get cachedStateKeys(): number {
-    return this.stateCache.size;
-  }
-
-  private cacheState(key: string, value: string | undefined): string | undefined {
-    if (this.stateCache.size >= STATE_CACHE_KEEP && !this.stateCache.has(key)) this.stateCache.clear();
-    this.stateCache.set(key, value);
-    return value;
+    return this.state.cachedKeys;
   }
 
   setState(key: string, value: string): void {
@@ -342,7 +316,7 @@ export class SqlJsStore implements BatonStore {
   // ---------------------------------------------------------------- inbox
 
   addInbox(row: { worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string }): number {
-    const id = this.freshId('inbox');
+    const id = this.freshIds.next('inbox');
     this.commit({ op: 'addInbox', issued: id, ...row, ts: sqliteTimestamp() });
     return id;
   }
@@ -400,22 +374,6 @@ export class SqlJsStore implements BatonStore {
     const what = changeKind(op);
     const rows = what === 'log' ? logRowsOf(op, this.ids) : undefined;
     this.changes.fire({ what, fromOtherWindow: false, ...(rows ? { rows } : {}) });
-  }
-
-  // Log and inbox ids come from the clock (microsecond-sized, with a random tail), so two windows writing in the same
-  // moment almost never hand out the same id, and ids still sort in time order across windows. Memory ids are the
-  // small counters users see ("#12"); a clash there is resolved by replay (see IssuedIds).
-  private freshId(table: IssuingTable): number {
-    const t = this.file.tables;
-    if (table === 'memories') {
-      return Math.max(t.number('SELECT max(id) FROM memories'), t.number("SELECT seq FROM sqlite_sequence WHERE name = 'memories'")) + 1;
-    }
-    // The highest id is remembered between inserts (a query costs more than the insert itself on the hot path of a
-    // turn); the DatabaseFile's `installed` hook forgets it whenever another database takes this one's place.
-    const max = this.highestId.get(table) ?? t.number(`SELECT max(id) FROM ${table}`);
-    const id = Math.max(Date.now() * 1000 + randomInt(1000), max + 1);
-    this.highestId.set(table, id);
-    return id;
   }
 
   // ---------------------------------------------------------------- reading and reporting
