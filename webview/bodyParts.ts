@@ -11,6 +11,8 @@
 export const PART_BLOCKS = 50;
 
 export const PART_OPEN = '<div class="md-part">';
+/** A part still being written from the end back (PartsDomFromEnd). */
+export const PART_OPEN_CLASS = 'md-open';
 export const PART_CLOSE = '</div>';
 
 /** Whether block `index` (0-based, in the body's order) begins a part. */
@@ -58,5 +60,61 @@ export class PartsDom {
       this.made = p;
     }
     return this.part ?? this.body;
+  }
+}
+
+/**
+ * The same DOM written from a body's last block back to its first (a long message rendered from its end while the
+ * view follows the end): the element each goes in, blocks asked for from the last back; what is written in it goes
+ * before what is there already. A part is made when its last block is asked for, before the parts made so far.
+ * A part made is open (PART_OPEN_CLASS: laid out like any block) until it has been in the page for a frame with its
+ * message shown: new, a part is skipped at its estimated height until the browser has seen it near the viewport, and
+ * the view that follows the end showed the bottom of that blank box for a frame (Chromium, seen with checkVisibility).
+ * Open parts all laid out cost every frame more layout and pre-paint as they add up, so each closes once it can.
+ */
+export class PartsDomFromEnd {
+  /** The earliest part made so far, and its number (the body's own blocks are part 0). */
+  private part: HTMLElement | undefined;
+  private made = Infinity;
+  /** Slices begun; the open parts with the slice each was made in. */
+  private slices = 0;
+  private readonly open: Array<[HTMLElement, number]> = [];
+
+  constructor(private readonly body: Element) {}
+
+  at(index: number): Element {
+    const p = index < PART_BLOCKS ? 0 : Math.floor(index / PART_BLOCKS);
+    if (p === 0) return this.body;
+    if (p < this.made) {
+      const part = document.createElement('div');
+      part.className = `md-part ${PART_OPEN_CLASS}`;
+      this.open.push([part, this.slices]);
+      // Only parts are in the body until its own first blocks come, last of all.
+      this.body.prepend(part);
+      this.part = part;
+      this.made = p;
+    }
+    return this.part!;
+  }
+
+  /**
+   * A slice begins (an animation frame's): the parts no longer written in that were made two slices ago or more
+   * close. Made in the slice before, a part may not have been shown yet (its message is new: the browser skips it
+   * whole the first frame). `all`: every block is in. True while parts are open.
+   */
+  nextSlice(all = false): boolean {
+    this.slices++;
+    for (let i = this.open.length - 1; i >= 0; i--) {
+      const [part, madeIn] = this.open[i]!;
+      if ((all || part !== this.part) && madeIn <= this.slices - 2) {
+        part.classList.remove(PART_OPEN_CLASS);
+        this.open.splice(i, 1);
+      }
+    }
+    return this.isOpen;
+  }
+
+  get isOpen(): boolean {
+    return this.open.length > 0;
   }
 }

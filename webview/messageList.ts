@@ -132,13 +132,15 @@ export class MessageList {
     this.mount(this.mountedFrom, this.order.length, false, true);
 
     // Newest first: render until about one and a half viewports are filled, leave the rest to the observer.
+    // Shown from the end (the view follows it), the newest message renders its last blocks first.
+    const fromEnd = !(restore && restore.pinned === false && restore.scrollTop !== undefined);
     let filled = 0;
     for (let i = this.order.length - 1; i >= this.mountedFrom; i--) {
       const view = this.order[i]!;
       if (filled < viewport * 1.5) {
         // Their code is coloured just after the first paint: highlighting it first took over half of the time from
         // snapshot to paint.
-        if (!view.isRendered) view.render(true);
+        if (!view.isRendered) view.render(true, undefined, fromEnd && i === this.order.length - 1);
         filled += view.estimateHeight(this.perLine);
       } else this.setEstimate(view);
     }
@@ -172,7 +174,8 @@ export class MessageList {
     this.views.set(view.id, view);
     this.order.push(view);
     this.groups.append(this.el, this.order.length - 1, view);
-    view.render();
+    // Following the end, a long one shows its end at once and the rest comes in above it (slicedRender.ts).
+    view.render(false, undefined, this.following && !this.holding);
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
   }

@@ -102,8 +102,9 @@ export class MessageView {
    * `until`: when the caller's frame budget ends; a long markdown body renders what fits (at least a block) and the rest
    * in slices over the next frames (slicedRender.ts). A message's render as it came into view was 20–35 ms of script
    * in one frame of a scroll (issue 22).
+   * `fromEnd`: the view follows this message's end, so a long body renders its last blocks first (slicedRender.ts).
    */
-  render(deferHighlight = false, until?: number): void {
+  render(deferHighlight = false, until?: number, fromEnd = false): void {
     if (this.rendered) return;
     const el = this.el;
     this.rendered = true;
@@ -118,7 +119,7 @@ export class MessageView {
     this.renderHeader(deferHighlight);
     this.renderFooter();
     this.renderActions();
-    this.renderBody(deferHighlight, until);
+    this.renderBody(deferHighlight, until, fromEnd);
   }
 
   appendDelta(delta: string): void {
@@ -329,7 +330,7 @@ export class MessageView {
     if (this.body) setText(this.body, this.content);
   }
 
-  private renderBody(deferHighlight = false, until?: number): void {
+  private renderBody(deferHighlight = false, until?: number, fromEnd = false): void {
     const { body, message } = this;
     if (!body) return;
     this.stopRender?.();
@@ -353,7 +354,7 @@ export class MessageView {
     if (!this.isStreaming) {
       this.stream = undefined;
       // A long reply in frame-sized slices; its deferred code is queued once it is all in.
-      this.stopRender = renderSliced(body, message.content, { deferHighlight }, deferHighlight ? () => highlightLater(body) : undefined, until);
+      this.stopRender = renderSliced(body, message.content, { deferHighlight }, deferHighlight ? () => highlightLater(body) : undefined, until, fromEnd);
       return;
     }
     this.stream = new MarkdownStream();

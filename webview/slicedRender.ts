@@ -9,7 +9,7 @@
 // frame, as before; while slices remain, the body carries aria-busy (assistive technology waits, the bench and tests
 // wait for it to go); a slice is never smaller than one block, so a single block's cost (bounded in markdownRender.ts:
 // MAX_RENDERED_BLOCK, MAX_DELIMITERS, HIGHLIGHT_LIMIT, MAX_COLUMNS) is the most a frame can take beyond the slice.
-import { beginsPart, PartsDom } from './bodyParts';
+import { beginsPart, PartsDom, PartsDomFromEnd } from './bodyParts';
 import type { RenderEnv } from './markdownRender';
 import { renderAnyBlock } from './markdownRows';
 import { splitBlocks } from './markdownStream';
@@ -36,9 +36,11 @@ let insertMsPerChar = 0.0004;
 interface Job {
   el: Element;
   blocks: string[];
+  /** The next block to render: forward from the first, or (fromEnd) back from the last. */
   next: number;
   env: RenderEnv;
   parts: PartsDom;
+  fromEnd: PartsDomFromEnd | undefined;
   done: (() => void) | undefined;
   cancelled: boolean;
 }
@@ -60,10 +62,25 @@ export function beforeSlices(read: () => void): void {
  * `until`: when the first slice must end (performance.now()'s clock), when the caller's frame has less than a slice
  * left (the list renders the messages coming into view within its own budget); at least one block goes in at once
  * all the same, so the element never shows nothing. `done` runs once all of it is in (at once, when it fits).
+ * `fromEnd`: its last blocks first, and each slice then goes in before what is in (the view follows the message's
+ * end, so the user sees the end at once and it stays put while the rest comes in above, off screen). In order, each
+ * slice went in at the end the view follows, so every frame laid out and painted a whole new screen of the reply:
+ * with the slice's script, 40–80 ms frames (issue 22). Either way the DOM in the end is the one-shot render's.
  * Returns a function that stops what is left (the message was rendered again).
  */
-export function renderSliced(el: Element, text: string, env: RenderEnv, done?: () => void, until = performance.now() + SLICE_MS): () => void {
-  const job: Job = { el, blocks: splitBlocks(text), next: 0, env, parts: new PartsDom(el), done, cancelled: false };
+export function renderSliced(el: Element, text: string, env: RenderEnv, done?: () => void, until = performance.now() + SLICE_MS, fromEnd = false): () => void {
+  const blocks = splitBlocks(text);
+  fromEnd &&= blocks.length > 1;
+  const job: Job = {
+    el,
+    blocks,
+    next: fromEnd ? blocks.length - 1 : 0,
+    env,
+    parts: new PartsDom(el),
+    fromEnd: fromEnd ? new PartsDomFromEnd(el) : undefined,
+    done,
+    cancelled: false,
+  };
   el.replaceChildren();
   if (!slice(job, Math.min(until, performance.now() + SLICE_MS))) {
     el.setAttribute('aria-busy', 'true');
@@ -78,16 +95,27 @@ export function renderSliced(el: Element, text: string, env: RenderEnv, done?: (
 
 /**
  * Renders the job's next blocks (at least one) while the time so far and the forecast of inserting what is not in
- * yet leave `deadline` unreached, and appends them; true when the job is done.
+ * yet leave `deadline` unreached, and puts them in; true when the job is done.
  */
 function slice(job: Job, deadline: number): boolean {
+  if (job.fromEnd) {
+    // The last slice's parts close a frame or two after it (PartsDomFromEnd); the message is busy until then.
+    if (job.next < 0 ? job.fromEnd.nextSlice(true) : sliceFromEnd(job, job.fromEnd, deadline)) return false;
+  } else if (sliceForward(job, deadline)) return false;
+  job.el.removeAttribute('aria-busy');
+  job.done?.();
+  return true;
+}
+
+/** A slice in order: true while blocks are left. */
+function sliceForward(job: Job, deadline: number): boolean {
   let html = '';
   let into = job.parts.at(job.next);
   do {
     // Sanitized once per part the slice writes in (a slice is far fewer blocks than a part: once or twice); what
     // went before a part is in before the part is made.
     if (html && beginsPart(job.next)) {
-      insert(into, html);
+      insert(into, html, false);
       html = '';
     }
     into = job.parts.at(job.next);
@@ -95,17 +123,37 @@ function slice(job: Job, deadline: number): boolean {
   } while (job.next < job.blocks.length && performance.now() + html.length * insertMsPerChar < deadline);
   // Into the live DOM slice by slice: laid out as it grows, each slice's text is shaped once. Kept off the document
   // and put in at the end, a 200 KB reply's first layout was one 300 ms frame.
-  insert(into, html);
-  if (job.next < job.blocks.length) return false;
-  job.el.removeAttribute('aria-busy');
-  job.done?.();
-  return true;
+  insert(into, html, false);
+  return job.next < job.blocks.length;
 }
 
-/** Sanitizes `html` into `into`, learning the rate from what it took. */
-function insert(into: Element, html: string): void {
+/** A slice from the end back: true while blocks are left. */
+function sliceFromEnd(job: Job, parts: PartsDomFromEnd, deadline: number): boolean {
+  parts.nextSlice();
+  // The slice's blocks, last first; joined in order once per part they go in.
+  let html: string[] = [];
+  let size = 0;
+  let into = parts.at(job.next);
+  do {
+    if (html.length && beginsPart(job.next + 1)) {
+      insert(into, html.reverse().join(''), true);
+      html = [];
+      size = 0;
+    }
+    into = parts.at(job.next);
+    const block = renderAnyBlock(job.blocks[job.next--]!, job.env);
+    html.push(block);
+    size += block.length;
+  } while (job.next >= 0 && performance.now() + size * insertMsPerChar < deadline);
+  insert(into, html.reverse().join(''), true);
+  return job.next >= 0 || parts.isOpen;
+}
+
+/** Sanitizes `html` into `into`, at its end or (`first`) before what is in it; learns the rate from what it took. */
+function insert(into: Element, html: string, first: boolean): void {
   const started = performance.now();
-  into.append(sanitizedFragment(html));
+  if (first) into.prepend(sanitizedFragment(html));
+  else into.append(sanitizedFragment(html));
   // Small ones say little about the rate (performance.now()'s grain is 0.1 ms or coarser).
   if (html.length > 2000) insertMsPerChar = 0.7 * insertMsPerChar + (0.3 * (performance.now() - started)) / html.length;
 }

@@ -7,7 +7,7 @@ import { benchAnswer } from '../../bench/panelContent';
 import { pathologicalInputs } from '../../bench/pathologicalInputs';
 // The one-shot render in Node colours code as the page does once its highlighter has run (see page() below).
 import '../../webview/highlighterBundle';
-import { renderMarkdown } from '../../webview/markdownStream';
+import { renderMarkdown, splitBlocks } from '../../webview/markdownStream';
 import { HIGHLIGHTER_LOADED, openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
 const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
@@ -60,6 +60,35 @@ const REPLACED_MIDWAY = String.raw`(async function (text, other, expected) {
   return { busyBefore: busyBefore, busyAfter: body.hasAttribute('aria-busy'), html: body.innerHTML, expected: t.innerHTML };
 })`;
 
+// Appends a long complete message while the view follows the end, and in every frame until it is all in notes what
+// the user sees: whether the view is at the bottom, whether the last block on the page is the reply's own last block
+// and on screen, and whether anything in the body is on screen at all.
+const FOLLOWED = String.raw`(async function (text, expectedLast, expected) {
+  window.postMessage({ type: 'message/append', seq: 2, message: { id: 'f', role: 'assistant', content: text, status: 'complete', ts: Date.now() } }, '*');
+  var s = document.querySelector('.scroller'), seen = [];
+  var frame = function () { return new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); }); };
+  var body, after = 2;
+  do {
+    await frame();
+    body = document.querySelector('[data-id="f"] .message-body');
+    var box = s.getBoundingClientRect();
+    var last = body.lastElementChild;
+    while (last && last.classList.contains('md-part')) last = last.lastElementChild;
+    var r = last ? last.getBoundingClientRect() : null;
+    var t = document.createElement('template');
+    t.innerHTML = expectedLast;
+    seen.push({
+      atBottom: s.scrollHeight - s.scrollTop - s.clientHeight <= 2,
+      endShown: !!last && last.textContent.trim() === t.content.textContent.trim() && r.bottom > box.top && r.top < box.bottom,
+      busy: body.hasAttribute('aria-busy'),
+      shown: !!last && last.checkVisibility({ contentVisibilityAuto: true }),
+    });
+  } while (body.hasAttribute('aria-busy') || after-- > 0);
+  var all = document.createElement('template');
+  all.innerHTML = expected;
+  return { seen: seen, same: body.innerHTML === all.innerHTML };
+})`;
+
 describe('webview: settled messages render in slices (Chromium)', function () {
   this.timeout(180_000);
   const web = useWebviewBrowser();
@@ -73,7 +102,7 @@ describe('webview: settled messages render in slices (Chromium)', function () {
     return wp;
   }
 
-  it('a 200 KB ordinary reply: its first blocks are shown at once, the rest over later frames, and the end is the one-shot DOM', async () => {
+  it('a 200 KB ordinary reply: a first slice is shown at once, the rest over later frames, and the end is the one-shot DOM', async () => {
     const text = benchAnswer(200_000);
     const wp = await page();
     try {
@@ -82,6 +111,26 @@ describe('webview: settled messages render in slices (Chromium)', function () {
       assert.ok((r.shownAtFirst as number) > 0, 'the first slice is in the page at once');
       assert.ok((r.frames as number) > 1, `rendered over ${String(r.frames)} frames`);
       assert.ok(r.html === r.expected, 'the DOM is the one-shot render');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
+  it('a long reply the view follows shows its own end from the first frame on, at the bottom, while the rest comes in above', async () => {
+    const text = benchAnswer(200_000);
+    const blocks = splitBlocks(text);
+    const wp = await page();
+    try {
+      const r = (await wp.page.evaluate(
+        `${FOLLOWED}(${JSON.stringify(text)}, ${JSON.stringify(renderMarkdown(blocks[blocks.length - 1]!))}, ${JSON.stringify(renderMarkdown(text))})`,
+      )) as { seen: Array<{ atBottom: boolean; endShown: boolean; shown: boolean; busy: boolean }>; same: boolean };
+      assert.ok(r.seen.filter((f) => f.busy).length > 1, `still rendering over ${r.seen.length} frames`);
+      // Painted, not skipped, from the second frame on: in the first, the browser has not yet seen the new message
+      // near the viewport (content-visibility: auto), so it may skip it whole, as it does any message appended.
+      const off = r.seen.map((f, i) => (f.atBottom && f.endShown && (f.shown || i === 0) ? -1 : i)).filter((i) => i >= 0);
+      assert.deepEqual(off, [], `in every frame the view is at the bottom with the reply's last block on screen (frames off: ${off.join(', ')})`);
+      assert.ok(r.same, 'the DOM is the one-shot render');
       assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();
