@@ -70,7 +70,8 @@ export class PartsDom {
  * A part made is open (PART_OPEN_CLASS: laid out like any block) until it has been in the page for a frame with its
  * message shown: new, a part is skipped at its estimated height until the browser has seen it near the viewport, and
  * the view that follows the end showed the bottom of that blank box for a frame (Chromium, seen with checkVisibility).
- * Open parts all laid out cost every frame more layout and pre-paint as they add up, so each closes once it can.
+ * Once a part is wholly above the viewport (`look`), it closes, and the parts made before it from then on are made
+ * closed: what goes in them is not styled or laid out while it is off screen, as the rest of a long body's parts.
  */
 export class PartsDomFromEnd {
   /** The earliest part made so far, and its number (the body's own blocks are part 0). */
@@ -79,6 +80,8 @@ export class PartsDomFromEnd {
   /** Slices begun; the open parts with the slice each was made in. */
   private slices = 0;
   private readonly open: Array<[HTMLElement, number]> = [];
+  /** The earliest part made is above the viewport: those made before it will be too. */
+  private above = false;
 
   constructor(private readonly body: Element) {}
 
@@ -87,8 +90,11 @@ export class PartsDomFromEnd {
     if (p === 0) return this.body;
     if (p < this.made) {
       const part = document.createElement('div');
-      part.className = `md-part ${PART_OPEN_CLASS}`;
-      this.open.push([part, this.slices]);
+      if (this.above) part.className = 'md-part';
+      else {
+        part.className = `md-part ${PART_OPEN_CLASS}`;
+        this.open.push([part, this.slices]);
+      }
       // Only parts are in the body until its own first blocks come, last of all.
       this.body.prepend(part);
       this.part = part;
@@ -112,6 +118,22 @@ export class PartsDomFromEnd {
       }
     }
     return this.isOpen;
+  }
+
+  /**
+   * Closes the open parts wholly above the viewport (the window's: the log's scroller is inside it). To be called
+   * before the frame writes anything, where reading boxes costs no layout; not in the first two slices, while the
+   * browser may still be skipping the new message whole.
+   */
+  look(): void {
+    if (this.slices < 2) return;
+    for (let i = this.open.length - 1; i >= 0; i--) {
+      const part = this.open[i]![0];
+      if (part.getBoundingClientRect().bottom >= 0) continue;
+      part.classList.remove(PART_OPEN_CLASS);
+      this.open.splice(i, 1);
+      if (part === this.part) this.above = true;
+    }
   }
 
   get isOpen(): boolean {

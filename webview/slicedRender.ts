@@ -166,6 +166,7 @@ function schedule(): void {
 function run(): void {
   frame = 0;
   for (const read of reads) read();
+  for (const job of jobs) job.fromEnd?.look();
   const deadline = performance.now() + SLICE_MS;
   while (jobs.length && performance.now() < deadline) {
     const job = jobs[0]!;
