@@ -7,6 +7,7 @@ import { benchAnswer } from '../../bench/panelContent';
 import { pathologicalInputs } from '../../bench/pathologicalInputs';
 // The one-shot render in Node colours code as the page does once its highlighter has run (see page() below).
 import '../../webview/highlighterBundle';
+import { PART_BLOCKS } from '../../webview/bodyParts';
 import { renderMarkdown, splitBlocks } from '../../webview/markdownStream';
 import { HIGHLIGHTER_LOADED, openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
@@ -117,25 +118,28 @@ describe('webview: settled messages render in slices (Chromium)', function () {
     }
   });
 
-  it('a long reply the view follows shows its own end from the first frame on, at the bottom, while the rest comes in above', async () => {
-    const text = benchAnswer(200_000);
-    const blocks = splitBlocks(text);
-    const wp = await page();
-    try {
-      const r = (await wp.page.evaluate(
-        `${FOLLOWED}(${JSON.stringify(text)}, ${JSON.stringify(renderMarkdown(blocks[blocks.length - 1]!))}, ${JSON.stringify(renderMarkdown(text))})`,
-      )) as { seen: Array<{ atBottom: boolean; endShown: boolean; shown: boolean; busy: boolean }>; same: boolean };
-      assert.ok(r.seen.filter((f) => f.busy).length > 1, `still rendering over ${r.seen.length} frames`);
-      // Painted, not skipped, from the second frame on: in the first, the browser has not yet seen the new message
-      // near the viewport (content-visibility: auto), so it may skip it whole, as it does any message appended.
-      const off = r.seen.map((f, i) => (f.atBottom && f.endShown && (f.shown || i === 0) ? -1 : i)).filter((i) => i >= 0);
-      assert.deepEqual(off, [], `in every frame the view is at the bottom with the reply's last block on screen (frames off: ${off.join(', ')})`);
-      assert.ok(r.same, 'the DOM is the one-shot render');
-      assert.deepEqual(wp.errors, []);
-    } finally {
-      await wp.close();
-    }
-  });
+  // 200 KB: about 1,200 blocks in 24 parts over many frames; 15 KB: one part, a slice or two.
+  for (const size of [200_000, 15_000])
+    it(`a ${size / 1000} KB reply the view follows shows its own end in every frame, at the bottom, while the rest comes in above`, async () => {
+      const text = benchAnswer(size);
+      const blocks = splitBlocks(text);
+      assert.ok(blocks.length > PART_BLOCKS, `${blocks.length} blocks: more than the body's own`);
+      const wp = await page();
+      try {
+        const r = (await wp.page.evaluate(
+          `${FOLLOWED}(${JSON.stringify(text)}, ${JSON.stringify(renderMarkdown(blocks[blocks.length - 1]!))}, ${JSON.stringify(renderMarkdown(text))})`,
+        )) as { seen: Array<{ atBottom: boolean; endShown: boolean; shown: boolean; busy: boolean }>; same: boolean };
+        if (size > 100_000) assert.ok(r.seen.filter((f) => f.busy).length > 10, `still rendering over ${r.seen.length} frames`);
+        // From the second frame on: in the first, the browser has not yet seen the new message near the viewport
+        // (content-visibility: auto), so it may skip it whole at its estimated height, as it does any message appended.
+        const off = r.seen.map((f, i) => (i === 0 || (f.atBottom && f.endShown && f.shown) ? -1 : i)).filter((i) => i >= 0);
+        assert.deepEqual(off, [], `in every frame the view is at the bottom with the reply's last block on screen (frames off: ${off.join(', ')})`);
+        assert.ok(r.same, 'the DOM is the one-shot render');
+        assert.deepEqual(wp.errors, []);
+      } finally {
+        await wp.close();
+      }
+    });
 
   it('every pathological reply ends with the DOM of rendering it at once, nothing lost', async () => {
     const wp = await page();
