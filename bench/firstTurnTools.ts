@@ -36,6 +36,21 @@ const SEQUENCES: Record<string, Step[]> = {
     (s) => s.rpc.commands.invoke({ name: 'context' }),
   ],
   'tool list, tool metadata read': [recount, tools, compact, (s) => s.rpc.tools.getCurrentMetadata()],
+  'model switched away and back, then as shipped': [
+    (s) => s.rpc.model.switchTo({ modelId: 'claude-haiku-4.5' }),
+    (s) => s.rpc.model.switchTo({ modelId: MODEL }),
+    recount,
+    tools,
+    compact,
+  ],
+  'mode set (interactive), agent read, then as shipped': [
+    (s) => s.rpc.mode.set({ mode: 'interactive' }),
+    (s) => s.rpc.agent.getCurrent(),
+    recount,
+    tools,
+    compact,
+  ],
+  'as shipped, then an unknown tool executed (tools.execute)': [recount, tools, compact, (s) => s.rpc.tools.execute({ name: 'no_such_tool', arguments: {} })],
   'tool list, built-in descriptors read': [recount, tools, compact, (s) => s.rpc.tools.getBuiltinDescriptors({})],
 };
 
