@@ -5,7 +5,8 @@
 // first turn (`session.first_turn`): is a `tool_initialization_attempt` in it, and how long it and its tool
 // descriptors took; and from the session's events, the tool phase (`session.mcp_servers_loaded` →
 // `session.tools_updated`) of the first and the second send. Rounds alternate the sequences, so all see the same load.
-// `node --import tsx bench/firstTurnTools.ts [rounds]` (ONLY=<regex> picks sequences by name)
+// `node --import tsx bench/firstTurnTools.ts [rounds]` (ONLY=<regex> picks sequences by name; AVAILABLE=1 offers the
+// same tools by allowlist)
 import type { CopilotClient, CopilotSession, SessionConfig, SessionEvent } from '@github/copilot-sdk';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -112,6 +113,14 @@ async function main(): Promise<void> {
       ...(core.sessions as unknown as { config(spec: SessionSpec): SessionConfig }).config(spec(MODEL, orchestratorTools())),
       configDirectory: join(core.root, 'raw-sessions'),
     };
+    if (process.env.AVAILABLE) {
+      // The same tools by allowlist instead of the built-ins' denylist: does the runtime then build fewer descriptors?
+      await once(client, config, [], trace);
+      const offered = server.requests.filter((r) => r.kind === 'chat').at(-1)!.tools;
+      console.log(`offered: ${offered.length} tools, ${offered.filter((n) => !orchestratorTools().some((t) => t.name === n)).length} of them not Baton's`);
+      delete config.excludedTools;
+      config.availableTools = [...offered];
+    }
     const samples = new Map<string, Sample[]>(Object.keys(SEQUENCES).map((k) => [k, []]));
     const only = process.env.ONLY ? new RegExp(process.env.ONLY) : undefined;
     const chosen = Object.entries(SEQUENCES).filter(([name]) => !only || only.test(name));
