@@ -59,6 +59,8 @@ interface Sample {
   init: boolean;
   initMs: number;
   descriptorsMs: number;
+  /** Its model resolution and MCP steps (before the tool list). */
+  beforeToolsMs: number;
   firstTools: number;
   secondTools: number;
 }
@@ -94,7 +96,8 @@ async function once(client: CopilotClient, config: SessionConfig, steps: Step[],
       .filter((s) => s.traceId === turn.traceId && s.name === `session.timing.${name}`)
       .reduce((sum, s) => sum + Number(s.attributes?.['github.copilot.session.timing.duration_ms'] ?? 0), 0);
   const init = spans.some((s) => s.traceId === turn.traceId && s.name === 'session.timing.tool_initialization_attempt');
-  return { init, initMs: ms('tool_initialization_attempt'), descriptorsMs: ms('tool_descriptors'), firstTools, secondTools };
+  const beforeToolsMs = ['model_resolution', 'mcp_bridge_reconciliation', 'mcp_initialization', 'github_mcp_authentication'].reduce((sum, n) => sum + ms(n), 0);
+  return { init, initMs: ms('tool_initialization_attempt'), descriptorsMs: ms('tool_descriptors'), beforeToolsMs, firstTools, secondTools };
 }
 
 async function main(): Promise<void> {
@@ -129,12 +132,12 @@ async function main(): Promise<void> {
       for (const [name, steps] of [...chosen.slice(i % chosen.length), ...chosen.slice(0, i % chosen.length)])
         samples.get(name)!.push(await once(client, config, steps, trace));
     console.log(
-      'warm-up before the first send | first turn ran the tool initialization | its ms, descriptors ms (median) | tool phase, 1st / 2nd send (median ms)',
+      'warm-up before the first send | first turn ran the tool initialization | its ms, descriptors ms (median) | model and MCP steps before it (median ms) | tool phase, 1st / 2nd send (median ms)',
     );
     for (const [name, s] of samples)
       if (s.length)
         console.log(
-          `${name} | ${s.filter((x) => x.init).length} of ${s.length} | ${median(s.map((x) => x.initMs))}, ${median(s.map((x) => x.descriptorsMs))} | ${median(s.map((x) => x.firstTools))} / ${median(s.map((x) => x.secondTools))}`,
+          `${name} | ${s.filter((x) => x.init).length} of ${s.length} | ${median(s.map((x) => x.initMs))}, ${median(s.map((x) => x.descriptorsMs))} | ${median(s.map((x) => x.beforeToolsMs))} | ${median(s.map((x) => x.firstTools))} / ${median(s.map((x) => x.secondTools))}`,
         );
     server.assertScriptDone();
   } finally {
