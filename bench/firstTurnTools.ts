@@ -6,7 +6,7 @@
 // descriptors took; and from the session's events, the tool phase (`session.mcp_servers_loaded` →
 // `session.tools_updated`) of the first and the second send. Rounds alternate the sequences, so all see the same load.
 // `node --import tsx bench/firstTurnTools.ts [rounds]` (ONLY=<regex> picks sequences by name; AVAILABLE=1 offers the
-// same tools by allowlist)
+// same tools by allowlist; RUNTIME_PATH=<copilot-runtime> runs another runtime build)
 import type { CopilotClient, CopilotSession, SessionConfig, SessionEvent } from '@github/copilot-sdk';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -109,6 +109,9 @@ async function main(): Promise<void> {
   const trace = join(core.root, 'trace.jsonl');
   try {
     core.workerSettings = { ...core.workerSettings, environment: runtimeTracingEnvironment(trace) };
+    // RUNTIME_PATH=<copilot-runtime>: another runtime build (is the first turn's tool initialization still there?).
+    if (process.env.RUNTIME_PATH)
+      (core.sessions as unknown as { runtime: { options: { runtimePath?: string } } }).runtime.options.runtimePath = process.env.RUNTIME_PATH;
     const client: CopilotClient = await (core.sessions as unknown as { runtime: CopilotRuntime }).runtime.client();
     const keeper = (core.orchestrator as unknown as { keeper: SessionKeeper }).keeper;
     const { spec, tools: orchestratorTools } = (keeper as unknown as { opts: SessionKeeperOptions }).opts;
