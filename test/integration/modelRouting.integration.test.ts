@@ -15,6 +15,12 @@ describe('Model routing (real runtime, scripted model)', function () {
   });
   // Strict: no request the test did not script, nothing scripted left unused, no internet.
   afterEachCore(() => core);
+  /** The model the last request that was not the classifier's went to. */
+  const lastAnswerModel = (): string | undefined =>
+    core.server
+      .chatRequests()
+      .filter((r) => !r.systemText.includes('You label messages'))
+      .at(-1)?.model;
 
   it('keyword override goes to premium; short follow-ups keep the tier; background uses standard', async () => {
     // An override, a short follow-up and a background result: none of them asks the classifier.
@@ -35,13 +41,7 @@ describe('Model routing (real runtime, scripted model)', function () {
     core.server.on({ systemIncludes: 'You label messages' }, { text: 'fast' });
     const a = await core.orchestrator.enqueue('what is the capital of france, quickly', { channel: 'panel' }).done;
     assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'claude-haiku-4.5']);
-    assert.equal(
-      core.server
-        .chatRequests()
-        .filter((r) => !r.systemText.includes('You label messages'))
-        .at(-1)!.model,
-      'claude-haiku-4.5',
-    );
+    assert.equal(lastAnswerModel(), 'claude-haiku-4.5');
     core.server.on({ systemIncludes: 'You label messages' }, { text: 'premium' }, { text: 'premium' }, { text: 'premium' });
     const b = await core.orchestrator.enqueue('prove this distributed protocol correct formally', { channel: 'panel' }).done;
     assert.deepEqual([b.route.tier, b.route.reason], ['fast', 'cooldown']);
@@ -49,12 +49,6 @@ describe('Model routing (real runtime, scripted model)', function () {
     assert.deepEqual([c.route.tier, c.route.reason], ['fast', 'cooldown']);
     const d = await core.orchestrator.enqueue('then check the proof for subtle gaps in it', { channel: 'panel' }).done;
     assert.deepEqual([d.route.tier, d.route.reason, d.route.model], ['premium', 'classifier', 'claude-opus-4.6']);
-    assert.equal(
-      core.server
-        .chatRequests()
-        .filter((r) => !r.systemText.includes('You label messages'))
-        .at(-1)!.model,
-      'claude-opus-4.6',
-    );
+    assert.equal(lastAnswerModel(), 'claude-opus-4.6');
   });
 });
