@@ -2,13 +2,15 @@
 // for as long as it took (in Chromium, 700 ms of script and then 300 ms of layout for 200 KB of ordinary sections with
 // code), on opening a conversation, scrolling to it, or when a streamed reply ended; a worker's report in its card the
 // same. The text is cut into the blocks a stream of it is cut into (markdownStream.ts); each slice renders blocks until
-// its time is up, sanitizes them in one go and appends them. A block renders the same whatever comes after it, so the
-// DOM in the end is exactly the one-shot render's, as a streamed message's is.
+// its time is up, sanitizes them in one go and appends them (or, from the end, puts them before what is in). A block
+// renders the same whatever comes before or after it, so the DOM in the end is exactly the one-shot render's, as a
+// streamed message's is.
 //
 // What must stay true: a message that fits in one slice (nearly all of them) is rendered at once, in the caller's
 // frame, as before; while slices remain, the body carries aria-busy (assistive technology waits, the bench and tests
 // wait for it to go); a slice is never smaller than one block, so a single block's cost (bounded in markdownRender.ts:
 // MAX_RENDERED_BLOCK, MAX_DELIMITERS, HIGHLIGHT_LIMIT, MAX_COLUMNS) is the most a frame can take beyond the slice.
+// From the end, a message of more than one part stays busy a frame or two after its last slice, until its parts close.
 import { beginsPart, PartsDom, PartsDomFromEnd } from './bodyParts';
 import type { RenderEnv } from './markdownRender';
 import { renderAnyBlock } from './markdownRows';
