@@ -3,7 +3,7 @@
 // worker pool and the chat controller.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createBatonCore, type BatonCore, type BatonCoreDeps } from '../core/batonCore';
+import { createBatonCore, prepareBatonCore, type BatonCore, type BatonCoreDeps } from '../core/batonCore';
 import { threadTimes, threadTimesSince } from '../core/util/threadTimes';
 import type { HostActions } from '../core/chat/chatController';
 import { EditorContext } from './editorContext';
@@ -41,7 +41,9 @@ export class BatonServices implements vscode.Disposable {
     private readonly activatedAt = performance.now(),
     /** The extension host's main thread at that moment: how much of the wait it spent running, how much waiting for a CPU. */
     private readonly activatedThread = threadTimes(),
-  ) {}
+  ) {
+    prepareBatonCore({ store: this.storeOptions() });
+  }
 
   /** The core, built on first call; later calls share it. */
   ready(): Promise<Core> {
