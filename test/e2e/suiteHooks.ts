@@ -7,6 +7,7 @@ import type { Context, Test } from 'mocha';
 import type { Page } from 'playwright-core';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import type { CodeServer } from './codeServer';
+import { checkAfterTest } from '../support/failTestFromHook';
 import { saveFailureScreenshot } from './failureScreenshot';
 
 export interface SuiteWindow {
@@ -46,8 +47,9 @@ export function suiteHooks(o: SuiteHooksOptions): SuiteHooks {
       const test = this.currentTest;
       const window = o.window();
       if (!window || !test) return;
-      if (test.state === 'passed') window.server.assertScriptDone(testStart);
-      if (test.state !== 'failed') return;
+      // A failed check fails this test (not the hook), so the rest of the suite still runs.
+      const checked = test.state !== 'passed' || checkAfterTest(this, () => window.server.assertScriptDone(testStart));
+      if (test.state !== 'failed' && checked) return;
       window.vscode.markFailed();
       o.onFailed?.(test);
       await saveFailureScreenshot(window.page, test, o.resultsDir, o.screenshotPrefix);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { ChatMessage, HostMessage } from '../../src/shared/protocol';
+import { checkAfterTest } from '../support/failTestFromHook';
 import { DEFAULT_MODELS, ScriptedModelServer, type RecordedRequest } from '../support/scriptedModelServer';
 import type { WindowCommand, WindowJob, WindowReport } from '../support/windowProcess';
 
@@ -174,7 +175,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
 
   afterEach(async function () {
     try {
-      if (this.currentTest?.state === 'passed') server.assertScriptDone();
+      if (this.currentTest?.state === 'passed') checkAfterTest(this, () => server.assertScriptDone());
     } finally {
       for (const w of windows.splice(0)) {
         w.kill();

@@ -1,6 +1,7 @@
 // The integration tests' afterEach, once: a test that passed ends by checking the scripted model server got exactly
 // what was scripted; whatever happened, the core is disposed (its runtime, scripted server and temp folders with it;
 // test/support/leakCheck.ts fails the run on anything left behind).
+import { checkAfterTest } from './failTestFromHook';
 import type { CoreFixture } from './orchestratorFixture';
 
 export interface AfterEachCoreOptions {
@@ -18,7 +19,7 @@ export function afterEachCore(core: () => CoreFixture, options: AfterEachCoreOpt
     try {
       if (this.currentTest?.state === 'passed') {
         await options.settle?.();
-        core().assertScriptDone();
+        checkAfterTest(this, () => core().assertScriptDone());
       }
     } finally {
       try {

@@ -1,6 +1,7 @@
 /**
  * The wire formats the scripted model server answers in: the model lists of the Copilot and OpenAI APIs, JSON replies,
- * and how a scripted reply is cut into stream deltas and given a token usage. Separate from the server's routing.
+ * how a scripted reply is cut into stream deltas and given a token usage, and a chat answer as a whole completion or as
+ * server-sent chunks. Separate from the server's routing.
  */
 import type * as http from 'node:http';
 import type { Usage } from './scriptRule';
@@ -93,4 +94,47 @@ export function send(res: http.ServerResponse, status: number, body: unknown): v
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** One scripted chat answer, as both encodings (a whole completion, server-sent chunks) need it. */
+export interface ChatAnswer {
+  id: string;
+  model: string;
+  text: string;
+  toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  usage: Usage;
+}
+
+export function finishReason(answer: ChatAnswer): 'tool_calls' | 'stop' {
+  return answer.toolCalls.length > 0 ? 'tool_calls' : 'stop';
+}
+
+export function completionBody(answer: ChatAnswer): Record<string, unknown> {
+  const { id, model, text, toolCalls } = answer;
+  return {
+    id,
+    object: 'chat.completion',
+    created: nowSeconds(),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: text.length > 0 ? text : null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: finishReason(answer),
+      },
+    ],
+    usage: withTotal(answer.usage),
+  };
+}
+
+export function sseChunk(answer: ChatAnswer, delta: Record<string, unknown>, finish: string | null, extra?: Record<string, unknown>): string {
+  const body = {
+    id: answer.id,
+    object: 'chat.completion.chunk',
+    created: nowSeconds(),
+    model: answer.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...extra,
+  };
+  return `data: ${JSON.stringify(body)}\n\n`;
 }

@@ -11,6 +11,7 @@ import type { OrchestratorSettings } from '../../src/core/orchestrator/orchestra
 import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
 import { MemoryLogger } from '../../src/core/util/logger';
 import type { WorkerSettings } from '../../src/core/workers/workerPool';
+import { checkAfterTest } from './failTestFromHook';
 import { InMemoryAgentSessions } from './inMemoryAgentSessions';
 
 export function unitSettings(): OrchestratorSettings {
@@ -152,6 +153,6 @@ export function eachUnitCore(use: (core: UnitCore) => void, options?: () => Para
     current = undefined;
     if (!done) return;
     await done.dispose();
-    if (this.currentTest?.state === 'passed') done.sessions.assertScriptDone();
+    if (this.currentTest?.state === 'passed') checkAfterTest(this, () => done.sessions.assertScriptDone());
   });
 }

@@ -14,14 +14,17 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
+  completionBody,
   copilotModelList,
   DEFAULT_MODELS,
   estimateUsage,
-  nowSeconds,
+  finishReason,
   openAiModelList,
   send,
   splitText,
+  sseChunk,
   withTotal,
+  type ChatAnswer,
   type ModelSpec,
 } from './chatCompletionsWire';
 import { trackServer } from './leaks';
@@ -311,59 +314,38 @@ export class ScriptedModelServer {
       return;
     }
 
-    const model = rec.model ?? this.models[0]?.id ?? 'scripted-model';
-    const id = `chatcmpl-${rec.seq}`;
     const text = 'textThenHang' in response ? response.textThenHang : (response.text ?? '');
     const toolCalls = 'toolCalls' in response ? response.toolCalls.map((c) => this.normalizeToolCall(c)) : [];
-    const usage = ('usage' in response && response.usage) || estimateUsage(rec.rawBody, text, toolCalls);
-    const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
-
+    const answer: ChatAnswer = {
+      id: `chatcmpl-${rec.seq}`,
+      model: rec.model ?? this.models[0]?.id ?? 'scripted-model',
+      text,
+      toolCalls,
+      usage: ('usage' in response && response.usage) || estimateUsage(rec.rawBody, text, toolCalls),
+    };
     if (!rec.stream) {
       if ('textThenHang' in response) return; // no partial answer exists without streaming: just hang
-      return send(res, 200, {
-        id,
-        object: 'chat.completion',
-        created: nowSeconds(),
-        model,
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: text.length > 0 ? text : null,
-              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-            },
-            finish_reason: finishReason,
-          },
-        ],
-        usage: withTotal(usage),
-      });
+      return send(res, 200, completionBody(answer));
     }
+    await this.streamAnswer(answer, response, res, signal);
+  }
 
+  /** The answer as server-sent chunks: the text in parts (paced when scripted), then the tool calls, then the finish. */
+  private async streamAnswer(answer: ChatAnswer, response: ScriptedResponse, res: http.ServerResponse, signal: AbortSignal): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const chunk = (delta: Record<string, unknown>, finish: string | null, extra?: Record<string, unknown>): string =>
-      `data: ${JSON.stringify({
-        id,
-        object: 'chat.completion.chunk',
-        created: nowSeconds(),
-        model,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-        ...extra,
-      })}\n\n`;
-
     // textThenHang defaults to one delta so a test can wait for exactly "the partial text arrived".
-    const parts = splitText(text, 'chunks' in response ? response.chunks : 'textThenHang' in response ? 1 : undefined);
+    const parts = splitText(answer.text, 'chunks' in response ? response.chunks : 'textThenHang' in response ? 1 : undefined);
     const chunkDelay = 'chunkDelayMs' in response ? (response.chunkDelayMs ?? 0) : 0;
     for (let i = 0; i < parts.length; i++) {
       if (i > 0 && chunkDelay > 0) await sleep(chunkDelay, signal);
       if (signal.aborted || res.destroyed) return;
-      res.write(chunk(i === 0 ? { role: 'assistant', content: parts[i] } : { content: parts[i] }, null));
+      res.write(sseChunk(answer, i === 0 ? { role: 'assistant', content: parts[i] } : { content: parts[i] }, null));
     }
     if ('textThenHang' in response) return;
-    toolCalls.forEach((call, index) => {
-      res.write(chunk({ ...(parts.length === 0 && index === 0 ? { role: 'assistant' } : {}), tool_calls: [{ index, ...call }] }, null));
+    answer.toolCalls.forEach((call, index) => {
+      res.write(sseChunk(answer, { ...(parts.length === 0 && index === 0 ? { role: 'assistant' } : {}), tool_calls: [{ index, ...call }] }, null));
     });
-    res.write(chunk({}, finishReason, { usage: withTotal(usage) }));
+    res.write(sseChunk(answer, {}, finishReason(answer), { usage: withTotal(answer.usage) }));
     res.write('data: [DONE]\n\n');
     res.end();
   }
