@@ -211,8 +211,8 @@ async function benchColdFirstReply(server: ScriptedModelServer, rounds: number):
  * against a warm reply (the next message, same core), phase by phase from the runtime's session events. Each round is
  * a fresh core and runtime, three of them in turn so all see the same machine noise: as Baton ships (the new session
  * opened ahead, so its MCP servers are connected and its tool list built on opening: openAhead.ts); as before (the
- * session created plainly, so its first send connects them), timed; and as before again with the runtime timing its
- * own first turn (where that difference goes; a session opened ahead writes no such timing, as a resumed one).
+ * session created plainly, so its first send connects them), timed; and as shipped again with the runtime timing its
+ * own first turn (where what is left goes: the tool descriptors it builds again at the first send, bench/firstTurnTools.ts).
  */
 async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const shipped = { first: [] as number[], warm: [] as number[] };
@@ -266,7 +266,7 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
     for (let i = 0; i < rounds; i++) {
       await once(shipped, i, {});
       await once(before, i, { plain: true });
-      await once(undefined, i, { plain: true, trace: join(traces, `round-${i}.jsonl`) });
+      await once(undefined, i, { trace: join(traces, `round-${i}.jsonl`) });
     }
   } finally {
     await rm(traces, { recursive: true, force: true });
@@ -301,12 +301,17 @@ async function benchFirstReplyAfterOpen(server: ScriptedModelServer, rounds: num
       beforePhases.map((p) => p.warm),
     ),
     {
-      name: "before: the first turn's own preparation before the model call (median, the runtime's timing)",
+      name: "new, as shipped: the first turn's own preparation before the model call (median, the runtime's timing)",
       value: median(timings.map((t) => t.preparationMs)),
       unit: 'ms',
     },
     { name: '… of which the built-in GitHub MCP server: authentication and connection (median)', value: median(timings.map((t) => t.githubMcpMs)), unit: 'ms' },
-    { name: "… of which the session's tool list: MCP catalog and tool initialization (median)", value: median(timings.map((t) => t.toolsMs)), unit: 'ms' },
+    {
+      name: "… of which the session's tool list, built again though opening built it: MCP catalog and tool initialization (median)",
+      value: median(timings.map((t) => t.toolsMs)),
+      unit: 'ms',
+    },
+    { name: '… … of which the tool descriptors (median)', value: median(timings.map((t) => t.descriptorsMs)), unit: 'ms' },
   ];
 }
 

@@ -1,7 +1,9 @@
 // The runtime's own account of a session's first turn: its OpenTelemetry spans, written by its file exporter (the
 // variables the SDK's `telemetry` client option sets, given here through the runtime's environment setting). The
-// runtime times every phase of a session's first turn (`session.first_turn`, with `session.timing.*` spans); later
-// turns skip that preparation, which is what makes the first reply slower than a warm one.
+// runtime times every phase of a new session's first turn (`session.first_turn`, with `session.timing.*` spans; a new
+// session opened ahead writes them too, a resumed one does not); later turns skip that preparation, which is what
+// makes the first reply slower than a warm one. Whatever was warmed up before, the first turn builds the session's
+// tool descriptors again (`tool_initialization_attempt`; bench/firstTurnTools.ts, docs/performance.md ³).
 import { readFile } from 'node:fs/promises';
 
 /** The environment that makes the runtime write its spans to `file` (JSON lines). */
@@ -16,6 +18,8 @@ export interface FirstTurnTiming {
   githubMcpMs: number;
   /** Within it: building the session's tool list (descriptors, MCP catalog, validation). */
   toolsMs: number;
+  /** Within that: the tool descriptors alone. */
+  descriptorsMs: number;
 }
 
 interface Span {
@@ -45,5 +49,6 @@ export async function firstTurnTiming(file: string, sessionId: string): Promise<
     preparationMs: number(turn.attributes[`${TIMING}turnPreparationDurationMs`]),
     githubMcpMs: phase('github_mcp_authentication'),
     toolsMs: number(turn.attributes[`${TIMING}toolInitializationAttemptDurationMs`]) + number(turn.attributes[`${TIMING}mcpCatalogDurationMs`]),
+    descriptorsMs: phase('tool_descriptors'),
   };
 }

@@ -4,15 +4,11 @@
 import * as assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { HostMessage } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
-
-function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
-  return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
-}
+import { ofType } from '../support/orchestratorEvents';
 
 describe('conversations (real runtime, scripted model, production wiring)', function () {
   this.timeout(90_000);

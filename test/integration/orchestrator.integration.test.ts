@@ -4,13 +4,11 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { panelOpened } from '../../src/core/chat/panelOpened';
 import { RUNTIME_BUILTIN_TOOLS } from '../../src/core/copilot/sessionConfig';
 import { TurnError, type OrchestratorOptions } from '../../src/core/orchestrator/orchestrator';
-import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
-import type { RecordedRequest } from '../support/scriptedModelServer';
 import { afterEachCore } from '../support/afterEachCore';
+import { ofType, timesSent } from '../support/orchestratorEvents';
 
 /** Tools the production wiring must give the orchestrator: memory and workers. */
 const BATON_TOOLS = [
@@ -25,18 +23,6 @@ const BATON_TOOLS = [
   'list_machine_sessions',
   'attach_machine_session',
 ];
-
-function userTexts(requests: RecordedRequest[], needle: string): number {
-  // How many user messages across ALL chat requests' final user turn carry the text: a prompt sent
-  // twice shows up as two separate user messages in the last request's history.
-  const last = requests.at(-1);
-  if (!last) return 0;
-  return last.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(needle)).length;
-}
-
-function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
-  return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
-}
 
 describe('Orchestrator (real runtime, scripted model)', function () {
   this.timeout(60_000);
@@ -106,149 +92,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(ready.at(-1)!.how, 'resumed');
     const last = core.server.chatRequests().at(-1)!;
     assert.equal(last.sessionId, firstSession);
-    assert.equal(userTexts([last], 'remember the number 42'), 1, 'the resumed session carries the earlier turn');
-  });
-
-  it('opening the panel prepares a new session with no model request; the first message then gets its one reply', async () => {
-    await panelOpened(core, core.logger);
-    assert.equal(ofType(core.events, 'session.ready').at(-1)?.how, 'created');
-    assert.deepEqual(core.server.chatRequests(), [], 'preparing the session asked the model nothing');
-    core.server.on({ lastUserIncludes: '[via panel] first after opening' }, { text: 'ready when you are' });
-    const result = await core.orchestrator.enqueue('first after opening', { channel: 'panel' }).done;
-    assert.equal(result.content, 'ready when you are');
-    const [only, ...more] = core.server.chatRequests();
-    assert.equal(more.length, 0);
-    assert.equal(only?.messages.filter((m) => m.role === 'user').length, 1, 'the session had nothing in it before the message');
-  });
-
-  it("opening the panel on a new conversation connects the runtime's GitHub MCP server there: the first message connects nothing more and offers its tools with Baton's", async () => {
-    // The runtime makes a new session's MCP host at its first send; opening the panel opens the new session ahead, as
-    // a resumed one is opened (docs/performance.md ³), so its tool list is built and the server connected before the first message.
-    // The built-in GitHub server's tools reach the orchestrator's model; they are read tools only: the runtime
-    // connects to the server's read-only endpoint, and the orchestrator may use them as it answers.
-    core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
-    const mcpCalls = (): string[] =>
-      core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
-    await panelOpened(core, core.logger);
-    assert.equal(ofType(core.events, 'session.ready').at(-1)?.how, 'created', 'a new session, not one resumed from the store');
-    assert.ok(mcpCalls().includes('tools/list'), `opening the panel listed the server's tools: ${mcpCalls().join(', ')}`);
-    assert.deepEqual(core.server.chatRequests(), [], 'opening the panel asked the model nothing');
-    const endpoints = new Set(core.server.requests.filter((r) => r.path.startsWith('/mcp')).map((r) => r.path));
-    assert.deepEqual([...endpoints], ['/mcp/readonly'], "the server's read-only endpoint, never the read-write one");
-    const opened = mcpCalls().length;
-    core.server.on({ lastUserIncludes: '[via panel] first message' }, { text: 'one' });
-    core.server.on({ lastUserIncludes: '[via panel] second message' }, { text: 'two' });
-    assert.equal((await core.orchestrator.enqueue('first message', { channel: 'panel' }).done).content, 'one');
-    assert.deepEqual(mcpCalls().slice(opened), [], 'the first message found the server connected');
-    await core.orchestrator.enqueue('second message', { channel: 'panel' }).done;
-    assert.deepEqual(mcpCalls().slice(opened), [], 'and so did the second');
-    const [first, second, ...more] = core.server.chatRequests();
-    assert.equal(more.length, 0);
-    assert.deepEqual(
-      first!.messages.map((m) => m.role),
-      ['system', 'user'],
-      'the session had nothing in it before the first message',
-    );
-    const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
-    for (const request of [first!, second!]) assert.deepEqual([...request.tools].sort(), [...wired, 'github-mcp-server-get_issue'].sort());
-  });
-
-  it('a new conversation opened ahead is told, offered and listed exactly as one whose session is created at its first message', async () => {
-    // The session opened ahead is suspended while empty and resumed (openAhead.ts): nothing of that may show. Compared
-    // with a second conversation of the same core whose session is created by its first message (no panel opening).
-    const mcpCalls = (): string[] =>
-      core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
-    await panelOpened(core, core.logger);
-    core.server.on({ lastUserIncludes: '[via panel] hello from the opened panel' }, { text: 'hi, opened' });
-    core.server.on({ lastUserIncludes: '[via panel] hello without opening' }, { text: 'hi, plain' });
-    await core.conversations.active.enqueue('hello from the opened panel', { channel: 'panel' }).done;
-    const ahead = core.conversations.active.currentSessionId!;
-    core.conversations.create();
-    const connected = mcpCalls().length;
-    await core.conversations.active.enqueue('hello without opening', { channel: 'panel' }).done;
-    const plain = core.conversations.active.currentSessionId!;
-    assert.ok(mcpCalls().slice(connected).includes('tools/list'), 'the plain session connected the server at its first message');
-    assert.notEqual(ahead, plain);
-    const [a, p, ...more] = core.server.chatRequests();
-    assert.equal(more.length, 0);
-    const asSent = (r: RecordedRequest, id: string) => ({
-      // The session's own folder and the time are in the system message; nothing else may differ.
-      system: r.systemText
-        .replaceAll(id, '<session>')
-        .replace(/\d{4}-\d\d-\d\dT[\d:.+-]+/g, '<time>')
-        .replace(/^Current date: .*$/m, '<date>'),
-      roles: r.messages.map((m) => m.role),
-      tools: [...r.tools].sort(),
-    });
-    assert.deepEqual(asSent(a!, ahead), asSent(p!, plain), 'the same system message, history and tools');
-    const ready = ofType(core.events, 'session.ready').map((e) => e.how);
-    assert.deepEqual(ready, ['created', 'created'], 'both are new sessions');
-    // The Copilot Sessions view and list_machine_sessions list the user's sessions, never Baton's own.
-    const listed = (await core.pool.listMachineSessions({ limit: 100 })).map((m) => m.sessionId);
-    assert.deepEqual(
-      [ahead, plain].filter((id) => listed.includes(id)),
-      [],
-      'neither is in the Copilot Sessions list',
-    );
-    const own = (await core.sessions.ownSessions()).map((s) => s.id);
-    assert.deepEqual([own.includes(ahead), own.includes(plain)], [true, true], "both kept in Baton's own session folder");
-  });
-
-  it('a new conversation opened ahead and left without a message gets its first reply after a reload, with nothing before it', async () => {
-    // As with a session created plainly and never written to: the runtime does not resume an empty session after it
-    // stopped ("Session not found"), so the reload opens another; opening ahead leaves nothing more behind.
-    await panelOpened(core, core.logger);
-    const opened = ofType(core.events, 'session.ready').at(-1)!.sessionId;
-    await core.restart();
-    core.server.on({ lastUserIncludes: '[via panel] first after the reload' }, { text: 'here' });
-    assert.equal((await core.orchestrator.enqueue('first after the reload', { channel: 'panel' }).done).content, 'here');
-    assert.notEqual(ofType(core.events, 'session.ready').at(-1)!.sessionId, opened);
-    const [only, ...more] = core.server.chatRequests();
-    assert.equal(more.length, 0);
-    assert.deepEqual(
-      only!.messages.map((m) => m.role),
-      ['system', 'user'],
-      'nothing in the conversation before the message',
-    );
-  });
-
-  it('opening the panel on a resumed conversation connects its GitHub MCP server there, so the first message finds it connected and offers its tools', async () => {
-    // A resumed session has its MCP host from the resume, so building its tool list on opening connects the server
-    // (docs/performance.md ³); a new session's first send still does it (the test above).
-    core.server.setMcpTools([{ name: 'get_issue', description: 'Gets an issue', inputSchema: { type: 'object', properties: { number: { type: 'number' } } } }]);
-    const mcpCalls = (): string[] =>
-      core.server.requests.filter((r) => r.kind === 'mcp').map((r) => String((r.body as { method?: unknown } | undefined)?.method));
-    core.server.on({ lastUserIncludes: '[via panel] remember the colour teal' }, { text: 'ok' });
-    await core.orchestrator.enqueue('remember the colour teal', { channel: 'panel' }).done;
-    await core.restart();
-    const before = mcpCalls().length;
-    await panelOpened(core, core.logger);
-    const onOpening = mcpCalls().slice(before);
-    assert.ok(onOpening.includes('tools/list'), `opening the panel listed the server's tools: ${onOpening.join(', ')}`);
-    assert.equal(core.server.chatRequests().length, 1, 'opening the panel asked the model nothing');
-    const opened = mcpCalls().length;
-    core.server.on({ lastUserIncludes: '[via panel] which colour?' }, { text: 'teal' });
-    const reply = await core.orchestrator.enqueue('which colour?', { channel: 'panel' }).done;
-    assert.equal(reply.content, 'teal');
-    assert.deepEqual(mcpCalls().slice(opened), [], 'the first message after opening found the server connected');
-    const wired = (core.orchestrator as unknown as { opts: OrchestratorOptions }).opts.tools().map((t) => t.name);
-    assert.deepEqual(
-      [...core.server.chatRequests().at(-1)!.tools].sort(),
-      [...wired, 'github-mcp-server-get_issue'].sort(),
-      "the same tools as ever: Baton's and the server's",
-    );
-  });
-
-  it('opening the panel on a resumed conversation leaves it whole (never compacted to prepare it)', async () => {
-    core.server.on({ lastUserIncludes: '[via panel] remember the colour teal' }, { text: 'ok' });
-    await core.orchestrator.enqueue('remember the colour teal', { channel: 'panel' }).done;
-    await core.restart();
-    await panelOpened(core, core.logger);
-    assert.equal(ofType(core.events, 'session.ready').at(-1)?.how, 'resumed');
-    assert.equal(core.server.chatRequests().length, 1, 'preparing the resumed session asked the model nothing (no summary)');
-    core.server.on({ lastUserIncludes: '[via panel] which colour?' }, { text: 'teal' });
-    await core.orchestrator.enqueue('which colour?', { channel: 'panel' }).done;
-    assert.equal(userTexts([core.server.chatRequests().at(-1)!], 'remember the colour teal'), 1, 'the earlier turn is still in the conversation');
+    assert.equal(timesSent([last], 'remember the number 42'), 1, 'the resumed session carries the earlier turn');
   });
 
   it('starts a fresh session with recovery context when Baton was updated (the fingerprint drifted)', async () => {
@@ -269,7 +113,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       'the drift is logged',
     );
     assert.notEqual(core.store.getState('orchestrator_fingerprint'), before);
-    assert.equal(userTexts([last], 'my project is called zebra'), 1, 'the earlier turn rides on the prompt once, as context');
+    assert.equal(timesSent([last], 'my project is called zebra'), 1, 'the earlier turn rides on the prompt once, as context');
   });
 
   it('recovers from an expired session id with the last 10 turns', async () => {
@@ -322,7 +166,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       assert.ok(!(retry.lastUserText ?? '').includes(nudge));
       assert.equal(sends, 2);
     }
-    assert.equal(userTexts([retry], 'long task please'), 1, 'the prompt appears once in the history the model sees');
+    assert.equal(timesSent([retry], 'long task please'), 1, 'the prompt appears once in the history the model sees');
     assert.equal(ofType(core.events, 'turn.completed').length, 1);
     assert.deepEqual(
       core.store.recentLog(2).map((e) => [e.role, e.status]),
@@ -476,54 +320,6 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     );
     // The conversation goes on after compaction.
     assert.equal((await core.orchestrator.enqueue('after compaction', { channel: 'panel' }).done).status, 'complete');
-  });
-
-  describe('model routing', () => {
-    beforeEach(() => {
-      core.settings.routing.auto = true;
-    });
-
-    it('keyword override goes to premium; short follow-ups keep the tier; background uses standard', async () => {
-      // An override, a short follow-up and a background result: none of them asks the classifier.
-      core.server.on({ lastUserIncludes: 'redesign the css' }, { text: 'ok' });
-      core.server.on({ lastUserIncludes: '[via panel] yes' }, { text: 'ok' });
-      core.server.on({ lastUserIncludes: '[Background task completed]' }, { text: 'ok' });
-      const a = await core.orchestrator.enqueue('please redesign the css of the login page', { channel: 'panel' }).done;
-      assert.deepEqual([a.route.tier, a.route.reason], ['premium', 'override']);
-      assert.equal(core.server.chatRequests().at(-1)!.model, 'claude-opus-4.6');
-      const b = await core.orchestrator.enqueue('yes', { channel: 'panel' }).done;
-      assert.deepEqual([b.route.tier, b.route.reason], ['premium', 'follow-up']);
-      const c = await core.orchestrator.enqueue("[Background task completed] Worker 'w' finished:\n\ndone", { channel: 'background', worker: 'w' }).done;
-      assert.deepEqual([c.route.tier, c.route.reason, c.route.model], ['standard', 'background', 'claude-sonnet-4.6']);
-    });
-
-    it('the classifier picks the tier, and the cooldown holds a switch for two messages', async () => {
-      core.server.on({ predicate: (r) => !r.systemText.includes('You label messages') }, ...Array.from({ length: 4 }, () => ({ text: 'answer' })));
-      core.server.on({ systemIncludes: 'You label messages' }, { text: 'fast' });
-      const a = await core.orchestrator.enqueue('what is the capital of france, quickly', { channel: 'panel' }).done;
-      assert.deepEqual([a.route.tier, a.route.reason, a.route.model], ['fast', 'classifier', 'claude-haiku-4.5']);
-      assert.equal(
-        core.server
-          .chatRequests()
-          .filter((r) => !r.systemText.includes('You label messages'))
-          .at(-1)!.model,
-        'claude-haiku-4.5',
-      );
-      core.server.on({ systemIncludes: 'You label messages' }, { text: 'premium' }, { text: 'premium' }, { text: 'premium' });
-      const b = await core.orchestrator.enqueue('prove this distributed protocol correct formally', { channel: 'panel' }).done;
-      assert.deepEqual([b.route.tier, b.route.reason], ['fast', 'cooldown']);
-      const c = await core.orchestrator.enqueue('and write the proof in great detail please', { channel: 'panel' }).done;
-      assert.deepEqual([c.route.tier, c.route.reason], ['fast', 'cooldown']);
-      const d = await core.orchestrator.enqueue('then check the proof for subtle gaps in it', { channel: 'panel' }).done;
-      assert.deepEqual([d.route.tier, d.route.reason, d.route.model], ['premium', 'classifier', 'claude-opus-4.6']);
-      assert.equal(
-        core.server
-          .chatRequests()
-          .filter((r) => !r.systemText.includes('You label messages'))
-          .at(-1)!.model,
-        'claude-opus-4.6',
-      );
-    });
   });
 });
 

@@ -2,22 +2,11 @@
 // builds Baton (createBatonCore). The memory bound and its guard are forced low (0.5×: any runtime counts as grown once
 // its baseline is read from /proc), so the test decides when Baton is idle and asks the recycler to check.
 import * as assert from 'node:assert/strict';
-import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
-import type { RecordedRequest } from '../support/scriptedModelServer';
 import { isAlive } from '../support/copilotHarness';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
-
-function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T) {
-  return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
-}
-
-/** How many user messages of the last request to the conversation carry `needle`: a prompt sent twice shows twice. */
-function timesSent(requests: RecordedRequest[], needle: string): number {
-  const last = requests.at(-1);
-  return last ? last.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(needle)).length : 0;
-}
+import { ofType, timesSent } from '../support/orchestratorEvents';
 
 describe('Idle restart of the runtime (real runtime, scripted model)', function () {
   this.timeout(120_000);

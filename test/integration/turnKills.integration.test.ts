@@ -5,19 +5,15 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { TurnHandle } from '../../src/core/orchestrator/orchestrator';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest, ScriptedResponse } from '../support/scriptedModelServer';
 import { afterEachCore } from '../support/afterEachCore';
+import { ofType } from '../support/orchestratorEvents';
 
 /** The start of retries.ts's RESUME_NUDGE: what a retry sends when the runtime already has the prompt. */
 const NUDGE = '[System: your previous reply was interrupted';
 const REPLY = 'All four parts are done.';
-
-function ofType<T extends OrchestratorEvent['type']>(events: OrchestratorEvent[], type: T): Array<Extract<OrchestratorEvent, { type: T }>> {
-  return events.filter((e): e is Extract<OrchestratorEvent, { type: T }> => e.type === type);
-}
 
 async function waitFor(what: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
