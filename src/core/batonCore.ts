@@ -24,6 +24,7 @@ import { SharedConversation } from './orchestrator/sharedConversation';
 import { markAllStale, savedSessionIds } from './orchestrator/sessionKeeper';
 import { Conversations } from './conversations/conversations';
 import { createOrchestratorTools } from './orchestratorTools';
+import { loadSqlJs } from './store/loadSqlJs';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
@@ -108,6 +109,15 @@ export interface BatonCore {
   /** Restarts the grown runtime when Baton is idle (Doctor shows its figures). */
   recycler: RuntimeRecycler;
   dispose(): Promise<void>;
+}
+
+/**
+ * Starts what createBatonCore waits on first, sql.js's read and compile (shared, see loadSqlJs), so that its compile
+ * runs on V8's background threads while the caller does other work (the extension registers its views and commands).
+ * A failure is not kept: createBatonCore loads again and reports it.
+ */
+export function prepareBatonCore(deps: Pick<BatonCoreDeps, 'store'>): void {
+  loadSqlJs(deps.store?.wasmPath).catch(() => undefined);
 }
 
 export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
@@ -308,22 +318,29 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         })
         .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   });
-  void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
-  // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
-  const swept = sweepOrphanedSessions({
-    sessions,
-    logger,
-    referenced: () => [
-      ...savedSessionIds(store),
-      ...convos.all().map((o) => o.currentSessionId),
-      ...claims.sweep(),
-      ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
-      ...pool.list().map((w) => w.sessionId),
-      ...pool.lifecycle.keptIds(),
-      ...(pool.changes?.trackedSessionIds() ?? []),
-    ],
-  }).catch((err: unknown) => logger.warn(`Sweeping orphaned sessions failed: ${String(err)}`));
+  // Chores the first message does not need (the wiki's index, the sweep of orphaned sessions) start a macrotask later:
+  // their synchronous starts and the promise steps they take were ~5 ms of the host's main thread before the core was
+  // returned (measured in code-server), where every millisecond stretches with the machine's load.
+  let disposing = false;
+  const chores = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    if (disposing) return;
+    void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
+    // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
+    await sweepOrphanedSessions({
+      sessions,
+      logger,
+      referenced: () => [
+        ...savedSessionIds(store),
+        ...convos.all().map((o) => o.currentSessionId),
+        ...claims.sweep(),
+        ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
+        ...pool.list().map((w) => w.sessionId),
+        ...pool.lifecycle.keptIds(),
+        ...(pool.changes?.trackedSessionIds() ?? []),
+      ],
+    }).catch((err: unknown) => logger.warn(`Sweeping orphaned sessions failed: ${String(err)}`));
+  });
 
   let disposed: Promise<void> | undefined;
   return {
@@ -348,11 +365,12 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     recycler,
     dispose: () =>
       (disposed ??= (async () => {
+        disposing = true;
         recycler?.dispose();
         offWorkers();
         offRestarting();
         offTurns();
-        await swept;
+        await chores;
         chat?.dispose();
         await pool.dispose();
         await convos.dispose();

@@ -41,6 +41,30 @@ describe('SqlJsStore', () => {
   const { openStore, rawDb, writeRaw } = folder;
 
   describe('durability', () => {
+    it('opening a conversation that exists writes nothing (each start opens the one the panel shows); a new one is written', async () => {
+      const a = await openStore({ flushDelayMs: 5 });
+      a.createConversation('main');
+      await a.close();
+      const flushes: number[] = [];
+      const b = await openStore({ flushDelayMs: 5, onFlush: (stats) => flushes.push(stats.bytes) });
+      const before = b.listConversations();
+      b.createConversation('main');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(flushes, [], 'no write for a conversation that was already there');
+      assert.deepEqual(b.listConversations(), before);
+      b.createConversation('second');
+      await waitFor('the new conversation written', () => flushes.length === 1);
+      await b.close();
+      const c = await openStore();
+      assert.deepEqual(
+        c
+          .listConversations()
+          .map((r) => r.id)
+          .sort(),
+        ['main', 'second'],
+      );
+    });
+
     it('keeps every kind of row across a restart', async () => {
       const a = await openStore();
       a.setState('session', 'abc');

@@ -102,6 +102,9 @@ export class SqlJsConversationLog {
   // ---------------------------------------------------------------- conversations
 
   createConversation(id: string): void {
+    // Opening one that exists changes nothing, so it is no op: every start opens the conversation the panel shows, and
+    // an op would write the whole file again a moment later (and be replayed on another window's file).
+    if (this.access.tables.first('SELECT 1 FROM conversations WHERE id = ?', [id])) return;
     this.access.commit({ op: 'createConversation', id, ts: sqliteTimestampMs(), keep: CONVERSATIONS_KEEP });
   }
 
