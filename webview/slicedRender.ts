@@ -174,12 +174,18 @@ function run(): void {
   frame = 0;
   for (const read of reads) read();
   for (const job of jobs) job.fromEnd?.look();
-  const resting = jobs.filter((job) => job.wait > 0 && job.wait-- > 0);
+  // A job told to wait lets this frame go by.
+  const resting = new Set<Job>();
+  for (const job of jobs) {
+    if (job.wait <= 0) continue;
+    job.wait--;
+    resting.add(job);
+  }
   const deadline = performance.now() + SLICE_MS;
   for (let i = 0; i < jobs.length && performance.now() < deadline;) {
     const job = jobs[i]!;
     // One slice a job a frame: a job from the end whose blocks are all in waits for its parts to close (bodyParts.ts).
-    if (job.cancelled || (!resting.includes(job) && slice(job, deadline))) jobs.splice(i, 1);
+    if (job.cancelled || (!resting.has(job) && slice(job, deadline))) jobs.splice(i, 1);
     else i++;
   }
   if (jobs.length) schedule();
