@@ -7,7 +7,7 @@ import type { Context, Test } from 'mocha';
 import type { Page } from 'playwright-core';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import type { CodeServer } from './codeServer';
-import { checkAfterTest } from '../support/failTestFromHook';
+import { checkAfterTest } from '../support/checkAfterTest';
 import { saveFailureScreenshot } from './failureScreenshot';
 
 export interface SuiteWindow {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { ChatMessage, HostMessage } from '../../src/shared/protocol';
-import { checkAfterTest } from '../support/failTestFromHook';
+import { checkAfterTest } from '../support/checkAfterTest';
 import { DEFAULT_MODELS, ScriptedModelServer, type RecordedRequest } from '../support/scriptedModelServer';
 import type { WindowCommand, WindowJob, WindowReport } from '../support/windowProcess';
 

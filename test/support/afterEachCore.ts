@@ -1,7 +1,7 @@
 // The integration tests' afterEach, once: a test that passed ends by checking the scripted model server got exactly
 // what was scripted; whatever happened, the core is disposed (its runtime, scripted server and temp folders with it;
 // test/support/leakCheck.ts fails the run on anything left behind).
-import { checkAfterTest } from './failTestFromHook';
+import { checkAfterTest } from './checkAfterTest';
 import type { CoreFixture } from './orchestratorFixture';
 
 export interface AfterEachCoreOptions {

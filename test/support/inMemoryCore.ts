@@ -11,7 +11,7 @@ import type { OrchestratorSettings } from '../../src/core/orchestrator/orchestra
 import { DEFAULT_TIERS } from '../../src/core/orchestrator/router';
 import { MemoryLogger } from '../../src/core/util/logger';
 import type { WorkerSettings } from '../../src/core/workers/workerPool';
-import { checkAfterTest } from './failTestFromHook';
+import { checkAfterTest } from './checkAfterTest';
 import { InMemoryAgentSessions } from './inMemoryAgentSessions';
 
 export function unitSettings(): OrchestratorSettings {

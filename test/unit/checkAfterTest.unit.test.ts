@@ -1,4 +1,4 @@
-// The shared end-of-test check (test/support/failTestFromHook.ts) fails the test it checked and lets the rest run:
+// The shared end-of-test check (test/support/checkAfterTest.ts) fails the test it checked and lets the rest run:
 // a failing afterEach hook would make mocha skip every test after it.
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
