@@ -80,13 +80,7 @@ export class MessageGroups {
    */
   unrenderedWithin(order: readonly MessageView[], mountedFrom: number, top: number, bottom: number): MessageView[] {
     const { groups } = this;
-    let lo = Math.floor(mountedFrom / GROUP);
-    let hi = groups.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (groups[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = this.firstReaching(mountedFrom, top);
     const near: MessageView[] = [];
     for (let k = lo; k < groups.length && groups[k]!.el.getBoundingClientRect().top <= bottom; k++) {
       const end = Math.min(order.length, (k + 1) * GROUP);
@@ -98,6 +92,35 @@ export class MessageGroups {
       }
     }
     return near;
+  }
+
+  /** The first mounted group whose bottom edge is below `top` (a binary search: boxes are in document order). */
+  firstReaching(mountedFrom: number, top: number): number {
+    const { groups } = this;
+    let lo = Math.floor(mountedFrom / GROUP);
+    let hi = groups.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (groups[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The index of the first mounted message whose bottom edge is below `top`: the group's search, then its members'.
+   * Called where layout is clean; the group found reaches `top`, so its members' boxes are laid out already.
+   */
+  firstMessageReaching(order: readonly MessageView[], mountedFrom: number, top: number): number {
+    const k = this.firstReaching(mountedFrom, top);
+    let lo = Math.max(mountedFrom, k * GROUP);
+    let hi = Math.min(order.length, (k + 1) * GROUP) - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (order[mid]!.el.getBoundingClientRect().bottom < top) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private create(k: number, open: boolean): Group {

@@ -5,8 +5,9 @@
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
 import { benchAnswer } from '../../bench/panelContent';
+import '../../webview/highlighterBundle';
 import { renderMarkdown } from '../../webview/markdownStream';
-import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
+import { HIGHLIGHTER_LOADED, openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
 const BASE_TS = Date.UTC(2026, 10, 20, 9, 0);
 
@@ -42,11 +43,30 @@ const SCROLL = String.raw`(async function (step) {
     look();
   }
   for (var n = 0; n < 600 && document.querySelector('.message-body[aria-busy]'); n++) { await frame(); look(); }
+  // Code rendered before the page ran the highlighter is coloured once it has (deferredHighlight.ts): the end state.
+  for (var w = 0; w < 1200 && (!window.batonHighlighter || document.querySelector('code.hl-pending')); w++) await frame();
   var bodies = {};
   document.querySelectorAll('[data-testid="message"][data-rendered][data-role="assistant"]').forEach(function (el) {
     bodies[el.dataset.id] = el.querySelector('.message-body').innerHTML;
   });
   return { blank: Object.keys(blank), busy: Object.keys(busy), stillBusy: document.querySelectorAll('.message-body[aria-busy]').length, bodies: bodies };
+})`;
+
+// After a jump into the middle of the history, waits until the page has been idle a while, then reports each mounted
+// message's index, whether it is rendered and busy, and how far its box is from the viewport (0: on screen).
+const AFTER_IDLE = String.raw`(async function () {
+  var s = document.querySelector('.scroller');
+  s.scrollTop = Math.round(s.scrollHeight / 2);
+  await new Promise(function (done) {
+    var quiet = 0;
+    (function idle() { requestIdleCallback(function (d) { quiet = d.timeRemaining() >= 45 ? quiet + 1 : 0; if (quiet >= 10) done(); else idle(); }); })();
+  });
+  var box = s.getBoundingClientRect();
+  return Array.prototype.map.call(document.querySelectorAll('[data-testid="message"]'), function (el, i) {
+    var r = el.getBoundingClientRect();
+    var away = r.bottom <= box.top ? box.top - r.bottom : r.top >= box.bottom ? r.top - box.bottom : 0;
+    return { id: el.dataset.id, index: i, rendered: el.hasAttribute('data-rendered'), busy: !!el.querySelector('.message-body[aria-busy]'), away: away, above: r.bottom <= box.top };
+  });
 })`;
 
 describe('webview: messages rendered as a scroll reaches them (Chromium)', function () {
@@ -78,6 +98,47 @@ describe('webview: messages rendered as a scroll reaches them (Chromium)', funct
       for (const id of rendered) assert.ok(r.bodies[id] === expected[id], `${id} is exactly the one-shot render`);
       // The oldest message, at the top now, is shown rendered.
       assert.equal(await wp.page.evaluate(`document.querySelector('[data-id="m0"]').hasAttribute('data-rendered')`), true);
+      assert.deepEqual(wp.errors, []);
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
+  it('in idle time, the messages either side of the viewport are rendered before a scroll reaches them, as the one-shot DOM', async () => {
+    const all = history(200);
+    const snapshot: Snapshot = { messages: all, workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
+    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
+    try {
+      await waitInPage(wp.page, `document.querySelectorAll('[data-testid="message"]').length >= ${all.length}`);
+      const seen = (await wp.page.evaluate(`${AFTER_IDLE}()`)) as Array<{ id: string; index: number; rendered: boolean; busy: boolean; away: number; above: boolean }>;
+      const onScreen = seen.filter((m) => m.away === 0);
+      assert.ok(onScreen.length > 0 && onScreen.every((m) => m.rendered && !m.busy), 'the messages on screen are rendered');
+      const first = onScreen[0]!.index;
+      const last = onScreen[onScreen.length - 1]!.index;
+      // The ten messages either side, hundreds to thousands of px away: far beyond what a frame renders as the scroll
+      // comes near (RENDER_AHEAD, 1,200 px), so only idle time rendered them.
+      const ahead = seen.filter((m) => (m.index < first && m.index >= first - 10) || (m.index > last && m.index <= last + 10));
+      assert.equal(ahead.length, 20);
+      const farAbove = ahead.filter((m) => m.above && m.away > 1200);
+      const farBelow = ahead.filter((m) => !m.above && m.away > 1200);
+      assert.ok(farAbove.length > 0 && farBelow.length > 0, `some are over 1,200 px away either side (${ahead.map((m) => Math.round(m.away)).join(', ')})`);
+      const unrendered = ahead.filter((m) => !m.rendered || m.busy).map((m) => m.id);
+      assert.deepEqual(unrendered, [], 'every one of them is rendered, all of it');
+      // Not the whole history: the ones far from the viewport wait until a scroll comes near them.
+      assert.ok(seen.filter((m) => m.index < first - 40).every((m) => !m.rendered), 'messages far above are not rendered');
+      await waitInPage(wp.page, `${HIGHLIGHTER_LOADED} && !document.querySelector('code.hl-pending')`);
+      const ids = ahead.map((m) => m.id);
+      const bodies = (await wp.page.evaluate(
+        `(function (ids) { var out = {}; ids.forEach(function (id) { out[id] = document.querySelector('[data-id="' + id + '"] .message-body').innerHTML; }); return out; })(${JSON.stringify(ids)})`,
+      )) as Record<string, string>;
+      const expected = (await wp.page.evaluate(
+        `(function (all) { var out = {}; Object.keys(all).forEach(function (id) { var t = document.createElement('template'); t.innerHTML = all[id]; out[id] = t.innerHTML; }); return out; })(${JSON.stringify(
+          Object.fromEntries(all.filter((m) => ids.includes(m.id) && m.role === 'assistant').map((m) => [m.id, renderMarkdown(m.content)])),
+        )})`,
+      )) as Record<string, string>;
+      for (const id of Object.keys(expected)) assert.ok(bodies[id] === expected[id], `${id} is exactly the one-shot render`);
+      assert.ok(Object.keys(expected).length >= 10);
       assert.deepEqual(wp.errors, []);
       assert.deepEqual(await wp.cspViolations(), []);
     } finally {
