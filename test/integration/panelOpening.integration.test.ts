@@ -8,6 +8,7 @@ import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { mcpMethods, ofType, timesSent } from '../support/orchestratorEvents';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+import { waitFor } from '../support/waitFor';
 
 describe('Opening the panel (real runtime, scripted model)', function () {
   this.timeout(60_000);
@@ -166,6 +167,14 @@ describe('Opening the panel (real runtime, scripted model)', function () {
     assert.ok(shown.length > 0 && shown.every((busy) => !busy), `states shown while opening: ${shown.join(', ')}`);
     assert.equal(core.chat.state().busy, false);
     assert.equal(core.conversations.list().find((c) => c.active)?.busy, false, 'the conversation list does not call it answering either');
+
+    // New chat while the empty conversation's session is being opened keeps that conversation (nothing is in it).
+    await core.restart();
+    const reopening = panelOpened(core, core.logger);
+    await waitFor('the session to be opened', () => core.orchestrator.busy);
+    const emptyOne = core.conversations.activeId;
+    assert.equal(core.conversations.create(), emptyOne, 'New chat reused the empty conversation');
+    await reopening;
 
     // A message sent while the session is still being opened shows as answering at once, and until its reply ends.
     shown.length = 0;
