@@ -134,7 +134,11 @@ async function profileOnce(i: number, outDir: string | undefined): Promise<void>
   const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { main: string };
   await writeFile(join(ext, 'package.json'), JSON.stringify({ ...pkg, main: './profileWrapper.js' }));
   await writeFile(join(ext, 'profileWrapper.js'), wrapper(join(process.cwd(), pkg.main), profilePath));
-  const vscode = await CodeServer.start({ codeServerEntry, env: { ...hermeticEnv(server.url, join(root, 'copilot')), GH_TOKEN: 'fake' }, log: () => undefined });
+  const vscode = await CodeServer.start({
+    codeServerEntry,
+    env: { ...hermeticEnv(server.url, join(root, 'copilot')), GH_TOKEN: 'fake' },
+    log: () => undefined,
+  });
   try {
     const wb = await vscode.open({ folder: workspace, extensionDevelopmentPath: ext });
     const load = loadavg()[0]!;
@@ -157,13 +161,19 @@ async function profileOnce(i: number, outDir: string | undefined): Promise<void>
     let line: RegExpExecArray | null = null;
     for (let tries = 0; !line && tries < 300; tries++) {
       for (const file of await findFiles(vscode.logsDir, /Baton\.log$/)) {
-        line = /core ready in \d+ ms, (\d+) ms after activation began.*main thread since activation: (\d+) ms on a CPU, (\d+) ms waiting/.exec(await readFile(file, 'utf8')) ?? line;
+        line =
+          /core ready in \d+ ms, (\d+) ms after activation began.*main thread since activation: (\d+) ms on a CPU, (\d+) ms waiting/.exec(
+            await readFile(file, 'utf8'),
+          ) ?? line;
       }
       if (!line) await new Promise((r) => setTimeout(r, 100));
     }
     let profile: Profile | undefined;
     for (let tries = 0; !profile && tries < 100; tries++) {
-      profile = await readFile(profilePath, 'utf8').then((t) => JSON.parse(t) as Profile, () => undefined);
+      profile = await readFile(profilePath, 'utf8').then(
+        (t) => JSON.parse(t) as Profile,
+        () => undefined,
+      );
       if (!profile) await new Promise((r) => setTimeout(r, 100));
     }
     if (!profile) throw new Error('the wrapper wrote no profile');
@@ -172,7 +182,9 @@ async function profileOnce(i: number, outDir: string | undefined): Promise<void>
     if (outDir) await writeFile(join(outDir, `activation-${i}.cpuprofile`), JSON.stringify(profile));
     const { table, steps, count } = attribute(profile, coreReady, process.cwd());
     const ms = (n: number) => ((n / Math.max(count, 1)) * onCpu).toFixed(1).padStart(6);
-    console.log(`\nstart ${i}: core ready ${coreReady} ms (main thread ${onCpu} ms on a CPU, ${waiting} waiting; load ${load.toFixed(1)}); ${count} samples, shares scaled to the ${onCpu} ms`);
+    console.log(
+      `\nstart ${i}: core ready ${coreReady} ms (main thread ${onCpu} ms on a CPU, ${waiting} waiting; load ${load.toFixed(1)}); ${count} samples, shares scaled to the ${onCpu} ms`,
+    );
     for (const [who, n] of [...table].sort((a, b) => b[1] - a[1])) console.log(`  ${ms(n)} ms  ${who}`);
     console.log('  Baton by step (outermost Baton frames):');
     for (const [step, n] of [...steps].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${ms(n)} ms  ${step}`);
