@@ -179,10 +179,20 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
 
     core.workerSettings.timeoutMs = 30_000;
     scriptRound('slow', 'once more', "printf 'a again\\n' > src/a.txt", 'slow: again');
+    // Killed the moment the card says the verify runs: its command may not have started in the runtime yet (a cancel
+    // then finds nothing to stop), and it is stopped all the same.
+    let t = 0;
+    let killed: Promise<string> | undefined;
+    const off = core.pool.onDidChange((cards) => {
+      if (!killed && cards.find((w) => w.name === 'slow')?.verify?.state === 'running') {
+        t = Date.now();
+        killed = core.pool.kill('slow', 'tool');
+      }
+    });
     await core.pool.send('slow', 'once more', 'panel');
-    await waitFor('the second verify', () => card('slow')?.verify?.state === 'running');
-    const t = Date.now();
-    await core.pool.kill('slow', 'tool');
+    await waitFor('the second verify', () => killed);
+    await killed;
+    off();
     assert.ok(Date.now() - t < 5_000, `the kill waited ${Date.now() - t} ms`);
     assert.equal(card('slow')?.verify?.line, 'verify failed: echo started; sleep 60 was stopped');
     await waitFor('its result', () => completion('slow').includes('slow: again'));

@@ -18,6 +18,9 @@ import type { CopilotSession } from '@github/copilot-sdk';
 import type { SandboxStatus } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 
+/** How soon a cancel that found no command in flight (not started yet) is sent again. */
+const CANCEL_RETRY_MS = 100;
+
 export interface SandboxedCommandOptions {
   /** The command is stopped after this long (end 'timed-out'). */
   timeoutMs: number;
@@ -61,17 +64,31 @@ export async function runSandboxedCommand(
 ): Promise<SandboxedCommandResult> {
   const missing = withoutSandbox(sandbox);
   if (missing) throw new SandboxRequiredError(sandbox.state, missing);
+  // Stopped before it began: never started.
+  if (opts.signal?.aborted) return { end: 'stopped', exitCode: undefined, output: '', durationMs: 0 };
   const requestId = randomUUID();
   const started = performance.now();
   let stopped: SandboxedCommandResult['end'] | undefined;
+  let settled = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  // A cancel that reaches the runtime before it has started the command finds nothing in flight (`cancelled: false`)
+  // and the command then runs to its end: asked again until it is found or the command has returned (seen under load:
+  // a kill right as a verify began waited out the kill's own 10 s limit).
+  const cancel = (): void => {
+    void session.rpc.shell.cancelUserRequested({ requestId }).then(
+      (r) => {
+        if (!r.cancelled && !settled) retry = setTimeout(cancel, CANCEL_RETRY_MS);
+      },
+      () => undefined,
+    );
+  };
   const stop = (end: 'timed-out' | 'stopped'): void => {
     if (stopped) return;
     stopped = end;
-    void session.rpc.shell.cancelUserRequested({ requestId }).catch(() => undefined);
+    cancel();
   };
   const timer = setTimeout(() => stop('timed-out'), opts.timeoutMs);
   const onAbort = (): void => stop('stopped');
-  if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const result = await session.rpc.shell.executeUserRequested({ requestId, command }).catch((err: unknown) => {
@@ -83,7 +100,9 @@ export async function runSandboxedCommand(
     // A command the runtime could not start (its sandbox failing closed) has no exit code; its reason is in `error`.
     return { end: 'exited', exitCode, output: (exitCode === undefined ? result.error || result.output : result.output) ?? '', durationMs };
   } finally {
+    settled = true;
     clearTimeout(timer);
+    clearTimeout(retry);
     opts.signal?.removeEventListener('abort', onAbort);
   }
 }
