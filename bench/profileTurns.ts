@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const server = await ScriptedModelServer.start();
   server.setModels(['claude-sonnet-4.5', 'gpt-4.1', 'claude-opus-4.6', 'claude-sonnet-4.6', 'claude-haiku-4.5']);
   server.always({}, { text: 'The answer is forty-two, streamed in a few chunks.', chunks: 6 });
-  // The store as the extension opens it (its flush delay and poll), with its flushes and file operations counted.
+  // The store as the extension opens it (its flush delay and poll); with FLUSH=1, its flushes and file operations counted.
   const flushes: FlushStats[] = [];
   const fileOps = new Map<string, { n: number; ms: number }>();
   const fs = Object.fromEntries(
@@ -97,7 +97,8 @@ async function main(): Promise<void> {
   ) as unknown as StoreFileSystem;
   const core = await startCore({
     server,
-    overrides: { store: { flushDelayMs: 250, pollIntervalMs: 250, fs, onFlush: (s) => flushes.push(s) } },
+    // Counted only when asked: the counting wrapper is work of its own on every file operation.
+    overrides: { store: { flushDelayMs: 250, pollIntervalMs: 250, ...(process.env.FLUSH ? { fs, onFlush: (s: FlushStats) => flushes.push(s) } : {}) } },
   });
   for (let i = 0; i < 5; i++) await core.orchestrator.enqueue(`warm ${i}`, { channel: 'panel' }).done;
   const runtime = (core.sessions as unknown as { runtime: CopilotRuntime }).runtime;
