@@ -203,8 +203,15 @@ async function main(): Promise<void> {
             count(`sql ${name} ${sql}`, t);
           }
         })(tables[name] as (...a: unknown[]) => unknown);
+    // What the panel is sent, by message type (each is serialized and posted to the webview in VS Code).
+    const offPosts = core.chat.onDidPost((m) => {
+      const c = calls.get(`panel ${m.type}`);
+      if (c) c.push(0);
+      else calls.set(`panel ${m.type}`, [0]);
+    });
     for (let i = 0; i < turns; i++) await core.orchestrator.enqueue(`counted turn ${i}`, { channel: 'panel' }).done;
     await new Promise((r) => setTimeout(r, 500));
+    offPosts();
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
     // Sorted by calls a turn × the median call: what a turn costs when nothing preempts it.
     const rows = [...calls].map(([k, xs]) => ({ k, n: xs.length / turns, med: median(xs), mean: xs.reduce((a, b) => a + b, 0) / turns }));
