@@ -76,8 +76,10 @@ export async function freshChat(): Promise<{ page: Page; view: FrameLocator }> {
   // No editor left open by an earlier test rides along as the implicit chip (it may be a file that test deleted).
   if ((await page.locator('.tabs-container .tab').count()) > 0) await runCommand(page, 'View: Close All Editors');
   const view = await openBaton(page);
-  // Nothing from an earlier test may still be running: New chat waits behind a running turn.
-  await view.locator('body[data-busy="true"]').waitFor({ state: 'detached', timeout: 30_000 });
+  // Nothing from an earlier test may still be running: New chat waits behind a running turn (or the session's opening,
+  // after a reload). Waited for as "not busy", which the body says only once the host's state has arrived: waiting for
+  // "busy" to go passed at once on a page that had not got its state yet (seen at load 18, after a reload).
+  await view.locator('body[data-busy="false"]').waitFor({ state: 'attached', timeout: 30_000 });
   await view.locator('[data-testid="new-chat"]').click();
   await view.locator('[data-testid="empty-state"]').waitFor({ state: 'visible', timeout: 15_000 });
   await view.locator(MESSAGE).first().waitFor({ state: 'detached', timeout: 5_000 });
