@@ -13,8 +13,8 @@ export function registerStatusBar(services: BatonServices): vscode.Disposable {
   services.onReady((core) => {
     let running = 0;
     const render = () => {
-      // Busy while any conversation answers (two can at once).
-      const busy = core.conversations.all().some((o) => o.busy);
+      // Busy while any conversation answers (two can at once); opening a session ahead is not answering.
+      const busy = core.conversations.all().some((o) => o.answering);
       // The runtime's idle restart holds every queue, so it reads as busy: say what it is instead.
       const doing = core.recycler.restarting ? 'restarting Copilot' : busy ? 'thinking' : undefined;
       const parts = [doing ? `$(loading~spin) Baton: ${doing}` : '$(rocket) Baton'];

@@ -8,6 +8,7 @@ import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { mcpMethods, ofType, timesSent } from '../support/orchestratorEvents';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+import { waitFor } from '../support/waitFor';
 
 describe('Opening the panel (real runtime, scripted model)', function () {
   this.timeout(60_000);
@@ -153,5 +154,41 @@ describe('Opening the panel (real runtime, scripted model)', function () {
     core.server.on({ lastUserIncludes: '[via panel] which colour?' }, { text: 'teal' });
     await core.orchestrator.enqueue('which colour?', { channel: 'panel' }).done;
     assert.equal(timesSent([core.server.chatRequests().at(-1)!], 'remember the colour teal'), 1, 'the earlier turn is still in the conversation');
+  });
+
+  it('the panel does not say Baton is answering while it opens the session: no Stop, no "thinking" until a message is sent', async () => {
+    const shown: boolean[] = [];
+    core.chat.onDidPost((m) => {
+      if (m.type === 'state') shown.push(m.state.busy);
+    });
+    const queueBusy = () => ofType(core.events, 'busy').filter((e) => e.busy).length;
+    await panelOpened(core, core.logger);
+    assert.ok(queueBusy() > 0, 'the session was opened as work in the queue');
+    assert.ok(shown.length > 0 && shown.every((busy) => !busy), `states shown while opening: ${shown.join(', ')}`);
+    assert.equal(core.chat.state().busy, false);
+    assert.equal(core.conversations.list().find((c) => c.active)?.busy, false, 'the conversation list does not call it answering either');
+
+    // New chat while the empty conversation's session is being opened keeps that conversation (nothing is in it).
+    await core.restart();
+    const reopening = panelOpened(core, core.logger);
+    await waitFor('the session to be opened', () => core.orchestrator.busy);
+    const emptyOne = core.conversations.activeId;
+    assert.equal(core.conversations.create(), emptyOne, 'New chat reused the empty conversation');
+    await reopening;
+
+    // A message sent while the session is still being opened shows as answering at once, and until its reply ends.
+    shown.length = 0;
+    await core.restart();
+    core.chat.onDidPost((m) => {
+      if (m.type === 'state') shown.push(m.state.busy);
+    });
+    core.server.on({ lastUserIncludes: '[via panel] sent while opening' }, { text: 'answered' });
+    const opening = panelOpened(core, core.logger);
+    const turn = core.orchestrator.enqueue('sent while opening', { channel: 'panel' });
+    assert.equal(core.chat.state().busy, true, 'answering as soon as it is sent');
+    assert.equal((await turn.done).content, 'answered');
+    await opening;
+    assert.equal(shown.at(-1), false, 'not answering once the reply ended');
+    assert.ok(shown.includes(true));
   });
 });

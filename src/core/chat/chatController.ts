@@ -243,7 +243,7 @@ export class ChatController {
 
   state(): PanelState {
     return {
-      busy: this.orchestrator.busy,
+      busy: this.orchestrator.answering,
       ...(this.runtimeRestarting ? { runtimeRestarting: true } : {}),
       model: this.orchestrator.currentModel,
       routingAuto: this.routingAuto(),

@@ -125,7 +125,8 @@ export class Conversations {
       createdAt: r.created_at,
       lastActivity: r.last_activity,
       messages: r.messages,
-      busy: this.live.get(r.id)?.busy ?? false,
+      // Answering, as the panel says it: opening a session ahead is not.
+      busy: this.live.get(r.id)?.answering ?? false,
       active: r.id === this.shown,
     }));
   }
@@ -138,7 +139,8 @@ export class Conversations {
   /** New Chat: a new, empty conversation becomes the active one; the one shown before is kept (one still empty is reused). */
   create(): string {
     const shown = this.live.get(this.shown);
-    if (shown && !shown.busy && !this.opts.store.recentLog(1, this.shown).length) {
+    // Still empty, even while its session is being opened ahead (no turn runs or waits): reused, not left behind.
+    if (shown && !shown.answering && !this.opts.store.recentLog(1, this.shown).length) {
       this.setActive(this.shown);
       return this.shown;
     }

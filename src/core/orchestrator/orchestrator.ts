@@ -128,8 +128,17 @@ export class Orchestrator {
     return interrupted;
   }
 
+  /** Something runs in this conversation's queue: a turn, or work between turns (opening its session ahead, say). */
   get busy(): boolean {
     return this.queue.busy;
+  }
+
+  /**
+   * A turn is running or waiting: what the panel and the status bar show as answering (Stop, "thinking"). Work between
+   * turns is not: opening the session ahead of the first message asks the model nothing, and Stop could not stop it.
+   */
+  get answering(): boolean {
+    return this.queue.running !== undefined || this.queue.waiting.length > 0;
   }
 
   /** Nothing of this conversation uses the runtime: no turn running or queued, no task, no compaction (the idle restart). */

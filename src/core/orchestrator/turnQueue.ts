@@ -37,6 +37,8 @@ export class TurnQueue {
   push(turn: QueuedTurn, queued?: () => void): void {
     this.jobs.push({ kind: 'turn', turn });
     queued?.();
+    // Behind other work the pump is not started again, so the turn now waiting is told here.
+    if (this.processing) this.fireBusy();
     void this.pump();
   }
 
