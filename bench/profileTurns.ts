@@ -3,7 +3,8 @@
 // sampling profiler; self time per turn attributed to files and functions, Baton minus raw.
 // `node --import tsx bench/profileTurns.ts [turns] [out-prefix]` (writes <prefix>-raw/-baton.cpuprofile if given).
 // PHASES=1 first times a turn's steps (Baton's events and the runtime's) against a raw turn's; COUNT=1 first times each
-// store method, statement and event's listeners per turn. Both run before the profiled turns (COUNT's timers stay on).
+// store method, statement and event's listeners per turn; FLUSH=1 counts the store's writes to disk (flushes, their size
+// and time) and its file operations per turn. They run before the profiled turns (COUNT's timers stay on).
 import type { CopilotClient, SessionConfig } from '@github/copilot-sdk';
 import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
@@ -11,6 +12,8 @@ import { join } from 'node:path';
 import type { SessionSpec } from '../src/core/copilot/agentSessions';
 import type { CopilotRuntime } from '../src/core/copilot/copilotRuntime';
 import type { SessionKeeper, SessionKeeperOptions } from '../src/core/orchestrator/sessionKeeper';
+import type { FlushStats } from '../src/core/store/sqlJsStore';
+import { nodeStoreFileSystem, type StoreFileSystem } from '../src/core/store/storeFileSystem';
 import { startCore } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 
@@ -73,7 +76,30 @@ async function main(): Promise<void> {
   const server = await ScriptedModelServer.start();
   server.setModels(['claude-sonnet-4.5', 'gpt-4.1', 'claude-opus-4.6', 'claude-sonnet-4.6', 'claude-haiku-4.5']);
   server.always({}, { text: 'The answer is forty-two, streamed in a few chunks.', chunks: 6 });
-  const core = await startCore({ server, flushDelayMs: 250 });
+  // The store as the extension opens it (its flush delay and poll); with FLUSH=1, its flushes and file operations counted.
+  const flushes: FlushStats[] = [];
+  const fileOps = new Map<string, { n: number; ms: number }>();
+  const fs = Object.fromEntries(
+    Object.entries(nodeStoreFileSystem).map(([name, fn]) => [
+      name,
+      async (...a: unknown[]) => {
+        const t = performance.now();
+        try {
+          return await (fn as (...x: unknown[]) => Promise<unknown>)(...a);
+        } finally {
+          const c = fileOps.get(name) ?? { n: 0, ms: 0 };
+          c.n++;
+          c.ms += performance.now() - t;
+          fileOps.set(name, c);
+        }
+      },
+    ]),
+  ) as unknown as StoreFileSystem;
+  const core = await startCore({
+    server,
+    // Counted only when asked: the counting wrapper is work of its own on every file operation.
+    overrides: { store: { flushDelayMs: 250, pollIntervalMs: 250, ...(process.env.FLUSH ? { fs, onFlush: (s: FlushStats) => flushes.push(s) } : {}) } },
+  });
   for (let i = 0; i < 5; i++) await core.orchestrator.enqueue(`warm ${i}`, { channel: 'panel' }).done;
   const runtime = (core.sessions as unknown as { runtime: CopilotRuntime }).runtime;
   const client: CopilotClient = await runtime.client();
@@ -123,7 +149,14 @@ async function main(): Promise<void> {
   }
   // COUNT=1: how many times a turn calls each store method, with the time spent in it (no profiler then).
   if (process.env.COUNT) {
-    const calls = new Map<string, { n: number; ms: number; max?: number }>();
+    // Every call's time is kept: on a loaded machine a preempted call inflates the mean, the median per call does not.
+    const calls = new Map<string, number[]>();
+    const count = (label: string, t: number): void => {
+      const ms = performance.now() - t;
+      const c = calls.get(label);
+      if (c) c.push(ms);
+      else calls.set(label, [ms]);
+    };
     const wrap = (obj: Record<string, unknown>, name: string, label: string): void => {
       const orig = obj[name] as (...a: unknown[]) => unknown;
       obj[name] = function (this: unknown, ...a: unknown[]) {
@@ -131,11 +164,7 @@ async function main(): Promise<void> {
         try {
           return orig.apply(this, a);
         } finally {
-          const c = calls.get(label) ?? { n: 0, ms: 0, max: 0 };
-          c.n++;
-          c.ms += performance.now() - t;
-          c.max = Math.max(c.max ?? 0, performance.now() - t);
-          calls.set(label, c);
+          count(label, t);
         }
       };
     };
@@ -156,11 +185,7 @@ async function main(): Promise<void> {
       try {
         fire.call(this, e);
       } finally {
-        const c = calls.get(`event ${e.type}`) ?? { n: 0, ms: 0, max: 0 };
-        c.n++;
-        c.ms += performance.now() - t;
-        c.max = Math.max(c.max ?? 0, performance.now() - t);
-        calls.set(`event ${e.type}`, c);
+        count(`event ${e.type}`, t);
       }
     };
     // Every statement too, by its SQL (the tables object is replaced when another window's file is loaded: not here).
@@ -175,17 +200,43 @@ async function main(): Promise<void> {
           try {
             return orig.apply(this, a);
           } finally {
-            const c = calls.get(`sql ${name} ${sql}`) ?? { n: 0, ms: 0, max: 0 };
-            c.n++;
-            c.ms += performance.now() - t;
-            c.max = Math.max(c.max ?? 0, performance.now() - t);
-            calls.set(`sql ${name} ${sql}`, c);
+            count(`sql ${name} ${sql}`, t);
           }
         })(tables[name] as (...a: unknown[]) => unknown);
+    // What the panel is sent, by message type (each is serialized and posted to the webview in VS Code).
+    const offPosts = core.chat.onDidPost((m) => {
+      const c = calls.get(`panel ${m.type}`);
+      if (c) c.push(0);
+      else calls.set(`panel ${m.type}`, [0]);
+    });
     for (let i = 0; i < turns; i++) await core.orchestrator.enqueue(`counted turn ${i}`, { channel: 'panel' }).done;
     await new Promise((r) => setTimeout(r, 500));
-    for (const [k, c] of [...calls].sort((a, b) => b[1].ms - a[1].ms))
-      console.log(`${(c.n / turns).toFixed(2).padStart(6)} calls/turn ${(c.ms / turns).toFixed(3).padStart(7)} ms/turn max ${(c.max ?? 0).toFixed(2)}  ${k}`);
+    offPosts();
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    // Sorted by calls a turn × the median call: what a turn costs when nothing preempts it.
+    const rows = [...calls].map(([k, xs]) => ({ k, n: xs.length / turns, med: median(xs), mean: xs.reduce((a, b) => a + b, 0) / turns }));
+    for (const r of rows.sort((a, b) => b.n * b.med - a.n * a.med))
+      console.log(
+        `${r.n.toFixed(2).padStart(6)} calls/turn × ${(r.med * 1000).toFixed(0).padStart(5)} µs median = ${(r.n * r.med).toFixed(3).padStart(6)} ms/turn (mean ${r.mean.toFixed(3)})  ${r.k}`,
+      );
+  }
+  // FLUSH=1: what a turn costs on disk: flushes (each exports and writes the whole database), their size and time, and
+  // every file operation the store makes (the flushes' and the poll's for other windows' writes).
+  if (process.env.FLUSH) {
+    flushes.length = 0;
+    fileOps.clear();
+    const t0 = performance.now();
+    for (let i = 0; i < turns; i++) await core.orchestrator.enqueue(`flushed turn ${i}`, { channel: 'panel' }).done;
+    const span = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 500));
+    const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
+    console.log(
+      `${turns} turns in ${span.toFixed(0)} ms: ${flushes.length} flushes (${(flushes.length / turns).toFixed(2)} a turn), ` +
+        `${med(flushes.map((f) => f.bytes))} bytes each, blocking ${med(flushes.map((f) => f.blockingMs)).toFixed(2)} ms, ` +
+        `total ${med(flushes.map((f) => f.totalMs)).toFixed(2)} ms (medians)`,
+    );
+    for (const [name, c] of [...fileOps].sort((a, b) => b[1].n - a[1].n))
+      console.log(`${(c.n / turns).toFixed(2).padStart(6)} calls/turn ${(c.ms / c.n).toFixed(2).padStart(6)} ms each (wall)  fs.${name}`);
   }
   const inspector = new Session();
   inspector.connect();

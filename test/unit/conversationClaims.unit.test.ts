@@ -55,4 +55,19 @@ describe('ConversationClaims', () => {
     assert.deepEqual(here.others(), []);
     assert.deepEqual(await readdir(dir), []);
   });
+
+  it('answers whether another window is open from a read of the folder at most maxAge old (asked at every turn start)', () => {
+    const one = new ConversationClaims(dir, stamp('one'));
+    one.announce();
+    assert.equal(one.othersOpen(60_000), false, 'only this window');
+    const two = new ConversationClaims(dir, stamp('two'));
+    two.announce();
+    assert.equal(one.othersOpen(60_000), false, 'the folder is not read again while the answer is younger than maxAge');
+    assert.equal(one.othersOpen(0), true, 'read again once it is older: window two is open');
+    two.leave();
+    retireInstance(two.self.instance);
+    assert.equal(one.othersOpen(0), false, 'window two closed');
+    one.leave();
+    retireInstance(one.self.instance);
+  });
 });

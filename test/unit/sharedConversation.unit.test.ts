@@ -8,6 +8,7 @@ import type { BatonCore } from '../../src/core/batonCore';
 import { TurnError } from '../../src/core/orchestrator/orchestrator';
 import type { ChatMessage, HostMessage } from '../../src/shared/protocol';
 import { hangAfter, InMemoryAgentSessions, reply } from '../support/inMemoryAgentSessions';
+import { Gate } from '../support/turnScripts';
 import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
 import { waitFor } from '../support/waitFor';
 
@@ -80,5 +81,56 @@ describe('one conversation, two windows (in-memory runtime)', () => {
     );
     assert.ok(err instanceof TurnError && err.readable.kind === 'cancelled');
     await waitFor('Resend offered in window two', () => inTwo.some((m) => m.content === 'never answered' && m.status === 'interrupted'), 3000);
+  });
+});
+
+describe('a window opened while a reply streams (in-memory runtime)', () => {
+  const cores: UnitCore[] = [];
+  afterEach(async () => {
+    for (const c of cores.splice(0).reverse()) await c.dispose().catch(() => undefined);
+  });
+
+  it('gets the rest of the reply streamed from then on (the running window looks for other windows while it runs), then the settled reply', async () => {
+    const sessions = new InMemoryAgentSessions();
+    const one = await startUnitCore({ sessions, overrides: { store: { flushDelayMs: 5, pollIntervalMs: 20 } } });
+    cores.push(one);
+    const gate = new Gate();
+    one.sessions.script('orchestrator', async (ctx) => {
+      ctx.delta('Half of it, ');
+      await ctx.wait(gate.promise);
+      await ctx.say('and the rest.');
+    });
+    const handle = one.core.orchestrator.enqueue('a question', { channel: 'panel' });
+    await waitFor('the first half in window one', () => one.events.some((e) => e.type === 'turn.delta'), 3000);
+    // Window two opens only now: at the turn's start window one was alone.
+    const otherFolder = join(one.workDir, '..', 'other');
+    await mkdir(otherFolder, { recursive: true });
+    const two = await startUnitCore({
+      sessions,
+      overrides: { storageDir: one.storageDir, workspaceFolders: () => [otherFolder], store: { flushDelayMs: 5, pollIntervalMs: 20 } },
+    });
+    cores.push(two);
+    const inTwo = panelOf(two.core);
+    await waitFor(
+      'the reply streaming in window two',
+      () => inTwo.some((m) => m.role === 'assistant' && m.status === 'streaming' && m.content === 'Half of it, ' && m.from === 'work'),
+      3000,
+    );
+    gate.open();
+    assert.equal((await handle.done).content, 'Half of it, and the rest.');
+    await waitFor(
+      'the settled reply in window two',
+      () => inTwo.some((m) => m.role === 'assistant' && m.content === 'Half of it, and the rest.' && m.status === 'complete'),
+      3000,
+    );
+    assert.deepEqual(
+      inTwo.map((m) => [m.role, m.content, m.status]),
+      [
+        ['user', 'a question', 'complete'],
+        ['assistant', 'Half of it, and the rest.', 'complete'],
+      ],
+      'one reply in window two: the streamed one became the settled one',
+    );
+    assert.deepEqual(one.sessions.orchestratorPrompts, ['[via panel] a question'], 'the model got the prompt once');
   });
 });

@@ -56,6 +56,8 @@ export function processGone(stamp: { pid: number; host: string; instance?: strin
 
 export class ConversationClaims {
   private readonly held = new Set<string>();
+  /** When `othersOpen` last read the folder, and what it found. */
+  private othersRead: { at: number; open: boolean } | undefined;
 
   constructor(
     private readonly dir: string,
@@ -151,6 +153,17 @@ export class ConversationClaims {
       else if (stamp.instance !== this.self.instance) out.push(stamp);
     }
     return out;
+  }
+
+  /**
+   * Whether another window is open, from a read of the folder at most `maxAgeMs` old: every turn's start asks (its reply
+   * streams to the other windows only if there are some), and a folder read there was the turn's one synchronous file
+   * access (a readdir and a read per window's file). Windows open and close far less often than turns start.
+   */
+  othersOpen(maxAgeMs: number): boolean {
+    const now = performance.now();
+    if (!this.othersRead || now - this.othersRead.at >= maxAgeMs) this.othersRead = { at: now, open: this.others().length > 0 };
+    return this.othersRead.open;
   }
 
   /** For Doctor: every open window and the conversations it holds. */

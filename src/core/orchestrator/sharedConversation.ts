@@ -45,6 +45,8 @@ const LIVE_KEY = 'conversation_live';
 const liveKey = (conversation: string): string => conversationStateKey(LIVE_KEY, conversation);
 /** How often a streaming reply is written for the other windows (each write is a flush of the database). */
 const LIVE_EVERY_MS = 200;
+/** How old the answer to "is another window open?" may be at a turn's start (the watch asks again during a turn). */
+const OTHERS_MAX_AGE_MS = 1000;
 
 export function readLiveReply(store: BatonStore, conversation = MAIN_CONVERSATION): LiveReply | undefined {
   const raw = store.getState(liveKey(conversation));
@@ -84,7 +86,8 @@ export class SharedConversation {
   private offStore: (() => void) | undefined;
   private scanSoon: NodeJS.Timeout | undefined;
   private onQueued: ((row: LogEntry, meta: WindowMeta) => void) | undefined;
-  private live: { for: number; text: string } | undefined;
+  /** The reply this window is running; `shared` once another window is open (then it is written for them). */
+  private live: { for: number; text: string; shared: boolean } | undefined;
   private liveTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: SharedConversationOptions) {
@@ -130,36 +133,47 @@ export class SharedConversation {
 
   /**
    * Streams this window's replies to the other open windows through the store, a write every LIVE_EVERY_MS at
-   * most; with no other window open nothing is written.
+   * most; with no other window open nothing is written. Whether one is open is known from a read of the claims folder
+   * at most OTHERS_MAX_AGE_MS old, and asked again by the watch while a reply runs: a window opened meanwhile gets the
+   * rest of it streamed from then on.
    */
   onTurnEvent(e: OrchestratorEvent): void {
     switch (e.type) {
       case 'turn.started':
-        this.live = this.opts.claims.others().length ? { for: e.logId, text: '' } : undefined;
-        if (this.live) this.writeLiveSoon();
+        this.live = { for: e.logId, text: '', shared: this.opts.claims.othersOpen(OTHERS_MAX_AGE_MS) };
+        if (this.live.shared) this.writeLiveSoon();
         break;
       case 'turn.delta':
         if (!this.live) break;
         this.live.text += e.delta;
-        this.writeLiveSoon();
+        if (this.live.shared) this.writeLiveSoon();
         break;
       case 'turn.retrying':
         if (!this.live) break;
         this.live.text = '';
-        this.writeLiveSoon();
+        if (this.live.shared) this.writeLiveSoon();
         break;
       case 'turn.completed':
       case 'turn.failed':
-      case 'turn.cancelled':
-        if (!this.live) break;
+      case 'turn.cancelled': {
+        const shared = this.live?.shared;
         this.live = undefined;
+        if (!shared) break;
         if (this.liveTimer) clearTimeout(this.liveTimer);
         this.liveTimer = undefined;
         this.opts.store.deleteState(liveKey(this.conversation));
         break;
+      }
       default:
         break;
     }
+  }
+
+  /** A window opened while this one's reply runs: the reply streams to it from now on. */
+  private shareLiveIfOthersOpened(): void {
+    if (!this.live || this.live.shared || !this.opts.claims.othersOpen(this.opts.watchIntervalMs ?? 1000)) return;
+    this.live.shared = true;
+    this.writeLiveSoon();
   }
 
   private writeLiveSoon(): void {
@@ -167,7 +181,7 @@ export class SharedConversation {
     this.liveTimer = setTimeout(() => {
       this.liveTimer = undefined;
       if (!this.live) return;
-      const value: LiveReply = { ...this.live, window: this.self };
+      const value: LiveReply = { for: this.live.for, text: this.live.text, window: this.self };
       try {
         this.opts.store.setState(liveKey(this.conversation), JSON.stringify(value));
       } catch {
@@ -184,6 +198,7 @@ export class SharedConversation {
   }
 
   private scan(): void {
+    this.shareLiveIfOthersOpened();
     // Once a second, for every open conversation: the rows' heads only (no content), a head's meta read only when it can
     // matter, and a whole row only for what is handed on. The whole recent log, validated, was ~1.5 ms a scan.
     let heads: LogHead[];

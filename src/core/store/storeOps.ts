@@ -304,14 +304,15 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
 
 /** Marks `conversation` active at `ts` (creating its row); a first message gives an untitled one its title. True when created. */
 function touchConversation(t: SqlJsTables, conversation: string, title: string, ts: string): boolean {
-  const existed = t.number('SELECT count(*) FROM conversations WHERE id = ?', [conversation]) > 0;
-  t.run(
-    `INSERT INTO conversations(id, title, renamed, created_at, last_activity) VALUES (?, ?, 0, ?, ?)
-     ON CONFLICT(id) DO UPDATE SET last_activity = max(last_activity, excluded.last_activity),
-       title = CASE WHEN title = '' AND renamed = 0 THEN excluded.title ELSE title END`,
-    [conversation, title, ts, ts],
+  // Two messages a turn land in a conversation that exists: one statement then (an update finds its row), two only
+  // for a new conversation (it asked whether the row existed, then wrote it, on every append).
+  const touched = t.run(
+    `UPDATE conversations SET last_activity = max(last_activity, ?), title = CASE WHEN title = '' AND renamed = 0 THEN ? ELSE title END WHERE id = ?`,
+    [ts, title, conversation],
   );
-  return !existed;
+  if (touched) return false;
+  t.run('INSERT INTO conversations(id, title, renamed, created_at, last_activity) VALUES (?, ?, 0, ?, ?)', [conversation, title, ts, ts]);
+  return true;
 }
 
 /** Keeps the `keep` most recently active conversations; the others go with their log and their state. */
