@@ -7,7 +7,7 @@
  * failure before it applies.
  */
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -267,7 +267,11 @@ describe('Work that lands, by clicks', function () {
       return t.includes('<<<<<<<') ? t : undefined;
     });
     assert.match(text, /^<<<<<<< .*\nui-left line\n=======\nui-right line\n>>>>>>> .*\n$/);
-    const { stdout: unmerged } = await git(repo, 'ls-files', '-u', '--', 'src/app.txt');
+    // The file is written just before the index gets its three stages: waited for, not read in between.
+    const unmerged = await waitUntil('the conflict in the index', () => {
+      const stages = execFileSync('git', ['ls-files', '-u', '--', 'src/app.txt'], { cwd: repo, encoding: 'utf8' });
+      return stages.trim().split('\n').length === 3 ? stages : undefined;
+    });
     assert.equal(unmerged.trim().split('\n').length, 3, 'base, ours and theirs stay in the index');
     // VS Code's merge editor (the git extension's command), as for a conflicting `git stash pop`.
     await page.locator('.tabs-container .tab', { hasText: 'Merging: app.txt' }).first().waitFor({ timeout: 20_000 });
