@@ -8,6 +8,7 @@ import { descendants } from '../test/support/leaks';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { CodeServer } from '../test/e2e/codeServer';
 import { median, type BenchFigure } from './figure';
+import { runShowLogFromPalette } from './paletteShowLog';
 
 async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
   const out: string[] = [];
@@ -101,25 +102,7 @@ async function activateOnce(): Promise<Activation> {
     const machine = await machineLoad();
     const baseline = runtimeProcesses(vscode.pid);
     const wb = await vscode.open({ folder: workspace, extensionDevelopmentPath: process.cwd() });
-    // Activate through a command that needs no model: the runtime must stay stopped.
-    // The workbench may still be restoring when it first shows: a palette opened too early misses
-    // the keystroke or the command list, so it is opened again until the row is there.
-    const row = wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Baton: Show Log' }).first();
-    for (let attempt = 1; ; attempt++) {
-      await wb.page.keyboard.press('Escape');
-      await wb.page.keyboard.press('F1');
-      const input = wb.page.locator('.quick-input-widget input');
-      const ok = await input
-        .fill('>Baton: Show Log', { timeout: 10_000 })
-        .then(() => row.waitFor({ timeout: 10_000 }))
-        .then(
-          () => true,
-          () => false,
-        );
-      if (ok) break;
-      if (attempt === 4) throw new Error('the command palette never listed "Baton: Show Log"');
-    }
-    await row.click({ timeout: 30_000 });
+    await runShowLogFromPalette(wb.page);
     let activationMs: number | undefined;
     const deadline = Date.now() + 60_000;
     while (activationMs === undefined && Date.now() < deadline) {

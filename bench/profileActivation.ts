@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { hermeticEnv } from '../test/support/copilotHarness';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { CodeServer } from '../test/e2e/codeServer';
+import { runShowLogFromPalette } from './paletteShowLog';
 
 interface ProfileNode {
   id: number;
@@ -142,22 +143,7 @@ async function profileOnce(i: number, outDir: string | undefined): Promise<void>
   try {
     const wb = await vscode.open({ folder: workspace, extensionDevelopmentPath: ext });
     const load = loadavg()[0]!;
-    const row = wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Baton: Show Log' }).first();
-    for (let attempt = 1; ; attempt++) {
-      await wb.page.keyboard.press('Escape');
-      await wb.page.keyboard.press('F1');
-      const ok = await wb.page
-        .locator('.quick-input-widget input')
-        .fill('>Baton: Show Log', { timeout: 10_000 })
-        .then(() => row.waitFor({ timeout: 10_000 }))
-        .then(
-          () => true,
-          () => false,
-        );
-      if (ok) break;
-      if (attempt === 4) throw new Error('the command palette never listed "Baton: Show Log"');
-    }
-    await row.click({ timeout: 30_000 });
+    await runShowLogFromPalette(wb.page);
     let line: RegExpExecArray | null = null;
     for (let tries = 0; !line && tries < 300; tries++) {
       for (const file of await findFiles(vscode.logsDir, /Baton\.log$/)) {
