@@ -1,6 +1,6 @@
 // Activation in a real VS Code (code-server + Chromium): the time activate() takes, as Baton logs it,
 // and whether the Copilot runtime stayed stopped until the chat was opened.
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hermeticEnv } from '../test/support/copilotHarness';
@@ -8,17 +8,8 @@ import { descendants } from '../test/support/leaks';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { CodeServer } from '../test/e2e/codeServer';
 import { median, type BenchFigure } from './figure';
+import { findFiles } from './findFiles';
 import { runShowLogFromPalette } from './paletteShowLog';
-
-async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await findFiles(full, pattern)));
-    else if (pattern.test(entry.name)) out.push(full);
-  }
-  return out;
-}
 
 /** Copilot runtimes of the VS Code this bench started (its process tree), not every one on the machine. */
 function runtimeProcesses(vscodePid: number | undefined): number {

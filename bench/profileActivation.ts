@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { hermeticEnv } from '../test/support/copilotHarness';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { CodeServer } from '../test/e2e/codeServer';
+import { findFiles } from './findFiles';
 import { runShowLogFromPalette } from './paletteShowLog';
 
 interface ProfileNode {
@@ -25,16 +26,6 @@ interface Profile {
   endTime: number;
   samples: number[];
   timeDeltas: number[];
-}
-
-async function findFiles(dir: string, pattern: RegExp): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await findFiles(full, pattern)));
-    else if (pattern.test(entry.name)) out.push(full);
-  }
-  return out;
 }
 
 /** The extension's entry point for the profiled start: profiling from Baton's load to 3 s after its activation. */
