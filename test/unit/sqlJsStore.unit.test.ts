@@ -18,6 +18,7 @@ class CrashingFileSystem implements StoreFileSystem {
     if (this.dead) throw Object.assign(new Error('process is gone'), { code: 'EIO' });
   }
   readFile = async (p: string) => (this.check(), nodeStoreFileSystem.readFile(p));
+  readFileNow = (p: string) => (this.check(), nodeStoreFileSystem.readFileNow(p));
   readHead = async (p: string, n: number) => (this.check(), nodeStoreFileSystem.readHead(p, n));
   stat = async (p: string) => (this.check(), nodeStoreFileSystem.stat(p));
   createFile = async (p: string, d: Uint8Array, durable: boolean) => (this.check(), nodeStoreFileSystem.createFile(p, d, durable));

@@ -16,7 +16,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { atomicWrite } from './atomicWrite';
-import { digestOf, readDigest, writeDigest } from './fileDigest';
+import { digestNow, digestOf, readDigest, writeDigest } from './fileDigest';
 import { FlushScheduler } from './flushScheduler';
 import { HEADER_BYTES, loadDatabaseFile, nextRevision, readRevision, type LoadedFile } from './loadDatabaseFile';
 import { freshDatabase } from './freshDatabase';
@@ -214,16 +214,18 @@ export class DatabaseFile<Op extends { op: string }> {
 
   /** Loads the file (or starts a fresh database), never throwing for a bad file: it is reported and moved aside. */
   async load(): Promise<void> {
-    let read: ReadResult;
-    try {
-      await this.opts.fs.mkdir(this.opts.dir);
-      read = await this.readFile();
-    } catch (err) {
-      read = { error: err };
+    // Read and checked on this thread: the open waits for the bytes and their digest anyway (see readFileNow).
+    let read = this.readFileNow();
+    if ('missing' in read) {
+      try {
+        await this.opts.fs.mkdir(this.opts.dir);
+      } catch (err) {
+        read = { error: err };
+      }
     }
     if ('missing' in read) return this.install(this.freshDatabase());
     // The bytes this store last wrote need no page-by-page check; anything else does (see fileDigest.ts).
-    const thorough = 'bytes' in read ? !(await this.wroteTheseBytes(read.bytes)) : true;
+    const thorough = 'bytes' in read ? !this.wroteTheseBytes(read.bytes) : true;
     this.openCheck = thorough ? 'pages' : 'digest';
     const loaded = 'bytes' in read ? this.tryLoad(read.bytes, thorough) : { kind: 'corrupt' as const, reason: describeReadError(read) };
     if (loaded.kind === 'ok') return this.adopt(loaded);
@@ -232,9 +234,9 @@ export class DatabaseFile<Op extends { op: string }> {
     this.degrade(loaded.error.message);
   }
 
-  private async wroteTheseBytes(bytes: Uint8Array): Promise<boolean> {
-    const [recorded, actual] = await Promise.all([readDigest(this.opts.fs, this.path), digestOf(bytes).catch(() => undefined)]);
-    return recorded !== undefined && recorded === actual;
+  private wroteTheseBytes(bytes: Uint8Array): boolean {
+    const recorded = readDigest(this.opts.fs, this.path);
+    return recorded !== undefined && recorded === digestNow(bytes);
   }
 
   /** Starts looking for other windows' writes every `pollIntervalMs`. */
@@ -339,7 +341,15 @@ export class DatabaseFile<Op extends { op: string }> {
     try {
       return { bytes: await this.opts.fs.readFile(this.path) };
     } catch (err) {
-      return errorCode(err) === 'ENOENT' ? { missing: true } : { error: err };
+      return readError(err);
+    }
+  }
+
+  private readFileNow(): ReadResult {
+    try {
+      return { bytes: this.opts.fs.readFileNow(this.path) };
+    } catch (err) {
+      return readError(err);
     }
   }
 
@@ -356,6 +366,10 @@ export class DatabaseFile<Op extends { op: string }> {
       }
     }
   }
+}
+
+function readError(err: unknown): ReadResult {
+  return errorCode(err) === 'ENOENT' ? { missing: true } : { error: err };
 }
 
 function describeReadError(read: ReadResult): string {

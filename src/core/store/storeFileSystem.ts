@@ -1,6 +1,6 @@
 // The few file operations the store needs, behind an interface so tests can stop a flush between two steps
 // (a "crash" after the temp file is written but before it is renamed) without touching the real disk layer.
-import { constants } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 
 /**
@@ -9,6 +9,12 @@ import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'no
  */
 export interface StoreFileSystem {
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * The same, synchronously: for opening the store, where nothing goes on until the bytes are there. An async read
+   * of a large file goes through the thread pool in 512 KB pieces (about 25 hand-offs for 10 MB), each of which waits
+   * for a thread when the machine is busy (at VS Code's start-up, or another job on a small machine).
+   */
+  readFileNow(path: string): Uint8Array;
   /** The first `length` bytes (fewer if the file is shorter), or undefined when the file does not exist. */
   readHead(path: string, length: number): Promise<Uint8Array | undefined>;
   /** Size and modification time, or undefined when the file does not exist. */
@@ -28,6 +34,7 @@ export interface StoreFileSystem {
 
 export const nodeStoreFileSystem: StoreFileSystem = {
   readFile: (path) => readFile(path),
+  readFileNow: (path) => readFileSync(path),
   async readHead(path, length) {
     let handle;
     try {
