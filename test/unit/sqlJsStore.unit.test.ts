@@ -4,7 +4,7 @@ import { CHECKPOINT_KEEP } from '../../src/core/store/bounds';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
 import { eachStoreFolder } from '../support/storeFolder';
@@ -234,6 +234,76 @@ describe('SqlJsStore', () => {
       assert.equal(c.openCheck, 'pages');
       assert.equal(c.recentLog(1000).length, 300);
       assert.deepEqual(folder.reports, []);
+    });
+    it('checks every page once any byte differs from what was written, even one no page check would miss', async () => {
+      const a = await openStore({ pruneLog: false });
+      for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
+      a.appendLog({ role: 'user', content: 'the last line, as written' });
+      await a.close();
+      // One byte inside a row's text: the file stays a sound database, so only the digest can tell it changed.
+      const bytes = await readFile(join(folder.dir, 'baton.sqlite'));
+      const at = bytes.lastIndexOf(Buffer.from('as written'));
+      assert.ok(at > 0);
+      bytes[at] = 'A'.charCodeAt(0);
+      await writeFile(join(folder.dir, 'baton.sqlite'), bytes);
+
+      const b = await openStore({ pruneLog: false });
+      assert.equal(b.openCheck, 'pages');
+      assert.equal(b.recentLog(1)[0]?.content, 'the last line, As written');
+      assert.deepEqual(folder.reports, []);
+    });
+
+    it('reads the database and its digest once at open, synchronously, and writes nothing', async () => {
+      const a = await openStore({ pruneLog: false });
+      for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
+      await a.close();
+      const calls: string[] = [];
+      const fs: StoreFileSystem = {
+        ...nodeStoreFileSystem,
+        readFile: (p) => (calls.push(`readFile ${basename(p)}`), nodeStoreFileSystem.readFile(p)),
+        readFileNow: (p) => (calls.push(`readFileNow ${basename(p)}`), nodeStoreFileSystem.readFileNow(p)),
+        mkdir: (d) => (calls.push('mkdir'), nodeStoreFileSystem.mkdir(d)),
+        createFile: (p, d, durable) => (calls.push(`createFile ${basename(p)}`), nodeStoreFileSystem.createFile(p, d, durable)),
+      };
+      const b = await openStore({ pruneLog: false, fs });
+      assert.equal(b.openCheck, 'digest');
+      assert.equal(b.recentLog(1000).length, 300);
+      // An async read of a 10 MB file is ~25 hand-offs to the thread pool, each a wait on a busy machine.
+      assert.deepEqual(calls, ['readFileNow baton.sqlite', 'readFileNow baton.sqlite.digest']);
+    });
+
+    it('a database that cannot be read at open is read again under the lease before anything is moved aside', async () => {
+      const a = await openStore();
+      a.appendLog({ role: 'user', content: 'kept' });
+      await a.close();
+      let failures = 0;
+      const fs: StoreFileSystem = {
+        ...nodeStoreFileSystem,
+        readFileNow: (p) => {
+          if (p.endsWith('baton.sqlite')) {
+            failures++;
+            throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+          }
+          return nodeStoreFileSystem.readFileNow(p);
+        },
+      };
+      const b = await openStore({ fs });
+      assert.equal(failures, 1);
+      assert.deepEqual(
+        b.recentLog(10).map((e) => e.content),
+        ['kept'],
+      );
+      assert.deepEqual(await readdir(folder.dir).then((names) => names.filter((n) => n.includes('corrupt'))), []);
+      assert.deepEqual(folder.reports, []);
+    });
+
+    it('creates its folder when there is none yet', async () => {
+      const dir = join(folder.dir, 'not', 'there');
+      const a = await openStore({ dir });
+      a.setState('k', 'v');
+      await a.close();
+      assert.ok(existsSync(join(dir, 'baton.sqlite')));
+      assert.equal((await openStore({ dir })).getState('k'), 'v');
     });
   });
 
