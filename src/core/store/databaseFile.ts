@@ -216,6 +216,7 @@ export class DatabaseFile<Op extends { op: string }> {
   async load(): Promise<void> {
     // Read and checked on this thread: the open waits for the bytes and their digest anyway (see readFileNow).
     let read = this.readFileNow();
+    // The folder is made only for a first start: one hand-off to the thread pool less on every other open.
     if ('missing' in read) {
       try {
         await this.opts.fs.mkdir(this.opts.dir);

@@ -12,7 +12,7 @@ export interface StoreFileSystem {
   /**
    * The same, synchronously: for opening the store, where nothing goes on until the bytes are there. An async read
    * of a large file goes through the thread pool in 512 KB pieces (about 25 hand-offs for 10 MB), each of which waits
-   * for a thread when the machine is busy (at VS Code's start-up, or another job on a small machine).
+   * for a CPU twice (the pool's thread, then the caller's) when the machine is busy (VS Code's start-up, other jobs).
    */
   readFileNow(path: string): Uint8Array;
   /** The first `length` bytes (fewer if the file is shorter), or undefined when the file does not exist. */
