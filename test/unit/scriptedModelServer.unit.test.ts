@@ -1,52 +1,9 @@
+// The scripted model server the integration tests drive the real runtime against: its fixed endpoints, chat
+// completions and rules (what it records and how it holds a request: scriptedModelServerRecording.unit.test.ts).
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
-import { ScriptedModelServer, UNSCRIPTED_TEXT, type ChatMessage } from '../support/scriptedModelServer';
-
-interface Chunk {
-  object: string;
-  choices: Array<{
-    index: number;
-    delta: { role?: string; content?: string; tool_calls?: Array<{ index: number; id: string; type: string; function: { name: string; arguments: string } }> };
-    finish_reason: string | null;
-  }>;
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-}
-
-function userMsg(text: string): ChatMessage {
-  return { role: 'user', content: `<current_datetime>2025-01-01T00:00:00Z</current_datetime>\n\n${text}` };
-}
-
-async function chat(
-  server: ScriptedModelServer,
-  body: Record<string, unknown>,
-  opts: { path?: string; headers?: Record<string, string> } = {},
-): Promise<Response> {
-  return fetch(server.url + (opts.path ?? '/chat/completions'), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...opts.headers },
-    body: JSON.stringify({ model: 'gpt-4.1', ...body }),
-  });
-}
-
-/** Parses an SSE body into its data payloads; `[DONE]` is kept as the string. */
-async function readSse(res: Response): Promise<Array<Chunk | '[DONE]'>> {
-  assert.equal(res.headers.get('content-type'), 'text/event-stream');
-  const text = await res.text();
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim().length > 0)
-    .map((block) => {
-      assert.ok(block.startsWith('data: '), `not an SSE data line: ${block}`);
-      const data = block.slice('data: '.length);
-      return data === '[DONE]' ? '[DONE]' : (JSON.parse(data) as Chunk);
-    });
-}
-
-async function replyText(server: ScriptedModelServer, prompt: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await chat(server, { messages: [userMsg(prompt)], ...extra });
-  const json = (await res.json()) as { choices: Array<{ message: { content: string } }> };
-  return json.choices[0]!.message.content;
-}
+import { ScriptedModelServer, UNSCRIPTED_TEXT } from '../support/scriptedModelServer';
+import { chat, readSse, replyText, userMsg, type Chunk } from '../support/modelServerClient';
 
 function rawRequest(server: ScriptedModelServer, options: http.RequestOptions): Promise<{ status: number | undefined }> {
   const { port } = new URL(server.url);
@@ -313,106 +270,6 @@ describe('ScriptedModelServer', () => {
       const rule = server.always({}, { text: 'gone soon' });
       rule.remove();
       assert.equal(await replyText(server, 'x'), UNSCRIPTED_TEXT);
-    });
-  });
-
-  describe('recording', () => {
-    it('records method, path, headers, body, session, model, messages and tool names', async () => {
-      server.on({}, { text: 'ok' });
-      await chat(
-        server,
-        {
-          model: 'claude-sonnet-4.5',
-          stream: false,
-          messages: [{ role: 'system', content: 'sys' }, userMsg('record me')],
-          tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }],
-        },
-        { headers: { 'x-client-session-id': 'sess-9', authorization: 'Bearer fake' } },
-      );
-      const [r] = server.chatRequests();
-      assert.ok(r);
-      assert.equal(r.method, 'POST');
-      assert.equal(r.path, '/chat/completions');
-      assert.equal(r.headers.authorization, 'Bearer fake');
-      assert.equal(r.sessionId, 'sess-9');
-      assert.equal(r.model, 'claude-sonnet-4.5');
-      assert.equal(r.stream, false);
-      assert.equal(r.messages.length, 2);
-      assert.equal(r.systemText, 'sys');
-      assert.match(r.lastUserText ?? '', /record me$/);
-      assert.deepEqual(r.tools, ['read_file']);
-      assert.equal((r.body as { model: string }).model, 'claude-sonnet-4.5');
-    });
-
-    it('waitForRequests counts chat requests, and times out with a useful message', async () => {
-      server.always({}, { text: 'ok' });
-      const waiting = server.waitForRequests(2, 2000);
-      await fetch(`${server.url}/models`);
-      await replyText(server, 'a');
-      await replyText(server, 'b');
-      assert.equal((await waiting).length, 2);
-      await assert.rejects(server.waitForRequests(3, 50), /wanted 3, got 2.*GET \/models/);
-    });
-
-    it('reset() forgets rules, recordings and models', async () => {
-      server.always({}, { text: 'old rule' });
-      server.setModels(['x']);
-      await replyText(server, 'a');
-      server.reset();
-      assert.deepEqual(server.requests, []);
-      assert.equal(server.modelIds().length, 4);
-      assert.equal(await replyText(server, 'b'), UNSCRIPTED_TEXT);
-    });
-  });
-
-  describe('hanging', () => {
-    it('hang holds the request until close(), which returns promptly', async () => {
-      server.on({}, { hang: true });
-      const pending = chat(server, { stream: true, messages: [userMsg('x')] });
-      await server.waitForRequests(1, 2000);
-      let settled = false;
-      void pending.then(
-        () => (settled = true),
-        () => (settled = true),
-      );
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(settled, false);
-
-      const started = Date.now();
-      await server.close();
-      assert.ok(Date.now() - started < 1000);
-      await assert.rejects(pending);
-    });
-
-    it('textThenHang streams the text, then stalls until releaseHeld()', async () => {
-      server.on({}, { textThenHang: 'partial ' });
-      const res = await chat(server, { stream: true, messages: [userMsg('x')] });
-      const reader = res.body!.getReader();
-      const first = await reader.read();
-      const text = new TextDecoder().decode(first.value);
-      assert.match(text, /"content":"partial "/);
-      assert.doesNotMatch(text, /\[DONE\]/);
-
-      const next = reader.read();
-      let settled = false;
-      void next.then(
-        () => (settled = true),
-        () => (settled = true),
-      );
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(settled, false);
-      server.releaseHeld();
-      await assert.rejects(next);
-    });
-
-    it('a held delay does not keep close() waiting', async () => {
-      server.on({}, { text: 'never', delayMs: 60_000 });
-      const pending = chat(server, { messages: [userMsg('x')] });
-      await server.waitForRequests(1, 2000);
-      const started = Date.now();
-      await server.close();
-      assert.ok(Date.now() - started < 1000);
-      await assert.rejects(pending);
     });
   });
 });

@@ -7,21 +7,19 @@
 // - the user's side is logged before it is sent, the reply when it settles;
 // - a prompt that may have reached the session is never sent again (see runWithRetries);
 // - a partial reply is kept on stop and on timeout.
-import type { RouteInfo, WorkerResultCard } from '../../shared/protocol';
-import { TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
+import type { WorkerResultCard } from '../../shared/protocol';
+import { TurnCancelledError } from '../copilot/errors';
 import { conversationStateKey, MAIN_CONVERSATION, type LogEntry } from '../store/types';
 import { conversationScope } from '../store/conversationScope';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Compaction, Origin, OrchestratorEvent, OrchestratorEventBody, TurnOptions } from './events';
-import { classifyMessage } from './classifier';
 import { CheckpointWriter } from './checkpoints';
 import { DEFAULT_SUMMARIZE, type SummarizePolicy } from './conversationCompactor';
-import { DriftError } from './driftError';
 import { TurnLifecycle } from './turnLifecycle';
 import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
-import { runWithRetries, type Attempt } from './retries';
+import { runTurn, STATE_ROUTER, type TurnParts } from './runTurn';
 import { ModelRouter, parseRouterState } from './router';
 import type { OrchestratorOptions } from './orchestratorOptions';
 import { orchestratorSpec } from './orchestratorSpec';
@@ -35,10 +33,8 @@ export { TurnError, type TurnHandle } from './turn';
 export type { OrchestratorOptions, OrchestratorSettings } from './orchestratorOptions';
 
 const LOG_SCAN = 200;
-const STATE_ROUTER = 'router_state';
 /** The conversation usage is totalled under (its start time, ISO); New Chat starts another. */
 export const STATE_CONVERSATION = 'usage_conversation';
-const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
 export class Orchestrator {
   private readonly emitter = new Emitter<OrchestratorEvent>();
@@ -56,6 +52,7 @@ export class Orchestrator {
   private readonly checkpoints: CheckpointWriter;
   private readonly outcome: TurnOutcome;
   private readonly lifecycle: TurnLifecycle;
+  private readonly turnParts: TurnParts;
   private disposed = false;
   private readonly disposeReset: () => void;
 
@@ -101,6 +98,15 @@ export class Orchestrator {
       policy: () => this.opts.settings().summarize ?? DEFAULT_SUMMARIZE,
       conversation: () => this.conversation,
     });
+    this.turnParts = {
+      opts,
+      keeper: this.keeper,
+      router: this.router,
+      lifecycle: this.lifecycle,
+      outcome: this.outcome,
+      emit: (e) => this.fire(e),
+      ended: () => (this.current = undefined),
+    };
     // A reset client takes every session with it; the next turn creates or resumes a new one.
     this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());
   }
@@ -326,58 +332,9 @@ export class Orchestrator {
   }
 
   private async processTurn(turn: QueuedTurn): Promise<void> {
-    const { store } = this.opts;
-    const settings = this.opts.settings();
     const abort = new AbortController();
     this.current = { turnId: turn.turnId, abort, origin: turn.origin };
-    this.fire({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
-    turn.markStarted();
-    const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
-    const attempt: Attempt = { text: '', usage: {} };
-    this.opts.toolJournal?.begin(turn.turnId);
-    let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
-    try {
-      // Warlock's order: the session and its drift, the compaction lock, what the turn sends; then routing.
-      await this.lifecycle.load(turn);
-      await this.lifecycle.waitForLock(turn);
-      const prompt = this.lifecycle.window(turn);
-      let classified: string | undefined;
-      route = await this.router.route(turn.prompt, {
-        settings: settings.routing,
-        background: turn.origin.channel === 'background',
-        classify: async (p) => (classified = await classifyMessage(p, settings.routing, this.opts)),
-      });
-      // With routing off the router state never changes: nothing to persist on the hot path.
-      if (settings.routing.auto) store.setState(STATE_ROUTER, JSON.stringify(this.router.current));
-      this.fire({ type: 'turn.routed', turnId: turn.turnId, route, ...(classified ? { classified } : {}) });
-      await runWithRetries(
-        {
-          keeper: this.keeper,
-          sessions: this.opts.sessions,
-          logger: this.opts.logger,
-          emit: (e) => this.fire(e),
-          delays: this.opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
-        },
-        { turnId: turn.turnId, prompt, model: route.model, mayHavePrompt: turn.resend },
-        attempt,
-        abort.signal,
-      );
-      // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
-      if (abort.signal.aborted) throw abort.signal.reason;
-      if (attempt.model) route = { ...route, model: attempt.model };
-      const result = { turnId: turn.turnId, content: attempt.text, status: 'complete' as const, route, usage: attempt.usage };
-      const logId = this.outcome.write(turn, result);
-      clearTimeout(timer);
-      await this.lifecycle.afterSettled(turn.turnId);
-      this.outcome.announce(turn, result, logId);
-    } catch (err) {
-      if (err instanceof DriftError) this.outcome.refused(turn, err);
-      else this.outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);
-    } finally {
-      clearTimeout(timer);
-      this.opts.toolJournal?.end(turn.turnId);
-      this.current = undefined;
-    }
+    await runTurn(this.turnParts, turn, abort);
   }
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */

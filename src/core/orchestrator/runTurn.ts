@@ -1,0 +1,84 @@
+// One turn of a conversation, from the queue handing it over to its outcome written and announced. The Orchestrator
+// keeps what outlives a turn (the queue, the session keeper, the router); this is what happens inside one, in
+// Warlock's order: the session and its drift, the compaction lock, what the turn sends, routing, then the model.
+import type { RouteInfo } from '../../shared/protocol';
+import { TurnTimeoutError } from '../copilot/errors';
+import { classifyMessage } from './classifier';
+import { DriftError } from './driftError';
+import type { OrchestratorEventBody } from './events';
+import type { OrchestratorOptions } from './orchestratorOptions';
+import { runWithRetries, type Attempt } from './retries';
+import type { ModelRouter } from './router';
+import type { SessionKeeper } from './sessionKeeper';
+import type { QueuedTurn } from './turn';
+import type { TurnLifecycle } from './turnLifecycle';
+import type { TurnOutcome } from './turnOutcome';
+
+/** The state key the router's tier is kept under between turns (and restarts). */
+export const STATE_ROUTER = 'router_state';
+const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
+
+export interface TurnParts {
+  /** The conversation's options, its store already scoped to the conversation. */
+  readonly opts: OrchestratorOptions;
+  readonly keeper: SessionKeeper;
+  readonly router: ModelRouter;
+  readonly lifecycle: TurnLifecycle;
+  readonly outcome: TurnOutcome;
+  readonly emit: (event: OrchestratorEventBody) => void;
+  /**
+   * Called as the turn ends, in the same tick as its outcome is announced: whoever awaits the turn's handle finds it
+   * no longer running (the health check, a New Chat asked meanwhile).
+   */
+  readonly ended: () => void;
+}
+
+/**
+ * Runs `turn` to its outcome; `abort` is the turn's own (Stop, the timeout set here, Baton closing). Never throws:
+ * every ending, a refusal for drift included, is written to the log and announced by TurnOutcome.
+ */
+export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortController): Promise<void> {
+  const { opts, keeper, router, lifecycle, outcome, emit } = parts;
+  const settings = opts.settings();
+  emit({ type: 'turn.started', turnId: turn.turnId, origin: turn.origin, logId: turn.logId });
+  turn.markStarted();
+  const timer = setTimeout(() => abort.abort(new TurnTimeoutError(settings.turnTimeoutMs)), settings.turnTimeoutMs);
+  const attempt: Attempt = { text: '', usage: {} };
+  opts.toolJournal?.begin(turn.turnId);
+  let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
+  try {
+    await lifecycle.load(turn);
+    await lifecycle.waitForLock(turn);
+    const prompt = lifecycle.window(turn);
+    let classified: string | undefined;
+    route = await router.route(turn.prompt, {
+      settings: settings.routing,
+      background: turn.origin.channel === 'background',
+      classify: async (p) => (classified = await classifyMessage(p, settings.routing, opts)),
+    });
+    // With routing off the router state never changes: nothing to persist on the hot path.
+    if (settings.routing.auto) opts.store.setState(STATE_ROUTER, JSON.stringify(router.current));
+    emit({ type: 'turn.routed', turnId: turn.turnId, route, ...(classified ? { classified } : {}) });
+    await runWithRetries(
+      { keeper, sessions: opts.sessions, logger: opts.logger, emit, delays: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS },
+      { turnId: turn.turnId, prompt, model: route.model, mayHavePrompt: turn.resend },
+      attempt,
+      abort.signal,
+    );
+    // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
+    if (abort.signal.aborted) throw abort.signal.reason;
+    if (attempt.model) route = { ...route, model: attempt.model };
+    const result = { turnId: turn.turnId, content: attempt.text, status: 'complete' as const, route, usage: attempt.usage };
+    const logId = outcome.write(turn, result);
+    clearTimeout(timer);
+    await lifecycle.afterSettled(turn.turnId);
+    outcome.announce(turn, result, logId);
+  } catch (err) {
+    if (err instanceof DriftError) outcome.refused(turn, err);
+    else outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);
+  } finally {
+    clearTimeout(timer);
+    opts.toolJournal?.end(turn.turnId);
+    parts.ended();
+  }
+}
