@@ -13,7 +13,10 @@ import { median } from './figure';
 /** CPU ms of a process (utime + stime) and of its waited-for children (cutime + cstime), from /proc. */
 function procCpu(pid: number | 'self'): { own: number; children: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const f = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   // utime, stime, cutime, cstime are fields 14–17 of the line; after the command name they start at index 11 (ticks of 10 ms)
   return { own: (f[11]! + f[12]!) * 10, children: (f[13]! + f[14]!) * 10 };
 }
@@ -152,10 +155,20 @@ async function main(): Promise<void> {
       console.log(`\n${s.root} (${rounds} rounds; medians, ms)`);
       console.log('phase'.padEnd(40), 'one'.padStart(8), 'five'.padStart(8));
       for (const k of Object.keys(s.one[0]!))
-        console.log(k.padEnd(40), median(s.one.map((p) => p[k]!)).toFixed(0).padStart(8), median(s.five.map((p) => p[k]!)).toFixed(0).padStart(8));
+        console.log(
+          k.padEnd(40),
+          median(s.one.map((p) => p[k]!))
+            .toFixed(0)
+            .padStart(8),
+          median(s.five.map((p) => p[k]!))
+            .toFixed(0)
+            .padStart(8),
+        );
       const key = 'all results queued (the figure)';
       const ratios = s.five.map((p, i) => p[key]! / s.one[i]![key]!);
-      console.log(`five / one: ${(median(s.five.map((p) => p[key]!)) / median(s.one.map((p) => p[key]!))).toFixed(3)} (median of each round's: ${median(ratios).toFixed(3)})`);
+      console.log(
+        `five / one: ${(median(s.five.map((p) => p[key]!)) / median(s.one.map((p) => p[key]!))).toFixed(3)} (median of each round's: ${median(ratios).toFixed(3)})`,
+      );
     }
   } finally {
     for (const s of sides) await s.close();
