@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineBatonTool, ToolFailure, ToolJournal, type BatonTool } from '../../src/core/copilot/batonTool';
 import type { ToolResultObject } from '../../src/core/copilot/sdkTypes';
 import { fail, Gate, reply, sequence, tool } from '../support/inMemoryAgentSessions';
-import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
+import { unitOrchestrator } from '../support/unitOrchestrator';
 
 function invoke(t: BatonTool, args: unknown, toolCallId: string): Promise<unknown> {
   return Promise.resolve(t.handler!(args, { sessionId: 's', toolCallId, toolName: t.name, arguments: args }));
@@ -130,21 +130,12 @@ describe('defineBatonTool and ToolJournal', () => {
 });
 
 describe('Baton tools in orchestrator turns (in-memory runtime)', () => {
-  let f: UnitCore | undefined;
-
-  afterEach(async () => {
-    if (!f) return;
-    const { sessions } = f;
-    await f.dispose();
-    f = undefined;
-    sessions.assertScriptDone();
-  });
+  const { start } = unitOrchestrator();
 
   const remember = { category: 'fact', content: 'The build uses pnpm' };
 
   it('a memory saved twice in one turn with the same call id is saved once; a new turn runs the tool again', async () => {
-    f = await startUnitCore();
-    const { sessions, core } = f;
+    const { sessions, core } = await start();
     sessions.script(
       'orchestrator',
       sequence(tool('remember', remember, 'call-1'), tool('remember', remember, 'call-1'), reply('saved')),
@@ -163,8 +154,7 @@ describe('Baton tools in orchestrator turns (in-memory runtime)', () => {
   });
 
   it('a worker started inside a turn that the runtime lost is started once when the retried turn asks again', async () => {
-    f = await startUnitCore();
-    const { sessions, core, workDir } = f;
+    const { sessions, core, workDir } = await start();
     const create = { name: 'w1', working_dir: workDir, initial_prompt: 'fix the tests' };
     const workerDone = new Gate();
     sessions.script(
