@@ -21,9 +21,9 @@ const RECOVERY = '[System: Session recovered]';
 /**
  * Shown live, without a reload. By design it takes the writer's flush delay plus the reader's poll (20 + 250 ms here,
  * 250 + 250 ms in VS Code) and a load; the figures are printed after the run. The bound only tells "live" from "never":
- * two shared cores under a parallel test run must not fail it.
+ * two shared cores under a parallel test run must not fail it (2,535 ms at load 19 failed a bound of 2 s).
  */
-const LIVE_MS = 2000;
+const LIVE_MS = 5000;
 
 /** What one window's panel shows, rebuilt from the messages its host posted, as the webview applies them. */
 class Panel {
@@ -241,7 +241,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     );
   });
 
-  it('typed in window 2 runs in window 1’s session (the owner), shows in window 1 within a second, marked; a reload of window 1 continues that session', async () => {
+  it('typed in window 2 runs in window 1’s session (the owner), shows in window 1 live, marked; a reload of window 1 continues that session', async () => {
     server.on({ lastUserIncludes: 'first: remember the number 41' }, { text: 'Noted: 41.' });
     const one = open('one');
     await one.ready();

@@ -10,6 +10,7 @@ import type { ToolResultObject } from '../../src/core/copilot/sdkTypes';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { WorkerError } from '../../src/core/workers/workerPool';
 import { createWorkerTools } from '../../src/core/workers/workerTools';
+import { Gate } from '../support/turnScripts';
 import { waitFor } from '../support/waitFor';
 import { callTool, toolMessages, useWorkerCore } from '../support/workerCore';
 
@@ -27,8 +28,12 @@ describe('workers (real runtime, scripted model, production wiring)', function (
       },
     );
     fx.core.server.on({ lastUserIncludes: '[via panel] fix the jwt bug', afterToolResult: true }, { text: 'On it.' });
-    // The worker takes a while, so the orchestrator's turn provably ends first.
-    fx.core.server.on({ lastUserIncludes: 'TASK-auth' }, { text: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.', delayMs: 400, chunks: 3 });
+    // The worker's reply is held until the orchestrator's turn has ended, so the tool provably returned first.
+    const turnEnded = new Gate();
+    fx.core.server.on(
+      { lastUserIncludes: 'TASK-auth' },
+      { text: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.', after: turnEnded.promise, chunks: 3 },
+    );
     fx.answerResults('auth-fix', 'Your JWT bug is fixed; all 12 tests pass.');
 
     const first = await fx.core.orchestrator.enqueue('fix the jwt bug in my app', { channel: 'panel' }).done;
@@ -43,6 +48,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     );
     assert.match(toolResult[0]!, new RegExp(`^On it — worker 'auth-fix' started in ${fx.project.replace(/[/.]/g, '\\$&')}`));
     assert.equal(fx.core.pool.status('auth-fix').state, 'running');
+    turnEnded.open();
 
     const background = await waitFor('the background turn', () =>
       fx.core.events.find((e): e is Extract<OrchestratorEvent, { type: 'turn.completed' }> => e.type === 'turn.completed' && e.origin.channel === 'background'),
@@ -145,7 +151,8 @@ describe('workers (real runtime, scripted model, production wiring)', function (
   });
 
   it('times out a hanging worker with the actionable message', async () => {
-    fx.core.workerSettings.timeoutMs = 1500;
+    // Long enough for the partial reply to reach the worker first: at load 19 it came after a 1.5 s limit had fired.
+    fx.core.workerSettings.timeoutMs = 5000;
     fx.core.server.on({ lastUserIncludes: 'TASK-slow' }, { textThenHang: 'Starting the migration…' });
     fx.answerResults('slow', 'The migration worker timed out.');
     const started = Date.now();
@@ -154,11 +161,11 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     const elapsed = Date.now() - started;
     // Not before its limit; the upper bound only says the timeout fired, not the test's own (starting a worker on a
     // loaded machine took 7 s once, so a tighter bound failed there). The message's own figure is checked below.
-    assert.ok(elapsed >= 1500 && elapsed < 30_000, `timed out after ${elapsed} ms`);
+    assert.ok(elapsed >= 5000 && elapsed < 30_000, `timed out after ${elapsed} ms`);
     const { text } = fx.delivered()[0]!;
     assert.match(
       text,
-      /^\[Background task completed\] Worker 'slow' timed out after 1\.\ds \(limit: 1\.5s\)\. Raise baton\.workers\.timeoutMs to allow more time\./,
+      /^\[Background task completed\] Worker 'slow' timed out after \d+(\.\d)?s \(limit: 5s\)\. Raise baton\.workers\.timeoutMs to allow more time\./,
     );
     assert.match(text, /Output so far:\n\n<worker-output>\nStarting the migration…\n<\/worker-output>/);
     assert.equal(fx.core.pool.status('slow').state, 'timed_out');

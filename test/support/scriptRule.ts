@@ -30,6 +30,11 @@ export interface Usage {
 interface Timing {
   /** Wait this long before answering at all. */
   delayMs?: number;
+  /**
+   * Answer only once this settles: an order the test sets (a worker's reply held until the orchestrator's turn has
+   * ended), where a delay would only make one order likely. Released by close()/reset()/releaseHeld() like a hang.
+   */
+  after?: Promise<unknown>;
 }
 
 export type ScriptedResponse =

@@ -300,6 +300,7 @@ export class ScriptedModelServer {
     res.on('error', () => undefined);
 
     if (response.delayMs) await sleep(response.delayMs, signal);
+    if (response.after) await settledOrAborted(response.after, signal);
     if (signal.aborted || res.destroyed) return;
 
     if ('hang' in response) return; // held until close()/reset()/releaseHeld()
@@ -384,5 +385,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', done);
       resolve();
     }
+  });
+}
+
+/** Resolves when `promise` settles (either way) or `signal` aborts, whichever comes first. */
+function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    promise.then(done, done);
   });
 }

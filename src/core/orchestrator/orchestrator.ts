@@ -331,10 +331,12 @@ export class Orchestrator {
     return this.queue.first(fn);
   }
 
-  private async processTurn(turn: QueuedTurn): Promise<void> {
+  // runTurn's own promise, not one awaiting it: the queue goes idle in the same tick as before the split, right after
+  // the turn's outcome was announced (an extra await let the panel's last state read busy after the reply ended).
+  private processTurn(turn: QueuedTurn): Promise<void> {
     const abort = new AbortController();
     this.current = { turnId: turn.turnId, abort, origin: turn.origin };
-    await runTurn(this.turnParts, turn, abort);
+    return runTurn(this.turnParts, turn, abort);
   }
 
   /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
