@@ -2,12 +2,13 @@
 // with Chromium tracing on, and breaks the longest main-thread tasks of each stream down by kind (thread time of the
 // renderer's main thread, which other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceStream.ts [runs] [--base DIR]... [--only NAME] [--top N] [--tree [--tree-all]]
-//     [--light] [--invalidations [--raw]]
+//   node --import tsx bench/traceStream.ts [runs] [--base DIR]... [--only NAME] [--pathological] [--top N]
+//     [--tree [--tree-all]] [--light] [--invalidations [--raw]]
 //
 // --base DIR: also builds DIR's webview/ (a `git archive` of main with node_modules linked) and takes turns streaming
 // with each build, so before and after are compared in one run on the same machine load; each build's stream is
-// checked against its own one-shot render. --tree prints the events of each stream's longest task (--tree-all: of
+// checked against its own one-shot render. --pathological adds the panel bench's 24 pathological replies (pick one
+// with --only). --tree prints the events of each stream's longest task (--tree-all: of
 // each of the top N). --light traces fewer categories (the kinds, without the tree's detail). --invalidations adds
 // Chromium's invalidation tracking: what invalidated style and layout in the top tasks, and how many elements style
 // invalidation visited over the whole stream (--raw: each invalidation scheduled, with its script stack). Each stream
@@ -22,7 +23,7 @@ import { buildWebview, HIGHLIGHTER_LOADED, launchChromium, openWebviewPage, wait
 import { median } from './figure';
 import { benchAnswer, cutIntoDeltas } from './panelContent';
 import { STREAM_DRIVER } from './panelDrivers';
-import { longListInputs } from './pathologicalInputs';
+import { longListInputs, pathologicalInputs } from './pathologicalInputs';
 import type { TraceEvent } from './traceOpen';
 
 const EMPTY: Snapshot = { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
@@ -230,7 +231,12 @@ async function main(): Promise<void> {
     }
   const answer = benchAnswer();
   const inputs = [
-    ...longListInputs(100_000).map((input) => ({ name: input.name, deltas: cutIntoDeltas(input.text, 500, 3), text: input.text })),
+    // --pathological: the panel bench's 24 pathological replies too, streamed as it streams them (500 deltas).
+    ...[...longListInputs(100_000), ...(args.includes('--pathological') ? pathologicalInputs(100_000) : [])].map((input) => ({
+      name: input.name,
+      deltas: cutIntoDeltas(input.text, 500, 3),
+      text: input.text,
+    })),
     { name: 'prose, 10k deltas', deltas: cutIntoDeltas(answer, 10_000), text: answer },
   ].filter((input) => input.name.includes(only));
   const browser = await launchChromium();

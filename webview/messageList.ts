@@ -5,6 +5,8 @@
 //   viewport; older shells are mounted above them a chunk per frame, and each is rendered when it comes near the
 //   viewport. CSS content-visibility:auto, with a height estimate, keeps shells that are off screen from being laid
 //   out or painted. So first paint does not grow with the history.
+// - The messages either side of the viewport are also rendered in idle time (renderAhead.ts), so a scroll finds them
+//   rendered.
 // - Messages are mounted in groups of GROUP (messageGroups.ts); a group, not each message, carries
 //   content-visibility:auto with the sum of its members' estimates, so the browser checks about 40 groups against the
 //   viewport each frame of a scroll, and the messages of the one or two groups on screen, not a thousand messages
@@ -15,6 +17,7 @@ import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageGroups } from './messageGroups';
 import { MessageView, type Post } from './messageView';
+import { RenderAhead } from './renderAhead';
 import { beforeSlices } from './slicedRender';
 import { StreamBudget } from './streamBudget';
 
@@ -28,14 +31,6 @@ const OLDER_CHUNK = 200;
 const RENDER_AHEAD = 1200;
 /** Work per frame for mounting and rendering older messages; leaves the rest of the 16 ms frame to the browser. */
 const FRAME_BUDGET_MS = 8;
-/**
- * Messages either side of the one at the top of the viewport that are rendered ahead in idle time, so that a scroll
- * finds them rendered and no frame of it has to render one on demand (issue 22). 25 is about 30 frames of the bench's
- * scroll (600 px a frame); a render of one of them takes 1–6 ms.
- */
-const IDLE_AHEAD = 25;
-/** The least idle time, in ms, in which a render ahead is begun: less is too near the next frame. */
-const IDLE_MIN_MS = 4;
 
 export interface MessageListHooks {
   /** A message finished (streaming ended, or a complete one arrived): a moment to announce it. */
@@ -69,10 +64,11 @@ export class MessageList {
   /** The frame after a snapshot only paints it: older shells and renders ahead wait for the next one. */
   private paintFirst = false;
   private following = true;
-  /** The index of the message at the top of the viewport at the last viewport check; -1 before the first. */
-  private atTop = -1;
-  /** A requestIdleCallback handle while renders ahead are due. */
-  private idle = 0;
+  /** The messages either side of the viewport, rendered in idle time so that a scroll finds them rendered. */
+  private readonly ahead = new RenderAhead({
+    mounted: (i) => (i >= this.mountedFrom && i < this.order.length ? this.order[i] : undefined),
+    taken: (view) => this.lazy.delete(view),
+  });
   /** Set by keepInView: the view does not follow the bottom until the conversation grows. */
   private holding = false;
   /** The scrollTop keepInView left: its own scroll event is not the user leaving the bottom. */
@@ -125,7 +121,7 @@ export class MessageList {
   reset(messages: ChatMessage[], restore?: { scrollTop?: number; pinned?: boolean }): void {
     this.dirty.clear();
     this.lazy.clear();
-    this.atTop = -1;
+    this.ahead.reset();
 
     // Measured before the new DOM goes in, so this forces no layout of it.
     const viewport = this.scroller.clientHeight || window.innerHeight || 800;
@@ -323,37 +319,7 @@ export class MessageList {
     const box = this.scroller.getBoundingClientRect();
     const near = this.groups.unrenderedWithin(order, mountedFrom, box.top - RENDER_AHEAD, box.bottom + RENDER_AHEAD);
     for (let i = near.length - 1; i >= 0; i--) this.lazy.add(near[i]!);
-    this.atTop = this.groups.firstMessageReaching(order, mountedFrom, box.top);
-    if (!this.idle) this.idle = requestIdleCallback((deadline) => this.renderAhead(deadline));
-  }
-
-  /**
-   * Renders the unrendered messages within IDLE_AHEAD of the viewport's, nearest first (older before newer at the
-   * same distance: a scroll back through the history goes up), while the idle period has IDLE_MIN_MS left. Each
-   * render takes at most what is left of it (a long one goes on in slices, as a render in a frame does); what the
-   * idle time did not reach is rendered as before, in the list's frame, when the scroll comes near it.
-   */
-  private renderAhead(deadline: IdleDeadline): void {
-    this.idle = 0;
-    let next = this.nextAhead();
-    while (next && deadline.timeRemaining() >= IDLE_MIN_MS) {
-      this.lazy.delete(next);
-      next.render(false, performance.now() + deadline.timeRemaining());
-      next = this.nextAhead();
-    }
-    if (next) this.idle = requestIdleCallback((d) => this.renderAhead(d));
-  }
-
-  private nextAhead(): MessageView | undefined {
-    const { order, mountedFrom, atTop } = this;
-    if (atTop < 0) return undefined;
-    for (let d = 0; d <= IDLE_AHEAD; d++) {
-      for (const i of [atTop - d, atTop + d]) {
-        const view = i >= mountedFrom && i < order.length ? order[i]! : undefined;
-        if (view && !view.isRendered) return view;
-      }
-    }
-    return undefined;
+    this.ahead.around(this.groups.firstMessageReaching(order, mountedFrom, box.top));
   }
 
   private restoreScroll(scrollTop: number): void {

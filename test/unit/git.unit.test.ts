@@ -1,7 +1,7 @@
 // The git seam's parsers and typed failures (GitError kinds), plus repoKey. Parsers are fed git's
 // documented output formats; the failure cases run real git (or none at all).
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplyConflict, describeSummary } from '../../src/core/changes/changeSet';
@@ -117,6 +117,32 @@ describe('git seam', () => {
         () => small.run(['rev-parse', '--show-toplevel'], { cwd: dir }),
         (err: unknown) => err instanceof GitError && err.kind === 'output-too-large',
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers repoRoot outside any repository without starting git, and asks git wherever a .git may be above', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-git-unit-')));
+    try {
+      const sub = join(dir, 'repo', 'sub');
+      mkdirSync(sub, { recursive: true });
+      // No git to start at all: a folder with no .git in it or above it is still known to be outside a repository.
+      const noGit = new Git({ gitPath: join(tmpdir(), 'no-such-git-binary') });
+      assert.equal(await noGit.repoRoot(sub), undefined);
+      // A caller's GIT_DIR points git elsewhere: only git can answer then.
+      await assert.rejects(
+        () => new Git({ gitPath: join(tmpdir(), 'no-such-git-binary'), env: { GIT_DIR: join(dir, 'elsewhere.git') } }).repoRoot(sub),
+        (err: unknown) => err instanceof GitError && err.kind === 'not-installed',
+      );
+      const git = testGit();
+      await git.run(['init', '-q', '-b', 'main'], { cwd: join(dir, 'repo') });
+      // With a .git above, git is asked (and the one that is missing says so).
+      await assert.rejects(
+        () => noGit.repoRoot(sub),
+        (err: unknown) => err instanceof GitError && err.kind === 'not-installed',
+      );
+      assert.equal(await git.repoRoot(sub), join(dir, 'repo'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -102,6 +102,27 @@ describe('ScriptedModelServer recording and holding', () => {
       await assert.rejects(next);
     });
 
+    it('after answers only once its promise settles, and close() does not wait for one that never does', async () => {
+      let open!: () => void;
+      server.on({ lastUserIncludes: 'gated' }, { text: 'released', after: new Promise<void>((r) => (open = r)) });
+      server.on({ lastUserIncludes: 'never' }, { text: 'never', after: new Promise<void>(() => undefined) });
+      let answered: string | undefined;
+      const gated = replyText(server, 'gated').then((t) => (answered = t));
+      await server.waitForRequests(1, 2000);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(answered, undefined, 'held while the promise is pending');
+      open();
+      await gated;
+      assert.equal(answered, 'released');
+
+      const pending = chat(server, { messages: [userMsg('never')] });
+      await server.waitForRequests(2, 2000);
+      const started = Date.now();
+      await server.close();
+      assert.ok(Date.now() - started < 1000);
+      await assert.rejects(pending);
+    });
+
     it('a held delay does not keep close() waiting', async () => {
       server.on({}, { text: 'never', delayMs: 60_000 });
       const pending = chat(server, { messages: [userMsg('x')] });

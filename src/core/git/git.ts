@@ -7,8 +7,8 @@
 // - the environment is the caller's minus the variables that would point git at another repository
 //   (GIT_DIR & co., set when VS Code itself was started from a git hook).
 import { execFile, spawn } from 'node:child_process';
-import { realpath, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 /** Why a git call failed: `not-installed` (no git on PATH), `failed` (non-zero exit), `timeout`, `output-too-large`. */
 export type GitErrorKind = 'not-installed' | 'failed' | 'timeout' | 'output-too-large';
@@ -99,6 +99,8 @@ export class Git {
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly maxBuffer: number;
   private readonly timeoutMs: number;
+  /** The caller's own env points git at a repository (GIT_DIR & co.): git alone can say where the work tree is. */
+  private readonly redirected: boolean;
 
   constructor(opts: GitOptions = {}) {
     this.gitPath = opts.gitPath ?? 'git';
@@ -109,6 +111,7 @@ export class Git {
     // Never wait for a password prompt nobody can see; never take index.lock for a read-only status
     // (the user's own git commands would otherwise fail with "index.lock exists" while we look).
     this.baseEnv = { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env };
+    this.redirected = REDIRECTING_ENV.some((k) => this.baseEnv[k] !== undefined);
   }
 
   /** Runs git and returns stdout as text; throws GitError on any failure. */
@@ -179,6 +182,11 @@ export class Git {
   async repoRoot(dir: string): Promise<string | undefined> {
     // A missing cwd makes spawn fail with ENOENT, which would read as "git is not installed".
     if (!(await isDirectory(dir))) return undefined;
+    // git finds a work tree only through a `.git` (folder or file) in the folder or above it, once the variables that
+    // point it elsewhere are gone from its environment: without one the answer is known without starting git. A start
+    // blocks this thread until git runs (10–50 ms each on a loaded machine, measured), so five workers placed at once
+    // in a folder outside any repository waited for each other's git here (docs/performance.md, note ⁹).
+    if (!this.redirected && !(await gitEntryAbove(await realpath(dir)))) return undefined;
     try {
       const top = (await this.run(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
       return top ? await realpath(top) : undefined;
@@ -355,6 +363,25 @@ export function parseWorktreeList(out: string): WorktreeEntry[] {
   }
   if (cur) list.push(cur);
   return list;
+}
+
+/** Whether `dir` (a real path) or a folder above it may hold a `.git`: false only when none of them does. */
+async function gitEntryAbove(dir: string): Promise<boolean> {
+  const dirs: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    dirs.push(d);
+    if (dirname(d) === d) break;
+  }
+  const found = await Promise.all(
+    dirs.map((d) =>
+      lstat(join(d, '.git')).then(
+        () => true,
+        // A folder that cannot be read may hold one: git decides then.
+        (err: NodeJS.ErrnoException) => err.code !== 'ENOENT' && err.code !== 'ENOTDIR',
+      ),
+    ),
+  );
+  return found.includes(true);
 }
 
 async function isDirectory(dir: string): Promise<boolean> {

@@ -40,10 +40,14 @@ export function expandHome(p: string, homeDir: string): string {
  */
 export function realpathNearest(p: string, depth = 0): string {
   const abs = path.resolve(p);
-  try {
-    return fs.realpathSync.native(abs);
-  } catch {
-    // missing (or unreadable): resolve what exists
+  // Most protected paths do not exist: asked first without an exception (a thrown fs error costs more than the
+  // call), since a worker's start builds this set several times (docs/performance.md, note ⁹).
+  if (fs.existsSync(abs)) {
+    try {
+      return fs.realpathSync.native(abs);
+    } catch {
+      // gone since, or unreadable: resolve what exists
+    }
   }
   const parent = path.dirname(abs);
   if (parent === abs) return abs;
@@ -51,11 +55,11 @@ export function realpathNearest(p: string, depth = 0): string {
   const here = path.join(realParent, path.basename(abs));
   if (depth < 40) {
     try {
-      if (fs.lstatSync(here).isSymbolicLink()) {
+      if (fs.lstatSync(here, { throwIfNoEntry: false })?.isSymbolicLink()) {
         return realpathNearest(path.resolve(realParent, fs.readlinkSync(here)), depth + 1);
       }
     } catch {
-      // does not exist at all: the joined path is the answer
+      // unreadable: the joined path is the answer
     }
   }
   return here;
