@@ -28,11 +28,12 @@ describe('workers (real runtime, scripted model, production wiring)', function (
       },
     );
     fx.core.server.on({ lastUserIncludes: '[via panel] fix the jwt bug', afterToolResult: true }, { text: 'On it.' });
-    // The worker's reply is held until the orchestrator's turn has ended, so the tool provably returned first.
+    // The worker's reply is held until the orchestrator's turn has ended, so the tool provably returned first, and for
+    // 400 ms at least, the least its result card's duration can read.
     const turnEnded = new Gate();
     fx.core.server.on(
       { lastUserIncludes: 'TASK-auth' },
-      { text: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.', after: turnEnded.promise, chunks: 3 },
+      { text: 'Fixed the expiry check in auth.ts.\nAll 12 tests pass.', delayMs: 400, after: turnEnded.promise, chunks: 3 },
     );
     fx.answerResults('auth-fix', 'Your JWT bug is fixed; all 12 tests pass.');
 
