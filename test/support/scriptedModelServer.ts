@@ -31,6 +31,7 @@ import { trackServer } from './leaks';
 import { classify, isChat, readBody, recordRequest, type RecordedRequest, type RequestKind } from './recordedRequest';
 import { answerMcp, type McpToolSpec } from './scriptedMcpEndpoint';
 import { ScriptRule, type MatchSpec, type ScriptedResponse, type ToolCallSpec } from './scriptRule';
+import { settledOrAborted, sleep } from './abortableWaits';
 
 // The split-out modules' exports, re-exported so every test keeps importing from this one file.
 export { DEFAULT_MODELS, type ModelSpec } from './chatCompletionsWire';
@@ -371,32 +372,4 @@ export class ScriptedModelServer {
     this.waiters = [];
     for (const w of waiters) w();
   }
-}
-
-// ---- helpers -----------------------------------------------------------------------------------------------------
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
-
-/** Resolves when `promise` settles (either way) or `signal` aborts, whichever comes first. */
-function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    promise.then(done, done);
-  });
 }
