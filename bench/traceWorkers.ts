@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { median } from './figure';
+import { scriptSmallWorkerTask } from './smallWorkerTask';
 
 /** CPU ms of a process (utime + stime) and of its waited-for children (cutime + cstime), from /proc. */
 function procCpu(pid: number | 'self'): { own: number; children: number } {
@@ -40,15 +41,7 @@ async function side(root: string): Promise<{ run: (count: number) => Promise<Pha
   const project = join(core.home, 'project');
   await mkdir(project, { recursive: true });
   await writeFile(join(project, 'README.md'), '# bench\n');
-  server.always(
-    { lastUserIncludes: 'TASK', afterToolResult: false },
-    { toolCalls: [{ name: 'view', arguments: { path: join(project, 'README.md') } }], delayMs: 150 },
-  );
-  server.always(
-    { lastUserIncludes: 'TASK', afterToolResult: true },
-    { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 },
-  );
-  server.always({ lastUserIncludes: '[Background task completed]' }, { text: 'Noted.' });
+  scriptSmallWorkerTask(server, project);
   const traces = new Map<string, Trace>();
   // create()'s steps, timed where the pool calls them: its placement and its session (made, then its sandbox applied).
   const steps: Array<{ what: string; from: number; to: number }> = [];

@@ -10,6 +10,7 @@ import { CopilotClient, hermeticEnv, type CopilotClientInstance } from '../test/
 import { startCore, type CoreFixture } from '../test/support/orchestratorFixture';
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
+import { scriptSmallWorkerTask } from './smallWorkerTask';
 
 const ENV_DIRS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'GH_CONFIG_DIR', 'TMPDIR', 'COPILOT_HOME'];
 const MB = 1024 * 1024;
@@ -99,17 +100,7 @@ async function benchMemory(server: ScriptedModelServer, root: string): Promise<B
 
 async function benchConcurrency(server: ScriptedModelServer, rounds: number): Promise<BenchFigure[]> {
   const { core, project } = await batonWithProject(server);
-  // A realistic small task: a tool round trip (read a file) then a streamed summary, with model latency.
-  server.always(
-    { lastUserIncludes: 'TASK', afterToolResult: false },
-    { toolCalls: [{ name: 'view', arguments: { path: join(project, 'README.md') } }], delayMs: 150 },
-  );
-  server.always(
-    { lastUserIncludes: 'TASK', afterToolResult: true },
-    { text: 'Read the README.\nNothing to change.', delayMs: 150, chunks: 5, chunkDelayMs: 20 },
-  );
-  // Each result becomes an orchestrator turn, as in the extension; it is answered at once.
-  server.always({ lastUserIncludes: '[Background task completed]' }, { text: 'Noted.' });
+  scriptSmallWorkerTask(server, project);
   const pool = core.pool;
   let n = 0;
   // Timed from create to the result handed to the orchestrator; the orchestrator's turns for the
