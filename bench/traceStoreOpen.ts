@@ -4,21 +4,19 @@
 // With --fresh N, each open is instead the first in a new process, as an extension host's is (after sql.js is loaded).
 // `node --import tsx bench/traceStoreOpen.ts [--no-flushes] [--opens N] [--fresh N]`
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { loadSqlJs } from '../src/core/store/loadSqlJs';
 import { SqlJsStore } from '../src/core/store/sqlJsStore';
 import { nodeStoreFileSystem } from '../src/core/store/storeFileSystem';
 import { digestNow } from '../src/core/store/fileDigest';
+import { seeded, withDir } from './store.bench';
 
 const args = process.argv.slice(2);
 const opens = Number(args[args.indexOf('--opens') + 1] || 5) || 5;
 const flushes = !args.includes('--no-flushes');
 const fresh = args.includes('--fresh') ? Number(args[args.indexOf('--fresh') + 1]) || 5 : 0;
 const child = args.includes('--child') ? args[args.indexOf('--child') + 1] : undefined;
-const TEXT = 'The auth service validates the JWT, then looks the session up in Redis; expiry is checked twice. '.repeat(2);
 
 function meminfo(): string {
   const text = readFileSync('/proc/meminfo', 'utf8');
@@ -34,7 +32,7 @@ function vmrss(): string {
 /** utime+stime in clock ticks for every thread, by tid (name). */
 function threads(): Map<string, number> {
   const out = new Map<string, number>();
-  for (const tid of require('node:fs').readdirSync('/proc/self/task') as string[]) {
+  for (const tid of readdirSync('/proc/self/task')) {
     try {
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
       const name = /\((.*)\)/.exec(stat)?.[1] ?? '?';
@@ -54,22 +52,6 @@ function threadDelta(before: Map<string, number>, after: Map<string, number>): s
     if (d > 0) parts.push(`${k}+${d * 10}ms`);
   }
   return parts.join(' ') || '-';
-}
-
-async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'baton-trace-store-'));
-  try {
-    return await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function seeded(dir: string, rows: number, content = TEXT): Promise<SqlJsStore> {
-  const store = await SqlJsStore.open({ dir, pruneLog: false, pollIntervalMs: 0, flushDelayMs: 60_000, onReport: () => undefined });
-  for (let i = 0; i < rows; i++) store.appendLog({ role: i % 2 ? 'assistant' : 'user', content, source: 'panel', status: 'complete' });
-  await store.flush();
-  return store;
 }
 
 /** One open in this process, of the file in `dir`: its time, its read's and its faults. */
@@ -135,7 +117,15 @@ async function main(): Promise<void> {
     console.log(`file ${(size / 2 ** 20).toFixed(1)} MB; ${meminfo()} ${vmrss()}`);
     for (let i = 0; i < opens; i++) {
       let readMs = 0;
-      const fs = { ...nodeStoreFileSystem, readFileNow: (p: string) => { const t = performance.now(); const b = nodeStoreFileSystem.readFileNow(p); readMs += performance.now() - t; return b; } };
+      const fs = {
+        ...nodeStoreFileSystem,
+        readFileNow: (p: string) => {
+          const t = performance.now();
+          const b = nodeStoreFileSystem.readFileNow(p);
+          readMs += performance.now() - t;
+          return b;
+        },
+      };
       const mem = meminfo();
       const f0 = process.resourceUsage().minorPageFault;
       const th0 = threads();
@@ -155,7 +145,7 @@ async function main(): Promise<void> {
       const t3 = performance.now();
       const f2 = process.resourceUsage().minorPageFault;
       console.log(
-        `open ${openMs.toFixed(1)} ms (read ${readMs.toFixed(1)}) faults ${f1 - f0} cpu ${(cpu.user / 1000).toFixed(0)}+${(cpu.system / 1000).toFixed(0)} ms; alone: read ${(t2 - t1).toFixed(1)} hash ${(t3 - t2).toFixed(1)} faults ${f2 - f1}; before: ${mem}; ${vmrss()}; threads ${threadDelta(th0, th1)}`,
+        `open ${openMs.toFixed(1)} ms (read ${readMs.toFixed(1)}) faults ${f1 - f0} cpu ${(cpu.user / 1000).toFixed(0)}+${(cpu.system / 1000).toFixed(0)} ms; readFileSync then hash: read ${(t2 - t1).toFixed(1)} hash ${(t3 - t2).toFixed(1)} faults ${f2 - f1}; before: ${mem}; ${vmrss()}; threads ${threadDelta(th0, th1)}`,
       );
     }
   });
