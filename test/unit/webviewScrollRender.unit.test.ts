@@ -30,6 +30,9 @@ const SCROLL = String.raw`(async function (step) {
   var look = function () {
     var box = s.getBoundingClientRect();
     document.querySelectorAll('[data-testid="message"]').forEach(function (el) {
+      // Inside a group off screen, a box is where the message would be laid out, not what is painted (see MOUNTED).
+      var g = el.parentElement.getBoundingClientRect();
+      if (g.bottom <= box.top || g.top >= box.bottom) return;
       var r = el.getBoundingClientRect();
       if (r.bottom <= box.top || r.top >= box.bottom) return;
       var body = el.querySelector('.message-body');
@@ -53,12 +56,21 @@ const SCROLL = String.raw`(async function (step) {
 })`;
 
 // Each mounted message's index, whether it is rendered and busy, and how far its box is from the viewport (0: on screen).
+// A group off screen is skipped (content-visibility: auto) at the size it had when last laid out, and a box read inside
+// it lays its messages out where they would be, which can overflow the group onto the viewport while none of it is
+// painted (seen under load: a message of such a group "on screen" beside the one really there). So a message in a
+// group off screen is as far away as its group plus its distance inside the group's content: from the group's top for
+// a group below (where the content starts), from the end of its content for a group above.
 const MOUNTED = String.raw`(function () {
   var box = document.querySelector('.scroller').getBoundingClientRect();
+  var awayOf = function (r) { return r.bottom <= box.top ? box.top - r.bottom : r.top >= box.bottom ? r.top - box.bottom : 0; };
   return Array.prototype.map.call(document.querySelectorAll('[data-testid="message"]'), function (el, i) {
-    var r = el.getBoundingClientRect();
-    var away = r.bottom <= box.top ? box.top - r.bottom : r.top >= box.bottom ? r.top - box.bottom : 0;
-    return { id: el.dataset.id, index: i, rendered: el.hasAttribute('data-rendered'), busy: !!el.querySelector('.message-body[aria-busy]'), away: away, above: r.bottom <= box.top };
+    var group = el.parentElement, g = group.getBoundingClientRect(), r = el.getBoundingClientRect();
+    var away = awayOf(g), above = g.bottom <= box.top;
+    if (away === 0) { away = awayOf(r); above = r.bottom <= box.top; }
+    else if (above) away += Math.max(0, group.lastElementChild.getBoundingClientRect().bottom - r.bottom);
+    else away += Math.max(0, r.top - g.top);
+    return { id: el.dataset.id, index: i, rendered: el.hasAttribute('data-rendered'), busy: !!el.querySelector('.message-body[aria-busy]'), away: away, above: above };
   });
 })()`;
 
