@@ -2,14 +2,14 @@
 // breaks the time from navigation to the first paint down by phase (thread time of the renderer's main thread, which
 // other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--requested] [--unhinted] [--first-page]
+//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--requested] [--hinted] [--first-page]
 //                                        [--round-trip] [--replies-in-init-script] [--untraced | --tree | --js --readable]
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
 // base's files are written into its page, as the extension serves it (a base from before the code highlighter's own
 // bundle has highlight.js in its one bundle). --requested also opens this build that
-// way; --unhinted opens it written into the page without the compile hint. Each open's resource timings (the HTML, and
+// way; --hinted opens it written into the page with the compile hint the bundle shipped with before. Each open's resource timings (the HTML, and
 // the files when requested) are reported beside the trace. --round-trip answers `ready` from this process.
 // --replies-in-init-script also opens this build with the stub's answer to `ready` written into its init script, as the
 // bench's page had it before (the browser evaluates that script before the page: what it charged the first paint). --tree prints each open's main-thread events;
@@ -336,8 +336,8 @@ async function main(): Promise<void> {
   if (args.includes('--replies-in-init-script')) builds.push(['replies in init script', own, 'inline', true]);
   // --requested: the same build, its files requested by the page as before they were written into it.
   if (args.includes('--requested')) builds.push(['files requested', own, 'requested']);
-  // --unhinted: written into the page without V8's compile hint (an inline script is compiled on the main thread).
-  if (args.includes('--unhinted')) builds.push(['inline, no hint', await buildWebview({ readable, compileHint: false }), 'inline']);
+  // --hinted: written into the page with V8's compile hint, as the bundle shipped before (every function compiled at once).
+  if (args.includes('--hinted')) builds.push(['inline, hinted', await buildWebview({ readable, compileHint: true }), 'inline']);
   const opts: TraceOptions = {
     firstPage: args.includes('--first-page'),
     tree: args.includes('--tree'),
@@ -349,7 +349,8 @@ async function main(): Promise<void> {
     if (args[i] === '--base' || args[i] === '--base-unhinted')
       builds.push([
         `${args[i + 1]!.replace(/^.*\//, '')}${args[i] === '--base' ? '' : ' (no hint)'}`,
-        await buildWebview({ readable, root: args[i + 1]!, compileHint: args[i] === '--base' }),
+        // --base: as that checkout ships it, with the compile hint if its esbuild.mjs has it.
+        await buildWebview({ readable, root: args[i + 1]!, ...(args[i] === '--base' ? {} : { compileHint: false }) }),
         'inline',
       ]);
   }
