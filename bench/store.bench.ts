@@ -7,9 +7,9 @@ import { loadSqlJs } from '../src/core/store/loadSqlJs';
 import { SqlJsStore, type FlushStats } from '../src/core/store/sqlJsStore';
 import { median, type BenchFigure } from './figure';
 
-const TEXT = 'The auth service validates the JWT, then looks the session up in Redis; expiry is checked twice. '.repeat(2); // ~200 chars
+export const TEXT = 'The auth service validates the JWT, then looks the session up in Redis; expiry is checked twice. '.repeat(2); // ~200 chars
 
-async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+export async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'baton-bench-store-'));
   try {
     return await run(dir);
@@ -19,7 +19,7 @@ async function withDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
 }
 
 /** A store holding `rows` log rows (pruning off, so the benchmark can go past 200). */
-async function seeded(dir: string, rows: number, content = TEXT, onFlush?: (f: FlushStats) => void): Promise<SqlJsStore> {
+export async function seeded(dir: string, rows: number, content = TEXT, onFlush?: (f: FlushStats) => void): Promise<SqlJsStore> {
   const store = await SqlJsStore.open({ dir, pruneLog: false, pollIntervalMs: 0, flushDelayMs: 60_000, onReport: () => undefined, onFlush });
   for (let i = 0; i < rows; i++) store.appendLog({ role: i % 2 ? 'assistant' : 'user', content, source: 'panel', status: 'complete' });
   await store.flush();

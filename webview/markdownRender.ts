@@ -90,37 +90,49 @@ export function columnNote(hidden: number): string {
   return `<p class="md-note">${countText(hidden)} more column${hidden === 1 ? '' : 's'} not shown</p>\n`;
 }
 
-function capColumns(state: StateCore): void {
-  if (!state.tokens.some((t) => t.type === 'table_open')) return;
-  const out: StateCore['tokens'] = [];
-  let column = 0;
-  let hidden = 0;
-  let skipUntil = '';
-  for (const token of state.tokens) {
-    if (skipUntil) {
-      if (token.type === skipUntil) skipUntil = '';
-      continue;
+/**
+ * markdown-it's block state, except that a table's cells past MAX_COLUMNS are never made into tokens: the table rule
+ * pushes every cell of every row (tokens later dropped cost 6,000 objects and their collection for the bench's
+ * 1,000-column table, 10 ms of script in its frame, traced), so its pushes are filtered as they come. The table rule
+ * is the only one that sets parentType 'table', and it parses nothing else while it does (its terminator checks are
+ * silent), so every push in between is one of its tokens. A cell left out is handed a scratch token to fill.
+ */
+class ColumnCappedState extends md.block.State {
+  private column = 0;
+  private hidden = 0;
+  private skipUntil = '';
+  private scratch: Token | undefined;
+
+  override push(type: string, tag: string, nesting: Token['nesting']): Token {
+    // parentType's declared union leaves 'table' out; markdown-it's table rule sets it.
+    if ((this.parentType as string) !== 'table') return super.push(type, tag, nesting);
+    if (this.skipUntil) {
+      if (type === this.skipUntil) this.skipUntil = '';
+      return this.scratchToken();
     }
-    if (token.type === 'tr_open') column = 0;
-    else if ((token.type === 'th_open' || token.type === 'td_open') && ++column > MAX_COLUMNS) {
-      hidden = Math.max(hidden, column - MAX_COLUMNS);
-      skipUntil = token.type === 'th_open' ? 'th_close' : 'td_close';
-      continue;
+    if (type === 'tr_open') this.column = 0;
+    else if ((type === 'th_open' || type === 'td_open') && ++this.column > MAX_COLUMNS) {
+      this.hidden = Math.max(this.hidden, this.column - MAX_COLUMNS);
+      this.skipUntil = type === 'th_open' ? 'th_close' : 'td_close';
+      return this.scratchToken();
     }
-    out.push(token);
-    if (token.type === 'table_close' && hidden) {
-      const note = new state.Token('html_block', '', 0);
-      note.content = columnNote(hidden);
+    const token = super.push(type, tag, nesting);
+    if (type === 'table_close' && this.hidden) {
+      const note = super.push('html_block', '', 0);
+      note.content = columnNote(this.hidden);
       // Read by markdownRows.ts, which renders a table row by row and writes one note for the widest row.
-      note.meta = { hiddenColumns: hidden };
-      out.push(note);
-      hidden = 0;
+      note.meta = { hiddenColumns: this.hidden };
+      this.hidden = 0;
     }
+    return token;
   }
-  state.tokens = out;
+
+  private scratchToken(): Token {
+    this.scratch ??= new this.Token('', '', 0);
+    return this.scratch;
+  }
 }
-// Before inline parsing and linkify, so the cells left out cost nothing more.
-md.core.ruler.after('block', 'cap_columns', capColumns);
+md.block.State = ColumnCappedState;
 
 md.renderer.rules.image = (tokens, idx) => {
   const token = tokens[idx]!;
@@ -204,6 +216,13 @@ export function fitsMarkdownRender(src: string): boolean {
 /** markdown-it's tokens for a piece of a block (markdownRows.ts renders lists and tables a row at a time). */
 export function parseBlock(src: string, env: RenderEnv = {}): Token[] {
   return md.parse(src, { ...env });
+}
+
+/** markdown-it's block stage alone: what it makes before the inline stage (a unit test counts a wide table's cells). */
+export function blockStageTokens(src: string): Token[] {
+  const tokens: Token[] = [];
+  md.block.parse(src, md, {}, tokens);
+  return tokens;
 }
 
 /**

@@ -80,8 +80,10 @@ describe('SqlJsStore opening a file', () => {
 
   it('opens the file it wrote without the page-by-page check, and checks it again once its bytes change', async () => {
     const a = await openStore({ pruneLog: false });
-    for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
+    // Over 512 KB: the file is read in several pieces (readFileInPieces), and the digest covers where they join.
+    for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(1200)}` });
     await a.close();
+    assert.ok((await readFile(join(folder.dir, 'baton.sqlite'))).length > 2 * 256 * 1024);
     const b = await openStore({ pruneLog: false });
     assert.equal(b.openCheck, 'digest');
     assert.equal(b.recentLog(1000).length, 300);
@@ -115,8 +117,10 @@ describe('SqlJsStore opening a file', () => {
 
   it('reads the database and its digest once at open, synchronously, and writes nothing', async () => {
     const a = await openStore({ pruneLog: false });
-    for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(200)}` });
+    // Over 512 KB: the file is read in several pieces (readFileInPieces), and the digest covers where they join.
+    for (let i = 0; i < 300; i++) a.appendLog({ role: 'user', content: `line ${i} ${'x'.repeat(1200)}` });
     await a.close();
+    assert.ok((await readFile(join(folder.dir, 'baton.sqlite'))).length > 2 * 256 * 1024);
     const calls: string[] = [];
     const fs: StoreFileSystem = {
       ...nodeStoreFileSystem,

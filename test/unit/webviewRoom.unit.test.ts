@@ -3,7 +3,7 @@
 // messages with the one call to action for signing in.
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot, WorkerCard } from '../../src/shared/protocol';
-import { type WebviewPage, openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
+import { type WebviewPage, openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
 function conversation(count: number): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -40,6 +40,33 @@ async function frames(wp: WebviewPage, n = 3): Promise<void> {
   await wp.page.evaluate(`new Promise(function (r) { var k = ${n}; (function f() { if (k-- <= 0) r(); else requestAnimationFrame(f); })(); })`);
 }
 
+/** The scroller's height and distance from the bottom, and where the message `id` starts (see topOf). */
+async function scrollState(wp: WebviewPage, id: string): Promise<{ clientHeight: number; gap: number; top: number | null }> {
+  return (await wp.page.evaluate(
+    `(function (s, m) { return { clientHeight: s.clientHeight, gap: s.scrollHeight - s.scrollTop - s.clientHeight, top: m ? m.getBoundingClientRect().top - s.getBoundingClientRect().top : null }; })(document.querySelector('.scroller'), document.querySelector('[data-id="${id}"]'))`,
+  )) as { clientHeight: number; gap: number; top: number | null };
+}
+
+/**
+ * Looks at the scroll state every 50 ms (from here: the looks add no frames) until `done` holds, and returns it; fails
+ * after 30 s with the last state seen. What the page does in answer to a resize or a message comes a frame or more
+ * later on a loaded machine, so these steps wait for what a reader would see, not for a count of frames.
+ */
+async function until(
+  wp: WebviewPage,
+  id: string,
+  what: string,
+  done: (s: Awaited<ReturnType<typeof scrollState>>) => boolean,
+): Promise<Awaited<ReturnType<typeof scrollState>>> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const state = await scrollState(wp, id);
+    if (done(state)) return state;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last seen: ${JSON.stringify(state)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('webview: room for the conversation (Chromium)', function () {
   this.timeout(120_000);
   const chromium = useWebviewBrowser();
@@ -51,56 +78,76 @@ describe('webview: room for the conversation (Chromium)', function () {
       replyToReady: [{ type: 'snapshot', seq: 1, snapshot }],
     });
     await wp.page.waitForSelector('[data-testid="message"]');
+    // The times of the messages painted first are written just after that paint (timeText.ts), in idle time a loaded
+    // machine gives late: the layout the tests measure is the one with them.
+    await waitInPage(wp.page, `document.querySelector('time.message-time') !== null && document.querySelector('time.message-time:empty') === null`);
     await frames(wp, 5);
     return wp;
   }
 
-  it('a worker card appearing keeps the newest reply in view from its top, and then the list follows the stream again', async () => {
-    const messages = conversation(30);
-    const wp = await open({ messages, workers: [], permissions: [], state: STATE });
-    try {
-      const newest = messages[messages.length - 1]!.id;
-      // The panel made shorter until the newest reply starts just below the top: a card's height would push it out.
-      const start = await topOf(wp, newest);
-      await wp.page.setViewportSize({ width: 420, height: 600 - Math.round(start) + 12 });
-      await frames(wp);
-      const before = await topOf(wp, newest);
-      assert.ok(before >= 0 && before < 40, `the newest reply starts just in view (${before})`);
-      await wp.push({ type: 'workers/update', seq: 2, workers: [worker('tests')] });
-      await wp.page.waitForSelector('[data-testid="worker-card"]');
-      await frames(wp);
-      const after = await topOf(wp, newest);
-      assert.ok(after >= 0, `the newest reply still starts in view after the card appeared (${before} → ${after})`);
-      // A new reply streams in: the list follows it to the bottom, as before the card appeared.
-      await wp.push({
-        type: 'message/append',
-        seq: 3,
-        message: { id: 'r', role: 'assistant', content: 'line\n\n'.repeat(40), status: 'complete', ts: Date.now() },
-      });
-      await frames(wp, 5);
-      const gap = (await wp.page.evaluate(
-        `(function (s) { return s.scrollHeight - s.scrollTop - s.clientHeight; })(document.querySelector('.scroller'))`,
-      )) as number;
-      assert.ok(gap <= 2, `following the bottom (${gap} px from it)`);
-      assert.deepEqual(wp.errors, []);
-    } finally {
-      await wp.close();
-    }
-  });
+  // The newest reply's top sits wherever the layout puts it, often at a fraction of a pixel; scroll offsets are whole
+  // pixels, rounded. Moved down by half a pixel (the log's top padding), one of the two runs has its top at a fraction
+  // of .5 or more, where scrolling by it went half a pixel too far (seen once under load: 11.53 → -0.47 px).
+  for (const nudge of [0, 0.5])
+    it(`a worker card appearing keeps the newest reply in view from its top, and then the list follows the stream again (content ${nudge} px lower)`, async () => {
+      const messages = conversation(30);
+      const wp = await open({ messages, workers: [], permissions: [], state: STATE });
+      try {
+        const newest = messages[messages.length - 1]!.id;
+        if (nudge) {
+          await wp.page.evaluate(
+            `(function (log) { log.style.setProperty('padding-top', parseFloat(getComputedStyle(log).paddingTop) + ${nudge} + 'px'); })(document.querySelector('[data-testid="messages"]'))`,
+          );
+          await until(wp, newest, 'the list to follow the bottom', (s) => s.gap <= 2);
+          await frames(wp);
+        }
+        // The panel made shorter until the newest reply starts just below the top: a card's height would push it out.
+        const opened = await scrollState(wp, newest);
+        const start = opened.top!;
+        const height = 600 - Math.round(start) + 12;
+        await wp.page.setViewportSize({ width: 420, height });
+        // The list follows the bottom as the panel shrinks (its ResizeObserver, in the frame after the resize is in).
+        const resized = await until(wp, newest, `the ${height} px panel to follow the bottom`, (s) => s.clientHeight < opened.clientHeight && s.gap <= 2);
+        const before = resized.top!;
+        assert.ok(before >= 0 && before < 40, `the newest reply starts just in view (${before}; started at ${start}, panel ${height} px)`);
+        await wp.push({ type: 'workers/update', seq: 2, workers: [worker('tests')] });
+        await wp.page.waitForSelector('[data-testid="worker-card"]');
+        // The card has taken its room once the conversation's scroller is shorter; then a few frames, in which nothing
+        // may scroll the reply away (the resize's ResizeObserver runs in the next one).
+        await until(wp, newest, 'the worker card to take its room', (s) => s.clientHeight < resized.clientHeight);
+        await frames(wp);
+        const after = await topOf(wp, newest);
+        assert.ok(after >= 0, `the newest reply still starts in view after the card appeared (${before} → ${after})`);
+        // A new reply streams in: the list follows it to the bottom, as before the card appeared.
+        await wp.push({
+          type: 'message/append',
+          seq: 3,
+          message: { id: 'r', role: 'assistant', content: 'line\n\n'.repeat(40), status: 'complete', ts: Date.now() },
+        });
+        await waitInPage(wp.page, `document.querySelector('[data-id="r"][data-rendered]') !== null`);
+        await until(wp, 'r', 'the list to follow the new reply to the bottom', (s) => s.gap <= 2);
+        assert.deepEqual(wp.errors, []);
+      } finally {
+        await wp.close();
+      }
+    });
 
   it('scrolled up to read an older message, a worker card appearing leaves it exactly where it is', async () => {
     const wp = await open({ messages: conversation(30), workers: [], permissions: [], state: STATE });
     try {
       await wp.page.evaluate(`document.querySelector('.scroller').scrollTop = 600`);
+      // The scroll event comes in the next frame: the list then no longer follows the bottom.
       await frames(wp);
       const id = (await wp.page.evaluate(
         `(function () { var s = document.querySelector('.scroller').getBoundingClientRect(); var m = [...document.querySelectorAll('[data-testid="message"]')].find(function (e) { return e.getBoundingClientRect().top >= s.top; }); return m.dataset.id; })()`,
       )) as string;
-      const before = await topOf(wp, id);
+      const before = await scrollState(wp, id);
       await wp.push({ type: 'workers/update', seq: 2, workers: [worker('a'), worker('b')] });
       await wp.page.waitForSelector('[data-testid="worker-card"]');
+      await until(wp, id, 'the worker cards to take their room', (s) => s.clientHeight < before.clientHeight);
       await frames(wp);
-      assert.equal(await topOf(wp, id), before);
+      const after = await scrollState(wp, id);
+      assert.equal(after.top, before.top, `${id} stays where it was read (${JSON.stringify(before)} → ${JSON.stringify(after)})`);
     } finally {
       await wp.close();
     }

@@ -52,22 +52,45 @@ const SCROLL = String.raw`(async function (step) {
   return { blank: Object.keys(blank), busy: Object.keys(busy), stillBusy: document.querySelectorAll('.message-body[aria-busy]').length, bodies: bodies };
 })`;
 
-// After a jump into the middle of the history, waits until the page has been idle a while, then reports each mounted
-// message's index, whether it is rendered and busy, and how far its box is from the viewport (0: on screen).
-const AFTER_IDLE = String.raw`(async function () {
-  var s = document.querySelector('.scroller');
-  s.scrollTop = Math.round(s.scrollHeight / 2);
-  await new Promise(function (done) {
-    var quiet = 0;
-    (function idle() { requestIdleCallback(function (d) { quiet = d.timeRemaining() >= 45 ? quiet + 1 : 0; if (quiet >= 10) done(); else idle(); }); })();
-  });
-  var box = s.getBoundingClientRect();
+// Each mounted message's index, whether it is rendered and busy, and how far its box is from the viewport (0: on screen).
+const MOUNTED = String.raw`(function () {
+  var box = document.querySelector('.scroller').getBoundingClientRect();
   return Array.prototype.map.call(document.querySelectorAll('[data-testid="message"]'), function (el, i) {
     var r = el.getBoundingClientRect();
     var away = r.bottom <= box.top ? box.top - r.bottom : r.top >= box.bottom ? r.top - box.bottom : 0;
     return { id: el.dataset.id, index: i, rendered: el.hasAttribute('data-rendered'), busy: !!el.querySelector('.message-body[aria-busy]'), away: away, above: r.bottom <= box.top };
   });
+})()`;
+
+// Resolves once the page has had ten idle periods in a row with no frame due (45 ms or more each): nothing is left to
+// render ahead, and no slice is waiting for a frame.
+const QUIET = String.raw`new Promise(function (done) {
+  var quiet = 0;
+  (function idle() { requestIdleCallback(function (d) { quiet = d.timeRemaining() >= 45 ? quiet + 1 : 0; if (quiet >= 10) done(); else idle(); }); })();
 })`;
+
+interface Mounted {
+  id: string;
+  index: number;
+  rendered: boolean;
+  busy: boolean;
+  away: number;
+  above: boolean;
+}
+
+/** The messages on screen and the ten either side of them (by index), from one look at the mounted ones. */
+function aroundViewport(seen: Mounted[]): { onScreen: Mounted[]; ahead: Mounted[] } {
+  const onScreen = seen.filter((m) => m.away === 0);
+  const first = onScreen[0]?.index ?? -1;
+  const last = onScreen[onScreen.length - 1]?.index ?? -1;
+  const ahead = seen.filter((m) => (m.index < first && m.index >= first - 10) || (m.index > last && m.index <= last + 10));
+  return { onScreen, ahead };
+}
+
+/** What a look at the list found, for a failure's message: each message as id, rendered (r) or not (-), busy (b). */
+function described(ms: Mounted[]): string {
+  return ms.map((m) => `${m.id}${m.rendered ? 'r' : '-'}${m.busy ? 'b' : ''}@${Math.round(m.away)}`).join(' ');
+}
 
 describe('webview: messages rendered as a scroll reaches them (Chromium)', function () {
   this.timeout(180_000);
@@ -113,31 +136,41 @@ describe('webview: messages rendered as a scroll reaches them (Chromium)', funct
     const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
     try {
       await waitInPage(wp.page, `document.querySelectorAll('[data-testid="message"]').length >= ${all.length}`);
-      const seen = (await wp.page.evaluate(`${AFTER_IDLE}()`)) as Array<{
-        id: string;
-        index: number;
-        rendered: boolean;
-        busy: boolean;
-        away: number;
-        above: boolean;
-      }>;
-      const onScreen = seen.filter((m) => m.away === 0);
-      assert.ok(onScreen.length > 0 && onScreen.every((m) => m.rendered && !m.busy), 'the messages on screen are rendered');
+      // The jump, then no scroll: what renders the messages around the new viewport that the frames did not is idle
+      // time. Waited for as a reader would (until they are all rendered, however long a loaded machine takes, looked at
+      // every 50 ms from here so the looks add no frames), then until the page is quiet, so render-ahead has stopped
+      // where it stops. A fixed wait (ten quiet idle periods) passed under load before render-ahead was done.
+      await wp.page.evaluate(`(function (s) { s.scrollTop = Math.round(s.scrollHeight / 2); })(document.querySelector('.scroller'))`);
+      const deadline = Date.now() + 60_000;
+      let looked = (await wp.page.evaluate(MOUNTED)) as Mounted[];
+      const done = (seen: Mounted[]): boolean => {
+        const { onScreen, ahead } = aroundViewport(seen);
+        return onScreen.length > 0 && [...onScreen, ...ahead].every((m) => m.rendered && !m.busy);
+      };
+      while (!done(looked) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        looked = (await wp.page.evaluate(MOUNTED)) as Mounted[];
+      }
+      const around = aroundViewport(looked);
+      assert.ok(
+        done(looked),
+        `within 60 s, idle time rendered the messages on screen and ten either side; last seen: ${described([...around.onScreen, ...around.ahead])}`,
+      );
+      await wp.page.evaluate(QUIET);
+      const seen = (await wp.page.evaluate(MOUNTED)) as Mounted[];
+      const { onScreen, ahead } = aroundViewport(seen);
+      assert.ok(onScreen.length > 0 && onScreen.every((m) => m.rendered && !m.busy), `the messages on screen are rendered: ${described(onScreen)}`);
       const first = onScreen[0]!.index;
-      const last = onScreen[onScreen.length - 1]!.index;
-      // The ten messages either side, hundreds to thousands of px away: far beyond what a frame renders as the scroll
-      // comes near (RENDER_AHEAD, 1,200 px), so only idle time rendered them.
-      const ahead = seen.filter((m) => (m.index < first && m.index >= first - 10) || (m.index > last && m.index <= last + 10));
-      assert.equal(ahead.length, 20);
+      assert.equal(ahead.length, 20, `ten either side of the viewport: ${described(ahead)}`);
       const farAbove = ahead.filter((m) => m.above && m.away > 1200);
       const farBelow = ahead.filter((m) => !m.above && m.away > 1200);
       assert.ok(farAbove.length > 0 && farBelow.length > 0, `some are over 1,200 px away either side (${ahead.map((m) => Math.round(m.away)).join(', ')})`);
       const unrendered = ahead.filter((m) => !m.rendered || m.busy).map((m) => m.id);
-      assert.deepEqual(unrendered, [], 'every one of them is rendered, all of it');
+      assert.deepEqual(unrendered, [], `every one of them is rendered, all of it: ${described(ahead)}`);
       // Not the whole history: the ones far from the viewport wait until a scroll comes near them.
       assert.ok(
         seen.filter((m) => m.index < first - 40).every((m) => !m.rendered),
-        'messages far above are not rendered',
+        `messages far above are not rendered: ${described(seen.filter((m) => m.index < first - 40 && m.rendered))}`,
       );
       await waitInPage(wp.page, `${HIGHLIGHTER_LOADED} && !document.querySelector('code.hl-pending')`);
       const ids = ahead.map((m) => m.id);

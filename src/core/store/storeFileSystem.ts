@@ -1,7 +1,8 @@
 // The few file operations the store needs, behind an interface so tests can stop a flush between two steps
 // (a "crash" after the temp file is written but before it is renamed) without touching the real disk layer.
-import { constants, readFileSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { readFileInPieces } from './readFileInPieces';
 
 /**
  * File access used by SqlJsStore. Failures reject with Node-style errors carrying a `code`
@@ -34,7 +35,7 @@ export interface StoreFileSystem {
 
 export const nodeStoreFileSystem: StoreFileSystem = {
   readFile: (path) => readFile(path),
-  readFileNow: (path) => readFileSync(path),
+  readFileNow: (path) => readFileInPieces(path),
   async readHead(path, length) {
     let handle;
     try {
