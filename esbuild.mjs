@@ -10,9 +10,6 @@ const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 const withTests = process.argv.includes('--tests');
 
-// Must stay the bundle's first line (test/support/webviewPage.ts builds the same bundle).
-const WEBVIEW_COMPILE_HINT = '//# allFunctionsCalledOnLoad';
-
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'info' };
 
 const hostOptions = {
@@ -36,10 +33,9 @@ const webviewOptions = {
   loader: { '.css': 'text' },
   // markdown-it needs only the decoder; the package's index also builds the 23 KB encode table at load.
   alias: { entities: 'entities/lib/decode.js' },
-  // V8's explicit compile hint (Chromium 136+; a plain comment elsewhere), on the file's first line: compile every
-  // function at once instead of each at its first call. The panel calls most of its code on the way to the first
-  // paint. Written into the page, the script is compiled on the main thread either way (see README, footnote 4).
-  banner: { js: WEBVIEW_COMPILE_HINT },
+  // No compile hint (`//# allFunctionsCalledOnLoad`): written into the page, the script is compiled on the main thread,
+  // and compiling every function at once cost more than compiling those the first paint calls, at their first call,
+  // since highlight.js left the bundle (docs/performance.md, note 4).
 };
 
 // The code highlighter (highlight.js and its grammars, about 95 KB) is a bundle of its own: the host writes it into the

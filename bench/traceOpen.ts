@@ -2,15 +2,17 @@
 // breaks the time from navigation to the first paint down by phase (thread time of the renderer's main thread, which
 // other processes on a shared machine stretch far less than wall-clock time).
 //
-//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--requested] [--unhinted] [--first-page]
-//                                        [--round-trip] [--untraced | --tree | --js --readable]
+//   node --import tsx bench/traceOpen.ts [opens] [--base DIR | --base-unhinted DIR]... [--requested] [--hinted] [--first-page]
+//                                        [--round-trip] [--replies-in-init-script] [--untraced | --tree | --js --readable]
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
 // base's files are written into its page, as the extension serves it (a base from before the code highlighter's own
 // bundle has highlight.js in its one bundle). --requested also opens this build that
-// way; --unhinted opens it written into the page without the compile hint. Each open's resource timings (the HTML, and
-// the files when requested) are reported beside the trace. --round-trip answers `ready` from this process. --tree prints each open's main-thread events;
+// way; --hinted opens it written into the page with the compile hint the bundle shipped with before. Each open's resource timings (the HTML, and
+// the files when requested) are reported beside the trace. --round-trip answers `ready` from this process.
+// --replies-in-init-script also opens this build with the stub's answer to `ready` written into its init script, as the
+// bench's page had it before (the browser evaluates that script before the page: what it charged the first paint). --tree prints each open's main-thread events;
 // --js adds the sampling profiler's self time per function (--readable keeps the names); --untraced takes wall-clock
 // times only, without the tracing's own overhead. --first-page serves the page as the extension does once its core is
 // built, with the newest messages in the HTML (a bundle from before it ignores them and waits for the snapshot); the
@@ -108,8 +110,15 @@ const RESOURCES = `(function () {
   return r;
 })()`;
 
-async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, withFirstPage: boolean, files: Files): Promise<OpenTrace> {
-  const wp = await openWebviewPage(browser, { build, files, ...pageOptions(snapshot, withFirstPage) });
+async function untracedOpen(
+  browser: Browser,
+  build: WebviewBuild,
+  snapshot: Snapshot,
+  withFirstPage: boolean,
+  files: Files,
+  repliesInInitScript: boolean,
+): Promise<OpenTrace> {
+  const wp = await openWebviewPage(browser, { build, files, repliesInInitScript, ...pageOptions(snapshot, withFirstPage) });
   try {
     await waitInPage(wp.page, 'window.__batonHost.firstPaintAt !== undefined');
     const t = (await wp.page.evaluate('({ paint: __batonHost.firstPaintAt, ready: __batonHost.readyAt, received: __batonHost.receivedAt })')) as Record<
@@ -124,10 +133,18 @@ async function untracedOpen(browser: Browser, build: WebviewBuild, snapshot: Sna
   }
 }
 
-async function traceOpen(browser: Browser, build: WebviewBuild, snapshot: Snapshot, opts: TraceOptions, files: Files): Promise<OpenTrace> {
+async function traceOpen(
+  browser: Browser,
+  build: WebviewBuild,
+  snapshot: Snapshot,
+  opts: TraceOptions,
+  files: Files,
+  repliesInInitScript: boolean,
+): Promise<OpenTrace> {
   const wp = await openWebviewPage(browser, {
     build,
     files,
+    repliesInInitScript,
     ...pageOptions(snapshot, opts.firstPage),
     beforeLoad: (page) =>
       browser.startTracing(page, {
@@ -314,11 +331,13 @@ async function main(): Promise<void> {
   const readable = args.includes('--readable');
   const untraced = args.includes('--untraced');
   const own = await buildWebview({ readable });
-  const builds: Array<[string, WebviewBuild, Files]> = [['this', own, 'inline']];
+  // The fourth: the stub's answer to `ready` in its init script (--replies-in-init-script).
+  const builds: Array<[string, WebviewBuild, Files, boolean?]> = [['this', own, 'inline']];
+  if (args.includes('--replies-in-init-script')) builds.push(['replies in init script', own, 'inline', true]);
   // --requested: the same build, its files requested by the page as before they were written into it.
   if (args.includes('--requested')) builds.push(['files requested', own, 'requested']);
-  // --unhinted: written into the page without V8's compile hint (an inline script is compiled on the main thread).
-  if (args.includes('--unhinted')) builds.push(['inline, no hint', await buildWebview({ readable, compileHint: false }), 'inline']);
+  // --hinted: written into the page with V8's compile hint, as the bundle shipped before (every function compiled at once).
+  if (args.includes('--hinted')) builds.push(['inline, hinted', await buildWebview({ readable, compileHint: true }), 'inline']);
   const opts: TraceOptions = {
     firstPage: args.includes('--first-page'),
     tree: args.includes('--tree'),
@@ -330,7 +349,8 @@ async function main(): Promise<void> {
     if (args[i] === '--base' || args[i] === '--base-unhinted')
       builds.push([
         `${args[i + 1]!.replace(/^.*\//, '')}${args[i] === '--base' ? '' : ' (no hint)'}`,
-        await buildWebview({ readable, root: args[i + 1]!, compileHint: args[i] === '--base' }),
+        // --base: as that checkout ships it, with the compile hint if its esbuild.mjs has it.
+        await buildWebview({ readable, root: args[i + 1]!, ...(args[i] === '--base' ? {} : { compileHint: false }) }),
         'inline',
       ]);
   }
@@ -345,8 +365,10 @@ async function main(): Promise<void> {
     for (let n = 0; n < opens; n++) {
       // Each build first in turn, so a change in the machine's load falls on all alike.
       const order = builds.map((_, i) => builds[(i + n) % builds.length]!);
-      for (const [name, build, files] of order) {
-        const r = untraced ? await untracedOpen(browser, build, snapshot, opts.firstPage, files) : await traceOpen(browser, build, snapshot, opts, files);
+      for (const [name, build, files, inInit = false] of order) {
+        const r = untraced
+          ? await untracedOpen(browser, build, snapshot, opts.firstPage, files, inInit)
+          : await traceOpen(browser, build, snapshot, opts, files, inInit);
         results.get(name)!.push(r);
         if (opts.tree || opts.js || builds.length === 1) {
           console.log(

@@ -2,13 +2,15 @@
  * Opens the chat webview as a standalone page in Debian's Chromium, for benchmarks and quick looks (the real UI tests
  * run inside VS Code). The page is exactly what the extension serves: renderWebviewHtml with its strict CSP, the
  * minified bundle and stylesheet written into it, served over 127.0.0.1. Only `acquireVsCodeApi` is stubbed, by an init script:
- * it records what the webview posts and can answer `ready` with host messages, the way the extension does.
+ * it records what the webview posts and can answer `ready` with host messages, the way the extension does. The answer
+ * waits in the origin's localStorage, not in the init script: the browser evaluates an init script before the page,
+ * and one holding a 1.25 MB snapshot charged the page's first paint with work VS Code never does (docs/performance.md ⁴).
  * CSP violations are collected, so a benchmark run also proves the page needs nothing the CSP forbids.
  */
 import { CHROMIUM_ARGS } from './chromium';
 import { DARK_THEME } from './darkTheme';
 import { createServer, type Server } from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,7 +21,10 @@ import { createNonce, renderWebviewHtml } from '../../src/vscode/webviewHtml';
 
 const ROOT = resolve(__dirname, '../..');
 
-/** V8's explicit compile hint, the first line of the webview bundle (see esbuild.mjs). */
+/**
+ * V8's explicit compile hint, which the webview bundle carried on its first line until the highlighter had a bundle of
+ * its own (see esbuild.mjs); bench/traceOpen.ts can still build with it, and builds another checkout as it ships.
+ */
 export const WEBVIEW_COMPILE_HINT = '//# allFunctionsCalledOnLoad';
 
 export interface WebviewBuild {
@@ -35,6 +40,11 @@ export interface WebviewBuild {
 }
 
 const HIGHLIGHTER_ENTRY = 'webview/highlighterBundle.ts';
+
+/** Whether a checkout's own build puts V8's compile hint on its webview bundle. */
+function shipsCompileHint(root: string): boolean {
+  return readFileSync(join(root, 'esbuild.mjs'), 'utf8').includes(`'${WEBVIEW_COMPILE_HINT}'`);
+}
 
 /** Builds dist-equivalent webview.js, webview-highlighter.js and webview.css (minified, like a release) into a temp dir. */
 export async function buildWebview(opts: { readable?: boolean; root?: string; compileHint?: boolean } = {}): Promise<WebviewBuild> {
@@ -59,8 +69,9 @@ export async function buildWebview(opts: { readable?: boolean; root?: string; co
     loader: { '.css': 'text' },
     // As esbuild.mjs: markdown-it needs only the entities decoder.
     alias: { entities: 'entities/lib/decode.js' },
-    // As esbuild.mjs: V8's compile hint, on the first line (left out only to measure what it saves).
-    ...(opts.compileHint === false ? {} : { banner: { js: WEBVIEW_COMPILE_HINT } }),
+    // As the checkout's esbuild.mjs: with V8's compile hint on the first line if it has one (this one has not; a
+    // checkout from before has), unless told (bench/traceOpen.ts measures both ways).
+    ...((opts.compileHint ?? shipsCompileHint(root)) ? { banner: { js: WEBVIEW_COMPILE_HINT } } : {}),
   });
   await esbuild.build({ absWorkingDir: root, entryPoints: { webview: 'webview/styles.css' }, outdir: dir, bundle: true, minify: true, logLevel: 'silent' });
   // As esbuild.mjs: the highlighter, without the compile hint (a base checkout from before it has none).
@@ -90,6 +101,11 @@ export interface OpenOptions {
    * host) instead of from the page's own stub at once. The replies then are not in the page's init script either.
    */
   roundTrip?: boolean;
+  /**
+   * The stub's answer to `ready` written into its init script, as before it waited in localStorage: only to measure
+   * what that cost the page (bench/traceOpen.ts --replies-in-init-script).
+   */
+  repliesInInitScript?: boolean;
   /** What vscode.getState() returns at load. */
   initialState?: unknown;
   viewport?: { width: number; height: number };
@@ -118,6 +134,9 @@ export interface WebviewPage {
   errors: string[];
   close(): Promise<void>;
 }
+
+/** The localStorage item that holds the stub's answer to `ready`. */
+const REPLIES_KEY = '__batonRepliesToReady';
 
 /** Page-side state of the stub, on window.__batonHost. */
 export interface HostStub {
@@ -160,8 +179,9 @@ const INIT_SCRIPT = String.raw`(function (arg) {
             return;
           }
           // The replies travel as JSON text and are parsed here, as VS Code's IPC does, then posted (structured clone)
-          // like VS Code posts into the webview's frame: the receiving costs are the real ones.
-          var replies = JSON.parse(arg.replies);
+          // like VS Code posts into the webview's frame: the receiving costs are the real ones. The text is read from
+          // the browser's storage only now, when the host would send it.
+          var replies = JSON.parse(arg.replies !== undefined ? arg.replies : localStorage.getItem(arg.repliesKey) || '[]');
           host.parsedAt = performance.now();
           for (var i = 0; i < replies.length; i++) window.postMessage(replies[i], '*');
           host.postedAt = performance.now();
@@ -236,13 +256,20 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
   const server = await serve(build, options.firstPage, options.files ?? 'inline');
   const address = server.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 420, height: 800 } });
+  const replies = JSON.stringify(options.replyToReady ?? []);
+  // The stub's answer waits in the page origin's localStorage (Playwright writes it from a page of its own before this
+  // one exists), read when the page says `ready`: nothing of it is evaluated before the page.
+  const stored = !options.roundTrip && !options.repliesInInitScript;
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 420, height: 800 },
+    ...(stored ? { storageState: { cookies: [], origins: [{ origin, localStorage: [{ name: REPLIES_KEY, value: replies }] }] } } : {}),
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.stack ?? e.message));
-  const replies = JSON.stringify(options.replyToReady ?? []);
   const arg = {
-    replies: options.roundTrip ? '[]' : replies,
+    replies: options.roundTrip ? '[]' : options.repliesInInitScript ? replies : undefined,
+    repliesKey: REPLIES_KEY,
     roundTrip: !!options.roundTrip,
     state: options.initialState ?? null,
     theme: options.theme ?? DARK_THEME,
