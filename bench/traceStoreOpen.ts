@@ -54,25 +54,31 @@ function threadDelta(before: Map<string, number>, after: Map<string, number>): s
   return parts.join(' ') || '-';
 }
 
-/** One open in this process, of the file in `dir`: its time, its read's and its faults. */
-async function openOnce(dir: string): Promise<string> {
-  let readMs = 0;
+/** The store's file system with its open's read timed: `readMs()` is the time spent in it so far. */
+function timedReads(): { fs: typeof nodeStoreFileSystem; readMs: () => number } {
+  let ms = 0;
   const fs = {
     ...nodeStoreFileSystem,
     readFileNow: (p: string) => {
       const t = performance.now();
-      const b = nodeStoreFileSystem.readFileNow(p);
-      readMs += performance.now() - t;
-      return b;
+      const bytes = nodeStoreFileSystem.readFileNow(p);
+      ms += performance.now() - t;
+      return bytes;
     },
   };
+  return { fs, readMs: () => ms };
+}
+
+/** One open in this process, of the file in `dir`: its time, its read's and its faults. */
+async function openOnce(dir: string): Promise<string> {
+  const { fs, readMs } = timedReads();
   const f0 = process.resourceUsage().minorPageFault;
   const t0 = performance.now();
   const store = await SqlJsStore.open({ dir, pollIntervalMs: 0, onReport: () => undefined, fs });
   const openMs = performance.now() - t0;
   const faults = process.resourceUsage().minorPageFault - f0;
   await store.close();
-  return `open ${openMs.toFixed(1)} ms (read ${readMs.toFixed(1)}) faults ${faults}`;
+  return `open ${openMs.toFixed(1)} ms (read ${readMs().toFixed(1)}) faults ${faults}`;
 }
 
 async function main(): Promise<void> {
@@ -116,16 +122,7 @@ async function main(): Promise<void> {
     const size = (await stat(seed.path)).size;
     console.log(`file ${(size / 2 ** 20).toFixed(1)} MB; ${meminfo()} ${vmrss()}`);
     for (let i = 0; i < opens; i++) {
-      let readMs = 0;
-      const fs = {
-        ...nodeStoreFileSystem,
-        readFileNow: (p: string) => {
-          const t = performance.now();
-          const b = nodeStoreFileSystem.readFileNow(p);
-          readMs += performance.now() - t;
-          return b;
-        },
-      };
+      const { fs, readMs } = timedReads();
       const mem = meminfo();
       const f0 = process.resourceUsage().minorPageFault;
       const th0 = threads();
@@ -145,7 +142,7 @@ async function main(): Promise<void> {
       const t3 = performance.now();
       const f2 = process.resourceUsage().minorPageFault;
       console.log(
-        `open ${openMs.toFixed(1)} ms (read ${readMs.toFixed(1)}) faults ${f1 - f0} cpu ${(cpu.user / 1000).toFixed(0)}+${(cpu.system / 1000).toFixed(0)} ms; readFileSync then hash: read ${(t2 - t1).toFixed(1)} hash ${(t3 - t2).toFixed(1)} faults ${f2 - f1}; before: ${mem}; ${vmrss()}; threads ${threadDelta(th0, th1)}`,
+        `open ${openMs.toFixed(1)} ms (read ${readMs().toFixed(1)}) faults ${f1 - f0} cpu ${(cpu.user / 1000).toFixed(0)}+${(cpu.system / 1000).toFixed(0)} ms; readFileSync then hash: read ${(t2 - t1).toFixed(1)} hash ${(t3 - t2).toFixed(1)} faults ${f2 - f1}; before: ${mem}; ${vmrss()}; threads ${threadDelta(th0, th1)}`,
       );
     }
   });
