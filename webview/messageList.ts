@@ -16,6 +16,7 @@
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageGroups } from './messageGroups';
+import { focusByKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
 import { RenderAhead } from './renderAhead';
 import { beforeSlices } from './slicedRender';
@@ -259,29 +260,14 @@ export class MessageList {
     this.stick();
   }
 
-  /** Arrow keys move the focus from message to message (each takes it with tabindex -1 while it has it). */
+  /** Arrow keys, Home and End move the focus from message to message (messageKeys.ts). */
   private onKeyDown(e: KeyboardEvent): void {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-    if (e.key === 'Escape') {
+    if (e.key === 'Escape' && !(e.altKey || e.ctrlKey || e.metaKey || e.shiftKey)) {
       e.preventDefault();
       this.hooks.onLeave();
       return;
     }
-    const mounted = this.order.slice(this.mountedFrom);
-    if (!mounted.length) return;
-    const current = mounted.findIndex((v) => v.el === document.activeElement);
-    let next: number;
-    if (e.key === 'ArrowUp') next = current < 0 ? mounted.length - 1 : Math.max(0, current - 1);
-    else if (e.key === 'ArrowDown') next = current < 0 ? mounted.length - 1 : Math.min(mounted.length - 1, current + 1);
-    else if (e.key === 'Home') next = 0;
-    else if (e.key === 'End') next = mounted.length - 1;
-    else return;
-    e.preventDefault();
-    const view = mounted[next]!;
-    view.render();
-    view.el.tabIndex = -1;
-    view.el.focus({ preventScroll: true });
-    view.el.scrollIntoView({ block: 'nearest' });
+    focusByKey(e, this.order.slice(this.mountedFrom));
   }
 
   private setEstimate(view: MessageView): void {

@@ -1,0 +1,21 @@
+// Keyboard movement through the message log: arrow keys, Home and End move the focus from message to message, each
+// taking it with tabindex -1 while it has it (Escape, which leaves the log, is the list's own).
+import type { MessageView } from './messageView';
+
+/** Moves the focus among `mounted` for an unmodified arrow, Home or End key; other keys are left alone. */
+export function focusByKey(e: KeyboardEvent, mounted: readonly MessageView[]): void {
+  if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !mounted.length) return;
+  const current = mounted.findIndex((v) => v.el === document.activeElement);
+  let next: number;
+  if (e.key === 'ArrowUp') next = current < 0 ? mounted.length - 1 : Math.max(0, current - 1);
+  else if (e.key === 'ArrowDown') next = current < 0 ? mounted.length - 1 : Math.min(mounted.length - 1, current + 1);
+  else if (e.key === 'Home') next = 0;
+  else if (e.key === 'End') next = mounted.length - 1;
+  else return;
+  e.preventDefault();
+  const view = mounted[next]!;
+  view.render();
+  view.el.tabIndex = -1;
+  view.el.focus({ preventScroll: true });
+  view.el.scrollIntoView({ block: 'nearest' });
+}
