@@ -64,8 +64,12 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 // the whole 410 KB page into two-byte text, about 20 ms of CPU before the first paint (docs/performance.md, note ⁴).
 // Each code unit beyond ASCII as \uXXXX: the same in a JSON or JavaScript string, a regular expression (with the u
 // flag a pair of them is one code point), a comment; esbuild writes identifiers and template strings escaped already.
+// A character escaped as written (`\é`, which means `é`) loses that backslash, or the escape would read as text.
 function unicodeEscapes(text: string): string {
-  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /(\\*)([\u0080-\uffff])/g,
+    (_, slashes: string, c: string) => `${slashes.length % 2 ? slashes.slice(1) : slashes}\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 // JSON inside a <script> element ends at the first `</script`; `<` as \u003c cannot end it (nor open a comment), and

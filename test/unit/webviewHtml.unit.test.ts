@@ -98,6 +98,7 @@ describe('renderWebviewHtml', () => {
     const source = [
       'var out = ["\u00e9\u2026 \ud83d\ude00", `\u2192`, /\u1e9e/g.test("\u1e9e"), "a..b".replace(/[.]{2}/, "\u2026")];',
       'out.push(/^[\ud83d\ude00]$/u.test("\ud83d\ude00"), /^.$/u.test("\u{1f600}"), /^..$/.test("\u{1f600}"), /([?!])\u2026/.test("?\u2026"));',
+      'out.push("\\\u00e9\\\\\u00e9", /^\\\u2026$/.test("\u2026"), /^\\\\\u2026$/.test("\\\\\u2026"));',
       '// a comment: \u00e9 \u{1f600}',
       'globalThis.result = out;',
     ].join('\n');
@@ -131,7 +132,7 @@ describe('renderWebviewHtml', () => {
     const highlighter = new RegExp(`<script type="text/plain" id="${HIGHLIGHTER_ELEMENT_ID}">([^]*?)</script>`).exec(html)?.[1];
     assert.deepEqual(run(body!), run(source));
     assert.deepEqual(run(highlighter!), run(source));
-    assert.deepEqual(run(source), ['\u00e9\u2026 \u{1f600}', '\u2192', true, 'a\u2026b', true, true, true, true]);
+    assert.deepEqual(run(source), ['\u00e9\u2026 \u{1f600}', '\u2192', true, 'a\u2026b', true, true, true, true, '\u00e9\\\u00e9', true, true]);
     const island = new RegExp(`<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">([^]*?)</script>`).exec(html)?.[1];
     assert.deepEqual(JSON.parse(island!), message, 'the first page reads back as the message');
     // In CSS, the code point in hex and the one space the escape takes.
