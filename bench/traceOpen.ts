@@ -7,7 +7,7 @@
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
-// base's files are written into its page, as the extension serves it (a base from before the code highlighter's own
+// base's files are written into its page by the base's own renderWebviewHtml, as that extension serves it (a base from before the code highlighter's own
 // bundle has highlight.js in its one bundle). --requested also opens this build that
 // way; --hinted opens it written into the page with the compile hint the bundle shipped with before. Each open's resource timings (the HTML, and
 // the files when requested) are reported beside the trace. --round-trip answers `ready` from this process.

@@ -89,8 +89,10 @@ export async function buildWebview(opts: { readable?: boolean; root?: string; co
     jsBytes: (await stat(js)).size,
     cssBytes: (await stat(css)).size,
     highlighterBytes: highlighter ? (await stat(highlighter)).size : 0,
+    // Another checkout's page as that checkout writes it (bench/traceOpen.ts --base compares two pages); one from before
+    // the page had its own writer gets this one's.
     render:
-      root === ROOT
+      root === ROOT || !existsSync(join(root, 'src/vscode/webviewHtml.ts'))
         ? renderWebviewHtml
         : ((await import(join(root, 'src/vscode/webviewHtml.ts'))) as { renderWebviewHtml: typeof renderWebviewHtml }).renderWebviewHtml,
     dispose: () => rm(dir, { recursive: true, force: true }),
