@@ -99,7 +99,7 @@ describe('renderWebviewHtml', () => {
       'var out = ["\u00e9\u2026 \ud83d\ude00", `\u2192`, /\u1e9e/g.test("\u1e9e"), "a..b".replace(/[.]{2}/, "\u2026")];',
       'out.push(/^[\ud83d\ude00]$/u.test("\ud83d\ude00"), /^.$/u.test("\u{1f600}"), /^..$/.test("\u{1f600}"), /([?!])\u2026/.test("?\u2026"));',
       'out.push("\\\u00e9\\\\\u00e9", /^\\\u2026$/.test("\u2026"), /^\\\\\u2026$/.test("\\\\\u2026"));',
-      '// a comment: \u00e9 \u{1f600}',
+      '// a comment: \u00e9 \u{1f600}\u2028out.push("after a line separator");',
       'globalThis.result = out;',
     ].join('\n');
     assert.match(source, /[\u0080-\uffff]/, 'the source has characters beyond ASCII');
@@ -122,7 +122,8 @@ describe('renderWebviewHtml', () => {
       highlighter: source,
       firstPage: message,
     });
-    assert.doesNotMatch(html, /[\u0080-\uffff]/, 'nothing beyond ASCII in the page');
+    // But for a line separator in the script, where it ends a line comment.
+    assert.deepEqual(html.match(/[\u0080-\uffff]/g), ['\u2028', '\u2028'], 'nothing else beyond ASCII in the page');
     const run = (code: string): unknown => {
       const context: { result?: unknown } = {};
       runInNewContext(code, context);
@@ -132,7 +133,20 @@ describe('renderWebviewHtml', () => {
     const highlighter = new RegExp(`<script type="text/plain" id="${HIGHLIGHTER_ELEMENT_ID}">([^]*?)</script>`).exec(html)?.[1];
     assert.deepEqual(run(body!), run(source));
     assert.deepEqual(run(highlighter!), run(source));
-    assert.deepEqual(run(source), ['\u00e9\u2026 \u{1f600}', '\u2192', true, 'a\u2026b', true, true, true, true, '\u00e9\\\u00e9', true, true]);
+    assert.deepEqual(run(source), [
+      '\u00e9\u2026 \u{1f600}',
+      '\u2192',
+      true,
+      'a\u2026b',
+      true,
+      true,
+      true,
+      true,
+      '\u00e9\\\u00e9',
+      true,
+      true,
+      'after a line separator',
+    ]);
     const island = new RegExp(`<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">([^]*?)</script>`).exec(html)?.[1];
     assert.deepEqual(JSON.parse(island!), message, 'the first page reads back as the message');
     // In CSS, the code point in hex and the one space the escape takes.
