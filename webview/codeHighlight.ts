@@ -36,6 +36,7 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import { LONG_IDLE_MS } from './idleTime';
 import { grammarName } from './languageNames';
+import { WARM_SAMPLES } from './warmSamples';
 
 // Chosen by what replies hold and by size (the webview bundle must stay under 400 KB): scss, swift, php, powershell
 // and kotlin were left out for 36 KB; their blocks show plain (scss is coloured as css).
@@ -130,19 +131,30 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** Grammars compiled ahead of need, the most used first: the first block in TypeScript took 15–45 ms, a lost frame. */
-const WARM = ['typescript', 'javascript', 'python', 'bash', 'json', 'css', 'xml', 'shell', 'yaml', 'diff'];
+/**
+ * What warmUpHighlighter colours, in order, as [grammar, text]: each grammar (a bare word compiles it: the first block
+ * in TypeScript took 15–45 ms, a lost frame), then in a slice of its own the regexes of its inner modes
+ * (warmSamples.ts), then those again for two-byte text.
+ */
+export const WARM_STEPS: ReadonlyArray<readonly [grammar: string, text: string]> = WARM_SAMPLES.flatMap(([grammar, sample]) => [
+  [grammar, 'x'] as const,
+  [grammar, sample] as const,
+  // V8 compiles a regex apart for one-byte and two-byte strings: a text with any character past U+00FF (a long word's
+  // placeholder, an emoji, typographic quotes) ran them all compiled again (a css block with an 18 KB word did,
+  // traced: 10–20 ms of its frame). A long word makes the sample two-byte the way such a block is.
+  [grammar, `${sample}\n${'x'.repeat(LONG_WORD + 1)}`] as const,
+]);
 
 /**
- * Compiles the common grammars in idle time, so no streamed code block pays for it in a frame. Only in a long idle
+ * Colours WARM_STEPS in idle time, so no reply's code block pays for compiling them in a frame. Only in a long idle
  * period (no frame due, as when nothing moves): a compile takes up to 45 ms, and one started in the gap between two
  * frames of a scroll made a 67 ms frame.
  */
 export function warmUpHighlighter(): void {
-  const queue = [...WARM];
+  let next = 0;
   const step = (deadline: IdleDeadline): void => {
-    while (queue.length && deadline.timeRemaining() >= LONG_IDLE_MS) highlightCode('x', queue.shift()!);
-    if (queue.length) requestIdleCallback(step);
+    for (; next < WARM_STEPS.length && deadline.timeRemaining() >= LONG_IDLE_MS; next++) highlightCode(WARM_STEPS[next]![1], WARM_STEPS[next]![0]);
+    if (next < WARM_STEPS.length) requestIdleCallback(step);
   };
   requestIdleCallback(step);
 }
