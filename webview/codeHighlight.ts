@@ -144,15 +144,23 @@ export const WARM_STEPS: ReadonlyArray<readonly [grammar: string, text: string]>
   [grammar, `${sample}\n${'x'.repeat(LONG_WORD + 1)}`] as const,
 ]);
 
+/** Idle time a sample's step needs: 0.2–20 ms of script once its grammar is compiled (a fresh page, load 3–10). */
+const SAMPLE_IDLE_MS = 25;
+
 /**
- * Colours WARM_STEPS in idle time, so no reply's code block pays for compiling them in a frame. Only in a long idle
- * period (no frame due, as when nothing moves): a compile takes up to 45 ms, and one started in the gap between two
- * frames of a scroll made a 67 ms frame.
+ * Colours WARM_STEPS in idle time, so no reply's code block pays for compiling them in a frame. A grammar's compile
+ * only in a long idle period (no frame due, as when nothing moves): it takes up to 45 ms, and one started in the gap
+ * between two frames of a scroll made a 67 ms frame. The samples take less, so an idle period runs several: one a
+ * period, the warm-up was still going when a page had been idle for 5 periods, and a reply then compiled the rest.
  */
 export function warmUpHighlighter(): void {
   let next = 0;
   const step = (deadline: IdleDeadline): void => {
-    for (; next < WARM_STEPS.length && deadline.timeRemaining() >= LONG_IDLE_MS; next++) highlightCode(WARM_STEPS[next]![1], WARM_STEPS[next]![0]);
+    for (; next < WARM_STEPS.length; next++) {
+      const [grammar, text] = WARM_STEPS[next]!;
+      if (deadline.timeRemaining() < (text === 'x' ? LONG_IDLE_MS : SAMPLE_IDLE_MS)) break;
+      highlightCode(text, grammar);
+    }
     if (next < WARM_STEPS.length) requestIdleCallback(step);
   };
   requestIdleCallback(step);
