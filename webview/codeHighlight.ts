@@ -36,6 +36,7 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import { LONG_IDLE_MS } from './idleTime';
 import { grammarName } from './languageNames';
+import { WARM_SAMPLES } from './warmSamples';
 
 // Chosen by what replies hold and by size (the webview bundle must stay under 400 KB): scss, swift, php, powershell
 // and kotlin were left out for 36 KB; their blocks show plain (scss is coloured as css).
@@ -107,42 +108,60 @@ export function highlightCode(code: string, lang: string): string | undefined {
   return i === words.length ? restored : undefined;
 }
 
-/** `code` with each run of more than LONG_WORD non-space characters replaced by PLACEHOLDER (pushed on `words`). */
+/**
+ * A run of more than LONG_WORD characters other than space, tab and line breaks. Written as LONG_WORD + 1 of them and
+ * any more: V8 ran `{121,}` over an 18 KB word in 5–30 ms, this in under 1 ms (a fresh page in Chromium, median of 8).
+ */
+const LONG_RUN = new RegExp(`[^ \\t\\n\\r]{${LONG_WORD + 1}}[^ \\t\\n\\r]*`, 'g');
+
+/**
+ * `code` with each run of more than LONG_WORD non-space characters replaced by PLACEHOLDER (pushed on `words`). A
+ * regex, not a loop over the characters: the loop took 2–10 ms of an 18 KB word's render, in code the JIT had not
+ * optimized yet (traced; 7 ms median in a fresh page).
+ */
 function withoutLongWords(code: string, words: string[]): string {
-  let out = '';
-  let last = 0;
-  let start = 0;
-  for (let i = 0; i <= code.length; i++) {
-    const c = code.charCodeAt(i);
-    // NaN past the end, so the last run is closed too.
-    if (!(c === 32 || c === 9 || c === 10 || c === 13 || Number.isNaN(c))) continue;
-    if (i - start > LONG_WORD) {
-      out += code.slice(last, start) + PLACEHOLDER;
-      words.push(code.slice(start, i));
-      last = i;
-    }
-    start = i + 1;
-  }
-  return last === 0 ? code : out + code.slice(last);
+  return code.replace(LONG_RUN, (word) => {
+    words.push(word);
+    return PLACEHOLDER;
+  });
 }
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** Grammars compiled ahead of need, the most used first: the first block in TypeScript took 15–45 ms, a lost frame. */
-const WARM = ['typescript', 'javascript', 'python', 'bash', 'json', 'css', 'xml', 'shell', 'yaml', 'diff'];
+/**
+ * What warmUpHighlighter colours, in order, as [grammar, text]: for each grammar, the most used first, the grammar (a
+ * bare word compiles it: the first block in TypeScript took 15–45 ms, a lost frame), then the regexes of its inner
+ * modes (warmSamples.ts), then those again for two-byte text; each in an idle slice of its own if need be.
+ */
+export const WARM_STEPS: ReadonlyArray<readonly [grammar: string, text: string]> = WARM_SAMPLES.flatMap(([grammar, sample]) => [
+  [grammar, 'x'] as const,
+  [grammar, sample] as const,
+  // V8 compiles a regex apart for one-byte and two-byte strings: a text with any character past U+00FF (a long word's
+  // placeholder, an emoji, typographic quotes) ran them all compiled again (a css block with an 18 KB word did,
+  // traced: 10–20 ms of its frame). A long word makes the sample two-byte the way such a block is.
+  [grammar, `${sample}\n${'x'.repeat(LONG_WORD + 1)}`] as const,
+]);
+
+/** Idle time a sample's step needs: 0.2–20 ms of script once its grammar is compiled (a fresh page, load 3–10). */
+const SAMPLE_IDLE_MS = 25;
 
 /**
- * Compiles the common grammars in idle time, so no streamed code block pays for it in a frame. Only in a long idle
- * period (no frame due, as when nothing moves): a compile takes up to 45 ms, and one started in the gap between two
- * frames of a scroll made a 67 ms frame.
+ * Colours WARM_STEPS in idle time, so no reply's code block pays for compiling them in a frame. A grammar's compile
+ * only in a long idle period (no frame due, as when nothing moves): it takes up to 45 ms, and one started in the gap
+ * between two frames of a scroll made a 67 ms frame. The samples take less, so an idle period runs several: one a
+ * period, the warm-up was still going when a page had been idle for 5 periods, and a reply then compiled the rest.
  */
 export function warmUpHighlighter(): void {
-  const queue = [...WARM];
+  let next = 0;
   const step = (deadline: IdleDeadline): void => {
-    while (queue.length && deadline.timeRemaining() >= LONG_IDLE_MS) highlightCode('x', queue.shift()!);
-    if (queue.length) requestIdleCallback(step);
+    for (; next < WARM_STEPS.length; next++) {
+      const [grammar, text] = WARM_STEPS[next]!;
+      if (deadline.timeRemaining() < (text === 'x' ? LONG_IDLE_MS : SAMPLE_IDLE_MS)) break;
+      highlightCode(text, grammar);
+    }
+    if (next < WARM_STEPS.length) requestIdleCallback(step);
   };
   requestIdleCallback(step);
 }

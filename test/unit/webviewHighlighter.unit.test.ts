@@ -4,7 +4,7 @@
 // rendered before the highlighter ran both end coloured exactly as the highlighter colours them, under the page's CSP.
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, HostMessage, Snapshot } from '../../src/shared/protocol';
-import { highlightCode } from '../../webview/codeHighlight';
+import { highlightCode, WARM_STEPS } from '../../webview/codeHighlight';
 import '../../webview/highlighterBundle';
 import { GRAMMARS } from '../../webview/languageNames';
 import { renderMarkdown } from '../../webview/markdownStream';
@@ -28,6 +28,38 @@ describe('code highlighter, in Node', () => {
     }
     assert.equal(renderMarkdown(text), coloured);
     assert.match(coloured, /<code class="language-ts"><span class="tok-keyword">const<\/span> a = <span class="tok-number">1<\/span>;<\/code>/);
+  });
+
+  it("warms up each common grammar's inner modes on one-byte and two-byte text, not its top level alone", () => {
+    // A block of each warmed grammar as replies hold them: every kind of token it shows, the warm-up has coloured too
+    // (each kind is a mode whose regex V8 compiles on its first run), and again in a text with a character past U+00FF.
+    const typical: Record<string, string> = {
+      typescript: TS,
+      javascript: "const a = require('b'); // c\nfunction d(e) { return `f${e}` + 1; }",
+      python: PY,
+      bash: 'if [ -f "$a" ]; then echo "b $(c)" | grep d; fi # e',
+      json: '{"a": 1, "b": [true, null, "c"]}',
+      css: '.a { background: url(b.png); color: #fff; margin: 0 auto; }',
+      xml: '<div class="a"><!-- b --><p>c &amp; d</p></div>',
+      shell: '$ npm test',
+      yaml: 'a: 1\nb:\n  - "c" # d',
+      diff: '--- a\n+++ b\n@@ -1 +1 @@\n-c\n+d',
+    };
+    const kinds = (html: string): Set<string> => new Set([...html.matchAll(/class="(tok-[^"]+)"/g)].map((m) => m[1]!));
+    for (const [grammar, code] of Object.entries(typical)) {
+      const steps = WARM_STEPS.filter(([g]) => g === grammar).map(([, text]) => text);
+      const oneByte = steps.filter((text) => !/[\u0100-\uffff]/.test(text) && highlightCode(text, grammar) !== undefined);
+      const twoByte = steps.filter((text) => /\S{121}/.test(text));
+      const warmed = new Set(oneByte.flatMap((text) => [...kinds(highlightCode(text, grammar)!)]));
+      const missing = [...kinds(highlightCode(code, grammar)!)].filter((kind) => !warmed.has(kind));
+      assert.deepEqual(missing, [], `${grammar}: kinds of token the warm-up never coloured`);
+      assert.ok(kinds(highlightCode(code, grammar)!).size > 0, grammar);
+      // The two-byte pass: the same sample with a long word, which the highlighter swaps for a private-use character.
+      assert.ok(
+        twoByte.some((text) => oneByte.some((sample) => sample !== 'x' && text.startsWith(sample))),
+        `${grammar}: no two-byte pass over its sample`,
+      );
+    }
   });
 
   it('has a grammar for every name the page marks for colouring (webview/languageNames.ts)', () => {
