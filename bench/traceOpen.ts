@@ -7,7 +7,7 @@
 //
 // --base DIR: also builds DIR's webview/ (say, a `git archive` of main) and takes turns opening each build, so
 // before and after are compared in one run on the same machine load (--base-unhinted: without V8's compile hint); a
-// base's files are written into its page, as the extension serves it (a base from before the code highlighter's own
+// base's files are written into its page by the base's own renderWebviewHtml, as that extension serves it (a base from before the code highlighter's own
 // bundle has highlight.js in its one bundle). --requested also opens this build that
 // way; --hinted opens it written into the page with the compile hint the bundle shipped with before. Each open's resource timings (the HTML, and
 // the files when requested) are reported beside the trace. --round-trip answers `ready` from this process.
@@ -285,6 +285,9 @@ function jsProfile(events: TraceEvent[], nav: TraceEvent, end: number, modules: 
   const nodes = new Map<number, ProfileNode>();
   const self = new Map<string, number>();
   const byModule = new Map<string, number>();
+  // Where the bundle begins in the page when it is written into it: the line of its evaluation (0-based, as the profile's).
+  const evaluated = events.find((e) => e.pid === nav.pid && e.name === 'EvaluateScript' && e.ts >= nav.ts && typeof e.args?.data?.lineNumber === 'number');
+  const bundleLine = evaluated ? Number(evaluated.args!.data!.lineNumber) - 1 : Infinity;
   const chunks = events.filter((e) => e.pid === nav.pid && (e.name === 'Profile' || e.name === 'ProfileChunk')).sort((a, b) => a.ts - b.ts);
   let t = 0;
   for (const e of chunks) {
@@ -304,7 +307,15 @@ function jsProfile(events: TraceEvent[], nav: TraceEvent, end: number, modules: 
       const key = `${f.functionName || '(anonymous)'} ${(f.url ?? '').replace(/^.*\//, '')}:${f.lineNumber + 1}`;
       const ms = (deltas[i + 1] ?? 0) / 1000;
       self.set(key, (self.get(key) ?? 0) + ms);
-      const module = f.url?.endsWith('webview.js') ? (modules[f.lineNumber] ?? '?') : f.url ? 'page (stub)' : f.functionName;
+      // The bundle written into the page has the page's URL, its lines counted from the page's first.
+      const inPage = f.url && !f.url.endsWith('.js') && f.lineNumber >= bundleLine ? f.lineNumber - bundleLine : undefined;
+      const module = f.url?.endsWith('webview.js')
+        ? (modules[f.lineNumber] ?? '?')
+        : inPage !== undefined
+          ? (modules[inPage] ?? '?')
+          : f.url
+            ? 'page (stub)'
+            : f.functionName;
       const when = t < ready ? 'to ready' : t < received ? 'ready to snapshot' : 'snapshot to paint';
       byModule.set(`${when}: ${module}`, (byModule.get(`${when}: ${module}`) ?? 0) + ms);
     }

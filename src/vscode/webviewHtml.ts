@@ -58,10 +58,25 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   );
 }
 
+// The page is ASCII only: every other character is written as an escape that means the same where it stands. The
+// browser decodes a page of ASCII into one-byte text on its fast path, and V8 compiles the script from one-byte text;
+// two characters in the bundle (markdown-it's, in regular expressions, which esbuild writes as they are) made it decode
+// the whole 410 KB page into two-byte text, about 20 ms of CPU before the first paint (docs/performance.md, note ⁴).
+// Each code unit beyond ASCII as \uXXXX: the same in a JSON or JavaScript string, a regular expression (with the u
+// flag a pair of them is one code point), a comment; esbuild writes identifiers and template strings escaped already.
+// A character escaped as written (`\é`, which means `é`) loses that backslash, or the escape would read as text. In a
+// script, U+2028 and U+2029 stay as they are: outside a string they end a line (esbuild escapes them in strings).
+function unicodeEscapes(text: string, inScript: boolean): string {
+  return text.replace(
+    inScript ? /(\\*)([\u0080-\u2027\u202a-\uffff])/g : /(\\*)([\u0080-\uffff])/g,
+    (_, slashes: string, c: string) => `${slashes.length % 2 ? slashes.slice(1) : slashes}\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 // JSON inside a <script> element ends at the first `</script`; `<` as \u003c cannot end it (nor open a comment), and
 // JSON.parse reads it back as `<`.
 function scriptData(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
+  return unicodeEscapes(JSON.stringify(value).replace(/</g, '\\u003c'), false);
 }
 
 // The HTML parser ends a <script> element at `</script`, and after `<!--` a `<script` puts it where even that does not
@@ -71,10 +86,14 @@ function scriptData(value: unknown): string {
 // but one in a regular expression of highlight.js's (in the highlighter's). CSS has only `</style` to fear; `\/` is
 // `/` in CSS.
 function scriptText(text: string): string {
-  return text.replace(/<(\/?)(s)(cript)/gi, (_, slash: string, s: string, rest: string) => `<${slash}\\u00${s === 's' ? '73' : '53'}${rest}`);
+  return unicodeEscapes(
+    text.replace(/<(\/?)(s)(cript)/gi, (_, slash: string, s: string, rest: string) => `<${slash}\\u00${s === 's' ? '73' : '53'}${rest}`),
+    true,
+  );
 }
+// In CSS a character beyond ASCII is `\` and its code point in hex, ended by one space (which the escape takes).
 function styleText(text: string): string {
-  return text.replace(/<\/(style)/gi, '<\\/$1');
+  return text.replace(/<\/(style)/gi, '<\\/$1').replace(/[\u{80}-\u{10ffff}]/gu, (c) => `\\${c.codePointAt(0)!.toString(16)} `);
 }
 
 export function renderWebviewHtml(opts: WebviewHtmlOptions): string {

@@ -36,6 +36,8 @@ export interface WebviewBuild {
   jsBytes: number;
   cssBytes: number;
   highlighterBytes: number;
+  /** The checkout's own page writer (a base's writes its page as that checkout does: bench/traceOpen.ts --base). */
+  render: typeof renderWebviewHtml;
   dispose(): Promise<void>;
 }
 
@@ -87,6 +89,12 @@ export async function buildWebview(opts: { readable?: boolean; root?: string; co
     jsBytes: (await stat(js)).size,
     cssBytes: (await stat(css)).size,
     highlighterBytes: highlighter ? (await stat(highlighter)).size : 0,
+    // Another checkout's page as that checkout writes it (bench/traceOpen.ts --base compares two pages); one from before
+    // the page had its own writer gets this one's.
+    render:
+      root === ROOT || !existsSync(join(root, 'src/vscode/webviewHtml.ts'))
+        ? renderWebviewHtml
+        : ((await import(join(root, 'src/vscode/webviewHtml.ts'))) as { renderWebviewHtml: typeof renderWebviewHtml }).renderWebviewHtml,
     dispose: () => rm(dir, { recursive: true, force: true }),
   };
 }
@@ -311,6 +319,7 @@ export interface PageFiles {
   script: string;
   style: string;
   highlighter: string | undefined;
+  render: typeof renderWebviewHtml;
 }
 
 export async function readPageFiles(build: WebviewBuild): Promise<PageFiles> {
@@ -318,6 +327,7 @@ export async function readPageFiles(build: WebviewBuild): Promise<PageFiles> {
     script: await readFile(build.js, 'utf8'),
     style: await readFile(build.css, 'utf8'),
     highlighter: build.highlighter ? await readFile(build.highlighter, 'utf8') : undefined,
+    render: build.render,
   };
 }
 
@@ -326,7 +336,7 @@ export async function readPageFiles(build: WebviewBuild): Promise<PageFiles> {
  * stylesheet requested from `origin`; the highlighter is written in either way, as the page runs it only from there).
  */
 export function servedHtml(origin: string, files: PageFiles, inline: boolean, firstPage?: HostMessage): string {
-  return renderWebviewHtml({
+  return files.render({
     cspSource: origin,
     nonce: createNonce(),
     script: inline ? { text: files.script } : { uri: `${origin}/webview.js` },

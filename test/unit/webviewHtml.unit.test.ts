@@ -92,6 +92,68 @@ describe('renderWebviewHtml', () => {
     assert.deepEqual(run(body), ['</script><script>alert(1)</script>', '<SCRIPT src=x>', '<!-- <script>', '</script>', false, true, true, true]);
   });
 
+  it('writes a page of ASCII only, the script meaning the same to JavaScript (the browser decodes such a page on its fast path)', () => {
+    // What esbuild leaves as written (markdown-it's regular expressions), and what it could: strings, a template, a
+    // comment, characters beyond the BMP, with and without the u flag.
+    const source = [
+      'var out = ["\u00e9\u2026 \ud83d\ude00", `\u2192`, /\u1e9e/g.test("\u1e9e"), "a..b".replace(/[.]{2}/, "\u2026")];',
+      'out.push(/^[\ud83d\ude00]$/u.test("\ud83d\ude00"), /^.$/u.test("\u{1f600}"), /^..$/.test("\u{1f600}"), /([?!])\u2026/.test("?\u2026"));',
+      'out.push("\\\u00e9\\\\\u00e9", /^\\\u2026$/.test("\u2026"), /^\\\\\u2026$/.test("\\\\\u2026"));',
+      '// a comment: \u00e9 \u{1f600}\u2028out.push("after a line separator");',
+      'globalThis.result = out;',
+    ].join('\n');
+    assert.match(source, /[\u0080-\uffff]/, 'the source has characters beyond ASCII');
+    const style = '.a::after{content:"\u2026 \u{1f600}"}.b\u00e9{color:red}';
+    const message: HostMessage = {
+      type: 'snapshot',
+      seq: 1,
+      snapshot: {
+        messages: [{ id: 'm1', role: 'assistant', content: 'caf\u00e9 \u2192 \u{1f600} \u2028 \ud800', status: 'complete', ts: 1 }],
+        workers: [],
+        permissions: [],
+        state: { busy: false, model: 'm', routingAuto: true },
+      },
+    };
+    const html = renderWebviewHtml({
+      cspSource: CSP_SOURCE,
+      nonce: createNonce(),
+      script: { text: source },
+      style: { text: style },
+      highlighter: source,
+      firstPage: message,
+    });
+    // But for a line separator in the script, where it ends a line comment.
+    assert.deepEqual(html.match(/[\u0080-\uffff]/g), ['\u2028', '\u2028'], 'nothing else beyond ASCII in the page');
+    const run = (code: string): unknown => {
+      const context: { result?: unknown } = {};
+      runInNewContext(code, context);
+      return JSON.parse(JSON.stringify(context.result));
+    };
+    const body = /<script nonce="[^"]+">([^]*)<\/script>\n<\/body>/.exec(html)?.[1];
+    const highlighter = new RegExp(`<script type="text/plain" id="${HIGHLIGHTER_ELEMENT_ID}">([^]*?)</script>`).exec(html)?.[1];
+    assert.deepEqual(run(body!), run(source));
+    assert.deepEqual(run(highlighter!), run(source));
+    assert.deepEqual(run(source), [
+      '\u00e9\u2026 \u{1f600}',
+      '\u2192',
+      true,
+      'a\u2026b',
+      true,
+      true,
+      true,
+      true,
+      '\u00e9\\\u00e9',
+      true,
+      true,
+      'after a line separator',
+    ]);
+    const island = new RegExp(`<script type="application/json" id="${FIRST_PAGE_ELEMENT_ID}">([^]*?)</script>`).exec(html)?.[1];
+    assert.deepEqual(JSON.parse(island!), message, 'the first page reads back as the message');
+    // In CSS, the code point in hex and the one space the escape takes.
+    assert.ok(html.includes('<style nonce="'), 'the stylesheet is in the page');
+    assert.ok(html.includes('.a::after{content:"\\2026  \\1f600 "}.b\\e9 {color:red}</style>'), 'each character as its CSS escape');
+  });
+
   it('writes style text that cannot end its element', () => {
     const html = renderWebviewHtml({
       cspSource: CSP_SOURCE,
