@@ -1,5 +1,6 @@
 // traceOpen.ts's --js: the sampling profiler's self time per function and per module of the bundle, from the trace.
 import { readFile } from 'node:fs/promises';
+import { profileSamples } from './profileSamples';
 import type { TraceEvent } from './traceOpen';
 
 /** For a readable build: which module each line of the bundle comes from (esbuild writes `// path` before each). */
@@ -13,50 +14,26 @@ export async function moduleLines(file: string): Promise<string[]> {
   });
 }
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url?: string; lineNumber: number };
-}
-
 /** Self time per function (the sampling profiler's trace chunks) between navigation and the first paint. */
 export function jsProfile(events: TraceEvent[], nav: TraceEvent, end: number, modules: string[], ready: number, received: number): string[] {
-  const nodes = new Map<number, ProfileNode>();
   const self = new Map<string, number>();
   const byModule = new Map<string, number>();
   // Where the bundle begins in the page when it is written into it: the line of its evaluation (0-based, as the profile's).
   const evaluated = events.find((e) => e.pid === nav.pid && e.name === 'EvaluateScript' && e.ts >= nav.ts && typeof e.args?.data?.lineNumber === 'number');
   const bundleLine = evaluated ? Number(evaluated.args!.data!.lineNumber) - 1 : Infinity;
-  const chunks = events.filter((e) => e.pid === nav.pid && (e.name === 'Profile' || e.name === 'ProfileChunk')).sort((a, b) => a.ts - b.ts);
-  let t = 0;
-  for (const e of chunks) {
-    const data = (e.args?.data ?? {}) as { startTime?: number; cpuProfile?: { nodes?: ProfileNode[]; samples?: number[] }; timeDeltas?: number[] };
-    if (e.name === 'Profile') {
-      t = data.startTime ?? e.ts;
-      continue;
-    }
-    for (const node of data.cpuProfile?.nodes ?? []) nodes.set(node.id, node);
-    const samples = data.cpuProfile?.samples ?? [];
-    const deltas = data.timeDeltas ?? [];
-    for (let i = 0; i < samples.length; i++) {
-      t += deltas[i] ?? 0;
-      if (t < nav.ts || t >= end) continue;
-      const f = nodes.get(samples[i]!)?.callFrame;
-      if (!f) continue;
-      const key = `${f.functionName || '(anonymous)'} ${(f.url ?? '').replace(/^.*\//, '')}:${f.lineNumber + 1}`;
-      const ms = (deltas[i + 1] ?? 0) / 1000;
-      self.set(key, (self.get(key) ?? 0) + ms);
-      // The bundle written into the page has the page's URL, its lines counted from the page's first.
-      const inPage = f.url && !f.url.endsWith('.js') && f.lineNumber >= bundleLine ? f.lineNumber - bundleLine : undefined;
-      const module = f.url?.endsWith('webview.js')
-        ? (modules[f.lineNumber] ?? '?')
-        : inPage !== undefined
-          ? (modules[inPage] ?? '?')
-          : f.url
-            ? 'page (stub)'
-            : f.functionName;
-      const when = t < ready ? 'to ready' : t < received ? 'ready to snapshot' : 'snapshot to paint';
-      byModule.set(`${when}: ${module}`, (byModule.get(`${when}: ${module}`) ?? 0) + ms);
-    }
+  for (const { t, frame: f, ms, key } of profileSamples(events, nav.pid, nav.ts, end)) {
+    self.set(key, (self.get(key) ?? 0) + ms);
+    // The bundle written into the page has the page's URL, its lines counted from the page's first.
+    const inPage = f.url && !f.url.endsWith('.js') && f.lineNumber >= bundleLine ? f.lineNumber - bundleLine : undefined;
+    const module = f.url?.endsWith('webview.js')
+      ? (modules[f.lineNumber] ?? '?')
+      : inPage !== undefined
+        ? (modules[inPage] ?? '?')
+        : f.url
+          ? 'page (stub)'
+          : f.functionName;
+    const when = t < ready ? 'to ready' : t < received ? 'ready to snapshot' : 'snapshot to paint';
+    byModule.set(`${when}: ${module}`, (byModule.get(`${when}: ${module}`) ?? 0) + ms);
   }
   return [
     '  js self time (sampled; wall time while on the thread):',

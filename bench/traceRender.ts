@@ -14,6 +14,7 @@ import { median } from './figure';
 import { benchAnswer } from './panelContent';
 import { ONE_SHOT_DRIVER } from './panelDrivers';
 import { pathologicalInputs, type PathologicalInput } from './pathologicalInputs';
+import { profileSamples } from './profileSamples';
 import type { TraceEvent } from './traceOpen';
 
 /** Kinds of main-thread work; an event counts as the innermost kind it is inside of. */
@@ -53,34 +54,10 @@ interface RenderTrace {
   lines: string[];
 }
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url?: string; lineNumber: number };
-}
-
 /** Sampled self time per function between `from` and `to` (trace clock), the largest first. */
 function jsSelfTime(events: TraceEvent[], pid: number, from: number, to: number): string[] {
-  const nodes = new Map<number, ProfileNode>();
   const self = new Map<string, number>();
-  let t = 0;
-  for (const e of events.filter((x) => x.pid === pid && (x.name === 'Profile' || x.name === 'ProfileChunk')).sort((a, b) => a.ts - b.ts)) {
-    const data = (e.args?.data ?? {}) as { startTime?: number; cpuProfile?: { nodes?: ProfileNode[]; samples?: number[] }; timeDeltas?: number[] };
-    if (e.name === 'Profile') {
-      t = data.startTime ?? e.ts;
-      continue;
-    }
-    for (const node of data.cpuProfile?.nodes ?? []) nodes.set(node.id, node);
-    const samples = data.cpuProfile?.samples ?? [];
-    const deltas = data.timeDeltas ?? [];
-    for (let i = 0; i < samples.length; i++) {
-      t += deltas[i] ?? 0;
-      if (t < from || t >= to) continue;
-      const f = nodes.get(samples[i]!)?.callFrame;
-      if (!f) continue;
-      const key = `${f.functionName || '(anonymous)'} ${(f.url ?? '').replace(/^.*\//, '')}:${f.lineNumber + 1}`;
-      self.set(key, (self.get(key) ?? 0) + (deltas[i + 1] ?? 0) / 1000);
-    }
-  }
+  for (const { key, ms } of profileSamples(events, pid, from, to)) self.set(key, (self.get(key) ?? 0) + ms);
   return [...self]
     .filter(([key]) => !key.startsWith('(idle)'))
     .sort((a, b) => b[1] - a[1])
