@@ -151,6 +151,8 @@ export interface HostStub {
   posted: unknown[];
   violations: string[];
   readyAt?: number;
+  /** Set when the stub's answer was not yet in the page's storage at `ready`: how long after `ready` it last looked. */
+  repliesLateMs?: number;
   /** When the replies to `ready` were parsed, posted, and their first message event began. */
   parsedAt?: number;
   postedAt?: number;
@@ -189,15 +191,27 @@ const INIT_SCRIPT = String.raw`(function (arg) {
           // The replies travel as JSON text and are parsed here, as VS Code's IPC does, then posted (structured clone)
           // like VS Code posts into the webview's frame: the receiving costs are the real ones. The text is read from
           // the browser's storage only now, when the host would send it.
-          var replies = JSON.parse(arg.replies !== undefined ? arg.replies : localStorage.getItem(arg.repliesKey) || '[]');
-          host.parsedAt = performance.now();
-          for (var i = 0; i < replies.length; i++) window.postMessage(replies[i], '*');
-          host.postedAt = performance.now();
-          window.addEventListener('message', function once() {
-            host.receivedAt = performance.now();
-            performance.mark('baton:received');
-            window.removeEventListener('message', once, true);
-          }, true);
+          var answer = function () {
+            var text = arg.replies !== undefined ? arg.replies : localStorage.getItem(arg.repliesKey);
+            // Playwright writes the item from a page of its own, and its arrival in this renderer is asynchronous:
+            // under load it was not there yet in 2 of 120 new pages (a probe of 3 parallel runs), and the page got no
+            // answer at all. Looked for again until it is; host.repliesLateMs says how long that took.
+            if (text === null) {
+              host.repliesLateMs = performance.now() - host.readyAt;
+              setTimeout(answer, 5);
+              return;
+            }
+            var replies = JSON.parse(text);
+            host.parsedAt = performance.now();
+            for (var i = 0; i < replies.length; i++) window.postMessage(replies[i], '*');
+            host.postedAt = performance.now();
+            window.addEventListener('message', function once() {
+              host.receivedAt = performance.now();
+              performance.mark('baton:received');
+              window.removeEventListener('message', once, true);
+            }, true);
+          };
+          answer();
         }
       },
       getState: function () { return host.state; },
