@@ -66,11 +66,19 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 // flag a pair of them is one code point), a comment; esbuild writes identifiers and template strings escaped already.
 // A character escaped as written (`\é`, which means `é`) loses that backslash, or the escape would read as text. In a
 // script, U+2028 and U+2029 stay as they are: outside a string they end a line (esbuild escapes them in strings).
+// Found by a plain character class and the backslashes counted back from each: a regex that also matched the run of
+// backslashes before every character took 4–8 ms over the 330 KB of bundles at each panel open, this 0.2 ms.
 function unicodeEscapes(text: string, inScript: boolean): string {
-  return text.replace(
-    inScript ? /(\\*)([\u0080-\u2027\u202a-\uffff])/g : /(\\*)([\u0080-\uffff])/g,
-    (_, slashes: string, c: string) => `${slashes.length % 2 ? slashes.slice(1) : slashes}\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(inScript ? /[\u0080-\u2027\u202a-\uffff]/g : /[\u0080-\uffff]/g)) {
+    const at = m.index;
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === 0x5c) slashes++;
+    out += text.slice(last, slashes % 2 ? at - 1 : at) + `\\u${m[0].charCodeAt(0).toString(16).padStart(4, '0')}`;
+    last = at + 1;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }
 
 // JSON inside a <script> element ends at the first `</script`; `<` as \u003c cannot end it (nor open a comment), and
