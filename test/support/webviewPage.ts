@@ -151,7 +151,7 @@ export interface HostStub {
   posted: unknown[];
   violations: string[];
   readyAt?: number;
-  /** Set when the stub's answer was not yet in the page's storage at `ready`: how long after `ready` it last looked. */
+  /** Set when the stub's answer was not in the page's storage at `ready` and came from the test's process: how late. */
   repliesLateMs?: number;
   /** When the replies to `ready` were parsed, posted, and their first message event began. */
   parsedAt?: number;
@@ -191,16 +191,7 @@ const INIT_SCRIPT = String.raw`(function (arg) {
           // The replies travel as JSON text and are parsed here, as VS Code's IPC does, then posted (structured clone)
           // like VS Code posts into the webview's frame: the receiving costs are the real ones. The text is read from
           // the browser's storage only now, when the host would send it.
-          var answer = function () {
-            var text = arg.replies !== undefined ? arg.replies : localStorage.getItem(arg.repliesKey);
-            // Playwright writes the item from a page of its own, and its arrival in this renderer is asynchronous:
-            // under load it was not there yet in 2 of 120 new pages (a probe of 3 parallel runs), and the page got no
-            // answer at all. Looked for again until it is; host.repliesLateMs says how long that took.
-            if (text === null) {
-              host.repliesLateMs = performance.now() - host.readyAt;
-              setTimeout(answer, 5);
-              return;
-            }
+          var answer = function (text) {
             var replies = JSON.parse(text);
             host.parsedAt = performance.now();
             for (var i = 0; i < replies.length; i++) window.postMessage(replies[i], '*');
@@ -211,7 +202,18 @@ const INIT_SCRIPT = String.raw`(function (arg) {
               window.removeEventListener('message', once, true);
             }, true);
           };
-          answer();
+          var stored = arg.replies !== undefined ? arg.replies : localStorage.getItem(arg.repliesKey);
+          if (stored !== null) {
+            answer(stored);
+            return;
+          }
+          // Playwright writes the item from a page of its own as it makes the context, and that write is sometimes
+          // lost: in the whole unit run the page's storage stayed empty (20 s, looked at every 5 ms). Then this
+          // process answers, a hop later; host.repliesLateMs says it had to.
+          window.__batonRepliesFromTest().then(function (text) {
+            host.repliesLateMs = performance.now() - host.readyAt;
+            answer(text);
+          });
         }
       },
       getState: function () { return host.state; },
@@ -307,6 +309,7 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
         .catch(() => undefined);
     });
   }
+  if (stored) await page.exposeFunction('__batonRepliesFromTest', () => replies);
   await page.addInitScript({ content: `${INIT_SCRIPT}(${JSON.stringify(arg)});` });
   await options.beforeLoad?.(page);
   await page.goto(`${origin}/`, { waitUntil: 'load' });
