@@ -188,8 +188,11 @@ export class WorkerStrip {
     const place = worker.isolation?.kind === 'worktree' ? worker.isolation.sourceDir : worker.workingDir;
     setText(card.dir, place);
     card.dir.title = place;
-    setText(card.last, worker.lastLine);
-    card.last.hidden = !worker.lastLine;
+    // The last line is what a running worker is doing; once it has ended, its report (the summary below) says it,
+    // and the report's last line shown again above it read as the same text twice.
+    const lastLine = worker.state === 'running' || !worker.summary ? worker.lastLine : '';
+    setText(card.last, lastLine);
+    card.last.hidden = !lastLine;
     const iso = worker.outcome
       ? worker.outcome.text
       : worker.isolation?.kind === 'worktree'

@@ -106,7 +106,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     const right = entries[0]!.modifiedPath;
     await assert.rejects(
       changes.apply('trio', { dirtyBuffers: [right] }),
-      (err: Error) => err.name === 'ApplyConflict' && /edited in Review but not saved.*src\/c\.txt/.test(err.message),
+      (err: Error) => err.name === 'ApplyConflict' && /edited in Review but not saved.*src\/c\.txt/i.test(err.message),
     );
     await writeFile(right, 'c edited in review\n');
     assert.match(await changes.apply('trio', { dirtyBuffers: [] }), /^Applied 1 file changed, \+1 −1 from worker 'trio'/);
@@ -115,7 +115,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1, 'the worktree is gone once everything landed');
     assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'no base ref is left behind');
-    assert.deepEqual(card('trio')?.outcome, { kind: 'applied', text: 'applied 1 file changed, +1 −1' });
+    assert.deepEqual(card('trio')?.outcome, { kind: 'applied', text: 'applied: 1 file changed, +1 −1' });
     assert.equal(card('trio')?.changes, undefined);
     assert.equal((await git(repo, 'status', '--porcelain')).trim().split('\n').length, 3, 'all three files changed in the user tree');
   });

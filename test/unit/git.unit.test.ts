@@ -168,6 +168,6 @@ describe('git seam', () => {
       { path: 'a.ts', reason: 'unsaved-in-editor' },
       { path: 'b.ts', reason: 'does-not-apply' },
     ]);
-    assert.match(err.message, /^Nothing was applied\. unsaved in the editor .*: a\.ts; changed differently in your working tree: b\.ts\.$/);
+    assert.match(err.message, /^Nothing was applied\. Unsaved in the editor .*: a\.ts; changed differently in your working tree: b\.ts\.$/);
   });
 });

@@ -153,6 +153,26 @@ describe('webview: room for the conversation (Chromium)', function () {
     }
   });
 
+  it('a worker card shows its last line while it runs, and once it has ended its report alone, not that line again', async () => {
+    const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
+    try {
+      const card = wp.page.locator('.worker-item');
+      await wp.push({ type: 'workers/update', seq: 2, workers: [worker('tests')] });
+      await card.locator('.worker-last', { hasText: 'Running the tests' }).waitFor();
+      const report = 'Ran the tests: 12 passed.';
+      const ended: WorkerCard = { ...worker('tests'), state: 'done', lastLine: report, summary: report };
+      await wp.push({ type: 'workers/update', seq: 3, workers: [ended] });
+      await card.locator('[data-testid="worker-summary"]', { hasText: report }).waitFor();
+      assert.equal(await card.locator('.worker-last').isVisible(), false, 'the last line is hidden once the report shows');
+      assert.equal((await card.innerText()).split(report).length - 1, 1, `the report shows once:\n${await card.innerText()}`);
+      // Ended without a report (killed before it said anything): the last line is all there is, so it stays.
+      await wp.push({ type: 'workers/update', seq: 4, workers: [{ ...worker('tests'), state: 'killed', lastLine: '→ bash {"command":"npm test"}' }] });
+      await card.locator('.worker-last', { hasText: 'npm test' }).waitFor();
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('signed out: the banner sits above the messages, and offers the one "Sign in" there is', async () => {
     const messages: ChatMessage[] = [
       { id: 'u1', role: 'user', content: 'hello, can you help?', status: 'complete', ts: Date.now() },

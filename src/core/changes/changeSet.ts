@@ -92,7 +92,8 @@ export class ApplyConflict extends Error {
     if (unsaved.length) parts.push(`unsaved in the editor (save or revert them first): ${unsaved.join(', ')}`);
     if (inReview.length) parts.push(`edited in Review but not saved (save them to apply your edits): ${inReview.join(', ')}`);
     if (conflicts.length) parts.push(`changed differently in your working tree: ${conflicts.join(', ')}`);
-    return `Nothing was applied. ${parts.join('; ')}.`;
+    const list = parts.join('; ');
+    return `Nothing was applied. ${list.charAt(0).toUpperCase()}${list.slice(1)}.`;
   }
 }
 

@@ -210,8 +210,8 @@ export class WorkerChanges {
       if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
       const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
       const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
-      if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied ${r.summary}` });
-      else this.onSettled(name, { kind: 'partly-applied', text: `applied ${r.summary}${rest}` });
+      if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
+      else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
       return text;
     }
     const record = this.requireTracked(name);
