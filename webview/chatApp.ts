@@ -10,7 +10,7 @@ import { EmptyState } from './emptyState';
 import { Header } from './header';
 import { MessageList } from './messageList';
 import type { MessageView, Post } from './messageView';
-import { PermissionList } from './permissionList';
+import { PermissionList, permissionAsk } from './permissionList';
 import { SeqGate } from './seqGate';
 import { SetupBanner } from './setupBanner';
 import type { UiState, VsCodeApi } from './vscodeApi';
@@ -195,7 +195,7 @@ export class ChatApp {
       case 'permission/request':
         this.permissions.request(message.request);
         this.list.stick();
-        this.announce(`${message.request.worker} asks for permission: ${message.request.kind}`);
+        this.announce(`${message.request.worker} ${permissionAsk(message.request.kind)}`);
         break;
       case 'permission/resolved':
         this.permissions.resolve(message.id);

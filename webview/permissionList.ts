@@ -5,6 +5,31 @@ import type { PermissionDecision, PermissionPrompt } from '../src/shared/protoco
 import { button, h, type ButtonAppearance } from './dom';
 import type { Post } from './messageView';
 
+/**
+ * What a worker asks to do, in words ("wants to run a command"), from the runtime's kind of request; a kind this list
+ * does not know is named as it is.
+ */
+export function permissionAsk(kind: string): string {
+  switch (kind) {
+    case 'shell':
+      return 'wants to run a command';
+    case 'write':
+      return 'wants to edit a file';
+    case 'read':
+      return 'wants to read a file';
+    case 'url':
+      return 'wants to fetch a URL';
+    case 'mcp':
+      return 'wants to use an MCP tool';
+    case 'custom-tool':
+      return 'wants to use a tool';
+    case 'hook':
+      return 'wants to run a hook';
+    default:
+      return `wants permission: ${kind}`;
+  }
+}
+
 export class PermissionList {
   readonly el: HTMLElement;
   private prompts = new Map<string, HTMLElement>();
@@ -83,7 +108,7 @@ export class PermissionList {
         'aria-labelledby': titleId,
         'aria-describedby': detailId,
       },
-      h('div', { class: 'permission-title', id: titleId }, h('strong', {}, prompt.worker), ` wants permission: ${prompt.kind}`),
+      h('div', { class: 'permission-title', id: titleId }, h('strong', {}, prompt.worker), ` ${permissionAsk(prompt.kind)}`),
       h('pre', { class: 'permission-detail', id: detailId }, prompt.detail),
       row,
       status,

@@ -93,7 +93,7 @@ describe('Workers', function () {
     const prompt = view.locator('[data-testid="permission"]');
     await prompt.waitFor({ timeout: 30_000 });
     assert.equal(await prompt.count(), 1);
-    assert.match(await prompt.locator('.permission-title').innerText(), /ui-guard wants permission: shell/);
+    assert.match(await prompt.locator('.permission-title').innerText(), /ui-guard wants to run a command/);
     assert.equal(await prompt.locator('.permission-detail').innerText(), COMMAND);
     await workerCard(view, 'ui-guard', 'running').waitFor({ timeout: 5_000 });
 
