@@ -82,17 +82,30 @@ async function main(): Promise<void> {
   const fs = Object.fromEntries(
     Object.entries(nodeStoreFileSystem).map(([name, fn]) => [
       name,
-      async (...a: unknown[]) => {
-        const t = performance.now();
-        try {
-          return await (fn as (...x: unknown[]) => Promise<unknown>)(...a);
-        } finally {
-          const c = fileOps.get(name) ?? { n: 0, ms: 0 };
-          c.n++;
-          c.ms += performance.now() - t;
-          fileOps.set(name, c);
-        }
-      },
+      // readFileNow is synchronous (the open reads on the host's thread): its wrapper must be too.
+      name === 'readFileNow'
+        ? (...a: unknown[]) => {
+            const t = performance.now();
+            try {
+              return (fn as (...x: unknown[]) => unknown)(...a);
+            } finally {
+              const c = fileOps.get(name) ?? { n: 0, ms: 0 };
+              c.n++;
+              c.ms += performance.now() - t;
+              fileOps.set(name, c);
+            }
+          }
+        : async (...a: unknown[]) => {
+            const t = performance.now();
+            try {
+              return await (fn as (...x: unknown[]) => Promise<unknown>)(...a);
+            } finally {
+              const c = fileOps.get(name) ?? { n: 0, ms: 0 };
+              c.n++;
+              c.ms += performance.now() - t;
+              fileOps.set(name, c);
+            }
+          },
     ]),
   ) as unknown as StoreFileSystem;
   const core = await startCore({

@@ -45,7 +45,7 @@ export async function benchVerify(opts: { quick: boolean }): Promise<BenchFigure
       sandbox: workerSandboxPolicy({
         workingDir: cs.worktreePath,
         protectedPaths: [join(core.home, '.ssh')],
-        network: { mode: 'deny', allowedHosts: [], blockedHosts: [], line: 'network off' },
+        network: { mode: 'deny', allowedHosts: [], blockedHosts: [], line: 'network off', brief: 'network off' },
       }),
     });
     const live = session;

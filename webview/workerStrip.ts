@@ -186,7 +186,8 @@ export class WorkerStrip {
     );
     // A worktree lives in Baton's storage: the card names the user's folder and the branch instead.
     const place = worker.isolation?.kind === 'worktree' ? worker.isolation.sourceDir : worker.workingDir;
-    setText(card.dir, place);
+    // The folder's name: at a 300 px side bar a whole path showed only its start, the part every worker shares.
+    setText(card.dir, folderName(place));
     card.dir.title = place;
     // The last line is what a running worker is doing; once it has ended, its report (the summary below) says it,
     // and the report's last line shown again above it read as the same text twice.
@@ -200,8 +201,13 @@ export class WorkerStrip {
         : '';
     const box = worker.sandbox;
     const unsandboxed = box && box.state !== 'applied' && box.state !== 'engaged' ? `unsandboxed${box.reason ? `: ${box.reason}` : ''}` : '';
-    const network = box && (box.state === 'applied' || box.state === 'engaged') ? (box.network?.line ?? box.reason ?? '') : '';
-    setText(card.where, [iso, unsandboxed, network].filter(Boolean).join(' · '));
+    const held = box && (box.state === 'applied' || box.state === 'engaged');
+    const network = held ? (box.network?.line ?? box.reason ?? '') : '';
+    // The network matters while the worker can still run a command; the card says it in a few words, in full on hover.
+    const live = worker.state === 'running' || worker.state === 'idle';
+    const brief = held && live ? (box.network?.brief ?? network) : '';
+    setText(card.where, [iso, unsandboxed, brief].filter(Boolean).join(' · '));
+    card.where.title = [iso, unsandboxed, network].filter(Boolean).join('\n');
     card.where.hidden = !card.where.textContent;
     card.where.dataset.sandbox = box?.state ?? '';
     card.where.dataset.outcome = worker.outcome?.kind ?? '';
@@ -229,6 +235,8 @@ export class WorkerStrip {
     const conflicts = worker.conflicts ?? [];
     setText(card.conflictText, conflicts.length ? `Conflicts with your tree: ${conflicts.join(', ')}` : '');
     card.conflict.hidden = !conflicts.length || worker.state === 'running';
+    // Ended with nothing left to decide: its report shrinks to one line (the chat's result card has it whole).
+    card.el.parentElement!.toggleAttribute('data-settled', !live && !c?.files && !conflicts.length);
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }
@@ -258,4 +266,9 @@ export function formatElapsed(ms: number): string {
   if (hours) return `${hours}h ${String(m).padStart(2, '0')}m`;
   if (m) return `${m}m ${String(s).padStart(2, '0')}s`;
   return `${s}s`;
+}
+
+/** The last segment of a folder's path (either separator), or the path itself when it has none. */
+export function folderName(dir: string): string {
+  return dir.split(/[\\/]/).filter(Boolean).pop() ?? dir;
 }

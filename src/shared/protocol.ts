@@ -74,8 +74,11 @@ export interface WorkerCard {
   sandbox?: {
     state: 'off' | 'unsupported' | 'applied' | 'engaged' | 'failed';
     reason?: string;
-    /** While the sandbox holds: the network mode in force, its line for the card, and whether the runtime confirmed it. */
-    network?: { mode: 'internet' | 'allow' | 'deny'; line: string; verified?: boolean };
+    /**
+     * While the sandbox holds: the network mode in force, in full (`line`: the card's tooltip) and in a few words
+     * (`brief`: the card; absent in workers recorded before it), and whether the runtime confirmed it.
+     */
+    network?: { mode: 'internet' | 'allow' | 'deny'; line: string; brief?: string; verified?: boolean };
   };
   /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
+import { homeShortened } from './placeLabel';
 import { SessionInUseError, type MachineSession, type WorkerPool } from '../core/workers/workerPool';
 import { ago } from '../core/workers/workerTools';
 
@@ -167,7 +168,7 @@ function itemFor(node: Node): vscode.TreeItem {
   if (node.kind === 'dir') {
     const item = new vscode.TreeItem(path.basename(node.dir) || node.dir, vscode.TreeItemCollapsibleState.Expanded);
     item.id = `dir:${node.dir}`;
-    item.description = `${shortDir(node.dir)} · ${node.sessions.length}`;
+    item.description = `${homeShortened(node.dir)} · ${node.sessions.length}`;
     item.tooltip = node.dir;
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = 'machineSessions.dir';
@@ -200,10 +201,4 @@ function suggestName(s: MachineSession, taken: Set<string>): string {
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}-${i}`;
   return name;
-}
-
-function shortDir(dir: string): string {
-  const home = process.env.HOME ?? process.env.USERPROFILE;
-  if (home && (dir === home || dir.startsWith(home + path.sep))) return `~${dir.slice(home.length)}`;
-  return dir;
 }

@@ -1,8 +1,8 @@
 // The Workers view (`baton.workers`): every worker with its state, directory and elapsed time, live;
 // its transcript as a read-only document; follow-ups and kills from the tree or the palette.
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
+import { placeLabel } from './placeLabel';
 import type { WorkerState } from '../shared/protocol';
 import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
 
@@ -165,7 +165,7 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   const changes =
     w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
   // The same place the card names: the user's folder and the branch, not the worktree in Baton's storage.
-  const place = w.isolation?.kind === 'worktree' ? `${shortDir(w.isolation.sourceDir)} (${w.isolation.branch})` : shortDir(w.workingDir);
+  const place = w.isolation?.kind === 'worktree' ? `${placeLabel(w.isolation.sourceDir)} (${w.isolation.branch})` : placeLabel(w.workingDir);
   const activity = w.activity ?? (w.verify?.state === 'running' ? 'verifying' : undefined);
   const verdict = !w.outcome && w.verify && w.verify.state !== 'running' ? ` · verify ${w.verify.state === 'not-run' ? 'not run' : w.verify.state}` : '';
   const state = activity && w.state === 'running' ? ` · ${activity}` : w.outcome ? ` · ${w.outcome.text}` : verdict;
@@ -250,12 +250,6 @@ export function clock(ms: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }
 
-function shortDir(dir: string): string {
-  const home = process.env.HOME ?? process.env.USERPROFILE;
-  if (home && (dir === home || dir.startsWith(home + path.sep))) return `~${dir.slice(home.length)}`;
-  return dir;
-}
-
 function nameOf(arg: WorkerInfo | string | undefined): string | undefined {
   if (typeof arg === 'string') return arg || undefined;
   return arg && typeof arg === 'object' && typeof arg.name === 'string' ? arg.name : undefined;
@@ -264,7 +258,7 @@ function nameOf(arg: WorkerInfo | string | undefined): string | undefined {
 async function pickWorker(workers: WorkerInfo[], title: string | undefined): Promise<string | undefined> {
   if (!workers.length || !title) return undefined;
   const picked = await vscode.window.showQuickPick(
-    workers.map((w) => ({ label: w.name, description: `${w.state.replace('_', ' ')} · ${shortDir(w.workingDir)}`, detail: w.lastLine || undefined })),
+    workers.map((w) => ({ label: w.name, description: `${w.state.replace('_', ' ')} · ${placeLabel(w.workingDir)}`, detail: w.lastLine || undefined })),
     { title, placeHolder: 'Worker' },
   );
   return picked?.label;

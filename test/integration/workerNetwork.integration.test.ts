@@ -154,6 +154,7 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
       assert.equal(net?.mode, 'internet');
       assert.equal(net?.verified, true, `${w}: the runtime reported the mode`);
       assert.match(net!.line, /^network: internet over HTTP\(S\), not this machine or the local network$/);
+      assert.equal(net!.brief, 'internet only', `${w}: the card's few words`);
     }
   });
 

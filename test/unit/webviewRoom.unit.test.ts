@@ -173,6 +173,55 @@ describe('webview: room for the conversation (Chromium)', function () {
     }
   });
 
+  it('a worker card names its folder and its network in a few words, the whole of each on hover; once it has ended, no network, and a settled report in one line', async () => {
+    const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
+    try {
+      const item = wp.page.locator('.worker-item');
+      const line = 'network: internet over HTTP(S), not this machine or the local network; via your proxy http://127.0.0.1:3128';
+      const sandbox: WorkerCard['sandbox'] = { state: 'engaged', network: { mode: 'internet', line, brief: 'internet only via your proxy' } };
+      const running: WorkerCard = {
+        ...worker('net'),
+        workingDir: '/home/someone/projects/shop-api',
+        sandbox,
+        isolation: { kind: 'worktree', sourceDir: '/home/someone/projects/shop-api', branch: 'baton/net', baseCommit: 'abc1234', uncommittedLeftOut: false },
+      };
+      await wp.push({ type: 'workers/update', seq: 2, workers: [running] });
+      const where = item.locator('[data-testid="worker-where"]');
+      await where.waitFor();
+      assert.equal(await where.innerText(), 'worktree on baton/net · internet only via your proxy');
+      assert.equal(await where.getAttribute('title'), `worktree on baton/net\n${line}`);
+      assert.equal(await item.locator('.worker-dir').innerText(), 'shop-api');
+      assert.equal(await item.locator('.worker-dir').getAttribute('title'), '/home/someone/projects/shop-api');
+
+      // Ended and applied, nothing left to decide: the outcome alone, and its report clamped to a line.
+      const report = 'Renamed the endpoint.\nUpdated its three callers and the tests.\nAll 48 tests pass.';
+      await wp.push({
+        type: 'workers/update',
+        seq: 3,
+        workers: [{ ...running, state: 'done', summary: report, outcome: { kind: 'applied', text: 'applied: 3 files changed, +9 \u22124' } }],
+      });
+      await where.filter({ hasText: 'applied:' }).waitFor();
+      assert.equal(await where.innerText(), 'applied: 3 files changed, +9 \u22124');
+      assert.equal(await item.getAttribute('data-settled'), '');
+      const summary = item.locator('[data-testid="worker-summary"]');
+      const lineHeight = Number.parseFloat(await summary.evaluate((e) => getComputedStyle(e).lineHeight));
+      assert.ok((await summary.boundingBox())!.height < lineHeight * 1.5, 'one line of report');
+
+      // With changes waiting, the card is not settled: the report has its two lines.
+      await wp.push({
+        type: 'workers/update',
+        seq: 4,
+        workers: [{ ...running, state: 'done', summary: report, changes: { files: 3, additions: 9, deletions: 4, paths: ['src/a.ts'] } }],
+      });
+      await item.locator('[data-testid="worker-changes"]').waitFor();
+      assert.equal(await item.getAttribute('data-settled'), null);
+      assert.ok((await summary.boundingBox())!.height > lineHeight * 1.5, 'two lines of report while its changes wait');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('signed out: the banner sits above the messages, and offers the one "Sign in" there is', async () => {
     const messages: ChatMessage[] = [
       { id: 'u1', role: 'user', content: 'hello, can you help?', status: 'complete', ts: Date.now() },

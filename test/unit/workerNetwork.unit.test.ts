@@ -6,6 +6,7 @@ import { reportedNetworkMode, toSandboxConfig, type SandboxPolicy } from '../../
 import type { SessionSpec } from '../../src/core/copilot/agentSessions';
 import { buildSessionConfig, GITHUB_MCP_SERVER } from '../../src/core/copilot/sessionConfig';
 import {
+  briefNetwork,
   describeNetwork,
   GITHUB_API_HOST,
   hostRuleProblem,
@@ -22,7 +23,12 @@ const linux = { available: true, networkAvailable: true };
 
 function config(settings: Parameters<typeof resolveWorkerNetwork>[0], support = linux) {
   const n = resolveWorkerNetwork(settings, MACHINE);
-  const policy: SandboxPolicy = { deniedPaths: [], readonlyPaths: [], readwritePaths: ['/w'], network: { ...n, line: describeNetwork(n) } };
+  const policy: SandboxPolicy = {
+    deniedPaths: [],
+    readonlyPaths: [],
+    readwritePaths: ['/w'],
+    network: { ...n, line: describeNetwork(n), brief: briefNetwork(n) },
+  };
   return { n, network: toSandboxConfig(policy, support).userPolicy?.network };
 }
 
@@ -32,6 +38,7 @@ describe('worker network policy', () => {
     assert.equal(n.mode, 'internet');
     assert.deepEqual(network, { allowOutbound: true, allowLocalNetwork: false, blockedHosts: ['192.168.1.20', 'fd00::20', '169.254.169.254'] });
     assert.match(describeNetwork(n), /^network: internet over HTTP\(S\), not this machine or the local network$/);
+    assert.equal(briefNetwork(n), 'internet only');
   });
 
   it('"internet" keeps a host list on a machine with no address, so the runtime still filters through its proxy', () => {
@@ -60,6 +67,11 @@ describe('worker network policy', () => {
       describeNetwork(n),
       'network: internet over HTTP(S), not this machine or the local network; only registry.npmjs.org, *.github.com; never evil.example; via your proxy http://proxy.corp:3128',
     );
+    // The card's few words: what a worker may reach, the whole line in its tooltip.
+    assert.equal(briefNetwork(n), 'only registry.npmjs.org, *.github.com via your proxy');
+    assert.equal(briefNetwork(resolveWorkerNetwork({ mode: 'allow', allowedHosts: ['a.example', 'b.example', 'c.example'] }, MACHINE)), 'only 3 hosts');
+    assert.equal(briefNetwork(config({ mode: 'allow' }).n), 'full network');
+    assert.equal(briefNetwork(config({ mode: 'deny' }).n), 'network off');
   });
 
   it("puts the proxy's credentials in their own fields, never in the URL or the card", () => {
@@ -70,6 +82,7 @@ describe('worker network policy', () => {
     // The runtime authenticates to a proxy only through its sandbox proxy, which it starts only for a host list.
     assert.deepEqual(network?.blockedHosts, ['baton-proxy-auth.invalid']);
     assert.doesNotMatch(describeNetwork(n), /secret|baton-proxy-auth/);
+    assert.doesNotMatch(briefNetwork(n), /secret|proxy.corp/);
     const bad = parseProxy('socks5://u:secret@proxy.corp:1080');
     assert.ok(bad instanceof NetworkSettingError);
     assert.equal(bad.problem, 'proxy-scheme');
@@ -103,6 +116,7 @@ describe('worker network policy', () => {
       ],
     );
     assert.match(describeNetwork(n), /^network off: baton\.workers\.allowedHosts: 'https:\/\/x\.example\/' .*; baton\.workers\.blockedHosts: '10\.0\.0\.0\/8'/);
+    assert.equal(briefNetwork(n), 'network off: a network setting is invalid');
   });
 
   it("Doctor's line: an error naming each bad entry; otherwise the mode, what Baton blocks, and what the runtime confirmed", () => {

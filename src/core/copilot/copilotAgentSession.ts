@@ -46,8 +46,10 @@ export class CopilotAgentSession implements AgentSession {
         // The mode in force is the one the runtime reports resolving, not the one Baton asked for.
         const reported = reportedNetworkMode(e.data);
         if (reported) {
-          const line = reported === network.mode ? network.line : `${network.line} (but the runtime reports network "${reported}")`;
-          this.sandboxStatus = { ...this.sandboxStatus, network: { mode: network.mode, line, verified: reported === network.mode } };
+          const agrees = reported === network.mode;
+          const line = agrees ? network.line : `${network.line} (but the runtime reports network "${reported}")`;
+          const brief = agrees ? network.brief : `${network.brief} (the runtime reports "${reported}")`;
+          this.sandboxStatus = { ...this.sandboxStatus, network: { mode: network.mode, line, brief, verified: agrees } };
         }
         // 'unsupported' stays: its reason says what to install, the runtime's "inactive" would not.
       } else if (e.type === 'sandbox.decision' && this.sandboxStatus.state !== 'off' && this.sandboxStatus.state !== 'unsupported') {

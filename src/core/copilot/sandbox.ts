@@ -29,14 +29,17 @@ export interface SandboxNetwork {
   blockedHosts: string[];
   /** The user's proxy; credentials in their own fields, never in the URL. */
   proxy?: { url: string; username?: string; password?: string };
-  /** The card's network line for this policy. */
+  /** The network line for this policy, in full (Doctor, the Workers view's tooltip, the card's tooltip). */
   line: string;
+  /** The same in a few words, for the card itself ('internet only', 'network off', …). */
+  brief: string;
 }
 
 /** The network a worker's shell has: the mode in force, and whether the runtime's own event confirmed it. */
 export interface SandboxNetworkStatus {
   mode: SandboxNetwork['mode'];
   line: string;
+  brief: string;
   /** The runtime's policy_resolved event reported this mode (undefined until a command ran). */
   verified?: boolean;
 }
@@ -113,8 +116,9 @@ export function sandboxSupport(platform: NodeJS.Platform = process.platform, env
 /** The network mode in force for `policy` on a machine with `support`, and its line for the card. */
 export function networkInForce(policy: SandboxPolicy, support: SandboxSupport): SandboxNetworkStatus {
   // Without slirp4netns/iptables an allowed network would make every command fail; the network is cut instead (and said so).
-  if (policy.network.mode !== 'deny' && !support.networkAvailable) return { mode: 'deny', line: `network off: ${support.networkReason ?? 'unavailable'}` };
-  return { mode: policy.network.mode, line: policy.network.line };
+  if (policy.network.mode !== 'deny' && !support.networkAvailable)
+    return { mode: 'deny', line: `network off: ${support.networkReason ?? 'unavailable'}`, brief: 'network off' };
+  return { mode: policy.network.mode, line: policy.network.line, brief: policy.network.brief };
 }
 
 /** The runtime's sandboxConfig for `policy` on a machine with `support`. */

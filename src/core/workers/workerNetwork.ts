@@ -198,6 +198,18 @@ export function describeNetwork(n: WorkerNetwork): string {
   return `${base}${proxied}${only}${blocked}${via}`;
 }
 
+/**
+ * The card's network words: the mode, the host list when it is short, and the proxy, in a few words. The full line
+ * (describeNetwork) is the card's tooltip: at a 300 px side bar it took four lines under every card.
+ */
+export function briefNetwork(n: WorkerNetwork): string {
+  if (n.problems.length) return 'network off: a network setting is invalid';
+  if (n.mode === 'deny') return 'network off';
+  const hosts = n.allowedHosts.length > 2 ? `${n.allowedHosts.length} hosts` : n.allowedHosts.join(', ');
+  const what = hosts ? `only ${hosts}` : n.mode === 'internet' ? 'internet only' : 'full network';
+  return `${what}${n.proxy ? ' via your proxy' : ''}`;
+}
+
 /** Doctor's network line: the mode a worker started now gets, what Baton blocks, and what the runtime confirmed. */
 export function networkReport(
   n: WorkerNetwork,

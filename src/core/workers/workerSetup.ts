@@ -9,7 +9,7 @@ import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
-import { describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
+import { briefNetwork, describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
 import { WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
 
@@ -94,6 +94,7 @@ export class WorkerSetup {
         blockedHosts: network.blockedHosts,
         ...(network.proxy ? { proxy: network.proxy } : {}),
         line: describeNetwork(network),
+        brief: briefNetwork(network),
       },
       readonlyPaths: w.sandboxReadonly,
     });

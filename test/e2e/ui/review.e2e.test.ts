@@ -66,11 +66,14 @@ describe('Reviewing a worker\u2019s changes', function () {
     await completedReply(view, first.summary);
     const reviewer = card(view, 'ui-reviewer');
     await reviewer.locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' }).waitFor({ timeout: 30_000 });
-    // Where it works, and the network its shell has: the default (the internet, not this machine), through the proxy of
+    // Where it works, and the network its shell had: the default (the internet, not this machine), through the proxy of
     // VS Code's environment, which the e2e run points at the scripted server (so a stray internet call fails loudly).
+    // It has ended, so the card says where its changes are, and the network it ran with is on hover.
+    const where = reviewer.locator('[data-testid="worker-where"]');
+    assert.equal(await where.innerText(), 'worktree on baton/ui-reviewer');
     assert.equal(
-      await reviewer.locator('[data-testid="worker-where"]').innerText(),
-      `worktree on baton/ui-reviewer · network: internet over HTTP(S), not this machine or the local network; via your proxy ${server.url}`,
+      await where.getAttribute('title'),
+      `worktree on baton/ui-reviewer\nnetwork: internet over HTTP(S), not this machine or the local network; via your proxy ${server.url}`,
     );
     assert.equal(await readApp(repo), 'original line\n', 'the user\u2019s file is untouched until Apply');
 
