@@ -54,10 +54,21 @@ const CONFLICT_ACTIONS = [
   ['resolve-editor', 'Resolve in editor\u2026'],
 ] as const;
 
+/** Settled workers (ended, nothing left to decide) the strip shows at most: the rest are in the Workers view. */
+export const SETTLED_SHOWN = 3;
+
+/** Ended with nothing left to decide: no changes waiting, no conflict, and it can run nothing more. */
+function isSettled(worker: WorkerCard): boolean {
+  return worker.state !== 'running' && worker.state !== 'idle' && !worker.changes?.files && !worker.conflicts?.length;
+}
+
 export class WorkerStrip {
   readonly el: HTMLElement;
   private readonly list: HTMLElement;
+  private readonly more: HTMLButtonElement;
   private cards = new Map<string, Card>();
+  /** Every listed worker's state at the last update, shown or not: a worker finishing is announced either way. */
+  private states = new Map<string, WorkerState>();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -66,28 +77,39 @@ export class WorkerStrip {
     private readonly announce: (text: string) => void = () => undefined,
   ) {
     this.list = h('div', { class: 'worker-list', role: 'list' });
-    this.el = h('section', { class: 'workers', 'aria-label': 'Background workers', 'data-testid': 'workers' }, this.list);
+    this.more = h('button', { type: 'button', class: 'link-button worker-more', 'data-testid': 'workers-more', hidden: true });
+    this.more.addEventListener('click', () => this.post({ type: 'command/run', command: 'baton.showWorkers' }));
+    this.el = h('section', { class: 'workers', 'aria-label': 'Background workers', 'data-testid': 'workers', tabindex: '-1' }, this.list, this.more);
     this.el.hidden = true;
   }
 
   update(workers: WorkerCard[]): void {
     const next = new Map<string, Card>();
+    const states = new Map<string, WorkerState>();
     const items: HTMLElement[] = [];
+    let settled = 0;
     for (const worker of workers) {
-      const known = this.cards.get(worker.name);
-      const card = known ?? this.createCard(worker);
-      const finished = known?.worker.state === 'running' && worker.state !== 'running';
+      states.set(worker.name, worker.state);
+      if (this.states.get(worker.name) === 'running' && worker.state !== 'running') this.announce(this.finishedText(worker));
+      // The host lists finished workers newest first: the older settled ones stay in the Workers view only.
+      if (isSettled(worker) && ++settled > SETTLED_SHOWN) continue;
+      const card = this.cards.get(worker.name) ?? this.createCard(worker);
       card.worker = worker;
       this.fill(card);
-      if (finished) this.announce(this.finishedText(worker));
       next.set(worker.name, card);
       items.push(card.el.parentElement!);
     }
+    const focusLost = [...this.cards.keys()].some((name) => !next.has(name) && this.cards.get(name)!.el.parentElement!.contains(document.activeElement));
     this.cards = next;
+    this.states = states;
     // replaceChildren moves the kept nodes; a focused card that stays keeps its focus only if it is not detached,
     // so skip the DOM write when the order did not change.
     const current = Array.from(this.list.children);
     if (current.length !== items.length || current.some((el, i) => el !== items[i])) this.list.replaceChildren(...items);
+    const more = Math.max(0, settled - SETTLED_SHOWN);
+    setText(this.more, more ? `${more} earlier worker${more === 1 ? '' : 's'} in the Workers view` : '');
+    this.more.hidden = !more;
+    if (focusLost) (more ? this.more : this.el).focus();
     this.el.hidden = workers.length === 0;
     this.syncTicker();
   }
@@ -236,7 +258,7 @@ export class WorkerStrip {
     setText(card.conflictText, conflicts.length ? `Conflicts with your tree: ${conflicts.join(', ')}` : '');
     card.conflict.hidden = !conflicts.length || worker.state === 'running';
     // Ended with nothing left to decide: its report shrinks to one line (the chat's result card has it whole).
-    card.el.parentElement!.toggleAttribute('data-settled', !live && !c?.files && !conflicts.length);
+    card.el.parentElement!.toggleAttribute('data-settled', isSettled(worker));
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     this.tick(card);
   }

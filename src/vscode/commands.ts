@@ -68,6 +68,8 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     }),
     register('baton.remember', () => vscode.commands.executeCommand('baton.memory.add')),
     register('baton.showLog', () => services.log.show()),
+    // The Workers view, opened and focused: it lists the finished workers the panel's strip no longer shows.
+    register('baton.showWorkers', () => vscode.commands.executeCommand('baton.workers.focus')),
     register('baton.doctor', async () => {
       const core = await services.ready();
       const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking' }, () =>

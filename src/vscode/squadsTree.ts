@@ -5,6 +5,7 @@ import type { BatonCore } from '../core/batonCore';
 import type { SquadAgentRow, SquadRow } from '../core/store/areaTypes';
 import type { SquadTaskInfo } from '../core/squads/squadService';
 import { provideCommand } from './deferredCommands';
+import { placeLabel } from './placeLabel';
 
 type Node =
   | { kind: 'squad'; squad: SquadRow }
@@ -55,7 +56,7 @@ class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
       case 'squad': {
         const item = new vscode.TreeItem(node.squad.name, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `squad:${node.squad.name}`;
-        item.description = node.squad.project_dir;
+        item.description = placeLabel(node.squad.project_dir);
         item.iconPath = new vscode.ThemeIcon('organization');
         item.tooltip = `Squad '${node.squad.name}' in ${node.squad.project_dir}\nUniverse: ${node.squad.universe}\nUsage ${usage.describe('squad', node.squad.name)}`;
         item.contextValue = 'squad';

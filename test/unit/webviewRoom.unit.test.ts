@@ -222,6 +222,42 @@ describe('webview: room for the conversation (Chromium)', function () {
     }
   });
 
+  it('the strip keeps every worker that runs or waits for a decision and the newest three settled ones; the rest are a click away', async () => {
+    const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
+    try {
+      const ended = (name: string): WorkerCard => ({ ...worker(name), state: 'done', summary: `${name} is done.` });
+      // As the host lists them: the active ones, then the finished ones, newest first.
+      const workers: WorkerCard[] = [
+        worker('runs'),
+        { ...ended('waits'), changes: { files: 1, additions: 1, deletions: 0 } },
+        ...['s6', 's5', 's4', 's3', 's2', 's1'].map(ended),
+      ];
+      await wp.push({ type: 'workers/update', seq: 2, workers });
+      const names = (): Promise<string[]> =>
+        wp.page.locator('[data-testid="worker-card"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.name!));
+      await wp.page.waitForSelector('[data-testid="workers-more"]:not([hidden])');
+      assert.deepEqual(await names(), ['runs', 'waits', 's6', 's5', 's4']);
+      const more = wp.page.locator('[data-testid="workers-more"]');
+      assert.equal(await more.innerText(), '3 earlier workers in the Workers view');
+      await more.click();
+      assert.deepEqual(
+        (await wp.posted()).filter((m) => m.type === 'command/run'),
+        [{ type: 'command/run', command: 'baton.showWorkers' }],
+      );
+
+      // A newer one settles while the oldest shown has the focus: it leaves the strip, and the focus goes to the link.
+      await wp.page.locator('[data-testid="worker-card"][data-name="s4"]').focus();
+      await wp.push({ type: 'workers/update', seq: 3, workers: [worker('runs'), ended('waits'), ...['s6', 's5', 's4', 's3', 's2', 's1'].map(ended)] });
+      await wp.page.waitForSelector('[data-testid="worker-card"][data-name="s4"]', { state: 'detached' });
+      assert.deepEqual(await names(), ['runs', 'waits', 's6', 's5']);
+      assert.equal(await more.innerText(), '4 earlier workers in the Workers view');
+      assert.equal(await wp.page.evaluate(`document.activeElement?.dataset.testid`), 'workers-more');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('signed out: the banner sits above the messages, and offers the one "Sign in" there is', async () => {
     const messages: ChatMessage[] = [
       { id: 'u1', role: 'user', content: 'hello, can you help?', status: 'complete', ts: Date.now() },

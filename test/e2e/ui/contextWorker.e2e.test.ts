@@ -61,7 +61,8 @@ describe('Start a Worker Here', function () {
     assert.match(await card.innerText(), /docs/);
     const row = page.locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row').filter({ hasText: NAME });
     await row.waitFor({ timeout: 15_000 });
-    assert.match((await row.getAttribute('aria-label')) ?? (await row.innerText()), new RegExp(docs.replace(/[/.]/g, '\\$&')));
+    // The folder as the workspace names it (its path inside the workspace folder), its whole path in the tooltip.
+    assert.match((await row.getAttribute('aria-label')) ?? (await row.innerText()), new RegExp(`^${NAME} docs · `));
 
     // Its result comes back into the chat, summed up by the orchestrator.
     await messages(view, 'background').filter({ hasText: 'The folder holds guide.md.' }).waitFor({ timeout: 30_000 });
