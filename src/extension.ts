@@ -9,6 +9,7 @@ import { registerChatView } from './vscode/chatViewProvider';
 import { registerCommands } from './vscode/commands';
 import { registerConversationCommands } from './vscode/conversationCommands';
 import { registerContextCommands } from './vscode/contextCommands';
+import { registerContextKeys } from './vscode/contextKeys';
 import { registerLanguageModelTools } from './vscode/languageModelTools';
 import { declareCommands, failDeclaredCommands } from './vscode/deferredCommands';
 import { registerMachineSessionsTree } from './vscode/machineSessionsTree';
@@ -65,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
     registerContextCommands(services, services.editorContext),
     declareCommands(TREE_COMMANDS),
     registerStatusBar(services),
+    registerContextKeys(services),
     registerNotifications(services, () => chatView.isVisible()),
     registerChatParticipant(context, services),
     registerLanguageModelTools(services),

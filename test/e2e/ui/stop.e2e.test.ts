@@ -17,8 +17,11 @@ describe('Stop', function () {
   afterEach(() => ui().server.releaseHeld());
 
   it('keeps the partial answer, marked stopped, and the next message works', async () => {
-    const { view } = await freshChat();
+    const { page, view } = await freshChat();
     const { server } = ui();
+    // The Chat view's title offers Stop only while there is something to stop (the `baton.answering` context key).
+    const titleStop = page.locator('.part.sidebar .pane-header[aria-label^="Chat"] .action-label[aria-label^="Stop"]');
+    assert.equal(await titleStop.count(), 0, 'no Stop in the title while Baton is idle');
     server.on({ lastUserIncludes: SLOW, name: 'streams then hangs' }, { textThenHang: PARTIAL });
     server.on({ lastUserIncludes: NEXT, name: 'after the stop' }, { text: NEXT_REPLY, chunks: 3 });
 
@@ -27,6 +30,7 @@ describe('Stop', function () {
     await streaming.waitFor({ timeout: 30_000 });
     const id = await streaming.getAttribute('data-id');
 
+    await titleStop.waitFor({ state: 'attached', timeout: 10_000 });
     const stop = view.locator('[data-testid="stop"]');
     await stop.waitFor({ state: 'visible' });
     await stop.click();
@@ -44,6 +48,7 @@ describe('Stop', function () {
     // Not busy any more: the Stop button goes away.
     await view.locator('body[data-busy="false"]').waitFor({ timeout: 10_000 });
     await stop.waitFor({ state: 'hidden', timeout: 5_000 });
+    await titleStop.waitFor({ state: 'detached', timeout: 5_000 });
 
     await send(view, NEXT);
     await completedReply(view, NEXT_REPLY);

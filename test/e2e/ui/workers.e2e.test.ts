@@ -45,7 +45,7 @@ describe('Workers', function () {
     // The Workers view starts collapsed and opens for the new worker, leaving the focus where it was.
     await treeRow(page, 'ui-builder').waitFor({ timeout: 10_000 });
     // Its folder as the workspace names it: the workspace folder's name, not its path.
-    assert.match((await treeRow(page, 'ui-builder').innerText()).replace(/\s+/g, ' '), /^ui-builder workspace\b/);
+    assert.match(await treeRow(page, 'ui-builder').locator('.label-description').innerText(), /^workspace\b/);
     assert.equal(await page.locator('.part.sidebar .pane-header[aria-label^="Workers"]').first().getAttribute('aria-expanded'), 'true');
 
     // Done, with its result back in the conversation, then the orchestrator's summary.
