@@ -159,7 +159,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal(await git(repo, 'show', ':3:src/app.txt'), 'beta line\n', "stage 3 is the worker's");
     const worktrees = (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree '));
     assert.deepEqual(worktrees, [`worktree ${repo}`]);
-    assert.deepEqual(card('beta')?.outcome, { kind: 'applied', text: 'applied; 1 file to merge in the editor' });
+    assert.deepEqual(card('beta')?.outcome, { kind: 'applied', text: 'applied with conflict markers: 1 file to merge in the editor' });
     assert.equal(card('beta')?.conflicts, undefined);
   });
 });

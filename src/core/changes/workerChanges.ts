@@ -229,7 +229,7 @@ export class WorkerChanges {
     if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
     const r = await this.isolation.applyWithMarkers(name, opts);
     const n = r.conflicted.length;
-    this.onSettled(name, { kind: 'applied', text: `applied; ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
+    this.onSettled(name, { kind: 'applied', text: `applied with conflict markers: ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
     return {
       text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).`,
       conflicted: r.conflicted.map((c) => c.userPath),
