@@ -1,4 +1,4 @@
-// The panel header: the current model, the auto-routing toggle and New chat. It fits a 300 px side bar: the model
+// The panel header: the current model (a button that switches it), the auto-routing toggle and New chat. It fits a 300 px side bar: the model
 // name takes the room that is left and is cut with an ellipsis only below that, its full name always in the tooltip;
 // the toggle says "Auto" and New chat is an icon button, both explained by their tooltips. While the Copilot runtime
 // restarts (Baton was idle and it had grown) a status beside the model says so instead of a bare "busy".
@@ -36,22 +36,25 @@ export class Header {
       '+',
     );
     newChat.addEventListener('click', () => post({ type: 'chat/new' }));
+    // The model is also the way to change it, as in VS Code's own chat: a click opens Baton: Switch Model's quick pick.
+    const switchModel = h(
+      'button',
+      { type: 'button', class: 'vscode-action-button model-label model-switch', 'data-testid': 'model-switch', 'aria-description': 'Switch the model' },
+      h('span', { class: 'sr-only' }, 'Model '),
+      this.model,
+      h('span', { class: 'model-chevron', 'aria-hidden': 'true' }, '\u25BE'),
+    );
+    switchModel.addEventListener('click', () => post({ type: 'command/run', command: 'baton.switchModel' }));
     // A live region that exists from the start, so a screen reader reads the restart when it begins.
     this.status = h('span', { class: 'header-status', role: 'status', 'data-testid': 'header-status' });
-    this.el = h(
-      'header',
-      { class: 'header' },
-      h('span', { class: 'model-label' }, h('span', { class: 'sr-only' }, 'Model '), this.model),
-      this.status,
-      h('span', { class: 'header-spacer' }),
-      routingLabel,
-      newChat,
-    );
+    this.el = h('header', { class: 'header' }, switchModel, this.status, h('span', { class: 'header-spacer' }), routingLabel, newChat);
   }
 
   setState(state: PanelState): void {
     setText(this.model, state.model || '—');
-    this.model.title = state.model ? `Model: ${state.model}${state.usageToday ? `\nUsage ${state.usageToday}` : ''}` : 'No model yet';
+    this.model.title = state.model
+      ? `Model: ${state.model}${state.usageToday ? `\nUsage ${state.usageToday}` : ''}\nClick to switch the model`
+      : 'No model yet: click to choose one';
     setText(this.status, state.runtimeRestarting ? 'Restarting Copilot\u2026' : '');
     this.status.title = state.runtimeRestarting
       ? 'Baton is restarting the Copilot runtime to give back memory; a message you send now is answered right after'

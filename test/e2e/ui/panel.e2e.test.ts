@@ -123,6 +123,13 @@ describe('Panel safety, layout and background results', function () {
       assert.equal(layout.title.split('\n')[0], `Model: ${layout.name}`, 'the tooltip names the model');
       assert.ok(await view.locator('[data-testid="routing-toggle"]').isVisible());
       assert.ok(await view.locator('[data-testid="new-chat"]').isVisible());
+      // The model is the way to switch it: a click opens Baton: Switch Model's quick pick, which lists it.
+      await view.locator('[data-testid="model-switch"]').click();
+      const pick = page.locator('.quick-input-widget');
+      await pick.locator('.quick-input-title', { hasText: 'Baton: model for the orchestrator' }).waitFor({ timeout: 15_000 });
+      await pick.locator('.monaco-list-row', { hasText: layout.name }).first().waitFor({ timeout: 5_000 });
+      await page.keyboard.press('Escape');
+      await pick.waitFor({ state: 'hidden', timeout: 5_000 });
     } finally {
       await setSideBarWidth(page, before);
     }
