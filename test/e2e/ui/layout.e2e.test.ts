@@ -57,6 +57,11 @@ describe('Room for the conversation', function () {
     await setExpanded(page, 'Copilot Sessions', false);
     await setExpanded(page, 'Workers', false);
     // (VS Code gives the space back to the chat as its split view relays out; not asserted here.)
+
+    // Baton: Show Workers (also the strip's "N earlier workers" link) opens the collapsed Workers view.
+    await runCommand(page, 'Baton: Show Workers');
+    await page.waitForFunction(() => document.querySelector('.part.sidebar .pane-header[aria-label^="Workers"]')?.getAttribute('aria-expanded') === 'true');
+    await setExpanded(page, 'Workers', false);
   });
 
   it('Baton: Show Usage opens a page with the 30-day chart and the totals, this turn counted', async () => {
