@@ -60,17 +60,24 @@ export const THEMES = {
  * workbench.colorTheme says, and edits of settings.json on disk were not picked up by the open window (measured).
  */
 export async function setColorTheme(page: Page, theme: Theme): Promise<void> {
-  const current = (await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '';
-  if (current.split(/\s+/).includes(themeClass(theme.label))) return;
-  await runCommand(page, 'Preferences: Color Theme');
+  const wearing = page.locator(`.monaco-workbench.${theme.workbench}.${themeClass(theme.label)}`).first();
   const widget = page.locator('.quick-input-widget');
-  await widget.locator('input').fill(theme.pick);
-  await widget.locator(`.monaco-list-row[aria-label^="${theme.pick}"]`).first().click();
-  await page
-    .locator(`.monaco-workbench.${theme.workbench}.${themeClass(theme.label)}`)
-    .first()
-    .waitFor({ timeout: 15_000 });
-  await widget.waitFor({ state: 'hidden' });
+  // In a window that has just opened, the picker can close again or its row never come (CI: a 30 s wait for the row,
+  // three windows of one run left on Light+): pick again rather than wait out one attempt.
+  for (let attempt = 1; ; attempt++) {
+    if (await wearing.count()) return;
+    try {
+      await runCommand(page, 'Preferences: Color Theme');
+      await widget.locator('input').fill(theme.pick);
+      await widget.locator(`.monaco-list-row[aria-label^="${theme.pick}"]`).first().click({ timeout: 10_000 });
+      await wearing.waitFor({ timeout: 15_000 });
+      await widget.waitFor({ state: 'hidden' });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /** The class VS Code puts on the workbench for a built-in theme, e.g. vscode-theme-defaults-themes-dark_modern-json. */
