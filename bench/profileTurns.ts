@@ -79,6 +79,12 @@ async function main(): Promise<void> {
   // The store as the extension opens it (its flush delay and poll); with FLUSH=1, its flushes and file operations counted.
   const flushes: FlushStats[] = [];
   const fileOps = new Map<string, { n: number; ms: number }>();
+  const counted = (name: string, since: number): void => {
+    const c = fileOps.get(name) ?? { n: 0, ms: 0 };
+    c.n++;
+    c.ms += performance.now() - since;
+    fileOps.set(name, c);
+  };
   const fs = Object.fromEntries(
     Object.entries(nodeStoreFileSystem).map(([name, fn]) => [
       name,
@@ -89,10 +95,7 @@ async function main(): Promise<void> {
             try {
               return (fn as (...x: unknown[]) => unknown)(...a);
             } finally {
-              const c = fileOps.get(name) ?? { n: 0, ms: 0 };
-              c.n++;
-              c.ms += performance.now() - t;
-              fileOps.set(name, c);
+              counted(name, t);
             }
           }
         : async (...a: unknown[]) => {
@@ -100,10 +103,7 @@ async function main(): Promise<void> {
             try {
               return await (fn as (...x: unknown[]) => Promise<unknown>)(...a);
             } finally {
-              const c = fileOps.get(name) ?? { n: 0, ms: 0 };
-              c.n++;
-              c.ms += performance.now() - t;
-              fileOps.set(name, c);
+              counted(name, t);
             }
           },
     ]),

@@ -227,7 +227,7 @@ export class WorkerStrip {
     const network = held ? (box.network?.line ?? box.reason ?? '') : '';
     // The network matters while the worker can still run a command; the card says it in a few words, in full on hover.
     const live = worker.state === 'running' || worker.state === 'idle';
-    const brief = held && live ? (box.network?.brief ?? network) : '';
+    const brief = held && live ? (box.network?.brief ?? box.reason ?? '') : '';
     setText(card.where, [iso, unsandboxed, brief].filter(Boolean).join(' · '));
     card.where.title = [iso, unsandboxed, network].filter(Boolean).join('\n');
     card.where.hidden = !card.where.textContent;

@@ -76,9 +76,9 @@ export interface WorkerCard {
     reason?: string;
     /**
      * While the sandbox holds: the network mode in force, in full (`line`: the card's tooltip) and in a few words
-     * (`brief`: the card; absent in workers recorded before it), and whether the runtime confirmed it.
+     * (`brief`: the card), and whether the runtime confirmed it.
      */
-    network?: { mode: 'internet' | 'allow' | 'deny'; line: string; brief?: string; verified?: boolean };
+    network?: { mode: 'internet' | 'allow' | 'deny'; line: string; brief: string; verified?: boolean };
   };
   /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
   isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
