@@ -138,9 +138,9 @@ export class WorkerStrip {
         h('span', { class: 'worker-dot', 'aria-hidden': 'true' }),
         h('span', { class: 'worker-name' }, worker.name),
         state,
+        dir,
         elapsed,
       ),
-      dir,
       last,
     );
     el.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name }));

@@ -192,6 +192,12 @@ describe('webview: room for the conversation (Chromium)', function () {
       assert.equal(await where.getAttribute('title'), `worktree on baton/net\n${line}`);
       assert.equal(await item.locator('.worker-dir').innerText(), 'shop-api');
       assert.equal(await item.locator('.worker-dir').getAttribute('title'), '/home/someone/projects/shop-api');
+      // The folder shares the name's line, and the card is one box: the border is the item's, around its place,
+      // report and actions too, not the button's around the name alone.
+      const top = async (sel: string): Promise<number> => (await item.locator(sel).boundingBox())!.y;
+      assert.ok(Math.abs((await top('.worker-dir')) - (await top('.worker-name'))) < 4, "the folder is on the name's line");
+      const borders = await item.evaluate((el) => [getComputedStyle(el).borderTopWidth, getComputedStyle(el.querySelector('.worker-card')!).borderTopWidth]);
+      assert.deepEqual(borders, ['1px', '0px']);
 
       // Ended and applied, nothing left to decide: the outcome alone, and its report clamped to a line.
       const report = 'Renamed the endpoint.\nUpdated its three callers and the tests.\nAll 48 tests pass.';
