@@ -302,13 +302,19 @@ export class ChatApp {
   private onContentClick(e: MouseEvent): void {
     const target = e.target as Element;
     const button = target.closest<HTMLButtonElement>('button[data-action]');
+    if (button?.dataset.action === 'copy-message') {
+      const id = button.closest<HTMLElement>('.message[data-id]')?.dataset.id;
+      const text = id === undefined ? undefined : this.list.contentOf(id);
+      if (text) void copyText(text, button).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
+      return;
+    }
     if (button) {
       const code = button.closest('.code-block')?.querySelector('code');
       if (!code) return;
       const text = code.textContent ?? '';
       if (button.dataset.action === 'highlight') highlightInPlace(button, code);
       else if (button.dataset.action === 'insert') this.post({ type: 'code/insert', code: text });
-      else if (button.dataset.action === 'copy') void copyText(text, code).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
+      else if (button.dataset.action === 'copy') void copyText(text, button).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
       return;
     }
     const link = target.closest('a[href]');
@@ -348,20 +354,20 @@ export class ChatApp {
   }
 }
 
-async function copyText(text: string, source: Element): Promise<boolean> {
+async function copyText(text: string, from: HTMLElement): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
     return true;
   } catch {
-    // Older webview hosts deny the async clipboard; a selection plus execCommand still works there.
-    const selection = window.getSelection();
-    if (!selection) return false;
-    const range = document.createRange();
-    range.selectNodeContents(source);
-    selection.removeAllRanges();
-    selection.addRange(range);
+    // Older webview hosts deny the async clipboard; a selected text box plus execCommand still works there. It holds
+    // the text itself (a reply's Markdown, not what the page shows of it), and the focus goes back where it was.
+    const box = h('textarea', { class: 'copy-buffer', 'aria-hidden': 'true', tabindex: '-1' }) as HTMLTextAreaElement;
+    box.value = text;
+    document.body.append(box);
+    box.select();
     const ok = document.execCommand('copy');
-    selection.removeAllRanges();
+    box.remove();
+    from.focus({ preventScroll: true });
     return ok;
   }
 }

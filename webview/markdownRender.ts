@@ -181,7 +181,7 @@ function codeBlock(raw: string, lang: string, env: RenderEnv): string {
     `<div class="code-block"><div class="code-toolbar"><span class="code-lang">${lang ? escapeHtml(lang) : 'text'}</span>` +
     highlightButton +
     '<button type="button" class="code-btn" data-action="copy" data-testid="code-copy" aria-label="Copy code">Copy</button>' +
-    '<button type="button" class="code-btn" data-action="insert" data-testid="code-insert" aria-label="Insert code at cursor">Insert at cursor</button>' +
+    '<button type="button" class="code-btn" data-action="insert" data-testid="code-insert" aria-label="Insert at cursor (this code)">Insert at cursor</button>' +
     `</div><pre class="code"><code${codeClass ? ` class="${codeClass}"` : ''}>${body}</code></pre></div>\n`
   );
 }

@@ -58,6 +58,22 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
   if (usage) parts.push(h('span', { class: 'usage', 'data-testid': 'usage' }, usage));
   const status = STATUS_LABEL[message.status];
   if (status && message.role !== 'error') parts.push(h('span', { class: 'status', 'data-testid': 'message-status' }, status));
+  // A reply's Markdown, as written (code fences, links and all): what people paste into an issue, a doc or a commit.
+  // Shown on hover and while focus is in the message, and always there for the keyboard and screen readers.
+  if (message.role === 'assistant' && message.content && message.status !== 'streaming' && message.status !== 'pending')
+    parts.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link-button message-copy',
+          'data-action': 'copy-message',
+          'data-testid': 'message-copy',
+          title: 'Copy this reply as Markdown',
+        },
+        'Copy',
+      ),
+    );
   footer.replaceChildren(...parts);
   footer.hidden = parts.length === 0;
 }

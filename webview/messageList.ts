@@ -217,6 +217,11 @@ export class MessageList {
   }
 
   /** The text of the newest user message (for ArrowUp recall when nothing was sent in this page). */
+  /** The text of the message `id` as it came (a reply's Markdown), or undefined when the list has no such message. */
+  contentOf(id: string): string | undefined {
+    return this.views.get(id)?.content;
+  }
+
   lastUserText(): string | undefined {
     for (let i = this.order.length - 1; i >= 0; i--) if (this.order[i]!.role === 'user') return this.order[i]!.content;
     return undefined;
