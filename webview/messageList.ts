@@ -16,6 +16,7 @@
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageGroups } from './messageGroups';
+import { installLogTabbing } from './logTabbing';
 import { focusByKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
 import { RenderAhead } from './renderAhead';
@@ -92,6 +93,7 @@ export class MessageList {
       'data-testid': 'messages',
     });
     this.el.addEventListener('keydown', (e) => this.onKeyDown(e));
+    installLogTabbing(this.el, (el) => el.closest<HTMLElement>('.message'));
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
