@@ -68,6 +68,8 @@ export class ChatApp {
   /** The panel shows the first page only: the whole snapshot is still to come (and asked for again if it does not). */
   private partial = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** "Newest": shown while the view does not follow the newest content. */
+  private readonly jump: HTMLButtonElement;
 
   constructor(
     root: HTMLElement,
@@ -84,6 +86,18 @@ export class ChatApp {
       onCompleted: (view) => this.announceCompleted(view),
       onCountChanged: (count) => this.empty.setVisible(count === 0),
       onLeave: () => this.composer.focus(),
+      onFollowChanged: (following) => (this.jump.hidden = following),
+    });
+    // Scrolled away from the newest content (to read an older message while a reply streams, say): one click back to
+    // it, and the view follows it again. VS Code's chat offers the same.
+    this.jump = h(
+      'button',
+      { type: 'button', class: 'jump-newest', 'data-testid': 'jump-newest', title: 'Scroll to the newest message', hidden: true },
+      '\u2193 Newest',
+    );
+    this.jump.addEventListener('click', () => {
+      this.list.scrollToEnd();
+      this.composer.focus();
     });
     this.permissions = new PermissionList(this.post, () => this.composer.focus());
     this.workers = new WorkerStrip(this.post, (text) => this.announce(text));
@@ -104,7 +118,9 @@ export class ChatApp {
     });
     this.announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'announcer' });
     this.scroller.append(this.empty.el, this.list.el, this.permissions.el);
-    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, this.scroller, this.workers.el, this.composer.el, this.announcer);
+    // The button floats over the conversation's bottom edge: a box around the scroller to place it in.
+    const chat = h('div', { class: 'chat-area' }, this.scroller, this.jump);
+    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, chat, this.workers.el, this.composer.el, this.announcer);
     root.classList.add('app');
 
     this.scroller.addEventListener('click', (e) => this.onContentClick(e));

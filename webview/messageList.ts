@@ -41,6 +41,8 @@ export interface MessageListHooks {
   onCountChanged(count: number): void;
   /** Escape in the conversation: back to the composer. */
   onLeave(): void;
+  /** The view started or stopped following the newest content (the user scrolled away from it, or back). */
+  onFollowChanged?(following: boolean): void;
 }
 
 export class MessageList {
@@ -159,7 +161,7 @@ export class MessageList {
     this.groups.size(this.order, this.mountedFrom, this.order.length, this.perLine);
     this.hooks.onCountChanged(this.order.length);
     this.pendingRestore = undefined;
-    this.following = true;
+    this.follow(true);
     if (restore && restore.pinned === false && restore.scrollTop !== undefined) {
       // The saved offset only means something with every shell in place; until then, show the newest.
       if (this.mountedFrom === 0) this.restoreScroll(restore.scrollTop);
@@ -262,7 +264,7 @@ export class MessageList {
 
   scrollToEnd(): void {
     this.holding = false;
-    this.following = true;
+    this.follow(true);
     this.pendingRestore = undefined;
     this.stick();
   }
@@ -321,15 +323,22 @@ export class MessageList {
 
   private restoreScroll(scrollTop: number): void {
     this.scroller.scrollTop = scrollTop;
-    this.following = false;
+    this.follow(false);
   }
 
   private onScroll(): void {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
     if (this.holding && scrollTop === this.heldTop) return this.requestViewportCheck();
     this.holding = false;
-    this.following = scrollHeight - scrollTop - clientHeight <= PIN_SLACK;
+    this.follow(scrollHeight - scrollTop - clientHeight <= PIN_SLACK);
     this.requestViewportCheck();
+  }
+
+  /** Sets whether the view follows the newest content, and says so when that changes. */
+  private follow(following: boolean): void {
+    if (following === this.following) return;
+    this.following = following;
+    this.hooks.onFollowChanged?.(following);
   }
 
   private schedule(): void {

@@ -153,6 +153,42 @@ describe('webview: room for the conversation (Chromium)', function () {
     }
   });
 
+  it('scrolled up while a reply streams, "Newest" brings the view back to it, and the view follows the stream again', async () => {
+    const messages = conversation(30);
+    messages.push({ id: 's', role: 'assistant', content: 'Streaming.\n\n', status: 'streaming', ts: Date.now() });
+    const wp = await open({ messages, workers: [], permissions: [], state: STATE });
+    try {
+      const jump = wp.page.locator('[data-testid="jump-newest"]');
+      await until(wp, 's', 'the list to follow the bottom', (st) => st.gap <= 2);
+      assert.equal(await jump.isVisible(), false, 'at the newest message there is nothing to go back to');
+      await wp.page.evaluate(`document.querySelector('.scroller').scrollTop = 300`);
+      await jump.waitFor();
+      await frames(wp, 5);
+      // More of the reply streams in: the message being read stays where it is.
+      const id = (await wp.page.evaluate(
+        `(function () { var s = document.querySelector('.scroller').getBoundingClientRect(); var m = [...document.querySelectorAll('[data-testid="message"]')].find(function (e) { return e.getBoundingClientRect().top >= s.top; }); return m.dataset.id; })()`,
+      )) as string;
+      const before = await topOf(wp, id);
+      await wp.push({ type: 'message/delta', seq: 2, id: 's', delta: 'more\n\n'.repeat(20) });
+      await waitInPage(wp.page, `document.querySelector('[data-id="s"]').textContent.includes('more')`);
+      await frames(wp);
+      assert.equal(await topOf(wp, id), before, `${id}, being read, is not pulled away`);
+      assert.ok(await jump.isVisible());
+
+      await jump.click();
+      await until(wp, 's', 'the view at the newest message', (st) => st.gap <= 2);
+      await jump.waitFor({ state: 'hidden' });
+      assert.equal(await wp.page.evaluate(`document.activeElement.dataset.testid`), 'composer', 'ready to type');
+      // And it follows the stream again.
+      await wp.push({ type: 'message/delta', seq: 3, id: 's', delta: 'end\n\n'.repeat(20) });
+      await waitInPage(wp.page, `document.querySelector('[data-id="s"]').textContent.includes('end')`);
+      await until(wp, 's', 'the view to follow the stream', (st) => st.gap <= 2);
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('a worker card shows its last line while it runs, and once it has ended its report alone, not that line again', async () => {
     const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
     try {
