@@ -1,6 +1,6 @@
 // The texts of a message's footer: how its request was routed and the tokens it used.
 import type { RouteInfo, UsageInfo } from '../src/shared/protocol';
-import { countText } from './countText';
+import { countText } from '../src/shared/countText';
 
 const REASONS: Record<RouteInfo['reason'], string> = {
   override: 'keyword override',

@@ -11,7 +11,7 @@
 // - No `style` attribute is emitted (the CSP admits none): table alignment becomes a class.
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
-import { countText } from './countText';
+import { countText } from '../src/shared/countText';
 import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlighter } from './highlighter';
 import { knowsLanguage } from './languageNames';
 

@@ -1,7 +1,9 @@
 // The palette's conversation commands: Open Conversation… (a quick pick of every conversation), Rename Conversation…
 // and Delete Conversation… (both on the one shown unless given an id, as the panel's list does); delete asks first.
+// Open Conversation as Markdown puts the one shown (or the one given) in an untitled Markdown editor.
 import * as vscode from 'vscode';
 import { ConversationError } from '../core/conversations/conversationError';
+import { conversationMarkdown } from '../core/chat/conversationMarkdown';
 import type { ConversationInfo } from '../core/conversations/conversations';
 import { TITLE_MAX } from '../core/store/conversationTitle';
 import type { BatonServices } from './services';
@@ -27,6 +29,17 @@ export function registerConversationCommands(services: BatonServices): vscode.Di
       if (!pick) return;
       core.conversations.open(pick.id);
       await vscode.commands.executeCommand('baton.focus');
+    }),
+    register('baton.exportConversation', async (id?: string) => {
+      const core = await services.ready();
+      const target = find(core.conversations.list(), id);
+      if (!target) return notFound(id);
+      // Untitled: nothing is written to disk until the user saves it where they choose.
+      const doc = await vscode.workspace.openTextDocument({
+        language: 'markdown',
+        content: conversationMarkdown(target.title, core.chat.messagesOf(target.id)),
+      });
+      await vscode.window.showTextDocument(doc, { preview: false });
     }),
     register('baton.renameConversation', async (id?: string) => {
       const core = await services.ready();

@@ -3,7 +3,7 @@
 // timeText.ts) and their token counts; then every message comes, once each, in the history's order.
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
-import { countText } from '../../webview/countText';
+import { countText } from '../../src/shared/countText';
 import { longHistory } from '../support/historyFixture';
 import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 

@@ -205,6 +205,16 @@ export class ChatController {
     this.post.fire({ ...body, seq: ++this.seq } as HostMessage);
   }
 
+  /** The messages of `conversation` as the panel shows them: its kept log, and a reply streaming in it now. */
+  messagesOf(conversation: string): ChatMessage[] {
+    const messages = this.store
+      .recentLog(HISTORY_LIMIT, conversation)
+      .filter(shownInPanel)
+      .map((row) => toChatMessage(row, this.self));
+    const live = this.lives.get(conversation);
+    return live ? [...messages, { ...live }] : messages;
+  }
+
   /** The whole panel in one message: the answer to `ready` and to a sequence gap. */
   postSnapshot(): void {
     this.post.fire({ type: 'snapshot', seq: ++this.seq, snapshot: this.snapshot() });

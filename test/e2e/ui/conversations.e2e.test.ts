@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import type { FrameLocator } from 'playwright-core';
 import { describeFindings, seriousAxeFindings } from './a11y';
 import { DEFAULT_THEME, ui } from './fixture';
-import { answerDialog, completedReply, freshChat, messages, openBaton, send, setColorTheme, THEMES } from './helpers';
+import { answerDialog, completedReply, editorText, freshChat, messages, openBaton, runCommand, send, setColorTheme, THEMES } from './helpers';
 
 const FIRST = 'Plan the zebra migration, conversation one';
 const SECOND = 'Draft the okapi release notes, conversation two';
@@ -70,6 +70,30 @@ describe('Conversations', function () {
     assert.equal(await messages(view, 'user').filter({ hasText: SECOND }).count(), 0, "none of the second conversation's messages");
     await send(view, 'And the fourth step?');
     await completedReply(view, 'Step four: zebra rollout.');
+
+    // Open Conversation as Markdown, from the Chat view's … menu: the shown conversation in an untitled editor, as
+    // people read it.
+    const chatHeader = page.locator('.part.sidebar .pane-header[aria-label^="Chat"]').first();
+    await chatHeader.hover();
+    await chatHeader.locator('.action-label.codicon-toolbar-more').click();
+    // The menu highlights its row on hover and runs it on Enter (a click as it opens can land before it listens).
+    await page.locator('.monaco-menu .action-label', { hasText: 'Open Conversation as Markdown' }).hover();
+    await page.keyboard.press('Enter');
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.locator('.view-lines', { hasText: 'Step four: zebra rollout.' }).waitFor({ timeout: 15_000 });
+    const exported = await editorText(page);
+    assert.match(exported, new RegExp(`^# ${FIRST}\n`));
+    assert.match(exported, /A Baton conversation, 4 messages\./);
+    const order = ['### You', FIRST, '### Baton', 'Zebra plan: three steps.', '### You', 'And the fourth step?', '### Baton', 'Step four: zebra rollout.'];
+    let at = 0;
+    for (const part of order) {
+      const found = exported.indexOf(part, at);
+      assert.ok(found >= at, `"${part}" in its place:\n${exported}`);
+      at = found + part.length;
+    }
+    assert.doesNotMatch(exported, /okapi/i, "none of the other conversation's messages");
+    await runCommand(page, 'View: Revert and Close Editor');
+    await editor.waitFor({ state: 'detached', timeout: 10_000 });
 
     // Rename, in VS Code's input box.
     await openList(view);
