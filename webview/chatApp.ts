@@ -86,7 +86,13 @@ export class ChatApp {
       onCompleted: (view) => this.announceCompleted(view),
       onCountChanged: (count) => this.empty.setVisible(count === 0),
       onLeave: () => this.composer.focus(),
-      onFollowChanged: (following) => (this.jump.hidden = following),
+      onFollowChanged: (following) => {
+        // Back at the newest content by a scroll while the button had the focus: the focus goes to the composer
+        // rather than nowhere.
+        const hadFocus = following && this.jump === document.activeElement;
+        this.jump.hidden = following;
+        if (hadFocus) this.composer.focus();
+      },
     });
     // Scrolled away from the newest content (to read an older message while a reply streams, say): one click back to
     // it, and the view follows it again. VS Code's chat offers the same.

@@ -175,6 +175,14 @@ describe('webview: room for the conversation (Chromium)', function () {
       assert.equal(await topOf(wp, id), before, `${id}, being read, is not pulled away`);
       assert.ok(await jump.isVisible());
 
+      // With the focus on it, a scroll back to the newest content hides it: the focus goes to the composer.
+      await jump.focus();
+      await wp.page.evaluate(`document.querySelector('.scroller').scrollTop = 1e9`);
+      await jump.waitFor({ state: 'hidden' });
+      assert.equal(await wp.page.evaluate(`document.activeElement.dataset.testid`), 'composer', 'the focus is not lost');
+      await wp.page.evaluate(`document.querySelector('.scroller').scrollTop = 300`);
+      await jump.waitFor();
+
       await jump.click();
       await until(wp, 's', 'the view at the newest message', (st) => st.gap <= 2);
       await jump.waitFor({ state: 'hidden' });
