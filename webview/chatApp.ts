@@ -277,6 +277,7 @@ export class ChatApp {
     if (snapshot.attach?.length) this.contextBar.add(snapshot.attach);
     if (snapshot.notice) this.contextBar.showNotice(snapshot.notice.message);
     this.applyState(snapshot.state);
+    if (typeof snapshot.reveal === 'string') this.list.reveal(snapshot.reveal);
   }
 
   private applyState(state: PanelState): void {

@@ -27,6 +27,8 @@ import { StreamBudget } from './streamBudget';
 const PIN_SLACK = 32;
 /** Shells mounted with a snapshot; the older ones follow, OLDER_CHUNK per frame. */
 const FIRST_SHELLS = 40;
+/** How long a revealed message stays marked. */
+const REVEALED_MS = 2_000;
 /** A multiple of messageGroups.ts's GROUP, so mounting fills whole groups. */
 const OLDER_CHUNK = 200;
 /** How far outside the viewport, in px, messages are rendered ahead of being scrolled to. */
@@ -267,6 +269,31 @@ export class MessageList {
     this.follow(true);
     this.pendingRestore = undefined;
     this.stick();
+  }
+
+  /**
+   * Brings the message `id` into view, mounting the older shells, and gives it the focus, marked for a
+   * moment (a message Search Conversations… picked). The view stops following the newest content.
+   */
+  reveal(id: string): void {
+    const index = this.order.findIndex((v) => v.id === id);
+    if (index < 0) return;
+    // Every older shell too, not only down to it: shells mounted above it later would push it down at a scroll
+    // offset of 0, where the browser's scroll anchoring does not hold the view.
+    if (index < this.mountedFrom) {
+      this.mount(0, this.mountedFrom);
+      this.mountedFrom = 0;
+    }
+    this.pendingRestore = undefined;
+    this.holding = false;
+    this.follow(false);
+    const view = this.order[index]!;
+    view.render();
+    view.el.tabIndex = -1;
+    view.el.focus({ preventScroll: true });
+    view.el.scrollIntoView({ block: 'center' });
+    view.el.classList.add('revealed');
+    setTimeout(() => view.el.classList.remove('revealed'), REVEALED_MS);
   }
 
   /** Arrow keys, Home and End move the focus from message to message (messageKeys.ts). */

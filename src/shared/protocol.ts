@@ -157,6 +157,12 @@ export interface Snapshot {
    * answers `ready` has them all.
    */
   older?: number;
+  /**
+   * A message to bring into view and give the focus (the one Baton: Search Conversations… picked). The panel reveals
+   * it once per snapshot that carries it; the host sends it for a few seconds after the pick, so a panel that opens
+   * for it (its first page, then the whole snapshot) gets it too.
+   */
+  reveal?: string;
 }
 
 /**

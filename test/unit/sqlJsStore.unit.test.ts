@@ -278,6 +278,26 @@ describe('SqlJsStore', () => {
       );
     });
 
+    it('search finds your messages and replies in every conversation, newest first, in either case, with % and _ as themselves', async () => {
+      const a = await openStore();
+      a.appendLog({ role: 'user', content: 'Plan the Zebra migration' });
+      a.appendLog({ role: 'assistant', content: 'Zebra plan: three steps.' });
+      a.appendLog({ role: 'system', content: 'zebra notice (not a message of yours or a reply)' });
+      a.appendLog({ role: 'user', content: 'zebra rollout at 100% by friday', conversation: 'other' });
+      a.appendLog({ role: 'user', content: 'nothing here', conversation: 'other' });
+      const found = (text: string, limit = 10) => a.searchLog(text, limit).map((e) => [e.conversation, e.content]);
+      assert.deepEqual(found('ZEBRA'), [
+        ['other', 'zebra rollout at 100% by friday'],
+        ['main', 'Zebra plan: three steps.'],
+        ['main', 'Plan the Zebra migration'],
+      ]);
+      assert.deepEqual(found('zebra', 1), [['other', 'zebra rollout at 100% by friday']], 'at most the limit');
+      assert.deepEqual(found('100%'), [['other', 'zebra rollout at 100% by friday']]);
+      assert.deepEqual(found('_'), [], 'LIKE would have matched every row');
+      assert.deepEqual(found('%'), [['other', 'zebra rollout at 100% by friday']]);
+      assert.deepEqual(found(''), []);
+    });
+
     it('ids grow in insertion order', async () => {
       const a = await openStore();
       const ids = Array.from({ length: 20 }, (_, i) => a.appendLog({ role: 'user', content: String(i) }));

@@ -36,9 +36,13 @@ export { toChatMessage };
 export type { HostActions } from './hostActions';
 
 const HISTORY_LIMIT = 200;
+/** How long after a search's pick the snapshots carry the message to reveal (see reveal). */
+const REVEAL_MS = 10_000;
 
 export class ChatController {
   private seq = 0;
+  /** The message Search Conversations… picked, and until when snapshots carry it. */
+  private revealing: { id: string; until: number } | undefined;
   private readonly post = new Emitter<HostMessage>();
   /** Messages for the webview, already numbered. */
   readonly onDidPost = this.post.event;
@@ -205,6 +209,16 @@ export class ChatController {
     this.post.fire({ ...body, seq: ++this.seq } as HostMessage);
   }
 
+  /**
+   * Shows `conversation` with its message `logId` in view and focused (Search Conversations…): the snapshots of the
+   * next REVEAL_MS carry it, so a panel that opens for it reveals it too.
+   */
+  reveal(conversation: string, logId: number): void {
+    this.revealing = { id: `log-${logId}`, until: Date.now() + REVEAL_MS };
+    if (conversation === this.conversations.activeId) this.postSnapshot();
+    else this.conversations.open(conversation);
+  }
+
   /** The messages of `conversation` as the panel shows them: its kept log, and a reply streaming in it now. */
   messagesOf(conversation: string): ChatMessage[] {
     const messages = this.store
@@ -240,9 +254,11 @@ export class ChatController {
       ...(pendingChips.length ? { attach: pendingChips } : {}),
       ...(pendingNotice ? { notice: pendingNotice } : {}),
     };
+    const reveal = this.revealing && Date.now() < this.revealing.until ? this.revealing.id : undefined;
     return {
       conversation: this.conversations.activeId,
       conversations: this.list.items(),
+      ...(reveal ? { reveal } : {}),
       messages,
       workers: this.workers.map((w) => ({ ...w })),
       permissions: this.permissions.prompts,

@@ -72,6 +72,13 @@ export class SqlJsConversationLog {
     return this.access.read(() => this.access.tables.rows('conversation_log', sql, [...ids], logRowSchema), []);
   }
 
+  /** See BatonStore.searchLog. instr, not LIKE: the text's % and _ are matched as themselves. */
+  search(text: string, limit: number): LogEntry[] {
+    if (!text) return [];
+    const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE role IN ('user', 'assistant') AND instr(lower(content), lower(?)) > 0 ORDER BY id DESC LIMIT ?`;
+    return this.access.read(() => this.access.tables.rows('conversation_log', sql, [text, limit], logRowSchema), []);
+  }
+
   markInterrupted(which: (entry: LogEntry) => boolean = () => true, conversation = MAIN_CONVERSATION): LogEntry[] {
     const sql = `SELECT ${COLUMNS} FROM conversation_log WHERE conversation = ? AND role = 'user' AND status = 'pending' ORDER BY id`;
     const pending = this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation], logRowSchema), []).filter(which);

@@ -206,6 +206,10 @@ export class SqlJsStore implements BatonStore {
     return this.log.rows(ids);
   }
 
+  searchLog(text: string, limit: number): LogEntry[] {
+    return this.log.search(text, limit);
+  }
+
   logHeads(limit: number, conversation?: string): LogHead[] {
     return this.log.heads(limit, conversation);
   }

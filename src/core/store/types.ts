@@ -155,6 +155,11 @@ export interface BatonStore {
   recentLog(limit: number, conversation?: string): LogEntry[];
   /** The entries with these ids that still exist (of any conversation), oldest first. */
   logRows(ids: readonly number[]): LogEntry[];
+  /**
+   * The newest `limit` of your messages and Baton's replies, in every conversation, whose text holds `text` (ASCII
+   * letters in either case; every other character as it is), newest first.
+   */
+  searchLog(text: string, limit: number): LogEntry[];
   /** recentLog without the content: the newest `limit` rows' ids, roles, statuses and metas, oldest first. */
   logHeads(limit: number, conversation?: string): LogHead[];
   /**

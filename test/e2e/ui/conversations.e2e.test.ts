@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { FrameLocator } from 'playwright-core';
-import { describeFindings, seriousAxeFindings } from './a11y';
+import { describeFindings, eventually, seriousAxeFindings } from './a11y';
 import { DEFAULT_THEME, ui } from './fixture';
 import { answerDialog, completedReply, editorText, freshChat, messages, openBaton, runCommand, send, setColorTheme, THEMES } from './helpers';
 
@@ -63,6 +63,21 @@ describe('Conversations', function () {
     // The list open passes axe.
     const findings = await seriousAxeFindings(view);
     assert.deepEqual(findings, [], `axe, conversation list open:\n${describeFindings(findings)}`);
+
+    // Search Conversations…, from the second conversation: a word of the first one's reply finds it, and picking it
+    // shows the first conversation with that reply in view and focused.
+    await runCommand(page, 'Baton: Search Conversations…');
+    const search = page.locator('.quick-input-widget input');
+    await search.fill('three STEPS');
+    const hit = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Zebra plan: three steps.' });
+    await hit.waitFor({ timeout: 10_000 });
+    assert.match(await hit.innerText(), new RegExp(`${FIRST}.*Baton`, 's'), 'the hit names its conversation and who said it');
+    await hit.click();
+    await view.locator('[data-testid="conversations-current"]', { hasText: FIRST }).waitFor({ timeout: 15_000 });
+    const revealed = messages(view, 'assistant', 'complete').filter({ hasText: 'Zebra plan: three steps.' });
+    await eventually('the reply found has the focus', async () =>
+      (await revealed.evaluate((el) => el === document.activeElement).catch(() => false)) ? true : undefined,
+    );
 
     // Switch back: the first conversation's history, and it goes on.
     await row(view, FIRST).locator('[data-testid="conversation-open"]').click();
