@@ -1,7 +1,7 @@
 // The list of conversations under the panel's header: a collapsible section (elements-lite's collapsible, a native
 // <details>) with one row per conversation: its title (a button that opens it), when it was last active, its message
 // count, "answering" while busy, a "new" badge when something arrived while another was shown, and Rename / Delete
-// (the host asks before either changes anything).
+// (the host asks before either changes anything); above the rows, Search conversations….
 import type { ConversationItem, WebviewMessage } from '../src/shared/protocol';
 import { button, h, setText, toggleAttr } from './dom';
 
@@ -16,10 +16,21 @@ export class ConversationList {
     this.summaryText = h('span', { class: 'conversations-title', 'data-testid': 'conversations-current' }, 'Conversations');
     this.badge = h('span', { class: 'vscode-badge conversations-unread', 'data-testid': 'conversations-unread', hidden: true });
     this.list = h('ul', { class: 'conversations-list', 'data-testid': 'conversation-list', 'aria-label': 'Conversations' });
+    // Where people look for an old conversation: what was said in it finds it (Baton: Search Conversations…).
+    const search = h(
+      'button',
+      { type: 'button', class: 'link-button conversations-search', 'data-testid': 'conversations-search' },
+      'Search conversations\u2026',
+    );
+    search.addEventListener('click', () => {
+      this.post({ type: 'command/run', command: 'baton.searchConversations' });
+      this.el.open = false;
+    });
     this.el = h(
       'details',
       { class: 'vscode-collapsible conversations', 'data-testid': 'conversations' },
       h('summary', { 'data-testid': 'conversations-toggle' }, h('span', { class: 'icon-arrow', 'aria-hidden': 'true' }, '›'), this.summaryText, this.badge),
+      search,
       this.list,
     );
   }

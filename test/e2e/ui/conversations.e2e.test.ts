@@ -66,7 +66,9 @@ describe('Conversations', function () {
 
     // Search Conversations…, from the second conversation: a word of the first one's reply finds it, and picking it
     // shows the first conversation with that reply in view and focused.
-    await runCommand(page, 'Baton: Search Conversations…');
+    // (From the list's own "Search conversations…"; the palette runs the same command.)
+    await openList(view);
+    await view.locator('[data-testid="conversations-search"]').click();
     const search = page.locator('.quick-input-widget input');
     await search.fill('three STEPS');
     const hit = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Zebra plan: three steps.' });
@@ -80,6 +82,7 @@ describe('Conversations', function () {
     );
 
     // Switch back: the first conversation's history, and it goes on.
+    await openList(view);
     await row(view, FIRST).locator('[data-testid="conversation-open"]').click();
     await messages(view, 'user').filter({ hasText: FIRST }).waitFor({ timeout: 15_000 });
     assert.equal(await messages(view, 'user').filter({ hasText: SECOND }).count(), 0, "none of the second conversation's messages");
