@@ -6,9 +6,15 @@
 
 const TABBABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select:not([disabled]), summary, [tabindex]';
 
-/** Elements Tab can reach under `root`, in document order: enabled, shown, and not taken out of the tab order. */
+/**
+ * Elements Tab can reach under `root`, in document order: enabled, shown, and not taken out of the tab order. Shown
+ * means checkVisibility too: the content of a closed <details> (the conversation list's) still has boxes, but it is
+ * not rendered and cannot take the focus.
+ */
 function tabbables(root: ParentNode): HTMLElement[] {
-  return Array.from(root.querySelectorAll<HTMLElement>(TABBABLE)).filter((el) => el.tabIndex >= 0 && el.getClientRects().length > 0);
+  return Array.from(root.querySelectorAll<HTMLElement>(TABBABLE)).filter(
+    (el) => el.tabIndex >= 0 && el.getClientRects().length > 0 && (typeof el.checkVisibility !== 'function' || el.checkVisibility()),
+  );
 }
 
 /** The first tab stop after `log` outside it (forward), or the last one before it (backward). */
