@@ -4,7 +4,7 @@ import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/sh
 import { Composer } from './composer';
 import { ConversationList } from './conversationList';
 import { ContextBar, DROP_TYPES, droppedUris } from './contextChips';
-import { highlightNow } from './deferredHighlight';
+import { copyText, flash, highlightInPlace } from './contentActions';
 import { h } from './dom';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
@@ -375,42 +375,4 @@ export class ChatApp {
       this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned, chips: this.ui.chips });
     }, 250);
   }
-}
-
-async function copyText(text: string, from: HTMLElement): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // Older webview hosts deny the async clipboard; a selected text box plus execCommand still works there. It holds
-    // the text itself (a reply's Markdown, not what the page shows of it), and the focus goes back where it was.
-    const box = h('textarea', { class: 'copy-buffer', 'aria-hidden': 'true', tabindex: '-1' }) as HTMLTextAreaElement;
-    box.value = text;
-    document.body.append(box);
-    box.select();
-    const ok = document.execCommand('copy');
-    box.remove();
-    from.focus({ preventScroll: true });
-    return ok;
-  }
-}
-
-/** Colours a code block that was shown plain for its size, at the user's request. */
-function highlightInPlace(button: HTMLButtonElement, code: HTMLElement): void {
-  button.disabled = true;
-  button.textContent = 'Highlighting…';
-  // After a frame, so the button shows it is working: a very long block can take a moment.
-  setTimeout(() => {
-    highlightNow(code);
-    button.remove();
-  }, 30);
-}
-
-function flash(button: HTMLElement, text: string): void {
-  const original = button.dataset.label ?? button.textContent ?? '';
-  button.dataset.label = original;
-  button.textContent = text;
-  setTimeout(() => {
-    button.textContent = original;
-  }, 1500);
 }
