@@ -20,11 +20,10 @@ import { installLogTabbing } from './logTabbing';
 import { focusByKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
 import { RenderAhead } from './renderAhead';
+import { ScrollFollow } from './scrollFollow';
 import { beforeSlices } from './slicedRender';
 import { StreamBudget } from './streamBudget';
 
-/** Distance from the bottom, in px, within which the view keeps following new content. */
-const PIN_SLACK = 32;
 /** Shells mounted with a snapshot; the older ones follow, OLDER_CHUNK per frame. */
 const FIRST_SHELLS = 40;
 /** How long a revealed message stays marked. */
@@ -69,22 +68,20 @@ export class MessageList {
   private frame = 0;
   /** The frame after a snapshot only paints it: older shells and renders ahead wait for the next one. */
   private paintFirst = false;
-  private following = true;
+  /** Whether the view follows the newest content (scrollFollow.ts). */
+  private readonly scroll: ScrollFollow;
   /** The messages either side of the viewport, rendered in idle time so that a scroll finds them rendered. */
   private readonly ahead = new RenderAhead({
     mounted: (i) => (i >= this.mountedFrom && i < this.order.length ? this.order[i] : undefined),
     taken: (view) => this.lazy.delete(view),
   });
-  /** Set by keepInView: the view does not follow the bottom until the conversation grows. */
-  private holding = false;
-  /** The scrollTop keepInView left: its own scroll event is not the user leaving the bottom. */
-  private heldTop = -1;
 
   constructor(
     private readonly scroller: HTMLElement,
     private readonly post: Post,
     private readonly hooks: MessageListHooks,
   ) {
+    this.scroll = new ScrollFollow(scroller, (following) => hooks.onFollowChanged?.(following));
     // Not a live region itself (a log's default is polite): it would read every block a streaming reply adds. The
     // panel's announcer says each reply once it settled (ChatApp.announceCompleted). One tab stop; the arrows,
     // Home and End move through the messages, Escape goes back to the composer.
@@ -102,8 +99,8 @@ export class MessageList {
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
     const follow = new ResizeObserver((entries) => {
-      if (entries.some((e) => e.target === this.el)) this.holding = false;
-      this.stick();
+      if (entries.some((e) => e.target === this.el)) this.scroll.release();
+      this.scroll.stick();
       this.requestViewportCheck();
     });
     follow.observe(scroller);
@@ -117,7 +114,7 @@ export class MessageList {
 
   /** Whether the view is following the newest content. */
   get pinned(): boolean {
-    return this.following;
+    return this.scroll.following;
   }
 
   get(id: string): MessageView | undefined {
@@ -163,7 +160,7 @@ export class MessageList {
     this.groups.size(this.order, this.mountedFrom, this.order.length, this.perLine);
     this.hooks.onCountChanged(this.order.length);
     this.pendingRestore = undefined;
-    this.follow(true);
+    this.scroll.set(true);
     if (restore && restore.pinned === false && restore.scrollTop !== undefined) {
       // The saved offset only means something with every shell in place; until then, show the newest.
       if (this.mountedFrom === 0) this.restoreScroll(restore.scrollTop);
@@ -191,7 +188,7 @@ export class MessageList {
     this.order.push(view);
     this.groups.append(this.el, this.order.length - 1, view);
     // Following the end, a long one shows its end at once and the rest comes in above it (slicedRender.ts).
-    view.render(false, undefined, this.following && !this.holding);
+    view.render(false, undefined, this.scroll.atEnd);
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
   }
@@ -222,12 +219,12 @@ export class MessageList {
     return true;
   }
 
-  /** The text of the newest user message (for ArrowUp recall when nothing was sent in this page). */
   /** The text of the message `id` as it came (a reply's Markdown), or undefined when the list has no such message. */
   contentOf(id: string): string | undefined {
     return this.views.get(id)?.content;
   }
 
+  /** The text of the newest user message (for ArrowUp recall when nothing was sent in this page). */
   lastUserText(): string | undefined {
     for (let i = this.order.length - 1; i >= 0; i--) if (this.order[i]!.role === 'user') return this.order[i]!.content;
     return undefined;
@@ -235,40 +232,18 @@ export class MessageList {
 
   /** Keeps the newest content in view while the user has not scrolled away from it. */
   stick(): void {
-    if (this.holding) return;
-    if (this.following) this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.scroll.stick();
   }
 
-  /**
-   * Runs `change`, which makes the conversation shorter from below (the worker strip growing), without scrolling away
-   * the message being read. Scrolled up, nothing moves (the browser keeps scrollTop). Following the bottom, the view
-   * follows it only as far as keeps the newest message's top in view when that top was in view; the next new content
-   * is followed as ever.
-   */
+  /** Runs `change`, which shortens the conversation from below, without scrolling away the message being read. */
   keepInView(change: () => void): void {
-    const s = this.scroller;
     const newest = this.order[this.order.length - 1];
-    const topBefore = this.following && newest?.isMounted ? newest.el.getBoundingClientRect().top - s.getBoundingClientRect().top : -1;
-    const heightBefore = s.clientHeight;
-    change();
-    if (topBefore < 0) return;
-    const shrink = heightBefore - s.clientHeight;
-    if (shrink <= 0) return;
-    s.scrollTop += Math.min(shrink, topBefore);
-    // Scroll offsets are whole pixels, rounded: by a top at 11.53 px the view went 12 px, and the reply's top half a
-    // pixel out of view (seen in a test under load). Back by what it went past.
-    const past = s.getBoundingClientRect().top - newest!.el.getBoundingClientRect().top;
-    if (past > 0) s.scrollTop -= Math.ceil(past);
-    this.heldTop = s.scrollTop;
-    // The scroller's resize this causes would stick to the bottom: not until the conversation itself grows.
-    this.holding = true;
+    this.scroll.keepInView(change, newest?.isMounted ? newest.el : undefined);
   }
 
   scrollToEnd(): void {
-    this.holding = false;
-    this.follow(true);
     this.pendingRestore = undefined;
-    this.stick();
+    this.scroll.toEnd();
   }
 
   /**
@@ -285,8 +260,8 @@ export class MessageList {
       this.mountedFrom = 0;
     }
     this.pendingRestore = undefined;
-    this.holding = false;
-    this.follow(false);
+    this.scroll.release();
+    this.scroll.set(false);
     const view = this.order[index]!;
     view.render();
     view.el.tabIndex = -1;
@@ -350,22 +325,12 @@ export class MessageList {
 
   private restoreScroll(scrollTop: number): void {
     this.scroller.scrollTop = scrollTop;
-    this.follow(false);
+    this.scroll.set(false);
   }
 
   private onScroll(): void {
-    const { scrollTop, scrollHeight, clientHeight } = this.scroller;
-    if (this.holding && scrollTop === this.heldTop) return this.requestViewportCheck();
-    this.holding = false;
-    this.follow(scrollHeight - scrollTop - clientHeight <= PIN_SLACK);
+    this.scroll.scrolled();
     this.requestViewportCheck();
-  }
-
-  /** Sets whether the view follows the newest content, and says so when that changes. */
-  private follow(following: boolean): void {
-    if (following === this.following) return;
-    this.following = following;
-    this.hooks.onFollowChanged?.(following);
   }
 
   private schedule(): void {

@@ -19,13 +19,14 @@ import type { AttachedReference } from '../context/contextPort';
 import { storedReferencesOf, type StoredReference } from '../context/references';
 import type { Conversations } from '../conversations/conversations';
 import type { Orchestrator } from '../orchestrator/orchestrator';
-import { withNote, type Channel, type OrchestratorEvent } from '../orchestrator/events';
+import type { Channel, OrchestratorEvent } from '../orchestrator/events';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import type { BatonStore, LogEntry } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { ConversationList } from './conversationList';
 import type { HostActions } from './hostActions';
+import { LiveTurns } from './liveTurns';
 import { LogSync, shownInPanel } from './logSync';
 import { PermissionPrompts } from './permissionPrompts';
 import { parseMeta, toChatMessage } from './toChatMessage';
@@ -46,8 +47,8 @@ export class ChatController {
   private readonly post = new Emitter<HostMessage>();
   /** Messages for the webview, already numbered. */
   readonly onDidPost = this.post.event;
-  /** The reply streaming in each conversation (shown for the active one; kept for the others until they settle). */
-  private readonly lives = new Map<string, ChatMessage>();
+  /** The reply streaming in each conversation. */
+  private readonly live: LiveTurns;
   private workers: WorkerCard[] = [];
   private readonly permissions = new PermissionPrompts((body) => this.send(body));
   private setupHint: string | undefined;
@@ -89,6 +90,14 @@ export class ChatController {
       send: (body) => this.send(body),
       switched: () => this.postSnapshot(),
     });
+    this.live = new LiveTurns({
+      shown: () => this.conversations.activeId,
+      send: (body) => this.send(body),
+      sync: this.sync,
+      postSnapshot: () => this.postSnapshot(),
+      state: () => this.state(),
+      queuedReferences: () => this.queuedReferences,
+    });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
   }
 
@@ -99,110 +108,13 @@ export class ChatController {
 
   private onEvent(event: OrchestratorEvent): void {
     this.list.onEvent(event);
-    const shown = event.conversation === this.conversations.activeId;
-    const live = this.lives.get(event.conversation);
-    // A conversation not shown: only its live reply is kept up (it shows when that conversation is opened).
-    const send = (body: HostMessageBody): void => {
-      if (shown) this.send(body);
-    };
-    switch (event.type) {
-      case 'turn.queued': {
-        if (!shown) break;
-        const references = this.queuedReferences;
-        this.sync.queued(event.logId);
-        send({
-          type: 'message/append',
-          message: {
-            id: `log-${event.logId}`,
-            role: event.origin.channel === 'background' ? 'background' : 'user',
-            content: event.prompt,
-            status: 'pending',
-            source: event.origin.channel,
-            ...(references?.length ? { references } : {}),
-            ...(event.workerResult ? { workerResult: event.workerResult } : {}),
-            ts: Date.now(),
-          },
-        });
-        break;
-      }
-      case 'turn.started': {
-        // The user's message left the queue: it is no longer "queued".
-        send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });
-        const started: ChatMessage = {
-          id: `turn-${event.turnId}`,
-          role: 'assistant',
-          content: '',
-          status: 'streaming',
-          source: event.origin.channel,
-          ts: Date.now(),
-        };
-        this.lives.set(event.conversation, started);
-        send({ type: 'message/append', message: { ...started } });
-        break;
-      }
-      case 'turn.routed':
-        if (live) {
-          live.route = event.route;
-          send({ type: 'message/update', id: live.id, patch: { route: event.route } });
-        }
-        break;
-      case 'turn.delta':
-        if (live) {
-          live.content += event.delta;
-          send({ type: 'message/delta', id: live.id, delta: event.delta });
-        }
-        break;
-      case 'turn.retrying':
-        if (live) {
-          live.content = '';
-          send({ type: 'message/update', id: live.id, patch: { content: '', status: 'streaming' } });
-        }
-        break;
-      case 'turn.completed':
-        this.finishLive(event, {
-          status: event.result.status === 'complete' ? 'complete' : 'partial',
-          content: withNote(event.result.content, event.result.note),
-          route: event.result.route,
-          usage: event.result.usage,
-        });
-        break;
-      case 'turn.cancelled':
-        this.finishLive(event, { status: 'cancelled', content: event.partial });
-        break;
-      case 'turn.failed':
-        this.finishLive(event, {
-          status: 'failed',
-          role: 'error',
-          content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message,
-          action: event.error.action,
-        });
-        break;
-      case 'turn.withdrawn':
-        // Its pending row is gone from the log; a snapshot takes it off the panel too.
-        if (shown) this.postSnapshot();
-        break;
-      case 'busy':
-      case 'model.changed':
-        send({ type: 'state', state: this.state() });
-        break;
-      default:
-        break;
-    }
+    this.live.onEvent(event);
   }
 
-  /** A turn ended: its reply takes the place of what streamed (in the panel, when its conversation is shown). */
-  private finishLive(event: { conversation: string; logId: number }, patch: Partial<ChatMessage>): void {
-    const live = this.lives.get(event.conversation);
-    if (!live) return;
-    this.lives.delete(event.conversation);
-    if (event.conversation !== this.conversations.activeId) return;
-    this.sync.ownReply(event.logId, live.id);
-    this.send({ type: 'message/update', id: live.id, patch });
-  }
-
-  private visibleLog(): LogEntry[] {
+  /** The log rows the panel shows of `conversation` (by default the one shown). */
+  private visibleLog(conversation = this.conversations.activeId): LogEntry[] {
     // A worker result set aside (never handed to the orchestrator) is shown when it is delivered again.
-    return this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).filter(shownInPanel);
+    return this.store.recentLog(HISTORY_LIMIT, conversation).filter(shownInPanel);
   }
 
   private send(body: HostMessageBody): void {
@@ -221,12 +133,9 @@ export class ChatController {
 
   /** The messages of `conversation` as the panel shows them: its kept log, and a reply streaming in it now. */
   messagesOf(conversation: string): ChatMessage[] {
-    const messages = this.store
-      .recentLog(HISTORY_LIMIT, conversation)
-      .filter(shownInPanel)
-      .map((row) => toChatMessage(row, this.self));
-    const live = this.lives.get(conversation);
-    return live ? [...messages, { ...live }] : messages;
+    const messages = this.visibleLog(conversation).map((row) => toChatMessage(row, this.self));
+    const live = this.live.of(conversation);
+    return live ? [...messages, live] : messages;
   }
 
   /** The whole panel in one message: the answer to `ready` and to a sequence gap. */
@@ -246,8 +155,8 @@ export class ChatController {
     const rows = this.visibleLog();
     const messages = rows.map((row) => toChatMessage(row, this.self));
     this.sync.reset(rows, messages);
-    const live = this.lives.get(this.conversations.activeId);
-    if (live) messages.push({ ...live });
+    const live = this.live.of(this.conversations.activeId);
+    if (live) messages.push(live);
     const { implicit, pendingChips, pendingNotice } = this.context;
     const context = {
       ...(implicit ? { implicit } : {}),

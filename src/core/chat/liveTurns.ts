@@ -1,0 +1,133 @@
+// The reply streaming in each conversation, followed from the orchestrators' events: shown in the panel for the
+// conversation shown, kept for the others until they settle (it shows when that conversation is opened).
+import type { ChatMessage, HostMessageBody, PanelState } from '../../shared/protocol';
+import type { StoredReference } from '../context/references';
+import { withNote, type OrchestratorEvent } from '../orchestrator/events';
+import type { LogSync } from './logSync';
+
+export interface LiveTurnsDeps {
+  /** The conversation the panel shows. */
+  shown(): string;
+  send(body: HostMessageBody): void;
+  sync: Pick<LogSync, 'queued' | 'ownReply'>;
+  postSnapshot(): void;
+  state(): PanelState;
+  /** The references of the message being queued right now (turn.queued fires inside enqueue, before it returns). */
+  queuedReferences(): StoredReference[] | undefined;
+}
+
+/** Bounded by the conversations with a turn running: a reply leaves the map when its turn ends. */
+export class LiveTurns {
+  private readonly lives = new Map<string, ChatMessage>();
+
+  constructor(private readonly deps: LiveTurnsDeps) {}
+
+  /** A copy of the reply streaming in `conversation`, if one is. */
+  of(conversation: string): ChatMessage | undefined {
+    const live = this.lives.get(conversation);
+    return live ? { ...live } : undefined;
+  }
+
+  /** Follows one orchestrator event: the reply it starts, streams or ends, in the panel when its conversation is shown. */
+  onEvent(event: OrchestratorEvent): void {
+    const shown = event.conversation === this.deps.shown();
+    const live = this.lives.get(event.conversation);
+    // A conversation not shown: only its live reply is kept up (it shows when that conversation is opened).
+    const send = (body: HostMessageBody): void => {
+      if (shown) this.deps.send(body);
+    };
+    switch (event.type) {
+      case 'turn.queued': {
+        if (!shown) break;
+        const references = this.deps.queuedReferences();
+        this.deps.sync.queued(event.logId);
+        send({
+          type: 'message/append',
+          message: {
+            id: `log-${event.logId}`,
+            role: event.origin.channel === 'background' ? 'background' : 'user',
+            content: event.prompt,
+            status: 'pending',
+            source: event.origin.channel,
+            ...(references?.length ? { references } : {}),
+            ...(event.workerResult ? { workerResult: event.workerResult } : {}),
+            ts: Date.now(),
+          },
+        });
+        break;
+      }
+      case 'turn.started': {
+        // The user's message left the queue: it is no longer "queued".
+        send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });
+        const started: ChatMessage = {
+          id: `turn-${event.turnId}`,
+          role: 'assistant',
+          content: '',
+          status: 'streaming',
+          source: event.origin.channel,
+          ts: Date.now(),
+        };
+        this.lives.set(event.conversation, started);
+        send({ type: 'message/append', message: { ...started } });
+        break;
+      }
+      case 'turn.routed':
+        if (live) {
+          live.route = event.route;
+          send({ type: 'message/update', id: live.id, patch: { route: event.route } });
+        }
+        break;
+      case 'turn.delta':
+        if (live) {
+          live.content += event.delta;
+          send({ type: 'message/delta', id: live.id, delta: event.delta });
+        }
+        break;
+      case 'turn.retrying':
+        if (live) {
+          live.content = '';
+          send({ type: 'message/update', id: live.id, patch: { content: '', status: 'streaming' } });
+        }
+        break;
+      case 'turn.completed':
+        this.finishLive(event, {
+          status: event.result.status === 'complete' ? 'complete' : 'partial',
+          content: withNote(event.result.content, event.result.note),
+          route: event.result.route,
+          usage: event.result.usage,
+        });
+        break;
+      case 'turn.cancelled':
+        this.finishLive(event, { status: 'cancelled', content: event.partial });
+        break;
+      case 'turn.failed':
+        this.finishLive(event, {
+          status: 'failed',
+          role: 'error',
+          content: event.partial ? `${event.partial}\n\n${event.error.message}` : event.error.message,
+          action: event.error.action,
+        });
+        break;
+      case 'turn.withdrawn':
+        // Its pending row is gone from the log; a snapshot takes it off the panel too.
+        if (shown) this.deps.postSnapshot();
+        break;
+      case 'busy':
+      case 'model.changed':
+        send({ type: 'state', state: this.deps.state() });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A turn ended: its reply takes the place of what streamed (in the panel, when its conversation is shown). */
+  private finishLive(event: { conversation: string; logId: number }, patch: Partial<ChatMessage>): void {
+    const live = this.lives.get(event.conversation);
+    if (!live) return;
+    this.lives.delete(event.conversation);
+    if (event.conversation !== this.deps.shown()) return;
+    this.deps.sync.ownReply(event.logId, live.id);
+    this.deps.send({ type: 'message/update', id: live.id, patch });
+  }
+}

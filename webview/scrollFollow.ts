@@ -1,0 +1,86 @@
+// Whether the conversation's view follows its newest content, and keeping it there. The view follows while the user
+// has not scrolled more than PIN_SLACK away from the bottom; keepInView holds it still while the area above the worker
+// strip shrinks, until the conversation itself grows.
+
+/** Distance from the bottom, in px, within which the view keeps following new content. */
+const PIN_SLACK = 32;
+
+export class ScrollFollow {
+  private followingNow = true;
+  /** Set by keepInView: the view does not follow the bottom until the conversation grows. */
+  private holding = false;
+  /** The scrollTop keepInView left: its own scroll event is not the user leaving the bottom. */
+  private heldTop = -1;
+
+  constructor(
+    private readonly scroller: HTMLElement,
+    /** The view started or stopped following (the user scrolled away from the newest content, or back). */
+    private readonly changed: (following: boolean) => void,
+  ) {}
+
+  get following(): boolean {
+    return this.followingNow;
+  }
+
+  /** Whether new content should show its end at once (following, and not held by keepInView). */
+  get atEnd(): boolean {
+    return this.followingNow && !this.holding;
+  }
+
+  /** Keeps the newest content in view while the user has not scrolled away from it. */
+  stick(): void {
+    if (this.holding) return;
+    if (this.followingNow) this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  /** Ends keepInView's hold: the conversation grew, or the view was moved on purpose. */
+  release(): void {
+    this.holding = false;
+  }
+
+  /** Sets whether the view follows the newest content, and says so when that changes. */
+  set(following: boolean): void {
+    if (following === this.followingNow) return;
+    this.followingNow = following;
+    this.changed(following);
+  }
+
+  /** Back to the newest content, following it. */
+  toEnd(): void {
+    this.holding = false;
+    this.set(true);
+    this.stick();
+  }
+
+  /** The scroller scrolled: following again when it reached the bottom, not when it left it. */
+  scrolled(): void {
+    const { scrollTop, scrollHeight, clientHeight } = this.scroller;
+    if (this.holding && scrollTop === this.heldTop) return;
+    this.holding = false;
+    this.set(scrollHeight - scrollTop - clientHeight <= PIN_SLACK);
+  }
+
+  /**
+   * Runs `change`, which makes the conversation shorter from below (the worker strip growing), without scrolling away
+   * the message being read (`newest`). Scrolled up, nothing moves (the browser keeps scrollTop). Following the bottom,
+   * the view follows it only as far as keeps the newest message's top in view when that top was in view; the next new
+   * content is followed as ever.
+   */
+  keepInView(change: () => void, newest: HTMLElement | undefined): void {
+    const s = this.scroller;
+    const topBefore = this.followingNow && newest ? newest.getBoundingClientRect().top - s.getBoundingClientRect().top : -1;
+    const heightBefore = s.clientHeight;
+    change();
+    if (topBefore < 0) return;
+    const shrink = heightBefore - s.clientHeight;
+    if (shrink <= 0) return;
+    s.scrollTop += Math.min(shrink, topBefore);
+    // Scroll offsets are whole pixels, rounded: by a top at 11.53 px the view went 12 px, and the reply's top half a
+    // pixel out of view (seen in a test under load). Back by what it went past.
+    const past = s.getBoundingClientRect().top - newest!.getBoundingClientRect().top;
+    if (past > 0) s.scrollTop -= Math.ceil(past);
+    this.heldTop = s.scrollTop;
+    // The scroller's resize this causes would stick to the bottom: not until the conversation itself grows.
+    this.holding = true;
+  }
+}
