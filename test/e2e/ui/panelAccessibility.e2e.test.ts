@@ -79,7 +79,7 @@ describe('Accessibility', function () {
     await setColorTheme(page, DEFAULT_THEME);
   });
 
-  it('the empty panel: the keyboard reaches the composer and every control with a visible focus; no serious axe finding; roles and names', async () => {
+  it('the empty panel: the keyboard (the palette, then Ctrl+Shift+Alt+B) reaches the composer and every control with a visible focus; no serious axe finding; roles and names', async () => {
     const { page, view } = await freshChat();
     // Focus elsewhere in the workbench first, then come back by keyboard only.
     await runCommand(page, 'File: Focus on Files Explorer');
@@ -94,6 +94,17 @@ describe('Accessibility', function () {
     );
     assertVisible(await pressUntil(page, view, 'Tab', 'composer', 16));
     await assertNoSeriousFindings(view, 'empty');
+
+    // The keybinding (Ctrl+Shift+Alt+B, which adds a selection to the chat when there is one) opens it from anywhere
+    // else, the focus in the composer.
+    await runCommand(page, 'File: Focus on Files Explorer');
+    await eventually(
+      'the focus left the panel',
+      async () => ((await page.evaluate(() => document.activeElement?.tagName)) === 'IFRAME' ? undefined : true),
+      10_000,
+    );
+    await page.keyboard.press('Control+Shift+Alt+B');
+    await composerFocused(view);
 
     const tree = await view.locator('body').ariaSnapshot();
     for (const node of [
