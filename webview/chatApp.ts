@@ -6,6 +6,7 @@ import { ConversationList } from './conversationList';
 import { ContextBar, DROP_TYPES, droppedUris } from './contextChips';
 import { copyText, flash, highlightInPlace } from './contentActions';
 import { h } from './dom';
+import { Drafts } from './drafts';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
 import { MessageList } from './messageList';
@@ -46,6 +47,8 @@ export class ChatApp {
   private readonly gate = new SeqGate();
   private readonly post: Post;
   private readonly ui: UiState;
+  /** What was typed in the conversations not shown. */
+  private readonly drafts: Drafts;
   private readonly header: Header;
   private readonly conversationList: ConversationList;
   private readonly setup: SetupBanner;
@@ -77,6 +80,7 @@ export class ChatApp {
   ) {
     this.post = (message) => api.postMessage(message);
     this.ui = { ...api.getState() };
+    this.drafts = new Drafts(this.ui.drafts);
     this.header = new Header(this.post);
     this.conversationList = new ConversationList(this.post);
     this.setup = new SetupBanner(this.post);
@@ -118,7 +122,7 @@ export class ChatApp {
       send: (text) => this.send(text),
       stop: () => this.post({ type: 'chat/stop' }),
       recall: () => this.lastSent ?? this.list.lastUserText(),
-      onDraft: (draft) => this.saveState({ draft }),
+      onDraft: (draft) => this.saveState({ draft, draftOf: this.shownConversation }),
       context: this.contextBar,
       pick: (kind) => this.post({ type: 'context/pick', kind }),
     });
@@ -268,6 +272,13 @@ export class ChatApp {
     this.partial = !!snapshot.older;
     // Another conversation: its history replaces this one's, read from its end (the saved scroll was this one's).
     const switched = this.shownConversation !== undefined && snapshot.conversation !== this.shownConversation;
+    // The composer's text stays with the conversation it was typed in (the first snapshot after a reload, too).
+    const typedIn = this.shownConversation ?? this.ui.draftOf;
+    if (snapshot.conversation && typedIn !== undefined && typedIn !== snapshot.conversation) {
+      const draft = this.drafts.swap(typedIn, this.composer.textarea.value, snapshot.conversation);
+      this.composer.textarea.value = draft;
+      this.saveState({ draft, draftOf: snapshot.conversation, drafts: this.drafts.toJSON() });
+    }
     this.shownConversation = snapshot.conversation;
     if (snapshot.conversation && snapshot.conversations) this.conversationList.update(snapshot.conversation, snapshot.conversations);
     this.list.reset(snapshot.messages, switched ? { scrollTop: 0, pinned: true } : restore);
@@ -372,7 +383,8 @@ export class ChatApp {
         this.ui.scrollTop = Math.round(this.scroller.scrollTop);
         this.ui.pinned = this.list.pinned;
       }
-      this.api.setState({ draft: this.ui.draft, scrollTop: this.ui.scrollTop, pinned: this.ui.pinned, chips: this.ui.chips });
+      const { draft, draftOf, drafts, scrollTop, pinned, chips } = this.ui;
+      this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, chips });
     }, 250);
   }
 }

@@ -5,6 +5,10 @@ import type { ReferenceChip, WebviewMessage } from '../src/shared/protocol';
 /** What the panel remembers across reloads: only what the user was doing, never what was said. */
 export interface UiState {
   draft?: string;
+  /** The conversation `draft` was typed in. */
+  draftOf?: string;
+  /** The drafts of the other conversations, by conversation id (drafts.ts). */
+  drafts?: Record<string, string>;
   scrollTop?: number;
   /** Whether the view was following the newest message. */
   pinned?: boolean;
