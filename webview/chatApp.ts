@@ -9,6 +9,7 @@ import { h } from './dom';
 import { Drafts } from './drafts';
 import { EmptyState } from './emptyState';
 import { Header } from './header';
+import { MessageEdit } from './messageEdit';
 import { MessageList } from './messageList';
 import type { MessageView, Post } from './messageView';
 import { PermissionList, permissionAsk } from './permissionList';
@@ -31,6 +32,7 @@ const HOST_MESSAGE_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
   'context/added',
   'context/refused',
   'chat/refused',
+  'edit/refused',
   'conversations/update',
 ]);
 
@@ -49,6 +51,8 @@ export class ChatApp {
   private readonly ui: UiState;
   /** What was typed in the conversations not shown. */
   private readonly drafts: Drafts;
+  /** Your message being edited, if one is. */
+  private readonly edit: MessageEdit;
   private readonly header: Header;
   private readonly conversationList: ConversationList;
   private readonly setup: SetupBanner;
@@ -117,12 +121,24 @@ export class ChatApp {
       () => this.composer.focus(),
     );
     if (this.ui.chips?.length) this.contextBar.restore(this.ui.chips);
+    this.edit = new MessageEdit({
+      text: () => this.composer.textarea.value,
+      fill: (text) => this.composer.fill(text),
+      contentOf: (id) => this.list.contentOf(id),
+      markFrom: (id) => this.list.markFrom(id),
+      announce: (text) => this.announce(text),
+    });
     this.composer = new Composer({
       draft: this.ui.draft ?? '',
       send: (text) => this.send(text),
       stop: () => this.post({ type: 'chat/stop' }),
       recall: () => this.lastSent ?? this.list.lastUserText(),
       onDraft: (draft) => this.saveState({ draft, draftOf: this.shownConversation }),
+      onEscape: () => {
+        if (this.edit.id === undefined) return false;
+        this.edit.cancel();
+        return true;
+      },
       context: this.contextBar,
       pick: (kind) => this.post({ type: 'context/pick', kind }),
     });
@@ -130,7 +146,7 @@ export class ChatApp {
     this.scroller.append(this.empty.el, this.list.el, this.permissions.el);
     // The button floats over the conversation's bottom edge: a box around the scroller to place it in.
     const chat = h('div', { class: 'chat-area' }, this.scroller, this.jump);
-    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, chat, this.workers.el, this.composer.el, this.announcer);
+    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, chat, this.workers.el, this.edit.el, this.composer.el, this.announcer);
     root.classList.add('app');
 
     this.scroller.addEventListener('click', (e) => this.onContentClick(e));
@@ -252,6 +268,16 @@ export class ChatApp {
         this.contextBar.showNotice(`Not sent: ${message.message}`);
         this.announce(`Not sent: ${message.message}`);
         break;
+      case 'edit/refused':
+        // Nothing was taken back: the edited text comes back (unless another message is being written), still an edit.
+        if (!this.composer.textarea.value) {
+          this.composer.fill(message.text);
+          this.contextBar.restore(this.lastSentChips);
+          if (this.list.get(message.id)) this.edit.resume(message.id);
+        }
+        this.contextBar.showNotice(`Not edited: ${message.message}`);
+        this.announce(`Not edited: ${message.message}`);
+        break;
       case 'conversations/update':
         this.conversationList.update(message.active, message.conversations);
         break;
@@ -272,6 +298,8 @@ export class ChatApp {
     this.partial = !!snapshot.older;
     // Another conversation: its history replaces this one's, read from its end (the saved scroll was this one's).
     const switched = this.shownConversation !== undefined && snapshot.conversation !== this.shownConversation;
+    // An edit ends with the conversation it was in (its draft back first, so it goes aside with it).
+    if (this.edit.id !== undefined && snapshot.conversation !== this.shownConversation) this.edit.cancel();
     // The composer's text stays with the conversation it was typed in (the first snapshot after a reload, too).
     const typedIn = this.shownConversation ?? this.ui.draftOf;
     if (snapshot.conversation && typedIn !== undefined && typedIn !== snapshot.conversation) {
@@ -289,12 +317,18 @@ export class ChatApp {
     if (snapshot.notice) this.contextBar.showNotice(snapshot.notice.message);
     this.applyState(snapshot.state);
     if (typeof snapshot.reveal === 'string') this.list.reveal(snapshot.reveal);
+    if (this.edit.id !== undefined) {
+      if (this.list.get(this.edit.id)) this.list.markFrom(this.edit.id);
+      else this.edit.end();
+    }
   }
 
   private applyState(state: PanelState): void {
     this.state = state;
     this.header.setState(state);
     this.composer.setBusy(state.busy);
+    // An answer began (a worker's result, another window): what the edit would take back is changing under it.
+    if (state.busy && this.edit.id !== undefined) this.edit.cancel();
     this.setup.set(state.setupHint);
     // The banner's button is then the one way to sign in: an error's own "Sign in" is hidden (styles/setupBanner.css).
     document.body.classList.toggle('setup-shown', !!state.setupHint);
@@ -306,7 +340,9 @@ export class ChatApp {
     this.lastSent = text;
     const { refs, chips } = this.contextBar.takeForSend();
     this.lastSentChips = chips;
-    this.post({ type: 'chat/send', text, ...(refs.length ? { references: refs } : {}) });
+    const editing = this.edit.end();
+    const references = refs.length ? { references: refs } : {};
+    this.post(editing ? { type: 'chat/edit', id: editing.id, text, ...references } : { type: 'chat/send', text, ...references });
     this.list.scrollToEnd();
   }
 
@@ -336,6 +372,11 @@ export class ChatApp {
   private onContentClick(e: MouseEvent): void {
     const target = e.target as Element;
     const button = target.closest<HTMLButtonElement>('button[data-action]');
+    if (button?.dataset.action === 'edit-message') {
+      const id = button.closest<HTMLElement>('.message[data-id]')?.dataset.id;
+      if (id !== undefined && !this.state.busy) this.edit.start(id);
+      return;
+    }
     if (button?.dataset.action === 'copy-message') {
       const id = button.closest<HTMLElement>('.message[data-id]')?.dataset.id;
       const text = id === undefined ? undefined : this.list.contentOf(id);

@@ -12,6 +12,8 @@ export interface ComposerOptions {
   /** The last message sent, for ArrowUp recall. */
   recall(): string | undefined;
   onDraft(text: string): void;
+  /** Escape in the box (nothing else took it): true when it was used (an edit cancelled). */
+  onEscape?(): boolean;
   /** The chips above the box (the composer places them). */
   context: ContextBar;
   /** A kind was picked from the `#` list. */
@@ -98,6 +100,8 @@ export class Composer {
     if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
       this.submit();
+    } else if (e.key === 'Escape' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey && this.options.onEscape?.()) {
+      e.preventDefault();
     } else if (e.key === 'ArrowUp' && this.textarea.value === '' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
       const last = this.options.recall();
       if (last) {

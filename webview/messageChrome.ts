@@ -46,6 +46,22 @@ export function headerParts(message: ChatMessage, afterPaint: boolean): HTMLElem
   }
   // Written in another VS Code window that shares this conversation.
   if (message.from) parts.push(h('span', { class: 'message-source', 'data-testid': 'window-tag' }, `from window ${message.from}`));
+  // Your message, sent and answered: edit it and send it again (what came after it is taken back). Shown like a reply's
+  // Copy: on hover and while focus is in the message; not while Baton answers (styles/messages.css).
+  if (message.role === 'user' && message.status === 'complete' && /^log-\d+$/.test(message.id))
+    parts.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link-button message-edit',
+          'data-action': 'edit-message',
+          'data-testid': 'message-edit',
+          title: 'Edit this message and send it again',
+        },
+        'Edit',
+      ),
+    );
   if (Number.isFinite(time.getTime())) parts.push(timeEl(time, afterPaint));
   return parts;
 }

@@ -224,6 +224,12 @@ export class MessageList {
     return this.views.get(id)?.content;
   }
 
+  /** Dims the messages from `id` on (those an edit of `id` would take back); undefined: none. */
+  markFrom(id: string | undefined): void {
+    const from = id === undefined ? -1 : this.order.findIndex((v) => v.id === id);
+    for (const [i, view] of this.order.entries()) view.el.classList.toggle('superseded', from >= 0 && i >= from);
+  }
+
   /** The text of the newest user message (for ArrowUp recall when nothing was sent in this page). */
   lastUserText(): string | undefined {
     for (let i = this.order.length - 1; i >= 0; i--) if (this.order[i]!.role === 'user') return this.order[i]!.content;

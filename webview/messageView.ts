@@ -283,7 +283,9 @@ export class MessageView {
       if (patch.content !== undefined) this.showPlaceholder();
       return;
     }
-    if (patch.role !== undefined || patch.source !== undefined || patch.ts !== undefined || patch.from !== undefined) this.renderHeader();
+    // A message of yours offers Edit once it is answered (messageChrome.ts): its status is in the header too.
+    const yoursAnswered = patch.status !== undefined && this.message.role === 'user';
+    if (patch.role !== undefined || patch.source !== undefined || patch.ts !== undefined || patch.from !== undefined || yoursAnswered) this.renderHeader();
     this.renderFooter();
     this.renderActions();
     if (patch.content !== undefined || patch.role !== undefined) this.renderBody();

@@ -212,7 +212,9 @@ export type HostMessage =
   | { type: 'context/added'; seq: number; chips: ReferenceChip[] }
   | { type: 'context/refused'; seq: number; kind: ContextErrorKind; message: string }
   /** A message was not sent (a reference failed): its text and chips go back into the composer. */
-  | { type: 'chat/refused'; seq: number; text: string; kind: ContextErrorKind; message: string };
+  | { type: 'chat/refused'; seq: number; text: string; kind: ContextErrorKind; message: string }
+  /** An edited message was not sent (chat/edit): nothing was taken back; `message` says why, for people. */
+  | { type: 'edit/refused'; seq: number; id: string; text: string; message: string };
 
 /** Distributes Omit over a union (the built-in Omit collapses it). */
 export type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
@@ -223,18 +225,22 @@ export type PermissionDecision = z.infer<typeof permissionDecisionSchema>;
 
 const conversationIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/);
 
+/** What a message sent from the composer carries. */
+const sendFields = {
+  text: z.string().min(1).max(100_000),
+  references: z
+    .array(z.object({ ref: referenceSchema, implicit: z.boolean().optional() }))
+    .max(MAX_REFERENCES)
+    .optional(),
+};
+
 /** Webview → host. Everything from the webview is untrusted and validated with this schema. */
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('snapshot/request') }),
-  z.object({
-    type: z.literal('chat/send'),
-    text: z.string().min(1).max(100_000),
-    references: z
-      .array(z.object({ ref: referenceSchema, implicit: z.boolean().optional() }))
-      .max(MAX_REFERENCES)
-      .optional(),
-  }),
+  z.object({ type: z.literal('chat/send'), ...sendFields }),
+  /** Your message `id` edited: the conversation is taken back to just before it, and `text` sent in its place. */
+  z.object({ type: z.literal('chat/edit'), id: z.string().regex(/^log-\d{1,16}$/), ...sendFields }),
   z.object({ type: z.literal('chat/stop') }),
   z.object({ type: z.literal('chat/new') }),
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),

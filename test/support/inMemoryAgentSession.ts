@@ -208,6 +208,11 @@ export class InMemoryAgentSession implements AgentSession {
     return { restored: [] };
   }
 
+  /** Unit fakes record no event ids (onDelivered is never called), so nothing is ever truncated here. */
+  async truncateFrom(eventId: string): Promise<void> {
+    throw new Error(`in-memory session has no event ${eventId}`);
+  }
+
   async abort(): Promise<void> {}
 
   async disconnect(): Promise<void> {

@@ -19,6 +19,7 @@ import type { AttachedReference } from '../context/contextPort';
 import { storedReferencesOf, type StoredReference } from '../context/references';
 import type { Conversations } from '../conversations/conversations';
 import type { Orchestrator } from '../orchestrator/orchestrator';
+import { RewindError } from '../orchestrator/rewind';
 import type { Channel, OrchestratorEvent } from '../orchestrator/events';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import type { BatonStore, LogEntry } from '../store/types';
@@ -234,6 +235,10 @@ export class ChatController {
         this.context.claimAll();
         void this.sendFromPanel(message.text, message.references);
         break;
+      case 'chat/edit':
+        this.context.claimAll();
+        void this.editFromPanel(message.id, message.text, message.references);
+        break;
       case 'chat/stop':
         this.orchestrator.stop();
         break;
@@ -295,6 +300,24 @@ export class ChatController {
         this.logger.warn(`Unhandled panel message ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  /**
+   * Your message `id` edited in the panel: the conversation is taken back to just before it (Orchestrator.rewindTo),
+   * then `text` goes as a new message. Refused (nothing taken back) while an answer runs: the panel says why.
+   */
+  private async editFromPanel(id: string, text: string, refs: readonly AttachedReference[] | undefined): Promise<void> {
+    try {
+      await this.orchestrator.rewindTo(Number(id.slice('log-'.length)));
+    } catch (err) {
+      const message =
+        err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
+      this.logger.warn(`Edit of ${id} refused: ${message}`);
+      this.send({ type: 'edit/refused', id, text, message });
+      return;
+    }
+    this.postSnapshot();
+    await this.sendFromPanel(text, refs);
   }
 
   /** Sends text as the user, from the panel or a command. */

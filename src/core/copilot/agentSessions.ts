@@ -67,6 +67,8 @@ export interface RunOptions {
   onTool?: (tool: { phase: 'start' | 'end'; toolName: string; toolCallId: string; success?: boolean }) => void;
   /** Each model call's usage as it is reported, so a turn that fails or is stopped is counted too (callUsage.ts). */
   onUsage?: (usage: CallUsage) => void;
+  /** The runtime recorded the prompt as its user message `eventId` (a rewind point: truncateFrom). */
+  onDelivered?: (eventId: string) => void;
 }
 
 export interface RunResult {
@@ -103,6 +105,8 @@ export interface AgentSession {
   changedFiles(): Promise<FileChange[]>;
   /** Puts every file this session changed back as it was before its first turn. */
   rewindFiles(): Promise<{ restored: string[] }>;
+  /** Removes the user message `eventId` and everything after it from the session's history (an edited message). */
+  truncateFrom(eventId: string): Promise<void>;
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }>;
   /**
    * Has the runtime set up what it otherwise sets up at a new session's first message, with no model request (the

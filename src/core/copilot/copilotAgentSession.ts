@@ -79,6 +79,8 @@ export class CopilotAgentSession implements AgentSession {
       began: false,
       text: '',
       lastMessageId: undefined as string | undefined,
+      /** This turn's user message, as the runtime recorded it. */
+      userEvent: undefined as string | undefined,
       usage: {} as RunResult['usage'],
       model: undefined as string | undefined,
     };
@@ -106,6 +108,10 @@ export class CopilotAgentSession implements AgentSession {
       const unsubscribe = session.on((event: SessionEvent) => {
         switch (event.type) {
           case 'user.message':
+            if (state.userEvent === undefined) opts.onDelivered?.((state.userEvent = event.id));
+            state.delivered = true;
+            state.began = true;
+            break;
           case 'assistant.turn_start':
             state.delivered = true;
             state.began = true;
@@ -281,6 +287,12 @@ export class CopilotAgentSession implements AgentSession {
       throw fromSdkError(err, 'call');
     });
     return { restored: result.restoredFiles ?? [] };
+  }
+
+  async truncateFrom(eventId: string): Promise<void> {
+    await this.session.rpc.history.truncate({ eventId }).catch((err: unknown) => {
+      throw fromSdkError(err, 'call');
+    });
   }
 
   async abort(): Promise<void> {

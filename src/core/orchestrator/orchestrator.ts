@@ -19,6 +19,7 @@ import { DEFAULT_SUMMARIZE, type SummarizePolicy } from './conversationCompactor
 import { TurnLifecycle } from './turnLifecycle';
 import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
+import { rewindConversation, RewindError } from './rewind';
 import { runTurn, STATE_ROUTER, type TurnParts } from './runTurn';
 import { ModelRouter, parseRouterState } from './router';
 import type { OrchestratorOptions } from './orchestratorOptions';
@@ -224,6 +225,19 @@ export class Orchestrator {
    */
   withdraw(turnId: string): boolean {
     return this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn));
+  }
+
+  /**
+   * Takes the conversation back to just before your message `logId`, so an edited one can be sent in its place: the
+   * session forgets it and everything after it, and the log drops them (rewind.ts). Only while nothing is answering;
+   * rejects with a RewindError otherwise. What workers did meanwhile stays done.
+   */
+  rewindTo(logId: number): Promise<'truncated' | 'replaced'> {
+    if (this.answering) return Promise.reject(new RewindError('busy', 'Stop the answer first: a message cannot be edited while Baton answers.'));
+    const owner = this.opts.shared?.ownerElsewhere();
+    if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); edit it there.`));
+    const { store, sessions, logger } = this.opts;
+    return this.queue.task(() => rewindConversation({ store, keeper: this.keeper, sessions, logger, logScan: LOG_SCAN }, logId, this.currentModel));
   }
 
   /** The running turn's id, if one runs. */

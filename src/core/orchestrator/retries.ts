@@ -29,6 +29,18 @@ export interface RetryHost {
   logger: Logger;
   emit: (event: OrchestratorEventBody) => void;
   delays: readonly number[];
+  /**
+   * The runtime recorded the turn's prompt as the user message `event` of session `session`; `carried`: recovery or
+   * summary context rode on it (taking it back then takes that context too: Orchestrator.rewindTo).
+   */
+  delivered?: (at: DeliveredAt) => void;
+}
+
+/** Where a turn's prompt is in its session: what an edit of the message truncates from. */
+export interface DeliveredAt {
+  session: string;
+  event: string;
+  carried: boolean;
 }
 
 const RESUME_NUDGE = '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]';
@@ -48,10 +60,12 @@ export async function runWithRetries(
   const { keeper, logger, delays } = host;
   // A resend of a message whose window died: its session may have the prompt already (asked, never sent twice).
   let mayHavePrompt = turn.mayHavePrompt === true;
-  const run = async (prompt: string): Promise<void> => {
+  const run = async (prompt: string, carried?: boolean): Promise<void> => {
     const session = await keeper.ensure(turn.model);
     const result: RunResult = await session.run(prompt, {
       signal,
+      // The nudge (no `carried`) is not the turn's prompt: where that one is was recorded when it was delivered.
+      ...(carried !== undefined && host.delivered ? { onDelivered: (event: string) => host.delivered!({ session: session.id, event, carried }) } : {}),
       onDelta: (delta) => {
         attempt.text += delta;
         host.emit({ type: 'turn.delta', turnId: turn.turnId, delta });
@@ -88,7 +102,7 @@ export async function runWithRetries(
       // ensure() first: opening a recovered or drifted session is what sets the recovery context.
       await keeper.ensure(turn.model);
       const recovery = keeper.takeRecovery();
-      await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt);
+      await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt, !!recovery);
       return;
     } catch (err) {
       if (signal.aborted) throw signal.reason;

@@ -7,6 +7,7 @@ import { classifyMessage } from './classifier';
 import { DriftError } from './driftError';
 import type { OrchestratorEventBody } from './events';
 import type { OrchestratorOptions } from './orchestratorOptions';
+import { recordDelivered } from './rewind';
 import { runWithRetries, type Attempt } from './retries';
 import type { ModelRouter } from './router';
 import type { SessionKeeper } from './sessionKeeper';
@@ -60,7 +61,15 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     if (settings.routing.auto) opts.store.setState(STATE_ROUTER, JSON.stringify(router.current));
     emit({ type: 'turn.routed', turnId: turn.turnId, route, ...(classified ? { classified } : {}) });
     await runWithRetries(
-      { keeper, sessions: opts.sessions, logger: opts.logger, emit, delays: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS },
+      {
+        keeper,
+        sessions: opts.sessions,
+        logger: opts.logger,
+        emit,
+        delays: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
+        // History a caller gave the first turn rides on its prompt like recovery context (lifecycle.window).
+        delivered: (at) => recordDelivered(opts.store, turn.logId, { ...at, carried: at.carried || !!turn.options?.history?.length }),
+      },
       { turnId: turn.turnId, prompt, model: route.model, mayHavePrompt: turn.resend },
       attempt,
       abort.signal,

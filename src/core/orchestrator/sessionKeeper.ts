@@ -133,6 +133,17 @@ export class SessionKeeper {
     return old;
   }
 
+  /**
+   * Replaces the session by a new one whose first prompt carries the log's recent turns, as a lost session is
+   * recovered (an earlier message was edited and the session could not be cut there): returns the old one to let go.
+   */
+  restartFromLog(reason: string): AgentSession | undefined {
+    const old = this.forget();
+    this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason) || undefined;
+    this.pendingKind = 'recovery';
+    return old;
+  }
+
   /** Forgets the live session (a reset runtime took it, or it was lost); the next ensure() resumes or recreates. */
   drop(): AgentSession | undefined {
     const old = this.session;

@@ -1,0 +1,139 @@
+// Editing a sent message from the panel (chat/edit), against the real runtime and a scripted model: the conversation
+// is taken back to just before the message (the session forgets it and what came after, the log drops them) and the
+// new text goes in its place, once.
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HostMessage } from '../../src/shared/protocol';
+import { afterEachCore } from '../support/afterEachCore';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { ofType, timesSent } from '../support/orchestratorEvents';
+
+describe('Editing a sent message (real runtime, scripted model)', function () {
+  this.timeout(90_000);
+  let core: CoreFixture;
+  let posted: HostMessage[];
+
+  beforeEach(async () => {
+    core = await startCore();
+    posted = [];
+    core.chat.onDidPost((m) => posted.push(m));
+  });
+  afterEachCore(() => core);
+
+  /** The panel's messages: who said what, in order. */
+  function shown(): string[] {
+    return core.chat.snapshot().messages.map((m) => `${m.role}: ${m.content}`);
+  }
+
+  function userRow(text: string): number {
+    const row = core.store.recentLog(50).find((e) => e.role === 'user' && e.content === text);
+    assert.ok(row, `a log row for ${text}`);
+    return row.id;
+  }
+
+  /** The turn's reply is handed over a moment before its queue is idle: a person's click comes later than that. */
+  async function idle(): Promise<void> {
+    while (core.orchestrator.answering) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  /** Waits for one more turn to complete than had when `before` was read. */
+  async function oneMore(before: number): Promise<void> {
+    const count = before + 1;
+    const deadline = Date.now() + 30_000;
+    while (ofType(core.events, 'turn.completed').length < count) {
+      if (Date.now() > deadline)
+        throw new Error(`${core.logger.lines.slice(-8).join('\n')}\nonly ${ofType(core.events, 'turn.completed').length} of ${count} turns completed`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it('cuts the session at the edited message: the model then sees the turns before it and the new text, nothing after', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.' });
+    core.server.on({ lastUserIncludes: '[via panel] name a colour' }, { text: 'Blue.' });
+    core.server.on({ lastUserIncludes: '[via panel] and a number' }, { text: 'Seven.' });
+    core.server.on({ lastUserIncludes: '[via panel] name a vegetable' }, { text: 'Carrot.' });
+    for (const text of ['name a fruit', 'name a colour', 'and a number']) await core.orchestrator.enqueue(text, { channel: 'panel' }).done;
+    const session = core.orchestrator.currentSessionId;
+    await idle();
+    const before = ofType(core.events, 'turn.completed').length;
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('name a colour')}`, text: 'name a vegetable' });
+    await oneMore(before);
+
+    assert.deepEqual(shown(), ['user: name a fruit', 'assistant: Apple.', 'user: name a vegetable', 'assistant: Carrot.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(last.sessionId, session, 'the same session, cut, not a new one');
+    const said = last.messages.filter((m) => m.role !== 'system').map((m) => `${m.role}: ${JSON.stringify(m.content)}`);
+    assert.equal(said.length, 3, `the fruit turn and the new message only:\n${said.join('\n')}`);
+    assert.equal(timesSent([last], 'name a fruit'), 1);
+    assert.equal(timesSent([last], 'name a vegetable'), 1);
+    for (const gone of ['name a colour', 'Blue.', 'and a number', 'Seven.']) assert.equal(timesSent([last], gone), 0, `${gone} was taken back`);
+    assert.ok(
+      posted.some((m) => m.type === 'snapshot' && !m.snapshot.messages.some((x) => x.content === 'name a colour')),
+      'the panel was given the conversation without the taken-back messages',
+    );
+    assert.ok(core.logger.lines.some((l) => /Edit: conversation taken back to before message \d+ \(4 message\(s\); session truncated\)/.test(l)));
+
+    // The cut is the runtime's own record: after a reload the resumed session does not have them either.
+    core.server.on({ lastUserIncludes: '[via panel] and a tree' }, { text: 'Oak.' });
+    await core.restart();
+    await core.orchestrator.enqueue('and a tree', { channel: 'panel' }).done;
+    assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'resumed');
+    const resumed = core.server.chatRequests().at(-1)!;
+    assert.equal(resumed.sessionId, session);
+    assert.equal(timesSent([resumed], 'name a vegetable'), 1);
+    for (const gone of ['name a colour', 'and a number']) assert.equal(timesSent([resumed], gone), 0, `${gone} stays taken back`);
+  });
+
+  it('a message the session has only with recovery context on it: a new session from the log before it', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] my project is called zebra' }, { text: 'Noted: zebra.' });
+    core.server.on({ lastUserIncludes: '[via panel] and its language?' }, { text: 'TypeScript.' });
+    core.server.on({ lastUserIncludes: '[via panel] and its licence?' }, { text: 'MIT.' });
+    await core.orchestrator.enqueue('my project is called zebra', { channel: 'panel' }).done;
+    // Baton was updated: the next message opens a new session and carries the earlier turn as recovery context.
+    await core.restart({ version: '0.0.1-test' });
+    core.chat.onDidPost((m) => posted.push(m));
+    await core.orchestrator.enqueue('and its language?', { channel: 'panel' }).done;
+    const recovered = core.orchestrator.currentSessionId;
+    assert.match(core.server.chatRequests().at(-1)!.lastUserText ?? '', /\[System: Session recovered\]/);
+    await idle();
+    const before = ofType(core.events, 'turn.completed').length;
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('and its language?')}`, text: 'and its licence?' });
+    await oneMore(before);
+
+    assert.deepEqual(shown(), ['user: my project is called zebra', 'assistant: Noted: zebra.', 'user: and its licence?', 'assistant: MIT.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.notEqual(last.sessionId, recovered, 'a new session');
+    assert.match(last.lastUserText ?? '', /\[System: Session recovered\][\s\S]*my project is called zebra[\s\S]*\[via panel\] and its licence\?$/);
+    assert.equal(timesSent([last], 'and its language?'), 0, 'the edited message is gone from what the model sees');
+    assert.equal(timesSent([last], 'TypeScript.'), 0);
+    assert.ok(core.logger.lines.some((l) => /session replaced\)/.test(l)));
+    assert.ok(!existsSync(join(core.storageDir, 'copilot-sessions', 'session-state', recovered!)), 'the replaced session is deleted, not left behind');
+  });
+
+  it('refused while Baton answers, with the reason and the text back; nothing is taken back', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] first question' }, { text: 'First answer.' });
+    core.server.on({ lastUserIncludes: '[via panel] a slow one' }, { text: 'Slow answer.', delayMs: 1500 });
+    await core.orchestrator.enqueue('first question', { channel: 'panel' }).done;
+    const slow = core.orchestrator.enqueue('a slow one', { channel: 'panel' });
+    await slow.started;
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('first question')}`, text: 'a better question' });
+    await slow.done;
+    const refused = posted.find((m) => m.type === 'edit/refused');
+    assert.ok(refused && refused.type === 'edit/refused');
+    assert.equal(refused.text, 'a better question');
+    assert.match(refused.message, /^Stop the answer first/);
+    assert.deepEqual(shown(), ['user: first question', 'assistant: First answer.', 'user: a slow one', 'assistant: Slow answer.']);
+  });
+
+  it('a bad edit from the webview is logged and ignored', async () => {
+    core.chat.receive({ type: 'chat/edit', id: 'log-1; DROP TABLE', text: 'x' });
+    core.chat.receive({ type: 'chat/edit', id: 'log-99999999', text: '' });
+    core.chat.receive({ type: 'chat/edit', id: 'log-424242', text: 'no such message' });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(core.logger.lines.filter((l) => /Ignored a bad message from the chat panel/.test(l)).length, 2);
+    const refused = posted.find((m) => m.type === 'edit/refused');
+    assert.ok(refused && refused.type === 'edit/refused' && /no longer in this conversation/.test(refused.message));
+    assert.deepEqual(shown(), []);
+  });
+});

@@ -1,0 +1,70 @@
+// Editing one of your sent messages: its text goes into the composer, a bar above the composer says what sending will
+// do, and the messages it would take back are dimmed. Sending posts chat/edit (the host takes the conversation back
+// to just before the message and sends the new text); Cancel or Escape puts back what the composer held before.
+import { button, h } from './dom';
+
+export interface MessageEditDeps {
+  /** The composer's text, and putting text in it (focused, caret at the end). */
+  text(): string;
+  fill(text: string): void;
+  /** The message's text as it was sent, or undefined when the list no longer has it. */
+  contentOf(id: string): string | undefined;
+  /** Dims the messages from `id` on (undefined: none). */
+  markFrom(id: string | undefined): void;
+  announce(text: string): void;
+}
+
+export class MessageEdit {
+  readonly el: HTMLElement;
+  private editing: { id: string; draft: string } | undefined;
+
+  constructor(private readonly deps: MessageEditDeps) {
+    const cancel = button('secondary', { class: 'edit-cancel', 'data-testid': 'edit-cancel', title: 'Cancel the edit (Escape)' }, 'Cancel');
+    cancel.addEventListener('click', () => this.cancel());
+    this.el = h(
+      'div',
+      { class: 'edit-bar', 'data-testid': 'edit-bar', role: 'status', hidden: true },
+      h('span', { class: 'edit-bar-text' }, 'Editing your message. Sending it takes back that message and everything after it.'),
+      cancel,
+    );
+  }
+
+  /** The message being edited, if one is. */
+  get id(): string | undefined {
+    return this.editing?.id;
+  }
+
+  /** Starts editing your message `id` (another edit in progress ends first, its draft kept). */
+  start(id: string): void {
+    const content = this.deps.contentOf(id);
+    if (content === undefined) return;
+    const draft = this.editing ? this.editing.draft : this.deps.text();
+    this.editing = { id, draft };
+    this.el.hidden = false;
+    this.deps.markFrom(id);
+    this.deps.fill(content);
+    this.deps.announce('Editing your message. Escape cancels.');
+  }
+
+  /** Back into the edit of `id`, its text already in the composer (the host refused to send it). */
+  resume(id: string): void {
+    this.editing = { id, draft: '' };
+    this.el.hidden = false;
+    this.deps.markFrom(id);
+  }
+
+  /** Ends the edit and puts back what the composer held before it. */
+  cancel(): void {
+    const editing = this.end();
+    if (editing) this.deps.fill(editing.draft);
+  }
+
+  /** Ends the edit as it is (sent, or its message gone). */
+  end(): { id: string; draft: string } | undefined {
+    const editing = this.editing;
+    this.editing = undefined;
+    this.el.hidden = true;
+    if (editing) this.deps.markFrom(undefined);
+    return editing;
+  }
+}
