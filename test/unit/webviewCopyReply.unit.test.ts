@@ -2,8 +2,8 @@
 // the clipboard as written (fences, links, lists), shows on hover and while the focus is in the reply, is reached by
 // the keyboard, and is not offered while the reply streams.
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
+import { axeSerious } from '../support/axeInPage';
 import { type WebviewPage, openWebviewPage, useWebviewBrowser } from '../support/webviewPage';
 
 const REPLY = [
@@ -23,14 +23,6 @@ function snapshot(messages: ChatMessage[]): Snapshot {
 
 const QUESTION: ChatMessage = { id: 'q', role: 'user', content: 'What does auth.ts do with expired tokens?', status: 'complete', ts: Date.now() };
 const ANSWER: ChatMessage = { id: 'a', role: 'assistant', content: REPLY, status: 'complete', ts: Date.now(), usage: { inputTokens: 900, outputTokens: 60 } };
-
-/** axe-core's serious and critical findings on the page as it is (the rules the e2e suite runs in code-server). */
-async function axeSerious(wp: WebviewPage): Promise<string[]> {
-  await wp.page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  return (await wp.page
-    .evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations'] })
-    .then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-}
 
 async function clipboard(wp: WebviewPage): Promise<string> {
   return (await wp.page.evaluate('navigator.clipboard.readText()')) as string;

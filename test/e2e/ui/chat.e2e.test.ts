@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { batonView, repoRoot, resultsDir, testsRepoExtension, ui, widenSideBar } from './fixture';
+import { completedReply, freshChat, messages, send } from './helpers';
 
 const PROMPT = 'Hello Baton, this is the e2e test speaking';
 // Two chunks a long pause apart: the first must be on screen, alone, while the reply is still streaming.
@@ -58,5 +59,37 @@ describe('Baton chat panel', function () {
     await page.screenshot({ path: shot });
     // The README shows this one; a run against a stand-in extension (BATON_E2E_EXTENSION_PATH) must not replace it.
     if (testsRepoExtension()) await copyFile(shot, join(repoRoot, 'media', 'screenshot.png'));
+  });
+
+  it('Edit on a sent message: the new text replaces it and what came after, in the panel and in what the model sees', async () => {
+    const { view } = await freshChat();
+    const { server } = ui();
+    server.on({ lastUserIncludes: '[via panel] e2e edit: name a fruit', name: 'fruit' }, { text: 'Apple.' });
+    server.on({ lastUserIncludes: '[via panel] e2e edit: name a colour', name: 'colour' }, { text: 'Blue.' });
+    server.on({ lastUserIncludes: '[via panel] e2e edit: name a vegetable', name: 'vegetable' }, { text: 'Carrot.' });
+    await send(view, 'e2e edit: name a fruit');
+    await completedReply(view, 'Apple.');
+    await send(view, 'e2e edit: name a colour');
+    await completedReply(view, 'Blue.');
+    await view.locator('body[data-busy="false"]').waitFor({ state: 'attached', timeout: 15_000 });
+
+    const colour = messages(view, 'user').filter({ hasText: 'e2e edit: name a colour' });
+    await colour.hover();
+    await colour.locator('[data-testid="message-edit"]').click();
+    const composer = view.locator('[data-testid="composer"]');
+    assert.equal(await composer.inputValue(), 'e2e edit: name a colour');
+    await view.locator('[data-testid="edit-bar"]').waitFor({ state: 'visible' });
+    await composer.fill('e2e edit: name a vegetable');
+    await composer.press('Enter');
+    await completedReply(view, 'Carrot.');
+
+    const shown = await view.locator('[data-testid="message"] .message-body').allInnerTexts();
+    assert.deepEqual(
+      shown.map((t) => t.trim()),
+      ['e2e edit: name a fruit', 'Apple.', 'e2e edit: name a vegetable', 'Carrot.'],
+    );
+    const last = server.chatRequests().at(-1)!;
+    const said = JSON.stringify(last.messages);
+    assert.ok(said.includes('e2e edit: name a fruit') && !said.includes('e2e edit: name a colour') && !said.includes('Blue.'), said);
   });
 });
