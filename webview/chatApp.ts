@@ -3,8 +3,8 @@
 import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/shared/protocol';
 import { Composer } from './composer';
 import { ConversationList } from './conversationList';
-import { ContextBar, DROP_TYPES, droppedUris } from './contextChips';
-import { copyText, flash, highlightInPlace } from './contentActions';
+import { acceptDrops, ContextBar } from './contextChips';
+import { onContentClick } from './contentActions';
 import { h } from './dom';
 import { Drafts } from './drafts';
 import { EmptyState } from './emptyState';
@@ -149,29 +149,21 @@ export class ChatApp {
     root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, chat, this.workers.el, this.edit.el, this.composer.el, this.announcer);
     root.classList.add('app');
 
-    this.scroller.addEventListener('click', (e) => this.onContentClick(e));
+    this.scroller.addEventListener('click', (e) =>
+      onContentClick(e, {
+        post: this.post,
+        contentOf: (id) => this.list.contentOf(id),
+        edit: (id) => {
+          if (!this.state.busy) this.edit.start(id);
+        },
+      }),
+    );
     // Middle-click would open a link in a new window of the webview; the host decides where links go.
     this.scroller.addEventListener('auxclick', (e) => {
       if ((e.target as Element).closest?.('a[href]')) e.preventDefault();
     });
     this.scroller.addEventListener('scroll', () => this.saveState({}), { passive: true });
-    // Files dropped from the explorer or an editor tab (VS Code hands them to a webview while Shift is held).
-    root.addEventListener('dragover', (e) => {
-      if (!e.dataTransfer || !DROP_TYPES.some((t) => e.dataTransfer?.types.includes(t))) return;
-      e.preventDefault();
-      e.dataTransfer.dropEffect = 'copy';
-      root.classList.add('drop-target');
-    });
-    root.addEventListener('dragleave', (e) => {
-      if (e.target === root) root.classList.remove('drop-target');
-    });
-    root.addEventListener('drop', (e) => {
-      root.classList.remove('drop-target');
-      const uris = e.dataTransfer ? droppedUris(e.dataTransfer) : [];
-      if (!uris.length) return;
-      e.preventDefault();
-      this.post({ type: 'context/drop', uris });
-    });
+    acceptDrops(root, this.post);
     window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
     // The view focused from outside (Baton: Open Chat, a keybinding, F6) with nothing focused inside: the composer.
     window.addEventListener('focus', () => {
@@ -367,37 +359,6 @@ export class ChatApp {
     this.snapshotTimer = setTimeout(() => {
       if (this.gate.awaitingSnapshot || this.partial) this.requestSnapshot();
     }, SNAPSHOT_RETRY_MS);
-  }
-
-  private onContentClick(e: MouseEvent): void {
-    const target = e.target as Element;
-    const button = target.closest<HTMLButtonElement>('button[data-action]');
-    if (button?.dataset.action === 'edit-message') {
-      const id = button.closest<HTMLElement>('.message[data-id]')?.dataset.id;
-      if (id !== undefined && !this.state.busy) this.edit.start(id);
-      return;
-    }
-    if (button?.dataset.action === 'copy-message') {
-      const id = button.closest<HTMLElement>('.message[data-id]')?.dataset.id;
-      const text = id === undefined ? undefined : this.list.contentOf(id);
-      if (text) void copyText(text, button).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
-      return;
-    }
-    if (button) {
-      const code = button.closest('.code-block')?.querySelector('code');
-      if (!code) return;
-      const text = code.textContent ?? '';
-      if (button.dataset.action === 'highlight') highlightInPlace(button, code);
-      else if (button.dataset.action === 'insert') this.post({ type: 'code/insert', code: text });
-      else if (button.dataset.action === 'copy') void copyText(text, button).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
-      return;
-    }
-    const link = target.closest('a[href]');
-    if (link) {
-      e.preventDefault();
-      const href = link.getAttribute('href');
-      if (href && href.length <= 4096) this.post({ type: 'link/open', href });
-    }
   }
 
   private announceCompleted(view: MessageView): void {

@@ -1,7 +1,49 @@
-// What the buttons inside a message do in the page itself: copy text (a code block's, a reply's Markdown), colour a
-// long code block on request, and say for a moment that it was done. ChatApp.onContentClick routes the clicks here.
+// What a click inside the conversation does: a message's buttons (copy a code block or a reply's Markdown, colour a
+// long code block on request, insert code, edit your message) and its links (opened by the host). The in-page ones say
+// for a moment that they were done.
 import { highlightNow } from './deferredHighlight';
 import { h } from './dom';
+import type { Post } from './messageView';
+
+export interface ContentClickDeps {
+  post: Post;
+  /** A message's text as it came (a reply's Markdown). */
+  contentOf(id: string): string | undefined;
+  /** Edit was clicked on your message `id`. */
+  edit(id: string): void;
+}
+
+export function onContentClick(e: MouseEvent, deps: ContentClickDeps): void {
+  const target = e.target as Element;
+  const button = target.closest<HTMLButtonElement>('button[data-action]');
+  const messageId = (): string | undefined => button?.closest<HTMLElement>('.message[data-id]')?.dataset.id;
+  if (button?.dataset.action === 'edit-message') {
+    const id = messageId();
+    if (id !== undefined) deps.edit(id);
+    return;
+  }
+  if (button?.dataset.action === 'copy-message') {
+    const id = messageId();
+    const text = id === undefined ? undefined : deps.contentOf(id);
+    if (text) void copyText(text, button).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
+    return;
+  }
+  if (button) {
+    const code = button.closest('.code-block')?.querySelector('code');
+    if (!code) return;
+    const text = code.textContent ?? '';
+    if (button.dataset.action === 'highlight') highlightInPlace(button, code);
+    else if (button.dataset.action === 'insert') deps.post({ type: 'code/insert', code: text });
+    else if (button.dataset.action === 'copy') void copyText(text, button).then((ok) => flash(button, ok ? 'Copied' : 'Copy failed'));
+    return;
+  }
+  const link = target.closest('a[href]');
+  if (link) {
+    e.preventDefault();
+    const href = link.getAttribute('href');
+    if (href && href.length <= 4096) deps.post({ type: 'link/open', href });
+  }
+}
 
 export async function copyText(text: string, from: HTMLElement): Promise<boolean> {
   try {

@@ -214,4 +214,24 @@ export function droppedUris(data: DataTransfer): string[] {
   return [...new Set(out)].slice(0, 50);
 }
 
+/** Files dropped from the explorer or an editor tab (VS Code hands them to a webview while Shift is held). */
+export function acceptDrops(root: HTMLElement, post: (message: WebviewMessage) => void): void {
+  root.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer || !DROP_TYPES.some((t) => e.dataTransfer?.types.includes(t))) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    root.classList.add('drop-target');
+  });
+  root.addEventListener('dragleave', (e) => {
+    if (e.target === root) root.classList.remove('drop-target');
+  });
+  root.addEventListener('drop', (e) => {
+    root.classList.remove('drop-target');
+    const uris = e.dataTransfer ? droppedUris(e.dataTransfer) : [];
+    if (!uris.length) return;
+    e.preventDefault();
+    post({ type: 'context/drop', uris });
+  });
+}
+
 export const DROP_TYPES = ['application/vnd.code.uri-list', 'resourceurls', 'codefiles', 'text/uri-list'];

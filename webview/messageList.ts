@@ -396,6 +396,4 @@ export class MessageList {
 }
 
 /** The same message, field for field (what the host sends is plain JSON data). */
-function sameMessage(a: ChatMessage | undefined, b: ChatMessage): boolean {
-  return a !== undefined && (a === b || JSON.stringify(a) === JSON.stringify(b));
-}
+const sameMessage = (a: ChatMessage | undefined, b: ChatMessage): boolean => a !== undefined && (a === b || JSON.stringify(a) === JSON.stringify(b));

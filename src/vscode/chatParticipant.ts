@@ -9,8 +9,10 @@
 import * as vscode from 'vscode';
 import type { BatonEvent } from '../core/api/batonEvents';
 import { BatonApiError } from '../core/api/batonAccess';
+import { firstDroppedChatMessage } from '../core/api/chatHistory';
 import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
 import { Conversations } from '../core/conversations/conversations';
+import { LOG_KEEP } from '../core/store/bounds';
 import { formatWorkerList } from '../core/workers/workerTools';
 import type { BatonServices, Core } from './services';
 
@@ -53,8 +55,38 @@ async function handle(
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   const conversation = conversationOf(chatContext.history) ?? Conversations.newId('chat');
+  if (!request.command) await matchHistory(core, conversation, chatContext.history, stream);
   const result = await answer(core, relay, request, conversation, stream, token);
   return { ...result, metadata: { conversation, ...result.metadata } };
+}
+
+/** The prompts of this chat's @baton requests (not its commands) answered in `conversation`, oldest first. */
+export function askedIn(history: vscode.ChatContext['history'], conversation: string): string[] {
+  const prompts: string[] = [];
+  history.forEach((turn, i) => {
+    const asked = history[i - 1];
+    if (!(turn instanceof vscode.ChatResponseTurn) || turn.participant !== PARTICIPANT_ID || turn.command) return;
+    if (turn.result.metadata?.conversation !== conversation || !(asked instanceof vscode.ChatRequestTurn)) return;
+    prompts.push(asked.prompt);
+  });
+  return prompts;
+}
+
+/**
+ * A request edited or retried in the Chat view took it and the later ones out of the chat's history: the conversation
+ * is taken back to match before the new one is sent (chatHistory.ts), and the chat says so.
+ */
+async function matchHistory(core: Core, conversation: string, history: vscode.ChatContext['history'], stream: vscode.ChatResponseStream): Promise<void> {
+  const log = core.store.recentLog(LOG_KEEP, conversation);
+  const dropped = firstDroppedChatMessage(askedIn(history, conversation), log);
+  if (!dropped) return;
+  const count = log.length - log.indexOf(dropped);
+  try {
+    await core.conversations.get(conversation).rewindTo(dropped.id);
+    stream.markdown(`_Taken back ${count} earlier message${count === 1 ? '' : 's'} of this conversation, as this chat no longer has them._\n\n`);
+  } catch (err) {
+    stream.markdown(`_The earlier messages this chat no longer has were not taken back: ${err instanceof Error ? err.message : String(err)}_\n\n`);
+  }
 }
 
 async function answer(

@@ -217,4 +217,36 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     await response(page, 'CHAT-AFTER-REPLY').waitFor({ timeout: 30_000 });
     server.releaseHeld();
   });
+
+  it('Retry in the Chat view takes the conversation back first: the model sees the request once, not its earlier answer', async () => {
+    const { page, server } = ai();
+    server.on({ lastUserIncludes: '[via chat] CHAT-BEFORE' }, { text: 'CHAT-BEFORE-REPLY' });
+    server.on({ lastUserIncludes: '[via chat] CHAT-RETRY' }, { text: 'CHAT-RETRY-FIRST' }, { text: 'CHAT-RETRY-SECOND' });
+    // Not the chat's first request: a retry of that one starts a new conversation (the chat then names none).
+    await runCommand(page, 'Chat: New Chat');
+    await sendInChat(page, '@baton CHAT-BEFORE remember the colour teal');
+    await response(page, 'CHAT-BEFORE-REPLY').waitFor({ timeout: 30_000 });
+    await sendInChat(page, '@baton CHAT-RETRY pick a number');
+    const first = response(page, 'CHAT-RETRY-FIRST');
+    await first.waitFor({ timeout: 30_000 });
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await first.hover();
+    const retry = first.locator('a.action-label[aria-label^="Retry"], .codicon-refresh').first();
+    try {
+      await retry.click({ timeout: 10_000 });
+    } catch (err) {
+      const labels = await first.locator('[aria-label]').evaluateAll((els) => els.map((e) => `${e.className} ${e.getAttribute('aria-label')}`));
+      throw new Error(`no Retry on the response (${labels.join(' | ')}): ${String(err)}`);
+    }
+    const second = response(page, 'CHAT-RETRY-SECOND');
+    await second.waitFor({ timeout: 30_000 });
+    assert.match(await second.innerText(), /Taken back 2 earlier messages of this conversation, as this chat no longer has them/);
+    const requests = server.chatRequests().filter((r) => r.lastUserText?.includes('CHAT-RETRY'));
+    assert.equal(requests.length, 2);
+    assert.equal(requests[1]!.sessionId, requests[0]!.sessionId, 'the same conversation and session, taken back');
+    const said = JSON.stringify(requests[1]!.messages);
+    assert.equal(said.split('CHAT-RETRY pick a number').length - 1, 1, 'the request once');
+    assert.ok(!said.includes('CHAT-RETRY-FIRST'), 'not the answer the retry replaced');
+    assert.ok(said.includes('CHAT-BEFORE remember the colour teal') && said.includes('CHAT-BEFORE-REPLY'), 'the turn before it stays');
+  });
 });
