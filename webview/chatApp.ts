@@ -156,6 +156,10 @@ export class ChatApp {
         edit: (id) => {
           if (!this.state.busy) this.edit.start(id);
         },
+        retry: (id) => {
+          const asked = this.list.userBefore(id);
+          if (asked && !this.state.busy) this.post({ type: 'chat/retry', id: asked });
+        },
       }),
     );
     // Middle-click would open a link in a new window of the webview; the host decides where links go.

@@ -11,6 +11,8 @@ export interface ContentClickDeps {
   contentOf(id: string): string | undefined;
   /** Edit was clicked on your message `id`. */
   edit(id: string): void;
+  /** Retry was clicked on the reply `id`. */
+  retry(id: string): void;
 }
 
 export function onContentClick(e: MouseEvent, deps: ContentClickDeps): void {
@@ -20,6 +22,11 @@ export function onContentClick(e: MouseEvent, deps: ContentClickDeps): void {
   if (button?.dataset.action === 'edit-message') {
     const id = messageId();
     if (id !== undefined) deps.edit(id);
+    return;
+  }
+  if (button?.dataset.action === 'retry-message') {
+    const id = messageId();
+    if (id !== undefined) deps.retry(id);
     return;
   }
   if (button?.dataset.action === 'copy-message') {

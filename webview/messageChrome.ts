@@ -90,6 +90,21 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
         'Copy',
       ),
     );
+  // The newest reply to a message of yours (only that one shows it: styles/messages.css) can be asked for again.
+  if ((message.role === 'assistant' || message.role === 'error') && message.status !== 'streaming' && message.status !== 'pending')
+    parts.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link-button message-retry',
+          'data-action': 'retry-message',
+          'data-testid': 'message-retry',
+          title: 'Send your message again for a new answer (this one is taken back)',
+        },
+        'Retry',
+      ),
+    );
   footer.replaceChildren(...parts);
   footer.hidden = parts.length === 0;
 }

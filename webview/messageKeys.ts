@@ -2,6 +2,16 @@
 // taking it with tabindex -1 while it has it (Escape, which leaves the log, is the list's own).
 import type { MessageView } from './messageView';
 
+/** A key in the conversation: Escape leaves it (`leave`); the arrows, Home and End move among the `mounted` messages. */
+export function onLogKey(e: KeyboardEvent, mounted: () => readonly MessageView[], leave: () => void): void {
+  if (e.key === 'Escape' && !(e.altKey || e.ctrlKey || e.metaKey || e.shiftKey)) {
+    e.preventDefault();
+    leave();
+    return;
+  }
+  focusByKey(e, mounted());
+}
+
 /** Moves the focus among `mounted` for an unmodified arrow, Home or End key; other keys are left alone. */
 export function focusByKey(e: KeyboardEvent, mounted: readonly MessageView[]): void {
   if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !mounted.length) return;

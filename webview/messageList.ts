@@ -17,7 +17,7 @@ import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { MessageGroups } from './messageGroups';
 import { installLogTabbing } from './logTabbing';
-import { focusByKey } from './messageKeys';
+import { onLogKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
 import { RenderAhead } from './renderAhead';
 import { ScrollFollow } from './scrollFollow';
@@ -93,7 +93,7 @@ export class MessageList {
       tabindex: 0,
       'data-testid': 'messages',
     });
-    this.el.addEventListener('keydown', (e) => this.onKeyDown(e));
+    this.el.addEventListener('keydown', (e) => onLogKey(e, () => this.order.slice(this.mountedFrom), hooks.onLeave));
     installLogTabbing(this.el, (el) => el.closest<HTMLElement>('.message'));
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
@@ -224,7 +224,13 @@ export class MessageList {
     return this.views.get(id)?.content;
   }
 
-  /** Dims the messages from `id` on (those an edit of `id` would take back); undefined: none. */
+  /** The id of your message just before the message `id` (what its reply answered), if that is one of yours. */
+  userBefore(id: string): string | undefined {
+    const before = this.order[this.order.findIndex((v) => v.id === id) - 1];
+    return before?.role === 'user' ? before.id : undefined;
+  }
+
+  /** Marks the messages from `id` on (those an edit of `id` would take back); undefined: none. */
   markFrom(id: string | undefined): void {
     const from = id === undefined ? -1 : this.order.findIndex((v) => v.id === id);
     for (const [i, view] of this.order.entries()) view.el.classList.toggle('superseded', from >= 0 && i >= from);
@@ -275,16 +281,6 @@ export class MessageList {
     view.el.scrollIntoView({ block: 'center' });
     view.el.classList.add('revealed');
     setTimeout(() => view.el.classList.remove('revealed'), REVEALED_MS);
-  }
-
-  /** Arrow keys, Home and End move the focus from message to message (messageKeys.ts). */
-  private onKeyDown(e: KeyboardEvent): void {
-    if (e.key === 'Escape' && !(e.altKey || e.ctrlKey || e.metaKey || e.shiftKey)) {
-      e.preventDefault();
-      this.hooks.onLeave();
-      return;
-    }
-    focusByKey(e, this.order.slice(this.mountedFrom));
   }
 
   private setEstimate(view: MessageView): void {

@@ -241,6 +241,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chat/send'), ...sendFields }),
   /** Your message `id` edited: the conversation is taken back to just before it, and `text` sent in its place. */
   z.object({ type: z.literal('chat/edit'), id: z.string().regex(/^log-\d{1,16}$/), ...sendFields }),
+  /** Your message `id` sent again as it was: the conversation is taken back to just before it first (Retry on its reply). */
+  z.object({ type: z.literal('chat/retry'), id: z.string().regex(/^log-\d{1,16}$/) }),
   z.object({ type: z.literal('chat/stop') }),
   z.object({ type: z.literal('chat/new') }),
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),

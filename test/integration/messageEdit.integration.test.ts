@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostMessage } from '../../src/shared/protocol';
+import type { RecordedRequest } from '../support/recordedRequest';
 import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { ofType, timesSent } from '../support/orchestratorEvents';
@@ -20,6 +21,11 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     core.chat.onDidPost((m) => posted.push(m));
   });
   afterEachCore(() => core);
+
+  /** How many messages of a request, of any role, carry `needle` (timesSent counts the user's only). */
+  function anywhere(request: RecordedRequest, needle: string): number {
+    return request.messages.filter((m) => JSON.stringify(m.content).includes(needle)).length;
+  }
 
   /** The panel's messages: who said what, in order. */
   function shown(): string[] {
@@ -67,7 +73,7 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.equal(said.length, 3, `the fruit turn and the new message only:\n${said.join('\n')}`);
     assert.equal(timesSent([last], 'name a fruit'), 1);
     assert.equal(timesSent([last], 'name a vegetable'), 1);
-    for (const gone of ['name a colour', 'Blue.', 'and a number', 'Seven.']) assert.equal(timesSent([last], gone), 0, `${gone} was taken back`);
+    for (const gone of ['name a colour', 'Blue.', 'and a number', 'Seven.']) assert.equal(anywhere(last, gone), 0, `${gone} was taken back`);
     assert.ok(
       posted.some((m) => m.type === 'snapshot' && !m.snapshot.messages.some((x) => x.content === 'name a colour')),
       'the panel was given the conversation without the taken-back messages',
@@ -106,9 +112,24 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.notEqual(last.sessionId, recovered, 'a new session');
     assert.match(last.lastUserText ?? '', /\[System: Session recovered\][\s\S]*my project is called zebra[\s\S]*\[via panel\] and its licence\?$/);
     assert.equal(timesSent([last], 'and its language?'), 0, 'the edited message is gone from what the model sees');
-    assert.equal(timesSent([last], 'TypeScript.'), 0);
+    assert.equal(anywhere(last, 'TypeScript.'), 0);
     assert.ok(core.logger.lines.some((l) => /session replaced\)/.test(l)));
     assert.ok(!existsSync(join(core.storageDir, 'copilot-sessions', 'session-state', recovered!)), 'the replaced session is deleted, not left behind');
+  });
+
+  it('Retry on a reply sends your message again once, its earlier answer taken back', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.' });
+    core.server.on({ lastUserIncludes: '[via panel] pick a number' }, { text: 'Four.' }, { text: 'Nine.' });
+    for (const text of ['name a fruit', 'pick a number']) await core.orchestrator.enqueue(text, { channel: 'panel' }).done;
+    await idle();
+    const before = ofType(core.events, 'turn.completed').length;
+    core.chat.receive({ type: 'chat/retry', id: `log-${userRow('pick a number')}` });
+    await oneMore(before);
+    assert.deepEqual(shown(), ['user: name a fruit', 'assistant: Apple.', 'user: pick a number', 'assistant: Nine.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(timesSent([last], 'pick a number'), 1, 'the message once');
+    assert.equal(anywhere(last, 'Four.'), 0, 'not the answer it replaced');
+    assert.equal(anywhere(last, 'Apple.'), 1);
   });
 
   it('refused while Baton answers, with the reason and the text back; nothing is taken back', async () => {

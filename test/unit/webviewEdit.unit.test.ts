@@ -1,6 +1,7 @@
 // Editing one of your sent messages, in the real webview bundle (Chromium, test/support/webviewPage.ts): Edit puts its
 // text in the composer, says what sending will do and dims what it would take back; Enter posts chat/edit; Escape or
-// Cancel puts back what was being typed; a refusal brings the text back; an answer beginning ends the edit.
+// Cancel puts back what was being typed; a refusal brings the text back; an answer beginning ends the edit. Retry on
+// the newest reply to a message of yours sends that message again.
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot, WebviewMessage } from '../../src/shared/protocol';
 import { axeSerious } from '../support/axeInPage';
@@ -119,6 +120,47 @@ describe('webview: editing a sent message (Chromium)', function () {
       await wp.page.locator('[data-id="log-1"]').waitFor();
       assert.equal(await composer.inputValue(), 'typed in c1', 'the draft from before the edit, not the edited text');
       assert.deepEqual(await superseded(wp), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
+  it('Retry is offered on the newest reply to a message of yours only, and posts that message’s id; not while Baton answers', async () => {
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height: 700 },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }],
+    });
+    try {
+      await wp.page.locator('[data-id="log-6"]').waitFor();
+      const shown = async (): Promise<string[]> =>
+        (await wp.page.evaluate(
+          `Array.from(document.querySelectorAll('[data-testid="message-retry"]')).filter(function (b) { return getComputedStyle(b).display !== 'none'; }).map(function (b) { return b.closest('.message').dataset.id; })`,
+        )) as string[];
+      assert.deepEqual(await shown(), ['log-6']);
+      await wp.page.locator('[data-id="log-6"]').hover();
+      await wp.page.locator('[data-id="log-6"] [data-testid="message-retry"]').click();
+      assert.deepEqual(
+        (await wp.posted()).filter((m) => m.type === 'chat/retry'),
+        [{ type: 'chat/retry', id: 'log-5' }],
+      );
+      // A worker's result and Baton's answer to it come next: that answer is not a reply to a message of yours.
+      await wp.push(
+        { type: 'message/append', seq: 2, message: { id: 'log-7', role: 'background', content: 'ui-builder finished', status: 'complete', ts: Date.now() } },
+        { type: 'message/append', seq: 3, message: { id: 'log-8', role: 'assistant', content: 'The worker is done.', status: 'complete', ts: Date.now() } },
+      );
+      await wp.page.locator('[data-id="log-8"]').waitFor();
+      assert.deepEqual(await shown(), []);
+      // A failed answer to a message of yours can be retried; while Baton answers, Retry is not offered.
+      await wp.push(
+        { type: 'message/append', seq: 4, message: { id: 'log-9', role: 'user', content: 'try again', status: 'complete', ts: Date.now() } },
+        { type: 'message/append', seq: 5, message: { id: 'log-10', role: 'error', content: 'The model is unavailable.', status: 'failed', ts: Date.now() } },
+      );
+      await wp.page.locator('[data-id="log-10"]').waitFor();
+      assert.deepEqual(await shown(), ['log-10']);
+      await wp.push({ type: 'state', seq: 6, state: { ...STATE, busy: true } });
+      assert.equal(await wp.page.locator('[data-id="log-10"] [data-testid="message-retry"]').evaluate((el) => getComputedStyle(el).visibility), 'hidden');
+      assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();
     }

@@ -248,8 +248,11 @@ export class ChatController {
       case 'conversation/delete':
         this.list.receive(message);
         break;
+      case 'chat/retry':
+        void this.retryFromPanel(message.id);
+        break;
       case 'chat/resend': {
-        const entry = this.store.recentLog(HISTORY_LIMIT, this.conversations.activeId).find((e) => `log-${e.id}` === message.id && e.role === 'user');
+        const entry = this.userEntry(message.id);
         if (!entry) {
           this.logger.warn(`Resend: no user message ${message.id}`);
           return;
@@ -257,12 +260,7 @@ export class ChatController {
         this.store.updateLog(entry.id, { status: 'cancelled' });
         // The references are read again: the message goes out as it was sent, with today's content. The session may
         // already have it (its window died after sending it): it is asked first, and never given a second copy.
-        void this.sendFromPanel(
-          entry.content,
-          storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit })),
-          'panel',
-          { resend: true },
-        );
+        void this.sendFromPanel(entry.content, referencesOf(entry), 'panel', { resend: true });
         break;
       }
       case 'routing/toggle':
@@ -320,6 +318,31 @@ export class ChatController {
     await this.sendFromPanel(text, refs);
   }
 
+  /** Your message `id` (log-N) in the conversation shown. */
+  private userEntry(id: string): LogEntry | undefined {
+    return this.visibleLog().find((e) => `log-${e.id}` === id && e.role === 'user');
+  }
+
+  /**
+   * Retry on a reply: your message `id` goes again as it was (its references read again), after the conversation is
+   * taken back to just before it, so the model answers it once more instead of seeing it twice.
+   */
+  private async retryFromPanel(id: string): Promise<void> {
+    const entry = this.userEntry(id);
+    if (!entry) return this.logger.warn(`Retry: no user message ${id}`);
+    try {
+      await this.orchestrator.rewindTo(entry.id);
+    } catch (err) {
+      const message =
+        err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
+      this.logger.warn(`Retry of ${id} refused: ${message}`);
+      this.context.refused('unavailable', `Not retried: ${message}`);
+      return;
+    }
+    this.postSnapshot();
+    await this.sendFromPanel(entry.content, referencesOf(entry));
+  }
+
   /** Sends text as the user, from the panel or a command. */
   sendText(text: string, channel: Exclude<Channel, 'background'>, context?: PreparedContext, opts?: { resend?: boolean }) {
     this.queuedReferences = context?.stored;
@@ -353,4 +376,9 @@ export class ChatController {
     this.denyAllPermissions();
     this.post.dispose();
   }
+}
+
+/** The references a logged message of yours carried, to attach again (read again, with today's content). */
+function referencesOf(entry: LogEntry): AttachedReference[] {
+  return storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit }));
 }
