@@ -117,6 +117,27 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.ok(!existsSync(join(core.storageDir, 'copilot-sessions', 'session-state', recovered!)), 'the replaced session is deleted, not left behind');
   });
 
+  it('a message of a session Baton can no longer resume as it was (updated since): a new session, the old one deleted', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] my project is called zebra' }, { text: 'Noted: zebra.' });
+    core.server.on({ lastUserIncludes: '[via panel] my project is called yak' }, { text: 'Noted: yak.' });
+    await core.orchestrator.enqueue('my project is called zebra', { channel: 'panel' }).done;
+    const old = core.orchestrator.currentSessionId!;
+    await core.restart({ version: '0.0.1-test' });
+    core.chat.onDidPost((m) => posted.push(m));
+    const before = ofType(core.events, 'turn.completed').length;
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('my project is called zebra')}`, text: 'my project is called yak' });
+    await oneMore(before);
+    assert.deepEqual(shown(), ['user: my project is called yak', 'assistant: Noted: yak.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.notEqual(last.sessionId, old);
+    assert.equal(anywhere(last, 'zebra'), 0, 'nothing of the edited message, not even as recovery context');
+    assert.ok(!existsSync(join(core.storageDir, 'copilot-sessions', 'session-state', old)), 'the old session is deleted');
+    assert.ok(
+      core.logger.lines.some((l) => /could not be cut at message \d+ \(the session now open is /.test(l)),
+      'the resume opened another session, so it was not cut',
+    );
+  });
+
   it('Retry on a reply sends your message again once, its earlier answer taken back', async () => {
     core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.' });
     core.server.on({ lastUserIncludes: '[via panel] pick a number' }, { text: 'Four.' }, { text: 'Nine.' });

@@ -59,7 +59,10 @@ export async function rewindConversation(parts: RewindParts, logId: number, mode
   let how: 'truncated' | 'replaced' = 'replaced';
   if (at && !at.carried && at.session === sessionId) {
     try {
-      await (await keeper.ensure(model)).truncateFrom(at.event);
+      // Resumed if it is not live; a resume that opened another session (Baton was updated meanwhile) has no such event.
+      const session = await keeper.ensure(model);
+      if (session.id !== at.session) throw new Error(`the session now open is ${session.id}`);
+      await session.truncateFrom(at.event);
       how = 'truncated';
     } catch (err) {
       logger.warn(
@@ -72,7 +75,8 @@ export async function rewindConversation(parts: RewindParts, logId: number, mode
   if (how === 'replaced') {
     const old = keeper.restartFromLog('the user edited an earlier message; what came after it was taken back');
     await old?.disconnect().catch(() => undefined);
-    if (sessionId) await sessions.delete(sessionId).catch(() => undefined);
+    // The saved one, and one the attempt above opened instead: neither is left behind as an orphan.
+    for (const id of new Set([sessionId, old?.id])) if (id) await sessions.delete(id).catch(() => undefined);
   }
   logger.info(`Edit: conversation taken back to before message ${logId} (${log.length - index} message(s); session ${how})`);
   return how;
