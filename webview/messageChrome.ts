@@ -90,8 +90,10 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
         'Copy',
       ),
     );
-  // The newest reply to a message of yours (only that one shows it: styles/messages.css) can be asked for again.
-  if ((message.role === 'assistant' || message.role === 'error') && message.status !== 'streaming' && message.status !== 'pending')
+  // The newest reply to a message of yours (only that one shows it: styles/messages.css) can be asked for again; not an
+  // error that names its own way out (Sign in, a setting): that comes first.
+  const answer = message.role === 'assistant' || (message.role === 'error' && !message.action);
+  if (answer && message.status !== 'streaming' && message.status !== 'pending')
     parts.push(
       h(
         'button',
