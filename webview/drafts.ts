@@ -21,8 +21,8 @@ export class Drafts {
   }
 
   /** Puts `text` aside as the draft of `from` (none when it is blank) and returns the draft of `to` (or ''). */
-  swap(from: string | undefined, text: string, to: string): string {
-    if (from !== undefined && from !== to) {
+  swap(from: string, text: string, to: string): string {
+    if (from !== to) {
       this.aside.delete(from);
       if (text.trim()) this.aside.set(from, text);
     }

@@ -1,5 +1,5 @@
 // Editing one of your sent messages: its text goes into the composer, a bar above the composer says what sending will
-// do, and the messages it would take back are dimmed. Sending posts chat/edit (the host takes the conversation back
+// do, and the messages it would take back are marked. Sending posts chat/edit (the host takes the conversation back
 // to just before the message and sends the new text); Cancel or Escape puts back what the composer held before.
 import { button, h } from './dom';
 
@@ -9,7 +9,7 @@ export interface MessageEditDeps {
   fill(text: string): void;
   /** The message's text as it was sent, or undefined when the list no longer has it. */
   contentOf(id: string): string | undefined;
-  /** Dims the messages from `id` on (undefined: none). */
+  /** Marks the messages from `id` on (undefined: none). */
   markFrom(id: string | undefined): void;
   announce(text: string): void;
 }

@@ -61,7 +61,7 @@ async function handle(
 }
 
 /** The prompts of this chat's @baton requests (not its commands) answered in `conversation`, oldest first. */
-export function askedIn(history: vscode.ChatContext['history'], conversation: string): string[] {
+function askedIn(history: vscode.ChatContext['history'], conversation: string): string[] {
   const prompts: string[] = [];
   history.forEach((turn, i) => {
     const asked = history[i - 1];
@@ -77,8 +77,11 @@ export function askedIn(history: vscode.ChatContext['history'], conversation: st
  * is taken back to match before the new one is sent (chatHistory.ts), and the chat says so.
  */
 async function matchHistory(core: Core, conversation: string, history: vscode.ChatContext['history'], stream: vscode.ChatResponseStream): Promise<void> {
+  const asked = askedIn(history, conversation);
+  // A new chat, or one that has only used commands: nothing of it is in the log to take back.
+  if (!asked.length) return;
   const log = core.store.recentLog(LOG_KEEP, conversation);
-  const dropped = firstDroppedChatMessage(askedIn(history, conversation), log);
+  const dropped = firstDroppedChatMessage(asked, log);
   if (!dropped) return;
   const count = log.length - log.indexOf(dropped);
   try {

@@ -305,17 +305,23 @@ export class ChatController {
    * then `text` goes as a new message. Refused (nothing taken back) while an answer runs: the panel says why.
    */
   private async editFromPanel(id: string, text: string, refs: readonly AttachedReference[] | undefined): Promise<void> {
+    const refused = await this.takeBack(Number(id.slice('log-'.length)));
+    if (refused) {
+      this.logger.warn(`Edit of ${id} refused: ${refused}`);
+      return this.send({ type: 'edit/refused', id, text, message: refused });
+    }
+    await this.sendFromPanel(text, refs);
+  }
+
+  /** Takes the conversation shown back to just before its message `logId`; says why in words when it could not. */
+  private async takeBack(logId: number): Promise<string | undefined> {
     try {
-      await this.orchestrator.rewindTo(Number(id.slice('log-'.length)));
+      await this.orchestrator.rewindTo(logId);
     } catch (err) {
-      const message =
-        err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
-      this.logger.warn(`Edit of ${id} refused: ${message}`);
-      this.send({ type: 'edit/refused', id, text, message });
-      return;
+      return err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
     }
     this.postSnapshot();
-    await this.sendFromPanel(text, refs);
+    return undefined;
   }
 
   /** Your message `id` (log-N) in the conversation shown. */
@@ -330,16 +336,11 @@ export class ChatController {
   private async retryFromPanel(id: string): Promise<void> {
     const entry = this.userEntry(id);
     if (!entry) return this.logger.warn(`Retry: no user message ${id}`);
-    try {
-      await this.orchestrator.rewindTo(entry.id);
-    } catch (err) {
-      const message =
-        err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
-      this.logger.warn(`Retry of ${id} refused: ${message}`);
-      this.context.refused('unavailable', `Not retried: ${message}`);
-      return;
+    const refused = await this.takeBack(entry.id);
+    if (refused) {
+      this.logger.warn(`Retry of ${id} refused: ${refused}`);
+      return this.context.refused('unavailable', `Not retried: ${refused}`);
     }
-    this.postSnapshot();
     await this.sendFromPanel(entry.content, referencesOf(entry));
   }
 

@@ -4,6 +4,7 @@ import { storedReferencesOf } from '../context/references';
 import type { ReadableError } from '../copilot/errors';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import { windowMeta } from '../orchestrator/sharedConversation';
+import { parseLogMeta } from '../store/logMeta';
 import type { LogEntry } from '../store/types';
 
 export interface LogMeta {
@@ -15,11 +16,7 @@ export interface LogMeta {
 }
 
 export function parseMeta(raw: string | null): LogMeta {
-  try {
-    return raw ? (JSON.parse(raw) as LogMeta) : {};
-  } catch {
-    return {}; // meta is advisory; a bad value just shows no route
-  }
+  return parseLogMeta(raw) as LogMeta;
 }
 
 /** A log row as the panel shows it; `self` is this window, so a row another window wrote is marked with its name. */

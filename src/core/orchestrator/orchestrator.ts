@@ -233,9 +233,9 @@ export class Orchestrator {
    * rejects with a RewindError otherwise. What workers did meanwhile stays done.
    */
   rewindTo(logId: number): Promise<'truncated' | 'replaced'> {
-    if (this.answering) return Promise.reject(new RewindError('busy', 'Stop the answer first: a message cannot be edited while Baton answers.'));
+    if (this.answering) return Promise.reject(new RewindError('busy', 'Stop the answer first: the conversation cannot be taken back while Baton answers.'));
     const owner = this.opts.shared?.ownerElsewhere();
-    if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); edit it there.`));
+    if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); take it back there.`));
     const { store, sessions, logger } = this.opts;
     return this.queue.task(() => rewindConversation({ store, keeper: this.keeper, sessions, logger, logScan: LOG_SCAN }, logId, this.currentModel));
   }

@@ -5,6 +5,7 @@
 // summary context riding on it) cannot be cut out of it: the session is replaced instead by a new one that starts
 // from the log's turns before the message, as a lost session is recovered.
 import type { AgentSessions } from '../copilot/agentSessions';
+import { parseLogMeta } from '../store/logMeta';
 import type { BatonStore, LogEntry } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { DeliveredAt } from './retries';
@@ -25,12 +26,12 @@ export class RewindError extends Error {
 export function recordDelivered(store: BatonStore, logId: number, at: DeliveredAt): void {
   const row = store.logRows([logId])[0];
   if (!row) return;
-  store.updateLog(logId, { meta: JSON.stringify({ ...parseObject(row.meta), delivered: at }) });
+  store.updateLog(logId, { meta: JSON.stringify({ ...parseLogMeta(row.meta), delivered: at }) });
 }
 
 /** Where the row's prompt is in its session, if it was delivered and recorded. */
 export function deliveredAt(row: LogEntry): DeliveredAt | undefined {
-  const d = parseObject(row.meta).delivered as Partial<DeliveredAt> | undefined;
+  const d = parseLogMeta(row.meta).delivered as Partial<DeliveredAt> | undefined;
   return d && typeof d.session === 'string' && typeof d.event === 'string' ? { session: d.session, event: d.event, carried: d.carried === true } : undefined;
 }
 
@@ -80,14 +81,4 @@ export async function rewindConversation(parts: RewindParts, logId: number, mode
   }
   logger.info(`Edit: conversation taken back to before message ${logId} (${log.length - index} message(s); session ${how})`);
   return how;
-}
-
-function parseObject(raw: string | null): Record<string, unknown> {
-  if (!raw) return {};
-  try {
-    const v: unknown = JSON.parse(raw);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -5,6 +5,7 @@
 // Invariants: a message is run by exactly the window its row names; no window starts a second session of a
 // conversation another live window holds; every pending row is either run by its runner or, once that runner is
 // gone, marked interrupted (offered for resending) by whichever window notices first.
+import { parseLogMeta } from '../store/logMeta';
 import { conversationStateKey, type BatonStore, type LogEntry, type LogHead } from '../store/types';
 import type { OrchestratorEvent } from './events';
 import type { Logger } from '../util/logger';
@@ -25,12 +26,7 @@ export interface WindowMeta {
 }
 
 export function windowMeta(raw: string | null): WindowMeta {
-  try {
-    const value: unknown = raw ? JSON.parse(raw) : {};
-    return typeof value === 'object' && value !== null ? (value as WindowMeta) : {};
-  } catch {
-    return {}; // meta is advisory
-  }
+  return parseLogMeta(raw) as WindowMeta;
 }
 
 /** The reply streaming in a window right now, for the other windows' panels: one state key per conversation. */
