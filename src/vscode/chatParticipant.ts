@@ -19,6 +19,8 @@ import type { BatonServices, Core } from './services';
 export const PARTICIPANT_ID = 'baton.baton';
 /** A Review changes command appears with the worktree work; until then the buttons offer the panel. */
 const REVIEW_COMMAND = 'baton.reviewChanges';
+/** How long a retried request waits for the conversation's running answer (a stopped one settles in well under a second). */
+const RETRY_WAIT_MS = 30_000;
 
 export function registerChatParticipant(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
   let relay: ChatRelay | undefined;
@@ -55,7 +57,7 @@ async function handle(
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   const conversation = conversationOf(chatContext.history) ?? Conversations.newId('chat');
-  if (!request.command) await matchHistory(core, conversation, chatContext.history, stream);
+  if (!request.command) await matchHistory(core, conversation, chatContext.history, stream, token);
   const result = await answer(core, relay, request, conversation, stream, token);
   return { ...result, metadata: { conversation, ...result.metadata } };
 }
@@ -74,19 +76,39 @@ function askedIn(history: vscode.ChatContext['history'], conversation: string): 
 
 /**
  * A request edited or retried in the Chat view took it and the later ones out of the chat's history: the conversation
- * is taken back to match before the new one is sent (chatHistory.ts), and the chat says so.
+ * is taken back to match before the new one is sent (chatHistory.ts), and the chat says so. A retry right after Stop
+ * finds the stopped turn still settling, or another answer running there: that is waited for (RETRY_WAIT_MS at most).
  */
-async function matchHistory(core: Core, conversation: string, history: vscode.ChatContext['history'], stream: vscode.ChatResponseStream): Promise<void> {
+async function matchHistory(
+  core: Core,
+  conversation: string,
+  history: vscode.ChatContext['history'],
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<void> {
   const asked = askedIn(history, conversation);
   // A new chat, or one that has only used commands: nothing of it is in the log to take back.
   if (!asked.length) return;
-  const log = core.store.recentLog(LOG_KEEP, conversation);
-  const dropped = firstDroppedChatMessage(asked, log);
-  if (!dropped) return;
-  const count = log.length - log.indexOf(dropped);
+  const orchestrator = core.conversations.get(conversation);
+  const dropped = () => {
+    const log = core.store.recentLog(LOG_KEEP, conversation);
+    const row = firstDroppedChatMessage(asked, log);
+    return row && { id: row.id, count: log.length - log.indexOf(row) };
+  };
+  if (!dropped()) return;
+  if (orchestrator.answering) {
+    stream.progress('Waiting for the answer running in this conversation to end…');
+    const cancel = new AbortController();
+    const cancelled = token.onCancellationRequested(() => cancel.abort());
+    await orchestrator.whenAnswered(RETRY_WAIT_MS, cancel.signal).finally(() => cancelled.dispose());
+    if (token.isCancellationRequested) return;
+  }
+  // Read again: the stopped turn may have written its reply meanwhile.
+  const now = dropped();
+  if (!now) return;
   try {
-    await core.conversations.get(conversation).rewindTo(dropped.id);
-    stream.markdown(`_Taken back ${count} earlier message${count === 1 ? '' : 's'} of this conversation, as this chat no longer has them._\n\n`);
+    await orchestrator.rewindTo(now.id);
+    stream.markdown(`_Taken back ${now.count} earlier message${now.count === 1 ? '' : 's'} of this conversation, as this chat no longer has them._\n\n`);
   } catch (err) {
     stream.markdown(`_The earlier messages this chat no longer has were not taken back: ${err instanceof Error ? err.message : String(err)}_\n\n`);
   }

@@ -168,6 +168,38 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.deepEqual(shown(), ['user: first question', 'assistant: First answer.', 'user: a slow one', 'assistant: Slow answer.']);
   });
 
+  it('a retry right after Stop (the Chat view\u2019s) waits for the stopped turn to settle, then takes it back', async () => {
+    core.server.on({ lastUserIncludes: '[via chat] name a fruit' }, { text: 'Apple.' });
+    core.server.on({ lastUserIncludes: '[via chat] write an essay' }, { textThenHang: 'Once upon' }, { text: 'The essay.' });
+    await core.orchestrator.enqueue('name a fruit', { channel: 'chat' }).done;
+    const essay = core.orchestrator.enqueue('write an essay', { channel: 'chat' });
+    await essay.started;
+    const deadline = Date.now() + 30_000;
+    while (!ofType(core.events, 'turn.delta').some((e) => e.delta === 'Once upon')) {
+      assert.ok(Date.now() < deadline, 'the first delta arrives');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(core.orchestrator.stop(essay.turnId));
+    // What a retry pressed at once finds: the stopped turn has not settled (the runtime's abort is under way).
+    assert.equal(core.orchestrator.answering, true);
+    await assert.rejects(core.orchestrator.rewindTo(userRow('write an essay')), { name: 'RewindError', reason: 'busy' });
+    // A caller that gives up waiting (a cancelled request) is told so and takes nothing back.
+    const gaveUp = new AbortController();
+    const waited = core.orchestrator.whenAnswered(30_000, gaveUp.signal);
+    gaveUp.abort();
+    assert.equal(await waited, false);
+    assert.equal(await core.orchestrator.whenAnswered(30_000), true);
+    assert.equal(core.orchestrator.answering, false);
+    assert.equal(await core.orchestrator.rewindTo(userRow('write an essay')), 'truncated');
+    assert.deepEqual(shown(), ['user: name a fruit', 'assistant: Apple.']);
+    await core.orchestrator.enqueue('write an essay', { channel: 'chat' }).done;
+    assert.deepEqual(shown(), ['user: name a fruit', 'assistant: Apple.', 'user: write an essay', 'assistant: The essay.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(timesSent([last], 'write an essay'), 1, 'the message once');
+    assert.equal(anywhere(last, 'Once upon'), 0, 'not the stopped answer');
+    core.server.releaseHeld();
+  });
+
   it('a bad edit from the webview is logged and ignored', async () => {
     core.chat.receive({ type: 'chat/edit', id: 'log-1; DROP TABLE', text: 'x' });
     core.chat.receive({ type: 'chat/edit', id: 'log-99999999', text: '' });

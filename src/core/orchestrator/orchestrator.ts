@@ -229,8 +229,8 @@ export class Orchestrator {
 
   /**
    * Takes the conversation back to just before your message `logId`, so an edited one can be sent in its place: the
-   * session forgets it and everything after it, and the log drops them (rewind.ts). Only while nothing is answering;
-   * rejects with a RewindError otherwise. What workers did meanwhile stays done.
+   * session forgets it and everything after it, and the log drops them (rewind.ts). Only while nothing is answering
+   * (whenAnswered waits for that); rejects with a RewindError otherwise. What workers did meanwhile stays done.
    */
   rewindTo(logId: number): Promise<'truncated' | 'replaced'> {
     if (this.answering) return Promise.reject(new RewindError('busy', 'Stop the answer first: the conversation cannot be taken back while Baton answers.'));
@@ -238,6 +238,27 @@ export class Orchestrator {
     if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); take it back there.`));
     const { store, sessions, logger } = this.opts;
     return this.queue.task(() => rewindConversation({ store, keeper: this.keeper, sessions, logger, logScan: LOG_SCAN }, logId, this.currentModel));
+  }
+
+  /**
+   * Resolves true once no turn runs or waits (told by the queue's busy changes), false after `ms` or when `signal`
+   * aborts first. A stopped turn takes a moment to settle (the runtime's abort): a chat request retried right after
+   * its Stop waits for that before taking the conversation back.
+   */
+  whenAnswered(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (!this.answering) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', done);
+        resolve(!this.answering);
+      };
+      const timer = setTimeout(done, ms);
+      const unsubscribe = this.onEvent((e) => e.type === 'busy' && !this.answering && done());
+      signal?.addEventListener('abort', done, { once: true });
+      if (signal?.aborted) done();
+    });
   }
 
   /** The running turn's id, if one runs. */

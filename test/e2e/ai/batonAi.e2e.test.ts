@@ -35,6 +35,18 @@ function response(page: Page, text: string): Locator {
   return page.locator('.interactive-item-container').filter({ hasText: text }).last();
 }
 
+/** Presses a response's Retry as a user does (shown on hover). */
+async function retryResponse(reply: Locator): Promise<void> {
+  await reply.hover();
+  const retry = reply.locator('a.action-label[aria-label^="Retry"], .codicon-refresh').first();
+  try {
+    await retry.click({ timeout: 10_000 });
+  } catch (err) {
+    const labels = await reply.locator('[aria-label]').evaluateAll((els) => els.map((e) => `${e.className} ${e.getAttribute('aria-label')}`));
+    throw new Error(`no Retry on the response (${labels.join(' | ')}): ${String(err)}`);
+  }
+}
+
 /** Answers VS Code's modal tool confirmation ("Continue" in 1.100, "Yes" elsewhere) the way a user does. */
 async function confirmDialog(page: Page): Promise<void> {
   const dialog = page.locator('.monaco-dialog-box').first();
@@ -230,14 +242,7 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     const first = response(page, 'CHAT-RETRY-FIRST');
     await first.waitFor({ timeout: 30_000 });
     await runCommand(page, 'Notifications: Clear All Notifications');
-    await first.hover();
-    const retry = first.locator('a.action-label[aria-label^="Retry"], .codicon-refresh').first();
-    try {
-      await retry.click({ timeout: 10_000 });
-    } catch (err) {
-      const labels = await first.locator('[aria-label]').evaluateAll((els) => els.map((e) => `${e.className} ${e.getAttribute('aria-label')}`));
-      throw new Error(`no Retry on the response (${labels.join(' | ')}): ${String(err)}`);
-    }
+    await retryResponse(first);
     const second = response(page, 'CHAT-RETRY-SECOND');
     await second.waitFor({ timeout: 30_000 });
     assert.match(await second.innerText(), /Taken back 2 earlier messages of this conversation, as this chat no longer has them/);
@@ -248,5 +253,33 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     assert.equal(said.split('CHAT-RETRY pick a number').length - 1, 1, 'the request once');
     assert.ok(!said.includes('CHAT-RETRY-FIRST'), 'not the answer the retry replaced');
     assert.ok(said.includes('CHAT-BEFORE remember the colour teal') && said.includes('CHAT-BEFORE-REPLY'), 'the turn before it stays');
+  });
+  // Whether the stopped turn is still settling when Retry lands depends on the machine (here it has usually settled);
+  // the integration suite (messageEdit) shows that case itself. This is the user's path through VS Code end to end.
+  it('Retry pressed right after Stop takes the stopped request back: the model sees the request once, not the partial answer', async () => {
+    const { page, server } = ai();
+    server.on({ lastUserIncludes: '[via chat] STOPPED-BEFORE' }, { text: 'STOPPED-BEFORE-REPLY' });
+    server.on({ lastUserIncludes: '[via chat] STOPPED-ESSAY' }, { textThenHang: 'STOPPED-PARTIAL so far' }, { text: 'STOPPED-ESSAY-FULL' });
+    await runCommand(page, 'Chat: New Chat');
+    await sendInChat(page, '@baton STOPPED-BEFORE remember the colour red');
+    await response(page, 'STOPPED-BEFORE-REPLY').waitFor({ timeout: 30_000 });
+    await sendInChat(page, '@baton STOPPED-ESSAY write an essay');
+    const partial = response(page, 'STOPPED-PARTIAL so far');
+    await partial.waitFor({ timeout: 30_000 });
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    // Stop, then Retry at once, as an impatient user does.
+    await page.locator('.interactive-input-part a.action-label[aria-label^="Cancel"], .interactive-input-part .codicon-stop-circle').first().click();
+    await retryResponse(partial);
+    const full = response(page, 'STOPPED-ESSAY-FULL');
+    await full.waitFor({ timeout: 30_000 });
+    assert.match(await full.innerText(), /Taken back 2 earlier messages of this conversation, as this chat no longer has them/);
+    assert.doesNotMatch(await full.innerText(), /not taken back/);
+    const requests = server.chatRequests().filter((r) => r.lastUserText?.includes('STOPPED-ESSAY'));
+    assert.equal(requests.length, 2);
+    const said = JSON.stringify(requests[1]!.messages);
+    assert.equal(said.split('STOPPED-ESSAY write an essay').length - 1, 1, 'the request once');
+    assert.ok(!said.includes('STOPPED-PARTIAL'), 'not the stopped answer');
+    assert.ok(said.includes('STOPPED-BEFORE-REPLY'), 'the turn before it stays');
+    server.releaseHeld();
   });
 });
