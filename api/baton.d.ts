@@ -316,6 +316,44 @@ export interface BatonConversation {
   compact(keep?: number): Promise<BatonCompaction | undefined>;
   /** Sets this conversation's summarize policy (undefined: back to the setting baton.conversation.summarize). */
   summarize(policy: SummarizePolicy | undefined): Promise<SummarizePolicy>;
+  /**
+   * Its newest `limit` messages (default 100, at most 200: what Baton keeps of a conversation), oldest first, as
+   * Baton's panel shows them; a reply still streaming is the last, with what has arrived. [] for an unknown id.
+   */
+  messages(limit?: number): Promise<BatonMessage[]>;
+  /**
+   * Takes the conversation back to just before the user's message `messageId` (an id from `messages()`): the session
+   * forgets it and everything after it, and the log drops them, as Edit and Retry do in the panel. Send the message
+   * again (or another) with `ask` afterwards. What workers did meanwhile stays done. Rejects with a BatonError:
+   * "invalid-input" for an id that is not one of the user's messages here, "transient" while the conversation answers
+   * (stop the turn or wait), "session" when another window runs the conversation.
+   */
+  rewind(messageId: string): Promise<void>;
+}
+
+/** One message of a conversation, written for people: a worker's result is its report, not the text the model got. */
+export interface BatonMessage {
+  /** Its id in the conversation (`rewind` takes a user message's). */
+  id: string;
+  /** "worker": a worker's result (see `worker`); "notice": something Baton said, not the model. */
+  role: 'user' | 'assistant' | 'worker' | 'notice' | 'error';
+  /** Where it was written: a reply's channel is its message's. */
+  channel: BatonChannel;
+  /** Markdown: the message as written, a reply's text, a worker's report, an error's message. */
+  text: string;
+  /** How it ended: "streaming" while a reply arrives; "interrupted" for a message a reload or crash cut off. */
+  status: 'complete' | 'streaming' | 'partial' | 'cancelled' | 'failed' | 'interrupted';
+  /** ISO time (UTC). */
+  at: string;
+  /** role "worker": its name, how its task ended, how long it ran, the changes it left for review. */
+  worker?: {
+    name: string;
+    state: BatonWorkerEndState;
+    durationMs: number;
+    changes?: { files: number; additions: number; deletions: number };
+    /** Why a task that did not finish ended. */
+    reason?: string;
+  };
 }
 
 export interface BatonCheckpoint {

@@ -280,7 +280,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     conversationClaims.self,
   );
   // Before anything is delivered, so the Chat view, the tools and the API see every turn and worker.
-  const access = new BatonAccess({ orchestrator: convos, pool, store, conversationPort: convos }, logger);
+  const panel = chat;
+  const access = new BatonAccess({ orchestrator: convos, pool, store, conversationPort: convos, messagesOf: (id) => panel.messagesOf(id) }, logger);
   // The conversation the panel shows starts now (its interrupted turns are offered for resending); the others when opened.
   convos.get(convos.activeId);
   const interrupted = [...convos.interrupted];

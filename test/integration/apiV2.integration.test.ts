@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BatonApi, BatonApiV2, BatonError, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
-import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
+import type { HostMessage, PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
 import { defineTool, runTurn, startHarness } from '../support/copilotHarness';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
@@ -395,5 +395,77 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     await v2.conversation('side-notes').delete();
     assert.ok(!(await v2.conversations()).some((c) => c.id === 'side-notes'));
     assert.deepEqual(await v2.checkpoints('side-notes'), [], 'its checkpoints went with it');
+  });
+  it('messages() reads a conversation as people read it (a worker\u2019s report, not its wrapper); rewind() takes it back to a message, the panel showing it too; bad ids and a busy conversation are refused by kind', async () => {
+    const project = join(core.home, 'dev', 'app');
+    await mkdir(project, { recursive: true });
+    core.server.on({ lastUserIncludes: '[via api] name a fruit' }, { text: 'Apple.' });
+    core.server.on({ lastUserIncludes: 'TASK-notes write notes' }, { text: 'Wrote **NOTES.md**.' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'notes'" }, { text: 'The notes are written.' });
+    core.server.on({ lastUserIncludes: '[via api] pick a number' }, { text: 'Four.' }, { text: 'Nine.' });
+    // The panel's conversation: the panel shows what the API takes back.
+    const conv = v2.conversation(core.chat.snapshot().conversation!);
+    await conv.ask('name a fruit');
+    const job = await v2.delegate('TASK-notes write notes', { folder: project, name: 'notes' });
+    assert.equal((await job.result).state, 'done');
+    await waitFor('the worker\u2019s result answered', () =>
+      core.access.messages(conv.id).some((m) => m.text === 'The notes are written.' && m.status === 'complete'),
+    );
+    await conv.ask('pick a number');
+
+    const messages = await conv.messages();
+    assert.deepEqual(
+      messages.map((m) => [m.role, m.channel, m.text, m.status]),
+      [
+        ['user', 'api', 'name a fruit', 'complete'],
+        ['assistant', 'api', 'Apple.', 'complete'],
+        ['worker', 'background', 'Wrote **NOTES.md**.', 'complete'],
+        ['assistant', 'background', 'The notes are written.', 'complete'],
+        ['user', 'api', 'pick a number', 'complete'],
+        ['assistant', 'api', 'Four.', 'complete'],
+      ],
+    );
+    assert.deepEqual({ ...messages[2]!.worker, durationMs: 0 }, { name: 'notes', state: 'done', durationMs: 0 });
+    assert.ok(messages.every((m) => !Number.isNaN(Date.parse(m.at)) && m.at.endsWith('Z')));
+    assert.ok(!JSON.stringify(messages).includes('worker-output'), 'never the wrapper the model was given');
+    assert.deepEqual(
+      (await conv.messages(2)).map((m) => m.text),
+      ['pick a number', 'Four.'],
+    );
+
+    const posted: HostMessage[] = [];
+    core.chat.onDidPost((m) => posted.push(m));
+    await conv.rewind(messages[4]!.id);
+    assert.deepEqual(
+      (await conv.messages()).map((m) => m.text),
+      messages.slice(0, 4).map((m) => m.text),
+    );
+    const shown = posted.filter((m) => m.type === 'snapshot').at(-1);
+    assert.ok(shown?.type === 'snapshot', 'the panel got a snapshot');
+    assert.equal(shown.snapshot.messages.at(-1)!.content, 'The notes are written.', 'the panel shows it taken back');
+    assert.equal((await conv.ask('pick a number')).text, 'Nine.');
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(JSON.stringify(last.messages).split('pick a number').length - 1, 1, 'the message once');
+    assert.ok(!JSON.stringify(last.messages).includes('Four.'), 'not the answer taken back');
+
+    const invalid = (err: BatonError) => err.name === 'BatonError' && err.kind === 'invalid-input';
+    await assert.rejects(conv.rewind('log-1; DROP TABLE log'), invalid);
+    await assert.rejects(conv.rewind(messages[1]!.id), invalid, 'an answer, not one of the user\u2019s messages');
+    await assert.rejects(v2.conversation('nothing-here').rewind(messages[0]!.id), invalid);
+    assert.ok(!(await v2.conversations()).some((c) => c.id === 'nothing-here'), 'no conversation created by it');
+    await assert.rejects(conv.messages(0), invalid);
+    await assert.rejects(conv.messages(201), invalid);
+    assert.deepEqual(await v2.conversation('nothing-here').messages(), []);
+
+    core.server.on({ lastUserIncludes: '[via api] a long one' }, { textThenHang: 'Streaming…' });
+    const abort = new AbortController();
+    const pending = conv.ask('a long one', { signal: abort.signal });
+    await waitFor('the reply streaming', () => core.access.messages(conv.id).at(-1)?.text === 'Streaming…');
+    assert.equal((await conv.messages()).at(-1)!.status, 'streaming', 'a reply still arriving is the last message, as far as it came');
+    await assert.rejects(conv.rewind(messages[0]!.id), (err: BatonError) => err.kind === 'transient' && /Stop the answer first/.test(err.message));
+    abort.abort();
+    assert.equal((await pending).status, 'cancelled');
+    core.server.releaseHeld();
+    assert.equal((await conv.messages()).length, 8, 'nothing was taken back');
   });
 });

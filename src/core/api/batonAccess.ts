@@ -8,6 +8,7 @@ import type {
   BatonCheckpoint,
   BatonCompaction,
   BatonConversationInfo,
+  BatonMessage,
   BatonMemory,
   BatonWorker,
   DelegateHandle,
@@ -21,7 +22,9 @@ import type { ErrorClass } from '../copilot/errors';
 import { DriftError } from '../orchestrator/driftError';
 import type { Origin, TurnOptions } from '../orchestrator/events';
 import type { Orchestrator } from '../orchestrator/orchestrator';
-import { CHECKPOINT_KEEP } from '../store/bounds';
+import { RewindError } from '../orchestrator/rewind';
+import type { ChatMessage } from '../../shared/protocol';
+import { CHECKPOINT_KEEP, LOG_KEEP } from '../store/bounds';
 import type { Logger } from '../util/logger';
 import { WorkerError, type ReplyChannel, type WorkerInfo, type WorkerStatus } from '../workers/workerPool';
 import { agentMessageInput, askInput, askOptionsInput, delegateInput, parseInput, recallInput, summarizeInput, workerNameFor } from './apiInputs';
@@ -29,6 +32,7 @@ import { agentTool, checkAsToolOptions } from './batonAgentTool';
 import { BatonApiError } from './batonApiError';
 import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
+import { toBatonMessage } from './messageView';
 import { TOOL_CONVERSATION_PREFIX } from '../store/bounds';
 import { ConversationError } from '../conversations/conversationError';
 
@@ -61,7 +65,12 @@ export class BatonAccess {
   readonly events: BatonEvents;
 
   constructor(
-    private readonly core: { orchestrator: TurnPort; conversationPort: ConversationPort } & Pick<BatonCore, 'pool' | 'store'>,
+    private readonly core: {
+      orchestrator: TurnPort;
+      conversationPort: ConversationPort;
+      /** A conversation's messages as the panel shows them (its kept log and a reply streaming now), oldest first. */
+      messagesOf(conversation: string): ChatMessage[];
+    } & Pick<BatonCore, 'pool' | 'store'>,
     logger: Logger,
   ) {
     this.events = new BatonEvents(core.orchestrator, core.pool, core.store, logger);
@@ -231,6 +240,32 @@ export class BatonAccess {
       orchestrator.setSummarizePolicy(parsed.value);
     }
     return orchestrator.summarizePolicy;
+  }
+
+  /** The newest `limit` messages of `conversation`, oldest first; [] for one that does not exist (none is created). */
+  messages(conversation: string, limit = 100): BatonMessage[] {
+    if (typeof conversation !== 'string' || !conversation) throw new BatonApiError('invalid-input', 'Invalid input for messages: conversation: is required.');
+    if (!Number.isInteger(limit) || limit < 1 || limit > LOG_KEEP)
+      throw new BatonApiError('invalid-input', `Invalid input for messages: limit: must be a whole number from 1 to ${LOG_KEEP}.`);
+    return this.core.messagesOf(conversation).slice(-limit).map(toBatonMessage);
+  }
+
+  /** Takes `conversation` back to just before the user's message `messageId` (Orchestrator.rewindTo). */
+  async rewind(conversation: string, messageId: string): Promise<void> {
+    const logId = typeof messageId === 'string' ? /^log-(\d{1,16})$/.exec(messageId)?.[1] : undefined;
+    if (!logId) throw new BatonApiError('invalid-input', 'Invalid input for rewind: messageId: must be the id of a message from messages().');
+    // Never creates one (as orchestratorOf would for an unknown id): a conversation with no messages has none to take back.
+    if (typeof conversation !== 'string' || !this.core.conversationPort.list().some((c) => c.id === conversation))
+      throw new BatonApiError('invalid-input', `There is no conversation ${JSON.stringify(conversation)} with messages to take back.`);
+    try {
+      await this.orchestratorOf(conversation).rewindTo(Number(logId));
+    } catch (err) {
+      if (err instanceof BatonApiError) throw err;
+      if (!(err instanceof RewindError))
+        throw new BatonApiError('fatal', `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`);
+      const kind = err.reason === 'busy' ? 'transient' : err.reason === 'elsewhere' ? 'session' : 'invalid-input';
+      throw new BatonApiError(kind, err.message);
+    }
   }
 
   /** A tool another agent registers (asTool): 'fresh' opens a conversation per call, 'shared' joins the one named. */

@@ -86,6 +86,8 @@ export function createBatonApi(access: () => Promise<BatonAccess>): BatonApi & {
       checkpoints: async (limit) => (await ready()).checkpoints(id, limit),
       compact: async (keep) => (await ready()).compact(id, keep),
       summarize: async (policy) => (await ready()).summarize(id, policy),
+      messages: async (limit) => (await ready()).messages(id, limit),
+      rewind: async (messageId) => (await ready()).rewind(id, messageId),
     }),
   };
 

@@ -320,7 +320,7 @@ export class ChatController {
     } catch (err) {
       return err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
     }
-    this.postSnapshot();
+    // The panel already has its snapshot: the rewind's event (liveTurns.ts).
     return undefined;
   }
 

@@ -109,7 +109,8 @@ export class LiveTurns {
         });
         break;
       case 'turn.withdrawn':
-        // Its pending row is gone from the log; a snapshot takes it off the panel too.
+      case 'conversation.rewound':
+        // Rows are gone from the log (a withdrawn message's, or everything a rewind took back): a snapshot shows that.
         if (shown) this.deps.postSnapshot();
         break;
       case 'busy':

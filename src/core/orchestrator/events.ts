@@ -73,6 +73,8 @@ export type OrchestratorEventBody =
   | { type: 'compaction.applied'; turnId?: string; compaction: Compaction }
   /** Refused before anything reached the model: the definition drifted and the caller asked for an error. */
   | { type: 'turn.refused'; turnId: string; origin: Origin; reason: 'drift'; message: string; signature: string; previous?: string }
+  /** Taken back to just before message `logId` (an edit, a retry; the panel, the Chat view or the API): the log lost it and what followed. */
+  | { type: 'conversation.rewound'; logId: number; how: 'truncated' | 'replaced' }
   | { type: 'busy'; busy: boolean; queued: number }
   | { type: 'model.changed'; model: string };
 

@@ -237,7 +237,12 @@ export class Orchestrator {
     const owner = this.opts.shared?.ownerElsewhere();
     if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); take it back there.`));
     const { store, sessions, logger } = this.opts;
-    return this.queue.task(() => rewindConversation({ store, keeper: this.keeper, sessions, logger, logScan: LOG_SCAN }, logId, this.currentModel));
+    return this.queue.task(async () => {
+      const how = await rewindConversation({ store, keeper: this.keeper, sessions, logger, logScan: LOG_SCAN }, logId, this.currentModel);
+      // Whoever shows the conversation (the panel, for one taken back from the Chat view or the API) shows it shorter.
+      this.fire({ type: 'conversation.rewound', logId, how });
+      return how;
+    });
   }
 
   /**
