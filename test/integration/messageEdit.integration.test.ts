@@ -153,6 +153,24 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.equal(anywhere(last, 'Apple.'), 1);
   });
 
+  it('a message sent while the one before it was answered: editing it takes back it and its reply, never the reply before it', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.', delayMs: 400 });
+    core.server.on({ lastUserIncludes: '[via panel] and a colour' }, { text: 'Blue.' });
+    core.server.on({ lastUserIncludes: '[via panel] and a number' }, { text: 'Seven.' });
+    const fruit = core.orchestrator.enqueue('name a fruit', { channel: 'panel' });
+    await fruit.started;
+    // Written to the log before the reply to the fruit is.
+    await core.orchestrator.enqueue('and a colour', { channel: 'panel' }).done;
+    await idle();
+    const before = ofType(core.events, 'turn.completed').length;
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('and a colour')}`, text: 'and a number' });
+    await oneMore(before);
+    assert.deepEqual(shown(), ['user: name a fruit', 'assistant: Apple.', 'user: and a number', 'assistant: Seven.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(anywhere(last, 'Apple.'), 1, 'the reply before it stays in the session');
+    assert.equal(anywhere(last, 'and a colour'), 0);
+  });
+
   it('refused while Baton answers, with the reason and the text back; nothing is taken back', async () => {
     core.server.on({ lastUserIncludes: '[via panel] first question' }, { text: 'First answer.' });
     core.server.on({ lastUserIncludes: '[via panel] a slow one' }, { text: 'Slow answer.', delayMs: 1500 });

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { RUNTIME_BUILTIN_TOOLS } from '../../src/core/copilot/sessionConfig';
 import { TurnError, type OrchestratorOptions } from '../../src/core/orchestrator/orchestrator';
+import type { HostMessage } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { afterEachCore } from '../support/afterEachCore';
 import { ofType, timesSent } from '../support/orchestratorEvents';
@@ -79,6 +80,52 @@ describe('Orchestrator (real runtime, scripted model)', function () {
       completed,
       handles.map((h) => h.turnId),
     );
+  });
+
+  it('messages queued behind an answer read in the conversation\u2019s order (each reply after its message): in the panel while it runs, after a reload, in a recovery\u2019s context', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] CCC' }, { text: 'reply C', delayMs: 500 });
+    core.server.on({ lastUserIncludes: '[via panel] AAA' }, { text: 'reply A', delayMs: 500 });
+    core.server.on({ lastUserIncludes: '[via panel] BBB' }, { text: 'reply B' });
+    core.server.on({ lastUserIncludes: /\[via panel\] DDD$/ }, { text: 'reply D' });
+    const shown = () => core.chat.snapshot().messages.map((m) => `${m.role}: ${m.content} (${m.status})`);
+    const c = core.orchestrator.enqueue('CCC', { channel: 'panel' });
+    await c.started;
+    const a = core.orchestrator.enqueue('AAA', { channel: 'panel' });
+    const b = core.orchestrator.enqueue('BBB', { channel: 'panel' });
+    assert.deepEqual(shown(), ['user: CCC (complete)', 'assistant:  (streaming)', 'user: AAA (complete)', 'user: BBB (complete)']);
+    const posted: HostMessage[] = [];
+    core.chat.onDidPost((m) => posted.push(m));
+    await a.started;
+    // The panel shows BBB below AAA already: the reply starting goes between them, in a snapshot.
+    const started = posted.filter((m) => m.type === 'snapshot').at(-1);
+    assert.ok(started?.type === 'snapshot', 'a snapshot when a reply starts above a queued message');
+    assert.deepEqual(
+      started.snapshot.messages.map((m) => m.content),
+      ['CCC', 'reply C', 'AAA', '', 'BBB'],
+    );
+    assert.deepEqual(shown(), [
+      'user: CCC (complete)',
+      'assistant: reply C (complete)',
+      'user: AAA (complete)',
+      'assistant:  (streaming)',
+      'user: BBB (complete)',
+    ]);
+    await b.done;
+    const settled = [
+      'user: CCC (complete)',
+      'assistant: reply C (complete)',
+      'user: AAA (complete)',
+      'assistant: reply A (complete)',
+      'user: BBB (complete)',
+      'assistant: reply B (complete)',
+    ];
+    assert.deepEqual(shown(), settled);
+    await core.restart();
+    assert.deepEqual(shown(), settled, 'the same after a reload');
+    core.store.setState('orchestrator_session_id', '00000000-0000-4000-8000-000000000000');
+    await core.orchestrator.enqueue('DDD', { channel: 'panel' }).done;
+    assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'recovered');
+    assert.match(core.server.chatRequests().at(-1)!.lastUserText ?? '', /CCC[^]*reply C[^]*AAA[^]*reply A[^]*BBB[^]*reply B[^]*DDD$/);
   });
 
   it('resumes the same session after a restart', async () => {

@@ -98,6 +98,7 @@ export class ChatController {
       postSnapshot: () => this.postSnapshot(),
       state: () => this.state(),
       queuedReferences: () => this.queuedReferences,
+      queuedBehind: (conversation) => this.conversations.get(conversation).queuedCount > 0,
     });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
   }
@@ -134,9 +135,12 @@ export class ChatController {
 
   /** The messages of `conversation` as the panel shows them: its kept log, and a reply streaming in it now. */
   messagesOf(conversation: string): ChatMessage[] {
-    const messages = this.visibleLog(conversation).map((row) => toChatMessage(row, this.self));
-    const live = this.live.of(conversation);
-    return live ? [...messages, live] : messages;
+    const rows = this.visibleLog(conversation);
+    return this.live.placeIn(
+      conversation,
+      rows,
+      rows.map((row) => toChatMessage(row, this.self)),
+    );
   }
 
   /** The whole panel in one message: the answer to `ready` and to a sequence gap. */
@@ -154,10 +158,9 @@ export class ChatController {
 
   snapshot(): Snapshot {
     const rows = this.visibleLog();
-    const messages = rows.map((row) => toChatMessage(row, this.self));
-    this.sync.reset(rows, messages);
-    const live = this.live.of(this.conversations.activeId);
-    if (live) messages.push(live);
+    const logged = rows.map((row) => toChatMessage(row, this.self));
+    this.sync.reset(rows, logged);
+    const messages = this.live.placeIn(this.conversations.activeId, rows, logged);
     const { implicit, pendingChips, pendingNotice } = this.context;
     const context = {
       ...(implicit ? { implicit } : {}),

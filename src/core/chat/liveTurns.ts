@@ -3,6 +3,8 @@
 import type { ChatMessage, HostMessageBody, PanelState } from '../../shared/protocol';
 import type { StoredReference } from '../context/references';
 import { withNote, type OrchestratorEvent } from '../orchestrator/events';
+import { parseLogMeta } from '../store/logMeta';
+import type { LogEntry } from '../store/types';
 import type { LogSync } from './logSync';
 
 export interface LiveTurnsDeps {
@@ -14,18 +16,31 @@ export interface LiveTurnsDeps {
   state(): PanelState;
   /** The references of the message being queued right now (turn.queued fires inside enqueue, before it returns). */
   queuedReferences(): StoredReference[] | undefined;
+  /** Messages of `conversation` still wait in its queue (shown below the one whose turn starts). */
+  queuedBehind(conversation: string): boolean;
 }
 
 /** Bounded by the conversations with a turn running: a reply leaves the map when its turn ends. */
 export class LiveTurns {
   private readonly lives = new Map<string, ChatMessage>();
+  /** The log row of the message each live reply answers (it shows right after that message). */
+  private readonly answering = new Map<string, number>();
 
   constructor(private readonly deps: LiveTurnsDeps) {}
 
-  /** A copy of the reply streaming in `conversation`, if one is. */
-  of(conversation: string): ChatMessage | undefined {
+  /**
+   * `messages` (of `rows`, one each) with a copy of the reply streaming in `conversation` right after the message it
+   * answers: messages queued behind that one come after it, as they will once it is written (store/conversationOrder.ts).
+   */
+  placeIn(conversation: string, rows: readonly LogEntry[], messages: ChatMessage[]): ChatMessage[] {
     const live = this.lives.get(conversation);
-    return live ? { ...live } : undefined;
+    if (!live) return messages;
+    const answers = this.answering.get(conversation);
+    let at = answers === undefined ? -1 : rows.findIndex((row) => row.id === answers);
+    if (at < 0) return [...messages, { ...live }];
+    at++;
+    while (at < rows.length && parseLogMeta(rows[at]!.meta).for === answers) at++;
+    return [...messages.slice(0, at), { ...live }, ...messages.slice(at)];
   }
 
   /** Follows one orchestrator event: the reply it starts, streams or ends, in the panel when its conversation is shown. */
@@ -68,7 +83,10 @@ export class LiveTurns {
           ts: Date.now(),
         };
         this.lives.set(event.conversation, started);
-        send({ type: 'message/append', message: { ...started } });
+        this.answering.set(event.conversation, event.logId);
+        // Messages queued behind this one are shown below it already: the reply goes between, which a snapshot places.
+        if (shown && this.deps.queuedBehind(event.conversation)) this.deps.postSnapshot();
+        else send({ type: 'message/append', message: { ...started } });
         break;
       }
       case 'turn.routed':
@@ -127,6 +145,7 @@ export class LiveTurns {
     const live = this.lives.get(event.conversation);
     if (!live) return;
     this.lives.delete(event.conversation);
+    this.answering.delete(event.conversation);
     if (event.conversation !== this.deps.shown()) return;
     this.deps.sync.ownReply(event.logId, live.id);
     this.deps.send({ type: 'message/update', id: live.id, patch });

@@ -38,7 +38,7 @@ export class TurnOutcome {
           content: withNote(attempt.text, 'Interrupted when Baton closed.'),
           source: turn.origin.channel,
           status: 'partial',
-          meta: JSON.stringify({ route, usage: attempt.usage }),
+          meta: JSON.stringify({ route, usage: attempt.usage, ...this.replyMeta(turn) }),
         });
       turn.reject(new TurnError({ kind: 'cancelled', message: reason.message }, attempt.text));
     } else if (reason instanceof TurnTimeoutError) {

@@ -2,6 +2,7 @@
 // SqlJsStore.freshId), so they sort in time order across windows and conversations; each conversation's log is pruned
 // to its newest LOG_KEEP rows unless pruning is turned off. The conversations themselves (their titles, the bound on
 // how many are kept) are in the same ops (storeOps.ts), so a row and its conversation are always written together.
+import { inConversationOrder } from './conversationOrder';
 import { CONVERSATIONS_KEEP, LOG_KEEP } from './bounds';
 import { titleFrom } from './conversationTitle';
 import type { IssuedIds } from './issuedIds';
@@ -53,9 +54,10 @@ export class SqlJsConversationLog {
     this.access.commit({ op: 'deleteLog', target: this.ids.ref(id) });
   }
 
+  /** The newest `limit` rows, in the conversation's order: each reply after the message it answers (conversationOrder.ts). */
   recent(limit: number, conversation = MAIN_CONVERSATION): LogEntry[] {
     const sql = `SELECT ${COLUMNS} FROM (SELECT * FROM conversation_log WHERE conversation = ? ORDER BY id DESC LIMIT ?) ORDER BY id`;
-    return this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation, limit], logRowSchema), []);
+    return inConversationOrder(this.access.read(() => this.access.tables.rows('conversation_log', sql, [conversation, limit], logRowSchema), []));
   }
 
   heads(limit: number, conversation = MAIN_CONVERSATION): LogHead[] {
