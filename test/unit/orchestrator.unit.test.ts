@@ -29,13 +29,14 @@ describe('Orchestrator (in-memory runtime)', () => {
           ['complete', 'three'],
         ],
       );
-      // The log keeps what the user typed (untagged), each question before its answer.
+      // The log keeps what the user typed (untagged), each answer right after its question (read in the
+      // conversation's order: the messages were written before the answers, as they were queued).
       assert.deepEqual(log(), [
         ['user', 'first', 'complete'],
-        ['user', 'second', 'complete'],
-        ['system', "[Background task completed] Worker 'w' finished", 'complete'],
         ['assistant', 'one', 'complete'],
+        ['user', 'second', 'complete'],
         ['assistant', 'two', 'complete'],
+        ['system', "[Background task completed] Worker 'w' finished", 'complete'],
         ['assistant', 'three', 'complete'],
       ]);
       await until(() => !core.orchestrator.busy, 'the queue to go idle');
@@ -83,8 +84,8 @@ describe('Orchestrator (in-memory runtime)', () => {
       assert.deepEqual((await second.done).content, 'next answer');
       assert.deepEqual(log(), [
         ['user', 'say hello', 'cancelled'],
-        ['user', 'and then?', 'complete'],
         ['assistant', 'Hello wor', 'cancelled'],
+        ['user', 'and then?', 'complete'],
         ['assistant', 'next answer', 'complete'],
       ]);
       assert.deepEqual(sessions.orchestratorPrompts, ['[via panel] say hello', '[via panel] and then?']);
@@ -245,8 +246,8 @@ describe('Orchestrator (in-memory runtime)', () => {
       // On disk after the close: the queued message is still pending (never sent), the running one interrupted.
       assert.deepEqual(atClose, [
         ['user', 'running', 'interrupted'],
-        ['user', 'queued', 'pending'],
         ['assistant', 'partial \n\n_Interrupted when Baton closed._', 'partial'],
+        ['user', 'queued', 'pending'],
       ]);
       // The running turn was cut by the close, not by the user; the queued one never left the queue.
       assert.equal((await failure(running)).readable.kind, 'cancelled');
@@ -258,8 +259,8 @@ describe('Orchestrator (in-memory runtime)', () => {
       );
       assert.deepEqual(log(), [
         ['user', 'running', 'interrupted'],
-        ['user', 'queued', 'interrupted'],
         ['assistant', 'partial \n\n_Interrupted when Baton closed._', 'partial'],
+        ['user', 'queued', 'interrupted'],
       ]);
       assert.deepEqual(sessions.orchestratorPrompts, ['[via panel] running']);
     });

@@ -167,8 +167,8 @@ describe('WorkerPool (in-memory runtime)', () => {
       inbox: ['w1'],
       rows: [
         ['user', 'interrupted'],
-        ['system', 'cancelled'],
         ['assistant', 'partial'],
+        ['system', 'cancelled'],
       ],
     });
     await until(() => f.core.store.undeliveredInbox().length === 0, 'the result to be delivered');
