@@ -50,8 +50,9 @@ describe('inConversationOrder', () => {
       reply(4, 'note on A', 1),
       { id: 5, role: 'assistant', meta: '{"for": "1"}', text: 'string for' },
       { id: 6, role: 'assistant', meta: 'not json "for"', text: 'broken' },
-      { id: 7, role: 'user', meta: JSON.stringify({ for: 1 }), text: 'a user row never answers' },
+      { id: 7, role: 'assistant', meta: JSON.stringify({ error: { message: 'a reply that says "for":1, quoted' } }), text: 'quoted in a value' },
+      { id: 8, role: 'user', meta: JSON.stringify({ for: 1 }), text: 'a user row never answers' },
     ];
-    assert.deepEqual(texts(rows), ['A', 'partial A', 'note on A', 'B', 'string for', 'broken', 'a user row never answers']);
+    assert.deepEqual(texts(rows), ['A', 'partial A', 'note on A', 'B', 'string for', 'broken', 'quoted in a value', 'a user row never answers']);
   });
 });

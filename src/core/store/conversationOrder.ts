@@ -3,14 +3,16 @@
 // "A, B, reply to A, reply to B", and everything reading it (the panel after a reload, a recovery's context, a rewind,
 // the API, the Markdown export) would pair them wrongly. A reply names the message it answers (its meta's `for`), so
 // each reply is put right after that message and its earlier replies: "A, reply to A, B, reply to B".
-import { parseLogMeta } from './logMeta';
+
+/** `"for":<id>` in a row's meta (JSON): a `"` inside a string value is escaped, so this is a key, and only the top level has one. */
+const FOR_KEY = /"for":(\d{1,16})[,}]/;
 
 /** The message a row answers, when its meta names one (rows written before replies named theirs do not). */
 function answers(row: { role: string; meta: string | null }): number | undefined {
-  // A user's message answers nothing; most rows carry no `for`, so the JSON is parsed only when it may.
-  if (row.role === 'user' || !row.meta?.includes('"for"')) return undefined;
-  const value = parseLogMeta(row.meta).for;
-  return typeof value === 'number' ? value : undefined;
+  // A user's message answers nothing. Read on every read of the log (the panel's too), so without parsing the JSON.
+  if (row.role === 'user' || !row.meta) return undefined;
+  const found = FOR_KEY.exec(row.meta);
+  return found ? Number(found[1]) : undefined;
 }
 
 /** `rows` (oldest first, by id) with each reply moved up to follow the message it answers; the rest keep their order. */
