@@ -241,6 +241,38 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     );
   });
 
+  it('a message queued behind a reply in window 1: both panels show each reply after its message, live, and so does a window opened after', async () => {
+    server.on({ lastUserIncludes: 'the first of two' }, { text: 'First answer.', delayMs: 2500 });
+    server.on({ lastUserIncludes: 'the second of two' }, { text: 'Second answer.' });
+    const one = open('one');
+    const two = open('two');
+    await one.ready();
+    await two.ready();
+    one.send({ cmd: 'send', text: 'the first of two' });
+    await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'the first of two'));
+    // Written to the log before the first answer is.
+    one.send({ cmd: 'send', text: 'the second of two' });
+    await two.until('the second answer in window 2', () => two.panel.find((m) => m.content === 'Second answer.'));
+    await one.until('the second answer in window 1', () => one.panel.find((m) => m.content === 'Second answer.'));
+    const order = ['the first of two', 'First answer.', 'the second of two', 'Second answer.'];
+    assert.deepEqual(
+      one.panel.messages.map((m) => m.content),
+      order,
+    );
+    assert.deepEqual(
+      two.panel.messages.map((m) => m.content),
+      order,
+    );
+    // A window opened now reads it from the log: in the same order.
+    const three = open('three');
+    await three.ready();
+    await three.until('its first snapshot', () => three.panel.find((m) => m.content === 'Second answer.'));
+    assert.deepEqual(
+      three.panel.messages.map((m) => m.content),
+      order,
+    );
+  });
+
   it('typed in window 2 runs in window 1’s session (the owner), shows in window 1 live, marked; a reload of window 1 continues that session', async () => {
     server.on({ lastUserIncludes: 'first: remember the number 41' }, { text: 'Noted: 41.' });
     const one = open('one');

@@ -129,8 +129,13 @@ export class LogSync {
     const pending: HostMessageBody[] = [];
     const read = new Set<number>();
     this.appendedSinceFullRead = 0;
-    for (const row of rows) {
+    // The log reads in the conversation's order (a reply right after its message, though written after messages queued
+    // behind it): a new row before one the panel shows cannot be appended in order.
+    let lastShown = -1;
+    rows.forEach((row, i) => this.tracks(row.id) && (lastShown = i));
+    for (const [i, row] of rows.entries()) {
       read.add(row.id);
+      if (i < lastShown && !this.tracks(row.id)) return this.postSnapshot();
       const id = this.bring(row, pending);
       if (id === undefined) return this.postSnapshot();
       seen.add(id);
