@@ -464,7 +464,13 @@ export type BatonEventV2 =
   | { type: 'turn.awaiting-input'; turnId: string; conversation: string; origin: BatonTurnOrigin; text: string; model: string; waitingOn: number }
   | (Extract<BatonEvent, { type: 'worker.started' | 'worker.progress' | 'worker.finished' }> & V2Fields)
   /** A worker's task ended with changes to review: in its worktree (or the folder it changed in place). */
-  | { type: 'worker.changes-ready'; worker: string; conversation: string; workingDir: string; files: string[] };
+  | { type: 'worker.changes-ready'; worker: string; conversation: string; workingDir: string; files: string[] }
+  /**
+   * The conversation was taken back to just before the user's message `messageId` (an Edit or Retry in the panel, the
+   * Chat view's, or `rewind`): that message and everything after it are gone. `how`: the session was cut there
+   * ('truncated'), or replaced by a new one started from the messages before it ('replaced').
+   */
+  | { type: 'conversation.rewound'; conversation: string; messageId: string; how: 'truncated' | 'replaced' };
 
 export type BatonEventV2Name = BatonEventV2['type'];
 export type BatonEventV2Of<K extends BatonEventV2Name> = Extract<BatonEventV2, { type: K }>;

@@ -435,7 +435,21 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
 
     const posted: HostMessage[] = [];
     core.chat.onDidPost((m) => posted.push(m));
+    const rewound: Array<[string, BatonEventV2]> = [];
+    const offConversation = conv.on('conversation.rewound', (e) => rewound.push(['conversation', e]));
+    const offInstance = v2.on('*', (e) => e.type === 'conversation.rewound' && rewound.push(['instance', e]));
     await conv.rewind(messages[4]!.id);
+    offConversation.dispose();
+    offInstance.dispose();
+    const told = { type: 'conversation.rewound', conversation: conv.id, messageId: messages[4]!.id, how: 'truncated' };
+    assert.deepEqual(
+      rewound,
+      [
+        ['instance', told],
+        ['conversation', told],
+      ],
+      'told once at each tier, in tier order',
+    );
     assert.deepEqual(
       (await conv.messages()).map((m) => m.text),
       messages.slice(0, 4).map((m) => m.text),

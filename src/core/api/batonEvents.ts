@@ -237,6 +237,9 @@ export class BatonEvents {
       case 'turn.withdrawn':
         this.prompts.delete(e.turnId);
         break;
+      case 'conversation.rewound':
+        this.emit({ type: 'conversation.rewound', conversation, messageId: `log-${e.logId}`, how: e.how });
+        break;
       default:
         break;
     }
