@@ -3,7 +3,7 @@
 import type { ChatMessage, HostMessageBody, PanelState } from '../../shared/protocol';
 import type { StoredReference } from '../context/references';
 import { withNote, type OrchestratorEvent } from '../orchestrator/events';
-import { parseLogMeta } from '../store/logMeta';
+import { answers as answersOf } from '../store/conversationOrder';
 import type { LogEntry } from '../store/types';
 import type { LogSync } from './logSync';
 
@@ -39,7 +39,7 @@ export class LiveTurns {
     let at = answers === undefined ? -1 : rows.findIndex((row) => row.id === answers);
     if (at < 0) return [...messages, { ...live }];
     at++;
-    while (at < rows.length && parseLogMeta(rows[at]!.meta).for === answers) at++;
+    while (at < rows.length && answersOf(rows[at]!) === answers) at++;
     return [...messages.slice(0, at), { ...live }, ...messages.slice(at)];
   }
 

@@ -145,7 +145,7 @@ export class Orchestrator {
    * turns is not: opening the session ahead of the first message asks the model nothing, and Stop could not stop it.
    */
   get answering(): boolean {
-    return this.queue.running !== undefined || this.queue.waiting.length > 0;
+    return this.queue.hasTurns;
   }
 
   /** Nothing of this conversation uses the runtime: no turn running or queued, no task, no compaction (the idle restart). */
@@ -251,19 +251,7 @@ export class Orchestrator {
    * its Stop waits for that before taking the conversation back.
    */
   whenAnswered(ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (!this.answering) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        unsubscribe();
-        signal?.removeEventListener('abort', done);
-        resolve(!this.answering);
-      };
-      const timer = setTimeout(done, ms);
-      const unsubscribe = this.onEvent((e) => e.type === 'busy' && !this.answering && done());
-      signal?.addEventListener('abort', done, { once: true });
-      if (signal?.aborted) done();
-    });
+    return this.queue.whenNoTurns(ms, signal);
   }
 
   /** The running turn's id, if one runs. */

@@ -8,6 +8,8 @@ export class TurnQueue {
   private closed = false;
   /** The turn being processed, so closing can let it write its outcome before the store closes. */
   private runningTurn: Promise<void> | undefined;
+  /** whenNoTurns's callers, checked at each change the queue tells (fireBusy). */
+  private readonly idleWaiters = new Set<() => void>();
 
   constructor(
     private readonly runTurn: (turn: QueuedTurn) => Promise<void>,
@@ -26,6 +28,29 @@ export class TurnQueue {
   /** The running turn, if one runs. */
   get running(): Promise<void> | undefined {
     return this.runningTurn;
+  }
+
+  /** A turn runs or waits (tasks between turns do not count). */
+  get hasTurns(): boolean {
+    return this.runningTurn !== undefined || this.jobs.some((job) => job.kind === 'turn');
+  }
+
+  /** Resolves true once no turn runs or waits, false after `ms` or when `signal` aborts first. */
+  whenNoTurns(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (!this.hasTurns) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(check);
+        signal?.removeEventListener('abort', done);
+        resolve(!this.hasTurns);
+      };
+      const check = () => !this.hasTurns && done();
+      const timer = setTimeout(done, ms);
+      this.idleWaiters.add(check);
+      signal?.addEventListener('abort', done, { once: true });
+      if (signal?.aborted) done();
+    });
   }
 
   /** The turns still waiting, in order. */
@@ -96,5 +121,6 @@ export class TurnQueue {
 
   private fireBusy(): void {
     this.onBusy(this.processing, this.jobs.length);
+    for (const check of [...this.idleWaiters]) check();
   }
 }

@@ -8,7 +8,7 @@
 const FOR_KEY = /"for":(\d{1,16})[,}]/;
 
 /** The message a row answers, when its meta names one (rows written before replies named theirs do not). */
-function answers(row: { role: string; meta: string | null }): number | undefined {
+export function answers(row: { role: string; meta: string | null }): number | undefined {
   // A user's message answers nothing. Read on every read of the log (the panel's too), so without parsing the JSON.
   if (row.role === 'user' || !row.meta) return undefined;
   const found = FOR_KEY.exec(row.meta);
