@@ -341,8 +341,11 @@ export interface BatonMessage {
   channel: BatonChannel;
   /** Markdown: the message as written, a reply's text, a worker's report, an error's message. */
   text: string;
-  /** How it ended: "streaming" while a reply arrives; "interrupted" for a message a reload or crash cut off. */
-  status: 'complete' | 'streaming' | 'partial' | 'cancelled' | 'failed' | 'interrupted';
+  /**
+   * How it ended: "streaming" while a reply arrives; "queued" for a user's message waiting behind the answer running
+   * now (cancelling its `ask` takes it out); "interrupted" for a message a reload or crash cut off.
+   */
+  status: 'complete' | 'streaming' | 'queued' | 'partial' | 'cancelled' | 'failed' | 'interrupted';
   /** ISO time (UTC). */
   at: string;
   /** role "worker": its name, how its task ended, how long it ran, the changes it left for review. */

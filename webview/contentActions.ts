@@ -1,6 +1,6 @@
 // What a click inside the conversation does: a message's buttons (copy a code block or a reply's Markdown, colour a
-// long code block on request, insert code, edit your message) and its links (opened by the host). The in-page ones say
-// for a moment that they were done.
+// long code block on request, insert code, edit your message, take a queued one back) and its links (opened by the
+// host). The in-page ones say for a moment that they were done.
 import { highlightNow } from './deferredHighlight';
 import { h } from './dom';
 import type { Post } from './messageView';
@@ -27,6 +27,11 @@ export function onContentClick(e: MouseEvent, deps: ContentClickDeps): void {
   if (button?.dataset.action === 'retry-message') {
     const id = messageId();
     if (id !== undefined) deps.retry(id);
+    return;
+  }
+  if (button?.dataset.action === 'withdraw-message') {
+    const id = messageId();
+    if (id !== undefined) deps.post({ type: 'chat/withdraw', id });
     return;
   }
   if (button?.dataset.action === 'copy-message') {

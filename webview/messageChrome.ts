@@ -74,6 +74,21 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
   if (usage) parts.push(h('span', { class: 'usage', 'data-testid': 'usage' }, usage));
   const status = STATUS_LABEL[message.status];
   if (status && message.role !== 'error') parts.push(h('span', { class: 'status', 'data-testid': 'message-status' }, status));
+  // Your message waiting behind the answer running now: taken out before it is sent (the host drops its row).
+  if (message.role === 'user' && message.status === 'pending' && /^log-\d+$/.test(message.id))
+    parts.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link-button message-withdraw',
+          'data-action': 'withdraw-message',
+          'data-testid': 'message-withdraw',
+          title: 'Take this message out of the queue: it is not sent',
+        },
+        'Remove',
+      ),
+    );
   // A reply's Markdown, as written (code fences, links and all): what people paste into an issue, a doc or a commit.
   // Shown on hover and while focus is in the message, and always there for the keyboard and screen readers.
   if (message.role === 'assistant' && message.content && message.status !== 'streaming' && message.status !== 'pending')

@@ -244,6 +244,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   /** Your message `id` sent again as it was: the conversation is taken back to just before it first (Retry on its reply). */
   z.object({ type: z.literal('chat/retry'), id: z.string().regex(/^log-\d{1,16}$/) }),
   z.object({ type: z.literal('chat/stop') }),
+  /** Your message `id`, still queued, taken out before it reaches the session (Remove on a queued message). */
+  z.object({ type: z.literal('chat/withdraw'), id: z.string().regex(/^log-\d{1,16}$/) }),
   z.object({ type: z.literal('chat/new') }),
   z.object({ type: z.literal('chat/resend'), id: z.string().min(1) }),
   z.object({ type: z.literal('conversation/open'), id: conversationIdSchema }),

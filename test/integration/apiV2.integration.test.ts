@@ -476,6 +476,17 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     const pending = conv.ask('a long one', { signal: abort.signal });
     await waitFor('the reply streaming', () => core.access.messages(conv.id).at(-1)?.text === 'Streaming…');
     assert.equal((await conv.messages()).at(-1)!.status, 'streaming', 'a reply still arriving is the last message, as far as it came');
+    // Asked meanwhile: queued behind it, below it; cancelled while queued, it is gone (it never reached the session).
+    const queuedAbort = new AbortController();
+    const queued = conv.ask('one more', { signal: queuedAbort.signal });
+    await waitFor('the message queued', () => core.access.messages(conv.id).at(-1)?.text === 'one more');
+    assert.deepEqual(
+      (await conv.messages(2)).map((m) => `${m.text} (${m.status})`),
+      ['Streaming… (streaming)', 'one more (queued)'],
+    );
+    queuedAbort.abort();
+    assert.equal((await queued).status, 'cancelled');
+    assert.equal((await conv.messages()).at(-1)!.text, 'Streaming…');
     await assert.rejects(conv.rewind(messages[0]!.id), (err: BatonError) => err.kind === 'transient' && /Stop the answer first/.test(err.message));
     abort.abort();
     assert.equal((await pending).status, 'cancelled');

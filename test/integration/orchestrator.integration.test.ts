@@ -92,7 +92,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     await c.started;
     const a = core.orchestrator.enqueue('AAA', { channel: 'panel' });
     const b = core.orchestrator.enqueue('BBB', { channel: 'panel' });
-    assert.deepEqual(shown(), ['user: CCC (complete)', 'assistant:  (streaming)', 'user: AAA (complete)', 'user: BBB (complete)']);
+    // Waiting behind the answer: queued in every snapshot too (the log alone cannot tell them from CCC, being answered).
+    assert.deepEqual(shown(), ['user: CCC (complete)', 'assistant:  (streaming)', 'user: AAA (pending)', 'user: BBB (pending)']);
     const posted: HostMessage[] = [];
     core.chat.onDidPost((m) => posted.push(m));
     await a.started;
@@ -100,15 +101,15 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const started = posted.filter((m) => m.type === 'snapshot').at(-1);
     assert.ok(started?.type === 'snapshot', 'a snapshot when a reply starts above a queued message');
     assert.deepEqual(
-      started.snapshot.messages.map((m) => m.content),
-      ['CCC', 'reply C', 'AAA', '', 'BBB'],
+      started.snapshot.messages.map((m) => `${m.content} (${m.status})`),
+      ['CCC (complete)', 'reply C (complete)', 'AAA (complete)', ' (streaming)', 'BBB (pending)'],
     );
     assert.deepEqual(shown(), [
       'user: CCC (complete)',
       'assistant: reply C (complete)',
       'user: AAA (complete)',
       'assistant:  (streaming)',
-      'user: BBB (complete)',
+      'user: BBB (pending)',
     ]);
     await b.done;
     const settled = [
@@ -126,6 +127,43 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     await core.orchestrator.enqueue('DDD', { channel: 'panel' }).done;
     assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'recovered');
     assert.match(core.server.chatRequests().at(-1)!.lastUserText ?? '', /CCC[^]*reply C[^]*AAA[^]*reply A[^]*BBB[^]*reply B[^]*DDD$/);
+  });
+
+  it('Remove on a queued message takes it out before it is sent: gone from the panel and the log, never seen by the model', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] long question' }, { text: 'long answer', delayMs: 600 });
+    core.server.on({ lastUserIncludes: '[via panel] kept question' }, { text: 'kept answer' });
+    const posted: HostMessage[] = [];
+    core.chat.onDidPost((m) => posted.push(m));
+    const running = core.orchestrator.enqueue('long question', { channel: 'panel' });
+    await running.started;
+    const removed = core.orchestrator.enqueue('removed question', { channel: 'panel' });
+    const kept = core.orchestrator.enqueue('kept question', { channel: 'panel' });
+    const queuedAppend = posted.find((m) => m.type === 'message/append' && m.message.id === `log-${removed.logId}`);
+    assert.equal(queuedAppend?.type === 'message/append' && queuedAppend.message.status, 'pending', 'shown as queued as it is sent');
+    // A bad id and the message being answered are refused; the panel goes on as it was.
+    core.chat.receive({ type: 'chat/withdraw', id: 'log-x' });
+    core.chat.receive({ type: 'chat/withdraw', id: `log-${running.logId}` });
+    assert.ok(core.logger.lines.some((l) => /Ignored a bad message from the chat panel/.test(l)));
+    assert.ok(core.logger.lines.some((l) => new RegExp(`Remove of log-${running.logId}: it no longer waits`).test(l)));
+    core.chat.receive({ type: 'chat/withdraw', id: `log-${removed.logId}` });
+    await assert.rejects(removed.done, (err: unknown) => err instanceof TurnError && err.readable.kind === 'cancelled');
+    const snapshot = posted.filter((m) => m.type === 'snapshot').at(-1);
+    assert.ok(snapshot?.type === 'snapshot', 'the panel gets a snapshot without it');
+    assert.deepEqual(
+      snapshot.snapshot.messages.map((m) => `${m.content} (${m.status})`),
+      ['long question (complete)', ' (streaming)', 'kept question (pending)'],
+    );
+    // Pressed twice (the click landed as it left): nothing more happens.
+    core.chat.receive({ type: 'chat/withdraw', id: `log-${removed.logId}` });
+    await running.done;
+    await kept.done;
+    assert.deepEqual(
+      core.chat.snapshot().messages.map((m) => `${m.content} (${m.status})`),
+      ['long question (complete)', 'long answer (complete)', 'kept question (complete)', 'kept answer (complete)'],
+    );
+    assert.equal(core.store.recentLog(20).filter((row) => row.content === 'removed question').length, 0, 'its row is gone');
+    assert.equal(timesSent(core.server.chatRequests(), 'removed question'), 0, 'the model never saw it');
+    assert.equal(ofType(core.events, 'turn.withdrawn').length, 1);
   });
 
   it('resumes the same session after a restart', async () => {

@@ -20,8 +20,7 @@ function channelOf(source: string | undefined): BatonChannel {
 }
 
 export function toBatonMessage(m: ChatMessage): BatonMessage {
-  // The panel marks a queued message only as it is sent (message/append), never in what is read from the log.
-  const status = m.status === 'pending' ? 'complete' : m.status;
+  const status = m.status === 'pending' ? 'queued' : m.status;
   const r = m.workerResult;
   return {
     id: m.id,

@@ -82,6 +82,7 @@ export class ChatController {
       () => this.postSnapshot(),
       self,
       () => this.conversations.activeId,
+      () => this.conversations.peek(this.conversations.activeId)?.waitingMessages ?? new Map(),
     );
     this.list = new ConversationList({
       conversations,
@@ -136,11 +137,13 @@ export class ChatController {
   /** The messages of `conversation` as the panel shows them: its kept log, and a reply streaming in it now. */
   messagesOf(conversation: string): ChatMessage[] {
     const rows = this.visibleLog(conversation);
-    return this.live.placeIn(
-      conversation,
-      rows,
-      rows.map((row) => toChatMessage(row, this.self)),
-    );
+    return this.live.placeIn(conversation, rows, this.toMessages(conversation, rows));
+  }
+
+  /** `rows` of `conversation` as the panel shows them (without the reply streaming now). */
+  private toMessages(conversation: string, rows: readonly LogEntry[]): ChatMessage[] {
+    const waiting = this.conversations.peek(conversation)?.waitingMessages;
+    return rows.map((row) => toChatMessage(row, this.self, waiting?.has(row.id)));
   }
 
   /** The whole panel in one message: the answer to `ready` and to a sequence gap. */
@@ -158,7 +161,7 @@ export class ChatController {
 
   snapshot(): Snapshot {
     const rows = this.visibleLog();
-    const logged = rows.map((row) => toChatMessage(row, this.self));
+    const logged = this.toMessages(this.conversations.activeId, rows);
     this.sync.reset(rows, logged);
     const messages = this.live.placeIn(this.conversations.activeId, rows, logged);
     const { implicit, pendingChips, pendingNotice } = this.context;
@@ -245,6 +248,9 @@ export class ChatController {
       case 'chat/stop':
         this.orchestrator.stop();
         break;
+      case 'chat/withdraw':
+        this.withdrawFromPanel(message.id);
+        break;
       case 'chat/new':
       case 'conversation/open':
       case 'conversation/rename':
@@ -325,6 +331,15 @@ export class ChatController {
     }
     // The panel already has its snapshot: the rewind's event (liveTurns.ts).
     return undefined;
+  }
+
+  /**
+   * Remove on your message `id` while it waits in the queue: it never reaches the session and its row goes (the
+   * withdrawal's snapshot shows that). Once it has started there is nothing to take out: Stop ends it.
+   */
+  private withdrawFromPanel(id: string): void {
+    const turnId = this.orchestrator.waitingMessages.get(Number(id.slice('log-'.length)));
+    if (!turnId || !this.orchestrator.withdraw(turnId)) this.logger.info(`Remove of ${id}: it no longer waits in the queue`);
   }
 
   /** Your message `id` (log-N) in the conversation shown. */

@@ -24,6 +24,8 @@ interface Converted {
   state: string;
   /** The message this row replies to (its meta's `for`). */
   answers: number | undefined;
+  /** Converted as a message still waiting in this window's queue. */
+  queued: boolean;
 }
 
 /**
@@ -62,6 +64,8 @@ export class LogSync {
     private readonly self?: WindowStamp,
     /** The conversation shown (its live reply streaming in another window). */
     private readonly conversation: () => string = () => MAIN_CONVERSATION,
+    /** The log rows of the conversation shown still waiting in this window's queue (shown as queued). */
+    private readonly waiting: () => ReadonlyMap<number, unknown> = () => new Map(),
   ) {
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what, fromOtherWindow, rows) => {
@@ -128,6 +132,7 @@ export class LogSync {
     const seen = new Set<string>();
     const pending: HostMessageBody[] = [];
     const read = new Set<number>();
+    const waiting = this.waiting();
     this.appendedSinceFullRead = 0;
     // The log reads in the conversation's order (a reply right after its message, though written after messages queued
     // behind it): a new row before one the panel shows cannot be appended in order.
@@ -136,7 +141,7 @@ export class LogSync {
     for (const [i, row] of rows.entries()) {
       read.add(row.id);
       if (i < lastShown && !this.tracks(row.id)) return this.postSnapshot();
-      const id = this.bring(row, pending);
+      const id = this.bring(row, pending, waiting);
       if (id === undefined) return this.postSnapshot();
       seen.add(id);
     }
@@ -177,9 +182,10 @@ export class LogSync {
       this.appendedSinceFullRead + rows.length <= ROWS_BEFORE_FULL_READ;
     if (!decidable) return this.syncFromStore();
     const pending: HostMessageBody[] = [];
+    const waiting = this.waiting();
     for (const row of rows) {
       if (!this.converted.has(row.id)) this.appendedSinceFullRead++;
-      if (this.bring(row, pending) === undefined) return this.postSnapshot();
+      if (this.bring(row, pending, waiting) === undefined) return this.postSnapshot();
     }
     for (const body of pending) this.send(body);
     this.syncLiveReply();
@@ -194,8 +200,8 @@ export class LogSync {
    * Queues what the panel needs for one visible row (appended, updated or nothing) and returns the message id it is
    * shown under; undefined when it cannot be appended in order (the panel needs a snapshot).
    */
-  private bring(row: LogEntry, pending: HostMessageBody[]): string | undefined {
-    const { message, state, answers } = this.convert(row);
+  private bring(row: LogEntry, pending: HostMessageBody[], waiting: ReadonlyMap<number, unknown>): string | undefined {
+    const { message, state, answers } = this.convert(row, waiting.has(row.id));
     // A reply that streamed here from another window takes the place of what streamed.
     const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
     const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
@@ -214,11 +220,11 @@ export class LogSync {
   }
 
   /** The row as the panel shows it, converted again only when the row changed since the last sync. */
-  private convert(row: LogEntry): Converted {
+  private convert(row: LogEntry, queued: boolean): Converted {
     const known = this.converted.get(row.id);
-    if (known && sameRow(known.row, row)) return known;
-    const message = toChatMessage(row, this.self);
-    const converted = { row, message, state: JSON.stringify(message), answers: windowMeta(row.meta).for };
+    if (known && known.queued === queued && sameRow(known.row, row)) return known;
+    const message = toChatMessage(row, this.self, queued);
+    const converted = { row, message, state: JSON.stringify(message), answers: windowMeta(row.meta).for, queued };
     this.converted.set(row.id, converted);
     return converted;
   }

@@ -19,8 +19,12 @@ export function parseMeta(raw: string | null): LogMeta {
   return parseLogMeta(raw) as LogMeta;
 }
 
-/** A log row as the panel shows it; `self` is this window, so a row another window wrote is marked with its name. */
-export function toChatMessage(entry: LogEntry, self?: WindowStamp): ChatMessage {
+/**
+ * A log row as the panel shows it; `self` is this window, so a row another window wrote is marked with its name.
+ * `queued`: a message of yours still waiting in this window's queue ("Queued", and it can be removed). The row cannot
+ * say so itself: the message being answered is 'pending' in the log too, until its reply is written.
+ */
+export function toChatMessage(entry: LogEntry, self?: WindowStamp, queued = false): ChatMessage {
   const meta = parseMeta(entry.meta);
   const ts = Date.parse(entry.ts.includes('T') ? entry.ts : `${entry.ts.replace(' ', 'T')}Z`) || Date.now();
   const writer = self ? windowMeta(entry.meta).window : undefined;
@@ -28,7 +32,8 @@ export function toChatMessage(entry: LogEntry, self?: WindowStamp): ChatMessage 
   const base = { id: `log-${entry.id}`, content: entry.content, source: entry.source, ts, ...from };
   if (entry.role === 'user') {
     const references = storedReferencesOf(meta);
-    return { ...base, role: 'user', status: entry.status === 'interrupted' ? 'interrupted' : 'complete', ...(references.length ? { references } : {}) };
+    const status = queued ? 'pending' : entry.status === 'interrupted' ? 'interrupted' : 'complete';
+    return { ...base, role: 'user', status, ...(references.length ? { references } : {}) };
   }
   if (entry.role === 'system') {
     const workerResult = meta.workerResult && typeof meta.workerResult.report === 'string' ? { workerResult: meta.workerResult } : {};

@@ -30,7 +30,6 @@ import { TurnOutcome } from './turnOutcome';
 import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
-
 export type { OrchestratorOptions, OrchestratorSettings } from './orchestratorOptions';
 
 const LOG_SCAN = 200;
@@ -155,6 +154,11 @@ export class Orchestrator {
 
   get queuedCount(): number {
     return this.queue.length;
+  }
+
+  /** The messages waiting in this window's queue, by log row: the turn each is (withdraw takes it back). */
+  get waitingMessages(): Map<number, string> {
+    return new Map(this.queue.waiting.map((turn) => [turn.logId, turn.turnId]));
   }
 
   get currentModel(): string {

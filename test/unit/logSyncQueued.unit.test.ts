@@ -1,0 +1,72 @@
+// A message still waiting in this window's queue shows as "Queued" (with its Remove) in every snapshot, and the
+// panel's log sync keeps it so: the log cannot tell it from the message being answered (both are 'pending' rows until
+// their reply is written), so only the queue's word marks it. Real sql.js store, LogSync as ChatController builds it.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LogSync } from '../../src/core/chat/logSync';
+import { toChatMessage } from '../../src/core/chat/toChatMessage';
+import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import type { HostMessageBody } from '../../src/shared/protocol';
+
+describe('queued messages in the panel log sync', () => {
+  let dir: string;
+  let store: SqlJsStore;
+  let sync: LogSync;
+  let sent: HostMessageBody[];
+  let waiting: Map<number, string>;
+  let snapshots: number;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'baton-logsync-queued-'));
+    store = await SqlJsStore.open({ dir, flushDelayMs: 5, pollIntervalMs: 0 });
+    sent = [];
+    snapshots = 0;
+    waiting = new Map();
+    sync = new LogSync(
+      store,
+      () => store.recentLog(200),
+      (body) => sent.push(body),
+      () => snapshots++,
+      undefined,
+      undefined,
+      () => waiting,
+    );
+  });
+  afterEach(async () => {
+    sync.dispose();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 40));
+  const shown = (): string[] => sent.map((b) => (b.type === 'message/update' ? `${b.id} ${b.patch.status}` : b.type));
+
+  it('a whole read of the log while a message waits leaves it queued; once it runs, it is shown as sent', async () => {
+    const running = store.appendLog({ role: 'user', content: 'first', source: 'panel', status: 'pending' });
+    const queued = store.appendLog({ role: 'user', content: 'second', source: 'panel', status: 'pending' });
+    waiting.set(queued, 't-2');
+    const rows = store.recentLog(200);
+    const messages = rows.map((row) => toChatMessage(row, undefined, waiting.has(row.id)));
+    assert.deepEqual(
+      messages.map((m) => m.status),
+      ['complete', 'pending'],
+      'the snapshot marks only the message still waiting',
+    );
+    sync.reset(rows, messages);
+    await settle();
+    sent.length = 0;
+    // A change the sync cannot pin to rows of its own (here another conversation's log cleared) reads the log whole.
+    store.clearLog('elsewhere');
+    await settle();
+    assert.deepEqual(shown(), [], 'nothing changed for the panel: the queued message stays queued');
+    // Its turn starts: it leaves the queue (the panel is told at once by the turn's start; a later read agrees).
+    waiting.delete(queued);
+    store.clearLog('elsewhere');
+    await settle();
+    assert.deepEqual(shown(), [`log-${queued} complete`]);
+    assert.equal(snapshots, 0);
+    assert.ok(running < queued);
+  });
+});

@@ -1,0 +1,67 @@
+// A message of yours waiting behind the answer running now, in the real webview bundle (Chromium,
+// test/support/webviewPage.ts): it says "Queued" and offers Remove (by pointer and by keyboard), which posts
+// chat/withdraw with its id; once its turn starts (or the host's snapshot drops it) the offer goes.
+import * as assert from 'node:assert/strict';
+import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
+import { axeSerious } from '../support/axeInPage';
+import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
+
+const BUSY = { busy: true, model: 'gpt-4.1', routingAuto: true };
+const now = Date.now();
+const MESSAGES: ChatMessage[] = [
+  { id: 'log-1', role: 'user', content: 'long question', status: 'complete', ts: now },
+  { id: 'turn-t1', role: 'assistant', content: 'Working on', status: 'streaming', ts: now },
+  { id: 'log-2', role: 'user', content: 'second question', status: 'pending', ts: now },
+  { id: 'log-3', role: 'user', content: 'third question', status: 'pending', ts: now },
+];
+const SNAPSHOT: Snapshot = { conversation: 'c1', messages: MESSAGES, workers: [], permissions: [], state: BUSY };
+
+describe('webview: a queued message (Chromium)', function () {
+  this.timeout(120_000);
+  const chromium = useWebviewBrowser();
+
+  it('says Queued and offers Remove, by pointer and by keyboard; the offer goes when its turn starts', async () => {
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height: 700 },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }],
+    });
+    try {
+      await wp.page.locator('[data-id="log-3"]').waitFor();
+      const removes = wp.page.locator('[data-testid="message-withdraw"]');
+      assert.equal(await removes.count(), 2, 'on the two queued messages only');
+      assert.equal(await wp.page.locator('[data-id="log-2"] [data-testid="message-status"]').innerText(), 'Queued');
+      // Shown without hovering (it waits a moment only) and not hidden while Baton answers, as Edit and Retry are.
+      const remove2 = wp.page.locator('[data-id="log-2"] [data-testid="message-withdraw"]');
+      assert.equal(await remove2.evaluate((el) => getComputedStyle(el).opacity), '1');
+      assert.equal(await remove2.evaluate((el) => getComputedStyle(el).visibility), 'visible');
+      assert.equal(await wp.page.locator('[data-id="log-2"] [data-testid="message-edit"]').count(), 0, 'no Edit while queued');
+      assert.deepEqual(await axeSerious(wp), [], 'no serious accessibility finding');
+
+      await remove2.click();
+      // By keyboard: the log, End to the newest message, Tab into it, Enter.
+      await wp.page.locator('[data-testid="messages"]').focus();
+      await wp.page.keyboard.press('End');
+      await wp.page.keyboard.press('Tab');
+      assert.equal(await wp.page.evaluate('document.activeElement.dataset.testid'), 'message-withdraw');
+      await wp.page.keyboard.press('Enter');
+      assert.deepEqual(
+        (await wp.posted()).filter((m) => m.type === 'chat/withdraw'),
+        [
+          { type: 'chat/withdraw', id: 'log-2' },
+          { type: 'chat/withdraw', id: 'log-3' },
+        ],
+      );
+
+      // The host took log-2 out (its snapshot drops it); log-3's turn started before the removal arrived.
+      await wp.push({ type: 'snapshot', seq: 2, snapshot: { ...SNAPSHOT, messages: [MESSAGES[0]!, MESSAGES[1]!, MESSAGES[3]!] } });
+      await waitInPage(wp.page, `!document.querySelector('[data-id="log-2"]')`);
+      await wp.push({ type: 'message/update', seq: 3, id: 'log-3', patch: { status: 'complete' } });
+      await waitInPage(wp.page, `!document.querySelector('[data-testid="message-withdraw"]')`);
+      assert.equal(await wp.page.locator('[data-id="log-3"] [data-testid="message-status"]').count(), 0, 'no longer Queued');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+});
