@@ -92,4 +92,31 @@ describe('Baton chat panel', function () {
     const said = JSON.stringify(last.messages);
     assert.ok(said.includes('e2e edit: name a fruit') && !said.includes('e2e edit: name a colour') && !said.includes('Blue.'), said);
   });
+
+  it('a message sent while Baton answers says Queued; Remove takes it out before the model sees it', async () => {
+    const { view } = await freshChat();
+    const { server } = ui();
+    server.on(
+      { lastUserIncludes: '[via panel] e2e queue: the long one', name: 'long' },
+      { text: 'A slow answer, in two parts.', chunks: 2, chunkDelayMs: 3000 },
+    );
+    server.on({ lastUserIncludes: '[via panel] e2e queue: kept', name: 'kept' }, { text: 'Kept and answered.' });
+    await send(view, 'e2e queue: the long one');
+    await messages(view, 'assistant', 'streaming').waitFor({ timeout: 15_000 });
+    await send(view, 'e2e queue: removed');
+    await send(view, 'e2e queue: kept');
+    const removed = messages(view, 'user', 'pending').filter({ hasText: 'e2e queue: removed' });
+    assert.equal((await removed.locator('[data-testid="message-status"]').innerText()).trim(), 'Queued');
+    await removed.locator('[data-testid="message-withdraw"]').click();
+    await removed.waitFor({ state: 'detached', timeout: 10_000 });
+    await completedReply(view, 'Kept and answered.');
+    const shown = await view.locator('[data-testid="message"] .message-body').allInnerTexts();
+    assert.deepEqual(
+      shown.map((t) => t.trim()),
+      ['e2e queue: the long one', 'A slow answer, in two parts.', 'e2e queue: kept', 'Kept and answered.'],
+    );
+    const asked = server.chatRequests().map((r) => r.lastUserText ?? '');
+    assert.equal(asked.length, 2, JSON.stringify(asked));
+    assert.ok(!JSON.stringify(server.chatRequests().map((r) => r.messages)).includes('e2e queue: removed'), 'the model never saw it');
+  });
 });
