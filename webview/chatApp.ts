@@ -33,6 +33,7 @@ const HOST_MESSAGE_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
   'context/refused',
   'chat/refused',
   'edit/refused',
+  'chat/withdrawn',
   'conversations/update',
 ]);
 
@@ -273,6 +274,16 @@ export class ChatApp {
         }
         this.contextBar.showNotice(`Not edited: ${message.message}`);
         this.announce(`Not edited: ${message.message}`);
+        break;
+      case 'chat/withdrawn':
+        // Taken out of the queue: its text and chips come back to be sent again or changed (unless another message is
+        // being written). The focus, on its Remove a moment ago, goes to the composer either way.
+        if (!this.composer.textarea.value) {
+          this.composer.fill(message.text);
+          this.contextBar.add(message.chips);
+          this.announce('Removed from the queue; its text is back in the message box.');
+        } else this.announce('Removed from the queue.');
+        this.composer.focus();
         break;
       case 'conversations/update':
         this.conversationList.update(message.active, message.conversations);

@@ -74,7 +74,8 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
   if (usage) parts.push(h('span', { class: 'usage', 'data-testid': 'usage' }, usage));
   const status = STATUS_LABEL[message.status];
   if (status && message.role !== 'error') parts.push(h('span', { class: 'status', 'data-testid': 'message-status' }, status));
-  // Your message waiting behind the answer running now: taken out before it is sent (the host drops its row).
+  // Your message waiting behind the answer running now: taken out before it is sent (the host drops its row and gives
+  // its text back to the composer).
   if (message.role === 'user' && message.status === 'pending' && /^log-\d+$/.test(message.id))
     parts.push(
       h(
@@ -84,7 +85,7 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
           class: 'link-button message-withdraw',
           'data-action': 'withdraw-message',
           'data-testid': 'message-withdraw',
-          title: 'Take this message out of the queue: it is not sent',
+          title: 'Take this message out of the queue: it is not sent, and its text goes back into the message box',
         },
         'Remove',
       ),

@@ -214,7 +214,9 @@ export type HostMessage =
   /** A message was not sent (a reference failed): its text and chips go back into the composer. */
   | { type: 'chat/refused'; seq: number; text: string; kind: ContextErrorKind; message: string }
   /** An edited message was not sent (chat/edit): nothing was taken back; `message` says why, for people. */
-  | { type: 'edit/refused'; seq: number; id: string; text: string; message: string };
+  | { type: 'edit/refused'; seq: number; id: string; text: string; message: string }
+  /** Your queued message `id` was taken out (chat/withdraw): its text and references, to go back into the composer. */
+  | { type: 'chat/withdrawn'; seq: number; id: string; text: string; chips: ReferenceChip[] };
 
 /** Distributes Omit over a union (the built-in Omit collapses it). */
 export type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;

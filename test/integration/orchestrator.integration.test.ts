@@ -136,7 +136,8 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     core.chat.onDidPost((m) => posted.push(m));
     const running = core.orchestrator.enqueue('long question', { channel: 'panel' });
     await running.started;
-    const removed = core.orchestrator.enqueue('removed question', { channel: 'panel' });
+    const reference = { ref: { kind: 'file' as const, path: join(core.workspace, 'notes.md') }, label: 'notes.md', path: 'notes.md' };
+    const removed = core.orchestrator.enqueue('removed question', { channel: 'panel' }, { meta: { references: [reference] } });
     const kept = core.orchestrator.enqueue('kept question', { channel: 'panel' });
     const queuedAppend = posted.find((m) => m.type === 'message/append' && m.message.id === `log-${removed.logId}`);
     assert.equal(queuedAppend?.type === 'message/append' && queuedAppend.message.status, 'pending', 'shown as queued as it is sent');
@@ -147,6 +148,18 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.ok(core.logger.lines.some((l) => new RegExp(`Remove of log-${running.logId}: it no longer waits`).test(l)));
     core.chat.receive({ type: 'chat/withdraw', id: `log-${removed.logId}` });
     await assert.rejects(removed.done, (err: unknown) => err instanceof TurnError && err.readable.kind === 'cancelled');
+    // Its text and references go back to the panel, to be sent again or changed.
+    assert.deepEqual(
+      posted.filter((m) => m.type === 'chat/withdrawn').map(({ seq: _seq, ...m }) => m),
+      [
+        {
+          type: 'chat/withdrawn',
+          id: `log-${removed.logId}`,
+          text: 'removed question',
+          chips: [{ key: `file:${reference.ref.path}`, ref: reference.ref, label: 'notes.md', detail: 'notes.md' }],
+        },
+      ],
+    );
     const snapshot = posted.filter((m) => m.type === 'snapshot').at(-1);
     assert.ok(snapshot?.type === 'snapshot', 'the panel gets a snapshot without it');
     assert.deepEqual(
@@ -155,6 +168,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     );
     // Pressed twice (the click landed as it left): nothing more happens.
     core.chat.receive({ type: 'chat/withdraw', id: `log-${removed.logId}` });
+    assert.equal(posted.filter((m) => m.type === 'chat/withdrawn').length, 1);
     await running.done;
     await kept.done;
     assert.deepEqual(

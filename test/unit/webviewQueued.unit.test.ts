@@ -1,6 +1,7 @@
 // A message of yours waiting behind the answer running now, in the real webview bundle (Chromium,
 // test/support/webviewPage.ts): it says "Queued" and offers Remove (by pointer and by keyboard), which posts
-// chat/withdraw with its id; once its turn starts (or the host's snapshot drops it) the offer goes.
+// chat/withdraw with its id; once its turn starts (or the host's snapshot drops it) the offer goes, and a message
+// taken out comes back into the composer with its references.
 import * as assert from 'node:assert/strict';
 import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
 import { axeSerious } from '../support/axeInPage';
@@ -53,10 +54,24 @@ describe('webview: a queued message (Chromium)', function () {
         ],
       );
 
-      // The host took log-2 out (its snapshot drops it); log-3's turn started before the removal arrived.
-      await wp.push({ type: 'snapshot', seq: 2, snapshot: { ...SNAPSHOT, messages: [MESSAGES[0]!, MESSAGES[1]!, MESSAGES[3]!] } });
+      // The host took log-2 out (its snapshot drops it) and gives its text and reference back: into the empty composer,
+      // which gets the focus (the button it was on is gone). log-3's turn started before its removal arrived.
+      const composer = wp.page.locator('[data-testid="composer"]');
+      const chip = { key: 'file:/w/notes.md', ref: { kind: 'file' as const, path: '/w/notes.md' }, label: 'notes.md', detail: 'notes.md' };
+      await wp.push(
+        { type: 'snapshot', seq: 2, snapshot: { ...SNAPSHOT, messages: [MESSAGES[0]!, MESSAGES[1]!, MESSAGES[3]!] } },
+        { type: 'chat/withdrawn', seq: 3, id: 'log-2', text: 'second question', chips: [chip] },
+      );
       await waitInPage(wp.page, `!document.querySelector('[data-id="log-2"]')`);
-      await wp.push({ type: 'message/update', seq: 3, id: 'log-3', patch: { status: 'complete' } });
+      assert.equal(await composer.inputValue(), 'second question');
+      assert.match(await wp.page.locator('[data-testid="context-bar"]').innerText(), /notes\.md/);
+      assert.equal(await wp.page.evaluate('document.activeElement.dataset.testid'), 'composer');
+      await waitInPage(wp.page, `document.querySelector('[data-testid="announcer"]').textContent.includes('its text is back in the message box')`);
+      // Something being written is never replaced.
+      await composer.fill('a new thought');
+      await wp.push({ type: 'chat/withdrawn', seq: 4, id: 'log-9', text: 'older text', chips: [] });
+      assert.equal(await composer.inputValue(), 'a new thought');
+      await wp.push({ type: 'message/update', seq: 5, id: 'log-3', patch: { status: 'complete' } });
       await waitInPage(wp.page, `!document.querySelector('[data-testid="message-withdraw"]')`);
       assert.equal(await wp.page.locator('[data-id="log-3"] [data-testid="message-status"]').count(), 0, 'no longer Queued');
       assert.deepEqual(wp.errors, []);

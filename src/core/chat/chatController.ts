@@ -16,10 +16,9 @@ import {
 } from '../../shared/protocol';
 import { ChatContext, type PreparedContext } from '../context/chatContext';
 import type { AttachedReference } from '../context/contextPort';
-import { storedReferencesOf, type StoredReference } from '../context/references';
+import type { StoredReference } from '../context/references';
 import type { Conversations } from '../conversations/conversations';
 import type { Orchestrator } from '../orchestrator/orchestrator';
-import { RewindError } from '../orchestrator/rewind';
 import type { Channel, OrchestratorEvent } from '../orchestrator/events';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import type { BatonStore, LogEntry } from '../store/types';
@@ -29,8 +28,9 @@ import { ConversationList } from './conversationList';
 import type { HostActions } from './hostActions';
 import { LiveTurns } from './liveTurns';
 import { LogSync, shownInPanel } from './logSync';
+import { MessageActions } from './messageActions';
 import { PermissionPrompts } from './permissionPrompts';
-import { parseMeta, toChatMessage } from './toChatMessage';
+import { toChatMessage } from './toChatMessage';
 
 /** Kept here for the modules that import it from the controller. */
 export { toChatMessage };
@@ -62,6 +62,8 @@ export class ChatController {
   /** The panel kept in step with what other windows write to the store. */
   private readonly sync: LogSync;
   private readonly list: ConversationList;
+  /** Edit, Retry, Resend and Remove on a message. */
+  private readonly messageActions: MessageActions;
 
   constructor(
     private readonly conversations: Conversations,
@@ -100,6 +102,15 @@ export class ChatController {
       state: () => this.state(),
       queuedReferences: () => this.queuedReferences,
       queuedBehind: (conversation) => this.conversations.get(conversation).queuedCount > 0,
+    });
+    this.messageActions = new MessageActions({
+      orchestrator: () => this.orchestrator,
+      visibleLog: () => this.visibleLog(),
+      store,
+      send: (body) => this.send(body),
+      sendFromPanel: (text, refs, opts) => this.sendFromPanel(text, refs, 'panel', opts),
+      refused: (message) => this.context.refused('unavailable', message),
+      logger,
     });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
   }
@@ -243,13 +254,13 @@ export class ChatController {
         break;
       case 'chat/edit':
         this.context.claimAll();
-        void this.editFromPanel(message.id, message.text, message.references);
+        void this.messageActions.edit(message.id, message.text, message.references);
         break;
       case 'chat/stop':
         this.orchestrator.stop();
         break;
       case 'chat/withdraw':
-        this.withdrawFromPanel(message.id);
+        this.messageActions.withdraw(message.id);
         break;
       case 'chat/new':
       case 'conversation/open':
@@ -258,20 +269,11 @@ export class ChatController {
         this.list.receive(message);
         break;
       case 'chat/retry':
-        void this.retryFromPanel(message.id);
+        void this.messageActions.retry(message.id);
         break;
-      case 'chat/resend': {
-        const entry = this.userEntry(message.id);
-        if (!entry) {
-          this.logger.warn(`Resend: no user message ${message.id}`);
-          return;
-        }
-        this.store.updateLog(entry.id, { status: 'cancelled' });
-        // The references are read again: the message goes out as it was sent, with today's content. The session may
-        // already have it (its window died after sending it): it is asked first, and never given a second copy.
-        void this.sendFromPanel(entry.content, referencesOf(entry), 'panel', { resend: true });
+      case 'chat/resend':
+        this.messageActions.resend(message.id);
         break;
-      }
       case 'routing/toggle':
         this.actions.toggleRouting();
         break;
@@ -309,59 +311,6 @@ export class ChatController {
     }
   }
 
-  /**
-   * Your message `id` edited in the panel: the conversation is taken back to just before it (Orchestrator.rewindTo),
-   * then `text` goes as a new message. Refused (nothing taken back) while an answer runs: the panel says why.
-   */
-  private async editFromPanel(id: string, text: string, refs: readonly AttachedReference[] | undefined): Promise<void> {
-    const refused = await this.takeBack(Number(id.slice('log-'.length)));
-    if (refused) {
-      this.logger.warn(`Edit of ${id} refused: ${refused}`);
-      return this.send({ type: 'edit/refused', id, text, message: refused });
-    }
-    await this.sendFromPanel(text, refs);
-  }
-
-  /** Takes the conversation shown back to just before its message `logId`; says why in words when it could not. */
-  private async takeBack(logId: number): Promise<string | undefined> {
-    try {
-      await this.orchestrator.rewindTo(logId);
-    } catch (err) {
-      return err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
-    }
-    // The panel already has its snapshot: the rewind's event (liveTurns.ts).
-    return undefined;
-  }
-
-  /**
-   * Remove on your message `id` while it waits in the queue: it never reaches the session and its row goes (the
-   * withdrawal's snapshot shows that). Once it has started there is nothing to take out: Stop ends it.
-   */
-  private withdrawFromPanel(id: string): void {
-    const turnId = this.orchestrator.waitingMessages.get(Number(id.slice('log-'.length)));
-    if (!turnId || !this.orchestrator.withdraw(turnId)) this.logger.info(`Remove of ${id}: it no longer waits in the queue`);
-  }
-
-  /** Your message `id` (log-N) in the conversation shown. */
-  private userEntry(id: string): LogEntry | undefined {
-    return this.visibleLog().find((e) => `log-${e.id}` === id && e.role === 'user');
-  }
-
-  /**
-   * Retry on a reply: your message `id` goes again as it was (its references read again), after the conversation is
-   * taken back to just before it, so the model answers it once more instead of seeing it twice.
-   */
-  private async retryFromPanel(id: string): Promise<void> {
-    const entry = this.userEntry(id);
-    if (!entry) return this.logger.warn(`Retry: no user message ${id}`);
-    const refused = await this.takeBack(entry.id);
-    if (refused) {
-      this.logger.warn(`Retry of ${id} refused: ${refused}`);
-      return this.context.refused('unavailable', `Not retried: ${refused}`);
-    }
-    await this.sendFromPanel(entry.content, referencesOf(entry));
-  }
-
   /** Sends text as the user, from the panel or a command. */
   sendText(text: string, channel: Exclude<Channel, 'background'>, context?: PreparedContext, opts?: { resend?: boolean }) {
     this.queuedReferences = context?.stored;
@@ -395,9 +344,4 @@ export class ChatController {
     this.denyAllPermissions();
     this.post.dispose();
   }
-}
-
-/** The references a logged message of yours carried, to attach again (read again, with today's content). */
-function referencesOf(entry: LogEntry): AttachedReference[] {
-  return storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit }));
 }

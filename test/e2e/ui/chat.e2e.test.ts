@@ -109,6 +109,10 @@ describe('Baton chat panel', function () {
     assert.equal((await removed.locator('[data-testid="message-status"]').innerText()).trim(), 'Queued');
     await removed.locator('[data-testid="message-withdraw"]').click();
     await removed.waitFor({ state: 'detached', timeout: 10_000 });
+    // Its text is back in the message box, to send again or change.
+    const composer = view.locator('[data-testid="composer"]');
+    assert.equal(await composer.inputValue(), 'e2e queue: removed');
+    await composer.fill('');
     await completedReply(view, 'Kept and answered.');
     const shown = await view.locator('[data-testid="message"] .message-body').allInnerTexts();
     assert.deepEqual(

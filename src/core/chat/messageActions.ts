@@ -1,0 +1,104 @@
+// What the panel's buttons on a message do: Edit and Retry take the conversation back to just before your message and
+// send it again (edited or as it was), Resend sends one a reload interrupted, Remove takes one out of the queue before
+// it is sent. Each reads the message from the log of the conversation shown and says in words why it could not act.
+import type { HostMessageBody } from '../../shared/protocol';
+import type { AttachedReference } from '../context/contextPort';
+import { chipOfStored, storedReferencesOf } from '../context/references';
+import type { Orchestrator } from '../orchestrator/orchestrator';
+import { RewindError } from '../orchestrator/rewind';
+import type { BatonStore, LogEntry } from '../store/types';
+import type { Logger } from '../util/logger';
+import { parseMeta } from './toChatMessage';
+
+export interface MessageActionsDeps {
+  /** The orchestrator of the conversation shown. */
+  orchestrator(): Orchestrator;
+  /** The log rows the panel shows of the conversation shown. */
+  visibleLog(): LogEntry[];
+  store: BatonStore;
+  send(body: HostMessageBody): void;
+  /** Sends `text` as the user, its references read first (ChatController.sendFromPanel). */
+  sendFromPanel(text: string, refs: readonly AttachedReference[] | undefined, opts?: { resend?: boolean }): Promise<void>;
+  /** Shows why something was not done where the composer shows a refused reference. */
+  refused(message: string): void;
+  logger: Logger;
+}
+
+export class MessageActions {
+  constructor(private readonly deps: MessageActionsDeps) {}
+
+  /**
+   * Your message `id` edited in the panel: the conversation is taken back to just before it (Orchestrator.rewindTo),
+   * then `text` goes as a new message. Refused (nothing taken back) while an answer runs: the panel says why.
+   */
+  async edit(id: string, text: string, refs: readonly AttachedReference[] | undefined): Promise<void> {
+    const refused = await this.takeBack(Number(id.slice('log-'.length)));
+    if (refused) {
+      this.deps.logger.warn(`Edit of ${id} refused: ${refused}`);
+      return this.deps.send({ type: 'edit/refused', id, text, message: refused });
+    }
+    await this.deps.sendFromPanel(text, refs);
+  }
+
+  /**
+   * Retry on a reply: your message `id` goes again as it was (its references read again), after the conversation is
+   * taken back to just before it, so the model answers it once more instead of seeing it twice.
+   */
+  async retry(id: string): Promise<void> {
+    const entry = this.userEntry(id);
+    if (!entry) return this.deps.logger.warn(`Retry: no user message ${id}`);
+    const refused = await this.takeBack(entry.id);
+    if (refused) {
+      this.deps.logger.warn(`Retry of ${id} refused: ${refused}`);
+      return this.deps.refused(`Not retried: ${refused}`);
+    }
+    await this.deps.sendFromPanel(entry.content, referencesOf(entry));
+  }
+
+  /**
+   * Resend on a message a reload interrupted. The references are read again: it goes out as it was sent, with today's
+   * content. The session may already have it (its window died after sending it): it is asked first, and never given a
+   * second copy.
+   */
+  resend(id: string): void {
+    const entry = this.userEntry(id);
+    if (!entry) return this.deps.logger.warn(`Resend: no user message ${id}`);
+    this.deps.store.updateLog(entry.id, { status: 'cancelled' });
+    void this.deps.sendFromPanel(entry.content, referencesOf(entry), { resend: true });
+  }
+
+  /**
+   * Remove on your message `id` while it waits in the queue: it never reaches the session and its row goes (the
+   * withdrawal's snapshot shows that); its text and references go back to the panel, to be sent again as they are or
+   * changed. Once it has started there is nothing to take out: Stop ends it.
+   */
+  withdraw(id: string): void {
+    const orchestrator = this.deps.orchestrator();
+    const entry = this.userEntry(id);
+    const turnId = entry && orchestrator.waitingMessages.get(entry.id);
+    if (!entry || !turnId || !orchestrator.withdraw(turnId)) return this.deps.logger.info(`Remove of ${id}: it no longer waits in the queue`);
+    const chips = storedReferencesOf(parseMeta(entry.meta)).map(chipOfStored);
+    this.deps.send({ type: 'chat/withdrawn', id, text: entry.content, chips });
+  }
+
+  /** Takes the conversation shown back to just before its message `logId`; says why in words when it could not. */
+  private async takeBack(logId: number): Promise<string | undefined> {
+    try {
+      await this.deps.orchestrator().rewindTo(logId);
+    } catch (err) {
+      return err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    // The panel already has its snapshot: the rewind's event (liveTurns.ts).
+    return undefined;
+  }
+
+  /** Your message `id` (log-N) in the conversation shown. */
+  private userEntry(id: string): LogEntry | undefined {
+    return this.deps.visibleLog().find((e) => `log-${e.id}` === id && e.role === 'user');
+  }
+}
+
+/** The references a logged message of yours carried, to attach again (read again, with today's content). */
+function referencesOf(entry: LogEntry): AttachedReference[] {
+  return storedReferencesOf(parseMeta(entry.meta)).map((r) => ({ ref: r.ref, implicit: r.implicit }));
+}
