@@ -46,13 +46,14 @@ describe('queued messages in the panel log sync', () => {
   it('a whole read of the log while a message waits leaves it queued; once it runs, it is shown as sent', async () => {
     const running = store.appendLog({ role: 'user', content: 'first', source: 'panel', status: 'pending' });
     const queued = store.appendLog({ role: 'user', content: 'second', source: 'panel', status: 'pending' });
-    waiting.set(queued, 't-2');
+    const result = store.appendLog({ role: 'system', content: 'Worker x finished', source: 'background:x', status: 'pending' });
+    waiting.set(queued, 't-2').set(result, 't-3');
     const rows = store.recentLog(200);
     const messages = rows.map((row) => toChatMessage(row, undefined, waiting.has(row.id)));
     assert.deepEqual(
-      messages.map((m) => m.status),
-      ['complete', 'pending'],
-      'the snapshot marks only the message still waiting',
+      messages.map((m) => `${m.role} ${m.status}`),
+      ['user complete', 'user pending', 'background pending'],
+      'the snapshot marks only the messages still waiting (a worker result waits too)',
     );
     sync.reset(rows, messages);
     await settle();

@@ -21,8 +21,8 @@ export function parseMeta(raw: string | null): LogMeta {
 
 /**
  * A log row as the panel shows it; `self` is this window, so a row another window wrote is marked with its name.
- * `queued`: a message of yours still waiting in this window's queue ("Queued", and it can be removed). The row cannot
- * say so itself: the message being answered is 'pending' in the log too, until its reply is written.
+ * `queued`: a message still waiting in this window's queue ("Queued"; yours can be removed), a worker's result too. The
+ * row cannot say so itself: the message being answered is 'pending' in the log too, until its reply is written.
  */
 export function toChatMessage(entry: LogEntry, self?: WindowStamp, queued = false): ChatMessage {
   const meta = parseMeta(entry.meta);
@@ -37,7 +37,8 @@ export function toChatMessage(entry: LogEntry, self?: WindowStamp, queued = fals
   }
   if (entry.role === 'system') {
     const workerResult = meta.workerResult && typeof meta.workerResult.report === 'string' ? { workerResult: meta.workerResult } : {};
-    return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status: 'complete', ...workerResult };
+    const status = queued ? 'pending' : 'complete';
+    return { ...base, role: entry.source.startsWith('background') ? 'background' : 'system', status, ...workerResult };
   }
   if (entry.status === 'failed') return { ...base, role: 'error', status: 'failed', ...(meta.error?.action ? { action: meta.error.action } : {}) };
   return {
