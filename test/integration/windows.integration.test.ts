@@ -328,6 +328,11 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     );
     assert.ok(inTwo - replyAt < LIVE_MS, `reply shown in window 2 ${inTwo - replyAt} ms after it was written`);
     assert.equal(two.panel.find((m) => m.role === 'user' && m.content === second)?.from, undefined, 'window 2’s own message is not marked');
+    // Until the owner took it, window 2 showed it queued there: no Remove offered where it does not wait.
+    assert.ok(
+      two.shownAt((m) => m.role === 'user' && m.content === second && m.status === 'pending' && m.queuedElsewhere === true) !== undefined,
+      'window 2 showed its message as queued in the window that runs the conversation',
+    );
     assert.equal(
       two.panel.find((m) => m.role === 'assistant' && m.content === 'It is 42, one more than 41.')?.from,
       'one',

@@ -14,6 +14,8 @@ const MESSAGES: ChatMessage[] = [
   { id: 'turn-t1', role: 'assistant', content: 'Working on', status: 'streaming', ts: now },
   { id: 'log-2', role: 'user', content: 'second question', status: 'pending', ts: now },
   { id: 'log-3', role: 'user', content: 'third question', status: 'pending', ts: now },
+  // Sent from this window to the one that runs the conversation: queued there, not removable from here.
+  { id: 'log-4', role: 'user', content: 'fourth question', status: 'pending', queuedElsewhere: true, ts: now },
 ];
 const SNAPSHOT: Snapshot = { conversation: 'c1', messages: MESSAGES, workers: [], permissions: [], state: BUSY };
 
@@ -28,9 +30,10 @@ describe('webview: a queued message (Chromium)', function () {
       replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }],
     });
     try {
-      await wp.page.locator('[data-id="log-3"]').waitFor();
+      await wp.page.locator('[data-id="log-4"]').waitFor();
       const removes = wp.page.locator('[data-testid="message-withdraw"]');
-      assert.equal(await removes.count(), 2, 'on the two queued messages only');
+      assert.equal(await removes.count(), 2, 'on the two messages queued here only');
+      assert.equal(await wp.page.locator('[data-id="log-4"] [data-testid="message-status"]').innerText(), 'Queued');
       assert.equal(await wp.page.locator('[data-id="log-2"] [data-testid="message-status"]').innerText(), 'Queued');
       // Shown without hovering (it waits a moment only) and not hidden while Baton answers, as Edit and Retry are.
       const remove2 = wp.page.locator('[data-id="log-2"] [data-testid="message-withdraw"]');
@@ -40,9 +43,10 @@ describe('webview: a queued message (Chromium)', function () {
       assert.deepEqual(await axeSerious(wp), [], 'no serious accessibility finding');
 
       await remove2.click();
-      // By keyboard: the log, End to the newest message, Tab into it, Enter.
+      // By keyboard: the log, End to the newest message, Up to the one before, Tab into it, Enter.
       await wp.page.locator('[data-testid="messages"]').focus();
       await wp.page.keyboard.press('End');
+      await wp.page.keyboard.press('ArrowUp');
       await wp.page.keyboard.press('Tab');
       assert.equal(await wp.page.evaluate('document.activeElement.dataset.testid'), 'message-withdraw');
       await wp.page.keyboard.press('Enter');
@@ -59,7 +63,7 @@ describe('webview: a queued message (Chromium)', function () {
       const composer = wp.page.locator('[data-testid="composer"]');
       const chip = { key: 'file:/w/notes.md', ref: { kind: 'file' as const, path: '/w/notes.md' }, label: 'notes.md', detail: 'notes.md' };
       await wp.push(
-        { type: 'snapshot', seq: 2, snapshot: { ...SNAPSHOT, messages: [MESSAGES[0]!, MESSAGES[1]!, MESSAGES[3]!] } },
+        { type: 'snapshot', seq: 2, snapshot: { ...SNAPSHOT, messages: [MESSAGES[0]!, MESSAGES[1]!, MESSAGES[3]!, MESSAGES[4]!] } },
         { type: 'chat/withdrawn', seq: 3, id: 'log-2', text: 'second question', chips: [chip] },
       );
       await waitInPage(wp.page, `!document.querySelector('[data-id="log-2"]')`);

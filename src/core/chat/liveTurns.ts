@@ -66,6 +66,7 @@ export class LiveTurns {
             source: event.origin.channel,
             ...(references?.length ? { references } : {}),
             ...(event.workerResult ? { workerResult: event.workerResult } : {}),
+            ...(event.elsewhere ? { queuedElsewhere: true } : {}),
             ts: Date.now(),
           },
         });

@@ -43,8 +43,11 @@ export interface TurnResult {
 
 /** An event as the parts of one conversation's orchestrator raise it; the orchestrator adds its conversation. */
 export type OrchestratorEventBody =
-  /** `workerResult`: a finished worker's card, for what people read (the prompt is the model's wrapper). */
-  | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number; workerResult?: WorkerResultCard }
+  /**
+   * `workerResult`: a finished worker's card, for what people read (the prompt is the model's wrapper). `elsewhere`:
+   * sent to the window that runs this conversation, so it waits in that window's queue, not this one's.
+   */
+  | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number; workerResult?: WorkerResultCard; elsewhere?: true }
   | { type: 'turn.started'; turnId: string; origin: Origin; logId: number }
   /** `classified`: the classifier's answer, when it was asked. */
   | { type: 'turn.routed'; turnId: string; route: RouteInfo; classified?: string }

@@ -194,7 +194,8 @@ export class Orchestrator {
     const shared: WindowMeta = this.opts.shared
       ? { ...this.opts.shared.stamp(owner), ...(owner && extras?.context ? { context: extras.context } : {}), ...(extras?.resend ? { resend: true } : {}) }
       : {};
-    const meta = { ...extras?.meta, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}), ...shared };
+    const card = extras?.workerResult ? { workerResult: extras.workerResult } : {};
+    const meta = { ...extras?.meta, ...card, ...shared };
     // Logged before anything is sent: a crash from here on leaves a 'pending' row that start() marks interrupted.
     const logId = this.opts.store.appendLog({
       role: origin.channel === 'background' ? 'system' : 'user',
@@ -203,15 +204,14 @@ export class Orchestrator {
       status: 'pending',
       ...(Object.keys(meta).length ? { meta: JSON.stringify(meta) } : {}),
     });
+    const queued = { type: 'turn.queued' as const, turnId, prompt: text, origin, logId, ...card };
     if (owner && this.opts.shared) {
-      this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) });
+      this.fire({ ...queued, elsewhere: true });
       this.opts.logger.info(`Message ${logId} sent to the window that runs this conversation (${owner.label}, pid ${owner.pid})`);
       return remoteTurn(this.opts.shared, turnId, logId);
     }
     const { turn, handle } = localTurn({ turnId, prompt, origin, logId, resend: extras?.resend, text, options: extras?.options });
-    this.queue.push(turn, () =>
-      this.fire({ type: 'turn.queued', turnId, prompt: text, origin, logId, ...(extras?.workerResult ? { workerResult: extras.workerResult } : {}) }),
-    );
+    this.queue.push(turn, () => this.fire(queued));
     return handle;
   }
 
