@@ -94,7 +94,7 @@ describe('Baton chat panel', function () {
   });
 
   it('a message sent while Baton answers says Queued; Remove takes it out before the model sees it', async () => {
-    const { view } = await freshChat();
+    const { page, view } = await freshChat();
     const { server } = ui();
     server.on(
       { lastUserIncludes: '[via panel] e2e queue: the long one', name: 'long' },
@@ -107,8 +107,12 @@ describe('Baton chat panel', function () {
     await send(view, 'e2e queue: kept');
     const removed = messages(view, 'user', 'pending').filter({ hasText: 'e2e queue: removed' });
     assert.equal((await removed.locator('[data-testid="message-status"]').innerText()).trim(), 'Queued');
+    // The status bar counts them too.
+    const status = page.locator('.statusbar-item').filter({ hasText: 'Baton: thinking' });
+    await status.filter({ hasText: '2 queued' }).waitFor({ timeout: 10_000 });
     await removed.locator('[data-testid="message-withdraw"]').click();
     await removed.waitFor({ state: 'detached', timeout: 10_000 });
+    await status.filter({ hasText: '1 queued' }).waitFor({ timeout: 10_000 });
     // Its text is back in the message box, to send again or change.
     const composer = view.locator('[data-testid="composer"]');
     assert.equal(await composer.inputValue(), 'e2e queue: removed');
