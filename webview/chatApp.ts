@@ -2,6 +2,7 @@
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
 import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/shared/protocol';
 import { Composer } from './composer';
+import { onComposerReturn } from './composerReturns';
 import { ConversationList } from './conversationList';
 import { acceptDrops, ContextBar } from './contextChips';
 import { onContentClick } from './contentActions';
@@ -257,33 +258,16 @@ export class ChatApp {
         this.announce(message.message);
         break;
       case 'chat/refused':
-        // Nothing was sent: the text and its chips come back, unless the user is already writing another message.
-        if (!this.composer.textarea.value) {
-          this.composer.fill(message.text);
-          this.contextBar.restore(this.lastSentChips);
-        }
-        this.contextBar.showNotice(`Not sent: ${message.message}`);
-        this.announce(`Not sent: ${message.message}`);
-        break;
       case 'edit/refused':
-        // Nothing was taken back: the edited text comes back (unless another message is being written), still an edit.
-        if (!this.composer.textarea.value) {
-          this.composer.fill(message.text);
-          this.contextBar.restore(this.lastSentChips);
-          if (this.list.get(message.id)) this.edit.resume(message.id);
-        }
-        this.contextBar.showNotice(`Not edited: ${message.message}`);
-        this.announce(`Not edited: ${message.message}`);
-        break;
       case 'chat/withdrawn':
-        // Taken out of the queue: its text and chips come back to be sent again or changed (unless another message is
-        // being written). The focus, on its Remove a moment ago, goes to the composer either way.
-        if (!this.composer.textarea.value) {
-          this.composer.fill(message.text);
-          this.contextBar.add(message.chips);
-          this.announce('Removed from the queue; its text is back in the message box.');
-        } else this.announce('Removed from the queue.');
-        this.composer.focus();
+        onComposerReturn(message, {
+          composer: this.composer,
+          contextBar: this.contextBar,
+          edit: this.edit,
+          shows: (id) => this.list.get(id) !== undefined,
+          lastSentChips: () => this.lastSentChips,
+          announce: (text) => this.announce(text),
+        });
         break;
       case 'conversations/update':
         this.conversationList.update(message.active, message.conversations);
