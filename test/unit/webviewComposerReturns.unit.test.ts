@@ -1,0 +1,44 @@
+// A message the host refused to send comes back into the composer, in the real webview bundle (Chromium,
+// test/support/webviewPage.ts): its text and its chips, with the reason shown and announced; never over a message
+// being written meanwhile. (An edit refused: webviewEdit; a queued message taken out: webviewQueued.)
+import * as assert from 'node:assert/strict';
+import type { Snapshot } from '../../src/shared/protocol';
+import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
+
+const SNAPSHOT: Snapshot = { conversation: 'c1', messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
+const chip = { key: 'file:/w/big.log', ref: { kind: 'file' as const, path: '/w/big.log' }, label: 'big.log', detail: 'big.log' };
+
+describe('webview: a message refused by the host (Chromium)', function () {
+  this.timeout(120_000);
+  const chromium = useWebviewBrowser();
+
+  it('comes back with its chips and the reason; not over what is being written', async () => {
+    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }] });
+    try {
+      const composer = wp.page.locator('[data-testid="composer"]');
+      const bar = wp.page.locator('[data-testid="context-bar"]');
+      await composer.waitFor();
+      await wp.push({ type: 'context/added', seq: 2, chips: [chip] });
+      await composer.fill('summarize this log');
+      await composer.press('Enter');
+      const sent = (await wp.posted()).filter((m) => m.type === 'chat/send');
+      assert.deepEqual(sent, [{ type: 'chat/send', text: 'summarize this log', references: [{ ref: chip.ref }] }]);
+      assert.equal(await composer.inputValue(), '');
+      assert.doesNotMatch(await bar.innerText(), /big\.log/, 'the chip went with the message');
+
+      await wp.push({ type: 'chat/refused', seq: 3, text: 'summarize this log', kind: 'unreadable', message: 'big.log is larger than 1 MB.' });
+      assert.equal(await composer.inputValue(), 'summarize this log');
+      assert.match(await bar.innerText(), /big\.log/);
+      assert.match(await bar.innerText(), /Not sent: big\.log is larger than 1 MB\./);
+      await waitInPage(wp.page, `document.querySelector('[data-testid="announcer"]').textContent.includes('Not sent: big.log')`);
+
+      // Refused again while another message is being written: that one stays as it is.
+      await composer.fill('something else');
+      await wp.push({ type: 'chat/refused', seq: 4, text: 'summarize this log', kind: 'unreadable', message: 'big.log is larger than 1 MB.' });
+      assert.equal(await composer.inputValue(), 'something else');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+});
