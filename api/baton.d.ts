@@ -342,8 +342,9 @@ export interface BatonMessage {
   /** Markdown: the message as written, a reply's text, a worker's report, an error's message. */
   text: string;
   /**
-   * How it ended: "streaming" while a reply arrives; "queued" for a user's message waiting behind the answer running
-   * now (cancelling its `ask` takes it out); "interrupted" for a message a reload or crash cut off.
+   * How it ended: "streaming" while a reply arrives; "queued" for a user's message (or a worker's result) waiting
+   * behind the answer running now (cancelling its `ask` takes it out); "interrupted" for a message a reload or crash
+   * cut off.
    */
   status: 'complete' | 'streaming' | 'queued' | 'partial' | 'cancelled' | 'failed' | 'interrupted';
   /** ISO time (UTC). */
