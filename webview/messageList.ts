@@ -96,6 +96,9 @@ export class MessageList {
     this.el.addEventListener('keydown', (e) => onLogKey(e, () => this.order.slice(this.mountedFrom), hooks.onLeave));
     installLogTabbing(this.el, (el) => el.closest<HTMLElement>('.message'));
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
+    // What moves the view on purpose; a scroll without it is the browser's or the panel's (ScrollFollow.scrolled).
+    for (const type of ['wheel', 'touchmove', 'keydown', 'pointerdown'])
+      scroller.addEventListener(type, () => this.scroll.userInput(), { passive: true, capture: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
     const follow = new ResizeObserver((entries) => {

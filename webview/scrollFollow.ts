@@ -4,6 +4,8 @@
 
 /** Distance from the bottom, in px, within which the view keeps following new content. */
 const PIN_SLACK = 32;
+/** How long after the user's wheel, touch, key or pointer a scroll counts as theirs. */
+const USER_SCROLL_MS = 1000;
 
 export class ScrollFollow {
   private followingNow = true;
@@ -11,6 +13,8 @@ export class ScrollFollow {
   private holding = false;
   /** The scrollTop keepInView left: its own scroll event is not the user leaving the bottom. */
   private heldTop = -1;
+  /** When the user last used the wheel, a touch, a key or the pointer in the conversation. */
+  private userInputAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly scroller: HTMLElement,
@@ -52,10 +56,21 @@ export class ScrollFollow {
     this.stick();
   }
 
+  /** The user used the wheel, a touch, a key or the pointer in the conversation: a scroll that follows is theirs. */
+  userInput(): void {
+    this.userInputAt = performance.now();
+  }
+
   /** The scroller scrolled: following again when it reached the bottom, not when it left it. */
   scrolled(): void {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
-    if (this.holding && scrollTop === this.heldTop) return;
+    // While keepInView holds the view above the bottom, only the user leaves it: the browser's scroll anchoring (a
+    // message above resized) or a clamp moves it too, and read as the user's, that ended the following for good, so
+    // the reply that came next was not followed (seen under load, its top alone in view and "Newest" shown).
+    if (this.holding && (scrollTop === this.heldTop || performance.now() - this.userInputAt > USER_SCROLL_MS)) {
+      this.heldTop = scrollTop;
+      return;
+    }
     this.holding = false;
     this.set(scrollHeight - scrollTop - clientHeight <= PIN_SLACK);
   }

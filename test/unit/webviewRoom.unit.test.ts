@@ -132,6 +132,45 @@ describe('webview: room for the conversation (Chromium)', function () {
       }
     });
 
+  it('held by a worker card above the bottom, a scroll the browser makes does not stop the following; the wheel does', async () => {
+    const messages = conversation(30);
+    messages.push({ id: 'bg', role: 'background', content: 'worker finished\n\nline two\n\nline three\n\nline four', status: 'complete', ts: Date.now() });
+    const wp = await open({ messages, workers: [], permissions: [], state: STATE }, 420);
+    try {
+      const jump = wp.page.locator('[data-testid="jump-newest"]');
+      const opened = await until(wp, 'bg', 'the list to follow the bottom', (st) => st.gap <= 2);
+      await wp.push({ type: 'workers/update', seq: 2, workers: [worker('a'), worker('b'), worker('c')] });
+      await until(wp, 'bg', 'the worker cards to take their room', (st) => st.clientHeight < opened.clientHeight);
+      await frames(wp);
+      const held = await scrollState(wp, 'bg');
+      assert.ok(held.gap > 32 && held.top! >= 0, `held with the newest message's top in view, above the bottom: ${JSON.stringify(held)}`);
+      // The browser moves the view by itself (scroll anchoring as a message above changes size does this): no wheel,
+      // key, touch or pointer came first, so the view still follows.
+      await wp.page.evaluate(`document.querySelector('.scroller').scrollTop -= 7`);
+      await frames(wp, 5);
+      assert.equal(await jump.isVisible(), false, 'still following: no "Newest"');
+      await wp.push({
+        type: 'message/append',
+        seq: 3,
+        message: { id: 'r', role: 'assistant', content: 'The reply that came next.', status: 'complete', ts: Date.now() },
+      });
+      await until(wp, 'r', 'the view to follow the reply to the bottom', (st) => st.gap <= 2);
+
+      // Held again by another card; the user's wheel ends the following as ever.
+      const before = await scrollState(wp, 'r');
+      await wp.push({ type: 'workers/update', seq: 4, workers: [worker('a'), worker('b'), worker('c'), worker('d')] });
+      await until(wp, 'r', 'the fourth card to take its room', (st) => st.clientHeight < before.clientHeight);
+      await frames(wp);
+      const box = (await wp.page.locator('.scroller').boundingBox())!;
+      await wp.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await wp.page.mouse.wheel(0, -120);
+      await jump.waitFor();
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('scrolled up to read an older message, a worker card appearing leaves it exactly where it is', async () => {
     const wp = await open({ messages: conversation(30), workers: [], permissions: [], state: STATE });
     try {
