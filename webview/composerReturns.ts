@@ -1,6 +1,7 @@
 // What the host gives back to the composer: a message it did not send (a reference failed), an edit it did not make
-// (an answer runs), a queued message taken out (Remove). The text and its chips come back unless another message is
-// being written; what happened is shown and announced.
+// (an answer runs), a queued message taken out (Remove). The text and its chips come back (a refusal's unless another
+// message is being written: the refused one is still in the log or the panel; a removed one's after it); what happened
+// is shown and announced.
 import type { HostMessage, ReferenceChip } from '../src/shared/protocol';
 import type { Composer } from './composer';
 import type { ContextBar } from './contextChips';
@@ -43,14 +44,12 @@ export function onComposerReturn(message: ComposerReturn, deps: ComposerReturnDe
       deps.announce(`Not edited: ${message.message}`);
       break;
     case 'chat/withdrawn':
-      // Taken out of the queue: its text and chips come back to be sent again or changed. The focus, on its Remove a
-      // moment ago, goes to the composer either way.
-      if (!writing) {
-        composer.fill(message.text);
-        contextBar.add(message.chips);
-        deps.announce('Removed from the queue; its text is back in the message box.');
-      } else deps.announce('Removed from the queue.');
-      composer.focus();
+      // Taken out of the queue: its text and chips come back to be sent again or changed. Its row is gone from the log,
+      // so this is the only copy left: with another message being written, it goes after that one, never dropped.
+      // The focus, on its Remove a moment ago, goes to the composer (fill focuses it).
+      composer.fill(writing ? `${composer.textarea.value}\n\n${message.text}` : message.text);
+      contextBar.add(message.chips);
+      deps.announce(`Removed from the queue; its text is ${writing ? 'added to' : 'back in'} the message box.`);
       break;
   }
 }

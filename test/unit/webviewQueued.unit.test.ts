@@ -71,10 +71,11 @@ describe('webview: a queued message (Chromium)', function () {
       assert.match(await wp.page.locator('[data-testid="context-bar"]').innerText(), /notes\.md/);
       assert.equal(await wp.page.evaluate('document.activeElement.dataset.testid'), 'composer');
       await waitInPage(wp.page, `document.querySelector('[data-testid="announcer"]').textContent.includes('its text is back in the message box')`);
-      // Something being written is never replaced.
+      // Something being written is never replaced, and the removed text is not lost either: it goes after it.
       await composer.fill('a new thought');
       await wp.push({ type: 'chat/withdrawn', seq: 4, id: 'log-9', text: 'older text', chips: [] });
-      assert.equal(await composer.inputValue(), 'a new thought');
+      assert.equal(await composer.inputValue(), 'a new thought\n\nolder text');
+      await waitInPage(wp.page, `document.querySelector('[data-testid="announcer"]').textContent.includes('its text is added to the message box')`);
       await wp.push({ type: 'message/update', seq: 5, id: 'log-3', patch: { status: 'complete' } });
       await waitInPage(wp.page, `!document.querySelector('[data-testid="message-withdraw"]')`);
       assert.equal(await wp.page.locator('[data-id="log-3"] [data-testid="message-status"]').count(), 0, 'no longer Queued');
