@@ -252,8 +252,27 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'the first of two'));
     // Written to the log before the first answer is.
     one.send({ cmd: 'send', text: 'the second of two' });
+    // Both windows prepared the session as their panel opened: the first to claim the conversation runs it, and the
+    // other's messages wait in its queue. That one shows the message queued there (no Remove), also in a snapshot (its
+    // panel reloaded); the owner shows it queued in its own queue (Remove offered).
+    const holders = await one.query<Array<{ label: string }>>('owners');
+    const [owner, other] = holders[0]?.label === 'one' ? [one, two] : [two, one];
+    const queuedIn = (w: Window, elsewhere: boolean): ChatMessage | undefined =>
+      w.panel.find((m) => m.content === 'the second of two' && m.status === 'pending' && (m.queuedElsewhere === true) === elsewhere);
+    await other.until('the message queued in the other window', () => queuedIn(other, true));
+    await owner.until('the message queued in the owner', () => queuedIn(owner, false));
+    const snapshots = (w: Window): number => w.reports.filter((r) => r.kind === 'post' && r.message.type === 'snapshot').length;
+    for (const w of [owner, other]) {
+      const before = snapshots(w);
+      w.send({ cmd: 'reload' });
+      await w.until('the snapshot after the reload', () => snapshots(w) > before);
+      assert.ok(queuedIn(w, w === other), `still queued in ${w === owner ? 'the owner' : 'the other window'}'s snapshot`);
+      assert.equal(w.panel.find((m) => m.content === 'the first of two')?.status, 'complete', 'the message being answered shown as sent');
+    }
+    assert.equal(owner.events('turn.completed').length, 0, 'all of it while the first was answered');
     await two.until('the second answer in window 2', () => two.panel.find((m) => m.content === 'Second answer.'));
     await one.until('the second answer in window 1', () => one.panel.find((m) => m.content === 'Second answer.'));
+    for (const w of [one, two]) assert.equal(w.panel.find((m) => m.content === 'the second of two')?.status, 'complete', 'sent once its turn ran');
     const order = ['the first of two', 'First answer.', 'the second of two', 'Second answer.'];
     assert.deepEqual(
       one.panel.messages.map((m) => m.content),

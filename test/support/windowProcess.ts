@@ -21,7 +21,12 @@ export interface WindowJob {
 }
 
 export type WindowCommand =
-  { cmd: 'send'; text: string } | { cmd: 'resend'; id: string } | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' } | { cmd: 'dispose' };
+  | { cmd: 'send'; text: string }
+  | { cmd: 'resend'; id: string }
+  /** The panel reloaded: it asks for its snapshot again. */
+  | { cmd: 'reload' }
+  | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' }
+  | { cmd: 'dispose' };
 
 export type WindowReport =
   | { kind: 'ready'; pid: number }
@@ -75,6 +80,9 @@ async function main(job: WindowJob): Promise<void> {
         break;
       case 'resend':
         core.chat.receive({ type: 'chat/resend', id: command.id });
+        break;
+      case 'reload':
+        core.chat.receive({ type: 'ready' });
         break;
       case 'query': {
         const value =

@@ -6,6 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogSync } from '../../src/core/chat/logSync';
+import { queuedRows } from '../../src/core/chat/queuedRows';
+import { recordDelivered } from '../../src/core/orchestrator/rewind';
 import { toChatMessage } from '../../src/core/chat/toChatMessage';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import type { HostMessageBody } from '../../src/shared/protocol';
@@ -16,6 +18,9 @@ describe('queued messages in the panel log sync', () => {
   let sync: LogSync;
   let sent: HostMessageBody[];
   let waiting: Map<number, string>;
+  /** Whether another window runs the conversation (its queue holds what waits), and how often that was asked. */
+  let elsewhere: boolean;
+  let claimReads: number;
   let snapshots: number;
 
   beforeEach(async () => {
@@ -24,6 +29,8 @@ describe('queued messages in the panel log sync', () => {
     sent = [];
     snapshots = 0;
     waiting = new Map();
+    elsewhere = false;
+    claimReads = 0;
     sync = new LogSync(
       store,
       () => store.recentLog(200),
@@ -31,7 +38,7 @@ describe('queued messages in the panel log sync', () => {
       () => snapshots++,
       undefined,
       undefined,
-      () => waiting,
+      () => queuedRows(waiting, () => (claimReads++, elsewhere)),
     );
   });
   afterEach(async () => {
@@ -49,7 +56,8 @@ describe('queued messages in the panel log sync', () => {
     const result = store.appendLog({ role: 'system', content: 'Worker x finished', source: 'background:x', status: 'pending' });
     waiting.set(queued, 't-2').set(result, 't-3');
     const rows = store.recentLog(200);
-    const messages = rows.map((row) => toChatMessage(row, undefined, waiting.has(row.id)));
+    const queuedNow = queuedRows(waiting, () => elsewhere);
+    const messages = rows.map((row) => toChatMessage(row, undefined, queuedNow(row)));
     assert.deepEqual(
       messages.map((m) => `${m.role} ${m.status}`),
       ['user complete', 'user pending', 'background pending'],
@@ -69,5 +77,34 @@ describe('queued messages in the panel log sync', () => {
     assert.deepEqual(shown(), [`log-${queued} complete`]);
     assert.equal(snapshots, 0);
     assert.ok(running < queued);
+  });
+
+  it('a message waiting in the queue of the window that runs the conversation is shown queued there until its prompt is delivered', async () => {
+    elsewhere = true;
+    const running = store.appendLog({ role: 'user', content: 'first', source: 'panel', status: 'pending' });
+    recordDelivered(store, running, { session: 's-1', event: 'e-1', carried: false });
+    const queued = store.appendLog({ role: 'user', content: 'second', source: 'panel', status: 'pending' });
+    const answered = store.appendLog({ role: 'user', content: 'earlier', source: 'panel', status: 'complete' });
+    const rows = store.recentLog(200);
+    const queuedNow = queuedRows(waiting, () => (claimReads++, elsewhere));
+    const messages = rows.map((row) => toChatMessage(row, undefined, queuedNow(row)));
+    assert.deepEqual(
+      messages.map((m) => `${m.content} ${m.status} ${m.queuedElsewhere ?? '-'}`),
+      ['first complete -', 'second pending true', 'earlier complete -'],
+      'only the message not yet delivered waits; no Remove is offered for it here',
+    );
+    assert.equal(claimReads, 1, 'the claim is read once for the whole log');
+    sync.reset(rows, messages);
+    await settle();
+    sent.length = 0;
+    store.clearLog('elsewhere');
+    await settle();
+    assert.deepEqual(shown(), [], 'a whole read leaves it queued');
+    // The owner starts its turn: the prompt is delivered, and this window shows it sent.
+    recordDelivered(store, queued, { session: 's-1', event: 'e-2', carried: false });
+    await settle();
+    assert.deepEqual(shown(), [`log-${queued} complete`]);
+    assert.equal(snapshots, 0);
+    assert.ok(answered > queued);
   });
 });

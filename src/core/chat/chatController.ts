@@ -28,6 +28,7 @@ import { ConversationList } from './conversationList';
 import type { HostActions } from './hostActions';
 import { LiveTurns } from './liveTurns';
 import { LogSync, shownInPanel } from './logSync';
+import { queuedRows, type Queued } from './queuedRows';
 import { MessageActions } from './messageActions';
 import { PermissionPrompts } from './permissionPrompts';
 import { toChatMessage } from './toChatMessage';
@@ -84,7 +85,7 @@ export class ChatController {
       () => this.postSnapshot(),
       self,
       () => this.conversations.activeId,
-      () => this.conversations.peek(this.conversations.activeId)?.waitingMessages ?? new Map(),
+      () => this.queuedIn(this.conversations.activeId),
     );
     this.list = new ConversationList({
       conversations,
@@ -153,8 +154,13 @@ export class ChatController {
 
   /** `rows` of `conversation` as the panel shows them (without the reply streaming now). */
   private toMessages(conversation: string, rows: readonly LogEntry[]): ChatMessage[] {
-    const waiting = this.conversations.peek(conversation)?.waitingMessages;
-    return rows.map((row) => toChatMessage(row, this.self, waiting?.has(row.id)));
+    const queued = this.queuedIn(conversation);
+    return rows.map((row) => toChatMessage(row, this.self, queued(row)));
+  }
+
+  /** How `conversation`'s rows wait to be sent: in this window's queue, or in the window that runs it (queuedRows.ts). */
+  private queuedIn(conversation: string): (row: LogEntry) => Queued {
+    return queuedRows(this.conversations.peek(conversation)?.waitingMessages, () => this.conversations.heldElsewhere(conversation) !== undefined);
   }
 
   /** The whole panel in one message: the answer to `ready` and to a sequence gap. */

@@ -3,6 +3,7 @@ import type { ChatMessage, HostMessageBody } from '../../shared/protocol';
 import type { WindowStamp } from '../orchestrator/conversationClaims';
 import { readLiveReply, windowMeta } from '../orchestrator/sharedConversation';
 import { MAIN_CONVERSATION, type BatonStore, type LogEntry } from '../store/types';
+import type { Queued } from './queuedRows';
 import { toChatMessage } from './toChatMessage';
 
 /**
@@ -24,8 +25,8 @@ interface Converted {
   state: string;
   /** The message this row replies to (its meta's `for`). */
   answers: number | undefined;
-  /** Converted as a message still waiting in this window's queue. */
-  queued: boolean;
+  /** Converted as a message still waiting in a queue, and whose. */
+  queued: Queued;
 }
 
 /**
@@ -64,8 +65,8 @@ export class LogSync {
     private readonly self?: WindowStamp,
     /** The conversation shown (its live reply streaming in another window). */
     private readonly conversation: () => string = () => MAIN_CONVERSATION,
-    /** The log rows of the conversation shown still waiting in this window's queue (shown as queued). */
-    private readonly waiting: () => ReadonlyMap<number, unknown> = () => new Map(),
+    /** How the rows of the conversation shown wait to be sent (shown as queued; queuedRows.ts), read once per sync. */
+    private readonly queuedNow: () => (row: LogEntry) => Queued = () => () => undefined,
   ) {
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what, fromOtherWindow, rows) => {
@@ -132,7 +133,7 @@ export class LogSync {
     const seen = new Set<string>();
     const pending: HostMessageBody[] = [];
     const read = new Set<number>();
-    const waiting = this.waiting();
+    const queued = this.queuedNow();
     this.appendedSinceFullRead = 0;
     // The log reads in the conversation's order (a reply right after its message, though written after messages queued
     // behind it): a new row before one the panel shows cannot be appended in order.
@@ -141,7 +142,7 @@ export class LogSync {
     for (const [i, row] of rows.entries()) {
       read.add(row.id);
       if (i < lastShown && !this.tracks(row.id)) return this.postSnapshot();
-      const id = this.bring(row, pending, waiting);
+      const id = this.bring(row, pending, queued);
       if (id === undefined) return this.postSnapshot();
       seen.add(id);
     }
@@ -182,10 +183,10 @@ export class LogSync {
       this.appendedSinceFullRead + rows.length <= ROWS_BEFORE_FULL_READ;
     if (!decidable) return this.syncFromStore();
     const pending: HostMessageBody[] = [];
-    const waiting = this.waiting();
+    const queued = this.queuedNow();
     for (const row of rows) {
       if (!this.converted.has(row.id)) this.appendedSinceFullRead++;
-      if (this.bring(row, pending, waiting) === undefined) return this.postSnapshot();
+      if (this.bring(row, pending, queued) === undefined) return this.postSnapshot();
     }
     for (const body of pending) this.send(body);
     this.syncLiveReply();
@@ -200,8 +201,8 @@ export class LogSync {
    * Queues what the panel needs for one visible row (appended, updated or nothing) and returns the message id it is
    * shown under; undefined when it cannot be appended in order (the panel needs a snapshot).
    */
-  private bring(row: LogEntry, pending: HostMessageBody[], waiting: ReadonlyMap<number, unknown>): string | undefined {
-    const { message, state, answers } = this.convert(row, waiting.has(row.id));
+  private bring(row: LogEntry, pending: HostMessageBody[], queued: (row: LogEntry) => Queued): string | undefined {
+    const { message, state, answers } = this.convert(row, queued(row));
     // A reply that streamed here from another window takes the place of what streamed.
     const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
     const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
@@ -220,7 +221,7 @@ export class LogSync {
   }
 
   /** The row as the panel shows it, converted again only when the row changed since the last sync. */
-  private convert(row: LogEntry, queued: boolean): Converted {
+  private convert(row: LogEntry, queued: Queued): Converted {
     const known = this.converted.get(row.id);
     if (known && known.queued === queued && sameRow(known.row, row)) return known;
     const message = toChatMessage(row, this.self, queued);

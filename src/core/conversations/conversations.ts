@@ -165,6 +165,11 @@ export class Conversations {
     this.changes.fire({ kind: 'list' });
   }
 
+  /** The name of another live window that runs `id` (its session is live there), if one does. */
+  heldElsewhere(id: string): string | undefined {
+    return this.opts.heldElsewhere?.(id);
+  }
+
   /**
    * Deletes a conversation: its turns are stopped, its Copilot session deleted from the runtime's store, its claim
    * released, its log removed. Deleting the active one shows the most recent other one (or a new one).
@@ -173,7 +178,7 @@ export class Conversations {
     if (!this.has(id)) throw new ConversationError('not-found', `There is no conversation ${JSON.stringify(id)}.`);
     // Its session is live in that window's runtime: deleting it from here would pull the session from under a window
     // that goes on answering in it. That window deletes it, or it is deleted once that window is closed.
-    const holder = this.opts.heldElsewhere?.(id);
+    const holder = this.heldElsewhere(id);
     if (holder) {
       throw new ConversationError(
         'held-elsewhere',
