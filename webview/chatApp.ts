@@ -317,7 +317,7 @@ export class ChatApp {
   private applyState(state: PanelState): void {
     this.state = state;
     this.header.setState(state);
-    this.composer.setBusy(state.busy);
+    this.composer.setBusy(state.busy, state.queued ?? 0);
     // An answer began (a worker's result, another window): what the edit would take back is changing under it.
     if (state.busy && this.edit.id !== undefined) this.edit.cancel();
     this.setup.set(state.setupHint);

@@ -74,10 +74,14 @@ export class Composer {
     this.textarea.addEventListener('input', () => options.onDraft(this.textarea.value));
   }
 
-  setBusy(busy: boolean): void {
+  /** Shows Stop while Baton answers; it says that `queued` messages are sent after the answer it stops. */
+  setBusy(busy: boolean, queued: number): void {
     // A hidden button loses the focus to nowhere: it goes to the box the user will type in next.
     const hadFocus = !busy && document.activeElement === this.stopButton;
     this.stopButton.hidden = !busy;
+    const label = queued ? `Stop the answer (${queued === 1 ? 'the queued message is' : `the ${queued} queued messages are`} sent next)` : 'Stop the answer';
+    this.stopButton.setAttribute('aria-label', label);
+    this.stopButton.title = queued ? label : 'Stop';
     if (hadFocus) this.focus();
   }
 

@@ -113,6 +113,8 @@ export interface PermissionPrompt {
 
 export interface PanelState {
   busy: boolean;
+  /** Messages of the conversation shown waiting in this window's queue: sent after the answer, a stopped one too. */
+  queued?: number;
   /**
    * The Copilot runtime is being restarted (Baton was idle and it had grown; 0.4-2 s): the header says so, and a
    * message sent meanwhile waits for it and is answered once.

@@ -141,6 +141,9 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     const kept = core.orchestrator.enqueue('kept question', { channel: 'panel' });
     const queuedAppend = posted.find((m) => m.type === 'message/append' && m.message.id === `log-${removed.logId}`);
     assert.equal(queuedAppend?.type === 'message/append' && queuedAppend.message.status, 'pending', 'shown as queued as it is sent');
+    // The panel's state counts them: Stop says they are sent after the answer it stops.
+    const queuedNow = (): number | undefined => posted.filter((m) => m.type === 'state').at(-1)?.state.queued;
+    assert.equal(queuedNow(), 2);
     // A bad id and the message being answered are refused; the panel goes on as it was.
     core.chat.receive({ type: 'chat/withdraw', id: 'log-x' });
     core.chat.receive({ type: 'chat/withdraw', id: `log-${running.logId}` });
@@ -148,6 +151,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.ok(core.logger.lines.some((l) => new RegExp(`Remove of log-${running.logId}: it no longer waits`).test(l)));
     core.chat.receive({ type: 'chat/withdraw', id: `log-${removed.logId}` });
     await assert.rejects(removed.done, (err: unknown) => err instanceof TurnError && err.readable.kind === 'cancelled');
+    assert.equal(queuedNow(), 1);
     // Its text and references go back to the panel, to be sent again or changed.
     assert.deepEqual(
       posted.filter((m) => m.type === 'chat/withdrawn').map(({ seq: _seq, ...m }) => m),
@@ -171,6 +175,7 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(posted.filter((m) => m.type === 'chat/withdrawn').length, 1);
     await running.done;
     await kept.done;
+    assert.equal(queuedNow(), undefined, 'none left');
     assert.deepEqual(
       core.chat.snapshot().messages.map((m) => `${m.content} (${m.status})`),
       ['long question (complete)', 'long answer (complete)', 'kept question (complete)', 'kept answer (complete)'],

@@ -7,7 +7,7 @@ import type { ChatMessage, Snapshot } from '../../src/shared/protocol';
 import { axeSerious } from '../support/axeInPage';
 import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
-const BUSY = { busy: true, model: 'gpt-4.1', routingAuto: true };
+const BUSY = { busy: true, queued: 2, model: 'gpt-4.1', routingAuto: true };
 const now = Date.now();
 const MESSAGES: ChatMessage[] = [
   { id: 'log-1', role: 'user', content: 'long question', status: 'complete', ts: now },
@@ -41,6 +41,10 @@ describe('webview: a queued message (Chromium)', function () {
       assert.equal(await remove2.evaluate((el) => getComputedStyle(el).visibility), 'visible');
       assert.equal(await wp.page.locator('[data-id="log-2"] [data-testid="message-edit"]').count(), 0, 'no Edit while queued');
       assert.deepEqual(await axeSerious(wp), [], 'no serious accessibility finding');
+      // Stop says what follows the answer it stops: the messages queued here.
+      const stop = wp.page.locator('[data-testid="stop"]');
+      assert.equal(await stop.getAttribute('aria-label'), 'Stop the answer (the 2 queued messages are sent next)');
+      assert.equal(await stop.getAttribute('title'), 'Stop the answer (the 2 queued messages are sent next)');
 
       await remove2.click();
       // By keyboard: the log, End to the newest message, Up to the one before, Tab into it, Enter.
@@ -76,9 +80,13 @@ describe('webview: a queued message (Chromium)', function () {
       await wp.push({ type: 'chat/withdrawn', seq: 4, id: 'log-9', text: 'older text', chips: [] });
       assert.equal(await composer.inputValue(), 'a new thought\n\nolder text');
       await waitInPage(wp.page, `document.querySelector('[data-testid="announcer"]').textContent.includes('its text is added to the message box')`);
-      await wp.push({ type: 'message/update', seq: 5, id: 'log-3', patch: { status: 'complete' } });
+      await wp.push({ type: 'state', seq: 5, state: { ...BUSY, queued: 1 } });
+      await waitInPage(wp.page, `document.querySelector('[data-testid="stop"]').title === 'Stop the answer (the queued message is sent next)'`);
+      await wp.push({ type: 'message/update', seq: 6, id: 'log-3', patch: { status: 'complete' } }, { type: 'state', seq: 7, state: { ...BUSY, queued: 0 } });
       await waitInPage(wp.page, `!document.querySelector('[data-testid="message-withdraw"]')`);
       assert.equal(await wp.page.locator('[data-id="log-3"] [data-testid="message-status"]').count(), 0, 'no longer Queued');
+      assert.equal(await stop.getAttribute('aria-label'), 'Stop the answer');
+      assert.equal(await stop.getAttribute('title'), 'Stop');
       assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();

@@ -201,8 +201,10 @@ export class ChatController {
   }
 
   state(): PanelState {
+    const queued = this.orchestrator.waitingMessages.size;
     return {
       busy: this.orchestrator.answering,
+      ...(queued ? { queued } : {}),
       ...(this.runtimeRestarting ? { runtimeRestarting: true } : {}),
       model: this.orchestrator.currentModel,
       routingAuto: this.routingAuto(),

@@ -8,6 +8,8 @@ export class TurnQueue {
   private closed = false;
   /** The turn being processed, so closing can let it write its outcome before the store closes. */
   private runningTurn: Promise<void> | undefined;
+  /** The job taken out of the queue is a turn: it runs from then on (hasTurns), before runTurn has returned its promise. */
+  private turnTaken = false;
   /** whenNoTurns's callers, checked at each change the queue tells (fireBusy). */
   private readonly idleWaiters = new Set<() => void>();
 
@@ -32,7 +34,7 @@ export class TurnQueue {
 
   /** A turn runs or waits (tasks between turns do not count). */
   get hasTurns(): boolean {
-    return this.runningTurn !== undefined || this.jobs.some((job) => job.kind === 'turn');
+    return this.turnTaken || this.jobs.some((job) => job.kind === 'turn');
   }
 
   /** Resolves true once no turn runs or waits, false after `ms` or when `signal` aborts first. */
@@ -102,18 +104,21 @@ export class TurnQueue {
   private async pump(): Promise<void> {
     if (this.processing || this.closed) return;
     this.processing = true;
-    this.fireBusy();
     try {
       for (let job = this.jobs.shift(); job && !this.closed; job = this.jobs.shift()) {
+        // Told once the job is out of the queue: a turn that runs is no longer counted as waiting (the panel's Stop and
+        // the status bar said "1 queued" through the last queued message's whole answer), and counts as answering.
+        this.turnTaken = job.kind === 'turn';
+        this.fireBusy();
         if (job.kind === 'task') await job.run().catch(() => undefined);
         else {
           this.runningTurn = this.runTurn(job.turn);
           await this.runningTurn;
           this.runningTurn = undefined;
         }
-        this.fireBusy();
       }
     } finally {
+      this.turnTaken = false;
       this.processing = false;
       this.fireBusy();
     }

@@ -100,7 +100,7 @@ describe('Baton chat panel', function () {
       { lastUserIncludes: '[via panel] e2e queue: the long one', name: 'long' },
       { text: 'A slow answer, in two parts.', chunks: 2, chunkDelayMs: 3000 },
     );
-    server.on({ lastUserIncludes: '[via panel] e2e queue: kept', name: 'kept' }, { text: 'Kept and answered.' });
+    server.on({ lastUserIncludes: '[via panel] e2e queue: kept', name: 'kept' }, { text: 'Kept and answered.', delayMs: 2500 });
     await send(view, 'e2e queue: the long one');
     await messages(view, 'assistant', 'streaming').waitFor({ timeout: 15_000 });
     await send(view, 'e2e queue: removed');
@@ -110,6 +110,9 @@ describe('Baton chat panel', function () {
     // The status bar counts them too.
     const status = page.locator('.statusbar-item').filter({ hasText: 'Baton: thinking' });
     await status.filter({ hasText: '2 queued' }).waitFor({ timeout: 10_000 });
+    // So does Stop: the messages it does not stop.
+    const stop = view.locator('[data-testid="stop"]');
+    assert.equal(await stop.getAttribute('aria-label'), 'Stop the answer (the 2 queued messages are sent next)');
     await removed.locator('[data-testid="message-withdraw"]').click();
     await removed.waitFor({ state: 'detached', timeout: 10_000 });
     await status.filter({ hasText: '1 queued' }).waitFor({ timeout: 10_000 });
@@ -117,6 +120,10 @@ describe('Baton chat panel', function () {
     const composer = view.locator('[data-testid="composer"]');
     assert.equal(await composer.inputValue(), 'e2e queue: removed');
     await composer.fill('');
+    // While the last one is answered nothing waits: neither the status bar nor Stop counts it any more.
+    await server.waitForRequests(1, 30_000, (r) => (r.lastUserText ?? '').includes('e2e queue: kept'));
+    await page.locator('.statusbar-item').filter({ hasText: 'Baton: thinking' }).filter({ hasNotText: 'queued' }).waitFor({ timeout: 10_000 });
+    assert.equal(await stop.getAttribute('aria-label'), 'Stop the answer');
     await completedReply(view, 'Kept and answered.');
     const shown = await view.locator('[data-testid="message"] .message-body').allInnerTexts();
     assert.deepEqual(
