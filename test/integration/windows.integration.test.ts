@@ -116,6 +116,18 @@ class Window {
     this.child.send(command);
   }
 
+  /** Sends `text` as the API and the Chat view do; resolves with how its turn ended (its reply, or the error's words). */
+  async ask(text: string): Promise<{ logId: number; content?: string; error?: string }> {
+    const reqId = ++this.reqs;
+    this.send({ cmd: 'ask', reqId, text });
+    const answer = await this.until(
+      `the answer to ${text}`,
+      () => this.reports.find((r): r is Extract<WindowReport, { kind: 'answer' }> => r.kind === 'answer' && r.reqId === reqId),
+      90_000,
+    );
+    return answer.value as { logId: number; content?: string; error?: string };
+  }
+
   async query<T>(what: 'session' | 'owners' | 'log'): Promise<T> {
     const reqId = ++this.reqs;
     this.send({ cmd: 'query', reqId, what });
@@ -384,6 +396,31 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
       [['main', 'one', oneAgain.pid, false]],
       'window 2 sees which window holds the conversation',
     );
+  });
+
+  it('Remove in the window that runs the conversation, on a message window 2 asked: window 2’s ask ends, cancelled, at once; the model never sees it', async () => {
+    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 4000 });
+    const one = open('one');
+    await one.ready();
+    one.send({ cmd: 'send', text: 'hold on: a slow one' });
+    await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'hold on: a slow one'));
+    const two = open('two');
+    await two.ready();
+    const asked = two.ask('taken out in window 1');
+    const queued = await one.until('window 2’s message queued in window 1, Remove offered', () =>
+      one.panel.find((m) => m.content === 'taken out in window 1' && m.status === 'pending' && !m.queuedElsewhere),
+    );
+    const removedAt = Date.now();
+    one.send({ cmd: 'withdraw', id: queued.id });
+    const outcome = await asked;
+    assert.equal(outcome.error, 'The message was removed from the queue in the window running this conversation, before it was sent.');
+    figures['removed in window 1 → window 2’s ask ended (ms)'] = String(Date.now() - removedAt);
+    await two.until('gone from window 2’s panel', () => !two.panel.find((m) => m.content === 'taken out in window 1'));
+    await one.until('the slow answer', () => one.panel.find((m) => m.content === 'Slow answer.' && m.status === 'complete'));
+    await one.until('the first turn’s end', () => one.events('turn.completed')[0]);
+    assert.equal(one.events('turn.withdrawn').length, 1);
+    assert.equal(one.events('turn.completed').length, 1, 'only the first was answered');
+    assert.equal(server.chatRequests().filter((r) => mentions(r, 'taken out in window 1')).length, 0, 'the model never saw it');
   });
 
   it('window 1 killed mid-turn: window 2 shows the turn interrupted at once, and Resend reaches the model once (the nudge, not a second copy)', async () => {

@@ -25,6 +25,10 @@ export type WindowCommand =
   | { cmd: 'resend'; id: string }
   /** The panel reloaded: it asks for its snapshot again. */
   | { cmd: 'reload' }
+  /** Remove on a queued message of the panel. */
+  | { cmd: 'withdraw'; id: string }
+  /** A message sent as the API and the Chat view send one: the answer reports how its turn ended. */
+  | { cmd: 'ask'; reqId: number; text: string }
   | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' }
   | { cmd: 'dispose' };
 
@@ -84,6 +88,18 @@ async function main(job: WindowJob): Promise<void> {
       case 'reload':
         core.chat.receive({ type: 'ready' });
         break;
+      case 'withdraw':
+        core.chat.receive({ type: 'chat/withdraw', id: command.id });
+        break;
+      case 'ask': {
+        const handle = core.orchestrator.enqueue(command.text, { channel: 'api' });
+        void handle.done.then(
+          (result) => report({ kind: 'answer', reqId: command.reqId, value: { logId: handle.logId, content: result.content } }),
+          (err: unknown) =>
+            report({ kind: 'answer', reqId: command.reqId, value: { logId: handle.logId, error: err instanceof Error ? err.message : String(err) } }),
+        );
+        break;
+      }
       case 'query': {
         const value =
           command.what === 'session'

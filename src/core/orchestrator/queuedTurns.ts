@@ -59,10 +59,11 @@ export function adoptedTurn(row: LogEntry, meta: WindowMeta, turnId: string): Qu
 
 /** The handle of a message another window runs: it left this window when its row was written. */
 export function remoteTurn(shared: SharedConversation, turnId: string, logId: number): TurnHandle {
-  const done = shared.awaitRemote(logId).then(({ reply, ended }): TurnResult => {
+  const done = shared.awaitRemote(logId).then(({ reply, ended, removed }): TurnResult => {
     if (!reply) {
-      const message =
-        ended?.status === 'interrupted'
+      const message = removed
+        ? 'The message was removed from the queue in the window running this conversation, before it was sent.'
+        : ended?.status === 'interrupted'
           ? 'The window running this conversation closed before answering.'
           : 'Baton was closed before this message was answered.';
       throw new TurnError({ kind: 'cancelled', message }, '');

@@ -72,6 +72,8 @@ export interface RemoteOutcome {
   reply?: LogEntry;
   /** The message's row when it ended without a reply: interrupted (its runner died) or cancelled. */
   ended?: LogEntry;
+  /** Its row is gone: the window that runs the conversation took it out of its queue (Remove there). */
+  removed?: true;
 }
 
 export class SharedConversation {
@@ -233,6 +235,9 @@ export class SharedConversation {
         if (row) this.settleWaiter(head.id, { ended: row });
       }
     }
+    // A message waited on whose row is gone (its id within the rows scanned, or none left) was withdrawn by the window
+    // that runs the conversation: told, or its `ask`, or a Chat view request, would wait for ever.
+    for (const id of [...this.waiting.keys()]) if (!listed.has(id) && (!heads.length || id > heads[0]!.id)) this.settleWaiter(id, { removed: true });
     if (orphaned.length) {
       const ids = new Set(orphaned);
       const marked = this.opts.store.markInterrupted((e) => ids.has(e.id), this.conversation);
