@@ -75,8 +75,8 @@ export function fillFooter(footer: HTMLElement, message: ChatMessage): void {
   const status = STATUS_LABEL[message.status];
   if (status && message.role !== 'error') parts.push(h('span', { class: 'status', 'data-testid': 'message-status' }, status));
   // Your message waiting behind the answer running now: taken out before it is sent (the host drops its row and gives
-  // its text back to the composer).
-  if (message.role === 'user' && message.status === 'pending' && !message.queuedElsewhere && /^log-\d+$/.test(message.id))
+  // its text back to the composer); one waiting in the window that runs the conversation is cancelled there.
+  if (message.role === 'user' && message.status === 'pending' && /^log-\d+$/.test(message.id))
     parts.push(
       h(
         'button',

@@ -37,7 +37,7 @@ export interface ChatMessage {
   references?: StoredReference[];
   /** The window (its workspace's name) it was written in, when that is not this window. */
   from?: string;
-  /** Queued in the window that runs this conversation, not in this one: it cannot be removed from here. */
+  /** Queued in the window that runs this conversation, not in this one (Remove cancels it there). */
   queuedElsewhere?: true;
   /**
    * For a finished worker (role 'background'): what a person reads, as a result card. `content` stays the

@@ -117,9 +117,10 @@ class Window {
   }
 
   /** Sends `text` as the API and the Chat view do; resolves with how its turn ended (its reply, or the error's words). */
-  async ask(text: string): Promise<{ logId: number; content?: string; error?: string }> {
+  async ask(text: string, asked?: (cancel: () => void) => void): Promise<{ logId: number; content?: string; error?: string }> {
     const reqId = ++this.reqs;
     this.send({ cmd: 'ask', reqId, text });
+    asked?.(() => this.send({ cmd: 'cancelAsk', reqId }));
     const answer = await this.until(
       `the answer to ${text}`,
       () => this.reports.find((r): r is Extract<WindowReport, { kind: 'answer' }> => r.kind === 'answer' && r.reqId === reqId),
@@ -265,7 +266,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     // Written to the log before the first answer is.
     one.send({ cmd: 'send', text: 'the second of two' });
     // Both windows prepared the session as their panel opened: the first to claim the conversation runs it, and the
-    // other's messages wait in its queue. That one shows the message queued there (no Remove), also in a snapshot (its
+    // other's messages wait in its queue. That one shows the message queued there (its Remove cancels it there), also in a snapshot (its
     // panel reloaded); the owner shows it queued in its own queue (Remove offered).
     const holders = await one.query<Array<{ label: string }>>('owners');
     const [owner, other] = holders[0]?.label === 'one' ? [one, two] : [two, one];
@@ -359,7 +360,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     );
     assert.ok(inTwo - replyAt < LIVE_MS, `reply shown in window 2 ${inTwo - replyAt} ms after it was written`);
     assert.equal(two.panel.find((m) => m.role === 'user' && m.content === second)?.from, undefined, 'window 2’s own message is not marked');
-    // Until the owner took it, window 2 showed it queued there: no Remove offered where it does not wait.
+    // Until the owner took it, window 2 showed it queued there.
     assert.ok(
       two.shownAt((m) => m.role === 'user' && m.content === second && m.status === 'pending' && m.queuedElsewhere === true) !== undefined,
       'window 2 showed its message as queued in the window that runs the conversation',
@@ -421,6 +422,53 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     assert.equal(one.events('turn.withdrawn').length, 1);
     assert.equal(one.events('turn.completed').length, 1, 'only the first was answered');
     assert.equal(server.chatRequests().filter((r) => mentions(r, 'taken out in window 1')).length, 0, 'the model never saw it');
+  });
+
+  it('window 2 takes back what it sent to window 1: Remove on a queued message (its text back in window 2’s box), an ask cancelled while queued and one cancelled while window 1 answers it', async () => {
+    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 4000 });
+    server.on({ lastUserIncludes: 'stopped from window 2' }, { text: 'Never finished.', delayMs: 8000 });
+    const one = open('one');
+    await one.ready();
+    one.send({ cmd: 'send', text: 'hold on: a slow one' });
+    await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'hold on: a slow one'));
+    const two = open('two');
+    await two.ready();
+    let cancelQueued = (): void => undefined;
+    const queuedAsk = two.ask('asked, then cancelled while queued', (cancel) => (cancelQueued = cancel));
+    two.send({ cmd: 'send', text: 'removed from window 2' });
+    const shownQueued = (w: Window, text: string): ChatMessage | undefined => w.panel.find((m) => m.content === text && m.status === 'pending');
+    const inTwo = await two.until('queued in window 1, shown in window 2', () => shownQueued(two, 'removed from window 2'));
+    assert.equal(inTwo.queuedElsewhere, true);
+    await one.until(
+      'both taken into window 1’s queue',
+      () => shownQueued(one, 'removed from window 2') && shownQueued(one, 'asked, then cancelled while queued'),
+    );
+    // Remove in window 2: its text comes back to window 2's message box; window 1 takes it out of its queue.
+    two.send({ cmd: 'withdraw', id: inTwo.id });
+    const back = await two.until('its text back in window 2', () =>
+      two.reports.find((r) => r.kind === 'post' && r.message.type === 'chat/withdrawn' && r.message.id === inTwo.id),
+    );
+    assert.ok(back.kind === 'post' && back.message.type === 'chat/withdrawn' && back.message.text === 'removed from window 2');
+    await one.until('gone from window 1', () => !one.panel.find((m) => m.content === 'removed from window 2'));
+    await two.until('gone from window 2', () => !two.panel.find((m) => m.content === 'removed from window 2'));
+    // The ask cancelled while it waits in window 1's queue ends at once, and window 1 never runs it.
+    cancelQueued();
+    assert.equal((await queuedAsk).error, 'The message was cancelled.');
+    await one.until('the cancelled ask gone from window 1', () => !one.panel.find((m) => m.content === 'asked, then cancelled while queued'));
+    await one.until('the slow answer', () => one.events('turn.completed')[0]);
+    assert.equal(one.events('turn.withdrawn').length, 2, 'both taken out of window 1’s queue, never started');
+    // An ask window 1 is answering, cancelled in window 2: window 1 stops it.
+    let cancelRunning = (): void => undefined;
+    const runningAsk = two.ask('stopped from window 2', (cancel) => (cancelRunning = cancel));
+    await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'stopped from window 2'));
+    await one.until('window 1 answering it', () => one.events('turn.started').length === 2);
+    cancelRunning();
+    assert.equal((await runningAsk).error, 'The message was cancelled.');
+    const stopped = await one.until('window 1 stopped it', () => one.events('turn.cancelled')[0]);
+    assert.equal(stopped.turnId, one.events('turn.started')[1]!.turnId);
+    assert.equal(one.events('turn.completed').length, 1);
+    const asked = server.chatRequests().map((r) => r.lastUserText ?? '');
+    assert.ok(!asked.some((t) => t.includes('removed from window 2') || t.includes('cancelled while queued')), JSON.stringify(asked));
   });
 
   it('window 1 killed mid-turn: window 2 shows the turn interrupted at once, and Resend reaches the model once (the nudge, not a second copy)', async () => {

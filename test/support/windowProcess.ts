@@ -29,6 +29,8 @@ export type WindowCommand =
   | { cmd: 'withdraw'; id: string }
   /** A message sent as the API and the Chat view send one: the answer reports how its turn ended. */
   | { cmd: 'ask'; reqId: number; text: string }
+  /** Cancels ask `reqId`, as the API's cancellation does (Orchestrator.withdraw, else stop). */
+  | { cmd: 'cancelAsk'; reqId: number }
   | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' }
   | { cmd: 'dispose' };
 
@@ -77,6 +79,7 @@ async function main(job: WindowJob): Promise<void> {
   // The panel opens, as the extension's view does: it asks for its first snapshot, and the session is prepared.
   core.chat.receive({ type: 'ready' });
   void panelOpened(core, logger);
+  const asks = new Map<number, string>();
   process.on('message', (command: WindowCommand) => {
     switch (command.cmd) {
       case 'send':
@@ -91,8 +94,14 @@ async function main(job: WindowJob): Promise<void> {
       case 'withdraw':
         core.chat.receive({ type: 'chat/withdraw', id: command.id });
         break;
+      case 'cancelAsk': {
+        const turnId = asks.get(command.reqId);
+        if (turnId && !core.orchestrator.withdraw(turnId)) core.orchestrator.stop(turnId);
+        break;
+      }
       case 'ask': {
         const handle = core.orchestrator.enqueue(command.text, { channel: 'api' });
+        asks.set(command.reqId, handle.turnId);
         void handle.done.then(
           (result) => report({ kind: 'answer', reqId: command.reqId, value: { logId: handle.logId, content: result.content } }),
           (err: unknown) =>

@@ -91,7 +91,7 @@ describe('queued messages in the panel log sync', () => {
     assert.deepEqual(
       messages.map((m) => `${m.content} ${m.status} ${m.queuedElsewhere ?? '-'}`),
       ['first complete -', 'second pending true', 'earlier complete -'],
-      'only the message not yet delivered waits; no Remove is offered for it here',
+      'only the message not yet delivered waits, marked as waiting in the other window',
     );
     assert.equal(claimReads, 1, 'the claim is read once for the whole log');
     sync.reset(rows, messages);

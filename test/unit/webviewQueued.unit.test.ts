@@ -14,7 +14,7 @@ const MESSAGES: ChatMessage[] = [
   { id: 'turn-t1', role: 'assistant', content: 'Working on', status: 'streaming', ts: now },
   { id: 'log-2', role: 'user', content: 'second question', status: 'pending', ts: now },
   { id: 'log-3', role: 'user', content: 'third question', status: 'pending', ts: now },
-  // Sent from this window to the one that runs the conversation: queued there, not removable from here.
+  // Sent from this window to the one that runs the conversation: queued there (Remove cancels it there).
   { id: 'log-4', role: 'user', content: 'fourth question', status: 'pending', queuedElsewhere: true, ts: now },
 ];
 const SNAPSHOT: Snapshot = { conversation: 'c1', messages: MESSAGES, workers: [], permissions: [], state: BUSY };
@@ -32,7 +32,7 @@ describe('webview: a queued message (Chromium)', function () {
     try {
       await wp.page.locator('[data-id="log-4"]').waitFor();
       const removes = wp.page.locator('[data-testid="message-withdraw"]');
-      assert.equal(await removes.count(), 2, 'on the two messages queued here only');
+      assert.equal(await removes.count(), 3, 'on every queued message, the one queued in the window that runs the conversation too');
       assert.equal(await wp.page.locator('[data-id="log-4"] [data-testid="message-status"]').innerText(), 'Queued');
       assert.equal(await wp.page.locator('[data-id="log-2"] [data-testid="message-status"]').innerText(), 'Queued');
       // Shown without hovering (it waits a moment only) and not hidden while Baton answers, as Edit and Retry are.
@@ -83,7 +83,7 @@ describe('webview: a queued message (Chromium)', function () {
       await wp.push({ type: 'state', seq: 5, state: { ...BUSY, queued: 1 } });
       await waitInPage(wp.page, `document.querySelector('[data-testid="stop"]').title === 'Stop the answer (the queued message is sent next)'`);
       await wp.push({ type: 'message/update', seq: 6, id: 'log-3', patch: { status: 'complete' } }, { type: 'state', seq: 7, state: { ...BUSY, queued: 0 } });
-      await waitInPage(wp.page, `!document.querySelector('[data-testid="message-withdraw"]')`);
+      await waitInPage(wp.page, `!document.querySelector('[data-id="log-3"] [data-testid="message-withdraw"]')`);
       assert.equal(await wp.page.locator('[data-id="log-3"] [data-testid="message-status"]').count(), 0, 'no longer Queued');
       assert.equal(await stop.getAttribute('aria-label'), 'Stop the answer');
       assert.equal(await stop.getAttribute('title'), 'Stop');

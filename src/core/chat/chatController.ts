@@ -111,6 +111,7 @@ export class ChatController {
       send: (body) => this.send(body),
       sendFromPanel: (text, refs, opts) => this.sendFromPanel(text, refs, 'panel', opts),
       refused: (message) => this.context.refused('unavailable', message),
+      queuedElsewhere: (entry) => this.queuedIn(this.conversations.activeId)(entry) === 'elsewhere',
       logger,
     });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));

@@ -19,6 +19,8 @@ export interface MessageActionsDeps {
   send(body: HostMessageBody): void;
   /** Sends `text` as the user, its references read first (ChatController.sendFromPanel). */
   sendFromPanel(text: string, refs: readonly AttachedReference[] | undefined, opts?: { resend?: boolean }): Promise<void>;
+  /** Whether your message `entry` waits in the queue of the window that runs the conversation shown (queuedRows.ts). */
+  queuedElsewhere(entry: LogEntry): boolean;
   /** Shows why something was not done where the composer shows a refused reference. */
   refused(message: string): void;
   logger: Logger;
@@ -76,7 +78,9 @@ export class MessageActions {
     const orchestrator = this.deps.orchestrator();
     const entry = this.userEntry(id);
     const turnId = entry && orchestrator.waitingMessages.get(entry.id);
-    if (!entry || !turnId || !orchestrator.withdraw(turnId)) return this.deps.logger.info(`Remove of ${id}: it no longer waits in the queue`);
+    // Not in this window's queue: waiting in the queue of the window that runs the conversation, it is cancelled there.
+    const removed = entry && (turnId ? orchestrator.withdraw(turnId) : this.deps.queuedElsewhere(entry) && orchestrator.cancelElsewhere(entry.id));
+    if (!entry || !removed) return this.deps.logger.info(`Remove of ${id}: it no longer waits in the queue`);
     const chips = storedReferencesOf(parseMeta(entry.meta)).map(chipOfStored);
     this.deps.send({ type: 'chat/withdrawn', id, text: entry.content, chips });
   }

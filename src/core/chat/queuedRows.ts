@@ -4,7 +4,7 @@ import type { LogEntry } from '../store/types';
 
 /**
  * How a row waits to be sent: in this window's queue (`here`: your message can be removed), in the queue of the
- * window that runs the conversation (`elsewhere`: it waits there, so it cannot be removed from here), or not at all.
+ * window that runs the conversation (`elsewhere`: Remove cancels it there), or not at all.
  */
 export type Queued = 'here' | 'elsewhere' | undefined;
 

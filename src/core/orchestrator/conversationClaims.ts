@@ -83,6 +83,8 @@ export class ConversationClaims {
 
   /** The live window other than this one that holds `conversation`, if any. */
   holder(conversation: string): ConversationHolder | undefined {
+    // Held here: known without reading the file (the panel asks at each of a turn's log syncs).
+    if (this.held.has(conversation)) return undefined;
     const h = this.read(conversation);
     return h && !this.isMine(h) && !processGone(h) ? h : undefined;
   }

@@ -17,7 +17,7 @@ import type { Compaction, Origin, OrchestratorEvent, OrchestratorEventBody, Turn
 import { CheckpointWriter } from './checkpoints';
 import { DEFAULT_SUMMARIZE, type SummarizePolicy } from './conversationCompactor';
 import { TurnLifecycle } from './turnLifecycle';
-import { SharedConversation, windowMeta, type WindowMeta } from './sharedConversation';
+import { SharedConversation, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
 import { rewindConversation, RewindError } from './rewind';
 import { runTurn, STATE_ROUTER, type TurnParts } from './runTurn';
@@ -45,7 +45,7 @@ export class Orchestrator {
     (turn) => this.processTurn(turn),
     (busy, queued) => this.fire({ type: 'busy', busy, queued }),
   );
-  private current: { turnId: string; abort: AbortController; origin: Origin } | undefined;
+  private current: { turnId: string; logId: number; abort: AbortController; origin: Origin } | undefined;
   private readonly router: ModelRouter;
   private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
@@ -117,14 +117,11 @@ export class Orchestrator {
 
   /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
   start(): LogEntry[] {
-    // Only a message whose window is gone was interrupted: another window may be answering one right now.
-    const gone = (e: LogEntry): boolean => SharedConversation.runnerGone(windowMeta(e.meta));
-    // Worker results a crash caught in the queue were never handed over: the inbox delivers them again.
-    for (const e of this.opts.store.recentLog(LOG_SCAN)) {
-      if (e.role === 'system' && e.status === 'pending' && gone(e)) this.opts.store.updateLog(e.id, { status: 'cancelled' });
-    }
-    const interrupted = this.opts.store.markInterrupted(gone);
-    this.opts.shared?.start((row, meta) => this.adopt(row, meta));
+    const interrupted = SharedConversation.markGone(this.opts.store, LOG_SCAN);
+    this.opts.shared?.start(
+      (row, meta) => this.adopt(row, meta),
+      (logId) => this.cancelledElsewhere(logId),
+    );
     if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
     const interval = this.opts.healthCheckIntervalMs ?? 30_000;
     if (interval > 0) {
@@ -225,10 +222,25 @@ export class Orchestrator {
 
   /**
    * Takes a turn that has not started out of the queue: it never reaches the session or the classifier, and its
-   * log row goes. False when it is not waiting (already running, or settled): then stop() is what ends it.
+   * log row goes. False when it is not waiting (already running, or settled): then stop() is what ends it. A message
+   * sent to the window that runs the conversation is cancelled there (SharedConversation.cancel).
    */
   withdraw(turnId: string): boolean {
-    return this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn));
+    if (this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn))) return true;
+    const sent = this.opts.shared?.sentAs(turnId);
+    return sent !== undefined && this.cancelElsewhere(sent);
+  }
+
+  /** Cancels message `logId`, queued (or running) in the window that runs this conversation (SharedConversation.cancel). */
+  cancelElsewhere(logId: number): boolean {
+    return this.opts.shared?.cancel(logId) ?? false;
+  }
+
+  /** Another window cancelled message `logId` (its Remove, an API cancel): out of the queue here, or stopped if it runs. */
+  private cancelledElsewhere(logId: number): void {
+    const waiting = this.queue.waiting.find((turn) => turn.logId === logId);
+    if (waiting) this.withdraw(waiting.turnId);
+    else if (this.current?.logId === logId && !this.current.abort.signal.aborted) this.stop();
   }
 
   /**
@@ -286,13 +298,9 @@ export class Orchestrator {
 
   /** The key usage is totalled under: this conversation since it was started over (or first started). */
   get conversationId(): string {
-    const { store } = this.opts;
     const key = conversationStateKey(STATE_CONVERSATION, this.conversation);
-    let id = store.getState(key);
-    if (!id) {
-      id = new Date().toISOString();
-      store.setState(key, id);
-    }
+    const id = this.opts.store.getState(key) ?? new Date().toISOString();
+    if (!this.opts.store.getState(key)) this.opts.store.setState(key, id);
     return id;
   }
 
@@ -367,7 +375,7 @@ export class Orchestrator {
   // the turn's outcome was announced (an extra await let the panel's last state read busy after the reply ended).
   private processTurn(turn: QueuedTurn): Promise<void> {
     const abort = new AbortController();
-    this.current = { turnId: turn.turnId, abort, origin: turn.origin };
+    this.current = { turnId: turn.turnId, logId: turn.logId, abort, origin: turn.origin };
     return runTurn(this.turnParts, turn, abort);
   }
 

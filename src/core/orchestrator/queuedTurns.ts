@@ -59,13 +59,15 @@ export function adoptedTurn(row: LogEntry, meta: WindowMeta, turnId: string): Qu
 
 /** The handle of a message another window runs: it left this window when its row was written. */
 export function remoteTurn(shared: SharedConversation, turnId: string, logId: number): TurnHandle {
-  const done = shared.awaitRemote(logId).then(({ reply, ended, removed }): TurnResult => {
+  const done = shared.awaitRemote(logId, turnId).then(({ reply, ended, removed, cancelled }): TurnResult => {
     if (!reply) {
-      const message = removed
-        ? 'The message was removed from the queue in the window running this conversation, before it was sent.'
-        : ended?.status === 'interrupted'
-          ? 'The window running this conversation closed before answering.'
-          : 'Baton was closed before this message was answered.';
+      const message = cancelled
+        ? 'The message was cancelled.'
+        : removed
+          ? 'The message was removed from the queue in the window running this conversation, before it was sent.'
+          : ended?.status === 'interrupted'
+            ? 'The window running this conversation closed before answering.'
+            : 'Baton was closed before this message was answered.';
       throw new TurnError({ kind: 'cancelled', message }, '');
     }
     const meta = JSON.parse(reply.meta ?? '{}') as { route?: RouteInfo; usage?: TurnResult['usage']; error?: ReadableError };

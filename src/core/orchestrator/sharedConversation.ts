@@ -74,16 +74,22 @@ export interface RemoteOutcome {
   ended?: LogEntry;
   /** Its row is gone: the window that runs the conversation took it out of its queue (Remove there). */
   removed?: true;
+  /** Cancelled here (`cancel`), before its reply: the owner takes it out of its queue, or stops it. */
+  cancelled?: true;
 }
 
 export class SharedConversation {
   readonly conversation: string;
   private readonly adopted = new Set<number>();
-  private readonly waiting = new Map<number, (outcome: RemoteOutcome) => void>();
+  /** Cancelled rows of the scanned log already looked at: each is read once (bounded like `adopted`). */
+  private readonly cancelledSeen = new Set<number>();
+  /** The messages this window sent to the owner, by row: their turn, and who waits for their outcome. */
+  private readonly waiting = new Map<number, { turnId: string; resolve: (outcome: RemoteOutcome) => void }>();
   private timer: NodeJS.Timeout | undefined;
   private offStore: (() => void) | undefined;
   private scanSoon: NodeJS.Timeout | undefined;
   private onQueued: ((row: LogEntry, meta: WindowMeta) => void) | undefined;
+  private onCancelled: ((logId: number) => void) | undefined;
   /** The reply this window is running; `shared` once another window is open (then it is written for them). */
   private live: { for: number; text: string; shared: boolean } | undefined;
   private liveTimer: NodeJS.Timeout | undefined;
@@ -112,9 +118,24 @@ export class SharedConversation {
     return !meta.runner || processGone(meta.runner);
   }
 
-  /** Starts watching the store for messages sent to this window, replies to this window's, and runners that died. */
-  start(onQueued: (row: LogEntry, meta: WindowMeta) => void): void {
+  /**
+   * At start: marks the turns a crash or reload interrupted, and returns them. Only a message whose window is gone was
+   * interrupted: another window may be answering one right now. Worker results a crash caught in the queue were never
+   * handed over: set aside (the inbox delivers them again).
+   */
+  static markGone(store: BatonStore, scan: number): LogEntry[] {
+    const gone = (e: LogEntry): boolean => SharedConversation.runnerGone(windowMeta(e.meta));
+    for (const e of store.recentLog(scan)) if (e.role === 'system' && e.status === 'pending' && gone(e)) store.updateLog(e.id, { status: 'cancelled' });
+    return store.markInterrupted(gone);
+  }
+
+  /**
+   * Starts watching the store for messages sent to this window (`onQueued`), messages another window cancelled that
+   * this one runs or queued (`onCancelled`), replies to this window's, and runners that died.
+   */
+  start(onQueued: (row: LogEntry, meta: WindowMeta) => void, onCancelled?: (logId: number) => void): void {
     this.onQueued = onQueued;
+    this.onCancelled = onCancelled;
     this.opts.claims.announce();
     this.offStore = this.opts.store.onDidChange((what, fromOtherWindow) => {
       if (what !== 'log' || !fromOtherWindow || this.scanSoon) return;
@@ -188,11 +209,31 @@ export class SharedConversation {
     }, LIVE_EVERY_MS);
   }
 
-  /** Resolves when the owner has answered message `logId` (or it ended without an answer). */
-  awaitRemote(logId: number): Promise<RemoteOutcome> {
+  /** Resolves when the owner has answered message `logId` (turn `turnId` here), or it ended without an answer. */
+  awaitRemote(logId: number, turnId: string): Promise<RemoteOutcome> {
     return new Promise((resolve) => {
-      this.waiting.set(logId, resolve);
+      this.waiting.set(logId, { turnId, resolve });
     });
+  }
+
+  /** The row of a message this window sent to the owner as turn `turnId`, while its outcome is awaited. */
+  sentAs(turnId: string): number | undefined {
+    for (const [logId, w] of this.waiting) if (w.turnId === turnId) return logId;
+    return undefined;
+  }
+
+  /**
+   * Cancels message `logId`, which the window that runs the conversation has queued (or runs): its row is marked
+   * cancelled, and that window, seeing it, takes it out of its queue (its row goes) or stops it; one not taken yet is
+   * never taken. A wait here ends at once. The mark is a status change alone, so it never undoes what that window wrote
+   * into the row meanwhile. False when the row is no longer pending (answered, or ended).
+   */
+  cancel(logId: number): boolean {
+    const row = this.opts.store.logRows([logId])[0];
+    if (row?.conversation !== this.conversation || row.status !== 'pending') return false;
+    this.opts.store.updateLog(logId, { status: 'cancelled' });
+    this.settleWaiter(logId, { cancelled: true });
+    return true;
   }
 
   private scan(): void {
@@ -211,7 +252,9 @@ export class SharedConversation {
     // Bounded: only the rows still in the scanned log are remembered as taken.
     const listed = new Set(heads.map((r) => r.id));
     for (const id of this.adopted) if (!listed.has(id)) this.adopted.delete(id);
+    for (const id of this.cancelledSeen) if (!listed.has(id)) this.cancelledSeen.delete(id);
     for (const head of heads) {
+      if (head.status === 'cancelled') this.cancelledBy(head);
       const asked = head.status === 'pending' && (head.role === 'user' || head.role === 'system');
       // A row that is neither a message waiting for its runner nor possibly the answer to one this window waits on.
       if (!asked && !this.waiting.size) continue;
@@ -235,9 +278,12 @@ export class SharedConversation {
         if (row) this.settleWaiter(head.id, { ended: row });
       }
     }
-    // A message waited on whose row is gone (its id within the rows scanned, or none left) was withdrawn by the window
-    // that runs the conversation: told, or its `ask`, or a Chat view request, would wait for ever.
-    for (const id of [...this.waiting.keys()]) if (!listed.has(id) && (!heads.length || id > heads[0]!.id)) this.settleWaiter(id, { removed: true });
+    // A message waited on whose row is gone from within the rows scanned was withdrawn by the window that runs the
+    // conversation: told, or its `ask`, or a Chat view request, would wait for ever. No rows at all is not taken as
+    // that: a read that failed reads as none (the store reports it), and ending a message the owner will answer as
+    // removed would be worse than the wait of a conversation whose one message was removed.
+    const oldest = heads[0]?.id;
+    if (oldest !== undefined) for (const id of [...this.waiting.keys()]) if (id > oldest && !listed.has(id)) this.settleWaiter(id, { removed: true });
     if (orphaned.length) {
       const ids = new Set(orphaned);
       const marked = this.opts.store.markInterrupted((e) => ids.has(e.id), this.conversation);
@@ -247,11 +293,28 @@ export class SharedConversation {
     }
   }
 
+  /**
+   * A cancelled row, seen by the window that runs the conversation: the owner's queue or running turn, if it holds the
+   * row, ends it (`onCancelled`: a cheap look-up, so every scan may ask). A row sent here by another window and cancelled
+   * there before this one took it is deleted here, once: never run, it would otherwise read as a message sent and never
+   * answered. One this window took and ran (stopped, say) is never deleted: the row stays with its reply.
+   */
+  private cancelledBy(head: LogHead): void {
+    this.onCancelled?.(head.id);
+    if (this.adopted.has(head.id) || this.cancelledSeen.has(head.id) || head.role === 'assistant') return;
+    this.cancelledSeen.add(head.id);
+    const meta = windowMeta(head.meta);
+    const me = this.self;
+    const mine = meta.runner?.pid === me.pid && meta.runner.host === me.host && meta.runner.instance === me.instance;
+    const delivered = (meta as { delivered?: unknown }).delivered !== undefined;
+    if (mine && meta.window && meta.window.instance !== me.instance && !delivered) this.opts.store.deleteLog(head.id);
+  }
+
   private settleWaiter(logId: number, outcome: RemoteOutcome): void {
-    const resolve = this.waiting.get(logId);
-    if (!resolve) return;
+    const waiter = this.waiting.get(logId);
+    if (!waiter) return;
     this.waiting.delete(logId);
-    resolve(outcome);
+    waiter.resolve(outcome);
   }
 
   /** Stops watching and gives the conversation up; messages still waiting for the owner end as cancelled. */
@@ -260,7 +323,7 @@ export class SharedConversation {
     if (this.liveTimer) clearTimeout(this.liveTimer);
     if (this.scanSoon) clearTimeout(this.scanSoon);
     this.offStore?.();
-    for (const [, resolve] of this.waiting) resolve({});
+    for (const [, waiter] of this.waiting) waiter.resolve({});
     this.waiting.clear();
     this.opts.claims.release(this.conversation);
   }
