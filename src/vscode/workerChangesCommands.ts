@@ -47,9 +47,29 @@ async function offerResolution(name: string, err: ApplyConflict): Promise<void> 
   else if (choice === 'Resolve in the Editor') await vscode.commands.executeCommand('baton.resolveInEditor', name);
 }
 
+/** What Baton uses of the built-in git extension's API (version 1). */
+interface GitRepositories {
+  getRepository(uri: vscode.Uri): { status(): Promise<void> } | null;
+  openRepository?(root: vscode.Uri): Promise<{ status(): Promise<void> } | null>;
+}
+
+/**
+ * Makes the git extension's model hold the repository of `uri` with its conflict: its merge-editor command does nothing
+ * (and says nothing) for a file of a repository it has not found yet, or before its next status scan sees the stages.
+ * Seen in CI: a repository created after the window opened, the file unmerged, and no merge editor.
+ */
+async function gitSees(uri: vscode.Uri): Promise<void> {
+  const extension = vscode.extensions.getExtension<{ getAPI(version: 1): GitRepositories }>('vscode.git');
+  if (!extension) return;
+  const api = (extension.isActive ? extension.exports : await extension.activate()).getAPI(1);
+  const repository = api.getRepository(uri) ?? (await api.openRepository?.(vscode.Uri.joinPath(uri, '..')));
+  await repository?.status();
+}
+
 /** VS Code's merge editor on an unmerged file (the git extension's command), or the file itself without it. */
 async function openMergeEditor(uri: vscode.Uri, log: Logger): Promise<void> {
   try {
+    await gitSees(uri);
     await vscode.commands.executeCommand('git.openMergeEditor', uri);
   } catch (err) {
     log.warn(`Merge editor: ${err instanceof Error ? err.message : String(err)}; opening the file`);
