@@ -399,14 +399,20 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     );
   });
 
-  it('Remove in the window that runs the conversation, on a message window 2 asked: window 2’s ask ends, cancelled, at once; the model never sees it', async () => {
-    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 4000 });
+  /** Window 1 answering a slow message (so it runs the conversation, and what follows waits), window 2 opened after. */
+  async function ownerAnswering(): Promise<[Window, Window]> {
     const one = open('one');
     await one.ready();
     one.send({ cmd: 'send', text: 'hold on: a slow one' });
     await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'hold on: a slow one'));
     const two = open('two');
     await two.ready();
+    return [one, two];
+  }
+
+  it('Remove in the window that runs the conversation, on a message window 2 asked: window 2’s ask ends, cancelled, at once; the model never sees it', async () => {
+    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 4000 });
+    const [one, two] = await ownerAnswering();
     const asked = two.ask('taken out in window 1');
     const queued = await one.until('window 2’s message queued in window 1, Remove offered', () =>
       one.panel.find((m) => m.content === 'taken out in window 1' && m.status === 'pending' && !m.queuedElsewhere),
@@ -427,12 +433,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
   it('window 2 takes back what it sent to window 1: Remove on a queued message (its text back in window 2’s box), an ask cancelled while queued and one cancelled while window 1 answers it', async () => {
     server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 4000 });
     server.on({ lastUserIncludes: 'stopped from window 2' }, { text: 'Never finished.', delayMs: 8000 });
-    const one = open('one');
-    await one.ready();
-    one.send({ cmd: 'send', text: 'hold on: a slow one' });
-    await server.waitForRequests(1, 60_000, (r) => sendsPrompt(r, 'hold on: a slow one'));
-    const two = open('two');
-    await two.ready();
+    const [one, two] = await ownerAnswering();
     let cancelQueued = (): void => undefined;
     const queuedAsk = two.ask('asked, then cancelled while queued', (cancel) => (cancelQueued = cancel));
     two.send({ cmd: 'send', text: 'removed from window 2' });

@@ -9,7 +9,7 @@
 // - a partial reply is kept on stop and on timeout.
 import type { WorkerResultCard } from '../../shared/protocol';
 import { TurnCancelledError } from '../copilot/errors';
-import { conversationStateKey, MAIN_CONVERSATION, type LogEntry } from '../store/types';
+import { MAIN_CONVERSATION, type LogEntry } from '../store/types';
 import { conversationScope } from '../store/conversationScope';
 import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
@@ -27,14 +27,13 @@ import { orchestratorSpec } from './orchestratorSpec';
 import { BatonClosingError, TurnError, type QueuedTurn, type TurnHandle } from './turn';
 import { TurnQueue } from './turnQueue';
 import { TurnOutcome } from './turnOutcome';
+import { restartUsageConversation, usageConversationId } from './usageConversation';
 import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
 export type { OrchestratorOptions, OrchestratorSettings } from './orchestratorOptions';
 
 const LOG_SCAN = 200;
-/** The conversation usage is totalled under (its start time, ISO); New Chat starts another. */
-export const STATE_CONVERSATION = 'usage_conversation';
 
 export class Orchestrator {
   private readonly emitter = new Emitter<OrchestratorEvent>();
@@ -124,10 +123,8 @@ export class Orchestrator {
     );
     if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
     const interval = this.opts.healthCheckIntervalMs ?? 30_000;
-    if (interval > 0) {
-      this.healthTimer = setInterval(() => void this.healthCheck().catch((err) => this.opts.logger.warn(`Health check failed: ${String(err)}`)), interval);
-      this.healthTimer.unref?.();
-    }
+    const check = () => void this.healthCheck().catch((err) => this.opts.logger.warn(`Health check failed: ${String(err)}`));
+    if (interval > 0) this.healthTimer = setInterval(check, interval).unref();
     return interrupted;
   }
 
@@ -226,14 +223,12 @@ export class Orchestrator {
    * sent to the window that runs the conversation is cancelled there (SharedConversation.cancel).
    */
   withdraw(turnId: string): boolean {
-    if (this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn))) return true;
-    const sent = this.opts.shared?.sentAs(turnId);
-    return sent !== undefined && this.cancelElsewhere(sent);
+    return this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn)) || this.cancelElsewhere(this.opts.shared?.sentAs(turnId));
   }
 
   /** Cancels message `logId`, queued (or running) in the window that runs this conversation (SharedConversation.cancel). */
-  cancelElsewhere(logId: number): boolean {
-    return this.opts.shared?.cancel(logId) ?? false;
+  cancelElsewhere(logId: number | undefined): boolean {
+    return logId !== undefined && (this.opts.shared?.cancel(logId) ?? false);
   }
 
   /** Another window cancelled message `logId` (its Remove, an API cancel): out of the queue here, or stopped if it runs. */
@@ -298,10 +293,7 @@ export class Orchestrator {
 
   /** The key usage is totalled under: this conversation since it was started over (or first started). */
   get conversationId(): string {
-    const key = conversationStateKey(STATE_CONVERSATION, this.conversation);
-    const id = this.opts.store.getState(key) ?? new Date().toISOString();
-    if (!this.opts.store.getState(key)) this.opts.store.setState(key, id);
-    return id;
+    return usageConversationId(this.opts.store, this.conversation);
   }
 
   /** The summarize policy in force for this conversation, and setting its own (undefined: back to the setting's). */
@@ -334,7 +326,7 @@ export class Orchestrator {
     return this.queue.task(async () => {
       const old = this.keeper.forget();
       this.opts.store.clearLog();
-      this.opts.store.setState(conversationStateKey(STATE_CONVERSATION, this.conversation), new Date().toISOString());
+      restartUsageConversation(this.opts.store, this.conversation);
       await old?.disconnect();
     });
   }
