@@ -10,13 +10,17 @@ export const END_LABEL: Record<WorkerResultCard['state'], string> = {
   killed: 'Stopped',
 };
 
-/** A duration as people read it: "4.2 s", "38 s", "3 min 5 s", "1 h 2 min". */
+/**
+ * A duration as people read it: "4.2 s", "38 s", "3 min 5 s", "1 h 2 min". Rounded once, before it is split, so a
+ * carry is never lost ("60 s" and "3 min 60 s" cannot be read).
+ */
 export function durationText(ms: number): string {
-  const s = Math.max(0, ms) / 1000;
-  if (s < 10) return `${Number(s.toFixed(1))} s`;
-  if (s < 60) return `${Math.round(s)} s`;
+  const tenths = Math.round(Math.max(0, ms) / 100);
+  if (tenths < 100) return `${tenths / 10} s`;
+  const s = Math.round(tenths / 10);
+  if (s < 60) return `${s} s`;
   const min = Math.floor(s / 60);
-  if (min < 60) return `${min} min ${Math.round(s - min * 60)} s`;
+  if (min < 60) return `${min} min ${s % 60} s`;
   return `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 

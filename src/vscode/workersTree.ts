@@ -5,6 +5,7 @@ import { provideCommand } from './deferredCommands';
 import { placeLabel } from './placeLabel';
 import type { WorkerState } from '../shared/protocol';
 import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
+import { durationText } from '../shared/workerResultText';
 
 export const TRANSCRIPT_SCHEME = 'baton-transcript';
 
@@ -238,7 +239,8 @@ function withPendingChanges(pool: WorkerPool): WorkerInfo[] {
 function elapsedText(w: WorkerInfo, now: number): string {
   if (!w.startedAt) return 'changes waiting for review';
   if (w.state === 'idle') return 'idle';
-  return clock((w.finishedAt ?? now) - w.startedAt);
+  // A running worker's clock ticks each second; a finished one reads as its result card does ("0.9 s", not "0s").
+  return w.finishedAt ? durationText(w.finishedAt - w.startedAt) : clock(now - w.startedAt);
 }
 
 /** 42s, 3m 07s, 1h 02m. */
