@@ -1,4 +1,5 @@
-// A message's time ("14:05", the full date in its tooltip) in the user's locale. The formatters are made on first use,
+// A message's time in the user's locale: "14:05" today, "27 Nov, 14:05" on an earlier day (a conversation reopened
+// a week later must not read as this morning's), with the year when it is not this one; the full date in its tooltip. The formatters are made on first use,
 // not at load: the first Intl object a page makes loads the locale data (10–35 ms measured in Chromium), which the
 // panel paid before it could ask for its history. The messages a snapshot paints first get their time just after that
 // paint (as their code gets its colours, see deferredHighlight.ts): the history shows without waiting for it.
@@ -6,10 +7,14 @@ import { h } from './dom';
 
 let time: Intl.DateTimeFormat | undefined;
 let fullTime: Intl.DateTimeFormat | undefined;
+let dayTime: Intl.DateTimeFormat | undefined;
+let yearTime: Intl.DateTimeFormat | undefined;
 // Made once, not per call: Date#toLocale*String builds a formatter per call, which made a 1,000-message snapshot cost
 // 150 ms.
 const TIME_OPTIONS: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
 const FULL_OPTIONS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
+const DAY_OPTIONS: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', ...TIME_OPTIONS };
+const YEAR_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', ...DAY_OPTIONS };
 
 const pending: Array<[HTMLElement, Date]> = [];
 
@@ -23,10 +28,16 @@ export function timeFormatters(): { time: Intl.DateTimeFormat; fullTime: Intl.Da
   return { time, fullTime };
 }
 
+/** The formatter for a message sent at `date`, as seen `now`: the time alone on the same local day. */
+function formatterFor(date: Date, now: Date): Intl.DateTimeFormat {
+  if (date.getFullYear() !== now.getFullYear()) return (yearTime ??= new Intl.DateTimeFormat(undefined, YEAR_OPTIONS));
+  if (date.getMonth() !== now.getMonth() || date.getDate() !== now.getDate()) return (dayTime ??= new Intl.DateTimeFormat(undefined, DAY_OPTIONS));
+  return timeFormatters().time;
+}
+
 function fill(el: HTMLElement, date: Date): void {
-  const { time, fullTime } = timeFormatters();
-  el.title = fullTime.format(date);
-  el.textContent = time.format(date);
+  el.title = timeFormatters().fullTime.format(date);
+  el.textContent = formatterFor(date, new Date()).format(date);
 }
 
 /** The `<time>` element for `date`; `afterPaint`: its text is written once the next frame has been painted. */
