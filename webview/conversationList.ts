@@ -81,11 +81,11 @@ export class ConversationList {
   }
 }
 
-/** "just now", "5 min ago", "3 h ago", or the date. */
-function ago(ms: number): string {
-  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+/** "just now", "5 min ago", "3 h ago", or the date. Whole units passed, as a clock reads: never "60 min ago". */
+export function ago(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.floor((now - ms) / 1000));
   if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   return new Date(ms).toLocaleDateString();
 }
