@@ -7,6 +7,8 @@ import { classifyError, isRetryable } from '../copilot/errors';
 import { delay } from '../util/delay';
 import type { Logger } from '../util/logger';
 import type { OrchestratorEventBody } from './events';
+import { MAX_REPLY_CHARS } from '../store/bounds';
+import { boundedDelta } from './replyBound';
 import type { SessionKeeper } from './sessionKeeper';
 
 /** Adds one model call's usage to a turn's. */
@@ -66,7 +68,10 @@ export async function runWithRetries(
       signal,
       // The nudge (no `carried`) is not the turn's prompt: where that one is was recorded when it was delivered.
       ...(carried !== undefined && host.delivered ? { onDelivered: (event: string) => host.delivered!({ session: session.id, event, carried }) } : {}),
-      onDelta: (delta) => {
+      onDelta: (streamed) => {
+        const delta = boundedDelta(attempt.text, streamed);
+        if (delta !== streamed && delta) logger.warn(`Turn ${turn.turnId}: the reply passed ${MAX_REPLY_CHARS} characters; the rest is not kept`);
+        if (!delta) return;
         attempt.text += delta;
         host.emit({ type: 'turn.delta', turnId: turn.turnId, delta });
       },
@@ -88,8 +93,8 @@ export async function runWithRetries(
         const record = await session.inspect(turn.prompt);
         if (record.kind === 'answered') {
           logger.info(`Turn ${turn.turnId}: the runtime had already answered; taking its reply`);
-          attempt.text = record.content;
-          host.emit({ type: 'turn.delta', turnId: turn.turnId, delta: record.content });
+          attempt.text = boundedDelta('', record.content);
+          host.emit({ type: 'turn.delta', turnId: turn.turnId, delta: attempt.text });
           return;
         }
         if (record.kind === 'delivered') {

@@ -3,6 +3,12 @@
 
 /** conversation_log: the newest rows kept per conversation (older ones pruned as new ones come). */
 export const LOG_KEEP = 200;
+/**
+ * A reply, as the log keeps it and people read it, is at most this many characters (then a line saying it was cut): a
+ * model that streams without end, or one enormous reply, cannot grow the store or freeze the panel. A real reply is far
+ * shorter (a model's output limit is some tens of thousands of tokens); the panel's figures are measured at this size.
+ */
+export const MAX_REPLY_CHARS = 200_000;
 /** conversations: the most recently active kept; an older one goes with its log (and its session, at the next start). */
 export const CONVERSATIONS_KEEP = 100;
 /**
