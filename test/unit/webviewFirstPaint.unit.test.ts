@@ -30,7 +30,15 @@ describe('webview: opening on a long history (Chromium)', function () {
           id: el.dataset.id,
           time: t.textContent,
           title: t.title,
-          expectedTime: new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(d),
+          // The time alone today; an earlier day's carries the day (and another year's the year): webviewTimes tests each.
+          expectedTime: new Intl.DateTimeFormat(
+            undefined,
+            d.toDateString() === new Date().toDateString()
+              ? { hour: '2-digit', minute: '2-digit' }
+              : d.getFullYear() === new Date().getFullYear()
+                ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
+                : { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
+          ).format(d),
           expectedTitle: new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(d),
           usage: (el.querySelector('[data-testid="usage"]') || {}).textContent || '',
         };
