@@ -14,10 +14,15 @@ function dayLabel(day: string): string {
   return DATE.format(new Date(`${day}T00:00:00Z`));
 }
 
-/** A conversation's key is when it started (ISO); the one kept before conversations were told apart is "earlier". */
-export function conversationLabel(key: string): string {
+/**
+ * A conversation as the table names it: its title while it is in the list ('' is a new one), and when it started (its
+ * key, ISO); one deleted or started over since is known by that time alone; the one kept before conversations were told
+ * apart is "earlier".
+ */
+export function conversationLabel(key: string, title?: string): string {
   const t = Date.parse(key);
-  return Number.isFinite(t) ? `started ${STARTED.format(new Date(t))} UTC` : 'earlier conversations';
+  const started = Number.isFinite(t) ? `started ${STARTED.format(new Date(t))} UTC` : 'earlier conversations';
+  return title === undefined ? started : `${title || 'New conversation'} (${started})`;
 }
 
 function cells(t: UsageTotal): string {
@@ -99,7 +104,7 @@ ${table(
   'usage-conversations',
   'By conversation',
   'Conversation',
-  report.conversations.map((c) => ({ label: conversationLabel(c.key), total: c })),
+  report.conversations.map((c) => ({ label: conversationLabel(c.key, c.title), total: c })),
   'No conversation used a model.',
 )}
 ${table(

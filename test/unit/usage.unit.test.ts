@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { UsageTotals } from '../../src/core/control/usageTotals';
 import { callUsage } from '../../src/core/copilot/callUsage';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import { conversationStateKey } from '../../src/core/store/types';
 import { renderUsageHtml } from '../../src/vscode/usageHtml';
 
 const call = (premium: number) => ({ inputTokens: 10, outputTokens: 1, premiumRequests: premium, requests: premium ? 1 : 0 });
@@ -69,6 +70,13 @@ describe('usage', () => {
     assert.doesNotMatch(html, /<script|style="|\son\w+=/i);
     assert.match(html, new RegExp(`<rect class="bar" data-day="${today}" x="\\d+" y="0" width="12" height="80">`));
     assert.match(html, /started May 1, 09:30 UTC/);
+
+    // While the conversation is in the list under that key, the table names it by its title, as text.
+    store.createConversation('c1');
+    store.renameConversation('c1', '<b>Fix</b> the login');
+    store.setState(conversationStateKey('usage_conversation', 'c1'), '2026-05-01T09:30:00.000Z');
+    const named = renderUsageHtml(usage.report(30), { cspSource: 'vscode-webview:', nonce: 'abc123' });
+    assert.match(named, /<th scope="row">&lt;b&gt;Fix&lt;\/b&gt; the login \(started May 1, 09:30 UTC\)<\/th>/);
   });
 
   it("adds up a day's rows in the store for the header and tooltips, other days and scopes left out", () => {

@@ -6,6 +6,7 @@ import type { UsageInfo } from '../../shared/protocol';
 import type { CallUsage } from '../copilot/callUsage';
 import type { UsageDelta, UsageRow, UsageScope, UsageSum } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
+import { conversationsByUsageKey } from '../orchestrator/usageConversation';
 
 export interface UsageTotal {
   inputTokens: number;
@@ -19,7 +20,8 @@ export interface UsageTotal {
 export interface UsageReport {
   days: Array<{ day: string } & UsageTotal>;
   total: UsageTotal;
-  conversations: Array<{ key: string } & UsageTotal>;
+  /** `title`: the conversation's, while it is in the list under this key (not deleted or started over since). */
+  conversations: Array<{ key: string; title?: string } & UsageTotal>;
   workers: Array<{ key: string } & UsageTotal>;
   squads: Array<{ key: string } & UsageTotal>;
 }
@@ -143,6 +145,8 @@ export class UsageTotals {
       dayList.push(d.toISOString().slice(0, 10));
     }
     const rows = this.store.usage.totals().filter((r) => r.day >= dayList[0]!);
+    let byUsageKey: ReturnType<typeof conversationsByUsageKey> | undefined;
+    const titles = () => (byUsageKey ??= conversationsByUsageKey(this.store));
     const byKey = (scope: UsageScope) => {
       const keys = new Map<string, UsageRow[]>();
       for (const r of rows) if (r.scope === scope) keys.set(r.key, [...(keys.get(r.key) ?? []), r]);
@@ -153,7 +157,12 @@ export class UsageTotals {
     return {
       days: dayList.map((day) => ({ day, ...sum(counted.filter((r) => r.day === day)) })),
       total: sum(counted),
-      conversations: byKey('orchestrator').sort((a, b) => (a.key < b.key ? 1 : -1)),
+      conversations: byKey('orchestrator')
+        .sort((a, b) => (a.key < b.key ? 1 : -1))
+        .map((c) => {
+          const title = titles().get(c.key)?.title;
+          return title === undefined ? c : { ...c, title };
+        }),
       workers: byKey('worker'),
       squads: byKey('squad'),
     };
