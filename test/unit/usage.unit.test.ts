@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageTotals } from '../../src/core/control/usageTotals';
+import { tokens, UsageTotals } from '../../src/core/control/usageTotals';
 import { callUsage } from '../../src/core/copilot/callUsage';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { conversationStateKey } from '../../src/core/store/types';
@@ -129,6 +129,10 @@ describe('usage', () => {
     assert.equal(added, new UsageTotals(store, () => 'conversation-1').headerText());
     assert.match(added, /this conversation: 1\.2k in \/ 35 out tokens · 1\.3 premium requests · 2 turns/);
     assert.match(added, /workers: /);
+  });
+
+  it('shows token counts in k, then in M from where k would read 1000k', () => {
+    assert.deepEqual([950, 4_500, 999_949, 999_950, 1_234_567, 48_000_000].map(tokens), ['950', '4.5k', '999.9k', '1M', '1.2M', '48M']);
   });
 
   it('escapes names it shows', () => {

@@ -201,7 +201,10 @@ function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
+/** A token count as the totals show it: 950, 4.5k, 1.2M (a month of daily use runs to millions). */
 export function tokens(n: number): string {
+  // From where thousands would round to 1000k.
+  if (n >= 999_950) return `${round(n / 1_000_000)}M`;
   return n >= 1000 ? `${round(n / 1000)}k` : String(n);
 }
 
