@@ -3,8 +3,9 @@
 // No `vscode` import, so unit tests render it as the view does.
 import { round, tokens, type UsageReport, type UsageTotal } from '../core/control/usageTotals';
 
+// A day key names a calendar day of the user's (formatted as such, in UTC); a start is a moment, in the user's time zone.
 const DATE = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
-const STARTED = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+const STARTED = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -21,7 +22,7 @@ function dayLabel(day: string): string {
  */
 export function conversationLabel(key: string, title?: string): string {
   const t = Date.parse(key);
-  const started = Number.isFinite(t) ? `started ${STARTED.format(new Date(t))} UTC` : 'earlier conversations';
+  const started = Number.isFinite(t) ? `started ${STARTED.format(new Date(t))}` : 'earlier conversations';
   return title === undefined ? started : `${title || 'New conversation'} (${started})`;
 }
 
@@ -58,7 +59,7 @@ function chart(report: UsageReport): string {
   return (
     `<figure><svg role="img" aria-label="${what} per day, last ${report.days.length} days" width="${w}" height="${height + 1}" viewBox="0 0 ${w} ${height + 1}" data-testid="usage-chart">` +
     `<line class="axis" x1="0" y1="${height + 0.5}" x2="${w}" y2="${height + 0.5}"></line>${bars}</svg>` +
-    `<figcaption>${what} per day, ${dayLabel(report.days[0]!.day)} – ${dayLabel(report.days[report.days.length - 1]!.day)} (UTC). Highest: ${round(max)}.</figcaption></figure>`
+    `<figcaption>${what} per day, ${dayLabel(report.days[0]!.day)} – ${dayLabel(report.days[report.days.length - 1]!.day)}. Highest: ${round(max)}.</figcaption></figure>`
   );
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tokens, UsageTotals } from '../../src/core/control/usageTotals';
 import { callUsage } from '../../src/core/copilot/callUsage';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import { usageDay } from '../../src/core/store/sqlJsUsage';
 import { conversationStateKey } from '../../src/core/store/types';
 import { renderUsageHtml } from '../../src/vscode/usageHtml';
 
@@ -46,8 +47,10 @@ describe('usage', () => {
   });
 
   it('reports 30 days oldest first, totals by conversation, worker and squad, without counting a squad twice', () => {
-    const usage = new UsageTotals(store, () => '2026-05-01T09:30:00.000Z');
-    const today = new Date().toISOString().slice(0, 10);
+    // 09:30 on May 1 where the test runs: the page shows a start in the user's time zone.
+    const started = new Date(2026, 4, 1, 9, 30).toISOString();
+    const usage = new UsageTotals(store, () => started);
+    const today = usageDay();
     usage.turn({ inputTokens: 1000, outputTokens: 100, premiumRequests: 3 });
     store.usage.add(
       [
@@ -62,26 +65,26 @@ describe('usage', () => {
     assert.deepEqual(report.total, { inputTokens: 1010, outputTokens: 101, premiumRequests: 4, requests: 2 });
     assert.deepEqual(
       report.conversations.map((c) => [c.key, c.requests]),
-      [['2026-05-01T09:30:00.000Z', 1]],
+      [[started, 1]],
     );
     const html = renderUsageHtml(report, { cspSource: 'vscode-webview:', nonce: 'abc123' });
     // A strict CSP and no script at all; the chart's bar for today is the tallest.
     assert.match(html, /content="default-src 'none'; style-src 'nonce-abc123'; img-src vscode-webview:;"/);
     assert.doesNotMatch(html, /<script|style="|\son\w+=/i);
     assert.match(html, new RegExp(`<rect class="bar" data-day="${today}" x="\\d+" y="0" width="12" height="80">`));
-    assert.match(html, /started May 1, 09:30 UTC/);
+    assert.match(html, /started May 1, 09:30</);
 
     // While the conversation is in the list under that key, the table names it by its title, as text.
     store.createConversation('c1');
     store.renameConversation('c1', '<b>Fix</b> the login');
-    store.setState(conversationStateKey('usage_conversation', 'c1'), '2026-05-01T09:30:00.000Z');
+    store.setState(conversationStateKey('usage_conversation', 'c1'), started);
     const named = renderUsageHtml(usage.report(30), { cspSource: 'vscode-webview:', nonce: 'abc123' });
-    assert.match(named, /<th scope="row">&lt;b&gt;Fix&lt;\/b&gt; the login \(started May 1, 09:30 UTC\)<\/th>/);
+    assert.match(named, /<th scope="row">&lt;b&gt;Fix&lt;\/b&gt; the login \(started May 1, 09:30\)<\/th>/);
   });
 
   it("adds up a day's rows in the store for the header and tooltips, other days and scopes left out", () => {
     const usage = new UsageTotals(store, () => 'conversation-1');
-    const today = new Date().toISOString().slice(0, 10);
+    const today = usageDay();
     usage.turn({ inputTokens: 1000, outputTokens: 100, premiumRequests: 1 });
     usage.turn({ inputTokens: 500, outputTokens: 50 });
     for (let i = 0; i < 50; i++) store.usage.add([{ scope: 'worker', key: `w${i}`, ...call(i % 2) }], today);
@@ -129,6 +132,21 @@ describe('usage', () => {
     assert.equal(added, new UsageTotals(store, () => 'conversation-1').headerText());
     assert.match(added, /this conversation: 1\.2k in \/ 35 out tokens · 1\.3 premium requests · 2 turns/);
     assert.match(added, /workers: /);
+  });
+
+  it("counts a day from the user's midnight, not UTC's", () => {
+    // In California, where UTC's next day starts in the afternoon (Node reads TZ again when it changes).
+    const tz = process.env.TZ;
+    process.env.TZ = 'America/Los_Angeles';
+    try {
+      assert.equal(usageDay(new Date(2026, 0, 1, 0, 5)), '2026-01-01');
+      assert.equal(usageDay(new Date(2026, 0, 1, 23, 55)), '2026-01-01');
+      const days = new UsageTotals(store).report(3, new Date(2026, 2, 1, 23, 55)).days.map((d) => d.day);
+      assert.deepEqual(days, ['2026-02-27', '2026-02-28', '2026-03-01']);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 
   it('shows token counts in k, then in M from where k would read 1000k', () => {

@@ -5,6 +5,7 @@
 import type { UsageInfo } from '../../shared/protocol';
 import type { CallUsage } from '../copilot/callUsage';
 import type { UsageDelta, UsageRow, UsageScope, UsageSum } from '../store/areaTypes';
+import { usageDay } from '../store/sqlJsUsage';
 import type { BatonStore } from '../store/types';
 import { conversationsByUsageKey } from '../orchestrator/usageConversation';
 
@@ -78,7 +79,7 @@ export class UsageTotals {
     this.add(deltas);
   }
 
-  /** Totals of one scope and key (all of a scope when `key` is left out) on `day` (default today, UTC). */
+  /** Totals of one scope and key (all of a scope when `key` is left out) on `day` (default today, where the user is). */
   total(scope: UsageScope, key?: string, day = today()): UsageTotal {
     return totalOf(this.store.usage.sum({ day, scope, key }));
   }
@@ -141,8 +142,7 @@ export class UsageTotals {
   report(days = 30, now = new Date()): UsageReport {
     const dayList: string[] = [];
     for (let i = days - 1; i >= 0; i--) {
-      const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i));
-      dayList.push(d.toISOString().slice(0, 10));
+      dayList.push(usageDay(new Date(now.getFullYear(), now.getMonth(), now.getDate() - i)));
     }
     const rows = this.store.usage.totals().filter((r) => r.day >= dayList[0]!);
     let byUsageKey: ReturnType<typeof conversationsByUsageKey> | undefined;
@@ -198,7 +198,7 @@ function sum(rows: UsageRow[]): UsageTotal {
 }
 
 function today(): string {
-  return new Date().toISOString().slice(0, 10);
+  return usageDay();
 }
 
 /** A token count as the totals show it: 950, 4.5k, 1.2M (a month of daily use runs to millions). */

@@ -13,9 +13,12 @@ const usageSchema = z.object({
   requests: z.number(),
 }) satisfies z.ZodType<UsageRow>;
 
-/** Today in UTC as YYYY-MM-DD. */
+/**
+ * The day `date` falls on where the user is, as YYYY-MM-DD: "today" in the totals starts at the user's midnight, not at
+ * UTC's (which is mid-afternoon in California). Every window of a machine shares its store and its time zone.
+ */
 export function usageDay(date = new Date()): string {
-  return date.toISOString().slice(0, 10);
+  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
 }
 
 export class SqlJsUsage implements UsageStore {
