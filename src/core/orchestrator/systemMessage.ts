@@ -1,5 +1,6 @@
 // The orchestrator's standing instructions, rebuilt at every session creation or resume so the
 // memory summary and the date are current.
+import { localDateText } from '../util/localTime';
 import type { RoutingSettings } from './router';
 
 export interface SystemMessageInput {
@@ -41,7 +42,7 @@ Never edit, delete or run commands against Baton's own installation${input.insta
     );
   }
   if (input.memorySummary) parts.push(input.memorySummary);
-  parts.push(`Current date: ${input.now.toISOString().slice(0, 10)} (${input.now.toUTCString()}).`);
+  parts.push(`Current date: ${localDateText(input.now)}.`);
   return parts.join('\n\n');
 }
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { UsageDelta, UsageQuery, UsageRow, UsageStore, UsageSum } from './areaTypes';
 import type { TableAccess } from './sqlJsMemories';
+import { localDay } from '../util/localTime';
 
 const usageSchema = z.object({
   day: z.string(),
@@ -13,12 +14,9 @@ const usageSchema = z.object({
   requests: z.number(),
 }) satisfies z.ZodType<UsageRow>;
 
-/**
- * The day `date` falls on where the user is, as YYYY-MM-DD: "today" in the totals starts at the user's midnight, not at
- * UTC's (which is mid-afternoon in California). Every window of a machine shares its store and its time zone.
- */
+/** The day usage is counted under: the user's, so "today" in the totals starts at their midnight, not at UTC's. */
 export function usageDay(date = new Date()): string {
-  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+  return localDay(date);
 }
 
 export class SqlJsUsage implements UsageStore {
