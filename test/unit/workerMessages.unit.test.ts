@@ -43,8 +43,16 @@ describe('worker messages', () => {
 });
 
 describe('worker transcript', () => {
+  const tz = process.env.TZ;
+  afterEach(() => {
+    if (tz === undefined) delete process.env.TZ;
+    else process.env.TZ = tz;
+  });
+
   it('collects the task output, the last line and a readable transcript', () => {
-    const t = new WorkerTranscript(() => Date.UTC(2025, 0, 1, 12, 0, 0));
+    // Noon in New York, where the user is: the transcript reads in their time, not UTC's (17:00).
+    process.env.TZ = 'America/New_York';
+    const t = new WorkerTranscript(() => new Date(2025, 0, 1, 12, 0, 0).getTime());
     t.beginTask('Fix the bug');
     assert.equal(t.onEvent(ev('assistant.message_delta', { messageId: 'm', deltaContent: 'Looking\nat it' })), true);
     assert.equal(t.lastLine, 'at it');

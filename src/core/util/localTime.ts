@@ -18,3 +18,8 @@ export function localDateText(date: Date): string {
   const zone = `UTC${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
   return `${localDay(date)} (${WEEKDAYS[date.getDay()]}), ${pad(date.getHours())}:${pad(date.getMinutes())} local time (${zone})`;
 }
+
+/** "20:05:09" where the user is: a time within a transcript they read. */
+export function localClock(date: Date): string {
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}

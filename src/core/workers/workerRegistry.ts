@@ -2,6 +2,7 @@
 // new or attached worker must pass, and the throttled change event the views listen to.
 // Invariant: a name and a slot are reserved before any await, so concurrent creates cannot overshoot.
 import { Emitter } from '../util/emitter';
+import { localClock, localDay } from '../util/localTime';
 import { seconds } from './workerMessages';
 import { WorkerError, type StopReason, type Worker, type WorkerInfo, type WorkerSettings, type WorkerStatus } from './workerTypes';
 
@@ -152,13 +153,13 @@ export class WorkerRegistry {
     };
   }
 
-  /** The worker's events as readable text. */
+  /** The worker's events as readable text, its times where the user is. */
   transcript(name: string): string {
     const w = this.find(name);
     const header = [
       `Worker '${w.name}' — ${w.workingDir}`,
       `State: ${w.state}${w.sessionId ? ` · session ${w.sessionId}` : ''} · ${w.source}`,
-      `Created ${new Date(w.createdAt).toISOString()}${w.finishedAt ? ` · finished ${new Date(w.finishedAt).toISOString()}` : ''}`,
+      `Created ${stamp(w.createdAt)}${w.finishedAt ? ` · finished ${stamp(w.finishedAt)}` : ''}`,
     ].join('\n');
     return w.transcript.render(header);
   }
@@ -197,4 +198,10 @@ export class WorkerRegistry {
     if (this.throttle) clearTimeout(this.throttle);
     this.emitter.dispose();
   }
+}
+
+/** "2026-11-29 20:05:09" where the user is. */
+function stamp(ms: number): string {
+  const d = new Date(ms);
+  return `${localDay(d)} ${localClock(d)}`;
 }

@@ -2,6 +2,7 @@
 // results, permission decisions, errors), for a read-only document, plus the "last line" a card shows.
 // Bounded: long entries are clipped and old ones dropped, so a chatty worker cannot grow without limit.
 import type { AgentEvent as SessionEvent } from '../copilot/agentSessions';
+import { localClock } from '../util/localTime';
 
 export type TranscriptKind = 'prompt' | 'assistant' | 'tool' | 'result' | 'permission' | 'error' | 'info';
 
@@ -107,7 +108,7 @@ export class WorkerTranscript {
     const parts = [header];
     if (this.dropped) parts.push(`[${this.dropped} earlier entries dropped]`);
     for (const e of this.entries) {
-      const time = new Date(e.at).toISOString().slice(11, 19);
+      const time = localClock(new Date(e.at));
       switch (e.kind) {
         case 'prompt':
           parts.push(`── ${time} Prompt ──\n${e.text}`);
