@@ -147,7 +147,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   private setBadge(count: number): void {
     this.unread = count;
     // A badge of 0 is hidden; `undefined` did not clear a shown badge in code-server 1.100 (the e2e test saw it stay).
-    if (this.view) this.view.badge = count > 0 ? { value: count, tooltip: `${count} new background result(s)` } : { value: 0, tooltip: '' };
+    if (this.view)
+      this.view.badge = count > 0 ? { value: count, tooltip: `${count} new background result${count === 1 ? '' : 's'}` } : { value: 0, tooltip: '' };
   }
 
   dispose(): void {

@@ -104,7 +104,7 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     const list = pending.map((p) => `${p.worker} (${p.branch ?? p.dir})`).join(', ');
     if (orphans.length) {
       throw new Error(
-        `${orphans.length} orphaned worktree(s) no worker owns (left by a crash?): ${orphans.map((o) => `${o.worktreePath}${o.branch ? ` on ${o.branch}` : ''}`).join('; ')}. Run Baton: Clean Up Orphaned Worktrees to remove them.`,
+        `${orphans.length} orphaned worktree${orphans.length === 1 ? '' : 's'} no worker owns (left by a crash?): ${orphans.map((o) => `${o.worktreePath}${o.branch ? ` on ${o.branch}` : ''}`).join('; ')}. Run Baton: Clean Up Orphaned Worktrees to remove them.`,
       );
     }
     return pending.length ? `${pending.length} waiting for review: ${list}` : 'none waiting for review';

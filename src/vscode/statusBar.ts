@@ -25,7 +25,7 @@ export function registerStatusBar(services: BatonServices): vscode.Disposable {
       if (running) parts.push(`· ${running} worker${running === 1 ? '' : 's'}`);
       item.text = parts.join(' ');
       const waiting = queued ? `, ${queued} message${queued === 1 ? '' : 's'} queued` : '';
-      item.tooltip = `Baton — ${doing ?? 'idle'}${waiting}, ${running} worker(s) running, model ${core.orchestrator.currentModel}`;
+      item.tooltip = `Baton — ${doing ?? 'idle'}${waiting}, ${running} worker${running === 1 ? '' : 's'} running, model ${core.orchestrator.currentModel}`;
     };
     subscriptions.push(
       core.conversations.onEvent((e) => {

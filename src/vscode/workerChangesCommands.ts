@@ -268,13 +268,14 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       const orphans = (await changes?.orphans()) ?? [];
       if (!orphans.length) return void vscode.window.showInformationMessage('Baton: no orphaned worktrees.');
       const choice = await vscode.window.showWarningMessage(
-        `Remove ${orphans.length} orphaned worktree(s) and their baton/ branches?`,
+        `Remove ${orphans.length === 1 ? 'the orphaned worktree and its baton/ branch' : `${orphans.length} orphaned worktrees and their baton/ branches`}?`,
         { modal: true, detail: orphans.map((o) => `${o.worktreePath}${o.branch ? ` (${o.branch})` : ''}`).join('\n') },
         'Remove',
       );
       if (choice !== 'Remove' || !changes) return;
       try {
-        void vscode.window.showInformationMessage(`Baton: removed ${await changes.removeOrphans()} orphaned worktree(s).`);
+        const removed = await changes.removeOrphans();
+        void vscode.window.showInformationMessage(`Baton: removed ${removed} orphaned worktree${removed === 1 ? '' : 's'}.`);
       } catch (err) {
         fail(err);
       }
