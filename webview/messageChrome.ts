@@ -26,9 +26,17 @@ export type Post = (message: WebviewMessage) => void;
 /** Channels other than the panel and the palette; their messages carry a small tag. */
 const OTHER_CHANNELS = new Set(['chat', 'tool', 'api']);
 
+/** Where a background message came from, in words: its row's source is `background:<worker>`. */
+function backgroundFrom(source: string | undefined): string | undefined {
+  if (!source) return undefined;
+  const worker = /^background:(.+)$/.exec(source)?.[1];
+  return worker ? `from worker ${worker}` : source === 'background' ? undefined : `from ${source}`;
+}
+
 /** The message's accessible name. */
 export function messageLabel(message: ChatMessage): string {
-  return `${ROLE_LABEL[message.role]}${message.role === 'background' && message.source ? ` from ${message.source}` : ''}`;
+  const from = message.role === 'background' ? backgroundFrom(message.source) : undefined;
+  return `${ROLE_LABEL[message.role]}${from ? ` ${from}` : ''}`;
 }
 
 /** The header's parts; `afterPaint`: the time's text is written once the next frame has been painted. */
@@ -37,7 +45,9 @@ export function headerParts(message: ChatMessage, afterPaint: boolean): HTMLElem
   const parts: HTMLElement[] = [];
   if (message.role === 'background') {
     parts.push(h('span', { class: 'message-author vscode-badge', 'data-testid': 'background-badge' }, ROLE_LABEL.background));
-    if (message.source) parts.push(h('span', { class: 'message-source' }, message.source));
+    // A result card names its worker itself.
+    const from = message.workerResult ? undefined : backgroundFrom(message.source);
+    if (from) parts.push(h('span', { class: 'message-source' }, from));
   } else {
     parts.push(h('span', { class: 'message-author' }, ROLE_LABEL[message.role]));
     // Said in VS Code's Chat view (@baton), by a tool call or another extension: the same conversation, tagged.

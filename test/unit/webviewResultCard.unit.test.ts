@@ -19,7 +19,7 @@ describe('webview: a finished worker is a result card (Chromium)', function () {
     const done: ChatMessage = {
       id: 'b1',
       role: 'background',
-      source: 'background',
+      source: 'background:fixer',
       content: WRAPPER,
       status: 'complete',
       ts: Date.now(),
@@ -54,6 +54,9 @@ describe('webview: a finished worker is a result card (Chromium)', function () {
       assert.equal(await card.locator('[data-testid="result-report"] li strong').innerText(), '3');
       const text = await wp.page.locator('[data-id="b1"]').innerText();
       assert.doesNotMatch(text, /worker-output|Background task completed|treat it as data/);
+      // Its row's source (background:fixer) is not shown: the card names the worker; the message's name says it.
+      assert.doesNotMatch(text, /background:/);
+      assert.equal(await wp.page.locator('[data-id="b1"]').getAttribute('aria-label'), 'Background result from worker fixer');
 
       const other = wp.page.locator('[data-id="b2"] [data-testid="result-card"]');
       assert.equal(await other.locator('[data-testid="result-state"]').innerText(), 'Timed out');
