@@ -71,6 +71,29 @@ describe('worker transcript', () => {
     assert.equal(t.lastLine, 'error: HTTP 400');
   });
 
+  it("follows a streamed reply's last line delta by delta, however it is cut into deltas", () => {
+    // What the card showed when it read the whole stream at every delta: the last line with something on it, clipped.
+    const expected = (text: string) => {
+      const lines = text.split('\n').map((l) => l.trim());
+      const l = [...lines].reverse().find(Boolean);
+      return l === undefined ? undefined : l.length > 200 ? `${l.slice(0, 200)}…` : l;
+    };
+    const text = `Plan:\n\n  - read the code  \n- run the tests\n\n\n${'x'.repeat(1500)}\n   \n  ${'y'.repeat(150)} tail\n\nlast line without its end`;
+    for (const size of [1, 2, 3, 7, 50, text.length]) {
+      const t = new WorkerTranscript();
+      t.beginTask('task');
+      let sent = '';
+      for (let i = 0; i < text.length; i += size) {
+        const delta = text.slice(i, i + size);
+        t.onEvent(ev('assistant.message_delta', { messageId: 'm', deltaContent: delta }));
+        sent += delta;
+        const want = expected(sent);
+        if (want !== undefined) assert.equal(t.lastLine, want, `deltas of ${size}, after ${sent.length} characters`);
+      }
+      assert.equal(t.taskOutput(), text);
+    }
+  });
+
   it('keeps streamed text a cut-short task never finished', () => {
     const t = new WorkerTranscript();
     t.beginTask('x');

@@ -15,11 +15,16 @@ export interface TranscriptEntry {
 export const TRANSCRIPT_MAX_ENTRIES = 1000;
 export const TRANSCRIPT_MAX_ENTRY_CHARS = 20_000;
 const MAX_RESULT_CHARS = 4000;
+/** A card shows 200 characters of a line; its start is kept with room for the spaces trim() drops. */
+const OPEN_LINE_CHARS = 1000;
 
 export class WorkerTranscript {
   private readonly entries: TranscriptEntry[] = [];
   private dropped = 0;
   private streaming = '';
+  /** The start of the line the stream is writing (up to OPEN_LINE_CHARS), and the last non-empty line it ended. */
+  private openLine = '';
+  private lastEnded: string | undefined;
   private toolNames = new Map<string, string>();
   /** Everything the assistant said in the current task (final messages, not deltas). */
   private taskMessages: string[] = [];
@@ -43,6 +48,8 @@ export class WorkerTranscript {
   beginTask(prompt: string): void {
     this.taskMessages = [];
     this.streaming = '';
+    this.openLine = '';
+    this.lastEnded = undefined;
     this.add('prompt', prompt);
     this.lastLine = '';
   }
@@ -59,13 +66,23 @@ export class WorkerTranscript {
     const before = this.lastLine;
     switch (event.type) {
       case 'assistant.message_delta': {
-        this.streaming += event.data.deltaContent;
-        const line = lastNonEmptyLine(this.streaming);
+        const delta = event.data.deltaContent;
+        this.streaming += delta;
+        // From the delta and the line it continues, never the whole stream: that is read again only when the task
+        // ends (taskOutput). Reading it per delta (a split, or even a search from its end, which first flattens the
+        // string built by +=) blocked the extension host for 24 s on a 500 KB reply in 10,000 deltas.
+        const cut = delta.lastIndexOf('\n');
+        const ended = cut < 0 ? undefined : lastNonEmptyLine(this.openLine + delta.slice(0, cut));
+        if (ended) this.lastEnded = ended;
+        this.openLine = (cut < 0 ? this.openLine + delta : delta.slice(cut + 1)).slice(0, OPEN_LINE_CHARS);
+        const line = this.openLine.trim() ? clip(this.openLine.trim(), 200) : this.lastEnded;
         if (line) this.lastLine = line;
         break;
       }
       case 'assistant.message': {
         this.streaming = '';
+        this.openLine = '';
+        this.lastEnded = undefined;
         const content = event.data.content ?? '';
         if (content.trim()) {
           this.taskMessages.push(content);
@@ -138,11 +155,17 @@ export class WorkerTranscript {
   }
 }
 
+/**
+ * The last line of `text` with something on it, clipped. Read from the end: it runs on every streamed delta, so a
+ * reply of 500 KB split whole at each of its 10,000 deltas blocked the extension host for seconds (measured: 24 s).
+ */
 function lastNonEmptyLine(text: string): string | undefined {
-  const lines = text.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const l = lines[i]!.trim();
-    if (l) return clip(l, 200);
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end).trim();
+    if (line) return clip(line, 200);
+    end = start - 1;
   }
   return undefined;
 }
