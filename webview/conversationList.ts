@@ -11,6 +11,8 @@ export class ConversationList {
   private readonly summaryText: HTMLElement;
   private readonly badge: HTMLElement;
   private active = '';
+  /** The list as last sent: its rows are written again when it is opened, so "5 min ago" is of now, not of then. */
+  private items: ConversationItem[] = [];
 
   constructor(private readonly post: (message: WebviewMessage) => void) {
     this.summaryText = h('span', { class: 'conversations-title', 'data-testid': 'conversations-current' }, 'Conversations');
@@ -33,10 +35,14 @@ export class ConversationList {
       search,
       this.list,
     );
+    this.el.addEventListener('toggle', () => {
+      if (this.el.open) this.list.replaceChildren(...this.items.map((c) => this.row(c)));
+    });
   }
 
   update(active: string, items: ConversationItem[]): void {
     this.active = active;
+    this.items = items;
     const current = items.find((c) => c.id === active);
     setText(this.summaryText, current?.title || 'New conversation');
     const unread = items.filter((c) => c.unread && c.id !== active).length;

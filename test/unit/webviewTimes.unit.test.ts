@@ -48,4 +48,32 @@ describe('webview: message times (Chromium)', function () {
       await wp.close();
     }
   });
+
+  it('the conversation list says how long ago as of when it is opened, not as of when it was last sent', async () => {
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      replyToReady: [
+        { type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } } },
+      ],
+    });
+    try {
+      const lastActivity = Date.now() - 30_000;
+      await wp.push({
+        type: 'conversations/update',
+        seq: 2,
+        active: 'a',
+        conversations: [{ id: 'a', title: 'Older talk', lastActivity, messages: 4, busy: false, unread: false }],
+      });
+      const meta = wp.page.locator('[data-testid="conversation"] .conversation-meta');
+      await wp.page.locator('[data-testid="conversations-toggle"]').click();
+      assert.equal(await meta.innerText(), 'just now \u00b7 4 messages');
+      await wp.page.locator('[data-testid="conversations-toggle"]').click();
+      // A minute after its last activity (the page's clock moved on), with nothing sent since: opened again, it says so.
+      await wp.page.clock.setSystemTime(lastActivity + 61_000);
+      await wp.page.locator('[data-testid="conversations-toggle"]').click();
+      assert.equal(await meta.innerText(), '1 min ago \u00b7 4 messages');
+    } finally {
+      await wp.close();
+    }
+  });
 });
