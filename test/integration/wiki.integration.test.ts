@@ -56,6 +56,29 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     await writeFile(join(folder, 'handmade.md'), '# Handmade\n\nWritten outside Baton.\n');
     assert.match(await turn('list the wiki', [{ name: 'wiki_list', arguments: {} }]), /3 page\(s\)[\s\S]*- handmade — "Handmade"/);
     assert.match(await turn('read handmade', [{ name: 'wiki_read', arguments: { page: 'handmade' } }]), /Written outside Baton/);
+    // A page larger than a read (a pasted log, say) comes in parts, each saying where the next starts: a tool's
+    // result reaches the model only up to 20 KB (the runtime passes a longer one as a path to a file).
+    const long = `# Build log\n\n${'line of the build log, ünïcödé\n'.repeat(1400)}THE END\n`;
+    await writeFile(join(folder, 'build-log.md'), long);
+    const reads: string[] = [];
+    for (let offset = 0, i = 0; i < 5; i++) {
+      const part = await turn(`read the build log from ${offset}`, [{ name: 'wiki_read', arguments: { page: 'build-log', offset } }]);
+      assert.ok(Buffer.byteLength(part) <= 20_000, `${Buffer.byteLength(part)} bytes`);
+      assert.doesNotMatch(part, /Output too large/);
+      const next = /\n\n\[(\d+) more characters: read on with offset (\d+)\]$/.exec(part);
+      reads.push(
+        part.replace(/^# Wiki page 'build-log'(, from character \d+ of \d+)?\n\n/, '').replace(/\n\n\[\d+ more characters: read on with offset \d+\]$/, ''),
+      );
+      if (!next) break;
+      assert.equal(Number(next[1]) + Number(next[2]), long.length);
+      offset = Number(next[2]);
+    }
+    assert.ok(reads.length >= 3, `${reads.length} parts`);
+    assert.equal(reads.join(''), long, 'read in parts, the page is whole');
+    assert.match(
+      await turn('read past the end', [{ name: 'wiki_read', arguments: { page: 'build-log', offset: 999_999 } }]),
+      new RegExp(`Page 'build-log' has ${long.length} characters: offset 999999 is past its end`),
+    );
 
     assert.match(await turn('drop the deploy page', [{ name: 'wiki_delete', arguments: { page: 'ops/deploy' } }]), /Deleted wiki page 'ops\/deploy'/);
     await assert.rejects(stat(file));

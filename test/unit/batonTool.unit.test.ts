@@ -3,7 +3,7 @@
 // again, or the same arguments after a retried turn), while a new turn does it again.
 import * as assert from 'node:assert/strict';
 import { z } from 'zod';
-import { defineBatonTool, ToolFailure, ToolJournal, type BatonTool } from '../../src/core/copilot/batonTool';
+import { defineBatonTool, TOOL_OUTPUT_BYTES, ToolFailure, ToolJournal, type BatonTool } from '../../src/core/copilot/batonTool';
 import type { ToolResultObject } from '../../src/core/copilot/sdkTypes';
 import { fail, Gate, reply, sequence, tool } from '../support/inMemoryAgentSessions';
 import { unitOrchestrator } from '../support/unitOrchestrator';
@@ -31,6 +31,31 @@ describe('defineBatonTool and ToolJournal', () => {
   beforeEach(() => {
     journal = new ToolJournal();
     effects = [];
+  });
+
+  it('keeps a result under the 20 KB the runtime passes to the model: whole when it fits, else its start and a note', async () => {
+    const fits = 'a'.repeat(TOOL_OUTPUT_BYTES);
+    assert.equal(
+      await invoke(
+        make(false, () => fits),
+        { name: 'x' },
+        'call-1',
+      ),
+      fits,
+    );
+    const big = `${'é'.repeat(7000)}😀${'b'.repeat(100_000)}`;
+    const cut = String(
+      await invoke(
+        make(false, () => big),
+        { name: 'x' },
+        'call-2',
+      ),
+    );
+    assert.ok(Buffer.byteLength(cut) <= TOOL_OUTPUT_BYTES, `${Buffer.byteLength(cut)} bytes`);
+    assert.ok(cut.endsWith('\n\n[Output cut here: a tool result reaches the model only up to 20 KB.]'));
+    const kept = cut.slice(0, cut.indexOf('\n\n[Output cut here'));
+    assert.ok(big.startsWith(kept) && Buffer.byteLength(kept) > 19_900, `kept ${Buffer.byteLength(kept)} bytes of the start`);
+    assert.equal(kept.slice(7000, 7002), '😀', 'never half of a character');
   });
 
   it('within a turn, the same call id runs once and both calls get the first result', async () => {

@@ -16,8 +16,11 @@ import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
 
 const KEY_PREFIX = 'changeset:';
-/** The most of a diff handed to the model at once. */
-export const MAX_MODEL_DIFF_BYTES = 30_000;
+/**
+ * The most of a diff handed to the model at once: under the 20 KB a tool's result may hold (TOOL_OUTPUT_BYTES), with
+ * room for the summary and verify lines around it. At 30,000 the runtime passed a pointer to a file instead.
+ */
+export const MAX_MODEL_DIFF_BYTES = 16_000;
 
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;

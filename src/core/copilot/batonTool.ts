@@ -31,6 +31,27 @@ export interface BatonToolSpec<S extends z.ZodType> {
 
 type Outcome = string | ToolResultObject;
 
+/**
+ * What one tool result may hold, in UTF-8 bytes. The runtime hands the model a tool's result only up to 20 KB (20,480
+ * bytes, measured); a longer one it saves to a file and passes the file's path instead, which the orchestrator, with
+ * no file tools, cannot read. So a result is kept under it, cut with a note; tools that can say more (a wiki page, a
+ * diff) give it in parts or bounded below it.
+ */
+export const TOOL_OUTPUT_BYTES = 20_000;
+const CUT_NOTE = '\n\n[Output cut here: a tool result reaches the model only up to 20 KB.]';
+
+/** The longest start of `text` that is at most `bytes` in UTF-8 (never half a character), in UTF-16 units. */
+export function fittingChars(text: string, bytes: number): number {
+  if (text.length * 3 <= bytes) return text.length;
+  return new TextEncoder().encodeInto(text.slice(0, bytes), new Uint8Array(bytes)).read;
+}
+
+/** `text` as the model can receive it: whole when it fits, else its start and a note. */
+export function fitToolOutput(text: string): string {
+  if (Buffer.byteLength(text) <= TOOL_OUTPUT_BYTES) return text;
+  return text.slice(0, fittingChars(text, TOOL_OUTPUT_BYTES - Buffer.byteLength(CUT_NOTE))) + CUT_NOTE;
+}
+
 /** Results of the running turn's tool calls, by call id and (for side effects) by tool and arguments. */
 export class ToolJournal {
   private scope: string | undefined;
@@ -75,7 +96,7 @@ export function defineBatonTool<S extends z.ZodType>(spec: BatonToolSpec<S>, jou
       return failure(`Invalid arguments for ${name}: ${issues}. Fix them and call ${name} again.`);
     }
     try {
-      return await spec.run(parsed.data, { toolCallId: invocation.toolCallId });
+      return fitToolOutput(await spec.run(parsed.data, { toolCallId: invocation.toolCallId }));
     } catch (err) {
       if (err instanceof ToolFailure) return failure(err.message);
       return failure(`${name} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
@@ -107,7 +128,8 @@ export function toolMaker(journal?: ToolJournal) {
 }
 
 function failure(message: string): ToolResultObject {
-  return { textResultForLlm: message, resultType: 'failure', error: message };
+  const fitted = fitToolOutput(message);
+  return { textResultForLlm: fitted, resultType: 'failure', error: fitted };
 }
 
 /** A stable digest of JSON arguments: key order does not matter. */

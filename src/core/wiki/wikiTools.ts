@@ -1,18 +1,36 @@
 // The orchestrator's wiki tools (IO's names). Page names and contents come from the model: names are checked and
 // kept inside the wiki folder (wikiPaths.ts), and every problem goes back as a clear failure.
 import { z } from 'zod';
-import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
+import { type BatonTool, fittingChars, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import type { Wiki } from './wiki';
+import { WikiError } from './wikiPaths';
+
+/**
+ * A read hands the model at most this much of a page at once, in UTF-8 bytes: a page may be 1 MB, and a tool's result
+ * reaches the model only up to 20 KB (TOOL_OUTPUT_BYTES); the rest comes by offset.
+ */
+export const READ_BYTES = 16_000;
 
 const page = z.string().trim().min(1).max(300).describe('The page name, e.g. "release-process" or "guides/setup" (no ".md").');
 
 export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] {
   const tool = toolMaker(journal);
   return [
-    tool('wiki_read', 'Read a page of the knowledge base (markdown).', z.object({ page }), async (a) => {
-      const p = await wiki.read(a.page);
-      return `# Wiki page '${p.name}'\n\n${p.content}`;
-    }),
+    tool(
+      'wiki_read',
+      'Read a page of the knowledge base (markdown). A long page comes in parts: read the next with the offset given.',
+      z.object({ page, offset: z.number().int().min(0).optional().describe('Where to start, in characters (the next part of a long page).') }),
+      async (a) => {
+        const p = await wiki.read(a.page);
+        const from = a.offset ?? 0;
+        if (from > 0 && from >= p.content.length) throw new WikiError(`Page '${p.name}' has ${p.content.length} characters: offset ${from} is past its end.`);
+        const rest = p.content.slice(from);
+        const part = rest.slice(0, fittingChars(rest, READ_BYTES));
+        const left = rest.length - part.length;
+        const head = from ? `# Wiki page '${p.name}', from character ${from} of ${p.content.length}` : `# Wiki page '${p.name}'`;
+        return `${head}\n\n${part}${left > 0 ? `\n\n[${left} more characters: read on with offset ${from + part.length}]` : ''}`;
+      },
+    ),
     tool(
       'wiki_write',
       'Write or update a page of the knowledge base: durable notes, how-tos, project knowledge. The whole page is replaced unless append is true. Pages are markdown files the user can open and edit.',
