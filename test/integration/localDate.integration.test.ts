@@ -4,20 +4,17 @@
 import * as assert from 'node:assert/strict';
 import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { useTimeZone } from '../support/timeZone';
 
 describe("The user's date, told to the model (real runtime, scripted model)", function () {
   this.timeout(60_000);
   let core: CoreFixture;
-  const tz = process.env.TZ;
+  const setTimeZone = useTimeZone();
 
   beforeEach(async () => {
     // Samoa time, a long way from UTC: the date given is the user's.
-    process.env.TZ = 'Pacific/Pago_Pago';
+    setTimeZone('Pacific/Pago_Pago');
     core = await startCore();
-  });
-  afterEach(() => {
-    if (tz === undefined) delete process.env.TZ;
-    else process.env.TZ = tz;
   });
   afterEachCore(() => core);
 

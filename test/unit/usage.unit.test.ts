@@ -8,10 +8,12 @@ import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { usageDay } from '../../src/core/store/sqlJsUsage';
 import { conversationStateKey } from '../../src/core/store/types';
 import { renderUsageHtml } from '../../src/vscode/usageHtml';
+import { useTimeZone } from '../support/timeZone';
 
 const call = (premium: number) => ({ inputTokens: 10, outputTokens: 1, premiumRequests: premium, requests: premium ? 1 : 0 });
 
 describe('usage', () => {
+  const setTimeZone = useTimeZone();
   let dir: string;
   let store: SqlJsStore;
 
@@ -135,18 +137,12 @@ describe('usage', () => {
   });
 
   it("counts a day from the user's midnight, not UTC's", () => {
-    // In California, where UTC's next day starts in the afternoon (Node reads TZ again when it changes).
-    const tz = process.env.TZ;
-    process.env.TZ = 'America/Los_Angeles';
-    try {
-      assert.equal(usageDay(new Date(2026, 0, 1, 0, 5)), '2026-01-01');
-      assert.equal(usageDay(new Date(2026, 0, 1, 23, 55)), '2026-01-01');
-      const days = new UsageTotals(store).report(3, new Date(2026, 2, 1, 23, 55)).days.map((d) => d.day);
-      assert.deepEqual(days, ['2026-02-27', '2026-02-28', '2026-03-01']);
-    } finally {
-      if (tz === undefined) delete process.env.TZ;
-      else process.env.TZ = tz;
-    }
+    // In California, where UTC's next day starts in the afternoon.
+    setTimeZone('America/Los_Angeles');
+    assert.equal(usageDay(new Date(2026, 0, 1, 0, 5)), '2026-01-01');
+    assert.equal(usageDay(new Date(2026, 0, 1, 23, 55)), '2026-01-01');
+    const days = new UsageTotals(store).report(3, new Date(2026, 2, 1, 23, 55)).days.map((d) => d.day);
+    assert.deepEqual(days, ['2026-02-27', '2026-02-28', '2026-03-01']);
   });
 
   it('shows token counts in k, then in M from where k would read 1000k', () => {

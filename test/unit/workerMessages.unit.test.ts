@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { SessionEvent } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
 import { escapeWorkerOutput, formatResult, MAX_DELIVERED_OUTPUT, reportText, resultCard, seconds, timeoutMessage } from '../../src/core/workers/workerMessages';
 import { TRANSCRIPT_MAX_ENTRIES, TRANSCRIPT_MAX_ENTRY_CHARS, WorkerTranscript } from '../../src/core/workers/workerTranscript';
+import { useTimeZone } from '../support/timeZone';
 
 const ev = (type: string, data: Record<string, unknown>): SessionEvent => ({ type, data, id: 'e', timestamp: '', parentId: null }) as unknown as SessionEvent;
 
@@ -43,15 +44,11 @@ describe('worker messages', () => {
 });
 
 describe('worker transcript', () => {
-  const tz = process.env.TZ;
-  afterEach(() => {
-    if (tz === undefined) delete process.env.TZ;
-    else process.env.TZ = tz;
-  });
+  const setTimeZone = useTimeZone();
 
   it('collects the task output, the last line and a readable transcript', () => {
     // Noon in New York, where the user is: the transcript reads in their time, not UTC's (17:00).
-    process.env.TZ = 'America/New_York';
+    setTimeZone('America/New_York');
     const t = new WorkerTranscript(() => new Date(2025, 0, 1, 12, 0, 0).getTime());
     t.beginTask('Fix the bug');
     assert.equal(t.onEvent(ev('assistant.message_delta', { messageId: 'm', deltaContent: 'Looking\nat it' })), true);
