@@ -36,6 +36,7 @@ import { getWikiSummary } from './wiki/wikiSummary';
 import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type WorkerSettings } from './workers/workerPool';
 import type { RecycleSettings } from './runtime/recyclePolicy';
+import { keepToolOutputsSwept } from './runtime/toolOutputSweep';
 import { RuntimeRecycler } from './runtime/runtimeRecycler';
 import { sweepOrphanedSessions } from './workers/sessionSweep';
 
@@ -324,9 +325,11 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // their synchronous starts and the promise steps they take were ~5 ms of the host's main thread before the core was
   // returned (measured in code-server), where every millisecond stretches with the machine's load.
   let disposing = false;
+  let toolOutputs: { dispose(): void } | undefined;
   const chores = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
     if (disposing) return;
     void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
+    toolOutputs = keepToolOutputsSwept(sessions, logger);
     // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
     await sweepOrphanedSessions({
       sessions,
@@ -372,6 +375,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         offRestarting();
         offTurns();
         await chores;
+        toolOutputs?.dispose();
         chat?.dispose();
         await pool.dispose();
         await convos.dispose();

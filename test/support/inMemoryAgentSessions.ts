@@ -255,6 +255,11 @@ export class InMemoryAgentSessions implements AgentSessions {
     return { withheld: [], strippedProxyCredentials: [], refused: [] };
   }
 
+  /** No runtime, so no folder of saved tool results (a path that does not exist: the sweep finds nothing). */
+  toolOutputDir(): string {
+    return '/nonexistent/baton-in-memory-runtime';
+  }
+
   async dispose(): Promise<void> {
     for (const s of this.live) s.gone = true;
     this.live = [];

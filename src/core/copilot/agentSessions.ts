@@ -200,5 +200,7 @@ export interface AgentSessions {
   runtimePid(): number | undefined;
   /** What the runtime's environment leaves out (by allowlist), by name only: Doctor shows it. */
   environmentReport(): EnvironmentReport;
+  /** Where the runtime saves a tool result too large to hand to the model (its TMPDIR; runtime/toolOutputSweep.ts). */
+  toolOutputDir(): string;
   dispose(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 // here as a typed AgentError.
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
 import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo, ProviderSettings, RuntimeStats, SessionSpec } from './agentSessions';
@@ -232,6 +232,11 @@ export class CopilotAgentSessions implements AgentSessions {
 
   environmentReport(): EnvironmentReport {
     return this.runtime.environment().report;
+  }
+
+  toolOutputDir(): string {
+    const { env } = this.runtime.environment();
+    return env.TMPDIR || env.TEMP || env.TMP || tmpdir();
   }
 
   dispose(): Promise<void> {
