@@ -7,6 +7,7 @@ import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentSessions } from '../copilot/agentSessions';
 import type { Logger } from '../util/logger';
+import { processAlive } from '../util/processAlive';
 
 const NAME = /^\d+-copilot-tool-output-(\d+)-[\w-]+\.txt$/;
 /** The live runtime's saved results are kept this long. */
@@ -39,13 +40,11 @@ export async function sweepToolOutputs(o: ToolOutputSweep): Promise<number> {
       if (!info?.isFile() || now - info.mtimeMs < (o.keepMs ?? TOOL_OUTPUT_KEEP_MS)) continue;
     } else if (alive(pid)) continue;
     // Another user's file in a shared /tmp cannot be deleted (its sticky bit): that is not an error.
-    if (
-      await unlink(path).then(
-        () => true,
-        () => false,
-      )
-    )
-      removed++;
+    const deleted = await unlink(path).then(
+      () => true,
+      () => false,
+    );
+    if (deleted) removed++;
   }
   return removed;
 }
@@ -53,22 +52,13 @@ export async function sweepToolOutputs(o: ToolOutputSweep): Promise<number> {
 /** Sweeps the runtime's TMPDIR now and every SWEEP_EVERY_MS until disposed. */
 export function keepToolOutputsSwept(sessions: AgentSessions, logger: Logger): { dispose(): void } {
   const sweep = (): void => {
-    void sweepToolOutputs({ dir: sessions.toolOutputDir(), own: sessions.runtimePid() })
-      .then((n) => n && logger.info(`Deleted ${n} saved tool result(s) the Copilot runtime left in ${sessions.toolOutputDir()}`))
+    const dir = sessions.toolOutputDir();
+    void sweepToolOutputs({ dir, own: sessions.runtimePid() })
+      .then((n) => n && logger.info(`Deleted ${n} saved tool result(s) the Copilot runtime left in ${dir}`))
       .catch((err: unknown) => logger.warn(`Sweeping saved tool results failed: ${String(err)}`));
   };
   sweep();
   const timer = setInterval(sweep, SWEEP_EVERY_MS);
   timer.unref();
   return { dispose: () => clearInterval(timer) };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -15,9 +15,7 @@ const usageSchema = z.object({
 }) satisfies z.ZodType<UsageRow>;
 
 /** The day usage is counted under: the user's, so "today" in the totals starts at their midnight, not at UTC's. */
-export function usageDay(date = new Date()): string {
-  return localDay(date);
-}
+export const usageDay = localDay;
 
 export class SqlJsUsage implements UsageStore {
   constructor(private readonly access: TableAccess) {}

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { delay } from '../util/delay';
+import { processAlive } from '../util/processAlive';
 import { errorCode, type StoreFileSystem } from './storeFileSystem';
 
 export interface WriteLeaseOptions {
@@ -51,7 +52,7 @@ export class WriteLease {
   private readonly isAlive: (pid: number) => boolean;
 
   constructor(private readonly opts: WriteLeaseOptions) {
-    this.isAlive = opts.isAlive ?? processIsAlive;
+    this.isAlive = opts.isAlive ?? processAlive;
   }
 
   async acquire(): Promise<HeldLease> {
@@ -170,14 +171,4 @@ function parseOwner(text: string): LeaseOwner | undefined {
 
 function describe(owner: LeaseOwner | undefined): string {
   return owner ? `pid ${owner.pid} on ${owner.host}` : 'unknown owner';
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(err) === 'EPERM';
-  }
 }
