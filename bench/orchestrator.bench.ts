@@ -15,6 +15,7 @@ import { startCore, type CoreFixture } from '../test/support/orchestratorFixture
 import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
 import { phaseFigures, phasedReply, type ReplyPhases } from './firstReplyPhases';
+import { benchResumeAtBound } from './resumeAtBound';
 import { firstTurnTiming, runtimeTracingEnvironment, type FirstTurnTiming } from './runtimeFirstTurn';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,8 +40,9 @@ export async function benchOrchestrator(opts: { quick: boolean }): Promise<Bench
     const cold = await benchColdFirstReply(server, opts.quick ? 3 : 6);
     const opened = await benchFirstReplyAfterOpen(server, opts.quick ? 3 : 6);
     const resumed = await benchFirstReplyResumed(server, opts.quick ? 4 : 8);
+    const atBound = await benchResumeAtBound(server, opts.quick ? 2 : 4);
     const warm = await benchTurns(server, opts.quick ? 30 : 60);
-    return [...warm, ...cold, ...opened, ...resumed];
+    return [...warm, ...cold, ...opened, ...resumed, ...atBound];
   } finally {
     await server.close();
   }

@@ -166,6 +166,12 @@ export class InMemoryAgentSessions implements AgentSessions {
     return [...this.states.entries()].filter(([, s]) => !s.deleted).map(([id]) => ({ id, modifiedAt: 0 }));
   }
 
+  /** What the session was sent, as a stand-in for the runtime's event log (whose length it sets). */
+  async historyBytes(id: string): Promise<number | undefined> {
+    const state = this.states.get(id);
+    return state && !state.deleted ? state.prompts.reduce((n, p) => n + Buffer.byteLength(p), 0) : undefined;
+  }
+
   async fork(sourceId: string, _title: string): Promise<string> {
     const source = this.states.get(sourceId) ?? this.machineState(sourceId);
     if (!source) throw new AgentError('session', `Session not found: ${sourceId}`);

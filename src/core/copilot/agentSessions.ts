@@ -173,6 +173,11 @@ export interface AgentSessions {
   delete(id: string): Promise<void>;
   /** The sessions in Baton's own session folder (never the user's Copilot home), with when each last changed. */
   ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>>;
+  /**
+   * How long the history the runtime keeps of one of Baton's own sessions has grown (its event log, in bytes; the
+   * runtime appends every event and never shortens it, its own compaction included); undefined for any other session.
+   */
+  historyBytes(id: string): Promise<number | undefined>;
   /** Copies a machine session into a new one; the source's files are only read. Returns the new id. */
   fork(sourceId: string, title: string): Promise<string>;
   list(): Promise<MachineSessionInfo[]>;

@@ -139,6 +139,11 @@ export class CopilotAgentSessions implements AgentSessions {
     return found;
   }
 
+  async historyBytes(id: string): Promise<number | undefined> {
+    const own = this.ownSessionPath(id);
+    return own ? (await stat(join(own, 'events.jsonl')).catch(() => undefined))?.size : undefined;
+  }
+
   /** Where a session of Baton's own folder lives; undefined for an id that could not be one (no path tricks). */
   private ownSessionPath(id: string): string | undefined {
     if (!this.opts.sessionDirectory || !SESSION_ID.test(id)) return undefined;

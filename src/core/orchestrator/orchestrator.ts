@@ -90,12 +90,10 @@ export class Orchestrator {
       checkpoints: this.checkpoints,
       emit: (e) => this.fire(e),
       model: () => this.currentModel,
-      summaryModel: () => {
-        const r = this.opts.settings().routing;
-        return r.auto ? r.tiers.fast : r.model;
-      },
+      summaryModel: () => (this.opts.settings().routing.auto ? this.opts.settings().routing.tiers.fast : this.opts.settings().routing.model),
       policy: () => this.opts.settings().summarize ?? DEFAULT_SUMMARIZE,
       conversation: () => this.conversation,
+      closing: () => this.disposed,
     });
     this.turnParts = {
       opts,
@@ -247,9 +245,9 @@ export class Orchestrator {
     if (this.answering) return Promise.reject(new RewindError('busy', 'Stop the answer first: the conversation cannot be taken back while Baton answers.'));
     const owner = this.opts.shared?.ownerElsewhere();
     if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); take it back there.`));
-    const { store, sessions, logger } = this.opts;
+    const { store, logger } = this.opts;
     return this.queue.task(async () => {
-      const how = await rewindConversation({ store, keeper: this.keeper, sessions, logger, logScan: LOG_SCAN }, logId, this.currentModel);
+      const how = await rewindConversation({ store, keeper: this.keeper, logger, logScan: LOG_SCAN }, logId, this.currentModel);
       // Whoever shows the conversation (the panel, for one taken back from the Chat view or the API) shows it shorter.
       this.fire({ type: 'conversation.rewound', logId, how });
       return how;

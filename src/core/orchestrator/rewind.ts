@@ -4,7 +4,6 @@
 // there. A message the live session does not have as it was sent (sent to an earlier session, or with recovery or
 // summary context riding on it) cannot be cut out of it: the session is replaced instead by a new one that starts
 // from the log's turns before the message, as a lost session is recovered.
-import type { AgentSessions } from '../copilot/agentSessions';
 import { parseLogMeta } from '../store/logMeta';
 import type { BatonStore, LogEntry } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -39,7 +38,6 @@ export interface RewindParts {
   /** The conversation's own view of the store. */
   store: BatonStore;
   keeper: SessionKeeper;
-  sessions: AgentSessions;
   logger: Logger;
   /** The conversation's log as far back as it is kept. */
   logScan: number;
@@ -50,7 +48,7 @@ export interface RewindParts {
  * message) or 'replaced' (a new one from the log before it, at the next message).
  */
 export async function rewindConversation(parts: RewindParts, logId: number, model: string): Promise<'truncated' | 'replaced'> {
-  const { store, keeper, sessions, logger } = parts;
+  const { store, keeper, logger } = parts;
   const log = store.recentLog(parts.logScan);
   const index = log.findIndex((e) => e.id === logId);
   const row = log[index];
@@ -75,9 +73,8 @@ export async function rewindConversation(parts: RewindParts, logId: number, mode
   for (const e of log.slice(index).reverse()) store.deleteLog(e.id);
   if (how === 'replaced') {
     const old = keeper.restartFromLog('the user edited an earlier message; what came after it was taken back');
-    await old?.disconnect().catch(() => undefined);
     // The saved one, and one the attempt above opened instead: neither is left behind as an orphan.
-    for (const id of new Set([sessionId, old?.id])) if (id) await sessions.delete(id).catch(() => undefined);
+    await keeper.retire(old, [sessionId]);
   }
   logger.info(`Edit: conversation taken back to before message ${logId} (${log.length - index} message(s); session ${how})`);
   return how;

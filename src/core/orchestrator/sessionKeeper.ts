@@ -16,6 +16,12 @@ import { buildRecoveryPrompt } from './systemMessage';
 /** The saved session id and fingerprint, per conversation (conversationStateKey: MAIN_CONVERSATION's are these keys). */
 export const STATE_SESSION = 'orchestrator_session_id';
 export const STATE_FINGERPRINT = 'orchestrator_fingerprint';
+/**
+ * The context the conversation's next session starts from (a compaction's summary, or a replaced session's recent
+ * turns), per conversation, until that session has it: kept in the store, so a window reloaded in between does not
+ * start the next session knowing nothing.
+ */
+export const STATE_PENDING_CONTEXT = 'orchestrator_pending_context';
 /** A saved fingerprint starting with this marks the saved session as not to be resumed; the rest is the reason. */
 export const STALE_PREFIX = 'stale: ';
 
@@ -32,6 +38,12 @@ export function markAllStale(store: BatonStore, reason: string): void {
   for (const key of store.stateKeys(STATE_SESSION)) {
     if (store.getState(key)) store.setState(STATE_FINGERPRINT + key.slice(STATE_SESSION.length), `${STALE_PREFIX}${reason}`);
   }
+}
+
+interface PendingContext {
+  kind: 'recovery' | 'summary';
+  /** Text for the model: it rides on the next prompt. */
+  text: string;
 }
 
 export interface SessionKeeperOptions {
@@ -53,9 +65,6 @@ export class SessionKeeper {
   /** Stops listening to the live session's own events. */
   private unwatch: (() => void) | undefined;
   private model: string | undefined;
-  private pendingRecovery: string | undefined;
-  /** What the pending context is: a replaced session's recent turns, or a compaction's summary. */
-  private pendingKind: 'recovery' | 'summary' = 'recovery';
   /** The fingerprint of the live session (also in the store, read back only at start). */
   fingerprint: string | undefined;
   private readonly signatures = new Map<string, string>();
@@ -64,11 +73,31 @@ export class SessionKeeper {
 
   private readonly sessionKey: string;
   private readonly fingerprintKey: string;
+  private readonly pendingKey: string;
 
   constructor(private readonly opts: SessionKeeperOptions) {
     const conversation = opts.conversation ?? MAIN_CONVERSATION;
     this.sessionKey = conversationStateKey(STATE_SESSION, conversation);
     this.fingerprintKey = conversationStateKey(STATE_FINGERPRINT, conversation);
+    this.pendingKey = conversationStateKey(STATE_PENDING_CONTEXT, conversation);
+  }
+
+  /** The context the next session starts from, and what it is: a replaced session's recent turns, or a compaction's summary. */
+  private get pending(): PendingContext | undefined {
+    const raw = this.opts.store.getState(this.pendingKey);
+    if (!raw) return undefined;
+    try {
+      const p = JSON.parse(raw) as PendingContext;
+      if ((p.kind === 'recovery' || p.kind === 'summary') && typeof p.text === 'string' && p.text) return p;
+    } catch {
+      /* unreadable: nothing pending */
+    }
+    return undefined;
+  }
+
+  private setPending(kind: PendingContext['kind'], text: string | undefined): void {
+    if (text) this.opts.store.setState(this.pendingKey, JSON.stringify({ kind, text } satisfies PendingContext));
+    else this.opts.store.deleteState(this.pendingKey);
   }
 
   /** The session id saved for this conversation (resumed by the next ensure()). */
@@ -86,14 +115,14 @@ export class SessionKeeper {
 
   /** The recovery context for the next prompt, handed out once. */
   takeRecovery(): string | undefined {
-    const r = this.pendingRecovery;
-    this.pendingRecovery = undefined;
+    const r = this.pending?.text;
+    if (r) this.setPending('recovery', undefined);
     return r;
   }
 
   /** What rides on the next prompt besides the message. */
   get pendingContext(): 'none' | 'recovery' | 'summary' {
-    return this.pendingRecovery ? this.pendingKind : 'none';
+    return this.pending?.kind ?? 'none';
   }
 
   /** The signature in force for the session (live, or saved for the next resume). */
@@ -124,13 +153,13 @@ export class SessionKeeper {
 
   /**
    * Replaces the session by a new one that starts from `context` (a compaction's summary and the turns kept verbatim):
-   * the old session is let go, and the next ensure() creates the new one.
+   * the next ensure() creates the new one; the old one is let go and deleted (retire).
    */
-  replaceWithSummary(context: string): AgentSession | undefined {
+  replaceWithSummary(context: string): Promise<void> {
+    const id = this.session?.id ?? this.savedId;
     const old = this.forget();
-    this.pendingRecovery = context;
-    this.pendingKind = 'summary';
-    return old;
+    this.setPending('summary', context);
+    return this.retire(old, [id]);
   }
 
   /**
@@ -139,9 +168,20 @@ export class SessionKeeper {
    */
   restartFromLog(reason: string): AgentSession | undefined {
     const old = this.forget();
-    this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason) || undefined;
-    this.pendingKind = 'recovery';
+    this.setPending('recovery', buildRecoveryPrompt(this.recoveryTurns(), reason) || undefined);
     return old;
+  }
+
+  /**
+   * Lets go of a replaced session and deletes it and the other `ids` from the runtime's store: nothing refers to them
+   * any more (they would be swept as orphans only at the next start). A session another window holds is left alone.
+   */
+  async retire(old: AgentSession | undefined, ids: Array<string | undefined>): Promise<void> {
+    await old?.disconnect().catch(() => undefined);
+    for (const id of new Set([...ids, old?.id])) {
+      if (!id || this.opts.claims?.holder(id) !== undefined) continue;
+      await this.opts.sessions.delete(id).catch((err: unknown) => this.opts.logger.warn(`Deleting the replaced session ${id} failed: ${String(err)}`));
+    }
   }
 
   /** Forgets the live session (a reset runtime took it, or it was lost); the next ensure() resumes or recreates. */
@@ -158,7 +198,7 @@ export class SessionKeeper {
   /** Starts over: no saved session, no recovery context. */
   forget(): AgentSession | undefined {
     const old = this.drop();
-    this.pendingRecovery = undefined;
+    this.setPending('recovery', undefined);
     this.opts.claims?.release(old?.id);
     this.opts.store.deleteState(this.sessionKey);
     this.opts.store.deleteState(this.fingerprintKey);
@@ -210,8 +250,7 @@ export class SessionKeeper {
     if (!session) {
       session = await sessions.create(spec, opts.ahead ? { ahead: true } : {});
       if (how !== 'created') {
-        this.pendingRecovery = buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined;
-        this.pendingKind = 'recovery';
+        this.setPending('recovery', buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined);
         logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
       }
     }
@@ -225,7 +264,7 @@ export class SessionKeeper {
     logger.info(`Orchestrator session ${session.id} ${how} on ${model}`);
     this.opened = {
       how,
-      reason: how === 'created' && this.pendingKind === 'summary' && this.pendingRecovery ? 'started from the compacted conversation' : reason,
+      reason: how === 'created' && this.pendingContext === 'summary' ? 'started from the compacted conversation' : reason,
     };
     this.opts.emit({ type: 'session.ready', sessionId: session.id, how, reason });
     return session;

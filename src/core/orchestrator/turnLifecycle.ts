@@ -4,6 +4,7 @@
 // Invariants: a drift refused by the caller fails the turn before anything is opened or sent; the compaction lock
 // is per conversation (one Orchestrator per conversation) and a turn never interleaves with a compaction.
 import type { AgentSessions } from '../copilot/agentSessions';
+import { SESSION_HISTORY_BYTES } from '../store/bounds';
 import { conversationStateKey, type BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
@@ -39,6 +40,8 @@ export interface TurnLifecycleDeps {
   policy: () => SummarizePolicy;
   /** This conversation's id (state keys are per conversation). */
   conversation: () => string;
+  /** True once the conversation is closing: a failure then is not a reason to replace its session. */
+  closing: () => boolean;
   summaryTimeoutMs?: number;
 }
 
@@ -149,41 +152,78 @@ export class TurnLifecycle {
     return prompt;
   }
 
-  /** After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction. */
+  /**
+   * After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction,
+   * or (in the background) when the session's history passed its bound.
+   */
   async afterSettled(turnId: string): Promise<void> {
     const policy = this.policy;
-    if (policy.afterTurns <= 0) return;
     const mark = parseMark(this.deps.store.getState(this.key('compaction_mark')));
     const turns = this.deps.checkpoints.settledTurns - (mark?.atTurn ?? 0);
-    if (turns <= policy.afterTurns) return;
-    this.deps.emit({ type: 'compaction.suggested', turnId, turns, afterTurns: policy.afterTurns, keep: policy.keep });
-    await this.compact(policy.keep, turnId).catch((err: unknown) =>
-      this.deps.logger.warn(`Compacting the conversation failed: ${err instanceof Error ? err.message : String(err)}`),
+    if (policy.afterTurns > 0 && turns > policy.afterTurns) {
+      this.deps.emit({ type: 'compaction.suggested', turnId, turns, afterTurns: policy.afterTurns, keep: policy.keep });
+      await this.compact(policy.keep, turnId).catch((err: unknown) =>
+        this.deps.logger.warn(`Compacting the conversation failed: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }
+    await this.boundHistory(turnId);
+  }
+
+  /**
+   * The runtime appends every event of a session to its history and never shortens it, its own compaction included
+   * (measured: 30 MB after 300 turns of 100 KB replies), and a resume reads it all (the first reply after a reload took
+   * 1.8 s at 30 MB, 0.3 s at 1 MB). Past SESSION_HISTORY_BYTES the conversation moves to a new session that starts from
+   * its summary, as the compact command does, and the old one is deleted. In the background: the turn's end is
+   * announced at once, and a turn sent meanwhile waits for it (lock.waiting).
+   */
+  private async boundHistory(turnId: string): Promise<void> {
+    const id = this.deps.keeper.current?.id;
+    const bytes = id && !this.compacting ? await this.deps.sessions.historyBytes(id) : undefined;
+    if (bytes === undefined || bytes <= SESSION_HISTORY_BYTES) return;
+    this.deps.logger.info(
+      `The session's history is ${(bytes / 2 ** 20).toFixed(1)} MB, past its bound of ${SESSION_HISTORY_BYTES / 2 ** 20} MB: the conversation moves to a new session that starts from its summary`,
+    );
+    void this.compact(this.policy.keep, turnId, Promise.resolve(), 'or-recover').catch((err: unknown) =>
+      this.deps.logger.warn(`Moving the conversation to a new session failed: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
 
   /**
    * Summarizes the older messages and keeps the newest `keep` verbatim, holding the conversation's lock; undefined
    * when there is nothing to fold. `idle` resolves once no turn is running (a command waits for the running turn).
+   * 'or-recover': when there is nothing to fold or the summary fails, the session is still replaced, by one that
+   * starts from the recent turns (as a lost session is recovered).
    */
-  compact(keep = this.policy.keep, turnId?: string, idle: Promise<unknown> = Promise.resolve()): Promise<Compaction | undefined> {
+  compact(keep = this.policy.keep, turnId?: string, idle: Promise<unknown> = Promise.resolve(), orElse?: 'or-recover'): Promise<Compaction | undefined> {
     const previous = this.compacting ?? Promise.resolve(undefined);
     const run = (async (): Promise<Compaction | undefined> => {
       await previous.catch(() => undefined);
       await idle.catch(() => undefined);
       const { store, keeper } = this.deps;
+      const recover = async (why: string): Promise<undefined> => {
+        const id = keeper.current?.id ?? keeper.savedId;
+        await keeper.retire(keeper.restartFromLog(`its history reached Baton's bound, and ${why}`), [id]);
+        return undefined;
+      };
       const mark = parseMark(store.getState(this.key('compaction_mark')));
       const messages = settledMessages(store.recentLog(LOG_SCAN));
       const plan = planCompaction(messages, keep, mark);
-      if (!plan) return undefined;
-      const summary = await summarize(
-        this.deps.sessions,
-        this.deps.summaryModel(),
-        summaryRequest(mark?.summary, plan.older),
-        this.deps.summaryTimeoutMs ?? 60_000,
-      );
+      if (!plan) return orElse ? recover('there was nothing to summarize') : undefined;
+      let summary: string;
+      try {
+        summary = await summarize(
+          this.deps.sessions,
+          this.deps.summaryModel(),
+          summaryRequest(mark?.summary, plan.older),
+          this.deps.summaryTimeoutMs ?? 60_000,
+        );
+      } catch (err) {
+        if (!orElse || this.deps.closing()) throw err;
+        this.deps.logger.warn(`Summarizing the conversation failed (${err instanceof Error ? err.message : String(err)}); starting from its recent turns`);
+        return recover('summarizing it failed');
+      }
       const compaction = compactionOf(summary, mark?.summary, plan);
-      await keeper.replaceWithSummary(compactedContext(summary, plan.kept))?.disconnect();
+      await keeper.replaceWithSummary(compactedContext(summary, plan.kept));
       store.setState(
         this.key('compaction_mark'),
         JSON.stringify({ summary, atTurn: this.deps.checkpoints.settledTurns, throughLogId: plan.older[plan.older.length - 1]!.id }),

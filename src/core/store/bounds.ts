@@ -9,6 +9,14 @@ export const LOG_KEEP = 200;
  * shorter (a model's output limit is some tens of thousands of tokens); the panel's figures are measured at this size.
  */
 export const MAX_REPLY_CHARS = 200_000;
+/**
+ * A conversation's Copilot session: the history the runtime keeps of it (its event log, which it only appends to) at
+ * most this many bytes after a turn; past it the conversation moves to a new session that starts from its summary
+ * (turnLifecycle.boundHistory). A resume reads the whole history: the first reply after a reload took 285 ms with a
+ * short history, 425 ms at 1.8 MB, 587 at 3.9 MB and 970 at 7.9 MB (bench: resumeAtBound). Some hundreds of turns of
+ * some KB each fit: a move (one summary by the model) every few weeks of daily use in one conversation.
+ */
+export const SESSION_HISTORY_BYTES = 4 * 2 ** 20;
 /** conversations: the most recently active kept; an older one goes with its log (and its session, at the next start). */
 export const CONVERSATIONS_KEEP = 100;
 /**
