@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -169,8 +169,20 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     const changes = core.pool.changes!;
     assert.equal((await changes.totals('epsilon')).files, 2);
     assert.match(await changes.forModel('epsilon'), /\+changed/);
+    // The runtime keeps the file as it was (what the discard restores) in its Copilot home, the user's ~/.copilot.
+    const sessionId = core.pool.list().find((x) => x.name === 'epsilon')!.sessionId!;
+    const snapshots = join(core.env.COPILOT_HOME!, 'session-state', sessionId, 'rewind-file-snapshots');
+    assert.ok((await readdir(join(snapshots, 'backups'))).length >= 1, 'the runtime keeps the file as it was');
+    // A Copilot CLI session of the user's own, there too: never touched.
+    const users = join(core.env.COPILOT_HOME!, 'session-state', '0b6e6a8e-1d3c-4f7a-9a51-3c2f7e1b9d20');
+    await mkdir(join(users, 'rewind-file-snapshots'), { recursive: true });
+    await writeFile(join(users, 'events.jsonl'), '{}\n');
     assert.match(await changes.discard('epsilon'), /2 file\(s\) in .* restored/);
     assert.equal(await readFile(join(plain, 'notes.txt'), 'utf8'), 'keep me\n');
     await assert.rejects(readFile(join(plain, 'extra.txt')), /ENOENT/);
+    // Its session gone, the copies the runtime kept in the user's Copilot home go with it, and nothing else there.
+    await waitFor('its session deleted', () => !existsSync(join(core.storageDir, 'copilot-sessions', 'session-state', sessionId)));
+    await waitFor('no copy of the user\u2019s file left behind', () => !existsSync(join(core.env.COPILOT_HOME!, 'session-state', sessionId)));
+    assert.deepEqual((await readdir(users)).sort(), ['events.jsonl', 'rewind-file-snapshots']);
   });
 });

@@ -2,7 +2,7 @@
 // session Baton opens; configs come from the one role-keyed builder; every SDK failure leaves
 // here as a typed AgentError.
 import { existsSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
@@ -119,12 +119,26 @@ export class CopilotAgentSessions implements AgentSessions {
       // in a configDirectory), so Baton removes its own session's folder once the runtime has let go of it.
       if (this.runtime.isStarted) await (await this.runtime.client()).rpc.sessions.close({ sessionId: id }).catch(() => undefined);
       await rm(own, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      await this.removeFileSnapshots(id);
       return;
     }
     const client = await this.runtime.client();
     await client.deleteSession(id).catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
+  }
+
+  /**
+   * The runtime keeps a session's file snapshots (a copy of each file as it was before the session first changed it,
+   * which a rewind restores) in its Copilot home, the user's ~/.copilot, whatever folder the session itself lives in
+   * (measured: <home>/session-state/<id>/rewind-file-snapshots/ with backups/, index.json and tracking.json, left for
+   * every worker after its session was deleted). One of Baton's own sessions takes them with it: that folder only, and
+   * the session's folder there once it is empty, so nothing else in the user's Copilot home is touched.
+   */
+  private async removeFileSnapshots(id: string): Promise<void> {
+    const dir = join(this.copilotHome || join(homedir(), '.copilot'), 'session-state', id);
+    await rm(join(dir, 'rewind-file-snapshots'), { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+    await rmdir(dir).catch(() => undefined);
   }
 
   async ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>> {

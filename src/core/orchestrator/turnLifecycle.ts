@@ -158,7 +158,7 @@ export class TurnLifecycle {
    */
   async afterSettled(turnId: string): Promise<void> {
     const policy = this.policy;
-    const mark = parseMark(this.deps.store.getState(this.key('compaction_mark')));
+    const mark = policy.afterTurns > 0 ? parseMark(this.deps.store.getState(this.key('compaction_mark'))) : undefined;
     const turns = this.deps.checkpoints.settledTurns - (mark?.atTurn ?? 0);
     if (policy.afterTurns > 0 && turns > policy.afterTurns) {
       this.deps.emit({ type: 'compaction.suggested', turnId, turns, afterTurns: policy.afterTurns, keep: policy.keep });
