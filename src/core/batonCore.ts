@@ -334,6 +334,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     await sweepOrphanedSessions({
       sessions,
       logger,
+      worktrees: path.join(storageDir, 'worktrees'),
       referenced: () => [
         ...savedSessionIds(store),
         ...convos.all().map((o) => o.currentSessionId),

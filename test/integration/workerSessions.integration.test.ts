@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, realpath, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createWorkerTools } from '../../src/core/workers/workerTools';
 import { CopilotClient, runTurn } from '../support/copilotHarness';
@@ -173,6 +173,21 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     // The user's own CLI session, in their Copilot home: never looked at.
     await make(join(fx.core.env.COPILOT_HOME!, 'session-state', users), old);
     fx.core.store.setState('orchestrator_session_id', saved);
+    // File snapshots the runtime left in the Copilot home for workers of an earlier version: the copies of files in
+    // Baton's worktrees go; those of a folder of the user's, and a CLI session's own, stay.
+    const home = (id: string) => join(fx.core.env.COPILOT_HOME!, 'session-state', id);
+    await mkdir(join(fx.core.storageDir, 'worktrees'), { recursive: true });
+    const worktrees = await realpath(join(fx.core.storageDir, 'worktrees'));
+    const snapshots = async (id: string, files: string[]) => {
+      await mkdir(join(home(id), 'rewind-file-snapshots', 'backups'), { recursive: true });
+      await writeFile(join(home(id), 'rewind-file-snapshots', 'backups', 'f00d'), 'a copy of the file\n');
+      const entries = Object.fromEntries(files.map((f, i) => [`h${i}`, { path: f, preimage: { kind: 'content', resolvedPath: f } }]));
+      await writeFile(join(home(id), 'rewind-file-snapshots', 'index.json'), JSON.stringify({ schema: 1, snapshots: [{ files: entries }] }));
+    };
+    const [leftByWorker, leftInPlace] = [randomUUID(), randomUUID()];
+    await snapshots(leftByWorker, [join(worktrees, 'app-1a2b', 'src', 'app.ts'), join(worktrees, 'app-1a2b', 'README.md')]);
+    await snapshots(leftInPlace, [join(worktrees, 'app-1a2b', 'a.ts'), join(fx.core.home, 'dev', 'plain', 'notes.txt')]);
+    await snapshots(users, [join(worktrees, 'app-1a2b', 'src', 'app.ts')]);
     // A claim left by a process that is gone.
     await mkdir(join(fx.core.storageDir, 'claims'), { recursive: true });
     await writeFile(join(fx.core.storageDir, 'claims', `${orphan}.claim`), JSON.stringify({ pid: 2 ** 22 + 17, host: hostname() }));
@@ -180,7 +195,9 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     await waitFor('the orphan to be swept', () => !existsSync(own(orphan)));
     assert.ok(existsSync(own(recent)), 'a folder changed in the last minutes stays (another window may be creating it)');
     assert.ok(existsSync(own(saved)), "the orchestrator's saved session stays");
-    assert.ok(existsSync(join(fx.core.env.COPILOT_HOME!, 'session-state', users)), "the user's own session is never touched");
+    await waitFor('the snapshots left by a worker to be swept', () => !existsSync(home(leftByWorker)));
+    assert.deepEqual((await readdir(home(users))).sort(), ['events.jsonl', 'rewind-file-snapshots'], "the user's own session is never touched");
+    assert.ok(existsSync(join(home(leftInPlace), 'rewind-file-snapshots', 'backups', 'f00d')), "a copy of a file of the user's own folder stays");
     assert.ok(!existsSync(join(fx.core.storageDir, 'claims', `${orphan}.claim`)), "a dead process's claim is removed");
     assert.equal(fx.core.server.chatRequests().length, 0, 'the sweep sent nothing');
   });

@@ -172,6 +172,13 @@ export class InMemoryAgentSessions implements AgentSessions {
     return state && !state.deleted ? state.prompts.reduce((n, p) => n + Buffer.byteLength(p), 0) : undefined;
   }
 
+  /** In memory the runtime keeps no file snapshots. */
+  async leftFileSnapshots(): Promise<Array<{ id: string; files: string[] }>> {
+    return [];
+  }
+
+  async removeFileSnapshots(_id: string): Promise<void> {}
+
   async fork(sourceId: string, _title: string): Promise<string> {
     const source = this.states.get(sourceId) ?? this.machineState(sourceId);
     if (!source) throw new AgentError('session', `Session not found: ${sourceId}`);

@@ -178,6 +178,15 @@ export interface AgentSessions {
    * runtime appends every event and never shortens it, its own compaction included); undefined for any other session.
    */
   historyBytes(id: string): Promise<number | undefined>;
+  /**
+   * File snapshots the runtime left in its Copilot home for sessions that exist nowhere any more: a folder there that
+   * holds nothing but them (no event log: not a CLI session) and whose id is none of Baton's own sessions; each with the
+   * files it holds a copy of, as the runtime resolved them. Baton's workers left these until it deleted them with their
+   * sessions (removeFileSnapshots).
+   */
+  leftFileSnapshots(): Promise<Array<{ id: string; files: string[] }>>;
+  /** Deletes the file snapshots of a session, and its folder in the Copilot home once that is empty. */
+  removeFileSnapshots(id: string): Promise<void>;
   /** Copies a machine session into a new one; the source's files are only read. Returns the new id. */
   fork(sourceId: string, title: string): Promise<string>;
   list(): Promise<MachineSessionInfo[]>;

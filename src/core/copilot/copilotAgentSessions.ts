@@ -12,6 +12,7 @@ import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
 import { openAhead } from './openAhead';
 import { forkWithoutTouching } from './safeFork';
+import { snapshotFiles } from './snapshotFiles';
 import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 import { buildSessionConfig } from './sessionConfig';
@@ -25,6 +26,8 @@ export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
 
 /** A session id as the runtime makes them (a UUID); anything else is never taken for a folder name. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** The runtime's folder of a session's file snapshots, in its Copilot home (removeFileSnapshots). */
+const SNAPSHOTS = 'rewind-file-snapshots';
 
 export class CopilotAgentSessions implements AgentSessions {
   private readonly runtime: CopilotRuntime;
@@ -135,10 +138,27 @@ export class CopilotAgentSessions implements AgentSessions {
    * every worker after its session was deleted). One of Baton's own sessions takes them with it: that folder only, and
    * the session's folder there once it is empty, so nothing else in the user's Copilot home is touched.
    */
-  private async removeFileSnapshots(id: string): Promise<void> {
-    const dir = join(this.copilotHome || join(homedir(), '.copilot'), 'session-state', id);
-    await rm(join(dir, 'rewind-file-snapshots'), { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+  async removeFileSnapshots(id: string): Promise<void> {
+    if (!SESSION_ID.test(id)) return;
+    const dir = join(this.homeSessions, id);
+    await rm(join(dir, SNAPSHOTS), { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
     await rmdir(dir).catch(() => undefined);
+  }
+
+  private get homeSessions(): string {
+    return join(this.copilotHome || join(homedir(), '.copilot'), 'session-state');
+  }
+
+  async leftFileSnapshots(): Promise<Array<{ id: string; files: string[] }>> {
+    const entries = await readdir(this.homeSessions, { withFileTypes: true }).catch(() => []);
+    const left: Array<{ id: string; files: string[] }> = [];
+    for (const e of entries) {
+      if (!e.isDirectory() || !SESSION_ID.test(e.name) || existsSync(this.ownSessionPath(e.name) ?? '')) continue;
+      const inside = await readdir(join(this.homeSessions, e.name)).catch(() => []);
+      if (inside.length !== 1 || inside[0] !== SNAPSHOTS) continue;
+      left.push({ id: e.name, files: await snapshotFiles(join(this.homeSessions, e.name, SNAPSHOTS, 'index.json')) });
+    }
+    return left;
   }
 
   async ownSessions(): Promise<Array<{ id: string; modifiedAt: number }>> {
