@@ -56,6 +56,29 @@ describe('ConversationClaims', () => {
     assert.deepEqual(await readdir(dir), []);
   });
 
+  it('sweeps, when a window opens, the claims of a window that died holding conversations (none opened again)', async () => {
+    const crashed = new ConversationClaims(dir, stamp('crashed'));
+    const alive = new ConversationClaims(dir, stamp('alive'));
+    crashed.announce();
+    alive.announce();
+    crashed.claim('c-old-1');
+    crashed.claim('c-old-2');
+    alive.claim('main');
+    retireInstance(crashed.self.instance);
+    const next = new ConversationClaims(dir, stamp('next'));
+    next.announce();
+    assert.deepEqual(
+      (await readdir(dir)).sort(),
+      ['conversation-main.owner', `window-${process.pid}-${alive.self.instance}.present`, `window-${process.pid}-${next.self.instance}.present`].sort(),
+    );
+    assert.equal(next.holder('main')?.label, 'alive', "a live window's claim stays");
+    for (const c of [alive, next]) {
+      c.releaseAll();
+      c.leave();
+      retireInstance(c.self.instance);
+    }
+  });
+
   it('answers whether another window is open from a read of the folder at most maxAge old (asked at every turn start)', () => {
     const one = new ConversationClaims(dir, stamp('one'));
     one.announce();

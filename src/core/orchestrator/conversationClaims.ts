@@ -58,6 +58,7 @@ export class ConversationClaims {
   private readonly held = new Set<string>();
   /** When `othersOpen` last read the folder, and what it found. */
   private othersRead: { at: number; open: boolean } | undefined;
+  private sweptGone = false;
 
   constructor(
     private readonly dir: string,
@@ -123,10 +124,22 @@ export class ConversationClaims {
     return join(this.dir, `window-${stamp.pid}-${stamp.instance}.present`);
   }
 
-  /** Says this window is open (one small file per open window, removed by `leave`; a dead window's is swept). */
+  /**
+   * Says this window is open (one small file per open window, removed by `leave`; a dead window's is swept). The first
+   * time, what windows that are gone left is removed: a crash skips `release`, and a conversation that is never opened
+   * again would keep its owner file for good.
+   */
   announce(): void {
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.presenceFile(this.self), JSON.stringify(this.self));
+    if (this.sweptGone) return;
+    this.sweptGone = true;
+    for (const name of readdirSync(this.dir)) {
+      if (!name.startsWith('conversation-') || !name.endsWith('.owner')) continue;
+      const h = this.read(name.slice('conversation-'.length, -'.owner'.length));
+      if (h && processGone(h)) rmSync(join(this.dir, name), { force: true });
+    }
+    this.others();
   }
 
   leave(): void {
