@@ -3,7 +3,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONVERSATIONS_KEEP, LOG_KEEP } from '../src/core/store/bounds';
+import { LOG_BYTES_KEEP } from '../src/core/store/bounds';
 import { loadSqlJs } from '../src/core/store/loadSqlJs';
 import { SqlJsStore, type FlushStats } from '../src/core/store/sqlJsStore';
 import { median, type BenchFigure } from './figure';
@@ -76,14 +76,15 @@ export async function benchStore(opts: { quick: boolean }): Promise<BenchFigure[
     await store.close();
   });
 
-  // The log at its bound, with replies of a realistic length: 100 conversations of 200 messages of 1 KB (one
-  // conversation of 20,000 rows here: the file and its flush are the same). The whole file is exported at each flush.
+  // The log at its bound (LOG_BYTES_KEEP of text) in messages of a realistic length, 1 KB. The whole file is exported
+  // at each flush, so this is what the bound leaves a turn paying at most.
   await withDir(async (dir) => {
     const flushes: FlushStats[] = [];
-    const store = await seeded(dir, CONVERSATIONS_KEEP * LOG_KEEP, TEXT.repeat(5), (f) => flushes.push(f));
+    const message = TEXT.repeat(5);
+    const store = await seeded(dir, Math.floor(LOG_BYTES_KEEP / message.length), message, (f) => flushes.push(f));
     const size = (await stat(store.path)).size / 2 ** 20;
     const { blocking, wall } = await flushedTurns(store, flushes, opts.quick ? 5 : 15);
-    const at = `the log at its bound (${CONVERSATIONS_KEEP} × ${LOG_KEEP} messages of 1 KB, ${size.toFixed(0)} MB)`;
+    const at = `the log at its bound (${LOG_BYTES_KEEP / 2 ** 20} MB of text in 1 KB messages, a ${size.toFixed(0)} MB file)`;
     figures.push({ name: `logged turn + its flush, host thread blocked, ${at}`, value: blocking, unit: 'ms' });
     figures.push({ name: `logged turn + its flush, wall, ${at}`, value: wall, unit: 'ms' });
     await store.close();

@@ -1,7 +1,7 @@
 // Every table Baton's database holds stays within its stated bound (src/core/store/bounds.ts, the README's table):
 // each is filled past its bound through the store's own API, then counted in the file on disk.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
@@ -12,7 +12,9 @@ import {
   TOOL_CONVERSATION_PREFIX,
   TOOL_CONVERSATIONS_KEEP,
   INBOX_DELIVERED_KEEP,
+  LOG_BYTES_KEEP,
   LOG_KEEP,
+  LOG_NEWEST_ALWAYS,
   SQUAD_DECISIONS_KEEP,
   SQUAD_TASKS_KEEP,
   USAGE_DAYS_KEEP,
@@ -71,6 +73,40 @@ describe('bounds of the database (real sql.js file)', () => {
       assert.ok(rows >= LOG_KEEP && rows < LOG_KEEP + 50, `${c}: ${rows} rows`);
       assert.equal(store.recentLog(1, c)[0]!.content, `${c} ${LOG_KEEP + 59}`);
     }
+  });
+
+  it(`conversation_log holds at most ${LOG_BYTES_KEEP / 2 ** 20} MB of text in all: the oldest go first, each conversation keeps its newest ${LOG_NEWEST_ALWAYS}`, async function () {
+    this.timeout(30_000);
+    // Pasted logs and long replies: 120 messages of 200 KB (24 MB) over three conversations, then one short exchange in
+    // a fourth; the first conversation's last two messages are older than everything the budget keeps.
+    const big = (tag: string): string => `${tag} ${'é'.repeat(100 * 1024)}`; // 200 KB of UTF-8
+    for (let i = 0; i < 2; i++) store.appendLog({ role: 'user', content: big(`old ${i}`), conversation: 'old' });
+    for (let i = 0; i < 118; i++) store.appendLog({ role: 'user', content: big(`m ${i}`), conversation: i % 2 ? 'a' : 'b' });
+    store.appendLog({ role: 'user', content: 'hello', conversation: 'short' });
+    store.appendLog({ role: 'assistant', content: 'hi', conversation: 'short' });
+    // The check runs every few inserts and at open: a reopened store is within its bound whatever the last insert was.
+    await store.close();
+    store = await SqlJsStore.open({ dir, flushDelayMs: 5, pollIntervalMs: 0 });
+    const bytes = await count('SELECT SUM(octet_length(content)) FROM conversation_log');
+    const kept = LOG_NEWEST_ALWAYS * 200 * 1024 + 100;
+    assert.ok(bytes <= LOG_BYTES_KEEP + kept, `${bytes} bytes`);
+    assert.ok(bytes > LOG_BYTES_KEEP - 200 * 1024 - 100, `${bytes} bytes: no more went than needed`);
+    // The newest stay, the oldest went; the old conversation keeps its last two, the short one everything.
+    assert.match(store.recentLog(1, 'a')[0]!.content, /^m 117 /);
+    assert.equal(await count("SELECT COUNT(*) FROM conversation_log WHERE content LIKE 'm 0 %'"), 0);
+    assert.deepEqual(
+      store.recentLog(10, 'old').map((e) => e.content.slice(0, 5)),
+      ['old 0', 'old 1'],
+    );
+    assert.deepEqual(
+      store.recentLog(10, 'short').map((e) => e.content),
+      ['hello', 'hi'],
+    );
+    // The file keeps free pages for the next rows until a quarter of it is free (compactIfSparse): bounded with the text.
+    for (let i = 0; i < 60; i++) store.appendLog({ role: 'user', content: big(`more ${i}`), conversation: 'b' });
+    await store.flush();
+    const size = (await stat(join(dir, 'baton.sqlite'))).size;
+    assert.ok(size < (LOG_BYTES_KEEP + kept) / 0.75 + 2 ** 20, `the file is ${size} bytes`);
   });
 
   it(`conversations keep the ${CONVERSATIONS_KEEP} most recently active, each going with its log and saved session`, async () => {

@@ -4,6 +4,15 @@
 /** conversation_log: the newest rows kept per conversation (older ones pruned as new ones come). */
 export const LOG_KEEP = 200;
 /**
+ * conversation_log, in all: at most this many bytes of message text (UTF-8). Every flush writes the whole file on the
+ * extension host's thread, so each turn's cost follows the file's size (measured: a turn and its flush blocked the host
+ * 4.75 ms with the log at 3 MB, 38.8 ms at 27 MB). Row counts alone allowed gigabytes (100 conversations × 200
+ * messages, a reply up to MAX_REPLY_CHARS, a message up to 100,000 characters: pasted logs). Past it the oldest
+ * messages go first, of whichever conversation; each conversation keeps its newest LOG_NEWEST_ALWAYS whatever their size.
+ */
+export const LOG_BYTES_KEEP = 16 * 2 ** 20;
+export const LOG_NEWEST_ALWAYS = 2;
+/**
  * A reply, as the log keeps it and people read it, is at most this many characters (then a line saying it was cut): a
  * model that streams without end, or one enormous reply, cannot grow the store or freeze the panel. A real reply is far
  * shorter (a model's output limit is some tens of thousands of tokens); the panel's figures are measured at this size.

@@ -3,7 +3,7 @@
 // to its newest LOG_KEEP rows unless pruning is turned off. The conversations themselves (their titles, the bound on
 // how many are kept) are in the same ops (storeOps.ts), so a row and its conversation are always written together.
 import { inConversationOrder } from './conversationOrder';
-import { CONVERSATIONS_KEEP, LOG_KEEP } from './bounds';
+import { CONVERSATIONS_KEEP, LOG_BYTES_KEEP, LOG_KEEP, LOG_NEWEST_ALWAYS } from './bounds';
 import { titleFrom } from './conversationTitle';
 import type { IssuedIds } from './issuedIds';
 import { conversationRowSchema, logHeadSchema, logRowSchema, sqliteTimestamp, sqliteTimestampMs } from './rowSchemas';
@@ -16,6 +16,7 @@ const COLUMNS = 'id, conversation, role, content, source, status, meta, ts';
 
 export class SqlJsConversationLog {
   private readonly insertsSincePrune = new Map<string, number>();
+  private insertsSinceBytes = 0;
 
   constructor(
     private readonly access: TableAccess,
@@ -43,6 +44,7 @@ export class SqlJsConversationLog {
     const inserts = (this.insertsSincePrune.get(conversation) ?? 0) + 1;
     this.insertsSincePrune.set(conversation, inserts);
     if (this.pruneLog && inserts >= LOG_PRUNE_EVERY) this.prune(conversation);
+    if (this.pruneLog && ++this.insertsSinceBytes >= LOG_PRUNE_EVERY) this.pruneBytes();
     return id;
   }
 
@@ -103,9 +105,19 @@ export class SqlJsConversationLog {
         : []
       : this.access.tables.column('SELECT conversation FROM conversation_log GROUP BY conversation HAVING count(*) > ?', [LOG_KEEP]).map(String);
     if (conversation) this.insertsSincePrune.set(conversation, 0);
-    if (!over.length) return;
     for (const c of over) this.access.commit({ op: 'pruneLog', keep: LOG_KEEP, conversation: c });
-    this.access.compactIfSparse();
+    const pruned = !conversation && this.pruneBytes(false);
+    if (over.length || pruned) this.access.compactIfSparse();
+  }
+
+  /** Drops the oldest rows, of whichever conversation, while the log's text passes LOG_BYTES_KEEP (bounds.ts). */
+  private pruneBytes(compact = true): boolean {
+    this.insertsSinceBytes = 0;
+    // One pass over the rows' sizes (about 11 ms for 20 MB): at open, and once in LOG_PRUNE_EVERY inserts.
+    if (this.access.tables.number('SELECT SUM(octet_length(content)) FROM conversation_log') <= LOG_BYTES_KEEP) return false;
+    this.access.commit({ op: 'pruneLogBytes', keep: LOG_BYTES_KEEP, newestAlways: LOG_NEWEST_ALWAYS });
+    if (compact) this.access.compactIfSparse();
+    return true;
   }
 
   // ---------------------------------------------------------------- conversations

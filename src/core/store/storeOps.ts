@@ -45,6 +45,7 @@ export type StoreOp =
   | { op: 'clearLog'; conversation?: string }
   | { op: 'deleteLog'; target: RowRef }
   | { op: 'pruneLog'; keep: number; conversation?: string }
+  | { op: 'pruneLogBytes'; keep: number; newestAlways: number }
   | { op: 'createConversation'; id: string; ts: string; keep: number }
   | { op: 'renameConversation'; id: string; title: string }
   | { op: 'deleteConversation'; id: string }
@@ -86,6 +87,7 @@ export function changeKind(op: StoreOp): StoreChange {
     case 'clearLog':
     case 'deleteLog':
     case 'pruneLog':
+    case 'pruneLogBytes':
       return 'log';
     case 'createConversation':
     case 'renameConversation':
@@ -190,6 +192,17 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
         [c, c, op.keep - 1],
       );
     }
+
+    case 'pruneLogBytes':
+      // The newest rows of all conversations whose text, with every newer row's, fits in `keep` bytes stay, and each
+      // conversation's newest `newestAlways` whatever their size. Computed on the table as it is (on a replay too).
+      return t.run(
+        `DELETE FROM conversation_log WHERE id IN (SELECT id FROM (
+           SELECT id, SUM(octet_length(content)) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS newer,
+                  ROW_NUMBER() OVER (PARTITION BY conversation ORDER BY id DESC) AS place
+           FROM conversation_log) WHERE newer > ? AND place > ?)`,
+        [op.keep, op.newestAlways],
+      );
 
     case 'createConversation':
       // Opening an existing conversation is not activity in it: only a new one gets a row (and may push an old one out).
