@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
+import { CORRUPT_COPIES_KEEP } from '../../src/core/store/bounds';
 import { nodeStoreFileSystem, type StoreFileSystem } from '../../src/core/store/storeFileSystem';
 import { eachStoreFolder } from '../support/storeFolder';
 
@@ -28,6 +29,18 @@ describe('SqlJsStore opening a file', () => {
     await a.flush();
     const b = await openStore();
     assert.equal(b.getState('k'), 'v');
+  });
+
+  it(`keeps the newest ${CORRUPT_COPIES_KEEP} files moved aside: a damage that keeps coming back does not fill the disk`, async () => {
+    for (let i = 0; i < CORRUPT_COPIES_KEEP + 2; i++) {
+      await writeFile(join(folder.dir, 'baton.sqlite'), `damaged ${i} `.repeat(100));
+      await (await openStore()).close();
+      await new Promise((r) => setTimeout(r, 2)); // each copy is named by the millisecond it was moved
+    }
+    const copies = (await readdir(folder.dir)).filter((n) => n.startsWith('baton.sqlite.corrupt-')).sort();
+    assert.equal(copies.length, CORRUPT_COPIES_KEEP);
+    const kept = await Promise.all(copies.map(async (n) => (await readFile(join(folder.dir, n), 'utf8')).split(' ')[1]));
+    assert.deepEqual(kept, ['2', '3', '4'], 'the newest');
   });
 
   it('a file damaged while running is moved aside and this window’s copy written in its place', async () => {

@@ -49,3 +49,5 @@ export const SQUAD_TASKS_KEEP = 200;
 export const USAGE_DAYS_KEEP = 90;
 /** The store's in-memory cache of state values (a read of a key asked again is not a query): keys held at most. */
 export const STATE_CACHE_KEEP = 256;
+/** baton.sqlite.corrupt-<time>: a damaged database file moved aside for inspection; the newest kept. */
+export const CORRUPT_COPIES_KEEP = 3;

@@ -15,6 +15,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { CORRUPT_COPIES_KEEP } from './bounds';
 import { atomicWrite } from './atomicWrite';
 import { digestNow, digestOf, readDigest, writeDigest } from './fileDigest';
 import { FlushScheduler } from './flushScheduler';
@@ -326,6 +327,10 @@ export class DatabaseFile<Op extends { op: string }> {
   private async moveAside(reason: string, outcome: string): Promise<void> {
     const aside = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     await this.opts.fs.rename(this.path, aside);
+    // Kept for inspection, the newest CORRUPT_COPIES_KEEP: a cause that keeps coming back must not fill the disk.
+    const prefix = `${this.opts.fileName}.corrupt-`;
+    const copies = (await this.opts.fs.readdir(this.opts.dir).catch(() => [] as string[])).filter((n) => n.startsWith(prefix)).sort();
+    for (const old of copies.slice(0, -CORRUPT_COPIES_KEEP)) await this.opts.fs.unlink(join(this.opts.dir, old)).catch(() => undefined);
     this.baseRevision = undefined;
     this.opts.reporter.report('moved-aside', 'warning', `Baton's database was unreadable (${reason}). It was moved to ${aside}; ${outcome}.`);
   }
