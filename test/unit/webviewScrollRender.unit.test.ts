@@ -111,18 +111,30 @@ describe('webview: messages rendered as a scroll reaches them (Chromium)', funct
   it('a long message that comes into view renders over several frames and ends as the one-shot DOM; nothing on screen is blank', async () => {
     const all = history(96);
     const snapshot: Snapshot = { messages: all, workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
-    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
-    try {
+    const long = all.filter((m, i) => i % 16 === 7).map((m) => m.id);
+    type Scrolled = { blank: string[]; busy: string[]; stillBusy: number; bodies: Record<string, string> };
+    // Whether a long message reaches the screen before idle time has rendered it ahead depends on how the machine
+    // shares its time between the page's frames and its idle periods (once, under load, none did): a scroll that saw
+    // none is tried again on a fresh page, up to three times. Every scroll is held to what a reader must see.
+    let wp: Awaited<ReturnType<typeof openWebviewPage>> | undefined;
+    let r: Scrolled | undefined;
+    const tries: string[] = [];
+    for (let attempt = 0; attempt < 3 && !r?.busy.some((id) => long.includes(id)); attempt++) {
+      await wp?.close();
+      wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot }] });
       await waitInPage(wp.page, `document.querySelectorAll('[data-testid="message"]').length >= ${all.length}`);
       // 2,400 px a frame: faster than idle time renders ahead (at the bench's 600 px it often had every long one in
       // before the scroll reached it), so long messages come on screen still rendering.
-      const r = (await wp.page.evaluate(`${SCROLL}(2400)`)) as { blank: string[]; busy: string[]; stillBusy: number; bodies: Record<string, string> };
+      r = (await wp.page.evaluate(`${SCROLL}(2400)`)) as Scrolled;
       assert.deepEqual(r.blank, [], 'no message on screen showed an empty body in any frame');
       assert.equal(r.stillBusy, 0, 'every slice is in once the scroll is over');
-      const long = all.filter((m, i) => i % 16 === 7).map((m) => m.id);
+      tries.push(r.busy.join(', ') || 'none');
+    }
+    if (!wp || !r) throw new Error('no scroll ran');
+    try {
       assert.ok(
         r.busy.some((id) => long.includes(id)),
-        `a long message was seen on screen while it was still rendering (seen busy: ${r.busy.join(', ') || 'none'})`,
+        `a long message was seen on screen while it was still rendering (seen busy, each try: ${tries.join(' | ')})`,
       );
       const rendered = Object.keys(r.bodies);
       assert.ok(rendered.length >= 20 && long.every((id) => rendered.includes(id)), `rendered while scrolling: ${rendered.join(', ')}`);
