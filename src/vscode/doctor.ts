@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { LIVE_KEEP } from '../core/conversations/conversations';
 import { describeConversations } from '../core/conversations/conversationsReport';
 import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
+import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
 import { numberSettingProblems } from './numberSettings';
@@ -64,11 +65,12 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     return 'ok';
   });
   await check('Storage size', async () => `${mb(await folderSize(storageDir))} in ${storageDir}`);
-  await check(
-    'Baton sessions',
-    async () =>
-      `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; orchestrator session ${core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id') ?? 'none yet'}`,
-  );
+  await check('Baton sessions', async () => {
+    const id = core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id');
+    const history = id ? await core.sessions.historyBytes(id) : undefined;
+    const bound = `past ${SESSION_HISTORY_BYTES / 2 ** 20} MB the conversation moves to a new session from its summary`;
+    return `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; this conversation's session ${id ?? 'none yet'}${history === undefined ? '' : `, its history ${mb(history)} (${bound})`}`;
+  });
   await check('Conversations', async () => describeConversations(core.conversations.list(), core.conversations.openCount, LIVE_KEEP));
   await check('Windows', async () => core.conversationClaims.describe());
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);

@@ -126,6 +126,11 @@ describe('Baton in VS Code', () => {
         /^- ❌ Settings: baton\.workers\.max is "lots", but it must be a whole number from 1 to 20\. Baton uses the default, 5, until it is fixed\.$/m,
       );
       assert.equal(vscode.workspace.getConfiguration('baton').get('workers.max'), 'lots', 'the value is left as set');
+      // Where the conversation's session stands against its bound (no message sent here: no session yet).
+      assert.match(
+        report,
+        /^- ✅ Baton sessions: [\d.]+ MB; this conversation's session (none yet|\S+, its history [\d.]+ MB \(past 4 MB the conversation moves to a new session from its summary\))$/m,
+      );
     } finally {
       await config.update('workers.max', undefined, vscode.ConfigurationTarget.Global);
     }
