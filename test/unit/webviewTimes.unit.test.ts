@@ -71,6 +71,9 @@ describe('webview: message times (Chromium)', function () {
       // A minute after its last activity (the page's clock moved on), with nothing sent since: opened again, it says so.
       await wp.page.clock.setSystemTime(lastActivity + 61_000);
       await wp.page.locator('[data-testid="conversations-toggle"]').click();
+      // The rows are written again on the list's toggle event, which the browser dispatches a task after the click.
+      const metaText = `document.querySelector('[data-testid="conversation"] .conversation-meta').innerText`;
+      await waitInPage(wp.page, `${metaText} === '1 min ago \u00b7 4 messages'`, 5_000).catch(() => undefined);
       assert.equal(await meta.innerText(), '1 min ago \u00b7 4 messages');
     } finally {
       await wp.close();
