@@ -15,7 +15,9 @@ describe("A conversation's session history (real runtime, scripted model)", func
   let core: CoreFixture;
   const sessionFolder = (id: string): string => join(core.storageDir, 'copilot-sessions', 'session-state', id);
   const history = (id: string): number => statSync(join(sessionFolder(id), 'events.jsonl')).size;
-  // Said as the turn that passed the bound ends (before its end is announced); the move itself runs after.
+  // The history is looked at once a turn's end is announced, before the next turn: the queue is idle again after it.
+  const settled = () => waitFor('the check after the turn', () => !core.orchestrator.busy);
+  // Said when the history is found past the bound; the move itself runs after, in the background.
   const movedOn = (): boolean => core.logger.lines.some((l) => /The session's history is 4\.\d MB, past its bound of 4 MB/.test(l));
   const summaries = (): number => core.server.chatRequests().filter((r) => (r.lastUserText ?? '').includes('Summarize this conversation so far')).length;
 
@@ -70,6 +72,7 @@ describe("A conversation's session history (real runtime, scripted model)", func
     for (let i = 0; i < turns && moved < 0; i++) {
       core.server.on({ lastUserIncludes: `[via panel] part ${i}?` }, { text: long(i) });
       await core.orchestrator.enqueue(`part ${i}?`, { channel: 'panel' }).done;
+      await settled();
       first ||= core.orchestrator.currentSessionId!;
       if (movedOn()) moved = i;
       else assert.ok(history(first) <= SESSION_HISTORY_BYTES, 'the session is kept until its history passes the bound');
@@ -107,6 +110,7 @@ describe("A conversation's session history (real runtime, scripted model)", func
     for (let i = 0; i < turns && !movedOn(); i++) {
       core.server.on({ lastUserIncludes: `[via panel] part ${i}?` }, { text: long(i) });
       await core.orchestrator.enqueue(`part ${i}?`, { channel: 'panel' }).done;
+      await settled();
       first ||= core.orchestrator.currentSessionId!;
     }
     await waitFor('the old session deleted', () => !existsSync(sessionFolder(first)));

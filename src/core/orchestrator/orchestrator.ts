@@ -103,6 +103,8 @@ export class Orchestrator {
       outcome: this.outcome,
       emit: (e) => this.fire(e),
       ended: () => (this.current = undefined),
+      // Ahead of any queued turn, so the next one finds the move to a new session begun (and waits on its lock).
+      afterComplete: (turnId) => void this.queue.first(() => this.lifecycle.boundHistory(turnId)),
     };
     // A reset client takes every session with it; the next turn creates or resumes a new one.
     this.disposeReset = opts.sessions.onDidReset(() => void this.keeper.drop());

@@ -32,6 +32,8 @@ export interface TurnParts {
    * no longer running (the health check, a New Chat asked meanwhile).
    */
   readonly ended: () => void;
+  /** Called once a complete turn is announced: what must happen before the next turn starts, off this turn's path. */
+  readonly afterComplete: (turnId: string) => void;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     clearTimeout(timer);
     await lifecycle.afterSettled(turn.turnId);
     outcome.announce(turn, result, logId);
+    parts.afterComplete(turn.turnId);
   } catch (err) {
     if (err instanceof DriftError) outcome.refused(turn, err);
     else outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);

@@ -152,10 +152,7 @@ export class TurnLifecycle {
     return prompt;
   }
 
-  /**
-   * After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction,
-   * or (in the background) when the session's history passed its bound.
-   */
+  /** After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction. */
   async afterSettled(turnId: string): Promise<void> {
     const policy = this.policy;
     const mark = policy.afterTurns > 0 ? parseMark(this.deps.store.getState(this.key('compaction_mark'))) : undefined;
@@ -166,17 +163,17 @@ export class TurnLifecycle {
         this.deps.logger.warn(`Compacting the conversation failed: ${err instanceof Error ? err.message : String(err)}`),
       );
     }
-    await this.boundHistory(turnId);
   }
 
   /**
    * The runtime appends every event of a session to its history and never shortens it, its own compaction included
    * (measured: 30 MB after 300 turns of 100 KB replies), and a resume reads it all (the first reply after a reload took
    * 1.8 s at 30 MB, 0.3 s at 1 MB). Past SESSION_HISTORY_BYTES the conversation moves to a new session that starts from
-   * its summary, as the compact command does, and the old one is deleted. In the background: the turn's end is
-   * announced at once, and a turn sent meanwhile waits for it (lock.waiting).
+   * its summary, as the compact command does, and the old one is deleted. Checked once a complete turn is announced,
+   * before the next turn starts (the Orchestrator's queue); the move runs in the background, and a turn sent meanwhile
+   * waits for it (lock.waiting).
    */
-  private async boundHistory(turnId: string): Promise<void> {
+  async boundHistory(turnId: string): Promise<void> {
     const id = this.deps.keeper.current?.id;
     const bytes = id && !this.compacting ? await this.deps.sessions.historyBytes(id) : undefined;
     if (bytes === undefined || bytes <= SESSION_HISTORY_BYTES) return;
