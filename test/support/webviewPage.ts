@@ -318,8 +318,20 @@ export async function openWebviewPage(browser: Browser, options: OpenOptions = {
     url: origin,
     build,
     posted: () => page.evaluate('window.__batonHost.posted') as Promise<WebviewMessage[]>,
+    // Resolves once the page has handled them: window.postMessage dispatches each a task later, so a read right after
+    // posting could see the page from before (it did, in a run). A marker posted last, which the panel ignores (it is no
+    // host message), arrives after every one of them has gone through the panel's own listener.
     push: async (...messages) => {
-      await page.evaluate(`(${JSON.stringify(messages)}).forEach(function (m) { window.postMessage(m, '*'); })`);
+      await page.evaluate(`new Promise(function (done) {
+        var marker = '__batonPushed:' + Math.random();
+        window.addEventListener('message', function seen(e) {
+          if (e.data !== marker) return;
+          window.removeEventListener('message', seen);
+          done();
+        });
+        (${JSON.stringify(messages)}).forEach(function (m) { window.postMessage(m, '*'); });
+        window.postMessage(marker, '*');
+      })`);
     },
     errors,
     cspViolations: () => page.evaluate('window.__batonHost.violations') as Promise<string[]>,
