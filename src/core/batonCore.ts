@@ -19,6 +19,7 @@ import { readUserCopilotConfig, type UserCopilotConfig } from './copilot/userCop
 import { getMemorySummary } from './memory/memorySummary';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
+import { sweepAtStart } from './sweepAtStart';
 import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
 import { markAllStale, savedSessionIds } from './orchestrator/sessionKeeper';
@@ -38,7 +39,6 @@ import { WorkerPool, type WorkerSettings } from './workers/workerPool';
 import type { RecycleSettings } from './runtime/recyclePolicy';
 import { keepToolOutputsSwept } from './runtime/toolOutputSweep';
 import { RuntimeRecycler } from './runtime/runtimeRecycler';
-import { sweepOrphanedSessions } from './workers/sessionSweep';
 
 export interface BatonCoreDeps {
   /** Baton's global storage folder: the database, its own Copilot sessions, session claims. */
@@ -331,20 +331,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
     toolOutputs = keepToolOutputsSwept(sessions, logger);
     // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
-    await sweepOrphanedSessions({
-      sessions,
-      logger,
-      worktrees: path.join(storageDir, 'worktrees'),
-      referenced: () => [
-        ...savedSessionIds(store),
-        ...convos.all().map((o) => o.currentSessionId),
-        ...claims.sweep(),
-        ...store.listWorkers().map((r) => r.copilot_session_id ?? undefined),
-        ...pool.list().map((w) => w.sessionId),
-        ...pool.lifecycle.keptIds(),
-        ...(pool.changes?.trackedSessionIds() ?? []),
-      ],
-    }).catch((err: unknown) => logger.warn(`Sweeping orphaned sessions failed: ${String(err)}`));
+    await sweepAtStart({ sessions, logger, storageDir, store, conversations: convos, claims, pool });
   });
 
   let disposed: Promise<void> | undefined;
