@@ -55,6 +55,43 @@ describe("A conversation's session history (real runtime, scripted model)", func
     core.assertScriptDone();
   });
 
+  it('an edit in a compacted conversation: the new session starts from the summary; an edit of a message it folded in drops it', async () => {
+    const userRow = (text: string): number => core.store.recentLog(50).find((e) => e.role === 'user' && e.content === text)!.id;
+    const completed = (): number => core.events.filter((e) => e.type === 'turn.completed').length;
+    const edit = async (from: string, to: string): Promise<string> => {
+      await settled();
+      const before = completed();
+      core.chat.receive({ type: 'chat/edit', id: `log-${userRow(from)}`, text: to });
+      await waitFor(`the edited message answered`, () => completed() > before);
+      return requestFor(`[via panel] ${to}`).lastUserText ?? '';
+    };
+    for (const n of ['one', 'two', 'three', 'four', 'five', 'six', 'seven'])
+      core.server.on({ lastUserIncludes: `[via panel] count ${n}` }, { text: `Counted ${n}.` });
+    core.server.on({ lastUserIncludes: 'Summarize this conversation so far' }, { text: 'The user is counting: one, two so far.' });
+    for (const n of ['one', 'two', 'three', 'four']) await core.orchestrator.enqueue(`count ${n}`, { channel: 'panel' }).done;
+    await core.orchestrator.summarizeNow(4);
+    await core.orchestrator.enqueue('count five', { channel: 'panel' }).done;
+
+    // "count five" rode on the summary into its session: that session cannot be cut there, a new one starts.
+    const afterSummary = await edit('count five', 'count six');
+    assert.match(
+      afterSummary,
+      /\[System: Session recovered\][^]*summarized:\nThe user is counting: one, two so far\.[^]*\[panel\] User: count four\n\[panel\] Baton: Counted four\.[^]*\[via panel\] count six$/,
+      'the conversation compacted before the edit is not forgotten',
+    );
+    assert.doesNotMatch(afterSummary, /count five/);
+
+    // "count two" is one of the messages the summary tells of: taken back, the summary would tell of what is gone.
+    const beforeSummary = await edit('count two', 'count seven');
+    assert.match(beforeSummary, /\[System: Session recovered\][^]*\[panel\] User: count one\n\[panel\] Baton: Counted one\.[^]*\[via panel\] count seven$/);
+    assert.doesNotMatch(beforeSummary, /summarized|counting: one, two|count two|count six/);
+    assert.deepEqual(
+      core.chat.snapshot().messages.map((m) => m.content),
+      ['count one', 'Counted one.', 'count seven', 'Counted seven.'],
+    );
+    core.assertScriptDone();
+  });
+
   it(`moves a conversation whose session history passed ${SESSION_HISTORY_BYTES / 2 ** 20} MB to a new session from its summary, and deletes the old one`, async () => {
     // Replies of 190 KB (a reply is cut at 200,000 characters): the history passes the bound in some 23 turns, each
     // scripted as it is sent.

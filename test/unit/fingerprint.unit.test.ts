@@ -58,4 +58,10 @@ describe('system message', () => {
     assert.match(text, /\[panel\] Baton: On it/);
     assert.equal(buildRecoveryPrompt([], 'x'), '');
   });
+
+  it("recovery prompt carries the last compaction's summary before the recent turns", () => {
+    const text = buildRecoveryPrompt([{ role: 'user', source: 'panel', content: 'and now?' }], 'edited', 'They chose zebra.');
+    assert.match(text, /Earlier turns of this conversation, summarized:\nThey chose zebra\.\n[^]*\[panel\] User: and now\?/);
+    assert.match(buildRecoveryPrompt([], 'x', 'They chose zebra.'), /summarized:\nThey chose zebra\./, 'a summary alone is context too');
+  });
 });

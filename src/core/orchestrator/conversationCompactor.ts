@@ -16,6 +16,9 @@ export interface SummarizePolicy {
 
 export const DEFAULT_SUMMARIZE: SummarizePolicy = { afterTurns: 0, keep: 8 };
 
+/** Where a conversation's last compaction left off (CompactionMark, per conversation: conversationStateKey). */
+export const STATE_COMPACTION_MARK = 'compaction_mark';
+
 /** Where a conversation's last compaction left off (saved in the store's state). */
 export interface CompactionMark {
   summary: string;

@@ -71,6 +71,7 @@ export async function rewindConversation(parts: RewindParts, logId: number, mode
   }
   // Newest first, so a crash part-way leaves a log that ends earlier, never one with a hole.
   for (const e of log.slice(index).reverse()) store.deleteLog(e.id);
+  keeper.takenBackTo(logId);
   if (how === 'replaced') {
     const old = keeper.restartFromLog('the user edited an earlier message; what came after it was taken back');
     // The saved one, and one the attempt above opened instead: neither is left behind as an orphan.

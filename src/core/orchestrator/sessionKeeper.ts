@@ -11,6 +11,7 @@ import type { OrchestratorEventBody } from './events';
 import { sessionFingerprint } from './fingerprint';
 import type { SessionClaims } from './sessionClaims';
 import { runtimeCompaction } from './runtimeCompaction';
+import { parseMark, STATE_COMPACTION_MARK, type CompactionMark } from './conversationCompactor';
 import { buildRecoveryPrompt } from './systemMessage';
 
 /** The saved session id and fingerprint, per conversation (conversationStateKey: MAIN_CONVERSATION's are these keys). */
@@ -74,12 +75,28 @@ export class SessionKeeper {
   private readonly sessionKey: string;
   private readonly fingerprintKey: string;
   private readonly pendingKey: string;
+  private readonly markKey: string;
 
   constructor(private readonly opts: SessionKeeperOptions) {
     const conversation = opts.conversation ?? MAIN_CONVERSATION;
     this.sessionKey = conversationStateKey(STATE_SESSION, conversation);
     this.fingerprintKey = conversationStateKey(STATE_FINGERPRINT, conversation);
     this.pendingKey = conversationStateKey(STATE_PENDING_CONTEXT, conversation);
+    this.markKey = conversationStateKey(STATE_COMPACTION_MARK, conversation);
+  }
+
+  /** Where the conversation's last compaction left off: its summary of everything through `throughLogId`. */
+  get compactionMark(): CompactionMark | undefined {
+    return parseMark(this.opts.store.getState(this.markKey));
+  }
+
+  /**
+   * The log is taken back to before row `logId`: a summary that folded in that row or a later one tells of messages
+   * that are gone, so it is dropped (the next compaction summarizes what the log holds then).
+   */
+  takenBackTo(logId: number): void {
+    const mark = this.compactionMark;
+    if (mark && logId <= mark.throughLogId) this.opts.store.deleteState(this.markKey);
   }
 
   /** The context the next session starts from, and what it is: a replaced session's recent turns, or a compaction's summary. */
@@ -168,7 +185,7 @@ export class SessionKeeper {
    */
   restartFromLog(reason: string): AgentSession | undefined {
     const old = this.forget();
-    this.setPending('recovery', buildRecoveryPrompt(this.recoveryTurns(), reason) || undefined);
+    this.setPending('recovery', this.recoveryContext(reason));
     return old;
   }
 
@@ -250,7 +267,7 @@ export class SessionKeeper {
     if (!session) {
       session = await sessions.create(spec, opts.ahead ? { ahead: true } : {});
       if (how !== 'created') {
-        this.setPending('recovery', buildRecoveryPrompt(this.recoveryTurns(), reason ?? 'unknown') || undefined);
+        this.setPending('recovery', this.recoveryContext(reason ?? 'unknown'));
         logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
       }
     }
@@ -288,6 +305,14 @@ export class SessionKeeper {
     this.opts.store.setState(this.fingerprintKey, this.fingerprint);
     this.opts.logger.info(`Switched the orchestrator to ${model}`);
     this.opts.emit({ type: 'model.changed', model });
+  }
+
+  /**
+   * What a replacement session starts from: the last compaction's summary (a conversation compacted long ago would
+   * otherwise forget everything before its last 10 turns) and the recent turns.
+   */
+  private recoveryContext(reason: string): string | undefined {
+    return buildRecoveryPrompt(this.recoveryTurns(), reason, this.compactionMark?.summary) || undefined;
   }
 
   /** The last 10 settled turns, oldest first, without the pending message being answered now. */

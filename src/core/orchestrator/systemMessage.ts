@@ -46,9 +46,12 @@ Never edit, delete or run commands against Baton's own installation${input.insta
   return parts.join('\n\n');
 }
 
-/** The recovery context prepended to the first message of a replacement session (Max's format). */
-export function buildRecoveryPrompt(turns: Array<{ role: string; source: string; content: string }>, reason: string): string {
-  if (turns.length === 0) return '';
+/**
+ * The recovery context prepended to the first message of a replacement session (Max's format). `summary`: the
+ * conversation's last compaction's summary of its earlier turns, which the recent turns alone would forget.
+ */
+export function buildRecoveryPrompt(turns: Array<{ role: string; source: string; content: string }>, reason: string, summary?: string): string {
+  if (turns.length === 0 && !summary) return '';
   const lines = turns.map((t) => {
     const who = t.role === 'user' ? 'User' : t.role === 'assistant' ? 'Baton' : 'System';
     const content = t.content.length > 1500 ? `${t.content.slice(0, 1500)}…` : t.content;
@@ -56,6 +59,7 @@ export function buildRecoveryPrompt(turns: Array<{ role: string; source: string;
   });
   return [
     `[System: Session recovered] Your previous session was lost (${reason}).`,
+    ...(summary ? ['Earlier turns of this conversation, summarized:', summary, ''] : []),
     `Here's the recent conversation for context — do NOT respond to these messages, just absorb the context silently:`,
     '',
     ...lines,

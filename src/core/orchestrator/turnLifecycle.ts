@@ -12,6 +12,7 @@ import {
   compactedContext,
   compactionOf,
   parseMark,
+  STATE_COMPACTION_MARK,
   parseSummarizePolicy,
   planCompaction,
   settledMessages,
@@ -155,7 +156,7 @@ export class TurnLifecycle {
   /** After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction. */
   async afterSettled(turnId: string): Promise<void> {
     const policy = this.policy;
-    const mark = policy.afterTurns > 0 ? parseMark(this.deps.store.getState(this.key('compaction_mark'))) : undefined;
+    const mark = policy.afterTurns > 0 ? parseMark(this.deps.store.getState(this.key(STATE_COMPACTION_MARK))) : undefined;
     const turns = this.deps.checkpoints.settledTurns - (mark?.atTurn ?? 0);
     if (policy.afterTurns > 0 && turns > policy.afterTurns) {
       this.deps.emit({ type: 'compaction.suggested', turnId, turns, afterTurns: policy.afterTurns, keep: policy.keep });
@@ -189,7 +190,7 @@ export class TurnLifecycle {
    * Summarizes the older messages and keeps the newest `keep` verbatim, holding the conversation's lock; undefined
    * when there is nothing to fold. `idle` resolves once no turn is running (a command waits for the running turn).
    * 'or-recover': when there is nothing to fold or the summary fails, the session is still replaced, by one that
-   * starts from the recent turns (as a lost session is recovered).
+   * starts from the last summary and the recent turns (as a lost session is recovered).
    */
   compact(keep = this.policy.keep, turnId?: string, idle: Promise<unknown> = Promise.resolve(), orElse?: 'or-recover'): Promise<Compaction | undefined> {
     const previous = this.compacting ?? Promise.resolve(undefined);
@@ -202,7 +203,7 @@ export class TurnLifecycle {
         await keeper.retire(keeper.restartFromLog(`its history reached Baton's bound, and ${why}`), [id]);
         return undefined;
       };
-      const mark = parseMark(store.getState(this.key('compaction_mark')));
+      const mark = parseMark(store.getState(this.key(STATE_COMPACTION_MARK)));
       const messages = settledMessages(store.recentLog(LOG_SCAN));
       const plan = planCompaction(messages, keep, mark);
       if (!plan) return orElse ? recover('there was nothing to summarize') : undefined;
@@ -222,7 +223,7 @@ export class TurnLifecycle {
       const compaction = compactionOf(summary, mark?.summary, plan);
       await keeper.replaceWithSummary(compactedContext(summary, plan.kept));
       store.setState(
-        this.key('compaction_mark'),
+        this.key(STATE_COMPACTION_MARK),
         JSON.stringify({ summary, atTurn: this.deps.checkpoints.settledTurns, throughLogId: plan.older[plan.older.length - 1]!.id }),
       );
       this.deps.logger.info(`Conversation compacted: ${plan.older.length} message(s) summarized, ${plan.kept.length} kept`);
