@@ -122,7 +122,8 @@ async function answer(
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
-  for (const answer of relay.takePending()) stream.markdown(`**Worker '${answer.worker}' finished** (while this chat was idle):\n\n${answer.text}\n\n---\n\n`);
+  for (const answer of relay.takePending(conversation))
+    stream.markdown(`**Worker '${answer.worker}' finished** (while this chat was idle):\n\n${answer.text}\n\n---\n\n`);
   switch (request.command) {
     case 'workers':
       stream.markdown(codeBlock(formatWorkerList(core.access.workerInfos(), Date.now())));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BatonEvent } from '../../src/core/api/batonEvents';
 import { TOOL_INPUTS, parseInput, toolJsonSchema, workerNameFor, type BatonToolName } from '../../src/core/api/apiInputs';
-import { ChatRelay, messagesElsewhere, parseRemember } from '../../src/core/api/chatRelay';
+import { ChatRelay, messagesElsewhere, parseRemember, PENDING_CONVERSATIONS, PENDING_PER_CONVERSATION } from '../../src/core/api/chatRelay';
 import { prepareTool } from '../../src/core/api/languageModelTools';
 import type { LogEntry } from '../../src/core/store/types';
 import { Emitter } from '../../src/core/util/emitter';
@@ -99,19 +99,19 @@ describe('Baton API inputs and tools', () => {
   it('relays the answer to a chat-started worker to the response that follows it, or keeps it for the next one', () => {
     const events = new Emitter<BatonEvent>();
     const relay = new ChatRelay({ onEvent: events.event });
-    const answer = (worker: string, turnId: string, text: string) => {
+    const answer = (worker: string, turnId: string, text: string, conversation = 'main') => {
       events.fire({
         type: 'turn.starting',
         turnId,
-        conversation: 'main',
+        conversation,
         origin: { channel: 'background', worker, replyTo: 'chat' },
         prompt: '[Background task completed]',
       });
-      events.fire({ type: 'turn.streaming', turnId, conversation: 'main', delta: text, text });
+      events.fire({ type: 'turn.streaming', turnId, conversation, delta: text, text });
       events.fire({
         type: 'turn.completed',
         turnId,
-        conversation: 'main',
+        conversation,
         origin: { channel: 'background', worker, replyTo: 'chat' },
         text,
         status: 'complete',
@@ -135,8 +135,21 @@ describe('Baton API inputs and tools', () => {
       status: 'complete',
       model: 'm',
     });
-    assert.deepEqual(relay.takePending(), [{ worker: 'b', text: 'B is done' }]);
-    assert.deepEqual(relay.takePending(), [], 'taken once');
+    // Another chat's worker: its answer waits for that chat, never shows in this one.
+    answer('d', 't4', 'D is done', 'chat-2');
+    assert.deepEqual(relay.takePending('main'), [{ worker: 'b', text: 'B is done' }]);
+    assert.deepEqual(relay.takePending('main'), [], 'taken once');
+    assert.deepEqual(relay.takePending('chat-2'), [{ worker: 'd', text: 'D is done' }]);
+
+    // Bounded: the newest answers of each of the conversations they last came to.
+    for (let i = 0; i < PENDING_PER_CONVERSATION + 5; i++) answer(`w${i}`, `m${i}`, `W${i}`);
+    assert.deepEqual(
+      relay.takePending('main').map((a) => a.text),
+      Array.from({ length: PENDING_PER_CONVERSATION }, (_, i) => `W${i + 5}`),
+    );
+    for (let c = 0; c <= PENDING_CONVERSATIONS; c++) answer('x', `c${c}`, `X${c}`, `chat-${c}`);
+    assert.deepEqual(relay.takePending('chat-0'), [], 'the conversation answered longest ago went');
+    assert.deepEqual(relay.takePending('chat-1'), [{ worker: 'x', text: 'X1' }]);
     relay.dispose();
   });
 });

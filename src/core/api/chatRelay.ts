@@ -19,8 +19,16 @@ export interface ChatWatch {
   on: (event: BatonEvent, worker: string) => void;
 }
 
+/**
+ * Answers kept for a chat that has not spoken since (they are in the panel's log anyway): the newest
+ * PENDING_PER_CONVERSATION of each of the PENDING_CONVERSATIONS conversations they last came to.
+ */
+export const PENDING_PER_CONVERSATION = 10;
+export const PENDING_CONVERSATIONS = 20;
+
 export class ChatRelay {
-  private readonly pending: RelayedAnswer[] = [];
+  /** Per conversation, oldest first; the map in the order answers last came (oldest first). */
+  private readonly pending = new Map<string, RelayedAnswer[]>();
   /** Workers whose answer an open Chat response is waiting for. */
   private readonly claimed = new Map<string, ChatWatch>();
   /** Background turn id → its worker, while it runs. */
@@ -39,9 +47,24 @@ export class ChatRelay {
     };
   }
 
-  /** Answers no Chat response was open for, oldest first; taking them empties the list. */
-  takePending(): RelayedAnswer[] {
-    return this.pending.splice(0);
+  /**
+   * The answers in `conversation` no Chat response was open for, oldest first; taking them empties its list. Each
+   * chat shows its own conversation's: another chat's worker is none of its business.
+   */
+  takePending(conversation: string): RelayedAnswer[] {
+    const answers = this.pending.get(conversation) ?? [];
+    this.pending.delete(conversation);
+    return answers;
+  }
+
+  private keep(conversation: string, answer: RelayedAnswer): void {
+    const answers = this.pending.get(conversation) ?? [];
+    this.pending.delete(conversation);
+    this.pending.set(conversation, [...answers, answer].slice(-PENDING_PER_CONVERSATION));
+    for (const oldest of this.pending.keys()) {
+      if (this.pending.size <= PENDING_CONVERSATIONS) break;
+      this.pending.delete(oldest);
+    }
   }
 
   private onEvent(e: BatonEvent): void {
@@ -58,7 +81,7 @@ export class ChatRelay {
       watch.on(e, worker);
       if (terminal) this.claimed.delete(worker);
     } else if (e.type === 'turn.completed') {
-      this.pending.push({ worker, text: e.text });
+      this.keep(e.conversation, { worker, text: e.text });
     }
   }
 
