@@ -11,7 +11,14 @@ import { waitFor } from '../support/waitFor';
 import { renderUsageHtml } from '../../src/vscode/usageHtml';
 
 // The orchestrator's model costs 3 premium requests a request; the squad's standard tier (claude-sonnet-4.6) costs 1.
-const MODELS = [{ id: 'claude-sonnet-4.5', multiplier: 3 }, 'gpt-4.1', 'claude-opus-4.6', { id: 'claude-sonnet-4.6', multiplier: 1 }, 'claude-haiku-4.5'];
+// The fast tier (claude-haiku-4.5), which the classifier and the summaries run on with automatic routing, costs 0.25.
+const MODELS = [
+  { id: 'claude-sonnet-4.5', multiplier: 3 },
+  'gpt-4.1',
+  'claude-opus-4.6',
+  { id: 'claude-sonnet-4.6', multiplier: 1 },
+  { id: 'claude-haiku-4.5', multiplier: 0.25 },
+];
 
 function usage(prompt: number, completion: number) {
   return { usage: { prompt_tokens: prompt, completion_tokens: completion } };
@@ -99,6 +106,23 @@ describe('usage (real runtime, scripted server reporting usage)', function () {
     const after = renderUsageHtml(core.usage.report(30), { cspSource: 'vscode-webview:', nonce: 'n0nce' });
     assert.match(tableRows(after, 'usage-conversations')[0]!, /^started \w{3} \d+, \d\d:\d\d \| 3 \| 9 \| /);
     assert.match(html, /<p data-testid="usage-total">Last 30 days: 3 requests, 9 premium requests, 4\.5k input \/ 72 output tokens\.<\/p>/);
+    core.assertScriptDone();
+  });
+
+  it("Baton's own requests count: the classifier's with the turn it routes, a compaction's summary with its conversation", async () => {
+    core.settings.routing.auto = true;
+    server.on({ lastUserIncludes: '[via panel] explain how the queue works here', name: 'the answer' }, { text: 'One message at a time.', ...usage(1000, 10) });
+    server.on({ lastUserIncludes: 'Summarize this conversation so far', name: 'the summary' }, { text: 'They asked how the queue works.', ...usage(500, 5) });
+    // Newest rules are matched first: the classifier's request carries the message too.
+    server.on({ systemIncludes: 'You label messages', name: 'the classifier' }, { text: 'standard', ...usage(150, 1) });
+    const done = await core.orchestrator.enqueue('explain how the queue works here', { channel: 'panel' }).done;
+    assert.deepEqual([done.route.reason, done.route.model], ['classifier', 'claude-sonnet-4.6']);
+    // The turn cost its own request and the one that routed it.
+    assert.deepEqual(done.usage, { inputTokens: 1150, outputTokens: 11, premiumRequests: 1.25 });
+    assert.ok(await core.orchestrator.summarizeNow(1), 'compacted');
+    // The summary is billed to the conversation, and is no turn of it.
+    assert.deepEqual(core.usage.total('orchestrator'), { inputTokens: 1650, outputTokens: 16, premiumRequests: 1.5, requests: 1 });
+    assert.match(core.chat.state().usageToday ?? '', /\nthis conversation: 1\.7k in \/ 16 out tokens · 1\.5 premium requests · 1 turn\n/);
     core.assertScriptDone();
   });
 

@@ -1,7 +1,8 @@
 // Usage totals per day: the orchestrator's turns per conversation (completed, failed or stopped, each with what it
-// used), each worker's requests and, through the task records, each squad's. A request is billed once, by its model's
-// multiplier, however many tool rounds it takes (callUsage.ts). Shown in the Show Usage view and the panel header's
-// tooltip; stored in the usage table so they survive restarts and add up across windows.
+// used, the classifier's request that routed it included; a compaction's summary with no turn), each worker's
+// requests and, through the task records, each squad's. A request is billed once, by its model's multiplier, however
+// many tool rounds it takes (callUsage.ts). Shown in the Show Usage view and the panel header's tooltip; stored in the
+// usage table so they survive restarts and add up across windows.
 import type { UsageInfo } from '../../shared/protocol';
 import type { CallUsage } from '../copilot/callUsage';
 import type { UsageDelta, UsageRow, UsageScope, UsageSum } from '../store/areaTypes';
@@ -69,6 +70,11 @@ export class UsageTotals {
         requests: 1,
       },
     ]);
+  }
+
+  /** A request Baton made for `conversation` outside its turns (a compaction's summary): billed, but no turn. */
+  conversationCall(conversation: string, call: CallUsage): void {
+    this.add([{ scope: 'orchestrator', key: conversation, ...call, requests: 0 }]);
   }
 
   /** One model call of a worker; counted for its squad too when a squad started it. */

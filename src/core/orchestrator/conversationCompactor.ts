@@ -4,7 +4,9 @@
 // exactly `keep` messages: Baton summarizes on a one-off session and starts the conversation's next session from the
 // summary and the kept messages. The log keeps every message: only what the model carries shrinks.
 import type { AgentSessions } from '../copilot/agentSessions';
+import type { CallUsage } from '../copilot/callUsage';
 import type { LogEntry } from '../store/types';
+import type { RoutingSettings } from './router';
 import type { Compaction } from './events';
 
 export interface SummarizePolicy {
@@ -81,11 +83,22 @@ export function compactedContext(summary: string, kept: readonly LogEntry[]): st
   ].join('\n');
 }
 
-/** Summarizes `older` on a one-off session (never part of the conversation) on `model`. */
-export async function summarize(sessions: AgentSessions, model: string, request: string, timeoutMs: number): Promise<string> {
+/** The model a summary is asked of: the fast tier's when routing is automatic, else the configured one. */
+export function summaryModel(routing: RoutingSettings): string {
+  return routing.auto ? routing.tiers.fast : routing.model;
+}
+
+/** Summarizes `older` on a one-off session (never part of the conversation) on `model`; `onUsage`: its request's usage. */
+export async function summarize(
+  sessions: AgentSessions,
+  model: string,
+  request: string,
+  timeoutMs: number,
+  onUsage?: (usage: CallUsage) => void,
+): Promise<string> {
   const session = await sessions.create({ role: 'summarizer', model });
   try {
-    const reply = await session.run(request, { signal: new AbortController().signal, timeoutMs });
+    const reply = await session.run(request, { signal: new AbortController().signal, timeoutMs, ...(onUsage ? { onUsage } : {}) });
     return reply.text.trim();
   } finally {
     await session.disconnect();

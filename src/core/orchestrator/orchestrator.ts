@@ -15,7 +15,7 @@ import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Compaction, Origin, OrchestratorEvent, OrchestratorEventBody, TurnOptions } from './events';
 import { CheckpointWriter } from './checkpoints';
-import { DEFAULT_SUMMARIZE, type SummarizePolicy } from './conversationCompactor';
+import type { SummarizePolicy } from './conversationCompactor';
 import { TurnLifecycle } from './turnLifecycle';
 import { SharedConversation, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
@@ -90,10 +90,10 @@ export class Orchestrator {
       checkpoints: this.checkpoints,
       emit: (e) => this.fire(e),
       model: () => this.currentModel,
-      summaryModel: () => (this.opts.settings().routing.auto ? this.opts.settings().routing.tiers.fast : this.opts.settings().routing.model),
-      policy: () => this.opts.settings().summarize ?? DEFAULT_SUMMARIZE,
+      settings: opts.settings,
       conversation: () => this.conversation,
       closing: () => this.disposed,
+      onUsage: opts.onUsage,
     });
     this.turnParts = {
       opts,

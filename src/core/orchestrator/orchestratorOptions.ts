@@ -1,6 +1,7 @@
 // What an Orchestrator is built with (batonCore.ts gives every conversation's the same, but for its conversation).
 import type { AgentSessions } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
+import type { CallUsage } from '../copilot/callUsage';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -41,6 +42,8 @@ export interface OrchestratorOptions {
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
   classifierTimeoutMs?: number;
+  /** The usage of a request Baton makes for the conversation outside its turns (a compaction's summary). */
+  onUsage?: (usage: CallUsage) => void;
   now?: () => Date;
   /** Questions to the user still open (permissions, apply confirms): a turn that ends with some awaits input. */
   waitingOnUser?: () => number;

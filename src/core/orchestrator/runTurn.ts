@@ -8,7 +8,7 @@ import { DriftError } from './driftError';
 import type { OrchestratorEventBody } from './events';
 import type { OrchestratorOptions } from './orchestratorOptions';
 import { recordDelivered } from './rewind';
-import { runWithRetries, type Attempt } from './retries';
+import { addCall, runWithRetries, type Attempt } from './retries';
 import type { ModelRouter } from './router';
 import type { SessionKeeper } from './sessionKeeper';
 import type { QueuedTurn } from './turn';
@@ -57,7 +57,8 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     route = await router.route(turn.prompt, {
       settings: settings.routing,
       background: turn.origin.channel === 'background',
-      classify: async (p) => (classified = await classifyMessage(p, settings.routing, opts)),
+      // The classifier's request is billed too: the turn it routes counts it (its tokens, its premium requests).
+      classify: async (p) => (classified = await classifyMessage(p, settings.routing, { ...opts, onUsage: (call) => addCall(attempt.usage, call) })),
     });
     // With routing off the router state never changes: nothing to persist on the hot path.
     if (settings.routing.auto) opts.store.setState(STATE_ROUTER, JSON.stringify(router.current));

@@ -4,6 +4,7 @@
 // Invariants: a drift refused by the caller fails the turn before anything is opened or sent; the compaction lock
 // is per conversation (one Orchestrator per conversation) and a turn never interleaves with a compaction.
 import type { AgentSessions } from '../copilot/agentSessions';
+import type { CallUsage } from '../copilot/callUsage';
 import { SESSION_HISTORY_BYTES } from '../store/bounds';
 import { conversationStateKey, type BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -11,16 +12,19 @@ import type { CheckpointWriter } from './checkpoints';
 import {
   compactedContext,
   compactionOf,
+  DEFAULT_SUMMARIZE,
   parseMark,
   STATE_COMPACTION_MARK,
   parseSummarizePolicy,
   planCompaction,
   settledMessages,
   summarize,
+  summaryModel,
   summaryRequest,
   type SummarizePolicy,
 } from './conversationCompactor';
 import { DriftError } from './driftError';
+import type { OrchestratorSettings } from './orchestratorOptions';
 import type { Compaction, DriftAction, OrchestratorEventBody, TurnOptions } from './events';
 import type { SessionKeeper } from './sessionKeeper';
 import { historyContext, memoryContext, RELEVANT_MEMORIES } from './turnContext';
@@ -35,15 +39,15 @@ export interface TurnLifecycleDeps {
   emit: (event: OrchestratorEventBody) => void;
   /** The model a turn would start on (the live session's, or the settings'). */
   model: () => string;
-  /** The model the summarizer runs on. */
-  summaryModel: () => string;
-  /** The setting's policy (baton.conversation.summarize). */
-  policy: () => SummarizePolicy;
+  /** The settings: the summarize policy (baton.conversation.summarize) and the model the summarizer runs on. */
+  settings: () => OrchestratorSettings;
   /** This conversation's id (state keys are per conversation). */
   conversation: () => string;
   /** True once the conversation is closing: a failure then is not a reason to replace its session. */
   closing: () => boolean;
   summaryTimeoutMs?: number;
+  /** A summary's request: billed to the conversation, though it is no turn of it. */
+  onUsage?: (usage: CallUsage) => void;
 }
 
 const LOG_SCAN = 200;
@@ -53,6 +57,10 @@ export class TurnLifecycle {
 
   constructor(private readonly deps: TurnLifecycleDeps) {}
 
+  private settingsPolicy(): SummarizePolicy {
+    return this.deps.settings().summarize ?? DEFAULT_SUMMARIZE;
+  }
+
   /** This conversation's own state key (deleted with the conversation). */
   private key(name: string): string {
     return conversationStateKey(name, this.deps.conversation());
@@ -61,12 +69,12 @@ export class TurnLifecycle {
   /** The summarize policy in force: this conversation's own (set through the API), else the setting's. */
   get policy(): SummarizePolicy {
     const own = this.deps.store.getState(this.key('summarize_policy'));
-    return own ? parseSummarizePolicy(JSON.parse(own), this.deps.policy()) : this.deps.policy();
+    return own ? parseSummarizePolicy(JSON.parse(own), this.settingsPolicy()) : this.settingsPolicy();
   }
 
   /** Sets (or with undefined, clears) this conversation's own policy. */
   setPolicy(policy: SummarizePolicy | undefined): void {
-    if (policy) this.deps.store.setState(this.key('summarize_policy'), JSON.stringify(parseSummarizePolicy(policy, this.deps.policy())));
+    if (policy) this.deps.store.setState(this.key('summarize_policy'), JSON.stringify(parseSummarizePolicy(policy, this.settingsPolicy())));
     else this.deps.store.deleteState(this.key('summarize_policy'));
   }
 
@@ -211,9 +219,10 @@ export class TurnLifecycle {
       try {
         summary = await summarize(
           this.deps.sessions,
-          this.deps.summaryModel(),
+          summaryModel(this.deps.settings().routing),
           summaryRequest(mark?.summary, plan.older),
           this.deps.summaryTimeoutMs ?? 60_000,
+          this.deps.onUsage,
         );
       } catch (err) {
         if (!orElse || this.deps.closing()) throw err;
