@@ -3,9 +3,17 @@
 import * as assert from 'node:assert/strict';
 import { toCheckpoint } from '../../src/core/api/checkpointView';
 import { routeSource } from '../../src/core/api/lifecycleEvents';
-import { compactedContext, parseSummarizePolicy, planCompaction, settledMessages } from '../../src/core/orchestrator/conversationCompactor';
+import {
+  compactedContext,
+  parseSummarizePolicy,
+  planCompaction,
+  settledMessages,
+  summarize,
+  SUMMARY_CHARS,
+} from '../../src/core/orchestrator/conversationCompactor';
 import { historyContext, memoryContext } from '../../src/core/orchestrator/turnContext';
 import type { LogEntry } from '../../src/core/store/types';
+import { InMemoryAgentSessions, reply } from '../support/inMemoryAgentSessions';
 
 const row = (id: number, role: LogEntry['role'], content: string, status: LogEntry['status'] = 'complete'): LogEntry =>
   ({ id, conversation: 'main', role, content, source: 'api', status, meta: null, ts: '' }) as LogEntry;
@@ -15,6 +23,16 @@ describe('API version 2 helpers', () => {
     assert.deepEqual(parseSummarizePolicy({ afterTurns: 20, keep: 8 }), { afterTurns: 20, keep: 8 });
     assert.deepEqual(parseSummarizePolicy({ afterTurns: -1, keep: 0.5 }), { afterTurns: 0, keep: 8 });
     assert.deepEqual(parseSummarizePolicy(undefined, { afterTurns: 3, keep: 2 }), { afterTurns: 3, keep: 2 });
+  });
+
+  it('keeps a summary within SUMMARY_CHARS, whatever the model wrote, and deletes its one-off session', async () => {
+    const sessions = new InMemoryAgentSessions().script('summarizer', reply('  short one  '), reply('x'.repeat(SUMMARY_CHARS * 25)));
+    assert.equal(await summarize(sessions, 'm', 'Summarize', 1000), 'short one');
+    const long = await summarize(sessions, 'm', 'Summarize', 1000);
+    assert.equal(long.length, SUMMARY_CHARS);
+    assert.ok(long.endsWith('x…'), 'says it was cut');
+    assert.deepEqual(await sessions.ownSessions(), [], 'each one-off session is deleted');
+    sessions.assertScriptDone();
   });
 
   it('plans a compaction: folds what came after the last one and before the newest `keep`', () => {

@@ -31,6 +31,11 @@ export interface CompactionMark {
 }
 
 const MESSAGE_CHARS = 4000;
+/**
+ * A summary's length kept, whatever the model wrote (it is asked for 200 words, some 1,300 characters): it rides on
+ * the next session's first prompt, on every recovery's, and into the next summary's request.
+ */
+export const SUMMARY_CHARS = 8000;
 
 /** A policy from settings or a caller: whole numbers, afterTurns ≥ 0, keep ≥ 1; anything else falls back. */
 export function parseSummarizePolicy(raw: unknown, fallback: SummarizePolicy = DEFAULT_SUMMARIZE): SummarizePolicy {
@@ -99,7 +104,8 @@ export async function summarize(
   const session = await sessions.create({ role: 'summarizer', model });
   try {
     const reply = await session.run(request, { signal: new AbortController().signal, timeoutMs, ...(onUsage ? { onUsage } : {}) });
-    return reply.text.trim();
+    const summary = reply.text.trim();
+    return summary.length > SUMMARY_CHARS ? `${summary.slice(0, SUMMARY_CHARS - 1)}…` : summary;
   } finally {
     await session.disconnect();
     void sessions.delete(session.id).catch(() => undefined);
