@@ -195,7 +195,7 @@ describe('Orchestrator (in-memory runtime)', () => {
       assert.deepEqual(sessions.resets, []);
     });
 
-    it('New Chat asked during a turn waits for it, then starts a fresh session with an empty log', async () => {
+    it('starting over during a turn waits for it, then starts a fresh session with an empty log and no summary', async () => {
       const { sessions, core } = await start();
       const gate = new Gate();
       sessions.script(
@@ -206,6 +206,8 @@ describe('Orchestrator (in-memory runtime)', () => {
         },
         reply('fresh answer'),
       );
+      // A summary of what the conversation was: it goes with it.
+      core.store.setState('compaction_mark', JSON.stringify({ summary: 'They asked old things.', atTurn: 1, throughLogId: 1 }));
       const old = send('old question');
       await nextEvent(core, 'turn.delta');
       const cleared = core.orchestrator.newChat();
@@ -217,6 +219,12 @@ describe('Orchestrator (in-memory runtime)', () => {
       const [a, b] = sessions.runs;
       assert.notEqual(b?.sessionId, a?.sessionId);
       assert.equal(b?.prompt, '[via panel] new question', 'no recovery context after New Chat');
+      assert.equal(core.store.getState('compaction_mark'), undefined);
+      assert.deepEqual(
+        (await sessions.ownSessions()).map((s) => s.id),
+        [b!.sessionId],
+        'the old session is deleted at once',
+      );
     });
   });
 

@@ -324,10 +324,10 @@ export class Orchestrator {
    */
   newChat(): Promise<void> {
     return this.queue.task(async () => {
-      const old = this.keeper.forget();
+      const old = this.keeper.startOver();
       this.opts.store.clearLog();
       restartUsageConversation(this.opts.store, this.conversation);
-      await old?.disconnect();
+      await this.keeper.retire(old, []);
     });
   }
 
