@@ -243,7 +243,8 @@ describe('webview: room for the conversation (Chromium)', function () {
       await wp.push({ type: 'workers/update', seq: 2, workers: [worker('tests')] });
       await card.locator('.worker-last', { hasText: 'Running the tests' }).waitFor();
       const report = 'Ran the tests: 12 passed.';
-      const ended: WorkerCard = { ...worker('tests'), state: 'done', lastLine: report, summary: report };
+      // Its changes wait for a decision, so its card keeps the report (a settled one's is in its tooltip).
+      const ended: WorkerCard = { ...worker('tests'), state: 'done', lastLine: report, summary: report, changes: { files: 1, additions: 2, deletions: 0 } };
       await wp.push({ type: 'workers/update', seq: 3, workers: [ended] });
       await card.locator('[data-testid="worker-summary"]', { hasText: report }).waitFor();
       assert.equal(await card.locator('.worker-last').isVisible(), false, 'the last line is hidden once the report shows');
@@ -282,7 +283,7 @@ describe('webview: room for the conversation (Chromium)', function () {
       const borders = await item.evaluate((el) => [getComputedStyle(el).borderTopWidth, getComputedStyle(el.querySelector('.worker-card')!).borderTopWidth]);
       assert.deepEqual(borders, ['1px', '0px']);
 
-      // Ended and applied, nothing left to decide: the outcome alone, and its report clamped to a line.
+      // Ended and applied, nothing left to decide: the outcome alone; its report is the chat's, and the card's tooltip.
       const report = 'Renamed the endpoint.\nUpdated its three callers and the tests.\nAll 48 tests pass.';
       await wp.push({
         type: 'workers/update',
@@ -293,8 +294,9 @@ describe('webview: room for the conversation (Chromium)', function () {
       assert.equal(await where.innerText(), 'applied: 3 files changed, +9 \u22124');
       assert.equal(await item.getAttribute('data-settled'), '');
       const summary = item.locator('[data-testid="worker-summary"]');
+      assert.equal(await summary.isVisible(), false, 'no report line');
+      assert.equal(await item.locator('[data-testid="worker-card"]').getAttribute('title'), `Open net: ${report}`);
       const lineHeight = Number.parseFloat(await summary.evaluate((e) => getComputedStyle(e).lineHeight));
-      assert.ok((await summary.boundingBox())!.height < lineHeight * 1.5, 'one line of report');
 
       // With changes waiting, the card is not settled: the report has its two lines.
       await wp.push({
@@ -305,13 +307,14 @@ describe('webview: room for the conversation (Chromium)', function () {
       await item.locator('[data-testid="worker-changes"]').waitFor();
       assert.equal(await item.getAttribute('data-settled'), null);
       assert.ok((await summary.boundingBox())!.height > lineHeight * 1.5, 'two lines of report while its changes wait');
+      assert.equal(await item.locator('[data-testid="worker-card"]').getAttribute('title'), 'Open net');
       assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();
     }
   });
 
-  it('the strip keeps every worker that runs or waits for a decision and the newest three settled ones; the rest are a click away', async () => {
+  it('the strip keeps every worker that runs or waits for a decision and the newest settled one; the rest are a click away', async () => {
     const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
     try {
       const ended = (name: string): WorkerCard => ({ ...worker(name), state: 'done', summary: `${name} is done.` });
@@ -325,21 +328,21 @@ describe('webview: room for the conversation (Chromium)', function () {
       const names = (): Promise<string[]> =>
         wp.page.locator('[data-testid="worker-card"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.name!));
       await wp.page.waitForSelector('[data-testid="workers-more"]:not([hidden])');
-      assert.deepEqual(await names(), ['runs', 'waits', 's6', 's5', 's4']);
+      assert.deepEqual(await names(), ['runs', 'waits', 's6']);
       const more = wp.page.locator('[data-testid="workers-more"]');
-      assert.equal(await more.innerText(), '3 earlier workers in the Workers view');
+      assert.equal(await more.innerText(), '5 earlier workers in the Workers view');
       await more.click();
       assert.deepEqual(
         (await wp.posted()).filter((m) => m.type === 'command/run'),
         [{ type: 'command/run', command: 'baton.showWorkers' }],
       );
 
-      // A newer one settles while the oldest shown has the focus: it leaves the strip, and the focus goes to the link.
-      await wp.page.locator('[data-testid="worker-card"][data-name="s4"]').focus();
+      // A newer one settles while the settled one shown has the focus: it leaves the strip, and the focus goes to the link.
+      await wp.page.locator('[data-testid="worker-card"][data-name="s6"]').focus();
       await wp.push({ type: 'workers/update', seq: 3, workers: [worker('runs'), ended('waits'), ...['s6', 's5', 's4', 's3', 's2', 's1'].map(ended)] });
-      await wp.page.waitForSelector('[data-testid="worker-card"][data-name="s4"]', { state: 'detached' });
-      assert.deepEqual(await names(), ['runs', 'waits', 's6', 's5']);
-      assert.equal(await more.innerText(), '4 earlier workers in the Workers view');
+      await wp.page.waitForSelector('[data-testid="worker-card"][data-name="s6"]', { state: 'detached' });
+      assert.deepEqual(await names(), ['runs', 'waits']);
+      assert.equal(await more.innerText(), '6 earlier workers in the Workers view');
       assert.equal(await wp.page.evaluate(`document.activeElement?.dataset.testid`), 'workers-more');
       assert.deepEqual(wp.errors, []);
     } finally {
