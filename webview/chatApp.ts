@@ -12,6 +12,7 @@ import { EmptyState } from './emptyState';
 import { Header } from './header';
 import { MessageEdit } from './messageEdit';
 import { MessageList } from './messageList';
+import { contentOf, lastUserText, markFrom, userBefore } from './messageOrder';
 import type { MessageView, Post } from './messageView';
 import { PermissionList, permissionAsk } from './permissionList';
 import { SeqGate } from './seqGate';
@@ -126,15 +127,15 @@ export class ChatApp {
     this.edit = new MessageEdit({
       text: () => this.composer.textarea.value,
       fill: (text) => this.composer.fill(text),
-      contentOf: (id) => this.list.contentOf(id),
-      markFrom: (id) => this.list.markFrom(id),
+      contentOf: (id) => contentOf(this.list.messages, id),
+      markFrom: (id) => markFrom(this.list.messages, id),
       announce: (text) => this.announce(text),
     });
     this.composer = new Composer({
       draft: this.ui.draft ?? '',
       send: (text) => this.send(text),
       stop: () => this.post({ type: 'chat/stop' }),
-      recall: () => this.lastSent ?? this.list.lastUserText(),
+      recall: () => this.lastSent ?? lastUserText(this.list.messages),
       onDraft: (draft) => this.saveState({ draft, draftOf: this.shownConversation }),
       onEscape: () => {
         if (this.edit.id === undefined) return false;
@@ -154,12 +155,12 @@ export class ChatApp {
     this.scroller.addEventListener('click', (e) =>
       onContentClick(e, {
         post: this.post,
-        contentOf: (id) => this.list.contentOf(id),
+        contentOf: (id) => contentOf(this.list.messages, id),
         edit: (id) => {
           if (!this.state.busy) this.edit.start(id);
         },
         retry: (id) => {
-          const asked = this.list.userBefore(id);
+          const asked = userBefore(this.list.messages, id);
           if (asked && !this.state.busy) this.post({ type: 'chat/retry', id: asked });
         },
       }),
@@ -222,6 +223,8 @@ export class ChatApp {
         break;
       case 'message/append':
         this.list.append(message.message);
+        // The oldest messages may have left the panel (messageOrder.ts): an edit of one of them ends with it.
+        if (this.edit.id !== undefined && !this.list.get(this.edit.id)) this.edit.end();
         break;
       case 'message/delta':
         if (!this.list.delta(message.id, message.delta)) this.outOfSync();
@@ -309,7 +312,7 @@ export class ChatApp {
     this.applyState(snapshot.state);
     if (typeof snapshot.reveal === 'string') this.list.reveal(snapshot.reveal);
     if (this.edit.id !== undefined) {
-      if (this.list.get(this.edit.id)) this.list.markFrom(this.edit.id);
+      if (this.list.get(this.edit.id)) markFrom(this.list.messages, this.edit.id);
       else this.edit.end();
     }
   }

@@ -123,6 +123,11 @@ export class MessageGroups {
     return lo;
   }
 
+  /** Removes the first `count` groups with their messages (whole groups: group k then holds order[k * GROUP ..] again). */
+  dropFirst(count: number): void {
+    for (const group of this.groups.splice(0, count)) group?.el.remove();
+  }
+
   private create(k: number, open: boolean): Group {
     const group = { el: h('div', { class: open ? 'message-group open' : 'message-group' }), estimate: 0 };
     this.groups[k] = group;

@@ -15,7 +15,8 @@
 // with a thousand observed targets its per-frame bookkeeping was a large part of the cost of scrolling.
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
-import { MessageGroups } from './messageGroups';
+import { GROUP, MessageGroups } from './messageGroups';
+import { trimCount } from './messageOrder';
 import { installLogTabbing } from './logTabbing';
 import { onLogKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
@@ -192,6 +193,7 @@ export class MessageList {
     this.groups.append(this.el, this.order.length - 1, view);
     // Following the end, a long one shows its end at once and the rest comes in above it (slicedRender.ts).
     view.render(false, undefined, this.scroll.atEnd);
+    this.trim();
     this.hooks.onCountChanged(this.order.length);
     if (!view.isStreaming && view.role !== 'user') this.hooks.onCompleted(view);
   }
@@ -222,27 +224,9 @@ export class MessageList {
     return true;
   }
 
-  /** The text of the message `id` as it came (a reply's Markdown), or undefined when the list has no such message. */
-  contentOf(id: string): string | undefined {
-    return this.views.get(id)?.content;
-  }
-
-  /** The id of your message just before the message `id` (what its reply answered), if that is one of yours. */
-  userBefore(id: string): string | undefined {
-    const before = this.order[this.order.findIndex((v) => v.id === id) - 1];
-    return before?.role === 'user' ? before.id : undefined;
-  }
-
-  /** Marks the messages from `id` on (those an edit of `id` would take back); undefined: none. */
-  markFrom(id: string | undefined): void {
-    const from = id === undefined ? -1 : this.order.findIndex((v) => v.id === id);
-    for (const [i, view] of this.order.entries()) view.el.classList.toggle('superseded', from >= 0 && i >= from);
-  }
-
-  /** The text of the newest user message (for ArrowUp recall when nothing was sent in this page). */
-  lastUserText(): string | undefined {
-    for (let i = this.order.length - 1; i >= 0; i--) if (this.order[i]!.role === 'user') return this.order[i]!.content;
-    return undefined;
+  /** Every message, oldest first (messageOrder.ts reads them). */
+  get messages(): readonly MessageView[] {
+    return this.order;
   }
 
   /** Keeps the newest content in view while the user has not scrolled away from it. */
@@ -284,6 +268,21 @@ export class MessageList {
     view.el.scrollIntoView({ block: 'center' });
     view.el.classList.add('revealed');
     setTimeout(() => view.el.classList.remove('revealed'), REVEALED_MS);
+  }
+
+  /** Drops the oldest messages past PANEL_KEEP (messageOrder.ts), never while older shells mount or the user reads back. */
+  private trim(): void {
+    const drop = trimCount(this.order.length);
+    if (!drop || this.mountedFrom > 0 || !this.scroll.following) return;
+    const gone = this.order.splice(0, drop);
+    const focused = gone.some((v) => v.el.contains(document.activeElement));
+    this.groups.dropFirst(drop / GROUP);
+    for (const view of gone) [this.views, this.sources].forEach((m) => m.delete(view.id));
+    for (const view of gone) [this.dirty, this.lazy].forEach((s) => s.delete(view));
+    this.ahead.reset();
+    if (focused) this.el.focus({ preventScroll: true });
+    // At the bottom at once: the browser's own move (scroll anchoring, a clamp) read as the user leaving it.
+    this.scroll.stick();
   }
 
   private setEstimate(view: MessageView): void {
