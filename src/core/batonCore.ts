@@ -92,7 +92,8 @@ export interface BatonCore {
   conversations: Conversations;
   pool: WorkerPool;
   chat: ChatController;
-  toolJournal: ToolJournal;
+  /** The tool calls answered from a conversation's journal, in all conversations (each has its own journal). */
+  toolJournal: { readonly replays: number };
   squads: SquadService;
   wiki: Wiki;
   skills: SkillLibrary;
@@ -150,7 +151,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   ]);
   const skillDirectories = (): string[] => [...userConfig.skillDirectories, skills.dir];
   const usage = new UsageTotals(store, () => conversations?.active.conversationId ?? 'orchestrator');
-  const toolJournal = new ToolJournal();
+  const toolJournal = { replays: 0 };
   let chat: ChatController | undefined;
   // The pool and the conversations refer to each other (results in, workers out); each reaches the
   // other only through these closures, which run after both exist.
@@ -228,6 +229,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // One orchestrator per conversation, built when first needed; everything but its log, session and claim is shared.
   const build = (conversation: string): Orchestrator => {
     const shared = new SharedConversation({ store, claims: conversationClaims, logger, conversation });
+    const journal = new ToolJournal(() => toolJournal.replays++);
     const orch: Orchestrator = new Orchestrator({
       conversation,
       sessions,
@@ -235,8 +237,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       logger,
       version: deps.version,
       settings: deps.settings.orchestrator,
-      tools: () => orchestratorTools(orch),
-      toolJournal,
+      tools: () => orchestratorTools(orch, journal),
+      toolJournal: journal,
       // The wiki and squads sit next to the memory summary, each bounded on its own.
       memorySummary: () => [getMemorySummary(store), getWikiSummary(store, wiki.folder), getSquadSummary(store)].filter(Boolean).join('\n\n'),
       userConfig: () => ({ ...userConfig, skillDirectories: skillDirectories() }),
@@ -253,10 +255,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     return orch;
   };
   // Baton's tools for one conversation's session: a worker or squad it starts reports back into that conversation.
-  const orchestratorTools = (orch: Orchestrator) =>
+  const orchestratorTools = (orch: Orchestrator, journal: ToolJournal) =>
     createOrchestratorTools(orch, {
       store,
-      journal: toolJournal,
+      journal,
       pool,
       squads,
       wiki,

@@ -220,4 +220,37 @@ describe('Baton tools in orchestrator turns (in-memory runtime)', () => {
     );
     assert.equal(core.store.undeliveredInbox().length, 0);
   });
+
+  it("two conversations answering at once keep their own journals: another's turn does not make a retried call run twice", async () => {
+    const { sessions, core, workDir } = await start();
+    const create = { name: 'w2', working_dir: workDir, initial_prompt: 'fix the lint' };
+    const otherAnswered = new Gate();
+    const workerDone = new Gate();
+    sessions.scriptWhen(
+      'orchestrator',
+      (p) => p.includes('start a worker'),
+      // The tool runs; then, while another conversation's turn begins and ends, the session is lost.
+      sequence(tool('create_worker_session', create, 'call-a'), async (ctx) => ctx.wait(otherAnswered.promise), fail('session', { delivered: true })),
+    );
+    sessions.scriptWhen('orchestrator', (p) => p.includes('meanwhile, hello'), reply('hello'));
+    sessions.script('orchestrator', sequence(tool('create_worker_session', create, 'call-b'), reply('Started w2.')));
+    sessions.script('worker', async (ctx) => {
+      await ctx.wait(workerDone.promise);
+      await ctx.say('lint fixed');
+    });
+    sessions.scriptWhen('orchestrator', (p) => p.startsWith("[Background task completed] Worker 'w2' finished"), reply('w2 is done'));
+    const started = core.orchestrator.enqueue('start a worker', { channel: 'panel' });
+    while (sessions.toolResults.length < 1) await new Promise((r) => setTimeout(r, 5));
+    const other = core.conversations.get(core.conversations.create());
+    assert.equal((await other.enqueue('meanwhile, hello', { channel: 'panel' }).done).content, 'hello');
+    otherAnswered.open();
+    assert.equal((await started.done).content, 'Started w2.');
+    const [a, b] = sessions.toolResults;
+    assert.match(a?.result ?? '', /^On it — worker 'w2' started/);
+    assert.equal(b?.result, a?.result, "the retried call is answered from its conversation's journal");
+    assert.equal(sessions.created.filter((s) => s.role === 'worker').length, 1, 'one worker session');
+    assert.equal(core.toolJournal.replays, 1);
+    workerDone.open();
+    while (!core.store.recentLog(20).some((e) => e.content === 'w2 is done')) await new Promise((r) => setTimeout(r, 5));
+  });
 });

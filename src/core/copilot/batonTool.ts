@@ -52,12 +52,17 @@ export function fitToolOutput(text: string): string {
   return text.slice(0, fittingChars(text, TOOL_OUTPUT_BYTES - Buffer.byteLength(CUT_NOTE))) + CUT_NOTE;
 }
 
-/** Results of the running turn's tool calls, by call id and (for side effects) by tool and arguments. */
+/**
+ * Results of the running turn's tool calls, by call id and (for side effects) by tool and arguments. One per
+ * conversation: two conversations answer at once, and one turn's begin() cleared the other's entries.
+ */
 export class ToolJournal {
   private scope: string | undefined;
   private readonly entries = new Map<string, Promise<Outcome>>();
   /** How many calls were answered from the journal (tests and the log read it). */
   replays = 0;
+
+  constructor(private readonly onReplay: () => void = () => undefined) {}
 
   /** Starts a turn's scope; entries of the previous turn are dropped. */
   begin(scope: string): void {
@@ -78,6 +83,7 @@ export class ToolJournal {
       const seen = this.entries.get(key);
       if (seen) {
         this.replays++;
+        this.onReplay();
         return seen;
       }
     }
