@@ -228,6 +228,21 @@ describe('Orchestrator (in-memory runtime)', () => {
     });
   });
 
+  describe('routing', () => {
+    it("each conversation keeps its own router: another conversation's cooldown does not hold its first message", async () => {
+      const { sessions, core, settings } = await start();
+      settings.routing.auto = true;
+      sessions.script('classifier', reply('premium'), reply('fast'));
+      sessions.script('orchestrator', reply('a long proof'), reply('hi'));
+      const a = await send('prove that the scheduler never starves a task').done;
+      assert.deepEqual([a.route.tier, a.route.reason], ['premium', 'classifier']);
+      // A conversation opened after it routes its first message on its own (it used to load the other's cooldown).
+      const other = core.conversations.get(core.conversations.create());
+      const b = await other.enqueue('what is the capital of france', { channel: 'panel' }).done;
+      assert.deepEqual([b.route.tier, b.route.reason], ['fast', 'classifier']);
+    });
+  });
+
   describe('closing', () => {
     it('refuses a message after close with the closed error, not an error of the closed database', async () => {
       const { core } = await start();

@@ -20,7 +20,7 @@ import { TurnLifecycle } from './turnLifecycle';
 import { SharedConversation, type WindowMeta } from './sharedConversation';
 import { SessionKeeper } from './sessionKeeper';
 import { rewindConversation, RewindError } from './rewind';
-import { runTurn, STATE_ROUTER, type TurnParts } from './runTurn';
+import { routerStateKey, runTurn, type TurnParts } from './runTurn';
 import { ModelRouter, parseRouterState } from './router';
 import type { OrchestratorOptions } from './orchestratorOptions';
 import { orchestratorSpec } from './orchestratorSpec';
@@ -63,7 +63,7 @@ export class Orchestrator {
     // Every part below sees only this conversation's log.
     const opts = { ...options, store: conversationScope(options.store, this.conversation) };
     this.opts = opts;
-    this.router = new ModelRouter(parseRouterState(this.opts.store.getState(STATE_ROUTER)));
+    this.router = new ModelRouter(parseRouterState(this.opts.store.getState(routerStateKey(this.conversation))));
     this.keeper = new SessionKeeper({
       sessions: opts.sessions,
       store: opts.store,

@@ -3,6 +3,7 @@
 // Warlock's order: the session and its drift, the compaction lock, what the turn sends, routing, then the model.
 import type { RouteInfo } from '../../shared/protocol';
 import { TurnTimeoutError } from '../copilot/errors';
+import { conversationStateKey, MAIN_CONVERSATION } from '../store/types';
 import { classifyMessage } from './classifier';
 import { DriftError } from './driftError';
 import type { OrchestratorEventBody } from './events';
@@ -15,8 +16,8 @@ import type { QueuedTurn } from './turn';
 import type { TurnLifecycle } from './turnLifecycle';
 import type { TurnOutcome } from './turnOutcome';
 
-/** The state key the router's tier is kept under between turns (and restarts). */
-export const STATE_ROUTER = 'router_state';
+/** The state key a conversation's router tier is kept under between turns (and restarts). */
+export const routerStateKey = (conversation = MAIN_CONVERSATION): string => conversationStateKey('router_state', conversation);
 const DEFAULT_RETRY_DELAYS = [1000, 3000, 10000] as const;
 
 export interface TurnParts {
@@ -61,7 +62,7 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
       classify: async (p) => (classified = await classifyMessage(p, settings.routing, { ...opts, onUsage: (call) => addCall(attempt.usage, call) })),
     });
     // With routing off the router state never changes: nothing to persist on the hot path.
-    if (settings.routing.auto) opts.store.setState(STATE_ROUTER, JSON.stringify(router.current));
+    if (settings.routing.auto) opts.store.setState(routerStateKey(opts.conversation), JSON.stringify(router.current));
     emit({ type: 'turn.routed', turnId: turn.turnId, route, ...(classified ? { classified } : {}) });
     await runWithRetries(
       {
