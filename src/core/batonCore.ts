@@ -10,6 +10,7 @@ import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
 import type { HostControl } from './control/hostControl';
 import { SettingsControl } from './control/settingsControl';
+import { whileHeld } from './conversations/holdAll';
 import { UsageTotals } from './control/usageTotals';
 import { callUsage } from './copilot/callUsage';
 import type { AgentSessions, ProviderSettings } from './copilot/agentSessions';
@@ -201,10 +202,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   const afterTurn: Array<() => Promise<void> | void> = [];
   const runAfterTurn = (fn: () => Promise<void> | void): void => {
     if (conversations?.all().some((o) => o.currentOrigin)) afterTurn.push(fn);
-    else
-      void Promise.resolve()
-        .then(fn)
-        .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    else void whileHeld(conversations?.all() ?? [], async () => fn()).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   };
   const invalidate = (reason: string): void => {
     for (const o of conversations?.all() ?? []) o.invalidateSession(reason);
@@ -314,14 +312,13 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage, orch?.conversationId);
     if (e.type === 'busy' && !e.busy) recycler?.poke();
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
-    // Ahead of every queued turn, so a dropped session or a restarted runtime is in place before the next one starts.
+    // After every conversation's running turn (a new session or a restarted runtime pulled the session from under one
+    // still answering), and ahead of every queued turn, so they are in place before the next one starts.
+    if (!afterTurn.length || convos.all().some((o) => o !== orch && o.currentOrigin)) return;
     const changes = afterTurn.splice(0);
-    if (changes.length && orch)
-      void orch
-        .beforeNextTurn(async () => {
-          for (const fn of changes) await fn();
-        })
-        .catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    void whileHeld(convos.all(), async () => {
+      for (const fn of changes) await fn();
+    }).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
   });
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
   // Chores the first message does not need (the wiki's index, the sweep of orphaned sessions) start a macrotask later:

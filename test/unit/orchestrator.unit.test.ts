@@ -243,6 +243,35 @@ describe('Orchestrator (in-memory runtime)', () => {
     });
   });
 
+  describe('changes asked from the chat', () => {
+    it("a restart asked in one conversation waits for another conversation's running answer, then comes before the next message", async () => {
+      const { sessions, core } = await start();
+      const gate = new Gate();
+      sessions.scriptWhen(
+        'orchestrator',
+        (p) => p.includes('write the long report'),
+        async (ctx) => {
+          await ctx.wait(gate.promise);
+          await ctx.say('the long report');
+        },
+      );
+      sessions.scriptWhen('orchestrator', (p) => p.includes('restart please'), sequence(tool('restart', {}, 'call-r'), reply('Restarting.')));
+      sessions.scriptWhen('orchestrator', (p) => p.includes('and now?'), reply('fresh'));
+      const long = send('write the long report');
+      while (sessions.inFlight < 1) await new Promise((r) => setTimeout(r, 5));
+      const other = core.conversations.get(core.conversations.create());
+      assert.equal((await other.enqueue('restart please', { channel: 'panel' }).done).content, 'Restarting.');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(sessions.resets, [], 'not while the other conversation answers');
+      gate.open();
+      assert.equal((await long.done).content, 'the long report', 'its answer was not cut short');
+      // The restart runs once that answer ended, before the next message of either conversation.
+      const next = await other.enqueue('and now?', { channel: 'panel' }).done;
+      assert.equal(next.content, 'fresh');
+      assert.equal(sessions.resets.length, 1);
+    });
+  });
+
   describe('closing', () => {
     it('refuses a message after close with the closed error, not an error of the closed database', async () => {
       const { core } = await start();

@@ -46,4 +46,5 @@ export interface QueuedTurn {
   options?: TurnOptions;
 }
 
-export type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void> };
+/** A task's `drop` is called when the queue closes before it ran. */
+export type Job = { kind: 'turn'; turn: QueuedTurn } | { kind: 'task'; run: () => Promise<void>; drop?: () => void };

@@ -77,10 +77,14 @@ export class TurnQueue {
     });
   }
 
-  /** Runs `fn` before anything still queued (and after the running turn). */
+  /**
+   * Runs `fn` before anything still queued (and after the running turn). Once the queue is closed nothing more runs in
+   * it: the promise then resolves without `fn` (holdAll.ts would otherwise wait for ever on a closed conversation).
+   */
   first(fn: () => Promise<void> | void): Promise<void> {
+    if (this.closed) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.jobs.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject) });
+      this.jobs.unshift({ kind: 'task', run: () => Promise.resolve().then(fn).then(resolve, reject), drop: resolve });
       void this.pump();
     });
   }
@@ -98,7 +102,9 @@ export class TurnQueue {
   /** Nothing more starts; returns the turns that were waiting (tasks are dropped). */
   close(): QueuedTurn[] {
     this.closed = true;
-    return this.jobs.splice(0).flatMap((job) => (job.kind === 'turn' ? [job.turn] : []));
+    const dropped = this.jobs.splice(0);
+    for (const job of dropped) if (job.kind === 'task') job.drop?.();
+    return dropped.flatMap((job) => (job.kind === 'turn' ? [job.turn] : []));
   }
 
   private async pump(): Promise<void> {

@@ -8,10 +8,10 @@
 //   once, on the conversation's session resumed on the new runtime; the runtime itself makes every other caller wait;
 // - a restart that fails leaves Baton as a dead runtime would: the next call starts a new one.
 import type { AgentSessions } from '../copilot/agentSessions';
-import { withTimeout } from '../util/delay';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { residentBytes, rssSupport } from '../util/processMemory';
+import { holdAll, type HeldQueue } from '../conversations/holdAll';
 import { DEFAULT_RECYCLE, RecyclePolicy, type RecycleSettings } from './recyclePolicy';
 
 export interface RuntimeRecyclerOptions {
@@ -31,9 +31,8 @@ export interface RuntimeRecyclerOptions {
 }
 
 /** What the recycler needs of a conversation (an Orchestrator). */
-export interface HeldConversation {
+export interface HeldConversation extends HeldQueue {
   readonly idle: boolean;
-  beforeNextTurn(fn: () => Promise<void>): Promise<void>;
 }
 
 export type RecycleOutcome = 'busy' | 'not-started' | 'kept' | 'restarted';
@@ -117,7 +116,7 @@ export class RuntimeRecycler {
     }
     // Checked again with no await before the holds are placed: no turn can start in between.
     if (this.disposed || !this.idle()) return 'busy';
-    const release = await holdAll(this.opts.conversations());
+    const release = await holdAll(this.opts.conversations(), 5000);
     if (!release) return 'busy';
     const started = performance.now();
     try {
@@ -178,29 +177,4 @@ export class RuntimeRecycler {
 
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-}
-
-/**
- * Holds every queue at its front (after a running turn) until released; undefined, with nothing held, when one is not
- * held within `timeoutMs` (a conversation closed meanwhile never runs its hold).
- */
-async function holdAll(conversations: readonly HeldConversation[], timeoutMs = 5000): Promise<(() => void) | undefined> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  const entered = conversations.map(
-    (c) =>
-      new Promise<void>((held) => {
-        c.beforeNextTurn(async () => {
-          held();
-          await released;
-        }).catch(() => undefined);
-      }),
-  );
-  const ok = await withTimeout(Promise.all(entered), timeoutMs, 'not held').then(
-    () => true,
-    () => false,
-  );
-  if (ok) return release;
-  release();
-  return undefined;
 }
