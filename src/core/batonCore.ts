@@ -310,6 +310,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // Every turn counts, with what it used: a failed or stopped one too.
     if (e.type === 'turn.completed') usage.turn(e.result.usage, orch?.conversationId);
     if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage, orch?.conversationId);
+    if (e.type === 'compaction.applied' && e.usage && orch) usage.conversationCall(orch.conversationId, e.usage);
     if (e.type === 'busy' && !e.busy) recycler?.poke();
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
     // After every conversation's running turn (a new session or a restarted runtime pulled the session from under one

@@ -100,8 +100,15 @@ describe("A conversation's session history (real runtime, scripted model)", func
     // The runtime compacts what the model sees on its own as the context fills: that does not shorten its history.
     const runtimeCompacts = (r: { lastUserText?: string }): boolean =>
       (r.lastUserText ?? '').includes('Please create a detailed summary of the conversation so far');
-    core.server.on({ name: "the runtime's own compaction", predicate: runtimeCompacts }, { text: '<overview>Parts of a long text.</overview>' });
-    core.server.on({ lastUserIncludes: 'Summarize this conversation so far' }, { text: 'The user read a long text in parts.' });
+    // Each with what it used: the runtime reports its own compaction's call only in its compaction_complete.
+    core.server.on(
+      { name: "the runtime's own compaction", predicate: runtimeCompacts },
+      { text: '<overview>Parts of a long text.</overview>', usage: { prompt_tokens: 123_456, completion_tokens: 789 } },
+    );
+    core.server.on(
+      { lastUserIncludes: 'Summarize this conversation so far' },
+      { text: 'The user read a long text in parts.', usage: { prompt_tokens: 2_000, completion_tokens: 20 } },
+    );
     core.server.on({ lastUserIncludes: '[via panel] and now?' }, { text: 'Now the end.' });
 
     let first = '';
@@ -118,6 +125,14 @@ describe("A conversation's session history (real runtime, scripted model)", func
     await waitFor('the old session deleted', () => !existsSync(sessionFolder(first)));
     assert.equal(summaries(), 1);
     assert.equal(core.server.chatRequests().filter(runtimeCompacts).length, 1);
+    // What the conversation used: its turns, Baton's summary and the runtime's own compaction, counted once each.
+    const turnsUsed = core.events.flatMap((e) => (e.type === 'turn.completed' ? [e.result.usage] : []));
+    const sum = (k: 'inputTokens' | 'outputTokens') => turnsUsed.reduce((n, u) => n + (u?.[k] ?? 0), 0);
+    const used = core.usage.total('orchestrator');
+    assert.deepEqual(
+      [used.inputTokens, used.outputTokens, used.requests],
+      [sum('inputTokens') + 2_000 + 123_456, sum('outputTokens') + 20 + 789, turnsUsed.length],
+    );
 
     // The next message goes to a new session that starts from the summary and the newest turns.
     await core.orchestrator.enqueue('and now?', { channel: 'panel' }).done;

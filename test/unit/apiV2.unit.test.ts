@@ -11,6 +11,7 @@ import {
   summarize,
   SUMMARY_CHARS,
 } from '../../src/core/orchestrator/conversationCompactor';
+import { runtimeCompaction, runtimeCompactionUsage } from '../../src/core/orchestrator/runtimeCompaction';
 import { historyContext, memoryContext } from '../../src/core/orchestrator/turnContext';
 import type { LogEntry } from '../../src/core/store/types';
 import { InMemoryAgentSessions, reply } from '../support/inMemoryAgentSessions';
@@ -33,6 +34,19 @@ describe('API version 2 helpers', () => {
     assert.ok(long.endsWith('x…'), 'says it was cut');
     assert.deepEqual(await sessions.ownSessions(), [], 'each one-off session is deleted');
     sessions.assertScriptDone();
+  });
+
+  it("reads the runtime's own compaction: what it folded, and its model call's tokens (no premium request: no cost is reported)", () => {
+    const data = { success: true, summaryContent: 'S', messagesRemoved: 4, preCompactionMessagesLength: 6, tokensRemoved: 900 };
+    assert.deepEqual(runtimeCompaction(data), { summary: 'S', replacesFromIndex: 0, replacesToIndex: 3, kept: 2, tokensFreed: 900, how: 'runtime' });
+    assert.deepEqual(runtimeCompactionUsage({ ...data, compactionTokensUsed: { inputTokens: 5000, outputTokens: 40 } }), {
+      inputTokens: 5000,
+      outputTokens: 40,
+      premiumRequests: 0,
+      requests: 0,
+    });
+    assert.equal(runtimeCompactionUsage(data), undefined);
+    assert.equal(runtimeCompactionUsage({ ...data, compactionTokensUsed: {} }), undefined, "warmUp's empty compaction made no call");
   });
 
   it('plans a compaction: folds what came after the last one and before the newest `keep`', () => {

@@ -2,6 +2,7 @@
 // are only subscribers: nothing in core knows who listens.
 import type { RouteInfo, UsageInfo, WorkerResultCard } from '../../shared/protocol';
 import type { ReadableError } from '../copilot/errors';
+import type { CallUsage } from '../copilot/callUsage';
 
 /**
  * Where a message entered Baton: its panel, a palette command, VS Code's Chat view (@baton), a
@@ -73,7 +74,8 @@ export type OrchestratorEventBody =
   | { type: 'history.windowed'; turnId: string; window: HistoryWindow }
   | { type: 'checkpoint.persisted'; turnId: string; turnIndex: number }
   | { type: 'compaction.suggested'; turnId?: string; turns: number; afterTurns: number; keep: number }
-  | { type: 'compaction.applied'; turnId?: string; compaction: Compaction }
+  /** `usage`: the runtime's own compaction's model call (Baton's summary reports its own through onUsage). */
+  | { type: 'compaction.applied'; turnId?: string; compaction: Compaction; usage?: CallUsage }
   /** Refused before anything reached the model: the definition drifted and the caller asked for an error. */
   | { type: 'turn.refused'; turnId: string; origin: Origin; reason: 'drift'; message: string; signature: string; previous?: string }
   /** Taken back to just before message `logId` (an edit, a retry; the panel, the Chat view or the API): the log lost it and what followed. */

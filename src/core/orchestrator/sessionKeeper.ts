@@ -10,7 +10,7 @@ import type { Logger } from '../util/logger';
 import type { OrchestratorEventBody } from './events';
 import { sessionFingerprint } from './fingerprint';
 import type { SessionClaims } from './sessionClaims';
-import { runtimeCompaction } from './runtimeCompaction';
+import { runtimeCompaction, runtimeCompactionUsage } from './runtimeCompaction';
 import { parseMark, STATE_COMPACTION_MARK, type CompactionMark } from './conversationCompactor';
 import { buildRecoveryPrompt } from './systemMessage';
 
@@ -299,7 +299,8 @@ export class SessionKeeper {
     this.unwatch = session.onEvent((e) => {
       if (e.type !== 'session.compaction_complete') return;
       const compaction = runtimeCompaction(e.data);
-      if (compaction) this.opts.emit({ type: 'compaction.applied', compaction });
+      const usage = runtimeCompactionUsage(e.data);
+      if (compaction) this.opts.emit({ type: 'compaction.applied', compaction, ...(usage ? { usage } : {}) });
     });
   }
 
