@@ -247,6 +247,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       retryDelaysMs: deps.retryDelaysMs,
       healthCheckIntervalMs: deps.healthCheckIntervalMs,
       waitingOnUser: () => openQuestions,
+      othersAnswering: () => convos.all().some((o) => o !== orch && o.currentOrigin !== undefined),
       onUsage: (call) => usage.conversationCall(orch.conversationId, call),
     });
     orch.onEvent((e) => shared.onTurnEvent(e));

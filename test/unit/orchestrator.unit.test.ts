@@ -195,6 +195,26 @@ describe('Orchestrator (in-memory runtime)', () => {
       assert.deepEqual(sessions.resets, []);
     });
 
+    it("another conversation's health check never interrupts a running turn either, even when a ping fails", async () => {
+      const { sessions, core } = await start();
+      const gate = new Gate();
+      sessions.script('orchestrator', async (ctx) => {
+        ctx.delta('working');
+        await ctx.wait(gate.promise);
+        await ctx.say(' done');
+      });
+      const turn = send('question');
+      await nextEvent(core, 'turn.delta');
+      // A runtime busy with that turn answers a ping late: to another conversation's check it looks dead.
+      sessions.ping = async () => false;
+      const other = core.conversations.get(core.conversations.create());
+      assert.equal(await other.healthCheck(), 'busy');
+      gate.open();
+      assert.equal((await turn.done).status, 'complete');
+      assert.deepEqual(sessions.resets, []);
+      assert.equal(await other.healthCheck(), 'restarted', 'idle, a runtime that does not answer is restarted');
+    });
+
     it('starting over during a turn waits for it, then starts a fresh session with an empty log and no summary', async () => {
       const { sessions, core } = await start();
       const gate = new Gate();

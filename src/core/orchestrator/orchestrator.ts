@@ -371,12 +371,12 @@ export class Orchestrator {
     return runTurn(this.turnParts, turn, abort);
   }
 
-  /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn. */
+  /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn, of this conversation or another. */
   async healthCheck(): Promise<'idle' | 'ok' | 'restarted' | 'busy'> {
-    if (this.current) return 'busy';
+    if (this.current || this.opts.othersAnswering?.()) return 'busy';
     if (!this.opts.sessions.isStarted) return 'idle';
     if (await this.opts.sessions.ping()) return 'ok';
-    if (this.current) return 'busy';
+    if (this.current || this.opts.othersAnswering?.()) return 'busy';
     await this.opts.sessions.reset('health check: the runtime did not answer a ping');
     this.keeper.drop();
     return 'restarted';

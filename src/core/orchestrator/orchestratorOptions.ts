@@ -47,4 +47,6 @@ export interface OrchestratorOptions {
   now?: () => Date;
   /** Questions to the user still open (permissions, apply confirms): a turn that ends with some awaits input. */
   waitingOnUser?: () => number;
+  /** Another conversation's turn runs on the runtime now: a ping that fails then is no reason to reset it (healthCheck). */
+  othersAnswering?: () => boolean;
 }
