@@ -198,11 +198,20 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   });
   const squads = new SquadService({ store, pool, tiers: () => deps.settings.orchestrator().routing.tiers, homeDir: deps.homeDir });
   const wiki = new Wiki({ store, logger, folder: () => deps.wikiFolder?.() || path.join(storageDir, 'wiki') });
-  // Changes that alter what the orchestrator's session knows wait for the running turn to settle (controlTools.ts).
+  // Changes that alter what the orchestrator's session knows (controlTools.ts) wait for every conversation's running
+  // turn (a new session or a restarted runtime pulled the session from under one still answering), then run with every
+  // queue held, ahead of every queued turn, so they are in place before the next one starts.
   const afterTurn: Array<() => Promise<void> | void> = [];
+  const runChanges = (except?: Orchestrator): void => {
+    if (!afterTurn.length || conversations?.all().some((o) => o !== except && o.currentOrigin)) return;
+    const changes = afterTurn.splice(0);
+    void whileHeld(conversations?.all() ?? [], async () => {
+      for (const fn of changes) await fn();
+    }).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+  };
   const runAfterTurn = (fn: () => Promise<void> | void): void => {
-    if (conversations?.all().some((o) => o.currentOrigin)) afterTurn.push(fn);
-    else void whileHeld(conversations?.all() ?? [], async () => fn()).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    afterTurn.push(fn);
+    runChanges();
   };
   const invalidate = (reason: string): void => {
     for (const o of conversations?.all() ?? []) o.invalidateSession(reason);
@@ -314,13 +323,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     if (e.type === 'compaction.applied' && e.usage && orch) usage.conversationCall(orch.conversationId, e.usage);
     if (e.type === 'busy' && !e.busy) recycler?.poke();
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
-    // After every conversation's running turn (a new session or a restarted runtime pulled the session from under one
-    // still answering), and ahead of every queued turn, so they are in place before the next one starts.
-    if (!afterTurn.length || convos.all().some((o) => o !== orch && o.currentOrigin)) return;
-    const changes = afterTurn.splice(0);
-    void whileHeld(convos.all(), async () => {
-      for (const fn of changes) await fn();
-    }).catch((err: unknown) => logger.error('A change requested from the chat failed', err));
+    // The turn ending is still current here: the changes wait only for the others.
+    runChanges(orch);
   });
   void pool.deliverPending().catch((err: unknown) => logger.error('Could not deliver the results workers left from the last session', err));
   // Chores the first message does not need (the wiki's index, the sweep of orphaned sessions) start a macrotask later:
