@@ -39,6 +39,7 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type WorkerSettings } from './workers/workerPool';
 import type { RecycleSettings } from './runtime/recyclePolicy';
 import { keepToolOutputsSwept } from './runtime/toolOutputSweep';
+import { RuntimeHealth } from './runtime/runtimeHealth';
 import { RuntimeRecycler } from './runtime/runtimeRecycler';
 
 export interface BatonCoreDeps {
@@ -66,7 +67,7 @@ export interface BatonCoreDeps {
   broker?: PermissionBroker;
   /** The user's MCP servers and skills; default read from their Copilot home. */
   userConfig?: UserCopilotConfig;
-  /** Test knobs: shorter retry delays, no health-check timer. */
+  /** Test knobs: shorter retry delays, no health-check timer (0). */
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
   /** How long Baton stays idle before the runtime's growth is checked (default 1 s); 0: only when asked (recycler.check). */
@@ -111,6 +112,8 @@ export interface BatonCore {
   interrupted: LogEntry[];
   /** Restarts the grown runtime when Baton is idle (Doctor shows its figures). */
   recycler: RuntimeRecycler;
+  /** Pings the runtime every 30 s while Baton is idle; a dead one is reset. */
+  health: RuntimeHealth;
   dispose(): Promise<void>;
 }
 
@@ -254,9 +257,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       installPath: deps.installPath,
       workspaceFolders: deps.workspaceFolders,
       retryDelaysMs: deps.retryDelaysMs,
-      healthCheckIntervalMs: deps.healthCheckIntervalMs,
       waitingOnUser: () => openQuestions,
-      othersAnswering: () => convos.all().some((o) => o !== orch && o.currentOrigin !== undefined),
       onUsage: (call) => usage.conversationCall(orch.conversationId, call),
     });
     orch.onEvent((e) => shared.onTurnEvent(e));
@@ -310,6 +311,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     quietMs: deps.runtimeQuietMs,
     readRss: deps.runtimeRss,
   });
+  // One check for the runtime all conversations and workers share, idle as the recycler counts it.
+  const health = new RuntimeHealth({ sessions, logger, idle: () => recycler?.idle() ?? false, intervalMs: deps.healthCheckIntervalMs });
   const offRestarting = recycler.onRestarting((on) => chat?.setRuntimeRestarting(on));
   const offWorkers = pool.onDidChange((cards) => {
     chat?.updateWorkers(cards);
@@ -361,10 +364,12 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     conversationClaims,
     interrupted,
     recycler,
+    health,
     dispose: () =>
       (disposed ??= (async () => {
         disposing = true;
         recycler?.dispose();
+        health.dispose();
         offWorkers();
         offRestarting();
         offTurns();

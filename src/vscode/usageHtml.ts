@@ -17,8 +17,8 @@ function dayLabel(day: string): string {
 
 /**
  * A conversation as the table names it: its title while it is in the list ('' is a new one), and when it started (its
- * key, ISO); one deleted or started over since is known by that time alone; the one kept before conversations were told
- * apart is "earlier".
+ * key, ISO); one deleted since (or started over by an earlier version) is known by that time alone; the one kept
+ * before conversations were told apart is "earlier".
  */
 export function conversationLabel(key: string, title?: string): string {
   const t = Date.parse(key);

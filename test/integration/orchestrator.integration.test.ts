@@ -331,10 +331,11 @@ describe('Orchestrator (real runtime, scripted model)', function () {
   it('the health check restarts a dead runtime, and the next message works', async () => {
     core.server.on({ lastUserIncludes: /\[via panel\] ping( again)?$/ }, { text: 'pong' }, { text: 'pong' });
     await core.orchestrator.enqueue('ping', { channel: 'panel' }).done;
-    assert.equal(await core.orchestrator.healthCheck(), 'ok');
+    await waitFor(() => core.orchestrator.idle);
+    assert.equal(await core.health.check(), 'ok');
     process.kill(core.sessions.runtimePid()!, 'SIGKILL');
     await waitFor(() => !core.sessions.isConnected());
-    assert.equal(await core.orchestrator.healthCheck(), 'restarted');
+    assert.equal(await core.health.check(), 'restarted');
     const result = await core.orchestrator.enqueue('ping again', { channel: 'panel' }).done;
     assert.equal(result.content, 'pong');
     assert.equal(ofType(core.events, 'session.ready').at(-1)!.how, 'resumed');

@@ -101,8 +101,8 @@ describe('usage (real runtime, scripted server reporting usage)', function () {
     assert.deepEqual(tableRows(html, 'usage-conversations'), [`${tableRows(html, 'usage-conversations')[0]!.split(' | ')[0]} | 3 | 9 | 4.5k | 72`]);
     // Named by its title (its first message's words) and when it started.
     assert.match(tableRows(html, 'usage-conversations')[0]!, /^list my workers \(started \w{3} \d+, \d\d:\d\d\) \| /);
-    // Started over (its log cleared, a new session): what it used before is known by when that started.
-    await core.orchestrator.newChat();
+    // Deleted: what it used is still there, known by when it started.
+    await core.conversations.delete(core.conversations.activeId);
     const after = renderUsageHtml(core.usage.report(30), { cspSource: 'vscode-webview:', nonce: 'n0nce' });
     assert.match(tableRows(after, 'usage-conversations')[0]!, /^started \w{3} \d+, \d\d:\d\d \| 3 \| 9 \| /);
     assert.match(html, /<p data-testid="usage-total">Last 30 days: 3 requests, 9 premium requests, 4\.5k input \/ 72 output tokens\.<\/p>/);

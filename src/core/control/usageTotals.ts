@@ -22,7 +22,7 @@ export interface UsageTotal {
 export interface UsageReport {
   days: Array<{ day: string } & UsageTotal>;
   total: UsageTotal;
-  /** `title`: the conversation's, while it is in the list under this key (not deleted or started over since). */
+  /** `title`: the conversation's, while it is in the list under this key (not deleted since). */
   conversations: Array<{ key: string; title?: string } & UsageTotal>;
   workers: Array<{ key: string } & UsageTotal>;
   squads: Array<{ key: string } & UsageTotal>;

@@ -27,7 +27,7 @@ import { orchestratorSpec } from './orchestratorSpec';
 import { BatonClosingError, TurnError, type QueuedTurn, type TurnHandle } from './turn';
 import { TurnQueue } from './turnQueue';
 import { TurnOutcome } from './turnOutcome';
-import { restartUsageConversation, usageConversationId } from './usageConversation';
+import { usageConversationId } from './usageConversation';
 import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
@@ -46,7 +46,6 @@ export class Orchestrator {
   );
   private current: { turnId: string; logId: number; abort: AbortController; origin: Origin } | undefined;
   private readonly router: ModelRouter;
-  private healthTimer: NodeJS.Timeout | undefined;
   private turnCounter = 0;
   private readonly checkpoints: CheckpointWriter;
   private readonly outcome: TurnOutcome;
@@ -114,7 +113,7 @@ export class Orchestrator {
     this.emitter.fire({ ...event, conversation: this.conversation } as OrchestratorEvent);
   }
 
-  /** Marks turns a crash or reload interrupted, and starts the health check. Does not start the runtime. */
+  /** Marks turns a crash or reload interrupted. Does not start the runtime. */
   start(): LogEntry[] {
     const interrupted = SharedConversation.markGone(this.opts.store, LOG_SCAN);
     this.opts.shared?.start(
@@ -122,9 +121,6 @@ export class Orchestrator {
       (logId) => this.cancelledElsewhere(logId),
     );
     if (interrupted.length) this.opts.logger.warn(`${interrupted.length} turn(s) were interrupted by a reload or crash`);
-    const interval = this.opts.healthCheckIntervalMs ?? 30_000;
-    const check = () => void this.healthCheck().catch((err) => this.opts.logger.warn(`Health check failed: ${String(err)}`));
-    if (interval > 0) this.healthTimer = setInterval(check, interval).unref();
     return interrupted;
   }
 
@@ -291,7 +287,7 @@ export class Orchestrator {
     });
   }
 
-  /** The key usage is totalled under: this conversation since it was started over (or first started). */
+  /** The key usage is totalled under: when this conversation was first started. */
   get conversationId(): string {
     return usageConversationId(this.opts.store, this.conversation);
   }
@@ -316,19 +312,6 @@ export class Orchestrator {
   /** Asks the session to compact now (between turns), and reports what was freed. */
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
     return this.queue.task(async () => (await this.keeper.ensure(this.currentModel)).compact());
-  }
-
-  /**
-   * Starts this conversation over: a fresh session with no recovery context, and an empty log. (New Chat keeps the
-   * conversation and starts another: Conversations.create.)
-   */
-  newChat(): Promise<void> {
-    return this.queue.task(async () => {
-      const old = this.keeper.startOver();
-      this.opts.store.clearLog();
-      restartUsageConversation(this.opts.store, this.conversation);
-      await this.keeper.retire(old, []);
-    });
   }
 
   /**
@@ -371,20 +354,8 @@ export class Orchestrator {
     return runTurn(this.turnParts, turn, abort);
   }
 
-  /** Every 30 s: ping the runtime; a dead one is restarted and the session invalidated. Never interrupts a turn, of this conversation or another. */
-  async healthCheck(): Promise<'idle' | 'ok' | 'restarted' | 'busy'> {
-    if (this.current || this.opts.othersAnswering?.()) return 'busy';
-    if (!this.opts.sessions.isStarted) return 'idle';
-    if (await this.opts.sessions.ping()) return 'ok';
-    if (this.current || this.opts.othersAnswering?.()) return 'busy';
-    await this.opts.sessions.reset('health check: the runtime did not answer a ping');
-    this.keeper.drop();
-    return 'restarted';
-  }
-
   async dispose(): Promise<void> {
     this.disposed = true;
-    if (this.healthTimer) clearInterval(this.healthTimer);
     // The queue is emptied before the running turn is stopped, so nothing starts in between.
     for (const turn of this.queue.close()) this.outcome.closedUnsent(turn);
     this.current?.abort.abort(new BatonClosingError());

@@ -40,13 +40,10 @@ export interface OrchestratorOptions {
   /** MCP servers and skill directories from the user's own Copilot configuration. */
   userConfig?: () => UserCopilotConfig;
   retryDelaysMs?: readonly number[];
-  healthCheckIntervalMs?: number;
   classifierTimeoutMs?: number;
   /** The usage of a request Baton makes for the conversation outside its turns (a compaction's summary). */
   onUsage?: (usage: CallUsage) => void;
   now?: () => Date;
   /** Questions to the user still open (permissions, apply confirms): a turn that ends with some awaits input. */
   waitingOnUser?: () => number;
-  /** Another conversation's turn runs on the runtime now: a ping that fails then is no reason to reset it (healthCheck). */
-  othersAnswering?: () => boolean;
 }

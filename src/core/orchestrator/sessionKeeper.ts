@@ -201,12 +201,6 @@ export class SessionKeeper {
     }
   }
 
-  /** The conversation starts over with an empty log: no session, no context, no summary of what it was. */
-  startOver(): AgentSession | undefined {
-    this.opts.store.deleteState(this.markKey);
-    return this.forget();
-  }
-
   /** Forgets the live session (a reset runtime took it, or it was lost); the next ensure() resumes or recreates. */
   drop(): AgentSession | undefined {
     const old = this.session;

@@ -163,7 +163,8 @@ export class RuntimeRecycler {
     this.restartingChanged.fire(on);
   }
 
-  private idle(): boolean {
+  /** Nothing uses the runtime: no conversation's turn, task or compaction, no worker, no open question (the health check too). */
+  idle(): boolean {
     return this.opts.othersIdle() && this.opts.conversations().every((c) => c.idle);
   }
 
