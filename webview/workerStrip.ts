@@ -48,6 +48,8 @@ const CHANGE_ACTIONS = [
   ['discard', 'Discard'],
   ['folder', 'Open folder'],
 ] as const;
+/** What waits while the worker runs (its worktree is in use): Review and Open folder stay. */
+const SETTLING_ACTIONS: ReadonlySet<string> = new Set(['apply', 'ask', 'branch', 'discard']);
 
 const CONFLICT_ACTIONS = [
   ['resolve-worker', 'Resolve with worker'],
@@ -171,6 +173,7 @@ export class WorkerStrip {
       changesText,
       ...CHANGE_ACTIONS.map(([action, label]) => {
         const b = h('button', { type: 'button', class: 'link-button', 'data-testid': `worker-${action}` }, label);
+        if (SETTLING_ACTIONS.has(action)) b.dataset.settles = '';
         b.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name, action }));
         return b;
       }),
@@ -246,9 +249,13 @@ export class WorkerStrip {
     setText(card.touched, paths.length ? `${paths.join(', ')}${c && c.files > paths.length ? `, +${c.files - paths.length} more` : ''}` : '');
     card.touched.title = paths.join('\n');
     card.touched.hidden = !paths.length;
-    // Applied or discarded: the buttons go, and the focus they had goes to the card rather than nowhere.
-    const focusLost = !c?.files && card.changes.contains(document.activeElement);
+    // Applied or discarded (or at work again): the buttons go, and the focus they had goes to the card rather than nowhere.
+    const running = worker.state === 'running';
+    const settling = card.changes.querySelectorAll<HTMLElement>('[data-settles]');
+    const focusLost = card.changes.contains(document.activeElement) && (!c?.files || (running && !!document.activeElement?.hasAttribute('data-settles')));
     card.changes.hidden = !c?.files;
+    // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.
+    for (const b of settling) b.hidden = running;
     if (focusLost) el.focus();
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');

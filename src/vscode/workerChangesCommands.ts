@@ -148,6 +148,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       const name = await pick(arg, 'Apply the changes of which worker?');
       if (!name || !changes) return;
       try {
+        changes.assertSettleable(name, 'apply them');
         const totals = await changes.totals(name);
         let paths: string[] | undefined;
         const isWorktree = changes.list().some((p) => p.worker === name && p.kind === 'worktree');
@@ -183,6 +184,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       const name = await pick(arg, 'Which worker should resolve its conflicts?');
       if (!name || !changes) return;
       try {
+        changes.assertSettleable(name, 'have it resolve its conflicts');
         void vscode.window.showInformationMessage(`Baton: ${await changes.resolveWithWorker(name)}`);
       } catch (err) {
         fail(err);
@@ -192,6 +194,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       const name = await pick(arg, 'Resolve the conflicts of which worker in the editor?');
       if (!name || !changes) return;
       try {
+        changes.assertSettleable(name, 'apply them');
         const choice = await vscode.window.showWarningMessage(
           `Apply the changes of worker '${name}' with conflict markers?`,
           {
@@ -213,6 +216,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       const name = await pick(arg, 'Keep the changes of which worker as a branch?');
       if (!name || !changes) return;
       try {
+        changes.assertSettleable(name, 'keep them as a branch');
         const totals = await changes.totals(name);
         const suggested = suggestCommitMessage(name, pool.summaryOf(name));
         const [subject, ...body] = suggested.split('\n');
@@ -249,6 +253,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       const name = await pick(arg, 'Discard the changes of which worker?');
       if (!name || !changes) return;
       try {
+        changes.assertSettleable(name, 'discard them');
         const totals = await changes.totals(name);
         const choice = await vscode.window.showWarningMessage(
           `Discard ${totals.line} of worker '${name}'?`,

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BatonEvent, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
+import { ChangeError } from '../../src/core/changes/changeError';
+import { WorkerAtWork } from '../../src/core/changes/settleGate';
 import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
@@ -181,6 +183,61 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     );
     assert.match(await core.pool.changes!.forModel('iter'), /\+a round one[\s\S]*\+b round two/);
     assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
+  });
+
+  it('a worker asked for more holds its changes while it works: Apply, Discard and Keep are refused, then Apply takes both rounds', async () => {
+    const round = (prompt: string, command: string, report: string, delayMs?: number): void =>
+      scriptWorkerRound(core.server, { worker: 'busy', prompt, does: { command }, report, answer: `noted ${report}`, delayMs });
+    round('TASK-busy', "printf 'a round one\\n' > src/a.txt", 'Round one');
+    const w = await core.pool.create({ name: 'busy', workingDir: repo, prompt: 'TASK-busy' });
+    await waitFor('round one', () => finished('busy') && doneCount() >= 1);
+    // Asked for more: it works in its worktree a while before it writes.
+    round('also b', "printf 'b round two\\n' > src/b.txt", 'Round two', 5000);
+    await core.pool.send('busy', 'also b');
+    assert.equal(card('busy')?.state, 'running');
+    const changes = core.pool.changes!;
+    for (const attempt of [
+      () => changes.apply('busy', { dirtyBuffers: [] }),
+      () => changes.discard('busy'),
+      () => changes.keepAsBranch('busy', 'kept'),
+      () => changes.resolveInEditor('busy', { dirtyBuffers: [] }),
+    ]) {
+      await assert.rejects(
+        attempt(),
+        (err: unknown) => err instanceof WorkerAtWork && /^Worker 'busy' is still working on its changes: wait for it to finish/.test(err.message),
+      );
+    }
+    assert.throws(() => changes.assertSettleable('busy', 'apply them'), WorkerAtWork);
+    // The orchestrator's apply is refused before the user is asked anything.
+    core.server.on(
+      { lastUserIncludes: '[via panel] apply busy now', afterToolResult: false },
+      { toolCalls: [{ id: 'ap-busy', name: 'apply_worker_changes', arguments: { name: 'busy' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] apply busy now', afterToolResult: true }, { text: 'It is still working.' });
+    assert.equal((await core.orchestrator.enqueue('apply busy now', { channel: 'panel' }).done).content, 'It is still working.');
+    assert.deepEqual(core.broker.asked, []);
+    const refusal = core.server
+      .chatRequests()
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .at(-1);
+    assert.match(JSON.stringify(refusal?.content), /Worker 'busy' is still working on its changes: wait for it to finish \(or stop it\), then apply them\./);
+    assert.equal(card('busy')?.state, 'running', 'round two was still running through all of it');
+    assert.ok(existsSync(w.workingDir), 'its worktree is still there');
+    await waitFor('round two', () => finished('busy') && doneCount() >= 2);
+    assert.equal(await readFile(join(w.workingDir, 'src', 'b.txt'), 'utf8'), 'b round two\n', 'round two did its work');
+    assert.equal(card('busy')?.outcome, undefined, 'nothing was settled');
+    // Two Applies at once (the palette's and the orchestrator's tool): one lands, the other finds nothing left.
+    const both = await Promise.allSettled([changes.apply('busy', { dirtyBuffers: [] }), changes.apply('busy', { dirtyBuffers: [] })]);
+    assert.equal(both[0].status === 'fulfilled' && both[0].value, "Applied 2 files changed, +2 \u22122 from worker 'busy' to your working tree.");
+    assert.ok(
+      both[1].status === 'rejected' && both[1].reason instanceof ChangeError && /^Worker 'busy' has no pending changes\.$/.test(both[1].reason.message),
+    );
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a round one\n');
+    assert.equal(await readFile(join(repo, 'src', 'b.txt'), 'utf8'), 'b round two\n');
+    assert.deepEqual(card('busy')?.outcome, { kind: 'applied', text: 'applied: 2 files changed, +2 \u22122' });
+    assert.equal(card('busy')?.conflicts, undefined);
+    assert.equal(await worktreeCount(), 1);
   });
 
   it('overlap: two running workers touching one file are flagged on both cards before either finishes; list_sessions names the touched files', async () => {

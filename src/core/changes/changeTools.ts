@@ -50,6 +50,8 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
         }),
         sideEffect: true,
         run: async (a) => {
+          // Refused before the user is asked: a worker at work in its worktree (settleGate.ts).
+          changes.assertSettleable(a.name, 'apply them');
           const totals = await changes.totals(a.name);
           const what = a.files ? `${a.files.length} of the ${totals.files} changed files (${a.files.join(', ')})` : totals.line;
           // A failed (or missing) verify is named in the question the user answers, and in what the model hears.
@@ -101,6 +103,7 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
         }),
         sideEffect: true,
         run: async (a) => {
+          changes.assertSettleable(a.name, 'keep them as a branch');
           const totals = await changes.totals(a.name);
           const message = a.message ?? suggestCommitMessage(a.name, opts.summaryOf?.(a.name));
           const subject = message.split('\n')[0];
@@ -126,6 +129,7 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
         schema: z.object({ name }),
         sideEffect: true,
         run: async (a) => {
+          changes.assertSettleable(a.name, 'discard them');
           const totals = await changes.totals(a.name);
           if (!(await opts.confirm(a.name, 'discard changes', `discard ${totals.line} of worker '${a.name}'`))) {
             throw new ToolFailure(`The user did not approve discarding the changes of '${a.name}'. Do not retry.`);

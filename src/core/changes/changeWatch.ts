@@ -171,6 +171,8 @@ export function createChangeLifecycle(opts: {
   sessions: AgentSessions;
   /** The live session of a worker still in the pool. */
   liveSession: (name: string) => AgentSession | undefined;
+  /** The worker's task runs now: its changes wait (settleGate.ts). */
+  working: (name: string) => boolean;
   send: SendToWorker;
   workers: () => WatchedWorker[];
   fire: () => void;
@@ -180,7 +182,7 @@ export function createChangeLifecycle(opts: {
 }): { pending: PendingChangeSets; changes: WorkerChanges; watch: ChangeWatch } {
   const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
   let watch: ChangeWatch | undefined;
-  const changes = new WorkerChanges(pending, opts.sessions, opts.store, opts.logger, opts.liveSession, (n, e) => watch?.settled(n, e), opts.send);
+  const changes = new WorkerChanges({ ...opts, pending, onSettled: (n, e) => watch?.settled(n, e) });
   const verifier = opts.verifySettings
     ? new ChangeVerifier({ pending, liveSession: opts.liveSession, settings: opts.verifySettings, fire: opts.fire, logger: opts.logger })
     : undefined;

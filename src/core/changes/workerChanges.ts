@@ -11,6 +11,7 @@ import { ChangeError } from './changeError';
 import { ApplyConflict, describeSummary, type FileChange, type ReviewEntry } from './changeSet';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
+import { SettleGate } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
 
 const TRACKED_PREFIX = 'tracked:';
@@ -75,39 +76,68 @@ export interface ChangesReady {
   files: string[];
 }
 
+export interface WorkerChangesOptions {
+  pending: PendingChangeSets;
+  sessions: AgentSessions;
+  store: BatonStore;
+  logger: Logger;
+  /** The live session of a worker still in the pool (a running worker can be reviewed too). */
+  liveSession: (name: string) => AgentSession | undefined;
+  /** The worker's task runs now (a follow-up, a conflict resolution, its verify): its changes cannot be settled. */
+  working: (name: string) => boolean;
+  /**
+   * The one place a change set's end is announced (applied, kept as a branch, discarded): the pool
+   * shows it on the card. Anything else that must happen when a worker's change is settled hooks here.
+   */
+  onSettled?: (name: string, event: ChangeEvent) => void;
+  /** Continues the same worker with a message (conflict resolution); unset: workers cannot be asked. */
+  send?: SendToWorker;
+}
+
 export class WorkerChanges {
   private readonly ready = new Emitter<ChangesReady>();
   /** A worker's change set became ready to review (its task ended with changes). */
   readonly onReady = this.ready.event;
-
-  constructor(
-    private readonly isolation: PendingChangeSets,
-    private readonly sessions: AgentSessions,
-    private readonly store: BatonStore,
-    private readonly logger: Logger,
-    /** The live session of a worker still in the pool (a running worker can be reviewed too). */
-    private readonly liveSession: (name: string) => AgentSession | undefined,
-    /**
-     * The one place a change set's end is announced (applied, kept as a branch, discarded): the pool
-     * shows it on the card. Anything else that must happen when a worker's change is settled hooks here.
-     */
-    private readonly onSettled: (name: string, event: ChangeEvent) => void = () => undefined,
-    /** Continues the same worker with a message (conflict resolution); unset: workers cannot be asked. */
-    send?: SendToWorker,
-  ) {
-    this.resolver = send ? new ConflictResolver(isolation, isolation.mover, isolation.baseRefs, send) : undefined;
-  }
-
+  private readonly isolation: PendingChangeSets;
+  private readonly sessions: AgentSessions;
+  private readonly store: BatonStore;
+  private readonly logger: Logger;
+  private readonly liveSession: (name: string) => AgentSession | undefined;
+  private readonly onSettled: (name: string, event: ChangeEvent) => void;
   private readonly resolver: ConflictResolver | undefined;
+  /** Apply, discard, keep and resolve: one at a time per worker, never while it works (settleGate.ts). */
+  private readonly gate: SettleGate;
+
+  constructor(opts: WorkerChangesOptions) {
+    this.isolation = opts.pending;
+    this.sessions = opts.sessions;
+    this.store = opts.store;
+    this.logger = opts.logger;
+    this.liveSession = opts.liveSession;
+    this.onSettled = opts.onSettled ?? (() => undefined);
+    this.gate = new SettleGate(opts.working);
+    const { pending } = opts;
+    this.resolver = opts.send ? new ConflictResolver(pending, pending.mover, pending.baseRefs, opts.send) : undefined;
+  }
 
   /**
    * "Resolve with the worker": moves it onto the user's current tree and sends it the conflicts (see
    * conflictResolution.ts). The user's files are untouched; the final Apply still asks.
    */
-  async resolveWithWorker(name: string): Promise<string> {
-    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree: there is nothing to move onto your tree.`);
-    if (!this.resolver) throw new ChangeError('Workers cannot be asked to resolve conflicts here.');
-    return this.resolver.resolveWithWorker(name);
+  resolveWithWorker(name: string): Promise<string> {
+    return this.gate.run(name, 'have it resolve its conflicts', async () => {
+      if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree: there is nothing to move onto your tree.`);
+      if (!this.resolver) throw new ChangeError('Workers cannot be asked to resolve conflicts here.');
+      return this.resolver.resolveWithWorker(name);
+    });
+  }
+
+  /**
+   * Throws WorkerAtWork while the worker's task runs, so a confirm is not asked for what would be refused. `what`:
+   * what waits for it ("apply them").
+   */
+  assertSettleable(name: string, what: string): void {
+    this.gate.assertIdle(name, what);
   }
 
   /** A worker in a folder without git: its session's tracked changes are its change set. */
@@ -197,43 +227,47 @@ export class WorkerChanges {
    * Worktree: the chosen files (default all) all or nothing onto the user's tree; what was not chosen
    * stays pending. Tracked: the changes are already in place; the record is let go.
    */
-  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
-    if (this.isolation.get(name)) {
-      let r;
-      try {
-        r = await this.isolation.apply(name, opts);
-      } catch (err) {
-        const paths = err instanceof ApplyConflict ? err.files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path) : [];
-        if (paths.length) this.onSettled(name, { kind: 'conflicted', paths });
-        throw err;
+  apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
+    return this.gate.run(name, 'apply them', async () => {
+      if (this.isolation.get(name)) {
+        let r;
+        try {
+          r = await this.isolation.apply(name, opts);
+        } catch (err) {
+          const paths = err instanceof ApplyConflict ? err.files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path) : [];
+          if (paths.length) this.onSettled(name, { kind: 'conflicted', paths });
+          throw err;
+        }
+        if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
+        const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
+        if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
+        else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
+        return text;
       }
-      if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
-      const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
-      const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
-      if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
-      else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
-      return text;
-    }
-    const record = this.requireTracked(name);
-    const totals = await this.totals(name);
-    this.store.deleteState(TRACKED_PREFIX + name);
-    this.onSettled(name, { kind: 'applied', text: `kept ${totals.line} in place` });
-    return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
+      const record = this.requireTracked(name);
+      const totals = await this.totals(name);
+      this.store.deleteState(TRACKED_PREFIX + name);
+      this.onSettled(name, { kind: 'applied', text: `kept ${totals.line} in place` });
+      return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
+    });
   }
 
   /**
    * "Resolve in the editor" (after the user confirmed): what applies cleanly is applied, each
    * conflicting file gets conflict markers and stays unmerged in the index; the worktree goes.
    */
-  async resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }> {
-    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
-    const r = await this.isolation.applyWithMarkers(name, opts);
-    const n = r.conflicted.length;
-    this.onSettled(name, { kind: 'applied', text: `applied with conflict markers: ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
-    return {
-      text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).`,
-      conflicted: r.conflicted.map((c) => c.userPath),
-    };
+  resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }> {
+    return this.gate.run(name, 'apply them', async () => {
+      if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
+      const r = await this.isolation.applyWithMarkers(name, opts);
+      const n = r.conflicted.length;
+      this.onSettled(name, { kind: 'applied', text: `applied with conflict markers: ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
+      return {
+        text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).`,
+        conflicted: r.conflicted.map((c) => c.userPath),
+      };
+    });
   }
 
   /** The changed files one by one (for choosing what to apply). */
@@ -243,27 +277,31 @@ export class WorkerChanges {
   }
 
   /** Worktree only: one commit on `baton/<name>` with `message`, the worktree removed, the branch kept. */
-  async keepAsBranch(name: string, message: string): Promise<string> {
-    if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no worktree: only a worktree's changes can be kept as a branch.`);
-    const totals = await this.totals(name);
-    const kept = await this.isolation.keepAsBranch(name, message);
-    this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
-    return `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
+  keepAsBranch(name: string, message: string): Promise<string> {
+    return this.gate.run(name, 'keep them as a branch', async () => {
+      if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no worktree: only a worktree's changes can be kept as a branch.`);
+      const totals = await this.totals(name);
+      const kept = await this.isolation.keepAsBranch(name, message);
+      this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
+      return `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
+    });
   }
 
   /** Worktree: worktree and branch removed. Tracked: every file the worker changed is put back as it was. */
-  async discard(name: string): Promise<string> {
-    if (this.isolation.get(name)) {
-      await this.isolation.discard(name);
+  discard(name: string): Promise<string> {
+    return this.gate.run(name, 'discard them', async () => {
+      if (this.isolation.get(name)) {
+        await this.isolation.discard(name);
+        this.onSettled(name, { kind: 'discarded', text: 'discarded' });
+        return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
+      }
+      const record = this.requireTracked(name);
+      const { restored } = await this.withSession(name, record, (s) => s.rewindFiles());
+      this.store.deleteState(TRACKED_PREFIX + name);
       this.onSettled(name, { kind: 'discarded', text: 'discarded' });
-      return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
-    }
-    const record = this.requireTracked(name);
-    const { restored } = await this.withSession(name, record, (s) => s.rewindFiles());
-    this.store.deleteState(TRACKED_PREFIX + name);
-    this.onSettled(name, { kind: 'discarded', text: 'discarded' });
-    this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
-    return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
+      this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
+      return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
+    });
   }
 
   /** The worker's changes in one line for its result (and its card), while its session is still open. */

@@ -81,6 +81,7 @@ export class WorkerPool {
         logger: opts.logger,
         sessions: opts.sessions,
         liveSession: (n) => this.reg.lookup(n)?.session,
+        working: (n) => this.reg.active.get(n)?.task !== undefined,
         send: async (n, prompt, after) => void (await this.send(n, prompt, undefined, { activity: 'resolving conflicts', after })),
         workers: () => [...this.reg.active.values(), ...this.reg.finished],
         fire: () => this.reg.fireNow(),

@@ -1,0 +1,64 @@
+// A worker card's change buttons in the real webview bundle (Chromium): while a worker asked for more works in its
+// worktree, what would settle its changes (Apply, Ask for changes, Keep as branch, Discard) waits, and comes back when it
+// ends; Review and Open folder stay. The core refuses them meanwhile too (settleGate.ts); the card does not offer them.
+import * as assert from 'node:assert/strict';
+import type { WorkerCard } from '../../src/shared/protocol';
+import { openWebviewPage, useWebviewBrowser, waitInPage, type WebviewPage } from '../support/webviewPage';
+
+const STATE = { busy: false, model: 'gpt-4.1', routingAuto: true };
+const CHANGES = { files: 2, additions: 3, deletions: 1, paths: ['src/a.ts', 'src/b.ts'] };
+
+function card(state: WorkerCard['state']): WorkerCard {
+  return {
+    name: 'iter',
+    workingDir: '/work/app',
+    state,
+    startedAt: Date.now(),
+    summary: 'Round one: changed a.ts and b.ts',
+    changes: CHANGES,
+    lastLine: 'Editing src/b.ts',
+    isolation: { kind: 'worktree', branch: 'baton/iter', baseCommit: 'a1b2c3d', sourceDir: '/work/app', uncommittedLeftOut: false },
+  };
+}
+
+/** The change buttons a person sees on the card, by test id. */
+async function shown(wp: WebviewPage): Promise<string[]> {
+  return (await wp.page.evaluate(
+    `[...document.querySelectorAll('.worker-changes button')].filter(function (b) { return b.offsetParent !== null; }).map(function (b) { return b.dataset.testid; })`,
+  )) as string[];
+}
+
+describe('webview: a worker card while the worker works again (Chromium)', function () {
+  this.timeout(120_000);
+  const chromium = useWebviewBrowser();
+
+  it('hides Apply, Ask, Keep and Discard while it runs, keeps Review and Open folder, and moves the focus from a button that goes', async () => {
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height: 700 },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [card('done')], permissions: [], state: STATE } }],
+    });
+    try {
+      await wp.page.waitForSelector('[data-testid="worker-apply"]', { state: 'visible' });
+      const all = ['worker-review', 'worker-apply', 'worker-ask', 'worker-branch', 'worker-discard', 'worker-folder'];
+      assert.deepEqual(await shown(wp), all);
+      await wp.page.focus('[data-testid="worker-apply"]');
+      // Asked for changes: it runs again in its worktree, with the changes of its first round still on the card.
+      await wp.push({ type: 'workers/update', seq: 2, workers: [card('running')] });
+      await waitInPage(wp.page, `document.querySelector('[data-testid="worker-apply"]').offsetParent === null`);
+      assert.deepEqual(await shown(wp), ['worker-review', 'worker-folder']);
+      assert.equal(
+        await wp.page.evaluate(`document.activeElement && document.activeElement.dataset.testid`),
+        'worker-card',
+        'the focus Apply had went to the card, not to the page',
+      );
+      assert.match((await wp.page.textContent('[data-testid="worker-changes"]')) ?? '', /^2 files changed, \+3 −1$/);
+      await wp.push({ type: 'workers/update', seq: 3, workers: [card('done')] });
+      await waitInPage(wp.page, `document.querySelector('[data-testid="worker-apply"]').offsetParent !== null`);
+      assert.deepEqual(await shown(wp), all);
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+});
