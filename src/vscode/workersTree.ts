@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
 import { placeLabel } from './placeLabel';
+import { workerContextValue } from './workerContextValue';
 import type { WorkerState } from '../shared/protocol';
 import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
 import { durationText } from '../shared/workerResultText';
@@ -171,8 +172,7 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   const verdict = !w.outcome && w.verify && w.verify.state !== 'running' ? ` · verify ${w.verify.state === 'not-run' ? 'not run' : w.verify.state}` : '';
   const state = activity && w.state === 'running' ? ` · ${activity}` : w.outcome ? ` · ${w.outcome.text}` : verdict;
   item.description = `${place} · ${elapsedText(w, now)}${state}${changes}`;
-  // `.changes` marks a worker whose changes wait for review (Review / Apply / Discard in its menu).
-  item.contextValue = `${w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done'}${w.changes?.files ? '.changes' : ''}`;
+  item.contextValue = workerContextValue(w);
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${w.name}** — ${w.state.replace('_', ' ')}  \n`);
   tip.appendText(w.isolation?.kind === 'worktree' ? w.isolation.sourceDir : w.workingDir);

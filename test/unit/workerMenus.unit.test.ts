@@ -1,0 +1,57 @@
+// The Workers view's item menus as package.json declares them, read against the context values the view gives its
+// items: what a person finds on right-click (and inline) for a worker in each state.
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { workerContextValue } from '../../src/vscode/workerContextValue';
+
+interface MenuItem {
+  command: string;
+  when: string;
+}
+
+const menus = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { menus: Record<string, MenuItem[]> } })
+  .contributes.menus['view/item/context']!;
+
+/** The commands of the Workers view's item menu for `viewItem`: its `when` clauses are "view == x && viewItem =~ /re/". */
+function menuOf(viewItem: string): string[] {
+  const shown = menus.filter((m) => {
+    const clause = /^view == baton\.workers && viewItem =~ \/(.+)\/$/.exec(m.when);
+    if (!clause) {
+      assert.doesNotMatch(m.when, /baton\.workers/, `a when clause this test cannot read: ${m.when}`);
+      return false;
+    }
+    return new RegExp(clause[1]!).test(viewItem);
+  });
+  return [...new Set(shown.map((m) => m.command.replace(/^baton\./, '')))].sort();
+}
+
+const CHANGES = { files: 2, additions: 3, deletions: 1, paths: ['a.ts', 'b.ts'] };
+
+describe('Workers view menus', () => {
+  it('a worker at work offers Review and Open folder for its changes, never what would settle them', () => {
+    assert.deepEqual(menuOf(workerContextValue({ state: 'running', changes: CHANGES })), [
+      'killWorker',
+      'openWorkerFolder',
+      'reviewChanges',
+      'worker.openTranscript',
+    ]);
+  });
+
+  it('a finished worker with changes offers everything that settles them; without changes, none of it', () => {
+    assert.deepEqual(menuOf(workerContextValue({ state: 'done', changes: CHANGES })), [
+      'applyChanges',
+      'askWorkerForChanges',
+      'discardChanges',
+      'keepChangesAsBranch',
+      'openWorkerFolder',
+      'resolveInEditor',
+      'resolveWithWorker',
+      'reviewChanges',
+      'worker.openTranscript',
+      'worker.sendFollowUp',
+    ]);
+    assert.deepEqual(menuOf(workerContextValue({ state: 'failed' })), ['worker.openTranscript', 'worker.sendFollowUp']);
+    assert.ok(menuOf(workerContextValue({ state: 'idle', changes: CHANGES })).includes('applyChanges'), 'an idle worker is not at work');
+  });
+});
