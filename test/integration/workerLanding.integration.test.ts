@@ -240,6 +240,22 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1);
   });
 
+  it('a worktree removed outside Baton: Review, Apply and the model are told so by name (not "git is not installed"); Discard lets it go', async () => {
+    scriptWorker('gone', "printf 'x\\n' > src/a.txt", 'gone: edited a');
+    const w = await core.pool.create({ name: 'gone', workingDir: repo, prompt: 'TASK-gone' });
+    await waitFor('its result', () => finished('gone') && doneCount() >= 1);
+    await git(repo, 'worktree', 'remove', '--force', w.workingDir);
+    const changes = core.pool.changes!;
+    const said = `The worktree of worker 'gone' is gone (${w.workingDir} was removed outside Baton): its changes cannot be read or applied. Discard lets them go.`;
+    for (const attempt of [() => changes.review('gone'), () => changes.apply('gone', { dirtyBuffers: [] }), () => changes.forModel('gone')]) {
+      await assert.rejects(attempt(), (err: unknown) => err instanceof ChangeError && err.message === said);
+    }
+    assert.equal(await changes.discard('gone'), "Discarded the changes of worker 'gone': its worktree and branch are gone.");
+    assert.deepEqual(changes.list(), []);
+    assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
+  });
+
   it('overlap: two running workers touching one file are flagged on both cards before either finishes; list_sessions names the touched files', async () => {
     for (const name of ['left', 'right']) {
       const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${name}'`);

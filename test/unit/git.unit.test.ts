@@ -97,6 +97,20 @@ describe('git seam', () => {
     assert.equal(await git.installed(), false);
   });
 
+  it('reports a folder that is gone as its own kind, not as a missing git (Node says ENOENT for both)', async () => {
+    const gone = join(tmpdir(), 'baton-git-unit-gone', 'worktree');
+    for (const call of [() => testGit().run(['status'], { cwd: gone }), () => testGit().runTruncated(['diff'], { cwd: gone, maxBytes: 100 })]) {
+      await assert.rejects(
+        call,
+        (err: unknown) =>
+          err instanceof GitError &&
+          err.kind === 'no-folder' &&
+          err.folder === gone &&
+          err.message.endsWith(`could not run: the folder ${gone} does not exist (any more).`),
+      );
+    }
+  });
+
   it('reports a failing command with its args, exit code and stderr; repoRoot is undefined outside a repo', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-git-unit-')));
     try {

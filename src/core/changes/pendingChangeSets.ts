@@ -2,6 +2,7 @@
 // so they stay reviewable across reloads and restarts. Invariants: nothing here deletes a worktree
 // or a branch unless the user said so (discard, apply without keep, keep as a branch); a name with
 // pending changes is not reused.
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Git } from '../git/git';
 import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
@@ -59,15 +60,15 @@ export class PendingChangeSets {
   }
 
   summarize(name: string): Promise<ChangeSummary> {
-    return this.changeSets.summarize(this.require(name));
+    return this.changeSets.summarize(this.requireLive(name));
   }
 
   diff(name: string, maxBytes = MAX_MODEL_DIFF_BYTES): Promise<BoundedDiff> {
-    return this.changeSets.diff(this.require(name), { maxBytes });
+    return this.changeSets.diff(this.requireLive(name), { maxBytes });
   }
 
   reviewEntries(name: string): Promise<ReviewEntry[]> {
-    return this.changeSets.originalAndModified(this.require(name));
+    return this.changeSets.originalAndModified(this.requireLive(name));
   }
 
   /**
@@ -79,7 +80,7 @@ export class PendingChangeSets {
     name: string,
     opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
   ): Promise<ApplyResult & { summary: string; settled: boolean }> {
-    const cs = this.require(name);
+    const cs = this.requireLive(name);
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     const settled = result.remaining === 0 && !opts.keep;
@@ -94,7 +95,7 @@ export class PendingChangeSets {
 
   /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
   async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply> {
-    const cs = this.require(name);
+    const cs = this.requireLive(name);
     const result = await applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts);
     await this.forget(cs);
     this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
@@ -103,7 +104,7 @@ export class PendingChangeSets {
 
   /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
   async keepAsBranch(name: string, message: string): Promise<KeptBranch> {
-    const cs = this.require(name);
+    const cs = this.requireLive(name);
     const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, worktrees: this.worktrees }, cs, message);
     await this.baseRefs.remove(cs);
     await this.changeSets.removeReviewCopies(cs);
@@ -152,6 +153,17 @@ export class PendingChangeSets {
   require(name: string): ChangeSet {
     const cs = this.get(name);
     if (!cs) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
+    return cs;
+  }
+
+  /** As require, for what reads the worktree: one removed outside Baton (by hand, `git worktree remove`) is said so. */
+  private requireLive(name: string): ChangeSet {
+    const cs = this.require(name);
+    if (!existsSync(cs.worktreePath)) {
+      throw new ChangeError(
+        `The worktree of worker '${name}' is gone (${cs.worktreePath} was removed outside Baton): its changes cannot be read or applied. Discard lets them go.`,
+      );
+    }
     return cs;
   }
 }

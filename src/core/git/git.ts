@@ -10,8 +10,11 @@ import { execFile, spawn } from 'node:child_process';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-/** Why a git call failed: `not-installed` (no git on PATH), `failed` (non-zero exit), `timeout`, `output-too-large`. */
-export type GitErrorKind = 'not-installed' | 'failed' | 'timeout' | 'output-too-large';
+/**
+ * Why a git call failed: `not-installed` (no git on PATH), `no-folder` (the folder it was to run in is gone), `failed`
+ * (non-zero exit), `timeout`, `output-too-large`.
+ */
+export type GitErrorKind = 'not-installed' | 'no-folder' | 'failed' | 'timeout' | 'output-too-large';
 
 /** A git call that failed. `exitCode` is git's (undefined when git never ran or was killed). */
 export class GitError extends Error {
@@ -20,16 +23,20 @@ export class GitError extends Error {
     readonly args: readonly string[],
     readonly exitCode: number | undefined,
     readonly stderr: string,
+    /** The folder git was to run in (no-folder). */
+    readonly folder?: string,
   ) {
-    super(GitError.describe(kind, args, exitCode, stderr));
+    super(GitError.describe(kind, args, exitCode, stderr, folder));
     this.name = 'GitError';
   }
 
-  private static describe(kind: GitErrorKind, args: readonly string[], exitCode: number | undefined, stderr: string): string {
+  private static describe(kind: GitErrorKind, args: readonly string[], exitCode: number | undefined, stderr: string, folder?: string): string {
     const cmd = `git ${args.slice(0, 4).join(' ')}${args.length > 4 ? ' …' : ''}`;
     switch (kind) {
       case 'not-installed':
         return 'git is not installed (or not on the PATH): install git to let workers run in their own worktree.';
+      case 'no-folder':
+        return `${cmd} could not run: the folder ${folder ?? '?'} does not exist (any more).`;
       case 'timeout':
         return `${cmd} took too long and was stopped.`;
       case 'output-too-large':
@@ -165,7 +172,8 @@ export class Git {
       });
       child.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        reject(err.code === 'ENOENT' ? new GitError('not-installed', args, undefined, '') : new GitError('failed', args, undefined, err.message));
+        if (err.code === 'ENOENT') void spawnMissing(args, opts.cwd).then(reject);
+        else reject(new GitError('failed', args, undefined, err.message));
       });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
@@ -307,7 +315,7 @@ export class Git {
           if (!err) return resolve(stdout);
           const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean; signal?: string };
           const errText = typeof stderr === 'string' ? stderr : Buffer.from(stderr).toString('utf8');
-          if (e.code === 'ENOENT') reject(new GitError('not-installed', args, undefined, errText));
+          if (e.code === 'ENOENT') void spawnMissing(args, opts.cwd).then(reject);
           else if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') reject(new GitError('output-too-large', args, undefined, errText));
           else if (e.killed || e.signal) reject(new GitError('timeout', args, undefined, errText));
           else reject(new GitError('failed', args, typeof e.code === 'number' ? e.code : undefined, errText));
@@ -382,6 +390,14 @@ async function gitEntryAbove(dir: string): Promise<boolean> {
     ),
   );
   return found.includes(true);
+}
+
+/**
+ * What a spawn's ENOENT means: git was not found, or the folder it was to run in is gone (a worktree removed by hand);
+ * Node says ENOENT for both.
+ */
+async function spawnMissing(args: readonly string[], cwd: string): Promise<GitError> {
+  return (await isDirectory(cwd)) ? new GitError('not-installed', args, undefined, '') : new GitError('no-folder', args, undefined, '', cwd);
 }
 
 async function isDirectory(dir: string): Promise<boolean> {
