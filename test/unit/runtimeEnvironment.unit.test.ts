@@ -84,8 +84,13 @@ describe('runtime environment (allowlist)', () => {
     assert.deepEqual(Object.keys(env).sort(), ['ComSpec', 'Path', 'SystemRoot']);
   });
 
-  it('strips credentials from URLs only', () => {
+  it('strips credentials from URLs only, the whole of them however the proxy is written', () => {
     assert.equal(withoutUrlCredentials('http://u:p@proxy:3128/'), 'http://proxy:3128/');
+    // No scheme (curl and npm take it), a raw @ or / in the password, a user alone (a token as the user name).
+    assert.equal(withoutUrlCredentials('alice:s3cret@proxy.corp:8080'), 'proxy.corp:8080');
+    assert.equal(withoutUrlCredentials('http://alice:p@ss@proxy.corp:8080'), 'http://proxy.corp:8080');
+    assert.equal(withoutUrlCredentials('https://alice:pa/ss@proxy.corp:8080/'), 'https://proxy.corp:8080/');
+    assert.equal(withoutUrlCredentials('socks5://ghp_token123@proxy.corp:1080'), 'socks5://proxy.corp:1080');
     assert.equal(withoutUrlCredentials('http://proxy:3128'), undefined);
     assert.equal(withoutUrlCredentials('localhost,127.0.0.1'), undefined);
   });

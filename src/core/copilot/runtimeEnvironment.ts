@@ -80,11 +80,16 @@ function allowedByDefault(name: string, platform: NodeJS.Platform): boolean {
   return EXACT.has(name) || /^LC_[A-Z_]+$/.test(name) || /^XDG_[A-Z_]+_(HOME|DIR|DIRS)$/.test(name);
 }
 
-/** A URL without its `user:pass@`; undefined when it had none. Values that are not URLs are left alone. */
+/**
+ * A URL without its `user:pass@`; undefined when it had none. Proxies are often written without a scheme
+ * (`user:pass@proxy:3128`, which curl and npm accept) and passwords with a raw `@` or `/` in them: everything up to the
+ * last `@` goes, so no part of a password is left (a proxy or API URL has no `@` of its own after its host).
+ */
 export function withoutUrlCredentials(value: string): string | undefined {
-  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/@\s]*)@/i.exec(value);
-  if (!match) return undefined;
-  return match[1]! + value.slice(match[0].length);
+  const at = value.lastIndexOf('@');
+  if (at < 0) return undefined;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  return scheme + value.slice(at + 1);
 }
 
 /**
