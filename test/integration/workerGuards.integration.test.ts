@@ -2,7 +2,7 @@
 // builds it: bad tool arguments, protected and traversing directories, Baton's own installation and storage, and the
 // permission requests of a worker's shell and edits.
 import * as assert from 'node:assert/strict';
-import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolResultObject } from '../../src/core/copilot/sdkTypes';
 import { createWorkerTools } from '../../src/core/workers/workerTools';
@@ -145,5 +145,26 @@ describe("workers' guards (real runtime, scripted model, production wiring)", fu
       .at(-1)!;
     assert.match(toolMessages(last).at(-1)!, /denied|rejected/i);
     assert.ok(fx.core.logger.lines.some((l) => /denied .*id_rsa \(protected path ~\/\.ssh\)/.test(l)));
+  });
+
+  it("a worker in the home folder never reads the credential files beside ~/.ssh: git's and curl's passwords, a database's, a shell's history", async () => {
+    const MARKER = 'MARKER-credentials-61c2';
+    const files = ['.netrc', '.pgpass', join('.config', 'git', 'credentials'), '.bash_history'];
+    await mkdir(join(fx.home, '.config', 'git'), { recursive: true });
+    for (const f of files) await writeFile(join(fx.home, f), `secret ${MARKER}\n`);
+    fx.core.server.on({ lastUserIncludes: 'TASK-home' }, ...files.map((f) => ({ toolCalls: [{ name: 'view', arguments: { path: join(fx.home, f) } }] })), {
+      text: 'Nothing readable.',
+    });
+    fx.answerResults('homer', 'Noted.');
+    await fx.core.pool.create({ name: 'homer', workingDir: fx.home, prompt: 'TASK-home' });
+    await waitFor('the result', () => fx.delivered().length === 1);
+    for (const req of fx.core.server.requests) assert.ok(!JSON.stringify(req).includes(MARKER), `a credential reached the model in ${req.method} ${req.path}`);
+    assert.equal(fx.core.broker.asked.length, 0, 'denied outright, nobody asked');
+    for (const label of ['~/.netrc', '~/.pgpass', '~/.config/git/credentials', '~/.bash_history']) {
+      assert.ok(
+        fx.core.logger.lines.some((l) => l.includes(`(protected path ${label})`)),
+        `denied as the protected path ${label}`,
+      );
+    }
   });
 });

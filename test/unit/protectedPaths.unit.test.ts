@@ -30,7 +30,7 @@ describe('protectedPaths', () => {
     assert.equal(expandHome('~other/x', home), '~other/x');
   });
 
-  it('knows the nine built-in protected paths', () => {
+  it('knows the built-in protected paths', () => {
     assert.deepEqual(paths.labels, [...DEFAULT_PROTECTED_PATHS]);
     for (const label of DEFAULT_PROTECTED_PATHS) assert.equal(paths.match(expandHome(label, home)), label);
     assert.equal(paths.match(join(home, '.config', 'gcloud', 'credentials.db')), '~/.config/gcloud');

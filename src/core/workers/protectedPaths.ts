@@ -18,7 +18,25 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   '~/.npmrc',
   '~/.pypirc',
   '~/.git-credentials',
+  '~/.config/git/credentials',
+  '~/.netrc',
   '~/.config/gh',
+  '~/.config/hub',
+  // Database passwords, publishing tokens and secret stores a build never needs to read.
+  '~/.pgpass',
+  '~/.my.cnf',
+  '~/.cargo/credentials',
+  '~/.cargo/credentials.toml',
+  '~/.gem/credentials',
+  '~/.m2/settings-security.xml',
+  '~/.terraform.d/credentials.tfrc.json',
+  '~/.vault-token',
+  '~/.config/containers/auth.json',
+  '~/.password-store',
+  '~/.local/share/keyrings',
+  // Shell history: secrets typed on a command line (export TOKEN=…) stay in it.
+  '~/.bash_history',
+  '~/.zsh_history',
   // The Copilot CLI's own login and sessions.
   '~/.copilot',
 ];
