@@ -12,6 +12,7 @@ import { createBatonApi } from '../../src/core/api/batonApi';
 import { ChangeError } from '../../src/core/changes/changeError';
 import { WorkerAtWork } from '../../src/core/changes/settleGate';
 import { formatWorkerList } from '../../src/core/workers/workerTools';
+import { WorkerError } from '../../src/core/workers/workerTypes';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
@@ -228,7 +229,14 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await readFile(join(w.workingDir, 'src', 'b.txt'), 'utf8'), 'b round two\n', 'round two did its work');
     assert.equal(card('busy')?.outcome, undefined, 'nothing was settled');
     // Two Applies at once (the palette's and the orchestrator's tool): one lands, the other finds nothing left.
-    const both = await Promise.allSettled([changes.apply('busy', { dirtyBuffers: [] }), changes.apply('busy', { dirtyBuffers: [] })]);
+    const applying = [changes.apply('busy', { dirtyBuffers: [] }), changes.apply('busy', { dirtyBuffers: [] })];
+    // Asked for more meanwhile: refused, since the folder it would work in is going.
+    await assert.rejects(
+      core.pool.send('busy', 'one more thing'),
+      (err: unknown) =>
+        err instanceof WorkerError && err.message === "Worker 'busy''s changes are being applied, kept or discarded right now; ask again once that is done.",
+    );
+    const both = await Promise.allSettled(applying);
     assert.equal(both[0].status === 'fulfilled' && both[0].value, "Applied 2 files changed, +2 \u22122 from worker 'busy' to your working tree.");
     assert.ok(
       both[1].status === 'rejected' && both[1].reason instanceof ChangeError && /^Worker 'busy' has no pending changes\.$/.test(both[1].reason.message),

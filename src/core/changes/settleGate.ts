@@ -20,16 +20,25 @@ export class SettleGate {
     if (this.working(name)) throw new WorkerAtWork(`Worker '${name}' is still working on its changes: wait for it to finish (or stop it), then ${what}.`);
   }
 
+  /** An operation on `name`'s changes runs or waits. */
+  busy(name: string): boolean {
+    return this.tails.has(name);
+  }
+
   /** Runs `fn` after any settling of `name` already under way, unless the worker is at work then. */
   run<T>(name: string, what: string, fn: () => Promise<T>): Promise<T> {
     const before = this.tails.get(name) ?? Promise.resolve();
-    const result = before.then(() => {
-      this.assertIdle(name, what);
-      return fn();
-    });
-    const tail = result.catch(() => undefined);
+    // Let go in the operation's own promise, so its caller resumes with `busy` already false.
+    const result = before
+      .then(() => {
+        this.assertIdle(name, what);
+        return fn();
+      })
+      .finally(() => {
+        if (this.tails.get(name) === tail) this.tails.delete(name);
+      });
+    const tail: Promise<unknown> = result.catch(() => undefined);
     this.tails.set(name, tail);
-    void tail.then(() => this.tails.get(name) === tail && this.tails.delete(name));
     return result;
   }
 }

@@ -140,6 +140,11 @@ export class WorkerChanges {
     this.gate.assertIdle(name, what);
   }
 
+  /** Its changes are being applied, kept, discarded or resolved now (or such an operation waits its turn). */
+  settling(name: string): boolean {
+    return this.gate.busy(name);
+  }
+
   /** A worker in a folder without git: its session's tracked changes are its change set. */
   trackInPlace(name: string, sessionId: string, workingDir: string): void {
     this.store.setState(TRACKED_PREFIX + name, JSON.stringify({ sessionId, workingDir } satisfies TrackedRecord));
