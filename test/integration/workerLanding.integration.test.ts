@@ -235,7 +235,8 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await assert.rejects(
       core.pool.send('busy', 'one more thing'),
       (err: unknown) =>
-        err instanceof WorkerError && err.message === "Worker 'busy''s changes are being applied, kept or discarded right now; ask again once that is done.",
+        err instanceof WorkerError &&
+        err.message === "The changes of worker 'busy' are being applied, kept or discarded right now; ask again once that is done.",
     );
     const both = await Promise.allSettled(applying);
     assert.equal(both[0].status === 'fulfilled' && both[0].value, "Applied 2 files changed, +2 \u22122 from worker 'busy' to your working tree.");

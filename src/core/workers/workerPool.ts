@@ -151,7 +151,7 @@ export class WorkerPool {
     // Checked with no await before the dispatch: an Apply or Discard under way may be removing the folder it would work
     // in (settleGate.ts). A conflict resolution's own message (follow) is sent from inside one.
     if (!follow && this.changes?.settling(name)) {
-      throw new WorkerError(`Worker '${name}''s changes are being applied, kept or discarded right now; ask again once that is done.`);
+      throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
     }
     this.dispatch(w, prompt, preface, follow);
     return this.reg.info(w);
