@@ -10,10 +10,7 @@ import { execFile, spawn } from 'node:child_process';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-/**
- * Why a git call failed: `not-installed` (no git on PATH), `no-folder` (the folder it was to run in is gone), `failed`
- * (non-zero exit), `timeout`, `output-too-large`.
- */
+/** Why a git call failed: `not-installed`, `no-folder` (its folder is gone), `failed` (exit ≠ 0), `timeout`, `output-too-large`. */
 export type GitErrorKind = 'not-installed' | 'no-folder' | 'failed' | 'timeout' | 'output-too-large';
 
 /** A git call that failed. `exitCode` is git's (undefined when git never ran or was killed). */
@@ -23,8 +20,7 @@ export class GitError extends Error {
     readonly args: readonly string[],
     readonly exitCode: number | undefined,
     readonly stderr: string,
-    /** The folder git was to run in (no-folder). */
-    readonly folder?: string,
+    readonly folder?: string, // no-folder: the folder git was to run in
   ) {
     super(GitError.describe(kind, args, exitCode, stderr, folder));
     this.name = 'GitError';
@@ -392,10 +388,7 @@ async function gitEntryAbove(dir: string): Promise<boolean> {
   return found.includes(true);
 }
 
-/**
- * What a spawn's ENOENT means: git was not found, or the folder it was to run in is gone (a worktree removed by hand);
- * Node says ENOENT for both.
- */
+/** A spawn's ENOENT: git was not found, or the folder it was to run in is gone (Node says ENOENT for both). */
 async function spawnMissing(args: readonly string[], cwd: string): Promise<GitError> {
   return (await isDirectory(cwd)) ? new GitError('not-installed', args, undefined, '') : new GitError('no-folder', args, undefined, '', cwd);
 }

@@ -148,11 +148,9 @@ export class WorkerPool {
   async send(name: string, prompt: string, replyTo?: ReplyTo, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
     const { w, preface } = await sendTarget(name, prompt, replyTo, { reg: this.reg, changes: this.changes, now: this.now, setup: this.setup });
-    // Checked with no await before the dispatch: an Apply or Discard under way may be removing the folder it would work
-    // in (settleGate.ts). A conflict resolution's own message (follow) is sent from inside one.
-    if (!follow && this.changes?.settling(name)) {
-      throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
-    }
+    // No await until the dispatch: an Apply under way may be removing its folder (a conflict resolution sends from inside).
+    const settling = !follow && this.changes?.settling(name);
+    if (settling) throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
     this.dispatch(w, prompt, preface, follow);
     return this.reg.info(w);
   }
