@@ -39,6 +39,7 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type WorkerSettings } from './workers/workerPool';
 import type { RecycleSettings } from './runtime/recyclePolicy';
 import { keepToolOutputsSwept } from './runtime/toolOutputSweep';
+import { orchestratorPermissions } from './orchestrator/orchestratorPermissions';
 import { RuntimeHealth } from './runtime/runtimeHealth';
 import { RuntimeRecycler } from './runtime/runtimeRecycler';
 
@@ -160,15 +161,15 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // The pool and the conversations refer to each other (results in, workers out); each reaches the
   // other only through these closures, which run after both exist.
   let conversations: Conversations | undefined;
-  const asker: PermissionBroker = deps.broker ?? { ask: (prompt) => chat?.askPermission(prompt) ?? Promise.resolve('deny') };
+  const asker: PermissionBroker = deps.broker ?? { ask: (prompt, signal) => chat?.askPermission(prompt, signal) ?? Promise.resolve('deny') };
   // Questions still open: a turn that ends while one waits has ended awaiting the user's input (turn.awaiting-input).
   let openQuestions = 0;
   let recycler: RuntimeRecycler | undefined;
   const broker: PermissionBroker = {
-    ask: async (prompt) => {
+    ask: async (prompt, signal) => {
       openQuestions++;
       try {
-        return await asker.ask(prompt);
+        return await asker.ask(prompt, signal);
       } finally {
         openQuestions--;
         recycler?.poke();
@@ -259,6 +260,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       retryDelaysMs: deps.retryDelaysMs,
       waitingOnUser: () => openQuestions,
       onUsage: (call) => usage.conversationCall(orch.conversationId, call),
+      permissions: orchestratorPermissions({ broker, logger, signal: () => orch.turnSignal }),
     });
     orch.onEvent((e) => shared.onTurnEvent(e));
     return orch;

@@ -155,6 +155,24 @@ describe('ChatController', () => {
     assert.equal(posted.at(-1)?.type, 'permission/resolved');
   });
 
+  it('withdraws a prompt nobody waits for any more (the worker stopped, the turn ended): gone from the panel, denied', async () => {
+    const stopped = new AbortController();
+    const answer = chat.askPermission({ worker: 'w', kind: 'shell', detail: 'npm test' }, stopped.signal);
+    const request = posted.at(-1);
+    assert.ok(request?.type === 'permission/request');
+    stopped.abort();
+    assert.equal(await answer, 'deny');
+    assert.deepEqual(posted.at(-1), { type: 'permission/resolved', id: request.request.id, seq: posted.at(-1)!.seq });
+    chat.receive({ type: 'ready' });
+    const snap = posted.at(-1);
+    assert.ok(snap?.type === 'snapshot' && snap.snapshot.permissions.length === 0, 'a reloaded panel does not show it again');
+    // A late click on it changes nothing; a signal already aborted never shows a prompt.
+    chat.receive({ type: 'permission/answer', id: request.request.id, decision: 'once' });
+    const count = posted.length;
+    assert.equal(await chat.askPermission({ worker: 'w', kind: 'shell', detail: 'ls' }, stopped.signal), 'deny');
+    assert.equal(posted.length, count);
+  });
+
   it('maps failed replies to error messages with their action', () => {
     const msg = toChatMessage({
       id: 3,

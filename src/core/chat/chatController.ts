@@ -235,8 +235,8 @@ export class ChatController {
   }
 
   /** Shows a worker's permission request inline and waits for the user's answer. */
-  askPermission(prompt: Omit<PermissionPrompt, 'id'>): Promise<PermissionDecision> {
-    return this.permissions.ask(prompt);
+  askPermission(prompt: Omit<PermissionPrompt, 'id'>, signal?: AbortSignal): Promise<PermissionDecision> {
+    return this.permissions.ask(prompt, signal);
   }
 
   /** Denies every open permission request (the panel is going away for good). */

@@ -1,6 +1,6 @@
-// Workers' permission requests waiting in the panel for the user's answer. Each is answered once: by the user, or
-// denied when the panel goes away for good; an answer to a request no longer open (a second click, another window's
-// stale panel) is ignored.
+// Permission requests (workers', a conversation's MCP tools) waiting in the panel for the user's answer. Each is
+// answered once: by the user, or denied when the asker stops waiting or the panel goes away for good; an answer to a
+// request no longer open (a second click, another window's stale panel) is ignored.
 import type { HostMessageBody, PermissionDecision, PermissionPrompt } from '../../shared/protocol';
 
 export class PermissionPrompts {
@@ -14,12 +14,25 @@ export class PermissionPrompts {
     return [...this.open.values()].map((p) => p.prompt);
   }
 
-  /** Shows a request inline and waits for the user's answer. */
-  ask(prompt: Omit<PermissionPrompt, 'id'>): Promise<PermissionDecision> {
+  /**
+   * Shows a request inline and waits for the user's answer. When `signal` aborts (the worker was stopped, the turn that
+   * asked ended), the request goes from the panel, denied: a prompt nobody waits for would stay open for good, and
+   * Baton would count a question open (no idle restart, every turn "awaiting input").
+   */
+  ask(prompt: Omit<PermissionPrompt, 'id'>, signal?: AbortSignal): Promise<PermissionDecision> {
     const id = `perm-${++this.counter}`;
+    if (signal?.aborted) return Promise.resolve('deny');
     return new Promise<PermissionDecision>((resolve) => {
       const full = { ...prompt, id };
-      this.open.set(id, { prompt: full, resolve });
+      const withdraw = (): void => this.answer(id, 'deny');
+      signal?.addEventListener('abort', withdraw, { once: true });
+      this.open.set(id, {
+        prompt: full,
+        resolve: (d) => {
+          signal?.removeEventListener('abort', withdraw);
+          resolve(d);
+        },
+      });
       this.send({ type: 'permission/request', request: full });
     });
   }

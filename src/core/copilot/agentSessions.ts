@@ -34,6 +34,8 @@ export type SessionSpec =
       systemMessage: string;
       mcpServers?: Record<string, McpServerConfig>;
       skillDirectories?: string[];
+      /** What it may do and what it asks (orchestratorPermissions.ts); unset: Baton's own tools only. */
+      permissions?: PermissionHandler;
     }
   | {
       role: 'worker';

@@ -68,10 +68,11 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         ...own,
         ...provider,
         ...defaults.extra,
-        onPermissionRequest: (request) =>
-          // Baton's own tools and MCP tools may run: the user's own servers, and the built-in GitHub server, which
-          // is read-only (GITHUB_MCP_SERVER); files and shells are workers' work.
-          request.kind === 'custom-tool' || request.kind === 'mcp' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' },
+        // Baton's tools run; MCP tools by orchestratorPermissions.ts (reads, or the user's answer); files and shells
+        // are workers' work.
+        onPermissionRequest:
+          spec.permissions ??
+          ((request) => (request.kind === 'custom-tool' ? { kind: 'approve-once' } : { kind: 'reject', feedback: 'Delegate this to a worker.' })),
       };
     case 'worker':
       return {

@@ -161,6 +161,11 @@ export class Orchestrator {
     return this.current?.origin;
   }
 
+  /** The running turn's abort signal: a question it raised goes when it stops. */
+  get turnSignal(): AbortSignal | undefined {
+    return this.current?.abort.signal;
+  }
+
   get currentSessionId(): string | undefined {
     return this.keeper.current?.id;
   }

@@ -1,5 +1,5 @@
 // What an Orchestrator is built with (batonCore.ts gives every conversation's the same, but for its conversation).
-import type { AgentSessions } from '../copilot/agentSessions';
+import type { AgentSessions, PermissionHandler } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { CallUsage } from '../copilot/callUsage';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
@@ -39,6 +39,8 @@ export interface OrchestratorOptions {
   shared?: SharedConversation;
   /** MCP servers and skill directories from the user's own Copilot configuration. */
   userConfig?: () => UserCopilotConfig;
+  /** What the session may do without asking, and what it asks (orchestratorPermissions.ts); unset: Baton's tools only. */
+  permissions?: PermissionHandler;
   retryDelaysMs?: readonly number[];
   classifierTimeoutMs?: number;
   /** The usage of a request Baton makes for the conversation outside its turns (a compaction's summary). */

@@ -14,6 +14,7 @@ export function orchestratorSpec(opts: OrchestratorOptions, model: string, tools
     tools,
     mcpServers: user?.mcpServers,
     skillDirectories: user?.skillDirectories,
+    ...(opts.permissions ? { permissions: opts.permissions } : {}),
     systemMessage: buildSystemMessage({
       memorySummary: opts.memorySummary(),
       routing: settings.routing,

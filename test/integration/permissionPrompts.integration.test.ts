@@ -1,0 +1,136 @@
+// Questions to the user as the panel asks them (the real ChatController, no fake broker), against the REAL runtime:
+// a conversation's own MCP tools (the user's MCP server, a real stdio process) run when they only read and ask before
+// anything else; a question nobody waits for any more (its worker stopped, its turn ended) leaves the panel, so Baton
+// is idle again.
+import * as assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
+
+const NOTES_SERVER = join(__dirname, '..', 'support', 'notesMcpServer.mjs');
+
+describe('permission prompts in the panel (real runtime, real MCP server, scripted model)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let notes: string;
+
+  const open = (): PermissionPrompt[] => core.chat.snapshot().permissions;
+  const answer = (decision: PermissionDecision): void => core.chat.receive({ type: 'permission/answer', id: open()[0]!.id, decision });
+  const toolResults = (prompt: string): string[] =>
+    core.server
+      .chatRequests()
+      .filter((r) => r.lastUserText?.includes(`[via panel] ${prompt}`))
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
+  /** The orchestrator calls the notes server's tools, then answers. */
+  const scriptCalls = (prompt: string, calls: Array<[string, Record<string, unknown>]>, reply: string): void => {
+    core.server.on(
+      { lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: false, name: `${prompt}: calls` },
+      { toolCalls: calls.map(([name, args], i) => ({ id: `${prompt.replace(/\W/g, '')}-${i}`, name: `notes-${name}`, arguments: args })) },
+    );
+    core.server.on({ lastUserIncludes: `[via panel] ${prompt}`, afterToolResult: true, name: `${prompt}: reply` }, { text: reply });
+  };
+
+  let notesDir: string;
+
+  beforeEach(async () => {
+    notesDir = await mkdtemp(join(tmpdir(), 'baton-notes-'));
+    notes = join(notesDir, 'notes.txt');
+    await writeFile(notes, 'first note\n');
+    core = await startCore({
+      overrides: {
+        // The panel asks (the fixture's broker would answer by itself).
+        broker: undefined,
+        userConfig: {
+          mcpServers: { notes: { type: 'local', command: process.execPath, args: [NOTES_SERVER], env: { NOTES_FILE: notes }, tools: ['*'] } },
+          skillDirectories: [],
+        },
+      },
+    });
+  });
+
+  afterEachCore(() => core);
+  afterEach(() => rm(notesDir, { recursive: true, force: true }));
+
+  it("the user's MCP server: a read-only tool runs, a write asks first; Deny, Allow once and Allow for the conversation do what they say", async () => {
+    // A read runs unasked; a write is asked about in the panel, as Baton, and denied: nothing is written.
+    scriptCalls(
+      'note it',
+      [
+        ['read_notes', {}],
+        ['write_note', { text: 'second' }],
+      ],
+      'Denied, fine.',
+    );
+    const first = core.orchestrator.enqueue('note it', { channel: 'panel' });
+    await waitFor('the question', () => open().length === 1);
+    assert.deepEqual(
+      open().map((p) => [p.worker, p.kind, p.detail]),
+      [['Baton', 'mcp', 'notes/notes-write_note {"text":"second"}']],
+    );
+    answer('deny');
+    assert.equal((await first.done).content, 'Denied, fine.');
+    assert.deepEqual(toolResults('note it'), [
+      'first note\n',
+      'The user rejected this tool call. User feedback: The user denied this tool. Do not retry it; continue without it or ask them.',
+    ]);
+    assert.equal(await readFile(notes, 'utf8'), 'first note\n');
+
+    // Allowed once: written once; the next call asks again, and "Allow for Baton" lets the later ones run unasked.
+    scriptCalls('write two', [['write_note', { text: 'two' }]], 'Written.');
+    const second = core.orchestrator.enqueue('write two', { channel: 'panel' });
+    await waitFor('the question', () => open().length === 1);
+    answer('once');
+    assert.equal((await second.done).content, 'Written.');
+    scriptCalls('write three', [['write_note', { text: 'three' }]], 'Written again.');
+    const third = core.orchestrator.enqueue('write three', { channel: 'panel' });
+    await waitFor('the question', () => open().length === 1);
+    answer('worker');
+    assert.equal((await third.done).content, 'Written again.');
+    scriptCalls('write four', [['write_note', { text: 'four' }]], 'And again.');
+    assert.equal((await core.orchestrator.enqueue('write four', { channel: 'panel' }).done).content, 'And again.');
+    assert.deepEqual(open(), []);
+    assert.equal(await readFile(notes, 'utf8'), 'first note\ntwo\nthree\nfour\n');
+    core.assertScriptDone();
+  });
+
+  it('a question nobody waits for leaves the panel: a stopped turn, a killed worker; then Baton is idle again', async () => {
+    core.server.on(
+      { lastUserIncludes: '[via panel] write late', afterToolResult: false, name: 'write late: calls' },
+      { toolCalls: [{ id: 'late-1', name: 'notes-write_note', arguments: { text: 'late' } }] },
+    );
+    const turn = core.orchestrator.enqueue('write late', { channel: 'panel' });
+    await waitFor('the question', () => open().length === 1);
+    assert.equal(core.recycler.idle(), false);
+    assert.equal(core.orchestrator.stop(), true);
+    assert.equal((await turn.done).status, 'cancelled');
+    await waitFor('the question to go', () => open().length === 0);
+    assert.equal(await readFile(notes, 'utf8'), 'first note\n');
+
+    // A worker outside the sandbox asks before its shell command; killed meanwhile, its question goes with it.
+    core.workerSettings.sandbox = 'off';
+    const project = join(core.home, 'dev', 'app');
+    await mkdir(project, { recursive: true });
+    core.server.on(
+      { systemIncludes: "You are 'asker'", afterToolResult: false, name: 'asker acts' },
+      { toolCalls: [{ id: 'asker-1', name: 'bash', arguments: { command: 'echo hi', description: 'greet' } }] },
+    );
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'asker'", name: 'result of asker' }, { text: 'noted' });
+    await core.pool.create({ name: 'asker', workingDir: project, prompt: 'TASK-asker' });
+    await waitFor('its question', () => open().length === 1);
+    assert.deepEqual(
+      open().map((p) => [p.worker, p.kind, p.detail]),
+      [['asker', 'shell', 'echo hi']],
+    );
+    await core.pool.kill('asker');
+    await waitFor('its question to go', () => open().length === 0);
+    await waitFor('its result to be answered', () => core.conversations.all().every((c) => c.idle));
+    assert.equal(core.recycler.idle(), true, 'no question counted open: the idle restart and the health check may run');
+    core.server.releaseHeld();
+  });
+});
