@@ -166,13 +166,17 @@ export class Git {
       child.stderr.on('data', (chunk: Buffer) => {
         if (stderr.length < 8192) stderr += chunk.toString('utf8');
       });
+      let notStarted = false;
       child.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        notStarted = true;
         if (err.code === 'ENOENT') void spawnMissing(args, opts.cwd).then(reject);
         else reject(new GitError('failed', args, undefined, err.message));
       });
+      // After a failed start Node still says 'close' (code -2): the error above is the answer.
       child.on('close', (code, signal) => {
         clearTimeout(timer);
+        if (notStarted) return;
         const stdout = Buffer.concat(chunks).toString('utf8');
         if (truncated) resolve({ stdout, truncated: true });
         else if (code === 0) resolve({ stdout, truncated: false });
