@@ -2,33 +2,9 @@
 // (not to a button: a keystroke meant for the composer must never answer a prompt), and back to the composer when
 // the prompt the user was in goes away.
 import type { PermissionDecision, PermissionPrompt } from '../src/shared/protocol';
+import { permissionAsk } from '../src/shared/permissionAsk';
 import { button, h, type ButtonAppearance } from './dom';
 import type { Post } from './messageView';
-
-/**
- * What a worker asks to do, in words ("wants to run a command"), from the runtime's kind of request; a kind this list
- * does not know is named as it is.
- */
-export function permissionAsk(kind: string): string {
-  switch (kind) {
-    case 'shell':
-      return 'wants to run a command';
-    case 'write':
-      return 'wants to edit a file';
-    case 'read':
-      return 'wants to read a file';
-    case 'url':
-      return 'wants to fetch a URL';
-    case 'mcp':
-      return 'wants to use an MCP tool';
-    case 'custom-tool':
-      return 'wants to use a tool';
-    case 'hook':
-      return 'wants to run a hook';
-    default:
-      return `wants permission: ${kind}`;
-  }
-}
 
 export class PermissionList {
   readonly el: HTMLElement;

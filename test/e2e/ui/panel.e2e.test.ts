@@ -2,11 +2,12 @@
  * The panel against hostile replies, in a narrow side bar, and while it is hidden:
  * - a reply full of XSS payloads renders as text: no script, no event handler, no unsafe link in the real webview;
  * - the header fits a 300 px side bar with the whole model name readable;
- * - a worker result that arrives while the panel is hidden raises a notification and a badge; Open Chat shows it.
+ * - a worker result that arrives while the panel is hidden raises a notification and a badge; Open Chat shows it;
+ * - so does a worker's question: Open Chat shows the prompt, where it is answered.
  */
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { scriptDelegation } from '../../support/scriptedWorker';
+import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { ui } from './fixture';
 import { completedReply, freshChat, messages, openBaton, send } from './helpers';
 
@@ -176,5 +177,47 @@ describe('Panel safety, layout and background results', function () {
     await messages(shown, 'background').filter({ hasText: RESULT }).waitFor({ timeout: 15_000 });
     await completedReply(shown, SUMMARY);
     await badge.waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
+  it("a worker's question while the panel is hidden raises a notification; Open Chat shows the prompt, answered there", async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const PROMPT = 'Greet me from a shell in the background';
+    const COMMAND = 'echo hi from the hidden-panel worker';
+    scriptDelegation(server, { prompt: PROMPT, worker: 'ui-asks', workingDir: workspace, task: 'TASK-ui-asks', started: 'Started worker ui-asks.' });
+    // Time enough to hide the panel before the worker asks.
+    scriptWorkerRound(server, {
+      worker: 'ui-asks',
+      prompt: 'TASK-ui-asks',
+      does: { toolCalls: [{ name: 'bash', arguments: { command: COMMAND, description: 'Greet' } }] },
+      report: 'Not run: denied.',
+      delayMs: 6000,
+    });
+
+    await send(view, PROMPT);
+    await completedReply(view, 'Started worker ui-asks.');
+    await page
+      .locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row')
+      .filter({ hasText: 'ui-asks' })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await page.locator('.activitybar li.action-item:has(a[aria-label^="Explorer"])').first().click();
+    await page
+      .locator('.part.sidebar .composite.title', { hasText: /explorer/i })
+      .first()
+      .waitFor({ timeout: 10_000 });
+
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Baton: ui-asks wants to run a command' });
+    await toast.waitFor({ timeout: 45_000 });
+    assert.match(await toast.innerText(), new RegExp(`Baton: ui-asks wants to run a command: ${COMMAND}`));
+    await toast.getByRole('button', { name: 'Open Chat' }).click();
+    const shown = await openBaton(page);
+    const prompt = shown.locator('[data-testid="permission"]');
+    await prompt.waitFor({ timeout: 15_000 });
+    assert.equal(await prompt.locator('.permission-detail').innerText(), COMMAND);
+    await prompt.locator('[data-testid="perm-deny"]').click();
+    await prompt.waitFor({ state: 'detached', timeout: 10_000 });
+    await messages(shown, 'background').filter({ hasText: 'Not run: denied.' }).waitFor({ timeout: 30_000 });
+    await completedReply(shown, 'noted ui-asks');
   });
 });

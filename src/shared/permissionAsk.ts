@@ -1,0 +1,27 @@
+// The words of a permission question, the same in the panel's prompt, its screen-reader line and VS Code's
+// notification while the panel is hidden.
+
+/**
+ * What a worker asks to do, in words ("wants to run a command"), from the runtime's kind of request; a kind this list
+ * does not know is named as it is.
+ */
+export function permissionAsk(kind: string): string {
+  switch (kind) {
+    case 'shell':
+      return 'wants to run a command';
+    case 'write':
+      return 'wants to edit a file';
+    case 'read':
+      return 'wants to read a file';
+    case 'url':
+      return 'wants to fetch a URL';
+    case 'mcp':
+      return 'wants to use an MCP tool';
+    case 'custom-tool':
+      return 'wants to use a tool';
+    case 'hook':
+      return 'wants to run a hook';
+    default:
+      return `wants permission: ${kind}`;
+  }
+}
