@@ -71,7 +71,7 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     await waitFor('the question', () => open().length === 1);
     assert.deepEqual(
       open().map((p) => [p.worker, p.kind, p.detail]),
-      [['Baton', 'mcp', 'notes/notes-write_note {"text":"second"}']],
+      [['Baton', 'mcp', 'notes/write_note {"text":"second"}']],
     );
     answer('deny');
     assert.equal((await first.done).content, 'Denied, fine.');

@@ -6,6 +6,7 @@
 // - files and shells are workers' work: refused.
 import { randomUUID } from 'node:crypto';
 import type { PermissionHandler, PermissionRequest, PermissionRequestResult } from '../copilot/agentSessions';
+import { mcpToolLabel } from '../copilot/mcpToolLabel';
 import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import type { PermissionDecision } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
@@ -30,7 +31,7 @@ export function orchestratorPermissions(opts: OrchestratorPermissionOptions): Pe
   return async (request: PermissionRequest): Promise<PermissionRequestResult> => {
     if (request.kind === 'custom-tool') return { kind: 'approve-once' };
     if (request.kind !== 'mcp') return { kind: 'reject', feedback: 'Delegate this to a worker.' };
-    const tool = `${request.serverName}/${request.toolName}`;
+    const tool = mcpToolLabel(request.serverName, request.toolName);
     if (request.serverName === GITHUB_MCP_SERVER || request.readOnly || allowed.has(tool)) return { kind: 'approve-once' };
     const args = request.args === undefined ? '' : ` ${JSON.stringify(request.args)}`;
     const detail = `${tool}${args.length > DETAIL_CHARS ? `${args.slice(0, DETAIL_CHARS)}…` : args}`;

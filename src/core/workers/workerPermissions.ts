@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { PermissionHandler, PermissionRequest, PermissionRequestResult } from '../copilot/agentSessions';
+import { mcpToolLabel } from '../copilot/mcpToolLabel';
 import type { PermissionDecision, PermissionPrompt } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
 import { isWithin, realpathNearest, type ProtectedPaths } from './protectedPaths';
@@ -174,7 +175,7 @@ export function evaluatePermission(
       return { action: 'ask', reason: 'URL access', detail: request.url, kind: 'url', remember: 'url' };
     }
     case 'mcp': {
-      const detail = `${request.serverName}/${request.toolName}${request.args !== undefined ? ` ${clip(JSON.stringify(request.args), 500)}` : ''}`;
+      const detail = `${mcpToolLabel(request.serverName, request.toolName)}${request.args !== undefined ? ` ${clip(JSON.stringify(request.args), 500)}` : ''}`;
       const remember = `mcp:${request.serverName}/${request.toolName}`;
       if (approvedKinds.has(remember)) return { action: 'approve', reason: 'MCP tool, approved for this worker', detail };
       return { action: 'ask', reason: 'MCP tool', detail, kind: 'mcp', remember };
