@@ -9,6 +9,7 @@ import type { BatonTool, ToolJournal } from './copilot/batonTool';
 import { createMemoryTools } from './memory/memoryTools';
 import type { Origin } from './orchestrator/events';
 import type { Orchestrator, OrchestratorSettings } from './orchestrator/orchestrator';
+import { ORCHESTRATOR_ASKER } from './orchestrator/orchestratorPermissions';
 import type { SkillLibrary } from './skills/skillLibrary';
 import { createSkillTools } from './skills/skillTools';
 import type { SquadService } from './squads/squadService';
@@ -43,20 +44,28 @@ export interface OrchestratorToolParts {
 export function createOrchestratorTools(orch: Orchestrator, parts: OrchestratorToolParts): BatonTool[] {
   const { store, journal, pool } = parts;
   const reportTo = (): ReplyTo => replyAddress(orch.currentOrigin, orch.conversation);
+  // Asks in the panel, withdrawn when the turn that asked stops (a worker's name, or Baton for its own acts).
+  const ask = async (worker: string, kind: string, detail: string) =>
+    (await parts.broker.ask({ id: randomUUID(), worker, kind, detail }, orch.turnSignal)) !== 'deny';
   return [
     ...createMemoryTools(store, journal),
     ...createWorkerTools(pool, { replyTo: reportTo, journal, defaultWorkingDir: parts.defaultWorkerFolder }),
     ...(pool.changes
       ? createChangeTools(pool.changes, {
           journal,
-          confirm: async (worker, kind, detail) => (await parts.broker.ask({ id: randomUUID(), worker, kind, detail })) !== 'deny',
+          confirm: ask,
           dirtyBuffers: () => parts.dirtyBuffers?.() ?? [],
           summaryOf: (worker) => pool.summaryOf(worker),
         })
       : []),
     ...createSquadTools(parts.squads, { replyTo: reportTo, journal }),
     ...createWikiTools(parts.wiki, journal),
-    ...createSkillTools(parts.skills, { journal, indexUrl: () => parts.skillIndexUrl?.(), changed: parts.skillsChanged }),
+    ...createSkillTools(parts.skills, {
+      journal,
+      indexUrl: () => parts.skillIndexUrl?.(),
+      changed: parts.skillsChanged,
+      confirm: (kind, detail) => ask(ORCHESTRATOR_ASKER, kind, detail),
+    }),
     ...createControlTools({
       control: parts.control,
       settings: parts.settings,

@@ -19,6 +19,16 @@ export function permissionAsk(kind: string): string {
       return 'wants to use an MCP tool';
     case 'custom-tool':
       return 'wants to use a tool';
+    case 'install a skill':
+      return 'wants to install a skill';
+    case 'remove a skill':
+      return 'wants to remove a skill';
+    case 'apply changes':
+      return 'wants to apply its changes to your files';
+    case 'keep as a branch':
+      return 'wants to keep its changes as a branch';
+    case 'discard changes':
+      return 'wants to discard its changes';
     case 'hook':
       return 'wants to run a hook';
     default:

@@ -72,9 +72,23 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     await git('git', ['-C', repo, 'commit', '-q', '-m', 'skill'], { env });
 
     assert.deepEqual(offeredSkills(await plain('before the skill')), []);
+    // Standing instructions for every session: the user is asked first, and a no installs nothing.
+    assert.match(
+      await turn('plant a skill', [{ name: 'skill_install', arguments: { source: repo } }]),
+      /The user did not approve installing the skill from .*skill-repo\. Do not retry; ask them\./,
+    );
+    assert.match(await turn('which skills now?', [{ name: 'list_skills', arguments: {} }]), /^No skills installed/);
+    core.broker.answer = 'once';
     assert.match(
       await turn('learn the release notes skill', [{ name: 'skill_install', arguments: { source: repo } }]),
       /Installed 'release-notes' \(Writes release notes/,
+    );
+    assert.deepEqual(
+      core.broker.asked.map((p) => [p.worker, p.kind, p.detail]),
+      [
+        ['Baton', 'install a skill', `install the skill from ${repo} for every session`],
+        ['Baton', 'install a skill', `install the skill from ${repo} for every session`],
+      ],
     );
     assert.match(await turn('which skills?', [{ name: 'list_skills', arguments: {} }]), /- release-notes: Writes release notes/);
     assert.deepEqual(offeredSkills(await plain('after the skill')), ['release-notes'], "the next session's request carries the skill");
@@ -90,6 +104,12 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.deepEqual(offeredSkills(workerReq), ['release-notes'], "the worker's request carries the skill");
 
     assert.match(await turn('forget that skill', [{ name: 'skill_remove', arguments: { name: 'release-notes' } }]), /Removed skill 'release-notes'/);
+    assert.deepEqual(core.broker.asked.at(-1), {
+      id: core.broker.asked.at(-1)!.id,
+      worker: 'Baton',
+      kind: 'remove a skill',
+      detail: "remove the skill 'release-notes'",
+    });
     assert.deepEqual(offeredSkills(await plain('after removing')), [], 'the one after does not');
     assert.match(await turn('remove it again', [{ name: 'uninstall_skill', arguments: { name: 'release-notes' } }]), /No installed skill 'release-notes'/);
     core.assertScriptDone();
@@ -105,6 +125,7 @@ describe('skills and control from the chat (real runtime, scripted model)', func
       /neither a git URL .* nor an absolute folder path/,
     );
     assert.match(await turn('install from ext', [{ name: 'learn_skill', arguments: { source: 'ext::sh -c touch% /tmp/pwned' } }]), /neither a git URL/);
+    assert.deepEqual(core.broker.asked, [], 'a source Baton would refuse is not put to the user');
     core.assertScriptDone();
   });
 

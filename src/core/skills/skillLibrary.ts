@@ -53,6 +53,11 @@ export class SkillLibrary {
    * Installs the skills found in `source` (a git URL, or a local folder — a git repository is cloned, any other
    * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
    */
+  /** Throws SkillError unless `source` is an existing absolute folder or a git URL Baton clones (before anyone is asked). */
+  async checkSource(source: string): Promise<void> {
+    if (!(await localFolder(source))) checkGitUrl(source);
+  }
+
   async install(source: string, opts: { subpath?: string; name?: string } = {}): Promise<SkillInfo[]> {
     const work = await mkdtemp(join(tmpdir(), 'baton-skill-'));
     try {

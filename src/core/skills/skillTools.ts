@@ -1,8 +1,10 @@
 // Skill tools under both names the user may know: Max's list_skills / learn_skill / uninstall_skill and IO's
 // skill_list / skill_install / skill_remove / skill_search. An install or removal takes effect from the next
 // session (the runtime reads skill folders when a session is created), so `changed` asks for a fresh one.
+// A skill is standing instructions for every session, fetched from anywhere: the user says yes to each install and
+// removal first (a model steered by what it read must not plant one).
 import { z } from 'zod';
-import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonTool';
+import { type BatonTool, type ToolJournal, ToolFailure, toolMaker } from '../copilot/batonTool';
 import type { SkillInfo, SkillLibrary } from './skillLibrary';
 import { formatSearch, searchIndex } from './skillSearch';
 
@@ -12,6 +14,8 @@ export interface SkillToolOptions {
   indexUrl: () => string | undefined;
   /** Skills changed: the next turn should run in a session that knows them. */
   changed: () => void;
+  /** Asks the user (the panel's prompt); false: they said no. */
+  confirm: (kind: 'install a skill' | 'remove a skill', detail: string) => Promise<boolean>;
   fetchImpl?: typeof fetch;
 }
 
@@ -32,11 +36,19 @@ export function createSkillTools(library: SkillLibrary, opts: SkillToolOptions):
     name: z.string().trim().min(1).max(64).optional().describe('Install under this name (one skill only).'),
   });
   const install = async (a: z.output<typeof installArgs>) => {
+    await library.checkSource(a.source);
+    const what = `${a.source}${a.subpath ? ` (${a.subpath})` : ''}${a.name ? ` as '${a.name}'` : ''}`;
+    if (!(await opts.confirm('install a skill', `install the skill from ${what} for every session`))) {
+      throw new ToolFailure(`The user did not approve installing the skill from ${what}. Do not retry; ask them.`);
+    }
     const done = await library.install(a.source, { subpath: a.subpath, name: a.name });
     opts.changed();
     return `Installed ${done.map((s) => `'${s.name}'${s.description ? ` (${s.description})` : ''}`).join(', ')} into ${library.dir}. It is available from the next message on, to me and to every worker.`;
   };
   const remove = async (a: { name: string }) => {
+    if (!(await opts.confirm('remove a skill', `remove the skill '${a.name}'`))) {
+      throw new ToolFailure(`The user did not approve removing the skill '${a.name}'. Do not retry; ask them.`);
+    }
     await library.remove(a.name);
     opts.changed();
     return `Removed skill '${a.name}'. From the next message on, no session loads it.`;
