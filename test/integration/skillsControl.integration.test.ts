@@ -111,7 +111,9 @@ describe('skills and control from the chat (real runtime, scripted model)', func
       detail: "remove the skill 'release-notes'",
     });
     assert.deepEqual(offeredSkills(await plain('after removing')), [], 'the one after does not');
+    const asked = core.broker.asked.length;
     assert.match(await turn('remove it again', [{ name: 'uninstall_skill', arguments: { name: 'release-notes' } }]), /No installed skill 'release-notes'/);
+    assert.equal(core.broker.asked.length, asked, 'nothing to remove: nobody asked');
     core.assertScriptDone();
   });
 

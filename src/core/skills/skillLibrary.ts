@@ -91,6 +91,11 @@ export class SkillLibrary {
     }
   }
 
+  /** A skill of this name is installed (what remove would take). */
+  async has(name: string): Promise<boolean> {
+    return (await readSkill(join(this.dir, skillFolderName(name)))) !== undefined;
+  }
+
   async remove(name: string): Promise<void> {
     const folder = skillFolderName(name);
     const target = join(this.dir, folder);

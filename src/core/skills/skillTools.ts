@@ -46,7 +46,8 @@ export function createSkillTools(library: SkillLibrary, opts: SkillToolOptions):
     return `Installed ${done.map((s) => `'${s.name}'${s.description ? ` (${s.description})` : ''}`).join(', ')} into ${library.dir}. It is available from the next message on, to me and to every worker.`;
   };
   const remove = async (a: { name: string }) => {
-    if (!(await opts.confirm('remove a skill', `remove the skill '${a.name}'`))) {
+    // One that is not installed is said so by remove, without asking.
+    if ((await library.has(a.name)) && !(await opts.confirm('remove a skill', `remove the skill '${a.name}'`))) {
       throw new ToolFailure(`The user did not approve removing the skill '${a.name}'. Do not retry; ask them.`);
     }
     await library.remove(a.name);
