@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
+import { OpenQuestions } from './chat/openQuestions';
 import type { HostControl } from './control/hostControl';
 import { SettingsControl } from './control/settingsControl';
 import { whileHeld } from './conversations/holdAll';
@@ -162,20 +163,10 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // other only through these closures, which run after both exist.
   let conversations: Conversations | undefined;
   const asker: PermissionBroker = deps.broker ?? { ask: (prompt, signal) => chat?.askPermission(prompt, signal) ?? Promise.resolve('deny') };
-  // Questions still open: a turn that ends while one waits has ended awaiting the user's input (turn.awaiting-input).
-  let openQuestions = 0;
   let recycler: RuntimeRecycler | undefined;
-  const broker: PermissionBroker = {
-    ask: async (prompt, signal) => {
-      openQuestions++;
-      try {
-        return await asker.ask(prompt, signal);
-      } finally {
-        openQuestions--;
-        recycler?.poke();
-      }
-    },
-  };
+  // Questions open, by conversation: a turn ending meanwhile awaits input; any keeps Baton from being idle.
+  const questions = new OpenQuestions();
+  const broker = questions.track(asker, () => recycler?.poke());
   const pool = new WorkerPool({
     sessions,
     store,
@@ -258,9 +249,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       installPath: deps.installPath,
       workspaceFolders: deps.workspaceFolders,
       retryDelaysMs: deps.retryDelaysMs,
-      waitingOnUser: () => openQuestions,
+      waitingOnUser: () => questions.for(conversation),
       onUsage: (call) => usage.conversationCall(orch.conversationId, call),
-      permissions: orchestratorPermissions({ broker, logger, signal: () => orch.turnSignal }),
+      permissions: orchestratorPermissions({ broker, logger, conversation, signal: () => orch.turnSignal }),
     });
     orch.onEvent((e) => shared.onTurnEvent(e));
     return orch;
@@ -308,7 +299,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     settings: deps.settings.runtime,
     conversations: () => convos.all(),
     // A worker without a session id is starting (reserved before its session opens).
-    othersIdle: () => openQuestions === 0 && !pool.listActive().some((w) => w.state === 'running' || !w.sessionId),
+    othersIdle: () => questions.none && !pool.listActive().some((w) => w.state === 'running' || !w.sessionId),
     resume: () => convos.active.prewarm(),
     quietMs: deps.runtimeQuietMs,
     readRss: deps.runtimeRss,

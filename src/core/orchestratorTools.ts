@@ -46,7 +46,7 @@ export function createOrchestratorTools(orch: Orchestrator, parts: OrchestratorT
   const reportTo = (): ReplyTo => replyAddress(orch.currentOrigin, orch.conversation);
   // Asks in the panel, withdrawn when the turn that asked stops (a worker's name, or Baton for its own acts).
   const ask = async (worker: string, kind: string, detail: string) =>
-    (await parts.broker.ask({ id: randomUUID(), worker, kind, detail }, orch.turnSignal)) !== 'deny';
+    (await parts.broker.ask({ id: randomUUID(), worker, kind, detail, conversation: orch.conversation }, orch.turnSignal)) !== 'deny';
   return [
     ...createMemoryTools(store, journal),
     ...createWorkerTools(pool, { replyTo: reportTo, journal, defaultWorkingDir: parts.defaultWorkerFolder }),

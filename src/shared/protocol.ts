@@ -109,6 +109,8 @@ export interface PermissionPrompt {
   kind: string;
   /** What the worker wants to do, in words: the command line or the path. */
   detail: string;
+  /** The conversation it is asked for (a worker's reports go there); a turn of it that ends meanwhile awaits input. */
+  conversation?: string;
 }
 
 export interface PanelState {

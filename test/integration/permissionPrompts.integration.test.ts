@@ -133,4 +133,35 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     assert.equal(core.recycler.idle(), true, 'no question counted open: the idle restart and the health check may run');
     core.server.releaseHeld();
   });
+
+  it("a question counts for its own conversation: another conversation's turn that ends meanwhile is complete, not awaiting input", async () => {
+    const project = join(core.home, 'dev', 'app');
+    await mkdir(project, { recursive: true });
+    const a = core.conversations.activeId;
+    core.server.on(
+      { lastUserIncludes: '[via panel] start the asker', afterToolResult: false, name: 'A starts a worker' },
+      { toolCalls: [{ id: 'start-1', name: 'create_worker_session', arguments: { name: 'asker', working_dir: project, initial_prompt: 'TASK-asker' } }] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] start the asker', afterToolResult: true, name: 'A: started' }, { text: 'Started.' });
+    core.server.on(
+      { systemIncludes: "You are 'asker'", afterToolResult: false, name: 'asker acts' },
+      { toolCalls: [{ id: 'asker-1', name: 'bash', arguments: { command: 'echo hi', description: 'greet' } }] },
+    );
+    core.server.on({ systemIncludes: "You are 'asker'", afterToolResult: true, name: 'asker reports' }, { text: 'Not allowed.' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'asker'", name: 'A: the result' }, { text: 'It was not allowed.' });
+    await core.orchestrator.enqueue('start the asker', { channel: 'panel' }).done;
+    await waitFor('its question', () => open().length === 1);
+    assert.equal(open()[0]!.conversation, a, 'asked for the conversation that started it');
+
+    const b = core.conversations.get(core.conversations.create());
+    core.server.on({ lastUserIncludes: '[via panel] hello from b', name: 'B answers' }, { text: 'Hi.' });
+    const other = await b.enqueue('hello from b', { channel: 'panel' }).done;
+    assert.deepEqual([other.content, other.awaitingInput], ['Hi.', undefined], "B's reply does not wait on A's question");
+    core.server.on({ lastUserIncludes: '[via panel] how is it going', name: 'A answers' }, { text: 'Waiting on you.' });
+    const own = await core.orchestrator.enqueue('how is it going', { channel: 'panel' }).done;
+    assert.deepEqual([own.content, own.awaitingInput], ['Waiting on you.', 1], "A's does");
+    answer('deny');
+    await waitFor('the result to be answered', () => core.events.some((e) => e.type === 'turn.completed' && e.origin.channel === 'background'));
+    core.assertScriptDone();
+  });
 });

@@ -20,6 +20,8 @@ const DETAIL_CHARS = 500;
 export interface OrchestratorPermissionOptions {
   broker: PermissionBroker;
   logger: Logger;
+  /** The conversation it asks for. */
+  conversation: string;
   /** The running turn's signal: the prompt goes when the turn stops waiting for it. */
   signal: () => AbortSignal | undefined;
 }
@@ -38,7 +40,9 @@ export function orchestratorPermissions(opts: OrchestratorPermissionOptions): Pe
     const key = `${request.toolCallId ?? randomUUID()}|${tool}`;
     let pending = perCall.get(key);
     if (!pending) {
-      pending = opts.broker.ask({ id: randomUUID(), worker: ORCHESTRATOR_ASKER, kind: 'mcp', detail }, opts.signal()).catch(() => 'deny' as const);
+      pending = opts.broker
+        .ask({ id: randomUUID(), worker: ORCHESTRATOR_ASKER, kind: 'mcp', detail, conversation: opts.conversation }, opts.signal())
+        .catch(() => 'deny' as const);
       perCall.set(key, pending);
       if (perCall.size > 200) perCall.delete(perCall.keys().next().value!);
     }

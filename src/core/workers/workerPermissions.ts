@@ -27,6 +27,8 @@ export interface PermissionBroker {
 
 export interface WorkerPermissionOptions {
   worker: string;
+  /** The conversation the worker reports to (its questions count there: turn.awaiting-input). */
+  conversation?: () => string | undefined;
   /** The worker's working directory, already realpath'd. */
   workingDir: string;
   /** Read at every request, so settings changes apply at once. */
@@ -237,7 +239,14 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
     const key = `${request.toolCallId ?? randomUUID()}|${verdict.remember}|${verdict.detail}`;
     let pending = perCall.get(key);
     if (!pending) {
-      const prompt: PermissionPrompt = { id: randomUUID(), worker: opts.worker, kind: verdict.kind, detail: verdict.detail };
+      const conversation = opts.conversation?.();
+      const prompt: PermissionPrompt = {
+        id: randomUUID(),
+        worker: opts.worker,
+        kind: verdict.kind,
+        detail: verdict.detail,
+        ...(conversation ? { conversation } : {}),
+      };
       pending = opts.broker.ask(prompt, opts.signal?.()).catch((err: unknown) => {
         opts.logger.warn(
           `Worker '${opts.worker}': the permission prompt ended without an answer (${err instanceof Error ? err.message : String(err)}); denied`,

@@ -43,6 +43,7 @@ import {
   type WorkerPoolOptions,
   type WorkerStatus,
   newWorker,
+  parseReplyTo,
   workerRow,
 } from './workerTypes';
 
@@ -258,7 +259,14 @@ export class WorkerPool {
 
   private reserve(name: string, dir: string, replyTo: ReplyTo, source: WorkerInfo['source']): Worker {
     const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
-      this.setup.permissionHandler(name, dir, transcript, task, () => w.session),
+      this.setup.permissionHandler(
+        name,
+        dir,
+        transcript,
+        task,
+        () => w.session,
+        () => parseReplyTo(w.replyTo).conversation,
+      ),
     );
     return this.reg.reserve(w);
   }

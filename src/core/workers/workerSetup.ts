@@ -11,7 +11,7 @@ import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
 import { briefNetwork, describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
-import { WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
+import { parseReplyTo, WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
 
 export class WorkerSetup {
   constructor(
@@ -25,9 +25,11 @@ export class WorkerSetup {
     transcript: Worker['transcript'],
     task: () => Task | undefined,
     session: () => AgentSession | undefined,
+    conversation: () => string | undefined,
   ): Worker['permissions'] {
     return createWorkerPermissionHandler({
       worker: name,
+      conversation,
       workingDir: dir,
       protectedPaths: () => this.protectedPaths(),
       trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
@@ -56,6 +58,7 @@ export class WorkerSetup {
         w.transcript,
         () => w.task,
         () => w.session,
+        () => parseReplyTo(w.replyTo).conversation,
       );
     }
     return placement.note;
