@@ -109,6 +109,7 @@ describe('skills and control from the chat (real runtime, scripted model)', func
       worker: 'Baton',
       kind: 'remove a skill',
       detail: "remove the skill 'release-notes'",
+      conversation: core.conversations.activeId,
     });
     assert.deepEqual(offeredSkills(await plain('after removing')), [], 'the one after does not');
     const asked = core.broker.asked.length;
