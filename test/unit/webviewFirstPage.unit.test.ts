@@ -36,11 +36,14 @@ function snapshotOf(messages: ChatMessage[], conversation = 'c1'): Snapshot {
   };
 }
 
+/** Where the list stands, for a timeout's message: a flake under load then says what the reader would have seen. */
+const LIST_STATE = `(function (s) { return 'scrollTop ' + (s ? s.scrollTop : '?') + ', ' + document.querySelectorAll('[data-testid="message"]').length + ' messages'; })(document.querySelector('.scroller'))`;
+
 /** Polls in Node (a string predicate in the page would need eval, which the page's CSP refuses). */
 async function until(wp: WebviewPage, expression: string, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!(await wp.page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(await wp.page.evaluate(LIST_STATE))})`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

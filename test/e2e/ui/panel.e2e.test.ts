@@ -52,6 +52,23 @@ function batonTab(page: Page): Locator {
   return page.locator('.activitybar li.action-item:has(a[aria-label^="Baton"])').first();
 }
 
+/**
+ * Hides the chat as a user would (the Explorer in the side bar), once the new worker is listed: a new worker opens the
+ * Workers view below the chat, and an Explorer click while the workbench still reveals Baton's container is undone.
+ */
+async function hideChatOnceListed(page: Page, worker: string): Promise<void> {
+  await page
+    .locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row')
+    .filter({ hasText: worker })
+    .first()
+    .waitFor({ timeout: 15_000 });
+  await page.locator('.activitybar li.action-item:has(a[aria-label^="Explorer"])').first().click();
+  await page
+    .locator('.part.sidebar .composite.title', { hasText: /explorer/i })
+    .first()
+    .waitFor({ timeout: 10_000 });
+}
+
 /** Drags the sash right of the side bar until the side bar is `width` px wide; returns the width it had. */
 async function setSideBarWidth(page: Page, width: number): Promise<number> {
   const sideBar = page.locator('.part.sidebar').first();
@@ -150,19 +167,7 @@ describe('Panel safety, layout and background results', function () {
 
     await send(view, PROMPT);
     await completedReply(view, 'Started worker ui-notify.');
-    // A new worker opens the Workers view below the chat; the user hides the chat once it has (an Explorer click while
-    // the workbench is still revealing Baton's container would be undone by that reveal).
-    await page
-      .locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row')
-      .filter({ hasText: 'ui-notify' })
-      .first()
-      .waitFor({ timeout: 15_000 });
-    // Hide the chat as a user would: open the Explorer in the side bar.
-    await page.locator('.activitybar li.action-item:has(a[aria-label^="Explorer"])').first().click();
-    await page
-      .locator('.part.sidebar .composite.title', { hasText: /explorer/i })
-      .first()
-      .waitFor({ timeout: 10_000 });
+    await hideChatOnceListed(page, 'ui-notify');
     assert.notEqual(await batonTab(page).getAttribute('aria-selected'), 'true', 'the Baton view is hidden');
 
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: "Baton: worker 'ui-notify'" });
@@ -196,16 +201,8 @@ describe('Panel safety, layout and background results', function () {
 
     await send(view, PROMPT);
     await completedReply(view, 'Started worker ui-asks.');
-    await page
-      .locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row')
-      .filter({ hasText: 'ui-asks' })
-      .first()
-      .waitFor({ timeout: 15_000 });
-    await page.locator('.activitybar li.action-item:has(a[aria-label^="Explorer"])').first().click();
-    await page
-      .locator('.part.sidebar .composite.title', { hasText: /explorer/i })
-      .first()
-      .waitFor({ timeout: 10_000 });
+    await hideChatOnceListed(page, 'ui-asks');
+    assert.notEqual(await batonTab(page).getAttribute('aria-selected'), 'true', 'the Baton view is hidden');
 
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Baton: ui-asks wants to run a command' });
     await toast.waitFor({ timeout: 45_000 });
