@@ -21,8 +21,8 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
   let loading: Promise<void> | undefined;
 
   const load = (): Promise<void> =>
-    (loading ??= pool
-      .listMachineSessions({ limit: 100 })
+    (loading ??= pool.machine
+      .list({ limit: 100 })
       .then(
         (list) => {
           sessions = list;
@@ -109,7 +109,9 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
     const name = (await askName(session, fork ? 'Fork' : 'Attach'))?.trim();
     if (!name) return;
     try {
-      const w = fork ? await pool.fork(session.sessionId, name, { replyTo: 'command' }) : await pool.attach(session.sessionId, name, { replyTo: 'command' });
+      const w = fork
+        ? await pool.machine.fork(session.sessionId, name, { replyTo: 'command' })
+        : await pool.machine.attach(session.sessionId, name, { replyTo: 'command' });
       void load();
       const action = await vscode.window.showInformationMessage(
         `Baton: ${fork ? 'a copy of' : ''} "${session.summary}" is now worker '${w.name}'.`,
@@ -126,7 +128,7 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
         );
         if (choice) {
           try {
-            const w = await pool.fork(session.sessionId, name, { replyTo: 'command' });
+            const w = await pool.machine.fork(session.sessionId, name, { replyTo: 'command' });
             void load();
             void vscode.window.showInformationMessage(`Baton: a copy of "${session.summary}" is now worker '${w.name}'.`);
           } catch (forkErr) {

@@ -91,7 +91,7 @@ describe('Opening the panel (real runtime, scripted model)', function () {
     const ready = ofType(core.events, 'session.ready').map((e) => e.how);
     assert.deepEqual(ready, ['created', 'created'], 'both are new sessions');
     // The Copilot Sessions view and list_machine_sessions list the user's sessions, never Baton's own.
-    const listed = (await core.pool.listMachineSessions({ limit: 100 })).map((m) => m.sessionId);
+    const listed = (await core.pool.machine.list({ limit: 100 })).map((m) => m.sessionId);
     assert.deepEqual(
       [ahead, plain].filter((id) => listed.includes(id)),
       [],

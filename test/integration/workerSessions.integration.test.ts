@@ -33,7 +33,7 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     await runTurn(ext, 'external work');
 
     const pool = fx.core.pool;
-    const listed = await pool.listMachineSessions();
+    const listed = await pool.machine.list();
     assert.deepEqual(
       listed.map((s) => s.sessionId),
       [ext.sessionId, older.sessionId],
@@ -45,22 +45,22 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     assert.equal(listed[1]!.inUse, false);
     assert.ok(listed[0]!.modifiedAt >= listed[1]!.modifiedAt);
     assert.deepEqual(
-      (await pool.listMachineSessions({ cwdFilter: '~/dev' })).map((s) => s.sessionId),
+      (await pool.machine.list({ cwdFilter: '~/dev' })).map((s) => s.sessionId),
       [ext.sessionId],
     );
     assert.deepEqual(
-      (await pool.listMachineSessions({ cwdFilter: join(fx.home, 'de') })).map((s) => s.sessionId),
+      (await pool.machine.list({ cwdFilter: join(fx.home, 'de') })).map((s) => s.sessionId),
       [],
       'a prefix matches whole path segments',
     );
-    assert.equal((await pool.listMachineSessions({ limit: 1 })).length, 1);
+    assert.equal((await pool.machine.list({ limit: 1 })).length, 1);
     const toolText = (await callTool(createWorkerTools(pool), 'list_machine_sessions', { cwd_filter: fx.project })) as string;
     assert.match(toolText, new RegExp(`${ext.sessionId} \\| ${fx.project.replace(/[/.]/g, '\\$&')} \\| external work \\| modified just now \\| IN USE`));
 
     // In use by the other process: never written into.
     const eventsBefore = (await ext.getEvents()).length;
     const requestsBefore = fx.core.server.chatRequests().length;
-    await assert.rejects(pool.attach(ext.sessionId, 'ext'), (err: Error) => {
+    await assert.rejects(pool.machine.attach(ext.sessionId, 'ext'), (err: Error) => {
       assert.match(err.message, /is in use by another process/);
       assert.match(err.message, /fork: true/);
       return true;
@@ -70,7 +70,7 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     assert.equal(pool.list().length, 0);
 
     // A fork instead: a copy Baton owns; the original is untouched.
-    const forked = await pool.attach(ext.sessionId, 'ext-copy', { fork: true });
+    const forked = await pool.machine.attach(ext.sessionId, 'ext-copy', { fork: true });
     assert.equal(forked.source, 'forked');
     assert.notEqual(forked.sessionId, ext.sessionId);
     assert.equal(forked.workingDir, fx.project);
@@ -87,12 +87,12 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     );
     assert.equal((await ext.getEvents()).length, eventsBefore, 'the original session got nothing');
     // The private copy the fork was taken from is gone; the user sees the original, the older one and the fork.
-    assert.deepEqual(new Set((await pool.listMachineSessions()).map((s) => s.sessionId)), new Set([ext.sessionId, older.sessionId, forked.sessionId]));
-    await assert.rejects(pool.attach('../../etc', 'evil'), /not a session id/);
+    assert.deepEqual(new Set((await pool.machine.list()).map((s) => s.sessionId)), new Set([ext.sessionId, older.sessionId, forked.sessionId]));
+    await assert.rejects(pool.machine.attach('../../etc', 'evil'), /not a session id/);
 
     // Released by the other process: attach works, and the session survives the worker.
     await ext.disconnect();
-    const attached = await pool.attach(ext.sessionId, 'ext');
+    const attached = await pool.machine.attach(ext.sessionId, 'ext');
     assert.equal(attached.source, 'attached');
     assert.equal(attached.sessionId, ext.sessionId);
     fx.core.server.on({ lastUserIncludes: 'TASK-attached' }, { text: 'Picked it up.' });
@@ -100,12 +100,12 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     await pool.send('ext', 'TASK-attached');
     await waitFor('the attached result', () => fx.delivered().length === 2);
     assert.ok(await fx.core.sessions.metadata(ext.sessionId), 'never deleted');
-    const mine = (await pool.listMachineSessions()).find((s) => s.sessionId === ext.sessionId)!;
+    const mine = (await pool.machine.list()).find((s) => s.sessionId === ext.sessionId)!;
     assert.equal(mine.worker, 'ext');
     // The finished worker gives the session up to a new attach; an active one keeps it.
-    await pool.attach(ext.sessionId, 'again');
+    await pool.machine.attach(ext.sessionId, 'again');
     assert.ok(!pool.list().some((w) => w.name === 'ext'));
-    await assert.rejects(pool.attach(ext.sessionId, 'third'), /already worker 'again'/);
+    await assert.rejects(pool.machine.attach(ext.sessionId, 'third'), /already worker 'again'/);
   });
 
   it('keeps undelivered results and old rows across a restart: cleans stale rows and delivers pending results', async () => {

@@ -106,7 +106,7 @@ describe('workers (real runtime, scripted model, production wiring)', function (
     assert.match(fx.core.pool.transcript('auth-fix'), /Prompt ──\nTASK-auth: fix the JWT expiry bug[\s\S]*Assistant ──\nFixed the expiry/);
     assert.deepEqual(fx.core.pool.changes!.list(), [], 'a worker that changed no file leaves nothing waiting for review');
     // Baton's own worker sessions live in its folder, out of the user's session list.
-    assert.ok(!(await fx.core.pool.listMachineSessions()).some((s) => s.sessionId === workerReq.sessionId));
+    assert.ok(!(await fx.core.pool.machine.list()).some((s) => s.sessionId === workerReq.sessionId));
   });
 
   it("lets go of settled workers' sessions in the SDK client: it holds the live ones only, however many tasks ran", async () => {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplyConflict, describeSummary } from '../../src/core/changes/changeSet';
 import { parseRawNumstat } from '../../src/core/changes/changeSets';
-import { Git, GitError, parseStatusZ, parseWorktreeList } from '../../src/core/git/git';
+import { Git, GitError } from '../../src/core/git/git';
+import { parseStatusZ, parseWorktreeList } from '../../src/core/git/gitOutput';
 import { repoKey } from '../../src/core/git/worktrees';
 import { testGit } from '../support/gitFixture';
 

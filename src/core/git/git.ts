@@ -9,6 +9,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { parseStatusZ, parseWorktreeList, type StatusEntry, type WorktreeEntry } from './gitOutput';
 
 /** Why a git call failed: `not-installed`, `no-folder` (its folder is gone), `failed` (exit ≠ 0), `timeout`, `output-too-large`. */
 export type GitErrorKind = 'not-installed' | 'no-folder' | 'failed' | 'timeout' | 'output-too-large';
@@ -62,26 +63,6 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Written to git's stdin (a patch for `git apply`, paths for `--stdin`). */
   input?: string | Buffer;
-}
-
-/** One entry of `git status --porcelain=v1 -z`. `origPath` is set for renames and copies. */
-export interface StatusEntry {
-  /** The two status letters (index, worktree), e.g. ` M`, `??`, `R `. */
-  code: string;
-  path: string;
-  origPath?: string;
-}
-
-/** One entry of `git worktree list --porcelain`. */
-export interface WorktreeEntry {
-  path: string;
-  head?: string;
-  /** The branch's short name (`baton/w1`), undefined when detached. */
-  branch?: string;
-  bare: boolean;
-  detached: boolean;
-  locked: boolean;
-  prunable: boolean;
 }
 
 // Variables that redirect git to another repository, index or work tree; an inherited one would make
@@ -327,50 +308,6 @@ export class Git {
       else child.stdin?.end();
     });
   }
-}
-
-/** Parses `status --porcelain=v1 -z`: `XY path\0`, and for renames/copies a second `origPath\0`. */
-export function parseStatusZ(out: string): StatusEntry[] {
-  const parts = out.split('\0');
-  const entries: StatusEntry[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i];
-    if (p.length < 4) continue;
-    const code = p.slice(0, 2);
-    const entry: StatusEntry = { code, path: p.slice(3) };
-    if (code[0] === 'R' || code[0] === 'C') entry.origPath = parts[++i];
-    entries.push(entry);
-  }
-  return entries;
-}
-
-/** Parses `worktree list --porcelain`: one attribute per line, records separated by an empty line. */
-export function parseWorktreeList(out: string): WorktreeEntry[] {
-  const list: WorktreeEntry[] = [];
-  let cur: WorktreeEntry | undefined;
-  for (const line of out.split('\n')) {
-    if (!line) {
-      if (cur) list.push(cur);
-      cur = undefined;
-      continue;
-    }
-    const sp = line.indexOf(' ');
-    const key = sp < 0 ? line : line.slice(0, sp);
-    const value = sp < 0 ? '' : line.slice(sp + 1);
-    if (key === 'worktree') {
-      if (cur) list.push(cur);
-      cur = { path: value, bare: false, detached: false, locked: false, prunable: false };
-    } else if (cur) {
-      if (key === 'HEAD') cur.head = value;
-      else if (key === 'branch') cur.branch = value.replace(/^refs\/heads\//, '');
-      else if (key === 'bare') cur.bare = true;
-      else if (key === 'detached') cur.detached = true;
-      else if (key === 'locked') cur.locked = true;
-      else if (key === 'prunable') cur.prunable = true;
-    }
-  }
-  if (cur) list.push(cur);
-  return list;
 }
 
 /** Whether `dir` (a real path) or a folder above it may hold a `.git`: false only when none of them does. */

@@ -91,18 +91,21 @@ export async function forkMachineSession(host: AttachHost, sessionId: string, na
 export class MachineSessionDoor {
   constructor(private readonly host: AttachHost & { homeDir: () => string }) {}
 
-  list(args: ListMachineSessions): Promise<MachineSession[]> {
+  /** The Copilot sessions on this machine, newest first (see machineSessions.ts). */
+  list(args: ListMachineSessions = {}): Promise<MachineSession[]> {
     this.host.assertOpen();
     const workers = new Map<string, string>();
     for (const w of [...this.host.reg.finished, ...this.host.reg.active.values()]) if (w.sessionId) workers.set(w.sessionId, w.name);
     return listMachineSessions(this.host.sessions, args, { homeDir: this.host.homeDir(), workers, logger: this.host.logger });
   }
 
-  attach(sessionId: string, name: string, opts: { replyTo?: ReplyTo }): Promise<WorkerInfo> {
-    return attachMachineSession(this.host, sessionId, name, opts);
+  /** Brings a machine session in as an idle worker; one another process holds is refused, with a fork offered. */
+  attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
+    return opts.fork ? forkMachineSession(this.host, sessionId, name, opts) : attachMachineSession(this.host, sessionId, name, opts);
   }
 
-  fork(sessionId: string, name: string, opts: { replyTo?: ReplyTo }): Promise<WorkerInfo> {
+  /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
+  fork(sessionId: string, name: string, opts: { replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
     return forkMachineSession(this.host, sessionId, name, opts);
   }
 }

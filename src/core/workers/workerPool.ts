@@ -19,7 +19,6 @@ import type { WorkerChanges } from '../changes/workerChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
-import type { ListMachineSessions } from './machineSessions';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
@@ -33,7 +32,6 @@ import { SessionLifecycle } from './sessionLifecycle';
 import { killTarget, sendTarget } from './workerTargets';
 import {
   WorkerError,
-  type MachineSession,
   type ReplyTo,
   type FollowUp,
   type StopReason,
@@ -65,7 +63,8 @@ export class WorkerPool {
   /** Touched files, overlaps and the settled state of each worker's change set, on its card. */
   private readonly watch: ChangeWatch | undefined;
   private readonly now: () => number;
-  private readonly machine: MachineSessionDoor;
+  /** The machine's Copilot sessions: listed, attached as a worker, or forked into one (attachSession.ts). */
+  readonly machine: MachineSessionDoor;
   /** When workers' sessions are deleted, and which are kept for pending changes. */
   readonly lifecycle: SessionLifecycle;
 
@@ -208,21 +207,6 @@ export class WorkerPool {
   /** The worker's events as readable text. */
   transcript(name: string): string {
     return this.reg.transcript(name);
-  }
-
-  /** The Copilot sessions on this machine, newest first (see machineSessions.ts). */
-  listMachineSessions(args: ListMachineSessions = {}): Promise<MachineSession[]> {
-    return this.machine.list(args);
-  }
-
-  /** Brings a machine session in as an idle worker; one another process holds is refused, with a fork offered. */
-  attach(sessionId: string, name: string, opts: { fork?: boolean; replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
-    return opts.fork ? this.machine.fork(sessionId, name, opts) : this.machine.attach(sessionId, name, opts);
-  }
-
-  /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
-  fork(sessionId: string, name: string, opts: { replyTo?: ReplyTo } = {}): Promise<WorkerInfo> {
-    return this.machine.fork(sessionId, name, opts);
   }
 
   /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */

@@ -108,7 +108,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         cwd_filter: z.string().min(1).optional().describe('A directory; only sessions in it or below are listed.'),
         limit: z.number().int().min(1).max(100).optional().describe('How many to list (1-100, default 20).'),
       }),
-      async (a) => formatMachineSessions(await pool.listMachineSessions({ cwdFilter: a.cwd_filter, limit: a.limit ?? 20 }), now()),
+      async (a) => formatMachineSessions(await pool.machine.list({ cwdFilter: a.cwd_filter, limit: a.limit ?? 20 }), now()),
     ),
     tool(
       'attach_machine_session',
@@ -120,7 +120,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         fork: z.boolean().optional().describe('Work in a copy of the session (needed when it is in use elsewhere).'),
       }),
       async (a) => {
-        const w = await pool.attach(a.session_id, a.name, { fork: a.fork, replyTo: replyTo() });
+        const w = await pool.machine.attach(a.session_id, a.name, { fork: a.fork, replyTo: replyTo() });
         return `${a.fork ? `Forked session ${a.session_id} into ${w.sessionId}` : `Attached session ${a.session_id}`} as worker '${w.name}' in ${w.workingDir} (idle). Give it a task with send_to_worker.`;
       },
       true,
