@@ -40,7 +40,8 @@ import type { PermissionBroker } from './workers/workerPermissions';
 import { WorkerPool, type WorkerSettings } from './workers/workerPool';
 import type { RecycleSettings } from './runtime/recyclePolicy';
 import { keepToolOutputsSwept } from './runtime/toolOutputSweep';
-import { orchestratorPermissions } from './orchestrator/orchestratorPermissions';
+import { ORCHESTRATOR_ASKER, orchestratorPermissions } from './orchestrator/orchestratorPermissions';
+import { protectedPathGuard } from './workers/protectedArgs';
 import { RuntimeHealth } from './runtime/runtimeHealth';
 import { RuntimeRecycler } from './runtime/runtimeRecycler';
 
@@ -252,6 +253,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       waitingOnUser: () => questions.for(conversation),
       onUsage: (call) => usage.conversationCall(orch.conversationId, call),
       permissions: orchestratorPermissions({ broker, logger, conversation, signal: () => orch.turnSignal }),
+      mcpGuard: protectedPathGuard(() => pool.setup.protectedPaths(), logger, ORCHESTRATOR_ASKER),
     });
     orch.onEvent((e) => shared.onTurnEvent(e));
     return orch;

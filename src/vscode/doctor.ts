@@ -88,7 +88,7 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     `- Workers\u2019 environment (by allowlist; baton.workers.environment adds to it): ${describeEnvironmentReport(core.sessions.environmentReport())}`,
   );
   await check('Workers\u2019 network', async () => {
-    const report = networkReport(core.pool.network(), core.sessions.sandboxSupport, core.pool.list());
+    const report = networkReport(core.pool.setup.network(), core.sessions.sandboxSupport, core.pool.list());
     if (!report.ok) throw new Error(report.text);
     return report.text;
   });

@@ -99,6 +99,50 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     core.assertScriptDone();
   });
 
+  it("a read-only MCP tool never reads a protected path: the user's key stays off the model, unasked; another file is read as before", async () => {
+    const key = join(core.home, '.ssh', 'id_test');
+    await mkdir(join(core.home, '.ssh'), { recursive: true });
+    await writeFile(key, 'PRIVATE-KEY-MATERIAL\n');
+    const readme = join(notesDir, 'readme.txt');
+    await writeFile(readme, 'public words\n');
+    scriptCalls(
+      'read them',
+      [
+        ['read_file', { path: key }],
+        ['read_file', { path: readme }],
+      ],
+      'Read what I may.',
+    );
+    assert.equal((await core.orchestrator.enqueue('read them', { channel: 'panel' }).done).content, 'Read what I may.');
+    assert.deepEqual(toolResults('read them'), [
+      `Denied by preToolUse hook: ${key} is inside the protected path ~/.ssh; Baton never lets a tool reach it. Do not try another way.`,
+      'public words\n',
+    ]);
+    assert.deepEqual(open(), [], 'nothing asked');
+    assert.ok(core.server.chatRequests().at(-1)!.tools.includes('notes-read_file'), "the tool is the real server's");
+    // The server was called for the other file only; the key reached no model request.
+    assert.equal(await readFile(`${notes}.calls`, 'utf8'), `${readme}\n`);
+    assert.ok(!core.server.requests.some((r) => JSON.stringify(r).includes('PRIVATE-KEY-MATERIAL')));
+    core.assertScriptDone();
+  });
+
+  it('a read-only MCP call whose arguments are too deep to search whole for protected paths is asked about, as Baton', async () => {
+    let deep: Record<string, unknown> = { leaf: '~/.ssh/id_test' };
+    for (let i = 0; i < 40; i++) deep = { next: deep };
+    scriptCalls('read long', [['read_file', { path: notes, deep }]], 'Read it.');
+    const turn = core.orchestrator.enqueue('read long', { channel: 'panel' });
+    await waitFor('the question', () => open().length === 1);
+    assert.deepEqual(
+      open().map((p) => [p.worker, p.kind]),
+      [['Baton', 'mcp']],
+    );
+    assert.ok(open()[0]!.detail.startsWith(`notes-read_file {"path":"${notes}","deep":{"next":`), open()[0]!.detail);
+    answer('once');
+    assert.equal((await turn.done).content, 'Read it.');
+    assert.deepEqual(toolResults('read long'), ['first note\n']);
+    core.assertScriptDone();
+  });
+
   it('a question nobody waits for leaves the panel: a stopped turn, a killed worker; then Baton is idle again', async () => {
     core.server.on(
       { lastUserIncludes: '[via panel] write late', afterToolResult: false, name: 'write late: calls' },

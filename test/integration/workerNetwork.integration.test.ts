@@ -227,7 +227,7 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
     assert.equal(net.mode, 'deny');
     assert.equal(net.verified, true);
     assert.equal(net.line, "network off: baton.workers.blockedHosts: 'https://tracker.example/' is a URL; give the host name alone (registry.npmjs.org)");
-    const report = core.pool.network();
+    const report = core.pool.setup.network();
     assert.deepEqual(
       report.problems.map((p) => [p.setting, p.entry, p.problem]),
       [['baton.workers.blockedHosts', 'https://tracker.example/', 'url']],

@@ -1,6 +1,7 @@
 // A user's own MCP server (stdio, newline-delimited JSON-RPC) for the tests: `read_notes` is annotated read-only,
-// `write_note` appends to the file NOTES_FILE names (its side effect is what a test checks). Plain JS, so the runtime
-// starts it with node alone.
+// `write_note` appends to the file NOTES_FILE names (its side effect is what a test checks), `read_file` (read-only, as
+// a filesystem server's is) returns any file it is given and appends its path to NOTES_FILE.calls. Plain JS, so the
+// runtime starts it with node alone.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -17,6 +18,12 @@ const TOOLS = [
     description: 'Appends a note.',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     annotations: { readOnlyHint: false, destructiveHint: false },
+  },
+  {
+    name: 'read_file',
+    description: 'Reads a file.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    annotations: { readOnlyHint: true },
   },
 ];
 
@@ -41,6 +48,11 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     case 'tools/call': {
       const name = msg.params?.name;
       if (name === 'read_notes') return reply(msg.id, text(readFileSync(file, 'utf8')));
+      if (name === 'read_file') {
+        const at = String(msg.params?.arguments?.path ?? '');
+        appendFileSync(`${file}.calls`, `${at}\n`);
+        return reply(msg.id, text(readFileSync(at, 'utf8')));
+      }
       if (name === 'write_note') {
         appendFileSync(file, `${msg.params?.arguments?.text ?? ''}\n`);
         return reply(msg.id, text('written'));

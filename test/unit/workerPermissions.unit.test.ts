@@ -272,6 +272,22 @@ describe('worker permission handler', () => {
     );
   });
 
+  it('asks about an MCP call its guard could not check (a hook request), with the arguments to judge', async () => {
+    broker.answer = 'once';
+    const hook = {
+      kind: 'hook',
+      toolName: 'files-read_file',
+      toolArgs: { path: '/x' },
+      hookMessage: 'too large',
+      toolCallId: `c${++call}`,
+    } as PermissionRequest;
+    assert.equal((await decide(handler(), hook)).kind, 'approve-once');
+    assert.deepEqual(
+      broker.asked.map((p) => [p.kind, p.detail]),
+      [['mcp', 'files-read_file {"path":"/x"}']],
+    );
+  });
+
   it('finds path-like words in a command line', () => {
     assert.deepEqual(pathLikeTokens('cat ~/.ssh/id_rsa | grep x > out/log.txt; echo "$HOME/.npmrc" https://a.b/c .pypirc'), [
       '~/.ssh/id_rsa',

@@ -25,6 +25,13 @@ export interface ProviderSettings {
   apiKey?: string;
 }
 
+/**
+ * A verdict on an MCP tool's call before it runs, whatever the runtime would decide by itself (it runs a tool its
+ * server marks read-only without a permission request): undefined lets the call go on as usual; 'ask' turns it into a
+ * permission request of kind `hook`; 'deny' refuses it with `reason`, which the model reads.
+ */
+export type ToolGuard = (toolName: string, args: unknown) => { decision: 'deny' | 'ask'; reason: string } | undefined;
+
 /** What a session is for; the config builder derives everything else from the role (sessionConfig.ts). */
 export type SessionSpec =
   | {
@@ -36,6 +43,8 @@ export type SessionSpec =
       skillDirectories?: string[];
       /** What it may do and what it asks (orchestratorPermissions.ts); unset: Baton's own tools only. */
       permissions?: PermissionHandler;
+      /** What an MCP tool's call is held to before it runs (protectedArgs.ts). */
+      mcpGuard?: ToolGuard;
     }
   | {
       role: 'worker';
@@ -53,6 +62,8 @@ export type SessionSpec =
       trackChanges?: boolean;
       /** MCP servers the session must not start (the built-in GitHub one when the worker's network keeps GitHub out). */
       disabledMcpServers?: string[];
+      /** What an MCP tool's call is held to before it runs (protectedArgs.ts). */
+      mcpGuard?: ToolGuard;
     }
   | { role: 'classifier'; model: string }
   /** A one-off session that summarizes older turns of a conversation (its summarize policy). */

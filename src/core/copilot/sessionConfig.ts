@@ -1,7 +1,7 @@
 // The one place a session config is built, keyed by role, so the orchestrator, workers and the
 // classifier cannot drift apart (provider block, Baton's session folder, streaming, permissions).
-import type { ProviderConfig, SessionConfig } from '@github/copilot-sdk';
-import type { SessionSpec } from './agentSessions';
+import type { ProviderConfig, SessionConfig, SessionHooks } from '@github/copilot-sdk';
+import type { SessionSpec, ToolGuard } from './agentSessions';
 
 /** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
 export const RUNTIME_BUILTIN_TOOLS = [
@@ -47,7 +47,17 @@ export interface SessionDefaults {
 export const SUMMARIZER_SYSTEM =
   'You summarize the earlier part of a conversation so it can continue without it. Keep decisions, facts, names, open tasks. Answer with the summary only.';
 
+/**
+ * A repository's `.github/hooks/*.json` are shell commands the runtime runs by itself at a session's start, at each
+ * prompt and around each tool call, outside any sandbox and without asking (measured, runtime 1.0.85: a workspace's
+ * hooks ran at the orchestrator's first message, a worker folder's at its start). Opening Baton in a cloned repository
+ * must not run its code, so no session of Baton's loads them, whatever a test's `extra` says.
+ */
 export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig {
+  return { ...roleConfig(spec, defaults), enableFileHooks: false };
+}
+
+function roleConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig {
   const own = defaults.sessionDirectory ? { configDirectory: defaults.sessionDirectory } : {};
   const provider = { ...(defaults.provider ? { provider: defaults.provider } : {}), ...(defaults.gitHubToken ? { gitHubToken: defaults.gitHubToken } : {}) };
   switch (spec.role) {
@@ -68,6 +78,14 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         ...own,
         ...provider,
         ...defaults.extra,
+        ...(spec.mcpGuard
+          ? {
+              hooks: guardHooks(
+                spec.mcpGuard,
+                spec.tools.map((t) => t.name),
+              ),
+            }
+          : {}),
         // Baton's tools run; MCP tools by orchestratorPermissions.ts (reads, or the user's answer); files and shells
         // are workers' work.
         onPermissionRequest:
@@ -90,6 +108,7 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
           ? { disabledMcpServers: [...new Set([...(defaults.extra?.disabledMcpServers ?? []), ...spec.disabledMcpServers])] }
           : {}),
         workingDirectory: spec.workingDirectory,
+        ...(spec.mcpGuard ? { hooks: guardHooks(spec.mcpGuard, []) } : {}),
         onPermissionRequest: spec.permissions,
       };
     case 'classifier':
@@ -117,4 +136,19 @@ export function buildSessionConfig(spec: SessionSpec, defaults: SessionDefaults)
         onPermissionRequest: () => ({ kind: 'reject' }),
       };
   }
+}
+
+/**
+ * The pre-tool hook that holds every MCP tool's call to `guard`: any tool that is neither the runtime's own (its
+ * permission requests name each path and command, checked by the permission handler) nor Baton's (`own`).
+ */
+function guardHooks(guard: ToolGuard, own: readonly string[]): SessionHooks {
+  const checkedElsewhere = new Set<string>([...RUNTIME_BUILTIN_TOOLS, ...own]);
+  return {
+    onPreToolUse: (input) => {
+      if (checkedElsewhere.has(input.toolName)) return undefined;
+      const verdict = guard(input.toolName, input.toolArgs);
+      return verdict && { permissionDecision: verdict.decision, permissionDecisionReason: verdict.reason };
+    },
+  };
 }

@@ -1,5 +1,5 @@
 // What an Orchestrator is built with (batonCore.ts gives every conversation's the same, but for its conversation).
-import type { AgentSessions, PermissionHandler } from '../copilot/agentSessions';
+import type { AgentSessions, PermissionHandler, ToolGuard } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { CallUsage } from '../copilot/callUsage';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
@@ -41,6 +41,8 @@ export interface OrchestratorOptions {
   userConfig?: () => UserCopilotConfig;
   /** What the session may do without asking, and what it asks (orchestratorPermissions.ts); unset: Baton's tools only. */
   permissions?: PermissionHandler;
+  /** What an MCP tool's call is held to before it runs, reads included (protectedArgs.ts). */
+  mcpGuard?: ToolGuard;
   retryDelaysMs?: readonly number[];
   classifierTimeoutMs?: number;
   /** The usage of a request Baton makes for the conversation outside its turns (a compaction's summary). */

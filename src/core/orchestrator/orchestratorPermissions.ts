@@ -1,6 +1,7 @@
 // What a conversation's session may do without asking. There is no approveAll here either:
 // - Baton's own tools run (each that acts on the user's files or workers asks on its own: apply, discard, keep);
-// - reads run: the built-in GitHub server (its read-only endpoint), and an MCP tool its server marks read-only;
+// - reads run: the built-in GitHub server (its read-only endpoint), and an MCP tool its server marks read-only (the
+//   runtime runs those without asking; every MCP call passes the protected-path guard first, protectedArgs.ts);
 // - any other MCP tool of the user's own servers asks in the panel first, as a worker's does: Allow once, Allow for
 //   this conversation (until the window closes), Deny; a prompt the turn no longer waits for is withdrawn;
 // - files and shells are workers' work: refused.
@@ -32,10 +33,13 @@ export function orchestratorPermissions(opts: OrchestratorPermissionOptions): Pe
   const perCall = new Map<string, Promise<PermissionDecision>>();
   return async (request: PermissionRequest): Promise<PermissionRequestResult> => {
     if (request.kind === 'custom-tool') return { kind: 'approve-once' };
-    if (request.kind !== 'mcp') return { kind: 'reject', feedback: 'Delegate this to a worker.' };
-    const tool = mcpToolLabel(request.serverName, request.toolName);
-    if (request.serverName === GITHUB_MCP_SERVER || request.readOnly || allowed.has(tool)) return { kind: 'approve-once' };
-    const args = request.args === undefined ? '' : ` ${JSON.stringify(request.args)}`;
+    // A call the MCP guard (protectedArgs.ts) could not check comes as a `hook` request: the user judges it, a read's too.
+    if (request.kind !== 'mcp' && request.kind !== 'hook') return { kind: 'reject', feedback: 'Delegate this to a worker.' };
+    const tool = request.kind === 'mcp' ? mcpToolLabel(request.serverName, request.toolName) : request.toolName;
+    const reads = request.kind === 'mcp' && (request.serverName === GITHUB_MCP_SERVER || request.readOnly);
+    if (reads || allowed.has(tool)) return { kind: 'approve-once' };
+    const given = request.kind === 'mcp' ? request.args : request.toolArgs;
+    const args = given === undefined ? '' : ` ${JSON.stringify(given)}`;
     const detail = `${tool}${args.length > DETAIL_CHARS ? `${args.slice(0, DETAIL_CHARS)}…` : args}`;
     const key = `${request.toolCallId ?? randomUUID()}|${tool}`;
     let pending = perCall.get(key);

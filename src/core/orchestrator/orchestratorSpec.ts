@@ -15,6 +15,7 @@ export function orchestratorSpec(opts: OrchestratorOptions, model: string, tools
     mcpServers: user?.mcpServers,
     skillDirectories: user?.skillDirectories,
     ...(opts.permissions ? { permissions: opts.permissions } : {}),
+    ...(opts.mcpGuard ? { mcpGuard: opts.mcpGuard } : {}),
     systemMessage: buildSystemMessage({
       memorySummary: opts.memorySummary(),
       routing: settings.routing,

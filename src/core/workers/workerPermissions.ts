@@ -184,10 +184,13 @@ export function evaluatePermission(
     }
     case 'custom-tool':
     case 'hook': {
-      const detail = `${request.toolName}${request.kind === 'custom-tool' && request.args !== undefined ? ` ${clip(JSON.stringify(request.args), 500)}` : ''}`;
+      // A hook request is an MCP call the guard could not check (protectedArgs.ts): its arguments are what to judge.
+      const given = request.kind === 'custom-tool' ? request.args : request.toolArgs;
+      const detail = `${request.toolName}${given !== undefined ? ` ${clip(JSON.stringify(given), 500)}` : ''}`;
       const remember = `${request.kind}:${request.toolName}`;
       if (approvedKinds.has(remember)) return { action: 'approve', reason: `${request.kind}, approved for this worker`, detail };
-      return { action: 'ask', reason: request.kind, detail, kind: request.kind, remember };
+      // Baton's sessions load no hooks of their own: a hook request is the guard's, an MCP tool's call.
+      return { action: 'ask', reason: request.kind, detail, kind: request.kind === 'hook' ? 'mcp' : request.kind, remember };
     }
     default: {
       const kind = (request as { kind: string }).kind;

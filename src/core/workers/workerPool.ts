@@ -25,7 +25,6 @@ import { errorText, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
-import type { WorkerNetwork } from './workerNetwork';
 import { WorkerSetup } from './workerSetup';
 import { endTask } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
@@ -55,7 +54,11 @@ export class WorkerPool {
   readonly onDidChange: WorkerRegistry['onDidChange'];
   private readonly inbox: WorkerInbox;
   private readonly isolation: WorkerIsolation | undefined;
-  private readonly setup: WorkerSetup;
+  /**
+   * What a worker started now would get: its network, with any setting the runtime would refuse (Doctor), and the
+   * protected paths (a conversation's MCP tools are held to them too).
+   */
+  readonly setup: WorkerSetup;
   /** Pending changes of workers (worktrees, tracked folders): review, apply, discard. */
   readonly changes: WorkerChanges | undefined;
   private disposed = false;
@@ -197,11 +200,6 @@ export class WorkerPool {
   summaryOf(name: string): string | undefined {
     const w = this.reg.active.get(name) ?? this.reg.finished.find((f) => f.name === name);
     return w?.transcript.taskOutput() || undefined;
-  }
-
-  /** The network a worker started now would get, with any setting the runtime would refuse (for Doctor). */
-  network(): WorkerNetwork {
-    return this.setup.network();
   }
 
   /** The worker's events as readable text. */

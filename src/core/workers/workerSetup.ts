@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import type { AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
+import { protectedPathGuard } from './protectedArgs';
 import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
@@ -78,6 +79,8 @@ export class WorkerSetup {
       // Only sessions Baton creates live in its own folder; attached and forked ones stay in the user's Copilot home.
       ownSession: w.source === 'created',
       trackChanges: true,
+      // Its MCP servers run outside its sandbox: a protected path in a call's arguments is refused, reads included.
+      mcpGuard: protectedPathGuard(() => this.protectedPaths(), this.opts.logger, `Worker '${w.name}'`),
       // The runtime's GitHub MCP server reads GitHub from the runtime's process with the user's token, not from the
       // shell. The runtime holds it to the sandbox's rules for its endpoint's host (the Copilot API's, measured), not
       // GitHub's: a worker whose shell could not reach GitHub's API must not reach it that way either.

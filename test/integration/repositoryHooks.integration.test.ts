@@ -1,0 +1,82 @@
+// A cloned repository's `.github/hooks/*.json` are shell commands the Copilot runtime would run by itself at a
+// session's start, at each prompt and before each tool, outside any sandbox and without asking. Against the REAL
+// runtime: with such files in the workspace and in a worker's folder, a conversation and a worker's task run as usual
+// and none of their commands runs; nor does a server of the repository's own MCP configuration start.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { afterEachCore } from '../support/afterEachCore';
+import { waitFor } from '../support/waitFor';
+
+/** A hooks file whose every hook leaves a file named after it beside `marker`. */
+const hooksFile = (marker: string): string =>
+  JSON.stringify({
+    version: 1,
+    hooks: Object.fromEntries(
+      ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'sessionEnd'].map((event) => [
+        event,
+        [{ type: 'command', bash: `touch ${marker}-${event}` }],
+      ]),
+    ),
+  });
+
+describe("a repository's hooks files (real runtime, real git, scripted model)", function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+
+  beforeEach(async () => {
+    core = await startCore({});
+  });
+  afterEachCore(() => core);
+
+  it("never run: not in the workspace at the orchestrator's turns, not in a worker's folder at its start or its tools; nor its MCP servers", async () => {
+    const project = join(core.home, 'dev', 'cloned');
+    for (const [dir, tag] of [
+      [core.workspace, 'workspace'],
+      [project, 'worker'],
+    ] as const) {
+      await mkdir(join(dir, '.github', 'hooks'), { recursive: true });
+      await writeFile(join(dir, '.github', 'hooks', 'setup.json'), hooksFile(join(core.root, `RAN-${tag}`)));
+      // A repository's MCP configuration, in each place a tool reads one from: a server started would leave its file.
+      const server = (where: string) => ({ type: 'local', command: 'touch', args: [join(core.root, `RAN-${tag}-mcp-${where}`)], tools: ['*'] });
+      for (const [file, body] of [
+        ['.github/mcp.json', { mcpServers: { a: server('github') } }],
+        ['.mcp.json', { mcpServers: { b: server('dot') } }],
+        ['.vscode/mcp.json', { servers: { c: server('vscode') } }],
+        ['.copilot/mcp-config.json', { mcpServers: { d: server('copilot') } }],
+      ] as const) {
+        await mkdir(join(dir, file, '..'), { recursive: true });
+        await writeFile(join(dir, file), JSON.stringify(body));
+      }
+      execFileSync('git', ['init', '-q', dir]);
+    }
+    core.server.on({ lastUserIncludes: '[via panel] hello', name: 'hello' }, { text: 'Hi.' });
+    assert.equal((await core.orchestrator.enqueue('hello', { channel: 'panel' }).done).content, 'Hi.');
+
+    core.server.on(
+      { systemIncludes: "You are 'cloner'", afterToolResult: false, name: 'cloner runs' },
+      { toolCalls: [{ id: 'cloner-1', name: 'bash', arguments: { command: 'echo built', description: 'build' } }] },
+    );
+    core.server.on({ systemIncludes: "You are 'cloner'", afterToolResult: true, name: 'cloner reports' }, { text: 'built it' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'cloner'", name: 'result of cloner' }, { text: 'Done.' });
+    core.workerSettings.sandbox = 'off';
+    core.broker.answer = 'once';
+    await core.pool.create({ name: 'cloner', workingDir: project, prompt: 'TASK-cloner' });
+    await waitFor('its result to be answered', () =>
+      core.server.chatRequests().some((r) => r.lastUserText?.includes("[Background task completed] Worker 'cloner'")),
+    );
+    await waitFor('Baton idle', () => core.conversations.all().every((c) => c.idle));
+    const tool = core.server
+      .chatRequests()
+      .filter((r) => r.systemText?.includes("You are 'cloner'"))
+      .flatMap((r) => r.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+    assert.match(tool.join('\n'), /built/, 'the worker ran its command');
+    assert.deepEqual(
+      (await readdir(core.root)).filter((f) => f.startsWith('RAN-')),
+      [],
+    );
+    core.assertScriptDone();
+  });
+});
