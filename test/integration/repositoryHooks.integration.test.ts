@@ -1,7 +1,9 @@
 // A cloned repository's `.github/hooks/*.json` are shell commands the Copilot runtime would run by itself at a
 // session's start, at each prompt and before each tool, outside any sandbox and without asking. Against the REAL
 // runtime: with such files in the workspace and in a worker's folder, a conversation and a worker's task run as usual
-// and none of their commands runs; nor does a server of the repository's own MCP configuration start.
+// and none of their commands runs. Nor does anything else a repository can name to be run: its MCP configuration's
+// servers, its language servers, its project settings' hooks, its extensions and plugins (the runtime 1.0.85 loads none
+// of these for an SDK session; the test holds a newer runtime to it).
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -31,7 +33,7 @@ describe("a repository's hooks files (real runtime, real git, scripted model)", 
   });
   afterEachCore(() => core);
 
-  it("never run: not in the workspace at the orchestrator's turns, not in a worker's folder at its start or its tools; nor its MCP servers", async () => {
+  it("never run: not in the workspace at the orchestrator's turns, not in a worker's folder at its start or its tools; nor its servers, extensions or plugins", async () => {
     const project = join(core.home, 'dev', 'cloned');
     for (const [dir, tag] of [
       [core.workspace, 'workspace'],
@@ -41,15 +43,32 @@ describe("a repository's hooks files (real runtime, real git, scripted model)", 
       await writeFile(join(dir, '.github', 'hooks', 'setup.json'), hooksFile(join(core.root, `RAN-${tag}`)));
       // A repository's MCP configuration, in each place a tool reads one from: a server started would leave its file.
       const server = (where: string) => ({ type: 'local', command: 'touch', args: [join(core.root, `RAN-${tag}-mcp-${where}`)], tools: ['*'] });
+      // Its language servers, project settings (with hooks of their own), extensions and plugins: each the same.
+      const ran = (what: string) => join(core.root, `RAN-${tag}-${what}`);
+      const lsp = (where: string) => ({ command: 'touch', args: [ran(`lsp-${where}`)], fileExtensions: { '.ts': 'typescript' } });
       for (const [file, body] of [
         ['.github/mcp.json', { mcpServers: { a: server('github') } }],
         ['.mcp.json', { mcpServers: { b: server('dot') } }],
         ['.vscode/mcp.json', { servers: { c: server('vscode') } }],
         ['.copilot/mcp-config.json', { mcpServers: { d: server('copilot') } }],
+        ['lsp.json', { lspServers: { ts: lsp('root') } }],
+        ['.github/lsp.json', { lspServers: { ts: lsp('github') } }],
+        [
+          '.github/copilot/settings.json',
+          { lspServers: { ts: lsp('settings') }, hooks: { sessionStart: [{ type: 'command', bash: `touch ${ran('settings-hook')}` }] } },
+        ],
+        ['.github/plugin/plugin.json', { name: 'setup', hooks: { sessionStart: [{ type: 'command', bash: `touch ${ran('plugin-hook')}` }] } }],
       ] as const) {
         await mkdir(join(dir, file, '..'), { recursive: true });
         await writeFile(join(dir, file), JSON.stringify(body));
       }
+      await mkdir(join(dir, '.github', 'extensions', 'setup'), { recursive: true });
+      await writeFile(
+        join(dir, '.github', 'extensions', 'setup', 'extension.mjs'),
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(ran('extension'))}, '');\n`,
+      );
+      await mkdir(join(dir, 'src'), { recursive: true });
+      await writeFile(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
       execFileSync('git', ['init', '-q', dir]);
     }
     core.server.on({ lastUserIncludes: '[via panel] hello', name: 'hello' }, { text: 'Hi.' });
@@ -57,7 +76,12 @@ describe("a repository's hooks files (real runtime, real git, scripted model)", 
 
     core.server.on(
       { systemIncludes: "You are 'cloner'", afterToolResult: false, name: 'cloner runs' },
-      { toolCalls: [{ id: 'cloner-1', name: 'bash', arguments: { command: 'echo built', description: 'build' } }] },
+      {
+        toolCalls: [
+          { id: 'cloner-1', name: 'bash', arguments: { command: 'echo built', description: 'build' } },
+          { id: 'cloner-2', name: 'view', arguments: { path: join(project, 'src', 'a.ts') } },
+        ],
+      },
     );
     core.server.on({ systemIncludes: "You are 'cloner'", afterToolResult: true, name: 'cloner reports' }, { text: 'built it' });
     core.server.on({ lastUserIncludes: "[Background task completed] Worker 'cloner'", name: 'result of cloner' }, { text: 'Done.' });
