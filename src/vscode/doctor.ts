@@ -9,6 +9,7 @@ import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
 import { numberSettingProblems } from './numberSettings';
+import { wikiFolderProblem } from './wikiFolderSetting';
 import { readWorkerSettings } from './settings';
 
 async function folderSize(dir: string): Promise<number> {
@@ -43,6 +44,11 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     const problems = numberSettingProblems();
     if (problems.length) throw new Error(problems.join(' '));
     return 'every numeric setting within its bounds';
+  });
+  await check('Wiki folder', async () => {
+    const problem = wikiFolderProblem();
+    if (problem) throw new Error(problem);
+    return core.wiki.folder;
   });
   await check('Copilot runtime', async () => {
     const started = Date.now();

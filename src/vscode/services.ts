@@ -10,17 +10,9 @@ import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
 import { dirtyBuffers } from './workerChangesCommands';
 import { numberSettingProblems } from './numberSettings';
+import { readWikiFolder } from './wikiFolderSetting';
 import type { OutputLog } from './outputLog';
-import {
-  readOrchestratorSettings,
-  readProvider,
-  readRuntimeSettings,
-  readSkillIndexUrl,
-  readWikiFolder,
-  readWorkerSettings,
-  setModel,
-  setRoutingAuto,
-} from './settings';
+import { readOrchestratorSettings, readProvider, readRuntimeSettings, readSkillIndexUrl, readWorkerSettings, setModel, setRoutingAuto } from './settings';
 
 /** globalState key: the user chose VS Code's GitHub sign-in for Copilot (Baton: Sign In). */
 export const USE_VSCODE_GITHUB = 'baton.useVsCodeGitHubSession';

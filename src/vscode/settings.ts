@@ -1,5 +1,4 @@
 // Reads Baton's settings (baton.*) into the plain shapes core understands.
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRuntime';
 import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
@@ -129,15 +128,6 @@ export async function setVerifyCommand(command: string): Promise<void> {
 
 export async function setModel(model: string): Promise<void> {
   await config().update('model', model, vscode.ConfigurationTarget.Global);
-}
-
-/** baton.wiki.folder as an absolute path (a relative one is taken from the first workspace folder); undefined = Baton's storage. */
-export function readWikiFolder(): string | undefined {
-  const raw = config().get<string>('wiki.folder', '').trim();
-  if (!raw) return undefined;
-  if (path.isAbsolute(raw)) return raw;
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return root ? path.join(root, raw) : undefined;
 }
 
 export function readSkillIndexUrl(): string | undefined {

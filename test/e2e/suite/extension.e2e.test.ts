@@ -120,7 +120,7 @@ describe('Baton in VS Code', () => {
     assert.ok(folder, 'the in-host window has a workspace folder');
     const tried = JSON.parse(readFileSync(path.join(folder, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
     const config = vscode.workspace.getConfiguration();
-    const guarded = Object.keys(tried).filter((key) => key !== 'baton.routing.premiumKeywords');
+    const guarded = Object.keys(tried).filter((key) => key !== 'baton.routing.premiumKeywords' && key !== 'baton.wiki.folder');
     assert.equal(guarded.length, 11);
     for (const key of guarded) {
       assert.equal(config.inspect(key)?.workspaceValue, undefined, `${key}: the workspace's value was not taken`);
@@ -131,7 +131,7 @@ describe('Baton in VS Code', () => {
   });
 
   // Last: Doctor starts the Copilot runtime.
-  it('names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it', async () => {
+  it("names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it; names a workspace's wiki folder that leads outside it", async () => {
     const config = vscode.workspace.getConfiguration('baton');
     await config.update('workers.max', 'lots', vscode.ConfigurationTarget.Global);
     try {
@@ -142,6 +142,11 @@ describe('Baton in VS Code', () => {
         /^- ❌ Settings: baton\.workers\.max is "lots", but it must be a whole number from 1 to 20\. Baton uses the default, 5, until it is fixed\.$/m,
       );
       assert.equal(vscode.workspace.getConfiguration('baton').get('workers.max'), 'lots', 'the value is left as set');
+      // The workspace's wiki folder leads out of it (runE2e.mjs): refused, and the wiki stays in Baton's storage.
+      assert.match(
+        report,
+        /^- ❌ Wiki folder: baton\.wiki\.folder "\.\." in this workspace's settings leads outside its folders \(.+\); the wiki stays in Baton's storage\. A folder outside the workspace can be set in your user settings\.$/m,
+      );
       // Where the conversation's session stands against its bound (no message sent here: no session yet).
       assert.match(
         report,
