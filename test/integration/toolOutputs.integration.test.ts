@@ -19,7 +19,7 @@ describe("saved tool results (real runtime, a worker's long output)", function (
   });
   afterEachCore(() => core);
 
-  it('the runtime saves a long output in its TMPDIR under its pid; the sweep keeps it an hour, then deletes it', async () => {
+  it('the runtime saves a long output in its own TMPDIR under its pid; the sweep keeps it an hour, then deletes it', async () => {
     const project = join(core.home, 'dev', 'app');
     await mkdir(project, { recursive: true });
     const forWorker = (r: { systemText: string }) => r.systemText.includes("You are 'printer'");
@@ -33,8 +33,9 @@ describe("saved tool results (real runtime, a worker's long output)", function (
     await core.pool.create({ name: 'printer', workingDir: project, prompt: 'print the numbers' });
     await waitFor('the result', () => core.events.some((e) => e.type === 'turn.completed' && e.origin.channel === 'background'), 60_000);
 
-    const dir = core.sessions.toolOutputDir();
-    assert.equal(dir, core.env.TMPDIR, "the runtime's TMPDIR");
+    const [dir, machine] = core.sessions.toolOutputDirs();
+    assert.ok(dir!.startsWith(join(core.env.TMPDIR!, 'baton-runtime-')), `the runtime's own TMPDIR: ${dir}`);
+    assert.equal(machine, core.env.TMPDIR, "then the machine's");
     const told = core.server
       .chatRequests()
       .filter(forWorker)

@@ -269,8 +269,8 @@ export class InMemoryAgentSessions implements AgentSessions {
   }
 
   /** No runtime, so no folder of saved tool results (a path that does not exist: the sweep finds nothing). */
-  toolOutputDir(): string {
-    return '/nonexistent/baton-in-memory-runtime';
+  toolOutputDirs(): string[] {
+    return ['/nonexistent/baton-in-memory-runtime'];
   }
 
   async dispose(): Promise<void> {

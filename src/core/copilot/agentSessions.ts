@@ -227,7 +227,11 @@ export interface AgentSessions {
   runtimePid(): number | undefined;
   /** What the runtime's environment leaves out (by allowlist), by name only: Doctor shows it. */
   environmentReport(): EnvironmentReport;
-  /** Where the runtime saves a tool result too large to hand to the model (its TMPDIR; runtime/toolOutputSweep.ts). */
-  toolOutputDir(): string;
+  /**
+   * Where runtimes save a tool result too large to hand to the model (runtime/toolOutputSweep.ts): the running
+   * runtime's own TMPDIR (runtimeTemp.ts), then the machine's, where earlier versions' runtimes and a Copilot CLI of
+   * the user's leave theirs.
+   */
+  toolOutputDirs(): string[];
   dispose(): Promise<void>;
 }

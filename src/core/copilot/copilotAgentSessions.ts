@@ -273,9 +273,10 @@ export class CopilotAgentSessions implements AgentSessions {
     return this.runtime.environment().report;
   }
 
-  toolOutputDir(): string {
+  toolOutputDirs(): string[] {
     const { env } = this.runtime.environment();
-    return env.TMPDIR || env.TEMP || env.TMP || tmpdir();
+    const machine = env.TMPDIR || env.TEMP || env.TMP || tmpdir();
+    return this.runtime.tempDir ? [this.runtime.tempDir, machine] : [machine];
   }
 
   dispose(): Promise<void> {

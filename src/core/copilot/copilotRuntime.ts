@@ -10,6 +10,7 @@ import { withTimeout } from '../util/delay';
 import type { ProviderSettings, RuntimeStats } from './agentSessions';
 import { AgentError } from './errors';
 import { buildRuntimeEnvironment, gitHubTokenOf, type EnvironmentReport, type EnvironmentSetting } from './runtimeEnvironment';
+import { createRuntimeTemp, removeRuntimeTemp, runtimeTempBase, sweepRuntimeTemps } from './runtimeTemp';
 import { fromSdkError } from './sdkErrors';
 
 export type { ProviderSettings, ProviderType } from './agentSessions';
@@ -43,6 +44,8 @@ export class CopilotRuntime {
   /** Fires with the reason after the client was torn down; sessions of the old client are gone. */
   readonly onDidReset = this.didReset.event;
   private disposed = false;
+  /** The running runtime's own TMPDIR (runtimeTemp.ts), removed when it stops. */
+  private temp: string | undefined;
 
   /** The GitHub token sessions carry (VS Code's sign-in, else one found in the environment); undefined: the CLI's own login. */
   readonly sessionToken: string | undefined;
@@ -101,8 +104,12 @@ export class CopilotRuntime {
     const byok = provider.type !== 'copilot';
     const { env, report } = this.environment();
     if (report.withheld.length) logger.info(`Runtime environment: ${report.withheld.length} variable(s) withheld from workers (Doctor lists them)`);
+    const base = runtimeTempBase(env.TMPDIR);
+    const swept = await sweepRuntimeTemps(base);
+    if (swept) logger.info(`Removed ${swept} temp folder(s) of Copilot runtimes whose window is gone`);
+    const temp = await createRuntimeTemp(base);
     const clientOptions: CopilotClientOptions = {
-      env,
+      env: process.platform === 'win32' ? env : { ...env, TMPDIR: temp },
       baseDirectory: copilotHome,
       ...(workingDirectory ? { workingDirectory } : {}),
       logLevel: 'error',
@@ -118,15 +125,18 @@ export class CopilotRuntime {
     };
     const started = Date.now();
     const client = new CopilotClient(clientOptions);
-    await client.start().catch((err: unknown) => {
+    await client.start().catch(async (err: unknown) => {
+      await removeRuntimeTemp(temp);
       throw fromSdkError(err, 'start');
     });
     logger.info(`Copilot runtime started in ${Date.now() - started} ms (provider: ${provider.type})`);
     if (this.disposed) {
       await client.forceStop().catch(() => undefined);
+      await removeRuntimeTemp(temp);
       throw new AgentError('fatal', 'Baton is shutting down');
     }
     this.current = client;
+    this.temp = temp;
     this.opened = 0;
     return client;
   }
@@ -212,12 +222,20 @@ export class CopilotRuntime {
   /** Tears the client down (its process included) so the next call starts a fresh one. */
   async reset(reason: string): Promise<void> {
     const client = this.current;
+    const temp = this.temp;
     this.current = undefined;
+    this.temp = undefined;
     if (client) {
       this.options.logger.warn(`Resetting the Copilot runtime: ${reason}`);
       await stopClient(client);
+      await removeRuntimeTemp(temp);
     }
     this.didReset.fire(reason);
+  }
+
+  /** The running runtime's TMPDIR (its workers' temp), for Doctor and tests. */
+  get tempDir(): string | undefined {
+    return this.temp;
   }
 
   /** The runtime's process id, for diagnostics and the memory benchmark. */
@@ -231,6 +249,8 @@ export class CopilotRuntime {
     const client = this.current ?? (await this.starting?.catch(() => undefined));
     this.current = undefined;
     if (client) await stopClient(client);
+    await removeRuntimeTemp(this.temp);
+    this.temp = undefined;
     this.didReset.dispose();
   }
 }

@@ -16,7 +16,7 @@ export const TOOL_OUTPUT_KEEP_MS = 3600_000;
 const SWEEP_EVERY_MS = 10 * 60_000;
 
 export interface ToolOutputSweep {
-  /** The runtime's TMPDIR. */
+  /** A runtime's TMPDIR (its own, runtimeTemp.ts, or the machine's for other runtimes). */
   dir: string;
   /** The live runtime's pid: its files are kept TOOL_OUTPUT_KEEP_MS. */
   own: number | undefined;
@@ -49,13 +49,13 @@ export async function sweepToolOutputs(o: ToolOutputSweep): Promise<number> {
   return removed;
 }
 
-/** Sweeps the runtime's TMPDIR now and every SWEEP_EVERY_MS until disposed. */
+/** Sweeps the runtime's TMPDIR and the machine's now and every SWEEP_EVERY_MS until disposed. */
 export function keepToolOutputsSwept(sessions: AgentSessions, logger: Logger): { dispose(): void } {
   const sweep = (): void => {
-    const dir = sessions.toolOutputDir();
-    void sweepToolOutputs({ dir, own: sessions.runtimePid() })
-      .then((n) => n && logger.info(`Deleted ${n} saved tool result(s) the Copilot runtime left in ${dir}`))
-      .catch((err: unknown) => logger.warn(`Sweeping saved tool results failed: ${String(err)}`));
+    for (const dir of sessions.toolOutputDirs())
+      void sweepToolOutputs({ dir, own: sessions.runtimePid() })
+        .then((n) => n && logger.info(`Deleted ${n} saved tool result(s) the Copilot runtime left in ${dir}`))
+        .catch((err: unknown) => logger.warn(`Sweeping saved tool results failed: ${String(err)}`));
   };
   sweep();
   const timer = setInterval(sweep, SWEEP_EVERY_MS);
