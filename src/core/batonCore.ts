@@ -168,10 +168,13 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // Questions open, by conversation: a turn ending meanwhile awaits input; any keeps Baton from being idle.
   const questions = new OpenQuestions();
   const broker = questions.track(asker, () => recycler?.poke());
+  // This window as the claims and the worker rows name it.
+  const self = windowStamp(deps.workspaceFolders());
   const pool = new WorkerPool({
     sessions,
     store,
     logger,
+    owner: self,
     // baton.allowSelfEdit lets workers into Baton's own installation; its storage stays protected.
     ownPaths: () => (deps.settings.orchestrator().selfEdit ? [storageDir] : [deps.installPath, storageDir]),
     storageDir,
@@ -228,7 +231,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     refreshState: () => chat?.refreshState(),
   });
   const claims = new SessionClaims(path.join(storageDir, 'claims'));
-  const conversationClaims = new ConversationClaims(path.join(storageDir, 'claims'), windowStamp(deps.workspaceFolders()));
+  const conversationClaims = new ConversationClaims(path.join(storageDir, 'claims'), self);
   // One orchestrator per conversation, built when first needed; everything but its log, session and claim is shared.
   const build = (conversation: string): Orchestrator => {
     const shared = new SharedConversation({ store, claims: conversationClaims, logger, conversation });

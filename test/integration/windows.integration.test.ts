@@ -4,7 +4,7 @@
 // received, and what the shared log holds.
 import * as assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -252,6 +252,33 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
       ],
       'the log holds one exchange',
     );
+  });
+
+  it("a worker running in window 1 while window 2 opens: window 2 leaves it be (no 'interrupted' result, the task never run again); its one result arrives", async () => {
+    await mkdir(join(root, 'home', 'dev', 'app'), { recursive: true });
+    const prompt = 'start the long job';
+    server.on(
+      { lastUserIncludes: prompt, afterToolResult: false, name: 'the worker is started' },
+      { toolCalls: [{ name: 'create_worker_session', arguments: { name: 'long', working_dir: '~/dev/app', initial_prompt: 'TASK-long: run it' } }] },
+    );
+    server.on({ lastUserIncludes: prompt, afterToolResult: true, name: 'started' }, { text: 'Started.' });
+    server.on({ lastUserIncludes: 'TASK-long', name: 'the long task' }, { text: 'Long job done.', delayMs: 4000 });
+    server.on({ lastUserIncludes: "[Background task completed] Worker 'long'", name: 'its result' }, { text: 'The long job is done.' });
+    const one = open('one');
+    await one.ready();
+    one.send({ cmd: 'send', text: prompt });
+    await server.waitForRequests(1, 60_000, (r) => (r.lastUserText ?? '').includes('TASK-long'));
+
+    // Window 2 opens while the worker works: at its start it cleans the rows closed windows left.
+    const two = open('two');
+    await two.ready();
+    await one.until('the reply to the result', () => one.panel.find((m) => m.role === 'assistant' && m.content === 'The long job is done.'));
+    await new Promise((r) => setTimeout(r, 1000));
+    const results = server.chatRequests().filter((r) => mentions(r, "Worker 'long'"));
+    assert.equal(results.length, 1, 'one result reached the model');
+    assert.ok(!results.some((r) => mentions(r, 'interrupted')), 'and it is not an interruption');
+    assert.equal(server.chatRequests().filter((r) => (r.lastUserText ?? '').includes('TASK-long')).length, 1, 'the task ran once');
+    assert.ok(!two.logLines.some((l) => l.includes('left by a previous window')), two.logLines.join('\n'));
   });
 
   it('a message queued behind a reply in window 1: both panels show each reply after its message, live, and so does a window opened after', async () => {

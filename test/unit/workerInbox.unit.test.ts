@@ -107,7 +107,7 @@ describe('WorkerInbox', () => {
     store.upsertWorker({ name: 'busy', copilot_session_id: 's1', working_dir: '/w/busy', status: 'running', last_output: 'half done', origin: 'command' });
     store.upsertWorker({ name: 'lazy', copilot_session_id: 's2', working_dir: '/w/lazy', status: 'idle', last_output: null, origin: 'panel' });
     store.upsertWorker({ name: 'mine', copilot_session_id: 's3', working_dir: '/w/mine', status: 'running', last_output: null, origin: 'panel' });
-    const active = (name: string): boolean => name === 'mine';
+    const active = (row: { name: string }): boolean => row.name === 'mine';
     assert.equal(await inbox.deliverPending(active), 1);
     assert.equal(await inbox.deliverPending(active), 0, 'cleaned once');
     assert.deepEqual(

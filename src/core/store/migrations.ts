@@ -147,6 +147,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description: 'the window that runs each worker',
+    up(db) {
+      // JSON of the window's stamp (pid, host, core instance): another window leaves a live window's workers alone.
+      // Rows written before have none: taken as a window's that is gone, as every row was before.
+      db.exec('ALTER TABLE worker_sessions ADD COLUMN owner TEXT');
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

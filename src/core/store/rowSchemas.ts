@@ -36,6 +36,7 @@ export const workerRowSchema = z.object({
   status: z.enum(['idle', 'running', 'error']),
   last_output: nullableText,
   origin: text,
+  owner: nullableText,
   created_at: text,
   updated_at: text,
 }) satisfies z.ZodType<WorkerRow>;

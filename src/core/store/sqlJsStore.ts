@@ -37,6 +37,7 @@ import {
   type MemorySource,
   type StoreChange,
   type WorkerRow,
+  type WorkerRowInput,
 } from './types';
 
 export type { FlushStats } from './databaseFile';
@@ -296,7 +297,7 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- workers
 
-  upsertWorker(row: Omit<WorkerRow, 'created_at' | 'updated_at'>): void {
+  upsertWorker(row: WorkerRowInput): void {
     this.commit({ op: 'upsertWorker', row: { ...row }, ts: sqliteTimestamp() });
   }
 
@@ -309,7 +310,7 @@ export class SqlJsStore implements BatonStore {
       () =>
         this.file.tables.rows(
           'worker_sessions',
-          'SELECT name, copilot_session_id, working_dir, status, last_output, origin, created_at, updated_at FROM worker_sessions ORDER BY created_at, name',
+          'SELECT name, copilot_session_id, working_dir, status, last_output, origin, owner, created_at, updated_at FROM worker_sessions ORDER BY created_at, name',
           [],
           workerRowSchema,
         ),

@@ -17,7 +17,7 @@ import {
   type MemoryCategory,
   type MemorySource,
   type StoreChange,
-  type WorkerRow,
+  type WorkerRowInput,
 } from './types';
 
 export type StoreOp =
@@ -54,7 +54,7 @@ export type StoreOp =
   | { op: 'touchMemories'; targets: RowRef[]; ts: string; promoteToUser: boolean }
   | { op: 'updateMemory'; target: RowRef; content: string }
   | { op: 'deleteMemory'; target: RowRef }
-  | { op: 'upsertWorker'; row: Omit<WorkerRow, 'created_at' | 'updated_at'>; ts: string }
+  | { op: 'upsertWorker'; row: WorkerRowInput; ts: string }
   | { op: 'deleteWorker'; name: string }
   | { op: 'addInbox'; issued: number; worker_name: string; origin: string; kind: InboxRow['kind']; content: string; result?: string; ts: string }
   | { op: 'markInboxDelivered'; target: RowRef }
@@ -282,11 +282,12 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
 
     case 'upsertWorker':
       return t.run(
-        `INSERT INTO worker_sessions(name, copilot_session_id, working_dir, status, last_output, origin, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO worker_sessions(name, copilot_session_id, working_dir, status, last_output, origin, owner, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET copilot_session_id = excluded.copilot_session_id, working_dir = excluded.working_dir,
-           status = excluded.status, last_output = excluded.last_output, origin = excluded.origin, updated_at = excluded.updated_at`,
-        [op.row.name, op.row.copilot_session_id, op.row.working_dir, op.row.status, op.row.last_output, op.row.origin, op.ts, op.ts],
+           status = excluded.status, last_output = excluded.last_output, origin = excluded.origin, owner = excluded.owner,
+           updated_at = excluded.updated_at`,
+        [op.row.name, op.row.copilot_session_id, op.row.working_dir, op.row.status, op.row.last_output, op.row.origin, op.row.owner ?? null, op.ts, op.ts],
       );
     case 'deleteWorker':
       return t.run('DELETE FROM worker_sessions WHERE name = ?', [op.name]);

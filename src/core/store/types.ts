@@ -48,6 +48,9 @@ export interface Memory {
 
 export type WorkerStatus = 'idle' | 'running' | 'error';
 
+/** A worker row as written: its times are the store's; a row without an owner is a window's that is gone. */
+export type WorkerRowInput = Omit<WorkerRow, 'created_at' | 'updated_at' | 'owner'> & { owner?: string | null };
+
 export interface WorkerRow {
   name: string;
   copilot_session_id: string | null;
@@ -56,6 +59,8 @@ export interface WorkerRow {
   last_output: string | null;
   /** Where the request that started the worker came from (panel, command), so its result goes back there. */
   origin: string;
+  /** The window that runs it (JSON of its pid, host and core instance: workers/workerOwner.ts); null before schema 7. */
+  owner: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -202,7 +207,7 @@ export interface BatonStore {
   listMemories(): Memory[];
 
   // workers
-  upsertWorker(row: Omit<WorkerRow, 'created_at' | 'updated_at'>): void;
+  upsertWorker(row: WorkerRowInput): void;
   deleteWorker(name: string): void;
   listWorkers(): WorkerRow[];
 

@@ -57,12 +57,13 @@ export class WorkerInbox {
   }
 
   /**
-   * Removes worker rows a previous window left (their sessions went with it) and returns them.
-   * A task that was running then did not finish: the orchestrator is told so through the inbox.
+   * Removes worker rows a previous window left (their sessions went with it) and returns them; `keep` names the rows
+   * still run, here or by another live window (workerOwner.ts). A task that was running then did not finish: the
+   * orchestrator is told so through the inbox.
    */
-  cleanStale(active: (name: string) => boolean): WorkerRow[] {
+  cleanStale(keep: (row: WorkerRow) => boolean): WorkerRow[] {
     this.cleaned = true;
-    const stale = this.store.listWorkers().filter((r) => !active(r.name));
+    const stale = this.store.listWorkers().filter((r) => !keep(r));
     for (const r of stale) {
       this.safely(() => this.store.deleteWorker(r.name), 'remove a stale worker row');
       if (r.status !== 'running') continue;
@@ -82,8 +83,8 @@ export class WorkerInbox {
   }
 
   /** Re-sends results the orchestrator has not accepted yet (e.g. the window closed first). Returns how many went out. */
-  async deliverPending(active: (name: string) => boolean): Promise<number> {
-    if (!this.cleaned) this.cleanStale(active);
+  async deliverPending(keep: (row: WorkerRow) => boolean): Promise<number> {
+    if (!this.cleaned) this.cleanStale(keep);
     // Each deliver call enqueues synchronously, so starting them in a loop keeps the rows' order.
     const sends = this.store
       .undeliveredInbox()

@@ -23,6 +23,7 @@ import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
+import { ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { WorkerSetup } from './workerSetup';
@@ -73,7 +74,7 @@ export class WorkerPool {
 
   constructor(private readonly opts: WorkerPoolOptions & WorkerPoolHooks) {
     this.now = opts.now ?? Date.now;
-    this.reg = new WorkerRegistry({ settings: opts.settings, reservedSessionIds: opts.reservedSessionIds, now: this.now });
+    this.reg = new WorkerRegistry({ settings: opts.settings, reservedSessionIds: opts.reservedSessionIds, now: this.now, elsewhere: (n) => this.elsewhere(n) });
     this.onDidChange = this.reg.onDidChange;
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
     this.setup = new WorkerSetup(opts, () => this.isolation);
@@ -84,7 +85,7 @@ export class WorkerPool {
         logger: opts.logger,
         sessions: opts.sessions,
         liveSession: (n) => this.reg.lookup(n)?.session,
-        working: (n) => this.reg.active.get(n)?.task !== undefined,
+        working: (n) => this.reg.active.get(n)?.task !== undefined || this.elsewhere(n)?.running === true,
         send: async (n, prompt, after) => void (await this.send(n, prompt, undefined, { activity: 'resolving conflicts', after })),
         workers: () => [...this.reg.active.values(), ...this.reg.finished],
         fire: () => this.reg.fireNow(),
@@ -202,6 +203,11 @@ export class WorkerPool {
     return w?.transcript.taskOutput() || undefined;
   }
 
+  /** The window other than this one that runs worker `name` (and whether its task runs now), or undefined. */
+  private elsewhere(name: string): ReturnType<typeof workerElsewhere> {
+    return this.reg.active.has(name) ? undefined : workerElsewhere(this.opts.store, name, this.opts.owner);
+  }
+
   /** The worker's events as readable text. */
   transcript(name: string): string {
     return this.reg.transcript(name);
@@ -209,13 +215,13 @@ export class WorkerPool {
 
   /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */
   cleanStale(): ReturnType<WorkerInbox['cleanStale']> {
-    return this.inbox.cleanStale((name) => this.reg.active.has(name));
+    return this.inbox.cleanStale((row) => this.reg.active.has(row.name) || !!this.elsewhere(row.name));
   }
 
   /** Re-sends results the orchestrator has not accepted yet (e.g. the window closed first). Returns how many went out. */
   async deliverPending(): Promise<number> {
     if (this.disposed) return 0;
-    return this.inbox.deliverPending((name) => this.reg.active.has(name));
+    return this.inbox.deliverPending((row) => this.reg.active.has(row.name) || !!this.elsewhere(row.name));
   }
 
   /**
@@ -375,7 +381,7 @@ export class WorkerPool {
   }
 
   private persist(w: Worker): void {
-    if (!this.disposed) this.safely(() => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT)), 'save the worker');
+    if (!this.disposed) this.safely(() => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT, ownerJson(this.opts.owner))), 'save the worker');
   }
 
   private assertOpen(): void {

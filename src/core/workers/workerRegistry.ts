@@ -15,6 +15,8 @@ export interface WorkerRegistryOptions {
   settings: () => WorkerSettings;
   /** Session ids that must never be attached (the orchestrator's own session). */
   reservedSessionIds?: () => Array<string | undefined>;
+  /** Another live window that runs a worker of this name (workerOwner.ts): the name is taken. */
+  elsewhere?: (name: string) => { label: string } | undefined;
   now: () => number;
 }
 
@@ -54,6 +56,8 @@ export class WorkerRegistry {
         `A worker named '${name}' already exists (${existing.state} in ${existing.workingDir}). Use send_to_worker to give it more work, or pick another name.`,
       );
     }
+    const other = this.opts.elsewhere?.(name);
+    if (other) throw new WorkerError(`A worker named '${name}' runs in another VS Code window (${other.label || 'no folder'}). Pick another name.`);
     return name;
   }
 

@@ -2,10 +2,11 @@
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
 import type { AgentSession, AgentSessions, EnvironmentSetting, PermissionHandler } from '../copilot/agentSessions';
 import { REPLY_CHANNELS, type Channel } from '../orchestrator/events';
-import type { BatonStore, WorkerRow } from '../store/types';
+import type { BatonStore, WorkerRowInput } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { Deliver } from './workerInbox';
 import type { NetworkMode } from './workerNetwork';
+import type { WorkerOwner } from './workerOwner';
 import type { PermissionBroker } from './workerPermissions';
 import { ToolFailure } from '../copilot/batonTool';
 import { WorkerTranscript } from './workerTranscript';
@@ -184,6 +185,8 @@ export interface WorkerPoolOptions {
   model?: () => string | undefined;
   /** Session ids that must never be attached (the orchestrator's own session). */
   reservedSessionIds?: () => Array<string | undefined>;
+  /** This window, as its worker rows name it (workerOwner.ts); undefined: rows with no owner (one window only). */
+  owner?: WorkerOwner;
   now?: () => number;
 }
 
@@ -211,9 +214,10 @@ export function newWorker(
 }
 
 /** The worker's row in the store: enough for the next start to report an interrupted task. */
-export function workerRow(w: Worker, maxOutput: number): Omit<WorkerRow, 'created_at' | 'updated_at'> {
+export function workerRow(w: Worker, maxOutput: number, owner: string | null): WorkerRowInput {
   const output = w.transcript.taskOutput();
   return {
+    owner,
     name: w.name,
     copilot_session_id: w.sessionId ?? null,
     working_dir: w.workingDir,
