@@ -10,6 +10,7 @@ import { execFile, spawn } from 'node:child_process';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseStatusZ, parseWorktreeList, type StatusEntry, type WorktreeEntry } from './gitOutput';
+import { safePath } from '../util/safePath';
 
 /** Why a git call failed: `not-installed`, `no-folder` (its folder is gone), `failed` (exit ≠ 0), `timeout`, `output-too-large`. */
 export type GitErrorKind = 'not-installed' | 'no-folder' | 'failed' | 'timeout' | 'output-too-large';
@@ -92,6 +93,8 @@ export class Git {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const k of REDIRECTING_ENV) delete env[k];
+    // Git is run in the user's repositories: never resolved in them (safePath.ts).
+    for (const k of Object.keys(env)) if (k.toUpperCase() === 'PATH') env[k] = safePath(env[k]);
     // Never wait for a password prompt nobody can see; never take index.lock for a read-only status
     // (the user's own git commands would otherwise fail with "index.lock exists" while we look).
     this.baseEnv = { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env };

@@ -1,0 +1,14 @@
+// PATH without the entries that name the current folder. An empty entry (`:/usr/bin`, `/usr/bin:`, from an
+// `export PATH=$UNSET:$PATH`) or a relative one (`.`, `node_modules/.bin`) makes a program run by name resolve in the
+// folder it is started in (measured with Node 20: PATH=":/usr/bin" and `git` spawned in a folder holding an executable
+// `git` ran that file). Baton runs git in the user's repositories and worktrees, and the runtime runs git, ripgrep and
+// bubblewrap in a worker's folder: a repository must not put its own program in their place.
+import * as path from 'node:path';
+
+/** `value` with only its absolute entries, in order; '' when it has none. */
+export function safePath(value: string | undefined, delimiter: string = path.delimiter, isAbsolute: (p: string) => boolean = path.isAbsolute): string {
+  return (value ?? '')
+    .split(delimiter)
+    .filter((entry) => entry !== '' && isAbsolute(entry))
+    .join(delimiter);
+}
