@@ -8,8 +8,9 @@
 //   (GIT_DIR & co., set when VS Code itself was started from a git hook).
 import { execFile, spawn } from 'node:child_process';
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { parseStatusZ, parseWorktreeList, type StatusEntry, type WorktreeEntry } from './gitOutput';
+import { findProgram } from '../util/findProgram';
 import { safePath } from '../util/safePath';
 
 /** Why a git call failed: `not-installed`, `no-folder` (its folder is gone), `failed` (exit ≠ 0), `timeout`, `output-too-large`. */
@@ -80,7 +81,9 @@ const REDIRECTING_ENV = [
 ];
 
 export class Git {
-  private readonly gitPath: string;
+  /** As given (tests, a user's own git); else found in PATH at the first call (findProgram.ts), never by bare name. */
+  private readonly givenPath: string | undefined;
+  private foundPath: string | undefined;
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly maxBuffer: number;
   private readonly timeoutMs: number;
@@ -88,7 +91,7 @@ export class Git {
   private readonly redirected: boolean;
 
   constructor(opts: GitOptions = {}) {
-    this.gitPath = opts.gitPath ?? 'git';
+    this.givenPath = opts.gitPath;
     this.maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -278,6 +281,14 @@ export class Git {
     return resolve(cwd, (await this.run(['rev-parse', '--git-common-dir'], { cwd })).trim());
   }
 
+  /**
+   * Git's absolute path. With none in PATH, a path that cannot exist, so the call fails as `not-installed` (a bare
+   * `git` could run a repository's own on Windows); looked for again at the next call.
+   */
+  private get gitPath(): string {
+    return this.givenPath ?? (this.foundPath ??= findProgram('git', this.baseEnv)) ?? NO_GIT;
+  }
+
   private envFor(opts: RunOptions): NodeJS.ProcessEnv {
     return opts.env ? { ...this.baseEnv, ...opts.env } : this.baseEnv;
   }
@@ -333,6 +344,8 @@ async function gitEntryAbove(dir: string): Promise<boolean> {
 }
 
 /** A spawn's ENOENT: git was not found, or the folder it was to run in is gone (Node says ENOENT for both). */
+const NO_GIT = join(sep, 'nonexistent', 'baton-found-no-git', 'git');
+
 async function spawnMissing(args: readonly string[], cwd: string): Promise<GitError> {
   return (await isDirectory(cwd)) ? new GitError('not-installed', args, undefined, '') : new GitError('no-folder', args, undefined, '', cwd);
 }
