@@ -37,7 +37,6 @@ import {
   type MemorySource,
   type StoreChange,
   type WorkerRow,
-  type WorkerRowInput,
 } from './types';
 
 export type { FlushStats } from './databaseFile';
@@ -297,7 +296,7 @@ export class SqlJsStore implements BatonStore {
 
   // ---------------------------------------------------------------- workers
 
-  upsertWorker(row: WorkerRowInput): void {
+  upsertWorker(row: Parameters<BatonStore['upsertWorker']>[0]): void {
     this.commit({ op: 'upsertWorker', row: { ...row }, ts: sqliteTimestamp() });
   }
 
