@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { processAlive } from '../util/processAlive';
 
 const PREFIX = 'baton-runtime-';
+const NAME = new RegExp(`^${PREFIX}(\\d+)-`);
 
 /** Where runtime temp folders are made: `base` (the TMPDIR the runtime would have had), else the system's. */
 export function runtimeTempBase(base: string | undefined): string {
@@ -29,7 +30,7 @@ export async function removeRuntimeTemp(dir: string | undefined): Promise<void> 
 export async function sweepRuntimeTemps(base: string, alive: (pid: number) => boolean = processAlive): Promise<number> {
   const names = await readdir(base).catch(() => [] as string[]);
   const dead = names.filter((name) => {
-    const pid = /^baton-runtime-(\d+)-/.exec(name)?.[1];
+    const pid = NAME.exec(name)?.[1];
     return pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid));
   });
   await Promise.all(dead.map((name) => removeRuntimeTemp(join(base, name))));

@@ -23,7 +23,7 @@ import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
-import { ownerJson, workerElsewhere } from './workerOwner';
+import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { WorkerSetup } from './workerSetup';
@@ -215,13 +215,13 @@ export class WorkerPool {
 
   /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */
   cleanStale(): ReturnType<WorkerInbox['cleanStale']> {
-    return this.inbox.cleanStale((row) => this.reg.active.has(row.name) || !!this.elsewhere(row.name));
+    return this.inbox.cleanStale((row) => this.reg.active.has(row.name) || !!otherLiveOwner(row, this.opts.owner));
   }
 
   /** Re-sends results the orchestrator has not accepted yet (e.g. the window closed first). Returns how many went out. */
   async deliverPending(): Promise<number> {
     if (this.disposed) return 0;
-    return this.inbox.deliverPending((row) => this.reg.active.has(row.name) || !!this.elsewhere(row.name));
+    return this.inbox.deliverPending((row) => this.reg.active.has(row.name) || !!otherLiveOwner(row, this.opts.owner));
   }
 
   /**
