@@ -37,27 +37,73 @@ function count(text) {
   for (const m of text.matchAll(/^\s*(\d+) failing\b/gm)) totals.failed += Number(m[1]);
 }
 
+// What a failed layer printed last, said again at the end: CI shows only the tail of a long run, and a failure reported
+// minutes of output earlier (mocha's "N failing" section, a type error) was out of sight.
+const REPEAT_CHARS = 12_000;
+const failures = [];
+
 async function run(name) {
   const commands = typeof steps[name][0] === 'string' ? [steps[name]] : steps[name];
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
   let ok = true;
-  for (const [cmd, args] of commands) if (ok) ok = await runCommand(cmd, args);
+  for (const [cmd, args] of commands) {
+    if (!ok) break;
+    const result = await runCommand(cmd, args);
+    ok = result.ok;
+    if (!ok) failures.push({ name, text: whatFailed(result.output) });
+  }
   console.log(`=== ${name}: ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
   return ok;
+}
+
+/**
+ * Mocha's failure sections (a layer may run several mocha processes: the e2e suites), else the command's last lines;
+ * at most REPEAT_CHARS either way.
+ */
+function whatFailed({ sections, tail }) {
+  const text = sections.length ? sections.join('\n') : tail.split('\n').slice(-40).join('\n');
+  return text.length > REPEAT_CHARS ? `${text.slice(0, REPEAT_CHARS)}\n…` : text;
+}
+
+/** Collects, from complete lines of output, each "N failing" line and the lines after it (mocha's failure report). */
+function failureSections() {
+  const sections = [];
+  let left = 0;
+  let size = 0;
+  return {
+    sections,
+    lines(text) {
+      for (const line of text.split('\n')) {
+        if (/^\s*\d+ failing\b/.test(line)) {
+          left = 120;
+          sections.push('');
+        }
+        if (left <= 0 || size >= REPEAT_CHARS) continue;
+        sections[sections.length - 1] += `${line}\n`;
+        size += line.length + 1;
+        left--;
+      }
+    },
+  };
 }
 
 function runCommand(cmd, args) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
     let pending = '';
+    // Bounded: a layer's whole output can be megabytes.
+    let tail = '';
+    const found = failureSections();
     const forward = (stream, out) =>
       stream.on('data', (chunk) => {
         out.write(chunk);
+        tail = (tail + chunk.toString()).slice(-REPEAT_CHARS);
         pending += chunk.toString();
         const cut = pending.lastIndexOf('\n');
         if (cut >= 0) {
           count(pending.slice(0, cut + 1));
+          found.lines(pending.slice(0, cut));
           pending = pending.slice(cut + 1);
         }
       });
@@ -65,9 +111,10 @@ function runCommand(cmd, args) {
     forward(child.stderr, process.stderr);
     child.on('exit', (code, signal) => {
       count(pending);
+      found.lines(pending);
       pending = '';
       if (code !== 0) console.log(`${cmd} ${args[0]} exited with ${signal ?? code}`);
-      resolve(code === 0);
+      resolve({ ok: code === 0, output: { sections: found.sections, tail } });
     });
   });
 }
@@ -82,6 +129,7 @@ for (const name of layers) {
 }
 // A layer that failed without a mocha summary (typecheck, a crash) still counts as a failure.
 const failedTests = Math.max(totals.failed, failed.length && !totals.failed ? 1 : 0);
+for (const { name, text } of failures) console.error(`\n=== what failed in ${name} ===\n${text.trimEnd()}`);
 if (failed.length) console.error(`\nFailed layers: ${failed.join(', ')}`);
 else console.log(`\nAll layers passed: ${layers.join(', ')}`);
 console.log(`tests: ${totals.passed} passed, ${failedTests} failed`);

@@ -288,7 +288,7 @@ export class ChatApp {
     this.snapshotTimer = undefined;
     // Scroll position is restored once, for the snapshot that follows a reload; later snapshots keep the view. Not for
     // the first page, which leaves older messages out: the saved offset means something only with all of them.
-    const restore = this.restored || snapshot.older ? undefined : { scrollTop: this.ui.scrollTop, pinned: this.ui.pinned };
+    const restore = this.restored || snapshot.older ? undefined : { scrollTop: this.ui.scrollTop, pinned: this.ui.pinned, anchor: this.ui.anchor };
     if (!snapshot.older) this.restored = true;
     this.partial = !!snapshot.older;
     // Another conversation: its history replaces this one's, read from its end (the saved scroll was this one's).
@@ -387,9 +387,10 @@ export class ChatApp {
       if (!this.partial) {
         this.ui.scrollTop = Math.round(this.scroller.scrollTop);
         this.ui.pinned = this.list.pinned;
+        this.ui.anchor = this.list.readingAnchor();
       }
-      const { draft, draftOf, drafts, scrollTop, pinned, chips } = this.ui;
-      this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, chips });
+      const { draft, draftOf, drafts, scrollTop, pinned, anchor, chips } = this.ui;
+      this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, anchor, chips });
     }, 250);
   }
 }

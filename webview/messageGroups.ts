@@ -134,3 +134,9 @@ export class MessageGroups {
     return group;
   }
 }
+
+/** How many characters fit on a line of the log, for placeholder height estimates. */
+export function charsPerLine(log: HTMLElement, scroller: HTMLElement): number {
+  const width = log.clientWidth || scroller.clientWidth || 400;
+  return Math.max(20, Math.floor((width - 32) / 7.5));
+}

@@ -15,12 +15,13 @@
 // with a thousand observed targets its per-frame bookkeeping was a large part of the cost of scrolling.
 import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
-import { GROUP, MessageGroups } from './messageGroups';
+import { charsPerLine, GROUP, MessageGroups } from './messageGroups';
 import { trimCount } from './messageOrder';
 import { installLogTabbing } from './logTabbing';
 import { onLogKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
 import { RenderAhead } from './renderAhead';
+import { anchorOf, AnchorHold, type ReadingAnchor, type ScrollRestore } from './scrollAnchor';
 import { ScrollFollow } from './scrollFollow';
 import { beforeSlices } from './slicedRender';
 import { StreamBudget } from './streamBudget';
@@ -60,7 +61,7 @@ export class MessageList {
   /** order[mountedFrom..] are in the DOM. */
   private mountedFrom = 0;
   private checkViewport = false;
-  private pendingRestore: number | undefined;
+  private pendingRestore: ScrollRestore | undefined;
   private perLine = 60;
   private readonly dirty = new Set<MessageView>();
   private readonly lazy = new Set<MessageView>();
@@ -71,6 +72,8 @@ export class MessageList {
   private paintFirst = false;
   /** Whether the view follows the newest content (scrollFollow.ts). */
   private readonly scroll: ScrollFollow;
+  /** The message being read, held in place after a restore (scrollAnchor.ts). */
+  private readonly hold: AnchorHold;
   /** The messages either side of the viewport, rendered in idle time so that a scroll finds them rendered. */
   private readonly ahead = new RenderAhead({
     mounted: (i) => (i >= this.mountedFrom && i < this.order.length ? this.order[i] : undefined),
@@ -83,6 +86,7 @@ export class MessageList {
     private readonly hooks: MessageListHooks,
   ) {
     this.scroll = new ScrollFollow(scroller, (following) => hooks.onFollowChanged?.(following));
+    this.hold = new AnchorHold(scroller);
     // Not a live region itself (a log's default is polite): it would read every block a streaming reply adds. The
     // panel's announcer says each reply once it settled (ChatApp.announceCompleted). One tab stop; the arrows,
     // Home and End move through the messages, Escape goes back to the composer.
@@ -99,12 +103,13 @@ export class MessageList {
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // What moves the view on purpose; a scroll without it is the browser's or the panel's (ScrollFollow.scrolled).
     for (const type of ['wheel', 'touchmove', 'keydown', 'pointerdown'])
-      scroller.addEventListener(type, () => this.scroll.userInput(), { passive: true, capture: true });
+      scroller.addEventListener(type, () => (this.scroll.userInput(), this.hold.release()), { passive: true, capture: true });
     // Following the bottom from a ResizeObserver: its callbacks run after layout, so reading scrollHeight there
     // forces no second layout, and the new scroll position is painted in the same frame.
     const follow = new ResizeObserver((entries) => {
       if (entries.some((e) => e.target === this.el)) this.scroll.release();
       this.scroll.stick();
+      this.hold.reapply();
       this.requestViewportCheck();
     });
     follow.observe(scroller);
@@ -126,14 +131,14 @@ export class MessageList {
   }
 
   /** Replaces every message (a snapshot). */
-  reset(messages: ChatMessage[], restore?: { scrollTop?: number; pinned?: boolean }): void {
-    this.dirty.clear();
-    this.lazy.clear();
+  reset(messages: ChatMessage[], restore?: ScrollRestore): void {
+    [this.dirty, this.lazy].forEach((set) => set.clear());
     this.ahead.reset();
+    this.hold.release();
 
     // Measured before the new DOM goes in, so this forces no layout of it.
     const viewport = this.scroller.clientHeight || window.innerHeight || 800;
-    this.perLine = this.charsPerLine();
+    this.perLine = charsPerLine(this.el, this.scroller);
 
     const previous = this.views;
     const sources = this.sources;
@@ -163,13 +168,10 @@ export class MessageList {
     }
     this.groups.size(this.order, this.mountedFrom, this.order.length, this.perLine);
     this.hooks.onCountChanged(this.order.length);
-    this.pendingRestore = undefined;
+    this.pendingRestore = fromEnd ? undefined : restore;
     this.scroll.set(true);
-    if (restore && restore.pinned === false && restore.scrollTop !== undefined) {
-      // The saved offset only means something with every shell in place; until then, show the newest.
-      if (this.mountedFrom === 0) this.restoreScroll(restore.scrollTop);
-      else this.pendingRestore = restore.scrollTop;
-    }
+    // The saved place only means something with every shell in place; until then, show the newest.
+    if (this.pendingRestore && this.mountedFrom === 0) this.restoreScroll(this.pendingRestore);
     if (this.mountedFrom > 0) {
       this.paintFirst = true;
       this.schedule();
@@ -181,10 +183,7 @@ export class MessageList {
     this.sources.delete(message.id);
     if (existing) {
       existing.update(message);
-      if (existing.hasWork) {
-        this.dirty.add(existing);
-        this.schedule();
-      }
+      if (existing.hasWork) this.markDirty(existing);
       return;
     }
     const view = new MessageView(message, this.post);
@@ -204,8 +203,7 @@ export class MessageList {
     if (!view) return false;
     this.sources.delete(id);
     view.appendDelta(delta);
-    this.dirty.add(view);
-    this.schedule();
+    this.markDirty(view);
     return true;
   }
 
@@ -217,10 +215,8 @@ export class MessageList {
     view.update(patch);
     if (patch.role !== undefined) this.groups.roleChanged(view);
     // Work left: deltas buffered before the patch, or the rest of a reply whose ending brought its whole text.
-    if (view.hasWork) {
-      this.dirty.add(view);
-      this.schedule();
-    } else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
+    if (view.hasWork) this.markDirty(view);
+    else if (wasStreaming && !view.isStreaming) this.hooks.onCompleted(view);
     return true;
   }
 
@@ -242,6 +238,7 @@ export class MessageList {
 
   scrollToEnd(): void {
     this.pendingRestore = undefined;
+    this.hold.release();
     this.scroll.toEnd();
   }
 
@@ -259,6 +256,7 @@ export class MessageList {
       this.mountedFrom = 0;
     }
     this.pendingRestore = undefined;
+    this.hold.release();
     this.scroll.release();
     this.scroll.set(false);
     const view = this.order[index]!;
@@ -297,6 +295,11 @@ export class MessageList {
     if (estimate) this.groups.size(this.order, from, to, this.perLine);
   }
 
+  private markDirty(view: MessageView): void {
+    this.dirty.add(view);
+    this.schedule();
+  }
+
   private requestViewportCheck(): void {
     this.checkViewport = true;
     this.schedule();
@@ -327,9 +330,17 @@ export class MessageList {
     this.ahead.around(this.groups.firstMessageReaching(order, mountedFrom, box.top));
   }
 
-  private restoreScroll(scrollTop: number): void {
-    this.scroller.scrollTop = scrollTop;
+  private restoreScroll(restore: ScrollRestore): void {
+    this.hold.restore(restore, (id) => this.views.get(id));
+    this.pendingRestore = undefined;
     this.scroll.set(false);
+  }
+
+  /** The message being read and how far into it, to be restored after a reload; none while following the newest. */
+  readingAnchor(): ReadingAnchor | undefined {
+    if (this.scroll.following || this.mountedFrom >= this.order.length) return undefined;
+    const top = this.scroller.getBoundingClientRect().top;
+    return anchorOf(this.scroller, this.order[this.groups.firstMessageReaching(this.order, this.mountedFrom, top)]!);
   }
 
   private onScroll(): void {
@@ -380,16 +391,7 @@ export class MessageList {
     const from = Math.max(0, this.mountedFrom - OLDER_CHUNK);
     this.mount(from, this.mountedFrom);
     this.mountedFrom = from;
-    if (from === 0 && this.pendingRestore !== undefined) {
-      this.restoreScroll(this.pendingRestore);
-      this.pendingRestore = undefined;
-    }
-  }
-
-  /** How many characters fit on a line of the log, for placeholder height estimates. */
-  private charsPerLine(): number {
-    const width = this.el.clientWidth || this.scroller.clientWidth || 400;
-    return Math.max(20, Math.floor((width - 32) / 7.5));
+    if (from === 0 && this.pendingRestore) this.restoreScroll(this.pendingRestore);
   }
 }
 

@@ -1,6 +1,7 @@
 // The webview's side of the VS Code bridge. Only UI intent is kept in the webview state (the host owns the
 // conversation and sends it again on every load), so a reload never shows stale or duplicated messages.
 import type { ReferenceChip, WebviewMessage } from '../src/shared/protocol';
+import type { ReadingAnchor } from './scrollAnchor';
 
 /** What the panel remembers across reloads: only what the user was doing, never what was said. */
 export interface UiState {
@@ -12,6 +13,8 @@ export interface UiState {
   scrollTop?: number;
   /** Whether the view was following the newest message. */
   pinned?: boolean;
+  /** The message being read and how far into it (scrollAnchor.ts); scrollTop is kept for a state without it. */
+  anchor?: ReadingAnchor;
   /** Context chips attached and not sent yet. */
   chips?: ReferenceChip[];
 }

@@ -48,6 +48,23 @@ async function until(wp: WebviewPage, expression: string, what: string): Promise
   }
 }
 
+const FROM_BOTTOM = `(function (s) { return s.scrollHeight - s.scrollTop - s.clientHeight; })(document.querySelector('.scroller'))`;
+
+/** Message `id` starts `offset` px above the top of the view (±2 px): the reader sees the same text there. */
+function readingAt(id: string, offset: number): string {
+  return `(function (s, el) { return !!el && Math.abs(s.getBoundingClientRect().top - el.getBoundingClientRect().top - ${offset}) <= 2; })(document.querySelector('.scroller'), document.querySelector('[data-id="${id}"]'))`;
+}
+
+/** The first message reaching the top of the view, and how many px of it are above it. */
+const TOP_MESSAGE = `(function (s) { var top = s.getBoundingClientRect().top; var el = Array.from(document.querySelectorAll('[data-testid="message"]')).find(function (m) { return m.getBoundingClientRect().bottom > top; }); return { id: el.dataset.id, offset: Math.round(top - el.getBoundingClientRect().top) }; })(document.querySelector('.scroller'))`;
+
+/** `expression` becomes true and is still true a second later, once the messages around it have rendered. */
+async function stays(wp: WebviewPage, expression: string, what: string): Promise<void> {
+  await until(wp, expression, what);
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await wp.page.evaluate(expression), true, `${what}, still (${String(await wp.page.evaluate(LIST_STATE))})`);
+}
+
 const IDS = `Array.from(document.querySelectorAll('[data-testid="message"]')).map(function (el) { return el.dataset.id; })`;
 const READY_COUNT = `window.__batonHost.posted.filter(function (m) { return m.type === 'ready'; }).length`;
 
@@ -127,29 +144,43 @@ describe('webview: the first page in the HTML (Chromium)', function () {
     }
   });
 
-  it('after a reload, shows the same conversation and puts the reader back where they were, once all of it is there', async () => {
+  it('after a reload, shows the same conversation with the message the reader was reading at the top, where they were in it', async () => {
     const all = history(300);
     const full = snapshotOf(all);
-    const wp = await openWebviewPage(chromium.browser(), {
-      build: chromium.build(),
-      firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(full) },
-      replyToReady: [{ type: 'snapshot', seq: 2, snapshot: full }],
-      // What the panel saved before the reload (vscode.setState): scrolled up, away from the bottom.
-      initialState: { scrollTop: 1500, pinned: false },
-    });
+    const open = (initialState: unknown, viewport = { width: 420, height: 800 }): Promise<WebviewPage> =>
+      openWebviewPage(chromium.browser(), {
+        build: chromium.build(),
+        viewport,
+        firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(full) },
+        replyToReady: [{ type: 'snapshot', seq: 2, snapshot: full }],
+        initialState,
+      });
+    // What the panel saved before the reload (vscode.setState): scrolled up, 12 px into message m40.
+    const wp = await open({ scrollTop: 1500, pinned: false, anchor: { id: 'm40', offset: 12 } });
     try {
       await until(wp, `document.querySelectorAll('[data-testid="message"]').length >= 300`, 'every message');
-      // Where it was (scroll anchoring moves it by a few px as messages above it are rendered), not at the bottom.
-      await until(wp, `Math.abs(document.querySelector('.scroller').scrollTop - 1500) < 300`, 'the saved scroll position');
-      assert.ok(
-        ((await wp.page.evaluate(`(function (s) { return s.scrollHeight - s.scrollTop - s.clientHeight; })(document.querySelector('.scroller'))`)) as number) >
-          10_000,
-        'far from the bottom the first page showed',
-      );
+      // The messages above it render after the restore, at heights other than their estimates: m40 stays put.
+      await stays(wp, readingAt('m40', 12), 'm40 at the top of the view, 12 px into it');
+      assert.ok(((await wp.page.evaluate(FROM_BOTTOM)) as number) > 10_000, 'far from the bottom the first page showed');
       assert.deepEqual(
         await wp.page.evaluate(IDS),
         all.map((m) => m.id),
       );
+
+      // The reader moves on, down to about m120; what the panel saves is the message then at the top, and how far into it.
+      await wp.page.locator('.scroller').hover();
+      await wp.page.mouse.wheel(0, 400);
+      await wp.page.evaluate(
+        `(function (s, el) { s.scrollTop += el.getBoundingClientRect().top - s.getBoundingClientRect().top + 30; })(document.querySelector('.scroller'), document.querySelector('[data-id="m120"]'))`,
+      );
+      await until(
+        wp,
+        `(function (a, top) { return !!a && a.id === top.id && Math.abs(a.offset - top.offset) <= 2; })((window.__batonHost.state || {}).anchor, ${TOP_MESSAGE})`,
+        'the message at the top saved as the place',
+      );
+      const place = (await wp.page.evaluate(TOP_MESSAGE)) as { id: string; offset: number };
+      assert.ok(Number(place.id.slice(1)) > 100, `far below m40 (${place.id})`);
+      const saved = await wp.page.evaluate('window.__batonHost.state');
       // A reload of the page (as VS Code does when the view is shown again): the same conversation, from its page.
       await wp.page.reload({ waitUntil: 'load' });
       await until(wp, `document.querySelectorAll('[data-testid="message"]').length >= 300`, 'every message after the reload');
@@ -158,6 +189,34 @@ describe('webview: the first page in the HTML (Chromium)', function () {
         all.map((m) => m.id),
       );
       assert.equal(await wp.page.evaluate(`document.querySelector('[data-testid="conversations-current"]').textContent`), 'The long one');
+      assert.deepEqual(wp.errors, []);
+
+      // Reopened in a narrower panel, where every line wraps differently and no scroll offset would find it: the same place.
+      const narrow = await open(saved, { width: 300, height: 800 });
+      try {
+        await until(narrow, `document.querySelectorAll('[data-testid="message"]').length >= 300`, 'every message, narrower');
+        await stays(narrow, readingAt(place.id, place.offset), `${place.id} at the top of the narrower view, ${place.offset} px into it`);
+        assert.deepEqual(narrow.errors, []);
+      } finally {
+        await narrow.close();
+      }
+    } finally {
+      await wp.close();
+    }
+  });
+
+  it('a place saved by an earlier version (a scroll offset alone) is restored from it: scrolled up, not at the bottom', async () => {
+    const full = snapshotOf(history(300));
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      firstPage: { type: 'snapshot', seq: 1, snapshot: firstPage(full) },
+      replyToReady: [{ type: 'snapshot', seq: 2, snapshot: full }],
+      initialState: { scrollTop: 1500, pinned: false },
+    });
+    try {
+      await until(wp, `document.querySelectorAll('[data-testid="message"]').length >= 300`, 'every message');
+      await until(wp, `document.querySelector('.scroller').scrollTop > 1000`, 'the saved offset');
+      assert.ok(((await wp.page.evaluate(FROM_BOTTOM)) as number) > 10_000, 'far from the bottom the first page showed');
       assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();
