@@ -7,6 +7,7 @@ import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import { protectedPathGuard } from './protectedArgs';
 import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
+import { gitIn } from './workerGitGuard';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
@@ -91,6 +92,7 @@ export class WorkerSetup {
 
   private sandboxPolicy(w: Worker): SandboxPolicy {
     const network = this.network();
+    const git = gitIn(w.workingDir);
     return workerSandboxPolicy({
       workingDir: w.workingDir,
       protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
@@ -102,7 +104,8 @@ export class WorkerSetup {
         line: describeNetwork(network),
         brief: briefNetwork(network),
       },
-      readonlyPaths: w.sandboxReadonly,
+      // The folder's own .git too (workerGitGuard.ts): config or hooks planted there would run outside the sandbox.
+      readonlyPaths: [...new Set([...(w.sandboxReadonly ?? []), ...(git ? [git] : [])])],
     });
   }
 

@@ -1,0 +1,88 @@
+// Git reads config and hooks from the `.git` of the folder it runs in, and Baton's review and Apply (and the user's own
+// git, and VS Code's) run git there outside the worker's sandbox. A worker that can write that `.git` can make them run
+// any program: core.fsmonitor names one, run by every `git status`. Against the REAL runtime, Bubblewrap and git, a
+// worker tries (src/core/workers/workerGitGuard.ts): the folder's .git stays as git made it, and nothing it names runs.
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { afterEachCore } from '../support/afterEachCore';
+import { makeRepo, testGit } from '../support/gitFixture';
+import { waitFor } from '../support/waitFor';
+
+/** The marker a planted core.fsmonitor writes: outside the sandbox's reach, so only a program run outside it can. */
+const hook = (marker: string): string[] => [
+  `echo '#!/bin/sh' > "$PWD/fsm.sh"`,
+  `echo 'echo "ran in $PWD" >> ${marker}; exit 1' >> "$PWD/fsm.sh"`,
+  'chmod +x "$PWD/fsm.sh"',
+];
+
+describe("a worker's .git: config planted there never runs outside the sandbox (real runtime, Bubblewrap, real git)", function () {
+  this.timeout(180_000);
+  let core: CoreFixture;
+  beforeEach(async () => {
+    core = await startCore();
+    core.workerSettings.trustWorkingDir = true;
+  });
+  afterEachCore(() => core);
+
+  /** Scripts worker `name`: one bash call running `lines`, then a report; its result answered by the orchestrator. */
+  function script(name: string, lines: string[]): void {
+    const mine = (r: { systemText: string }) => r.systemText.includes(`You are '${name}'`);
+    core.server.on(
+      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: `${name} runs` },
+      { toolCalls: [{ id: `${name}-1`, name: 'bash', arguments: { command: lines.join('\n'), description: 'git folder' } }] },
+    );
+    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: `${name} reports` }, { text: 'done' });
+    core.server.on({ lastUserIncludes: `[Background task completed] Worker '${name}'`, name: `result of ${name}` }, { text: 'noted' });
+  }
+
+  async function runWorker(name: string, workingDir: string, isolation?: 'none'): Promise<string> {
+    await core.pool.create({ name, workingDir, prompt: `TASK-${name}`, ...(isolation ? { isolation } : {}) });
+    await waitFor(`${name} to finish`, () => core.pool.list().find((w) => w.name === name && w.state === 'done'), 90_000);
+    await waitFor(
+      'its result to be answered',
+      () => core.conversations.all().every((c) => c.idle) && core.server.chatRequests().some((r) => r.lastUserText?.includes(`Worker '${name}'`)),
+    );
+    const tool = core.server
+      .chatRequests()
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === 'tool' && JSON.stringify(m).includes(`${name}-1`));
+    return JSON.stringify(tool?.content ?? '');
+  }
+
+  it("in a worktree: its .git file cannot be pointed at a git folder of the worker's; review and Apply run nothing of it", async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'app'), { 'README.md': '# app\n' });
+    const marker = join(core.root, 'RAN-fsmonitor');
+    script('redirect', [
+      'common=$(git rev-parse --path-format=absolute --git-common-dir)',
+      'cp -r "$common" "$PWD/own.git"',
+      ...hook(marker),
+      'git --git-dir="$PWD/own.git" config core.fsmonitor "$PWD/fsm.sh"',
+      'echo "gitdir: $PWD/own.git" > .git || echo WRITE-REFUSED',
+      'mv .git moved || echo MOVE-REFUSED',
+      'rm -f .git || echo DELETE-REFUSED',
+      'echo notes > NOTES.md',
+    ]);
+    const output = await runWorker('redirect', repo);
+    for (const refused of ['WRITE-REFUSED', 'MOVE-REFUSED', 'DELETE-REFUSED']) assert.match(output, new RegExp(refused), output);
+    const review = await core.pool.changes!.review('redirect');
+    assert.match(JSON.stringify(review), /NOTES\.md/);
+    assert.match(await core.pool.changes!.apply('redirect', { dirtyBuffers: [] }), /^Applied/);
+    assert.equal(existsSync(marker), false, 'the planted program ran outside the sandbox');
+  });
+
+  it("in place, in the user's repository: its .git (hooks, config) is read-only to the worker", async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'inplace'), { 'README.md': '# in place\n' });
+    script('inplace', [
+      'echo "[core]" >> .git/config && echo CONFIG-WRITTEN || echo CONFIG-REFUSED',
+      "printf '#!/bin/sh\\ntouch /x\\n' > .git/hooks/post-checkout && echo HOOK-WRITTEN || echo HOOK-REFUSED",
+      'echo notes > NOTES.md && echo NOTES-WRITTEN',
+    ]);
+    const output = await runWorker('inplace', repo, 'none');
+    assert.match(output, /CONFIG-REFUSED/, output);
+    assert.match(output, /HOOK-REFUSED/, output);
+    assert.match(output, /NOTES-WRITTEN/, output);
+    assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);
+  });
+});
