@@ -157,6 +157,18 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     await waitFor('the interrupted report', () => doneCount() >= 1);
   });
 
+  it('a folder without git: a file the command only read under /proc is not a change of the worker', async () => {
+    const plain = join(core.home, 'dev', 'diag');
+    await mkdir(plain, { recursive: true });
+    scriptWorker('zeta', "grep -i vmrss /proc/self/status; head -c 100 /proc/cpuinfo; printf 'found\\n' > report.txt");
+    await core.pool.create({ name: 'zeta', workingDir: plain, prompt: 'TASK-zeta' });
+    await waitFor('the worker', () => finished('zeta'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const totals = await core.pool.changes!.totals('zeta');
+    assert.deepEqual([totals.files, totals.paths], [1, ['report.txt']]);
+    assert.deepEqual(core.pool.list().find((w) => w.name === 'zeta')?.changes?.paths, ['report.txt']);
+  });
+
   it('a folder without git: the change is tracked, reviewed and undone exactly', async () => {
     const plain = join(core.home, 'dev', 'plain');
     await mkdir(plain, { recursive: true });

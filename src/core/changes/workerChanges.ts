@@ -4,6 +4,7 @@
 // lists them, and they stay until the user applies (keeps) or discards them.
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
+import { realFileChanges } from './trackedPaths';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -338,7 +339,7 @@ export class WorkerChanges {
 
   private async trackedFiles(name: string): Promise<SessionFileChange[]> {
     const record = this.requireTracked(name);
-    return this.withSession(name, record, (s) => s.changedFiles());
+    return realFileChanges(await this.withSession(name, record, (s) => s.changedFiles()), record.workingDir);
   }
 
   /** The worker's live session, or its session resumed just for this (it runs no turn: every permission is refused). */
