@@ -6,9 +6,15 @@ describe("a worker in place: the runtime's tracked files that are its changes", 
 
   it('drops what lies under /proc, /sys or /dev, relative to the folder or absolute; keeps every real file, outside the folder too', () => {
     const kept = realFileChanges(
-      ['../../../../proc/self/status', '/sys/class/net/lo/statistics/rx_bytes', '/dev/null', 'src/app.ts', '../processes.txt', '/home/u/.bashrc', '/procfs/x'].map(
-        change,
-      ),
+      [
+        '../../../../proc/self/status',
+        '/sys/class/net/lo/statistics/rx_bytes',
+        '/dev/null',
+        'src/app.ts',
+        '../processes.txt',
+        '/home/u/.bashrc',
+        '/procfs/x',
+      ].map(change),
       '/home/u/dev/app',
     );
     assert.deepEqual(
