@@ -169,6 +169,24 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.deepEqual(core.pool.list().find((w) => w.name === 'zeta')?.changes?.paths, ['report.txt']);
   });
 
+  it('a folder without git: Discard leaves a file the user changed after the worker, and says so by name', async () => {
+    const plain = join(core.home, 'dev', 'edited');
+    await mkdir(plain, { recursive: true });
+    await writeFile(join(plain, 'notes.txt'), 'keep me\n');
+    scriptWorker('eta', "printf 'worker line\\n' >> notes.txt && printf 'new\\n' > extra.txt");
+    await core.pool.create({ name: 'eta', workingDir: plain, prompt: 'TASK-eta' });
+    await waitFor('the worker', () => finished('eta'));
+    await waitFor('its result', () => doneCount() >= 1);
+    // The user goes on editing the file the worker changed.
+    await writeFile(join(plain, 'notes.txt'), 'keep me\nworker line\nmy own line\n');
+    assert.equal(
+      await core.pool.changes!.discard('eta'),
+      `Discarded the changes of worker 'eta': 1 file(s) in ${plain} restored. Left as they are, since they changed after the worker's last edit (your edits would be lost): notes.txt. They still hold what the worker changed.`,
+    );
+    assert.equal(await readFile(join(plain, 'notes.txt'), 'utf8'), 'keep me\nworker line\nmy own line\n');
+    await assert.rejects(readFile(join(plain, 'extra.txt')), /ENOENT/);
+  });
+
   it('a folder without git: the change is tracked, reviewed and undone exactly', async () => {
     const plain = join(core.home, 'dev', 'plain');
     await mkdir(plain, { recursive: true });

@@ -5,6 +5,7 @@ import type {
   AgentSession,
   FileChange,
   PromptRecord,
+  RewoundFiles,
   RunOptions,
   RunResult,
   SandboxedCommandResult,
@@ -204,8 +205,8 @@ export class InMemoryAgentSession implements AgentSession {
     return [];
   }
 
-  async rewindFiles(): Promise<{ restored: string[] }> {
-    return { restored: [] };
+  async rewindFiles(): Promise<RewoundFiles> {
+    return { restored: [], kept: [] };
   }
 
   /** Unit fakes record no event ids (onDelivered is never called), so nothing is ever truncated here. */

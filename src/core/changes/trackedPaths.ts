@@ -4,7 +4,7 @@
 // change, so a worker that changed nothing had "1 file changed" to review, apply or discard. Files under the kernel's
 // pseudo file systems are never a worker's change.
 import * as path from 'node:path';
-import type { FileChange } from '../copilot/agentSessions';
+import type { FileChange, RewoundFiles } from '../copilot/agentSessions';
 
 const PSEUDO = ['/proc', '/sys', '/dev'];
 
@@ -15,4 +15,28 @@ export function realFileChanges(changes: FileChange[], workingDir: string): File
     const abs = path.posix.resolve(workingDir, c.path);
     return !PSEUDO.some((root) => abs === root || abs.startsWith(`${root}/`));
   });
+}
+
+/**
+ * What Discard of a worker in place says: how many files were restored and, by name, those the runtime left with the
+ * worker's changes because they were changed after it (by the user, say) or never captured whole.
+ */
+export function discardedInPlace(worker: string, dir: string, restored: number, kept: RewoundFiles['kept']): string {
+  const head = `Discarded the changes of worker '${worker}': ${restored} file(s) in ${dir} restored.`;
+  if (!kept.length) return head;
+  const names = (reason: RewoundFiles['kept'][number]['reason']) =>
+    kept
+      .filter((k) => k.reason === reason)
+      .map((k) => path.relative(dir, k.path) || k.path)
+      .join(', ');
+  const since = names('changed-since');
+  const whole = names('not-captured');
+  return [
+    head,
+    since && `Left as they are, since they changed after the worker's last edit (your edits would be lost): ${since}.`,
+    whole && `Left as they are, since the runtime kept no whole copy of them from before: ${whole}.`,
+    'They still hold what the worker changed.',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

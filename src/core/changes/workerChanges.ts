@@ -4,7 +4,7 @@
 // lists them, and they stay until the user applies (keeps) or discards them.
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { realFileChanges } from './trackedPaths';
+import { discardedInPlace, realFileChanges } from './trackedPaths';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -302,11 +302,11 @@ export class WorkerChanges {
         return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
       }
       const record = this.requireTracked(name);
-      const { restored } = await this.withSession(name, record, (s) => s.rewindFiles());
+      const { restored, kept } = await this.withSession(name, record, (s) => s.rewindFiles());
       this.store.deleteState(TRACKED_PREFIX + name);
-      this.onSettled(name, { kind: 'discarded', text: 'discarded' });
-      this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}`);
-      return `Discarded the changes of worker '${name}': ${restored.length} file(s) in ${record.workingDir} restored.`;
+      this.onSettled(name, { kind: 'discarded', text: kept.length ? `discarded, but for ${kept.length} file(s) changed since` : 'discarded' });
+      this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}; kept ${kept.length}`);
+      return discardedInPlace(name, record.workingDir, restored.length, kept);
     });
   }
 

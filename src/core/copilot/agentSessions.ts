@@ -116,8 +116,11 @@ export interface AgentSession {
   runSandboxed(command: string, opts: SandboxedCommandOptions): Promise<SandboxedCommandResult>;
   /** Files this session changed (file-change tracking; paths relative to its working directory). */
   changedFiles(): Promise<FileChange[]>;
-  /** Puts every file this session changed back as it was before its first turn. */
-  rewindFiles(): Promise<{ restored: string[] }>;
+  /**
+   * Puts every file this session changed back as it was before its first turn, but for those changed since by someone
+   * else (`kept`: the runtime leaves them). Fails, restoring nothing, when the runtime could not (AgentError).
+   */
+  rewindFiles(): Promise<RewoundFiles>;
   /** Removes the user message `eventId` and everything after it from the session's history (an edited message). */
   truncateFrom(eventId: string): Promise<void>;
   compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }>;
@@ -129,6 +132,13 @@ export interface AgentSession {
   abort(): Promise<void>;
   /** Bounded and quiet: a session on a dead connection may never answer. */
   disconnect(): Promise<void>;
+}
+
+/** What a rewind of a session's files did. */
+export interface RewoundFiles {
+  restored: string[];
+  /** Left as they are: changed after the session's last write ('changed-since'), or never captured whole. */
+  kept: { path: string; reason: 'changed-since' | 'not-captured' }[];
 }
 
 export interface FileChange {

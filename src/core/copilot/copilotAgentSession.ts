@@ -6,10 +6,11 @@
 import { callUsage } from './callUsage';
 import type { CopilotSession, SessionEvent } from '@github/copilot-sdk';
 import { withTimeout } from '../util/delay';
-import type { AgentSession, FileChange, PromptRecord, RunFailure, RunOptions, RunResult } from './agentSessions';
+import type { AgentSession, FileChange, PromptRecord, RewoundFiles, RunFailure, RunOptions, RunResult } from './agentSessions';
 import { AgentError, TurnTimeoutError } from './errors';
 import { reportedNetworkMode, type SandboxStatus } from './sandbox';
 import { runSandboxedCommand, type SandboxedCommandOptions, type SandboxedCommandResult } from './sandboxedCommand';
+import { rewindOutcome } from './rewindOutcome';
 import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
@@ -275,18 +276,18 @@ export class CopilotAgentSession implements AgentSession {
     return result.changes.map((c) => ({ path: c.path, changeType: c.changeType, diff: c.diff }));
   }
 
-  async rewindFiles(): Promise<{ restored: string[] }> {
+  async rewindFiles(): Promise<RewoundFiles> {
     const points = await this.session.rpc.history.listRewindPoints().catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
     if (!points.fileChangeTrackingEnabled) throw new AgentError('fatal', 'file-change tracking is off for this session, so its changes cannot be undone');
     // The earliest point is before the first turn: rewinding there restores every file the session touched.
     const first = points.points.reduce<(typeof points.points)[number] | undefined>((a, p) => (!a || p.timestamp < a.timestamp ? p : a), undefined);
-    if (!first) return { restored: [] };
+    if (!first) return { restored: [], kept: [] };
     const result = await this.session.rpc.history.rewind({ eventId: first.eventId, mode: 'conversation-and-files' }).catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
-    return { restored: result.restoredFiles ?? [] };
+    return rewindOutcome(result);
   }
 
   async truncateFrom(eventId: string): Promise<void> {
