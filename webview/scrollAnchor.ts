@@ -20,7 +20,7 @@ export interface ScrollRestore {
 }
 
 /** A saved state is the panel's own, but from any earlier version: an anchor is used only if it has this shape. */
-export function isReadingAnchor(value: unknown): value is ReadingAnchor {
+function isReadingAnchor(value: unknown): value is ReadingAnchor {
   const v = value as Partial<ReadingAnchor> | null;
   return !!v && typeof v === 'object' && typeof v.id === 'string' && typeof v.offset === 'number' && Number.isFinite(v.offset);
 }

@@ -1,7 +1,7 @@
 // Git reads config and hooks from the `.git` of the folder it runs in, and Baton's review and Apply (and the user's own
 // git, and VS Code's) run git there outside the worker's sandbox. A worker that can write that `.git` can make them run
 // any program: core.fsmonitor names one, run by every `git status`. Against the REAL runtime, Bubblewrap and git, a
-// worker tries (src/core/workers/workerGitGuard.ts): the folder's .git stays as git made it, and nothing it names runs.
+// worker tries (src/core/workers/workerSandbox.ts): the folder's .git stays as git made it, and nothing it names runs.
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -32,6 +32,7 @@ describe("the runtime's rewind of a session's files, read", () => {
       ['file-change-tracking-disabled', 'fatal', /tracked no file changes/],
       ['files-rolled-back', 'fatal', /nothing was restored \(disk full\)/],
       ['rollback-incomplete', 'fatal', /some files may be restored and others not \(disk full\)\. Check the folder\./],
+      ['some-later-outcome', 'fatal', /answered the rewind with 'some-later-outcome' \(disk full\): Baton cannot tell what it restored/],
     ];
     for (const [outcome, kind, message] of cases)
       assert.throws(

@@ -4,7 +4,7 @@
 // lists them, and they stay until the user applies (keeps) or discards them.
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { discardedInPlace, realFileChanges } from './trackedPaths';
+import { discardedInPlace, realFileChanges } from './inPlaceChanges';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';

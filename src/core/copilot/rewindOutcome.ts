@@ -13,6 +13,8 @@ export interface RewindResult {
   error?: string;
 }
 
+const RESTORED = new Set(['success', 'truncation-failed', 'checkpoint-cleanup-failed', 'snapshot-prune-failed']);
+
 export function rewindOutcome(result: RewindResult): RewoundFiles {
   const detail = result.error ? ` (${result.error})` : '';
   switch (result.outcome) {
@@ -30,7 +32,9 @@ export function rewindOutcome(result: RewindResult): RewoundFiles {
       );
   }
   // success, and the outcomes where the files were restored but some bookkeeping after it failed (truncation,
-  // checkpoints, snapshots); an older runtime sends no outcome.
+  // checkpoints, snapshots); an older runtime sends no outcome. One this runtime does not name is not taken for success.
+  if (result.outcome !== undefined && !RESTORED.has(result.outcome))
+    throw new AgentError('fatal', `The runtime answered the rewind with '${result.outcome}'${detail}: Baton cannot tell what it restored. Check the folder.`);
   return {
     restored: result.restoredFiles ?? [],
     kept: (result.skippedFiles ?? []).map((f) => ({ path: f.path, reason: f.reason === 'user-modified' ? 'changed-since' : 'not-captured' })),

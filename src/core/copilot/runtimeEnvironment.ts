@@ -3,8 +3,7 @@
 // tokens, database URLs, an SSH agent socket). Only what a build needs passes, plus what the user
 // names in baton.workers.environment. The orchestrator's GitHub token never travels this way: it
 // goes to each session over the SDK's connection (a session-level token never reaches a shell).
-import * as path from 'node:path';
-import { safePath } from '../util/safePath';
+import { makePathSafe } from '../util/safePath';
 
 /** baton.workers.environment: a name mapped to `true` passes through from VS Code's environment; to a string, is set to it. */
 export type EnvironmentSetting = Readonly<Record<string, string | boolean>>;
@@ -125,8 +124,7 @@ export function buildRuntimeEnvironment(
     if (typeof value === 'string') env[name] = value;
   }
   // The runtime runs git, ripgrep and bubblewrap by name in a worker's folder: never resolved there (safePath.ts).
-  const paths = platform === 'win32' ? path.win32 : path.posix;
-  for (const name of Object.keys(env)) if (name.toUpperCase() === 'PATH') env[name] = safePath(env[name], paths.delimiter, paths.isAbsolute);
+  makePathSafe(env, platform);
   report.withheld = report.withheld.filter((name) => env[name] === undefined).sort();
   report.strippedProxyCredentials.sort();
   report.refused.sort();

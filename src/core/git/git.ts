@@ -11,7 +11,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseStatusZ, parseWorktreeList, type StatusEntry, type WorktreeEntry } from './gitOutput';
 import { findProgram } from '../util/findProgram';
-import { safePath } from '../util/safePath';
+import { makePathSafe } from '../util/safePath';
 
 /** Why a git call failed: `not-installed`, `no-folder` (its folder is gone), `failed` (exit ≠ 0), `timeout`, `output-too-large`. */
 export type GitErrorKind = 'not-installed' | 'no-folder' | 'failed' | 'timeout' | 'output-too-large';
@@ -97,7 +97,7 @@ export class Git {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const k of REDIRECTING_ENV) delete env[k];
     // Git is run in the user's repositories: never resolved in them (safePath.ts).
-    for (const k of Object.keys(env)) if (k.toUpperCase() === 'PATH') env[k] = safePath(env[k]);
+    makePathSafe(env);
     // Never wait for a password prompt nobody can see; never take index.lock for a read-only status
     // (the user's own git commands would otherwise fail with "index.lock exists" while we look).
     this.baseEnv = { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env };
@@ -343,9 +343,10 @@ async function gitEntryAbove(dir: string): Promise<boolean> {
   return found.includes(true);
 }
 
-/** A spawn's ENOENT: git was not found, or the folder it was to run in is gone (Node says ENOENT for both). */
+/** Where git is run from when none is in PATH: a path that cannot exist, so the spawn fails (see Git.gitPath). */
 const NO_GIT = join(sep, 'nonexistent', 'baton-found-no-git', 'git');
 
+/** A spawn's ENOENT: git was not found, or the folder it was to run in is gone (Node says ENOENT for both). */
 async function spawnMissing(args: readonly string[], cwd: string): Promise<GitError> {
   return (await isDirectory(cwd)) ? new GitError('not-installed', args, undefined, '') : new GitError('no-folder', args, undefined, '', cwd);
 }

@@ -12,3 +12,9 @@ export function safePath(value: string | undefined, delimiter: string = path.del
     .filter((entry) => entry !== '' && isAbsolute(entry))
     .join(delimiter);
 }
+
+/** `env` with its PATH (any case: Windows' `Path`) made safe for `platform`, in place. */
+export function makePathSafe(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform): void {
+  const paths = platform === 'win32' ? path.win32 : path.posix;
+  for (const name of Object.keys(env)) if (name.toUpperCase() === 'PATH') env[name] = safePath(env[name], paths.delimiter, paths.isAbsolute);
+}

@@ -1,7 +1,16 @@
 // The sandbox policy of one worker: everything protected is denied, the worker's own directory is
-// writable, the rest of the machine is what the runtime's base policy allows (toolchains, temp).
+// writable but for its `.git`, the rest of the machine is what the runtime's base policy allows (toolchains, temp).
 // Invariant: a protected folder that holds the worker's directory (Baton's storage holds its
 // worktrees) is denied piece by piece around that directory, never skipped as a whole.
+//
+// Why not its `.git`: git reads config and hooks from the `.git` of the folder it runs in, and config can name programs
+// git runs (core.fsmonitor, filters, hooks); Baton runs git in a worker's worktree outside its sandbox (review, Apply,
+// keep as a branch), as the user's own git and VS Code's do in their repository. Measured on the real runtime: a worker
+// that pointed its worktree's `.git` file at a git folder of its own, whose core.fsmonitor named its script, had that
+// script run by Baton's next git, unsandboxed; a worker in place in the user's repository could write its hooks and
+// config. Read-only, the `.git` there (a worktree's file, the user's repository's folder) cannot be rewritten, moved or
+// deleted (measured: EROFS, EBUSY). The sandbox guards only what exists: where there is none, a worker can make one.
+// The Copilot runtime's own git runs with core.fsmonitor off (measured).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SandboxNetwork, SandboxPolicy } from '../copilot/agentSessions';
@@ -26,10 +35,16 @@ export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
   for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), args.workingDir)) denied.add(d);
   return {
     deniedPaths: [...denied],
-    readonlyPaths: args.readonlyPaths ?? [],
+    readonlyPaths: [...new Set([...(args.readonlyPaths ?? []), ...gitIn(args.workingDir)])],
     readwritePaths: [args.workingDir],
     network: args.network,
   };
+}
+
+/** `<dir>/.git` when it exists (a file, a folder or a link). */
+function gitIn(dir: string): string[] {
+  const git = path.join(dir, '.git');
+  return fs.lstatSync(git, { throwIfNoEntry: false }) ? [git] : [];
 }
 
 /** `entry` itself, or (when it holds `keep`) its children except the way down to `keep`. */

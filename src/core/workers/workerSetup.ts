@@ -7,7 +7,6 @@ import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import { protectedPathGuard } from './protectedArgs';
 import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
-import { gitIn } from './workerGitGuard';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
@@ -92,7 +91,6 @@ export class WorkerSetup {
 
   private sandboxPolicy(w: Worker): SandboxPolicy {
     const network = this.network();
-    const git = gitIn(w.workingDir);
     return workerSandboxPolicy({
       workingDir: w.workingDir,
       protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
@@ -104,8 +102,7 @@ export class WorkerSetup {
         line: describeNetwork(network),
         brief: briefNetwork(network),
       },
-      // The folder's own .git too (workerGitGuard.ts): config or hooks planted there would run outside the sandbox.
-      readonlyPaths: [...new Set([...(w.sandboxReadonly ?? []), ...(git ? [git] : [])])],
+      readonlyPaths: w.sandboxReadonly,
     });
   }
 

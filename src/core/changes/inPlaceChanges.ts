@@ -1,3 +1,5 @@
+// A worker in place: its changes as the runtime tracks them, and what Discard says of them.
+//
 // The runtime's file-change tracking for a worker in place reports, besides the files the worker changed, files a
 // command only read whose content changes by itself: measured (runtime 1.0.85), `grep VmRSS /proc/self/status` in a
 // worker's command made the runtime list `../../../proc/self/status` (its own process's status, read twice) as a

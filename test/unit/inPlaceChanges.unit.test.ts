@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { realFileChanges } from '../../src/core/changes/trackedPaths';
+import { realFileChanges } from '../../src/core/changes/inPlaceChanges';
 
 describe("a worker in place: the runtime's tracked files that are its changes", () => {
   const change = (p: string) => ({ path: p, changeType: 'modified', diff: '' });
