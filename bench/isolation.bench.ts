@@ -85,7 +85,8 @@ async function benchStart(core: CoreFixture, samples: number): Promise<BenchFigu
     const before = core.server.chatRequests().filter(isWorker(name)).length;
     const t0 = Date.now(); // the server stamps requests with Date.now()
     const p0 = performance.now();
-    const info = await core.pool.create({ name, workingDir: repo, prompt: `Start ${name}`, isolation });
+    core.workerSettings.isolation = isolation; // in place: the user's setting (a model's request in place is to read only)
+    const info = await core.pool.create({ name, workingDir: repo, prompt: `Start ${name}` });
     const created = performance.now() - p0;
     const [first] = await core.server.waitForRequests(before + 1, 60_000, (r) => r.kind === 'chat' && isWorker(name)(r));
     if ((info.isolation?.kind === 'worktree') !== (isolation === 'worktree')) throw new Error(`${name}: isolation ${JSON.stringify(info.isolation)}`);
@@ -136,7 +137,8 @@ async function benchShell(core: CoreFixture, events: Map<AgentSession, AgentEven
     core.server.on({ predicate: (r) => mine(r) && r.messages.filter((m) => m.role === 'tool').length === commands, name: `${name} report` }, { text: 'Done.' });
     const results = backgroundTurns(core);
     const sessionsBefore = new Set(events.keys());
-    await core.pool.create({ name, workingDir: project, prompt: `Run ${COMMAND} ${commands} times`, isolation: 'none' });
+    core.workerSettings.isolation = 'none';
+    await core.pool.create({ name, workingDir: project, prompt: `Run ${COMMAND} ${commands} times` });
     await settle(core, name, results);
     const session = [...events.keys()].find((s) => !sessionsBefore.has(s));
     const list = session ? events.get(session)! : [];

@@ -228,7 +228,9 @@ export class WorkerStrip {
       ? worker.outcome.text
       : worker.isolation?.kind === 'worktree'
         ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}`
-        : '';
+        : worker.isolation?.readOnly
+          ? 'reads only'
+          : '';
     const box = worker.sandbox;
     const unsandboxed = box && box.state !== 'applied' && box.state !== 'engaged' ? `unsandboxed${box.reason ? `: ${box.reason}` : ''}` : '';
     const held = box && (box.state === 'applied' || box.state === 'engaged');

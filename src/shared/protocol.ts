@@ -82,8 +82,13 @@ export interface WorkerCard {
      */
     network?: { mode: 'internet' | 'allow' | 'deny'; line: string; brief: string; verified?: boolean };
   };
-  /** Where the worker works: its own git worktree (branch, base commit) or the folder itself. */
-  isolation?: { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place' };
+  /**
+   * Where the worker works: its own git worktree (branch, base commit) or the folder itself; `readOnly` there when it
+   * was started to read (explain, review, search): its sandbox and its permissions let it change nothing in the folder.
+   */
+  isolation?:
+    | { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean }
+    | { kind: 'in-place'; readOnly?: boolean };
   /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */
   changes?: { files: number; additions: number; deletions: number; paths?: string[] };
   /** Files an Apply found changed differently in the user's tree: Resolve with the worker, or in the editor. */

@@ -197,7 +197,7 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   if (w.isolation?.kind === 'worktree') {
     tip.appendMarkdown(`\n\nWorktree on \`${w.isolation.branch}\` from \`${w.isolation.baseCommit.slice(0, 8)}\``);
     if (w.isolation.uncommittedLeftOut) tip.appendMarkdown(' — your uncommitted changes are not in it');
-  }
+  } else if (w.isolation?.readOnly) tip.appendMarkdown('\n\nReads only: it cannot change a file in this folder');
   if (w.sandbox && w.sandbox.state !== 'applied' && w.sandbox.state !== 'engaged') {
     tip.appendMarkdown(`\n\n$(warning) Unsandboxed${w.sandbox.reason ? `: ${w.sandbox.reason}` : ''}`);
   }

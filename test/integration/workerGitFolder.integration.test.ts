@@ -3,7 +3,7 @@
 // any program: core.fsmonitor names one, run by every `git status`. Against the REAL runtime, Bubblewrap and git, a
 // worker tries (src/core/workers/workerSandbox.ts): the folder's .git stays as git made it, and nothing it names runs.
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { afterEachCore } from '../support/afterEachCore';
@@ -37,8 +37,10 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     core.server.on({ lastUserIncludes: `[Background task completed] Worker '${name}'`, name: `result of ${name}` }, { text: 'noted' });
   }
 
-  async function runWorker(name: string, workingDir: string, isolation?: 'none'): Promise<string> {
-    await core.pool.create({ name, workingDir, prompt: `TASK-${name}`, ...(isolation ? { isolation } : {}) });
+  /** `in place`: the user's setting (baton.workers.isolation "none"); `read-only`: the model's request to read only. */
+  async function runWorker(name: string, workingDir: string, where?: 'in place' | 'read-only'): Promise<string> {
+    core.workerSettings.isolation = where === 'in place' ? 'none' : 'worktree';
+    await core.pool.create({ name, workingDir, prompt: `TASK-${name}`, ...(where === 'read-only' ? { isolation: 'read-only' as const } : {}) });
     await waitFor(`${name} to finish`, () => core.pool.list().find((w) => w.name === name && w.state === 'done'), 90_000);
     await waitFor(
       'its result to be answered',
@@ -79,10 +81,60 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
       "printf '#!/bin/sh\\ntouch /x\\n' > .git/hooks/post-checkout && echo HOOK-WRITTEN || echo HOOK-REFUSED",
       'echo notes > NOTES.md && echo NOTES-WRITTEN',
     ]);
-    const output = await runWorker('inplace', repo, 'none');
+    const output = await runWorker('inplace', repo, 'in place');
     assert.match(output, /CONFIG-REFUSED/, output);
     assert.match(output, /HOOK-REFUSED/, output);
     assert.match(output, /NOTES-WRITTEN/, output);
     assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);
+  });
+
+  it('started to read only, in the repository itself: nothing there is writable, a nested .git included; its edit tool is refused', async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'reader'), { 'README.md': '# reader\n', 'src/app.ts': 'export {};\n' });
+    const marker = join(core.root, 'RAN-nested-fsmonitor');
+    const mine = (r: { systemText: string }) => r.systemText.includes("You are 'reader'");
+    const tools = (r: { messages: Array<{ role: string }> }) => r.messages.filter((m) => m.role === 'tool').length;
+    core.server.on(
+      { predicate: (r) => mine(r) && tools(r) === 0, name: 'reader edits' },
+      { toolCalls: [{ id: 'reader-0', name: 'create', arguments: { path: join(repo, 'EDITED.md'), file_text: 'edited\n' } }] },
+    );
+    core.server.on(
+      { predicate: (r) => mine(r) && tools(r) === 1, name: 'reader runs' },
+      {
+        toolCalls: [
+          {
+            id: 'reader-1',
+            name: 'bash',
+            arguments: {
+              description: 'writes',
+              command: [
+                ...hook(marker),
+                'echo x >> README.md && echo README-WRITTEN || echo README-REFUSED',
+                'mkdir -p src/.git && echo NESTED-MADE || echo NESTED-REFUSED',
+                'git init -q src/inner && echo INIT-MADE || echo INIT-REFUSED',
+                'rm -f src/app.ts && echo DELETED || echo DELETE-REFUSED',
+                'cat README.md src/app.ts | wc -l',
+              ].join('\n'),
+            },
+          },
+        ],
+      },
+    );
+    core.server.on({ predicate: (r) => mine(r) && tools(r) === 2, name: 'reader reports' }, { text: 'read it' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'reader'", name: 'result of reader' }, { text: 'noted' });
+    const output = await runWorker('reader', repo, 'read-only');
+    for (const refused of ['README-REFUSED', 'NESTED-REFUSED', 'INIT-REFUSED', 'DELETE-REFUSED']) assert.match(output, new RegExp(refused), output);
+    const denied = core.server
+      .chatRequests()
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === 'tool' && JSON.stringify(m).includes('reader-0'));
+    assert.match(JSON.stringify(denied), /read only/);
+    assert.equal(existsSync(join(repo, 'EDITED.md')), false);
+    assert.equal(existsSync(join(repo, 'src', '.git')), false);
+    assert.equal(existsSync(join(repo, 'fsm.sh')), false);
+    assert.equal(readFileSync(join(repo, 'README.md'), 'utf8'), '# reader\n');
+    assert.equal(readFileSync(join(repo, 'src', 'app.ts'), 'utf8'), 'export {};\n');
+    const card = core.pool.list().find((w) => w.name === 'reader');
+    assert.deepEqual(card?.isolation, { kind: 'in-place', readOnly: true });
+    assert.equal(card?.changes, undefined);
   });
 });

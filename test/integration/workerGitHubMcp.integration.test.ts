@@ -43,7 +43,7 @@ describe("workers and the runtime's GitHub MCP server (real runtime, Bubblewrap,
     core.server.on({ lastUserIncludes: `[Background task completed] Worker '${worker}'`, name: `result of ${worker}` }, { text: `noted ${worker}` });
     const from = core.server.requests.length;
     const before = backgroundDone();
-    await core.pool.create({ name: worker, workingDir: project, prompt: `TASK-${worker}: say done`, isolation: 'none' });
+    await core.pool.create({ name: worker, workingDir: project, prompt: `TASK-${worker}: say done`, isolation: 'read-only' });
     await waitFor(`${worker} to finish`, () => core.pool.list().find((w) => w.name === worker && w.state === 'done'), 60_000);
     const requests = core.server.chatRequests().filter(mine(worker));
     // The orchestrator's turn on the result comes after the worker's last request: what came before is the worker's.

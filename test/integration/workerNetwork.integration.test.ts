@@ -74,7 +74,8 @@ describe('worker network (real runtime, Bubblewrap, slirp4netns, scripted model)
         `proxied=$(curl -s -m 5 -w ' %{http_code}' '${url}/${worker}-${label}-proxied' | tr '\\n' ' ')"`,
     );
     scriptShell(worker, [...lines, opts.extra ?? ''].join('\n'));
-    await core.pool.create({ name: worker, workingDir: opts.workingDir ?? repo, prompt: `TASK-${worker}: probe the network`, isolation: opts.isolation });
+    core.workerSettings.isolation = opts.isolation ?? 'worktree';
+    await core.pool.create({ name: worker, workingDir: opts.workingDir ?? repo, prompt: `TASK-${worker}: probe the network` });
     await waitFor(`${worker} to finish`, () => core.pool.list().find((w) => w.name === worker && w.state === 'done'), 60_000);
     const expected = ++results;
     await waitFor(`the result of ${worker}`, () => backgroundDone() >= expected);

@@ -314,6 +314,20 @@ describe('webview: room for the conversation (Chromium)', function () {
     }
   });
 
+  it('a worker started to read only says so on its card, where a worktree names its branch', async () => {
+    const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
+    try {
+      const reader: WorkerCard = { ...worker('reader'), workingDir: '/home/someone/projects/shop-api', isolation: { kind: 'in-place', readOnly: true } };
+      await wp.push({ type: 'workers/update', seq: 2, workers: [reader, { ...worker('writer'), isolation: { kind: 'in-place' } }] });
+      const where = (name: string) => wp.page.locator(`[data-testid="worker-card"][data-name="${name}"]`).locator('xpath=..').locator('[data-testid="worker-where"]');
+      await where('reader').filter({ hasText: 'reads only' }).waitFor();
+      assert.equal(await where('writer').innerText(), '');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('the strip keeps every worker that runs or waits for a decision and the newest settled one; the rest are a click away', async () => {
     const wp = await open({ messages: conversation(2), workers: [], permissions: [], state: STATE });
     try {

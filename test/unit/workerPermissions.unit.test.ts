@@ -48,9 +48,12 @@ describe('worker permission handler', () => {
   let sandboxed: boolean;
   let transcript: string[];
 
+  let readOnly: boolean;
+
   const handler = (workingDir = project, signal?: AbortSignal): PermissionHandler =>
     createWorkerPermissionHandler({
       worker: 'w1',
+      readOnly: () => readOnly,
       workingDir,
       protectedPaths: () => new ProtectedPaths({ homeDir: home, extra: ['~/private'] }),
       trustWorkingDir: () => trust,
@@ -75,6 +78,7 @@ describe('worker permission handler', () => {
     broker = new FakeBroker();
     trust = false;
     sandboxed = false;
+    readOnly = false;
     transcript = [];
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -88,6 +92,21 @@ describe('worker permission handler', () => {
     assert.equal(broker.asked.length, 0);
     assert.equal(logger.lines.filter((l) => l.includes("Worker 'w1': approved")).length, 3);
     assert.match(transcript[0]!, /permission approved: .*a\.ts \(read inside the working directory\)/);
+  });
+
+  it('a worker started to read only: every edit is refused without asking, inside its folder or not; reads go on', async () => {
+    readOnly = true;
+    broker.answer = 'worker';
+    const h = handler();
+    const inside = await decide(h, write(join(project, 'a.ts')));
+    assert.equal(inside.kind, 'reject');
+    assert.match(inside.feedback ?? '', /read only/);
+    assert.equal((await decide(h, write(join(project, '.git', 'config')))).kind, 'reject');
+    assert.equal((await decide(h, write(join(outside, 'b.ts')))).kind, 'reject');
+    assert.equal((await decide(h, { ...write(join(outside, 'c.ts')), requestSandboxBypass: true } as PermissionRequest)).kind, 'reject');
+    assert.equal((await decide(h, read(join(project, 'a.ts')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 0);
+    assert.match(transcript[0]!, /permission denied: .*a\.ts \(this worker only reads\)/);
   });
 
   it('asks the user for anything outside the tree; "once" approves that call only', async () => {

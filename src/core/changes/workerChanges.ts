@@ -312,8 +312,9 @@ export class WorkerChanges {
 
   /** The worker's changes in one line for its result (and its card), while its session is still open. */
   async resultNote(w: FinishedWorker): Promise<string> {
-    // A worker in place is tracked for every task (a follow-up may change files after an earlier one changed none).
-    if (w.isolation?.kind === 'in-place' && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
+    // A worker in place is tracked for every task (a follow-up may change files after an earlier one changed none);
+    // one started to read only changes nothing (its sandbox and permissions hold it), so it has nothing to review.
+    if (w.isolation?.kind === 'in-place' && !w.isolation.readOnly && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
     if (!this.has(w.name)) return '';
     try {
       const t = await this.totals(w.name);

@@ -29,12 +29,19 @@ export class WorkerIsolation {
     return path.join(storageDir, 'worktrees');
   }
 
-  async place(name: string, dir: string, mode: 'worktree' | 'none', include: readonly string[]): Promise<Placement> {
+  /** `mode`: the user's setting ('none': the folder itself) or the model's request ('read-only': the folder, to read). */
+  async place(name: string, dir: string, mode: 'worktree' | 'none' | 'read-only', include: readonly string[]): Promise<Placement> {
     if (this.pending.get(name)) {
       throw new WorkerError(
         `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
       );
     }
+    if (mode === 'read-only')
+      return {
+        workingDir: dir,
+        isolation: { kind: 'in-place', readOnly: true },
+        note: `It works in ${dir} itself, to read only: it cannot change a file there.`,
+      };
     if (mode === 'none') return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself (no isolation).` };
     try {
       const wt = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });

@@ -99,18 +99,23 @@ function partial(output: string): string {
   return output.trim() ? `\n\nOutput so far:\n\n${wrapWorkerOutput(output)}\n\n${DATA_NOTE}` : '';
 }
 
-export function workerInstructions(name: string, dir: string, worktree?: { branch: string; linked: string[] }): string {
+export function workerInstructions(name: string, dir: string, place?: { branch: string; linked: string[] } | 'read-only'): string {
   const lines = [
     `You are '${name}', a background worker of Baton (an assistant in VS Code). You work in ${dir}; stay inside it.`,
     'Nobody reads your messages while you work: do the whole task without asking questions, then end with a short report —',
     'what you did, files changed, commands run, and anything left undone or failing. Your final message is passed back as is.',
     'Some actions need the user\u2019s approval; if one is denied, do not retry it: work around it or say what you needed.',
   ];
-  if (worktree) {
+  if (place === 'read-only') {
     lines.push(
-      `This folder is a fresh git worktree on branch ${worktree.branch}, made for you from the repository's last commit. ` +
+      'Your task is to read, not to change: this folder is read-only to you (its files, and any new file in it). ' +
+        'Investigate and report; if something should change, say what and where in your report.',
+    );
+  } else if (place) {
+    lines.push(
+      `This folder is a fresh git worktree on branch ${place.branch}, made for you from the repository's last commit. ` +
         'Files git ignores (dependencies, build output, local env files) are not in it' +
-        (worktree.linked.length ? `, except ${worktree.linked.join(', ')} (linked read-only from the user's checkout)` : '') +
+        (place.linked.length ? `, except ${place.linked.join(', ')} (linked read-only from the user's checkout)` : '') +
         ': install or build what a task needs first. Do not commit; leave your changes in the working tree: the user reviews and applies them.',
     );
   }

@@ -27,6 +27,8 @@ export interface PermissionBroker {
 
 export interface WorkerPermissionOptions {
   worker: string;
+  /** A worker started to read only: every file edit is refused, wherever it points. */
+  readOnly?: () => boolean;
   /** The conversation the worker reports to (its questions count there: turn.awaiting-input). */
   conversation?: () => string | undefined;
   /** The worker's working directory, already realpath'd. */
@@ -58,9 +60,24 @@ const DENIED_KINDS = new Set(['memory', 'extension-management', 'extension-permi
  */
 export function evaluatePermission(
   request: PermissionRequest,
-  ctx: { workingDir: string; protectedPaths: ProtectedPaths; trustWorkingDir: boolean; approvedKinds: ReadonlySet<string>; sandboxed?: boolean },
+  ctx: {
+    workingDir: string;
+    protectedPaths: ProtectedPaths;
+    trustWorkingDir: boolean;
+    approvedKinds: ReadonlySet<string>;
+    sandboxed?: boolean;
+    readOnly?: boolean;
+  },
 ): Verdict {
   const { workingDir, protectedPaths, approvedKinds } = ctx;
+  // Its sandbox makes the folder read-only to its shell; its edit tools are refused here, also outside the sandbox.
+  if (ctx.readOnly && request.kind === 'write')
+    return {
+      action: 'deny',
+      reason: 'this worker only reads',
+      detail: request.fileName,
+      feedback: 'Denied: you were started to read only; you may not change or create files. Say in your report what should change.',
+    };
   // Trust auto-approves shells only inside the sandbox: outside it nothing but the user stands between a command and the machine.
   const trustWorkingDir = ctx.trustWorkingDir && ctx.sandboxed === true;
   // Managed policy forbids host auto-approval: such requests always reach the user (protected paths are still denied).
@@ -224,6 +241,7 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
         protectedPaths: opts.protectedPaths(),
         trustWorkingDir: opts.trustWorkingDir(),
         sandboxed: opts.sandboxed?.() ?? false,
+        readOnly: opts.readOnly?.() ?? false,
         approvedKinds,
       });
     } catch (err) {

@@ -26,7 +26,7 @@ import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from '
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
-import { WorkerSetup } from './workerSetup';
+import { isReadOnly, WorkerSetup } from './workerSetup';
 import { endTask } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
 import { killTarget, sendTarget } from './workerTargets';
@@ -34,6 +34,7 @@ import {
   WorkerError,
   type ReplyTo,
   type FollowUp,
+  type IsolationRequest,
   type StopReason,
   type Task,
   type Worker,
@@ -41,7 +42,6 @@ import {
   type WorkerPoolOptions,
   type WorkerStatus,
   newWorker,
-  parseReplyTo,
   workerRow,
 } from './workerTypes';
 
@@ -125,7 +125,7 @@ export class WorkerPool {
 
   /** Creates a worker in `workingDir`; with a prompt, starts it in the background and returns at once. */
   async create(
-    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyTo; isolation?: 'worktree' | 'none' } & WorkerCreateExtras,
+    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyTo; isolation?: IsolationRequest } & WorkerCreateExtras,
   ): Promise<WorkerInfo & { note?: string }> {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name);
@@ -141,7 +141,7 @@ export class WorkerPool {
       if (w.isolation?.kind === 'worktree') await this.changes?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
       throw err;
     }
-    if (w.isolation?.kind === 'in-place' && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
+    if (w.isolation?.kind === 'in-place' && !isReadOnly(w) && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
     this.opts.logger.info(`Worker '${name}' created in ${w.workingDir} (session ${w.sessionId})${note ? `: ${note}` : ''}`);
     if (args.prompt?.trim()) this.dispatch(w, args.prompt);
     else this.reg.fireNow();
@@ -246,16 +246,7 @@ export class WorkerPool {
   }
 
   private reserve(name: string, dir: string, replyTo: ReplyTo, source: WorkerInfo['source']): Worker {
-    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (transcript, task) =>
-      this.setup.permissionHandler(
-        name,
-        dir,
-        transcript,
-        task,
-        () => w.session,
-        () => parseReplyTo(w.replyTo).conversation,
-      ),
-    );
+    const w = newWorker({ name, dir, replyTo, source, now: this.now }, (worker) => this.setup.permissionHandler(name, dir, worker));
     return this.reg.reserve(w);
   }
 
@@ -366,12 +357,12 @@ export class WorkerPool {
     if (w.session) return w.session;
     const { session, fresh } = await this.lifecycle.reopen(w, this.setup.spec(w));
     this.bind(w, session);
-    if (fresh && w.isolation?.kind === 'in-place') this.changes?.trackInPlace(w.name, session.id, w.workingDir);
+    if (fresh && w.isolation?.kind === 'in-place' && !isReadOnly(w)) this.changes?.trackInPlace(w.name, session.id, w.workingDir);
     if (fresh) this.persist(w);
     return session;
   }
 
-  private async place(w: Worker, dir: string, mode: 'worktree' | 'none' | undefined): Promise<string | undefined> {
+  private async place(w: Worker, dir: string, mode: IsolationRequest | undefined): Promise<string | undefined> {
     try {
       return await this.setup.place(w, dir, mode);
     } catch (err) {

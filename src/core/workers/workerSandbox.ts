@@ -28,6 +28,8 @@ export interface WorkerSandboxArgs {
    * user's branches), and the folders Baton linked into the worktree (node_modules).
    */
   readonlyPaths?: string[];
+  /** A worker started to read only: its directory is readable, nothing in it writable. */
+  readOnly?: boolean;
 }
 
 export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
@@ -35,8 +37,8 @@ export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
   for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), args.workingDir)) denied.add(d);
   return {
     deniedPaths: [...denied],
-    readonlyPaths: [...new Set([...(args.readonlyPaths ?? []), ...gitIn(args.workingDir)])],
-    readwritePaths: [args.workingDir],
+    readonlyPaths: [...new Set([...(args.readonlyPaths ?? []), ...(args.readOnly ? [args.workingDir] : gitIn(args.workingDir))])],
+    readwritePaths: args.readOnly ? [] : [args.workingDir],
     network: args.network,
   };
 }

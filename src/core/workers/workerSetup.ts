@@ -2,7 +2,7 @@
 // itself), the protected paths it must keep out of, and its session spec with its sandbox. Kept
 // apart from the pool's lifecycle (workerPool.ts); nothing here holds state of its own.
 import * as path from 'node:path';
-import type { AgentSession, SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
+import type { SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import { protectedPathGuard } from './protectedArgs';
 import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
@@ -12,7 +12,7 @@ import { workerInstructions } from './workerMessages';
 import { createWorkerPermissionHandler } from './workerPermissions';
 import { briefNetwork, describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
-import { parseReplyTo, WorkerError, type Task, type Worker, type WorkerPoolOptions } from './workerTypes';
+import { parseReplyTo, WorkerError, type IsolationRequest, type Worker, type WorkerPoolOptions } from './workerTypes';
 
 export class WorkerSetup {
   constructor(
@@ -20,47 +20,37 @@ export class WorkerSetup {
     private readonly isolation: () => WorkerIsolation | undefined,
   ) {}
 
-  permissionHandler(
-    name: string,
-    dir: string,
-    transcript: Worker['transcript'],
-    task: () => Task | undefined,
-    session: () => AgentSession | undefined,
-    conversation: () => string | undefined,
-  ): Worker['permissions'] {
+  /** `worker` is read at each request (the handler is built with the worker, before it exists). */
+  permissionHandler(name: string, dir: string, worker: () => Worker): Worker['permissions'] {
     return createWorkerPermissionHandler({
       worker: name,
-      conversation,
+      readOnly: () => isReadOnly(worker()),
+      conversation: () => parseReplyTo(worker().replyTo).conversation,
       workingDir: dir,
       protectedPaths: () => this.protectedPaths(),
       trustWorkingDir: () => this.opts.settings().trustWorkingDir === true,
-      sandboxed: () => ['applied', 'engaged'].includes(session()?.sandbox.state ?? 'off'),
+      sandboxed: () => ['applied', 'engaged'].includes(worker().session?.sandbox.state ?? 'off'),
       broker: this.opts.broker,
       logger: this.opts.logger,
-      signal: () => task()?.abort.signal,
-      onDecision: (line) => transcript.add('permission', line),
+      signal: () => worker().task?.abort.signal,
+      onDecision: (line) => worker().transcript.add('permission', line),
     });
   }
 
   /** Moves a reserved worker to where it will work (its worktree); its permissions follow it there. */
-  async place(w: Worker, dir: string, mode: 'worktree' | 'none' | undefined): Promise<string | undefined> {
+  async place(w: Worker, dir: string, requested: IsolationRequest | undefined): Promise<string | undefined> {
     const isolation = this.isolation();
     if (!isolation) return undefined;
     const settings = this.opts.settings();
-    const placement: Placement = await isolation.place(w.name, dir, mode ?? settings.isolation ?? 'worktree', settings.worktreeInclude ?? []);
+    // The model may ask for less than the setting (to read only), never for more: writing in place is the user's choice.
+    const mode = requested === 'read-only' ? 'read-only' : (settings.isolation ?? 'worktree');
+    const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? []);
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
     if (placement.workingDir !== w.workingDir) {
       w.workingDir = placement.workingDir;
-      w.permissions = this.permissionHandler(
-        w.name,
-        placement.workingDir,
-        w.transcript,
-        () => w.task,
-        () => w.session,
-        () => parseReplyTo(w.replyTo).conversation,
-      );
+      w.permissions = this.permissionHandler(w.name, placement.workingDir, () => w);
     }
     return placement.note;
   }
@@ -72,7 +62,11 @@ export class WorkerSetup {
       permissions: w.permissions,
       ...workerSpecExtras(
         w,
-        workerInstructions(w.name, w.workingDir, w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : undefined),
+        workerInstructions(
+          w.name,
+          w.workingDir,
+          w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : isReadOnly(w) ? 'read-only' : undefined,
+        ),
         this.opts.model?.(),
         this.opts,
       ),
@@ -103,6 +97,7 @@ export class WorkerSetup {
         brief: briefNetwork(network),
       },
       readonlyPaths: w.sandboxReadonly,
+      readOnly: isReadOnly(w),
     });
   }
 
@@ -123,4 +118,9 @@ export class WorkerSetup {
     if (!result.ok) throw new WorkerError(result.error);
     return result.dir;
   }
+}
+
+/** A worker started to read only (explain, review, search): nothing in its folder is its to change. */
+export function isReadOnly(w: Pick<Worker, 'isolation'>): boolean {
+  return w.isolation?.kind === 'in-place' && w.isolation.readOnly === true;
 }

@@ -40,11 +40,11 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
           .describe('Absolute path of the directory to work in ("~" allowed). Left out: the workspace folder of the user\'s active file.'),
         initial_prompt: z.string().optional().describe('The task to start now (optional).'),
         isolation: z
-          .enum(['worktree', 'none'])
+          .enum(['worktree', 'read-only'])
           .optional()
           .describe(
             'worktree (default in a git repository): the worker edits its own copy on a new branch and the user reviews and applies its changes. ' +
-              'none: it works in the folder itself — only for read-only tasks (explain, review, search). Anything that edits must be isolated.',
+              'read-only: it works in the folder itself and cannot change anything there — for tasks that only read (explain, review, search).',
           ),
       }),
       async (a) => {

@@ -40,6 +40,12 @@ export interface WorkerSettings {
   environment?: EnvironmentSetting;
 }
 
+/**
+ * Where the model asks a worker to work: its own worktree, or the folder itself to read only. Only the user's setting
+ * (baton.workers.isolation: "none") lets a worker change the folder itself; in a folder without git nothing else can.
+ */
+export type IsolationRequest = 'worktree' | 'read-only';
+
 /** Where the request that started a worker came from; its result is summarised back there. */
 export type ReplyChannel = Exclude<Channel, 'background'>;
 
@@ -193,7 +199,8 @@ export interface WorkerPoolOptions {
 /** A new worker record; `permissions` builds its permission handler, which reads the current task later. */
 export function newWorker(
   args: { name: string; dir: string; replyTo: ReplyTo; source: WorkerInfo['source']; now: () => number },
-  permissions: (transcript: WorkerTranscript, task: () => Task | undefined) => PermissionHandler,
+  /** The worker's permission handler; `worker` is read at each request, never while it is built. */
+  permissions: (worker: () => Worker) => PermissionHandler,
 ): Worker {
   const now = args.now();
   const transcript = new WorkerTranscript(args.now);
@@ -208,7 +215,7 @@ export function newWorker(
     transcript,
     ready: Promise.resolve(),
     tasks: 0,
-    permissions: permissions(transcript, () => w.task),
+    permissions: permissions(() => w),
   };
   return w;
 }
