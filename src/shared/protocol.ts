@@ -87,8 +87,7 @@ export interface WorkerCard {
    * was started to read (explain, review, search): its sandbox and its permissions let it change nothing in the folder.
    */
   isolation?:
-    | { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean }
-    | { kind: 'in-place'; readOnly?: boolean };
+    { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place'; readOnly?: boolean };
   /** The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50). */
   changes?: { files: number; additions: number; deletions: number; paths?: string[] };
   /** Files an Apply found changed differently in the user's tree: Resolve with the worker, or in the editor. */

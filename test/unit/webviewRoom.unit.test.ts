@@ -319,7 +319,8 @@ describe('webview: room for the conversation (Chromium)', function () {
     try {
       const reader: WorkerCard = { ...worker('reader'), workingDir: '/home/someone/projects/shop-api', isolation: { kind: 'in-place', readOnly: true } };
       await wp.push({ type: 'workers/update', seq: 2, workers: [reader, { ...worker('writer'), isolation: { kind: 'in-place' } }] });
-      const where = (name: string) => wp.page.locator(`[data-testid="worker-card"][data-name="${name}"]`).locator('xpath=..').locator('[data-testid="worker-where"]');
+      const where = (name: string) =>
+        wp.page.locator(`[data-testid="worker-card"][data-name="${name}"]`).locator('xpath=..').locator('[data-testid="worker-where"]');
       await where('reader').filter({ hasText: 'reads only' }).waitFor();
       assert.equal(await where('writer').innerText(), '');
       assert.deepEqual(wp.errors, []);
