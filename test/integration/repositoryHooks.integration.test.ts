@@ -2,8 +2,10 @@
 // session's start, at each prompt and before each tool, outside any sandbox and without asking. Against the REAL
 // runtime: with such files in the workspace and in a worker's folder, a conversation and a worker's task run as usual
 // and none of their commands runs. Nor does anything else a repository can name to be run: its MCP configuration's
-// servers, its language servers, its project settings' hooks, its extensions and plugins (the runtime 1.0.85 loads none
-// of these for an SDK session; the test holds a newer runtime to it).
+// servers, its project settings' hooks, its extensions and plugins (the runtime 1.0.85 loads none of these for an SDK
+// session; the test holds a newer runtime to it), and its language servers: the runtime's `lsp` tool, offered once a
+// repository names one, starts it at its first call, without asking (measured: unsandboxed in the orchestrator's
+// workspace), so the orchestrator is offered none of the runtime's tools and an unsandboxed worker no `lsp`.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -71,8 +73,16 @@ describe("a repository's hooks files (real runtime, real git, scripted model)", 
       await writeFile(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
       execFileSync('git', ['init', '-q', dir]);
     }
-    core.server.on({ lastUserIncludes: '[via panel] hello', name: 'hello' }, { text: 'Hi.' });
+    // A model that calls `lsp` all the same (it was offered before: the repository's .github/lsp.json made it so).
+    const lspCall = (id: string, dir: string) => ({ id, name: 'lsp', arguments: { operation: 'documentSymbol', file: join(dir, 'src', 'a.ts') } });
+    core.server.on(
+      { lastUserIncludes: '[via panel] hello', afterToolResult: false, name: 'hello' },
+      { toolCalls: [lspCall('orchestrator-lsp', core.workspace)] },
+    );
+    core.server.on({ lastUserIncludes: '[via panel] hello', afterToolResult: true, name: 'hello answered' }, { text: 'Hi.' });
     assert.equal((await core.orchestrator.enqueue('hello', { channel: 'panel' }).done).content, 'Hi.');
+    const offered = core.server.chatRequests().find((r) => r.lastUserText?.includes('[via panel] hello'))!.tools;
+    assert.ok(offered.includes('create_worker_session') && !offered.includes('lsp'), offered.join(', '));
 
     core.server.on(
       { systemIncludes: "You are 'cloner'", afterToolResult: false, name: 'cloner runs' },
@@ -80,6 +90,7 @@ describe("a repository's hooks files (real runtime, real git, scripted model)", 
         toolCalls: [
           { id: 'cloner-1', name: 'bash', arguments: { command: 'echo built', description: 'build' } },
           { id: 'cloner-2', name: 'view', arguments: { path: join(project, 'src', 'a.ts') } },
+          lspCall('cloner-3', project),
         ],
       },
     );
@@ -97,6 +108,8 @@ describe("a repository's hooks files (real runtime, real git, scripted model)", 
       .filter((r) => r.systemText?.includes("You are 'cloner'"))
       .flatMap((r) => r.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
     assert.match(tool.join('\n'), /built/, 'the worker ran its command');
+    const workerTools = core.server.chatRequests().find((r) => r.systemText?.includes("You are 'cloner'"))!.tools;
+    assert.ok(workerTools.includes('bash') && !workerTools.includes('lsp'), workerTools.join(', '));
     assert.deepEqual(
       (await readdir(core.root)).filter((f) => f.startsWith('RAN-')),
       [],

@@ -47,10 +47,27 @@ describe('session config: the MCP guard', () => {
     assert.deepEqual(await worker('files-read', { p: '~/.ssh/id_rsa' }), { permissionDecision: 'deny', permissionDecisionReason: 'protected' });
     // The runtime's own tools raise permission requests that name each path: the handler checks those.
     assert.equal(await worker('edit', { path: '/w/README.md', new_str: 'keys live in ~/.ssh' }), undefined);
-    assert.deepEqual(seen, ['notes-read_file', 'notes-read_file', 'files-read']);
+    // Its `lsp` asks for nothing: the guard holds it, like an MCP tool.
+    assert.deepEqual(await worker('lsp', { operation: 'hover', file: '~/.ssh/id_rsa' }), { permissionDecision: 'deny', permissionDecisionReason: 'protected' });
+    assert.deepEqual(seen, ['notes-read_file', 'notes-read_file', 'files-read', 'lsp']);
   });
 
   it('is absent without a guard (the classifier, the summarizer)', () => {
     assert.equal(buildSessionConfig({ role: 'classifier', model: 'm' }, { provider: undefined }).hooks, undefined);
+  });
+});
+
+describe("session config: the runtime's own tools", () => {
+  const worker: SessionSpec = { role: 'worker', workingDirectory: '/w', systemMessage: '', permissions: () => ({ kind: 'reject' }), ownSession: true };
+
+  it("the orchestrator is offered none, by their source (those a repository brings in too); the user's MCP tools stay", () => {
+    const config = buildSessionConfig({ role: 'orchestrator', model: 'm', tools: [], systemMessage: '' }, { provider: undefined });
+    assert.deepEqual(config.excludedTools, ['builtin:*']);
+  });
+
+  it("a worker has `lsp` (a repository's language server) only inside the sandbox", () => {
+    assert.deepEqual(buildSessionConfig(worker, { provider: undefined, sandboxed: false }).excludedTools, ['lsp']);
+    assert.deepEqual(buildSessionConfig(worker, { provider: undefined }).excludedTools, ['lsp']);
+    assert.equal(buildSessionConfig(worker, { provider: undefined, sandboxed: true }).excludedTools, undefined);
   });
 });

@@ -288,6 +288,7 @@ export class CopilotAgentSessions implements AgentSessions {
       provider: this.runtime.sessionProvider(),
       gitHubToken: this.runtime.provider.type === 'copilot' ? this.runtime.sessionToken : undefined,
       sessionDirectory: this.opts.sessionDirectory,
+      sandboxed: spec.role === 'worker' && spec.sandbox !== undefined && this.sandboxSupport.available,
       extra: this.opts.extraSessionConfig,
     });
   }

@@ -3,7 +3,10 @@
 import type { ProviderConfig, SessionConfig, SessionHooks } from '@github/copilot-sdk';
 import type { SessionSpec, ToolGuard } from './agentSessions';
 
-/** The runtime's own tools (runtime 1.0.85), measured from the tool list it sends to the model. */
+/**
+ * The runtime's own tools that ask for permission (runtime 1.0.85), measured from the tool list it sends to the model;
+ * `lsp` is the runtime's too, but asks for nothing, so the MCP guard holds its calls (a file under a protected path).
+ */
 export const RUNTIME_BUILTIN_TOOLS = [
   'bash',
   'read_bash',
@@ -23,6 +26,13 @@ export const RUNTIME_BUILTIN_TOOLS = [
 ] as const;
 
 /**
+ * The runtime's `lsp` tool, offered when a language server is configured, the repository's `.github/lsp.json` included.
+ * Runtime 1.0.85, measured: its first call starts the program that file names, without a permission request, in the
+ * session's sandbox when one holds and on the machine itself otherwise (a marker written outside any sandbox).
+ */
+export const LSP_TOOL = 'lsp';
+
+/**
  * The runtime's built-in GitHub MCP server, by the name `disabledMcpServers` takes (its tools reach the model as
  * `github-mcp-server-<tool>`). Runtime 1.0.85, measured: at a session's first message it connects, from its own
  * process with the session's GitHub token, to `<api>/mcp/readonly` (GitHub's read-only mode, which drops write tools
@@ -39,6 +49,8 @@ export interface SessionDefaults {
   gitHubToken?: string;
   /** Baton's own session folder, so its sessions stay out of the user's Copilot CLI list. */
   sessionDirectory?: string;
+  /** Whether a worker's session will be held by the runtime's sandbox (its policy given, and the machine can enforce it). */
+  sandboxed?: boolean;
   /** Extra config for every session (a test's disabledMcpServers); cannot replace what a role fixes. */
   extra?: Partial<SessionConfig>;
 }
@@ -67,10 +79,10 @@ function roleConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig
         model: spec.model,
         streaming: true,
         tools: spec.tools,
-        // The orchestrator talks and delegates; only workers touch files or run commands. The runtime's
-        // own tools are excluded by name (so the user's MCP tools stay), and the permission handler
-        // refuses any other kind of action should a future runtime add tools.
-        excludedTools: [...RUNTIME_BUILTIN_TOOLS],
+        // The orchestrator talks and delegates; only workers touch files or run commands. Every tool of the runtime's
+        // own is excluded by its source, those it adds only in some folders too (`lsp` with a repository's
+        // .github/lsp.json ran that file's program, unsandboxed and unasked): the user's MCP tools and Baton's stay.
+        excludedTools: ['builtin:*'],
         ...(spec.mcpServers && Object.keys(spec.mcpServers).length ? { mcpServers: spec.mcpServers } : {}),
         ...(spec.skillDirectories?.length ? { skillDirectories: spec.skillDirectories } : {}),
         systemMessage: { mode: 'append', content: spec.systemMessage },
@@ -108,6 +120,9 @@ function roleConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig
           ? { disabledMcpServers: [...new Set([...(defaults.extra?.disabledMcpServers ?? []), ...spec.disabledMcpServers])] }
           : {}),
         workingDirectory: spec.workingDirectory,
+        // A language server the repository names runs wherever the session's commands run: without a sandbox, that
+        // is the machine, and no one is asked (each shell command is, there).
+        ...(defaults.sandboxed ? {} : { excludedTools: [LSP_TOOL] }),
         ...(spec.mcpGuard ? { hooks: guardHooks(spec.mcpGuard, []) } : {}),
         onPermissionRequest: spec.permissions,
       };
@@ -140,7 +155,8 @@ function roleConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig
 
 /**
  * The pre-tool hook that holds every MCP tool's call to `guard`: any tool that is neither the runtime's own (its
- * permission requests name each path and command, checked by the permission handler) nor Baton's (`own`).
+ * permission requests name each path and command, checked by the permission handler) nor Baton's (`own`). The
+ * runtime's `lsp`, which asks for nothing, is held to it too: a file under a protected path is refused (measured).
  */
 function guardHooks(guard: ToolGuard, own: readonly string[]): SessionHooks {
   const checkedElsewhere = new Set<string>([...RUNTIME_BUILTIN_TOOLS, ...own]);
