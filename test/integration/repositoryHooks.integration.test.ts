@@ -5,7 +5,7 @@
 // servers, its project settings' hooks, its extensions and plugins (the runtime 1.0.85 loads none of these for an SDK
 // session; the test holds a newer runtime to it), and its language servers: the runtime's `lsp` tool, offered once a
 // repository names one, starts it at its first call, without asking (measured: unsandboxed in the orchestrator's
-// workspace), so the orchestrator is offered none of the runtime's tools and an unsandboxed worker no `lsp`.
+// workspace), so neither the orchestrator nor an unsandboxed worker is offered `lsp`.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';

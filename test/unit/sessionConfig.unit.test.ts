@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { BatonTool } from '../../src/core/copilot/batonTool';
 import type { SessionSpec, ToolGuard } from '../../src/core/copilot/agentSessions';
-import { buildSessionConfig } from '../../src/core/copilot/sessionConfig';
+import { buildSessionConfig, RUNTIME_BUILTIN_TOOLS } from '../../src/core/copilot/sessionConfig';
 
 describe("session config: a repository's hooks files", () => {
   it('are off for every role, whatever extra config says', () => {
@@ -60,9 +60,10 @@ describe('session config: the MCP guard', () => {
 describe("session config: the runtime's own tools", () => {
   const worker: SessionSpec = { role: 'worker', workingDirectory: '/w', systemMessage: '', permissions: () => ({ kind: 'reject' }), ownSession: true };
 
-  it("the orchestrator is offered none, by their source (those a repository brings in too); the user's MCP tools stay", () => {
+  it('the orchestrator is offered none that acts (`lsp`, which a repository brings in, too); its skill tool stays', () => {
     const config = buildSessionConfig({ role: 'orchestrator', model: 'm', tools: [], systemMessage: '' }, { provider: undefined });
-    assert.deepEqual(config.excludedTools, ['builtin:*']);
+    assert.deepEqual(config.excludedTools, [...RUNTIME_BUILTIN_TOOLS, 'lsp']);
+    assert.ok(!(config.excludedTools as string[]).includes('skill'));
   });
 
   it("a worker has `lsp` (a repository's language server) only inside the sandbox", () => {

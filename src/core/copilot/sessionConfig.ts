@@ -79,10 +79,11 @@ function roleConfig(spec: SessionSpec, defaults: SessionDefaults): SessionConfig
         model: spec.model,
         streaming: true,
         tools: spec.tools,
-        // The orchestrator talks and delegates; only workers touch files or run commands. Every tool of the runtime's
-        // own is excluded by its source, those it adds only in some folders too (`lsp` with a repository's
-        // .github/lsp.json ran that file's program, unsandboxed and unasked): the user's MCP tools and Baton's stay.
-        excludedTools: ['builtin:*'],
+        // The orchestrator talks and delegates; only workers touch files or run commands. The runtime's own tools are
+        // excluded by name, `lsp` too (offered once a repository names a language server; its call ran that program,
+        // unsandboxed and unasked). Not by source (`builtin:*`): the runtime's `skill` tool, how skills reach the model,
+        // is one of them (measured). The user's MCP tools stay, and the permission handler refuses any other kind of action.
+        excludedTools: [...RUNTIME_BUILTIN_TOOLS, LSP_TOOL],
         ...(spec.mcpServers && Object.keys(spec.mcpServers).length ? { mcpServers: spec.mcpServers } : {}),
         ...(spec.skillDirectories?.length ? { skillDirectories: spec.skillDirectories } : {}),
         systemMessage: { mode: 'append', content: spec.systemMessage },
