@@ -114,14 +114,14 @@ describe('Baton in VS Code', () => {
     }
   });
 
-  it("ignores a repository's own settings that would weaken the guards: the sandbox, the network, the environment, where prompts go", () => {
+  it("ignores a repository's own settings that would weaken the guards: the sandbox, the network, the environment, isolation, where prompts go", () => {
     // runE2e.mjs wrote them into this workspace's .vscode/settings.json, as a cloned repository can.
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     assert.ok(folder, 'the in-host window has a workspace folder');
     const tried = JSON.parse(readFileSync(path.join(folder, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
     const config = vscode.workspace.getConfiguration();
     const guarded = Object.keys(tried).filter((key) => key !== 'baton.routing.premiumKeywords' && key !== 'baton.wiki.folder');
-    assert.equal(guarded.length, 11);
+    assert.equal(guarded.length, 12);
     for (const key of guarded) {
       assert.equal(config.inspect(key)?.workspaceValue, undefined, `${key}: the workspace's value was not taken`);
       assert.deepEqual(config.get(key), config.inspect(key)?.defaultValue, `${key}: Baton reads the user's value (the default here)`);
