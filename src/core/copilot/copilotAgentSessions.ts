@@ -12,6 +12,7 @@ import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
 import { openAhead } from './openAhead';
 import { forkWithoutTouching } from './safeFork';
+import { handlerOnly } from './handlerOnly';
 import { snapshotFiles } from './snapshotFiles';
 import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
@@ -87,6 +88,11 @@ export class CopilotAgentSessions implements AgentSessions {
       throw fromSdkError(err, 'resume');
     });
     this.runtime.sessionOpened();
+    await handlerOnly(session).catch(async (err: unknown) => {
+      // Never used with a mode that bypasses Baton's handler: the session is let go, as a refused sandbox is.
+      await session.disconnect().catch(() => undefined);
+      throw err instanceof AgentError ? err : fromSdkError(err, 'resume');
+    });
     // Measured: the sandbox does not survive a resume, so it is applied again every time.
     return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec), { mcpHost: true });
   }
