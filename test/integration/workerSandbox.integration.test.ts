@@ -161,4 +161,28 @@ describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function (
     const finished = core.events.filter((e): e is Extract<OrchestratorEvent, { type: 'turn.completed' }> => e.type === 'turn.completed');
     assert.ok(finished.length >= 1);
   });
+
+  it("runs the runtime's own grep and glob tools in the sandbox (its bundled ripgrep is readable there)", async () => {
+    await writeFile(join(project, 'main.ts'), 'export const NEEDLE_8812 = 1;\n');
+    const forWorker = (r: { systemText: string }) => r.systemText.includes("You are 'seeker'");
+    core.server.on(
+      { predicate: (r) => forWorker(r) && !r.messages.some((m) => m.role === 'tool'), name: 'seeker searches' },
+      {
+        toolCalls: [
+          { id: 'seeker-grep', name: 'grep', arguments: { pattern: 'NEEDLE_\\d+', path: project, output_mode: 'content' } },
+          { id: 'seeker-glob', name: 'glob', arguments: { pattern: '**/*.ts', path: project } },
+        ],
+      },
+    );
+    core.server.on({ predicate: (r) => forWorker(r) && r.messages.some((m) => m.role === 'tool'), name: 'seeker reports' }, { text: 'found it' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'seeker'", name: 'result of seeker' }, { text: 'noted seeker' });
+    await core.pool.create({ name: 'seeker', workingDir: project, prompt: 'find the needle' });
+    await waitFor('seeker to finish', () => core.pool.list().find((w) => w.name === 'seeker' && w.state === 'done'), 60_000);
+    await waitFor('its result to be answered', () => backgroundDone() >= 1);
+    assert.equal(core.pool.list().find((w) => w.name === 'seeker')?.sandbox?.state, 'engaged');
+    const outputs = toolOutputs('seeker').join('\n');
+    assert.match(outputs, /main\.ts.*NEEDLE_8812|NEEDLE_8812 = 1/, outputs);
+    assert.match(outputs, /main\.ts/);
+    assert.doesNotMatch(outputs, /rg: not found|sandbox is active/);
+  });
 });

@@ -13,6 +13,7 @@ import { AgentError, kindOfSessionError } from './errors';
 import { openAhead } from './openAhead';
 import { forkWithoutTouching } from './safeFork';
 import { handlerOnly } from './handlerOnly';
+import { runtimeToolDirs } from './runtimeTools';
 import { snapshotFiles } from './snapshotFiles';
 import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
@@ -99,7 +100,7 @@ export class CopilotAgentSessions implements AgentSessions {
 
   /** What this machine's runtime can enforce (checked once: it looks at PATH). */
   get sandboxSupport(): SandboxSupport {
-    this.support ??= sandboxSupport(process.platform, this.opts.env?.PATH ?? process.env.PATH);
+    this.support ??= { ...sandboxSupport(process.platform, this.opts.env?.PATH ?? process.env.PATH), runtimeTools: runtimeToolDirs() };
     return this.support;
   }
 

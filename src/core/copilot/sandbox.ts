@@ -52,6 +52,8 @@ export interface SandboxSupport {
   /** Outbound network inside the sandbox needs extra tools on Linux. */
   networkAvailable: boolean;
   networkReason?: string;
+  /** Folders of programs the runtime itself runs inside a sandbox (its bundled ripgrep): readable to every worker. */
+  runtimeTools?: string[];
 }
 
 /**

@@ -1,7 +1,8 @@
 // The sandbox policy of one worker: everything protected is denied, the worker's own directory is
 // writable but for its `.git`, the rest of the machine is what the runtime's base policy allows (toolchains, temp).
 // Invariant: a protected folder that holds the worker's directory (Baton's storage holds its
-// worktrees) is denied piece by piece around that directory, never skipped as a whole.
+// worktrees), or a folder of the runtime's own programs (Baton's install folder holds its ripgrep), is denied piece by
+// piece around it, never skipped as a whole.
 //
 // Why not its `.git`: git reads config and hooks from the `.git` of the folder it runs in, and config can name programs
 // git runs (core.fsmonitor, filters, hooks); Baton runs git in a worker's worktree outside its sandbox (review, Apply,
@@ -30,14 +31,18 @@ export interface WorkerSandboxArgs {
   readonlyPaths?: string[];
   /** A worker started to read only: its directory is readable, nothing in it writable. */
   readOnly?: boolean;
+  /** Folders of the programs the runtime runs in the sandbox by itself (its grep and glob tools' ripgrep): readable. */
+  runtimeTools?: string[];
 }
 
 export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
+  const tools = (args.runtimeTools ?? []).map((t) => realpathNearest(t));
+  const keep = [args.workingDir, ...tools];
   const denied = new Set<string>();
-  for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), args.workingDir)) denied.add(d);
+  for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), keep)) denied.add(d);
   return {
     deniedPaths: [...denied],
-    readonlyPaths: [...new Set([...(args.readonlyPaths ?? []), ...(args.readOnly ? [args.workingDir] : gitIn(args.workingDir))])],
+    readonlyPaths: [...new Set([...(args.readonlyPaths ?? []), ...(args.readOnly ? [args.workingDir] : gitIn(args.workingDir)), ...tools])],
     readwritePaths: args.readOnly ? [] : [args.workingDir],
     network: args.network,
   };
@@ -49,15 +54,16 @@ function gitIn(dir: string): string[] {
   return fs.lstatSync(git, { throwIfNoEntry: false }) ? [git] : [];
 }
 
-/** `entry` itself, or (when it holds `keep`) its children except the way down to `keep`. */
-function carveAround(entry: string, keep: string, depth = 0): string[] {
-  if (!isWithin(keep, entry)) return [entry];
-  if (entry === keep || depth > 20) return [];
+/** `entry` itself, or (when it holds one of `keep`) its children except the ways down to them. */
+function carveAround(entry: string, keep: readonly string[], depth = 0): string[] {
+  const inside = keep.filter((k) => isWithin(k, entry));
+  if (!inside.length) return [entry];
+  if (inside.includes(entry) || depth > 20) return [];
   let children: string[];
   try {
     children = fs.readdirSync(entry).map((n) => path.join(entry, n));
   } catch {
     return [];
   }
-  return children.flatMap((child) => (isWithin(keep, child) ? carveAround(child, keep, depth + 1) : [child]));
+  return children.flatMap((child) => carveAround(child, inside, depth + 1));
 }

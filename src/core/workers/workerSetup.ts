@@ -98,6 +98,7 @@ export class WorkerSetup {
       },
       readonlyPaths: w.sandboxReadonly,
       readOnly: isReadOnly(w),
+      runtimeTools: this.opts.sessions.sandboxSupport.runtimeTools,
     });
   }
 

@@ -1,0 +1,42 @@
+import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { workerSandboxPolicy } from '../../src/core/workers/workerSandbox';
+
+describe("a worker's sandbox policy", () => {
+  let root: string;
+  const network = { mode: 'deny' as const, allowedHosts: [], blockedHosts: [], line: 'network off', brief: 'network off' };
+  beforeEach(() => (root = realpathSync(mkdtempSync(join(tmpdir(), 'baton-policy-')))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("keeps the runtime's own programs readable inside Baton's protected install folder, and the rest of it denied", () => {
+    const install = join(root, 'extension');
+    const tools = join(install, 'node_modules', '@github', 'copilot-sdk-linux-x64', 'ripgrep');
+    mkdirSync(join(tools, 'bin'), { recursive: true });
+    mkdirSync(join(install, 'dist'), { recursive: true });
+    mkdirSync(join(install, 'node_modules', 'sql.js'), { recursive: true });
+    writeFileSync(join(install, 'node_modules', '@github', 'copilot-sdk-linux-x64', 'package.json'), '{}');
+    const work = join(root, 'work');
+    mkdirSync(work);
+    const policy = workerSandboxPolicy({ workingDir: work, protectedPaths: [install], network, runtimeTools: [tools] });
+    assert.ok(policy.readonlyPaths.includes(tools));
+    assert.deepEqual(
+      [...policy.deniedPaths].sort(),
+      [
+        join(install, 'dist'),
+        join(install, 'node_modules', '@github', 'copilot-sdk-linux-x64', 'package.json'),
+        join(install, 'node_modules', 'sql.js'),
+      ].sort(),
+    );
+    assert.deepEqual(policy.readwritePaths, [work]);
+  });
+
+  it('started to read only: its folder is readable and nothing in it writable', () => {
+    const work = join(root, 'work');
+    mkdirSync(join(work, '.git'), { recursive: true });
+    const policy = workerSandboxPolicy({ workingDir: work, protectedPaths: [], network, readOnly: true });
+    assert.deepEqual(policy.readwritePaths, []);
+    assert.deepEqual(policy.readonlyPaths, [work]);
+  });
+});
