@@ -24,6 +24,12 @@ describe("workers' guards (real runtime, scripted model, production wiring)", fu
     assert.match(limit.textResultForLlm, /limit: .*100/);
     const unknown = (await callTool(tools, 'send_to_worker', { name: 'ghost', prompt: 'hi' })) as ToolResultObject;
     assert.match(unknown.textResultForLlm, /No worker named 'ghost'/);
+    // Writing in the folder itself is the user's setting, not the model's choice: it may ask to read only there.
+    const inPlace = (await callTool(tools, 'create_worker_session', { name: 'placed', working_dir: fx.project, isolation: 'none' })) as ToolResultObject;
+    assert.match(inPlace.textResultForLlm, /^Invalid arguments for create_worker_session: isolation: .*"worktree"\|"read-only"/);
+    const reader = (await callTool(tools, 'create_worker_session', { name: 'reader', working_dir: fx.project, isolation: 'read-only' })) as string;
+    assert.match(reader, /Worker 'reader' created in .* \(idle\)\. It works in .* itself, to read only: it cannot change a file there\./);
+    assert.deepEqual(fx.core.pool.list().find((w) => w.name === 'reader')?.isolation, { kind: 'in-place', readOnly: true });
 
     // Through the orchestrator: the runtime hands the failure back to the model and the turn goes on.
     fx.core.server.on(
