@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runtimeToolDirs } from '../../src/core/copilot/runtimeTools';
 import { workerSandboxPolicy } from '../../src/core/workers/workerSandbox';
 
 describe("a worker's sandbox policy", () => {
@@ -38,5 +39,14 @@ describe("a worker's sandbox policy", () => {
     const policy = workerSandboxPolicy({ workingDir: work, protectedPaths: [], network, readOnly: true });
     assert.deepEqual(policy.readwritePaths, []);
     assert.deepEqual(policy.readonlyPaths, [work]);
+  });
+
+  it("finds the runtime's tool folders in this machine's runtime package, and none for a platform without one", () => {
+    const dirs = runtimeToolDirs();
+    assert.deepEqual(
+      dirs.map((d) => d.split('/').slice(-2).join('/')),
+      [`copilot-sdk-${process.platform}-${process.arch}/ripgrep`, `copilot-sdk-${process.platform}-${process.arch}/tgrep`],
+    );
+    assert.deepEqual(runtimeToolDirs('aix', 'ppc64'), []);
   });
 });

@@ -9,10 +9,13 @@ import { join } from 'node:path';
 
 /** The runtime package's folders of bundled programs that exist here (real paths are the sandbox policy's to take). */
 export function runtimeToolDirs(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string[] {
-  const name = `@github/copilot-sdk-${platform}-${arch}`;
+  // Named as the SDK names them (a Linux without glibc has packages of its own); only this machine's is installed.
+  const names = [`@github/copilot-sdk-${platform}-${arch}`, ...(platform === 'linux' ? [`@github/copilot-sdk-linuxmusl-${arch}`] : [])];
   // The SDK finds its platform package the same way: the first node_modules on the resolution path that holds it.
   const require = createRequire(__filename);
-  const root = (require.resolve.paths(name) ?? []).map((base) => join(base, name)).find((dir) => existsSync(join(dir, 'package.json')));
+  const root = names
+    .flatMap((name) => (require.resolve.paths(name) ?? []).map((base) => join(base, name)))
+    .find((dir) => existsSync(join(dir, 'package.json')));
   if (!root) return [];
   return ['ripgrep', 'tgrep'].map((tool) => join(root, tool)).filter((dir) => existsSync(dir));
 }
