@@ -7,6 +7,12 @@
 // pseudo file systems are never a worker's change.
 import * as path from 'node:path';
 import type { FileChange, RewoundFiles } from '../copilot/agentSessions';
+import type { WorkerCard } from '../../shared/protocol';
+
+/** Whether the runtime tracks a worker's changes in place: it works in the folder itself, and not to read only. */
+export function tracksInPlace(isolation: WorkerCard['isolation']): boolean {
+  return isolation?.kind === 'in-place' && isolation.readOnly !== true;
+}
 
 const PSEUDO = ['/proc', '/sys', '/dev'];
 

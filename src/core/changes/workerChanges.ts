@@ -4,7 +4,7 @@
 // lists them, and they stay until the user applies (keeps) or discards them.
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { discardedInPlace, realFileChanges } from './inPlaceChanges';
+import { discardedInPlace, realFileChanges, tracksInPlace } from './inPlaceChanges';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -314,7 +314,7 @@ export class WorkerChanges {
   async resultNote(w: FinishedWorker): Promise<string> {
     // A worker in place is tracked for every task (a follow-up may change files after an earlier one changed none);
     // one started to read only changes nothing (its sandbox and permissions hold it), so it has nothing to review.
-    if (w.isolation?.kind === 'in-place' && !w.isolation.readOnly && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
+    if (tracksInPlace(w.isolation) && w.sessionId) this.trackInPlace(w.name, w.sessionId, w.workingDir);
     if (!this.has(w.name)) return '';
     try {
       const t = await this.totals(w.name);

@@ -98,6 +98,11 @@ export class CopilotAgentSessions implements AgentSessions {
     return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec), { mcpHost: true });
   }
 
+  /** Whether the session will be held by the runtime's sandbox: a worker's, with its policy, on a machine that can. */
+  private sandboxHolds(spec: SessionSpec): boolean {
+    return spec.role === 'worker' && spec.sandbox !== undefined && this.sandboxSupport.available;
+  }
+
   /** What this machine's runtime can enforce (checked once: it looks at PATH). */
   get sandboxSupport(): SandboxSupport {
     this.support ??= { ...sandboxSupport(process.platform, this.opts.env?.PATH ?? process.env.PATH), runtimeTools: runtimeToolDirs() };
@@ -111,7 +116,7 @@ export class CopilotAgentSessions implements AgentSessions {
   private async applySandbox(session: CopilotSession, spec: SessionSpec): Promise<SandboxStatus> {
     if (spec.role !== 'worker' || !spec.sandbox) return { state: 'off' };
     const support = this.sandboxSupport;
-    if (!support.available) return { state: 'unsupported', reason: `${support.reason}. ${support.fix ?? ''}`.trim() };
+    if (!this.sandboxHolds(spec)) return { state: 'unsupported', reason: `${support.reason}. ${support.fix ?? ''}`.trim() };
     try {
       const result = await session.rpc.options.update({ sandboxConfig: toSandboxConfig(spec.sandbox, support) });
       if (!(result as { success?: boolean }).success) throw new AgentError('fatal', 'the runtime refused the sandbox policy');
@@ -295,7 +300,7 @@ export class CopilotAgentSessions implements AgentSessions {
       provider: this.runtime.sessionProvider(),
       gitHubToken: this.runtime.provider.type === 'copilot' ? this.runtime.sessionToken : undefined,
       sessionDirectory: this.opts.sessionDirectory,
-      sandboxed: spec.role === 'worker' && spec.sandbox !== undefined && this.sandboxSupport.available,
+      sandboxed: this.sandboxHolds(spec),
       extra: this.opts.extraSessionConfig,
     });
   }

@@ -8,9 +8,9 @@ import { AgentError } from './errors';
 
 export async function handlerOnly(session: CopilotSession): Promise<void> {
   const permissions = session.rpc.permissions;
-  await permissions.setMode({ mode: 'manual' });
+  // setMode answers with the mode in force after it (the runtime's own word, no second call needed).
+  const { mode } = await permissions.setMode({ mode: 'manual' });
   await permissions.setApproveAll({ enabled: false });
   await permissions.resetSessionApprovals({ includeLocation: false });
-  const { mode } = await permissions.getMode();
   if (mode !== 'manual') throw new AgentError('fatal', `the session stayed in the runtime's "${mode}" permission mode`);
 }

@@ -16,6 +16,7 @@
 import type { WorkerState } from '../../shared/protocol';
 import { createChangeLifecycle, type ChangeWatch } from '../changes/changeWatch';
 import type { WorkerChanges } from '../changes/workerChanges';
+import { tracksInPlace } from '../changes/inPlaceChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
@@ -26,7 +27,7 @@ import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from '
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
-import { isReadOnly, WorkerSetup } from './workerSetup';
+import { WorkerSetup } from './workerSetup';
 import { endTask } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
 import { killTarget, sendTarget } from './workerTargets';
@@ -141,7 +142,7 @@ export class WorkerPool {
       if (w.isolation?.kind === 'worktree') await this.changes?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
       throw err;
     }
-    if (w.isolation?.kind === 'in-place' && !isReadOnly(w) && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
+    if (tracksInPlace(w.isolation) && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
     this.opts.logger.info(`Worker '${name}' created in ${w.workingDir} (session ${w.sessionId})${note ? `: ${note}` : ''}`);
     if (args.prompt?.trim()) this.dispatch(w, args.prompt);
     else this.reg.fireNow();
@@ -357,7 +358,7 @@ export class WorkerPool {
     if (w.session) return w.session;
     const { session, fresh } = await this.lifecycle.reopen(w, this.setup.spec(w));
     this.bind(w, session);
-    if (fresh && w.isolation?.kind === 'in-place' && !isReadOnly(w)) this.changes?.trackInPlace(w.name, session.id, w.workingDir);
+    if (fresh && tracksInPlace(w.isolation)) this.changes?.trackInPlace(w.name, session.id, w.workingDir);
     if (fresh) this.persist(w);
     return session;
   }
