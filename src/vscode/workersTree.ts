@@ -85,7 +85,17 @@ export function registerWorkersTree(
   const seen = new Set(pool.list().map((w) => w.name));
   let unseen: string | undefined;
   const open = (worker: WorkerInfo): void => {
-    if (!view.visible) void view.reveal(worker, { focus: false, select: false }).then(undefined, () => undefined);
+    if (view.visible) return;
+    // A view revealed for the first time lays out its container before its tree exists, and the tree then keeps a
+    // height of 0: the pane opened blank until some later layout (measured in code-server: ~2 s, when a toast came).
+    // Setting the message, even to what it is, lays the tree out again at the pane's height (VS Code's TreeView).
+    void view.reveal(worker, { focus: false, select: false }).then(
+      () => {
+        const message = view.message;
+        view.message = message;
+      },
+      () => undefined,
+    );
   };
   const openOnNew = (workers: WorkerInfo[]): void => {
     const fresh = workers.find((w) => !seen.has(w.name));

@@ -66,6 +66,14 @@ describe('Reviewing a worker\u2019s changes', function () {
     await completedReply(view, first.summary);
     const reviewer = card(view, 'ui-reviewer');
     await reviewer.locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' }).waitFor({ timeout: 30_000 });
+    // The Workers view, collapsed until now, opened for the new worker, its row in it. (Revealing a tree view for the
+    // first time once left the pane blank until some later layout: about 2 s here, when a toast came; the wait is
+    // short so that a blank pane fails.)
+    await page.waitForFunction(() => document.querySelector('.part.sidebar .pane-header[aria-label^="Workers"]')?.getAttribute('aria-expanded') === 'true');
+    await page
+      .locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row')
+      .filter({ hasText: 'ui-reviewer' })
+      .waitFor({ timeout: 1_000 });
     // Where it works, and the network its shell had: the default (the internet, not this machine), through the proxy of
     // VS Code's environment, which the e2e run points at the scripted server (so a stray internet call fails loudly).
     // It has ended, so the card says where its changes are, and the network it ran with is on hover.
