@@ -109,6 +109,23 @@ describe('worker permission handler', () => {
     assert.match(transcript[0]!, /permission denied: .*a\.ts \(this worker only reads\)/);
   });
 
+  it('a worker started to read only: a command is never taken out of its sandbox or given its file limits off, not even by asking', async () => {
+    readOnly = true;
+    sandboxed = true;
+    broker.answer = 'once';
+    const h = handler();
+    for (const permissive of [false, true]) {
+      const denied = await decide(h, { ...shell('npm test'), requestSandboxBypass: true, requestSandboxPermissive: permissive } as PermissionRequest);
+      assert.equal(denied.kind, 'reject');
+      assert.match(denied.feedback ?? '', /read only/);
+    }
+    assert.equal(broker.asked.length, 0);
+    assert.match(transcript.at(-1)!, /permission denied: npm test \(this worker only reads: its commands stay in its sandbox\)/);
+    // A command in the sandbox is asked as for any worker.
+    assert.equal((await decide(h, shell('ls'))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 1);
+  });
+
   it('asks the user for anything outside the tree; "once" approves that call only', async () => {
     const h = handler();
     broker.answer = 'once';

@@ -98,6 +98,14 @@ export function evaluatePermission(
       approvedKinds: new Set(),
     });
     if (inner.action === 'deny') return inner;
+    // Its sandbox is what keeps a read-only worker's commands from writing the folder: never lifted, not even by the user.
+    if (ctx.readOnly && request.kind === 'shell')
+      return {
+        action: 'deny',
+        reason: 'this worker only reads: its commands stay in its sandbox',
+        detail: request.fullCommandText,
+        feedback: 'Denied: you were started to read only; your commands run in a sandbox that keeps the folder read-only. Say in your report what you needed.',
+      };
     const why = bypass.requestSandboxBypassReason ? ` (${bypass.requestSandboxBypassReason})` : '';
     if (bypass.requestSandboxPermissive === true) {
       // A permissive retry stays in the sandbox with its network policy; only its file and process limits stop blocking.
