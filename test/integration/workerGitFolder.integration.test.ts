@@ -2,6 +2,7 @@
 // git, and VS Code's) run git there outside the worker's sandbox. A worker that can write that `.git` can make them run
 // any program: core.fsmonitor names one, run by every `git status`. Against the REAL runtime, Bubblewrap and git, a
 // worker tries (src/core/workers/workerSandbox.ts): the folder's .git stays as git made it, and nothing it names runs.
+// Hooks too: Baton's git runs none (src/core/git/git.ts), since a hooks folder can be in the work tree itself.
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,6 +73,26 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     assert.match(JSON.stringify(review), /NOTES\.md/);
     assert.match(await core.pool.changes!.apply('redirect', { dirtyBuffers: [] }), /^Applied/);
     assert.equal(existsSync(marker), false, 'the planted program ran outside the sandbox');
+  });
+
+  it("hooks a worker writes in its worktree (a husky-style relative core.hooksPath) are never run by Baton's git", async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'husky'), { 'README.md': '# husky\n', '.husky/pre-commit': '#!/bin/sh\nexit 0\n' });
+    // As husky sets it: relative, so git looks for hooks in the work tree it runs in, the worker's worktree included.
+    await testGit().run(['config', 'core.hooksPath', '.husky'], { cwd: repo });
+    const marker = join(core.root, 'RAN-husky-hook');
+    const hooks = ['post-index-change', 'reference-transaction', 'post-checkout', 'post-merge', 'post-commit', 'post-rewrite', 'pre-auto-gc'];
+    script(
+      'planter',
+      hooks
+        .flatMap((h) => [`printf '#!/bin/sh\\necho "${h} in $PWD" >> ${marker}\\n' > .husky/${h}`, `chmod +x .husky/${h}`])
+        .concat('echo planted >> README.md'),
+    );
+    await runWorker('planter', repo);
+    // The change set (a `git add` into a temporary index), the review, and Apply's ref update in the user's repository.
+    const review = await core.pool.changes!.review('planter');
+    assert.match(JSON.stringify(review), /\.husky\/post-index-change/, 'the planted hooks are in the change set, for the user to see');
+    assert.match(await core.pool.changes!.apply('planter', { dirtyBuffers: [] }), /^Applied/);
+    assert.equal(existsSync(marker), false, `a planted hook ran outside the sandbox: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
   });
 
   it("in place, in the user's repository: its .git (hooks, config) is read-only to the worker", async () => {

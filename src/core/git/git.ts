@@ -8,6 +8,7 @@
 //   (GIT_DIR & co., set when VS Code itself was started from a git hook).
 import { execFile, spawn } from 'node:child_process';
 import { lstat, realpath, stat } from 'node:fs/promises';
+import { devNull } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseStatusZ, parseWorktreeList, type StatusEntry, type WorktreeEntry } from './gitOutput';
 import { findProgram } from '../util/findProgram';
@@ -80,6 +81,15 @@ const REDIRECTING_ENV = [
   'GIT_NAMESPACE',
 ];
 
+/**
+ * Prepended to every call: git runs no hooks for Baton. A hooks folder can be inside the work tree (husky and its kind
+ * set `core.hooksPath` to a relative `.husky`, which git resolves in the worktree it runs in), and a worker writes its
+ * worktree: measured, a sandboxed worker's `.husky/post-index-change` was run by Baton's next `git add` (its change set)
+ * outside the sandbox, and its `reference-transaction` by Apply in the user's repository. Nothing Baton does with git is
+ * an act of the user's that their hooks are there for (a checkout, a commit); the null device is never a folder.
+ */
+const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`] as const;
+
 export class Git {
   /** As given (tests, a user's own git); else found in PATH at the first call (findProgram.ts), never by bare name. */
   private readonly givenPath: string | undefined;
@@ -131,7 +141,7 @@ export class Git {
    */
   async runTruncated(args: readonly string[], opts: RunOptions & { maxBytes: number }): Promise<{ stdout: string; truncated: boolean }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.gitPath, args, { cwd: opts.cwd, env: this.envFor(opts), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(this.gitPath, [...NO_HOOKS, ...args], { cwd: opts.cwd, env: this.envFor(opts), stdio: ['ignore', 'pipe', 'pipe'] });
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
@@ -297,7 +307,7 @@ export class Git {
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.gitPath,
-        args,
+        [...NO_HOOKS, ...args],
         {
           cwd: opts.cwd,
           env: this.envFor(opts),
