@@ -143,6 +143,50 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'the moved base is dropped');
   });
 
+  it('a worker that swaps a folder for a link to elsewhere while it resolves: nothing outside its worktree is read or written, the worktree comes back', async () => {
+    // A folder outside the worker's sandbox, with a file of the conflicting file's name: only Baton's own code, which
+    // runs outside the sandbox, could write it, by following the link the worker leaves in its worktree.
+    const outside = join(core.root, 'outside-folder');
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'app.txt'), 'not the worktree\u2019s\n');
+    const beta = card('beta')!.workingDir;
+    const before = await files(beta);
+    const swap = `rm -rf src && ln -s ${outside} src && echo SWAPPED`;
+    const resolving = (r: { systemText: string; lastUserText?: string }) => mine('beta')(r) && r.lastUserText?.includes('These files conflict') === true;
+
+    // 1. It ends its task with the link in place: the file behind the link is not the worktree's, so the conflict is
+    // not resolved (reading it there would have found no marker), and the undo puts the folder back.
+    scriptResolveCall('beta');
+    scriptWorkerRound(core.server, { worker: 'beta', prompt: 'These files conflict', does: { command: swap }, report: 'Done.', answer: 'It gave up.' });
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the resolution', () => doneCount() >= 3);
+    assert.match(
+      results().at(-1)!.prompt,
+      /Conflict resolution gave up \(conflict markers are left in src\/app\.txt\): its worktree is back exactly as before/,
+    );
+    assert.deepEqual(await files(beta), before, 'byte-identical');
+
+    // 2. It is stopped with the link in place: the undo writes its files back into the worktree, never through the link.
+    scriptResolveCall('beta');
+    core.server.on(
+      { predicate: (r) => resolving(r) && r.messages.at(-1)?.role !== 'tool', name: 'beta swaps again' },
+      {
+        toolCalls: [{ id: 'beta-swap-2', name: 'bash', arguments: { command: swap, description: 'swap' } }],
+      },
+    );
+    core.server.on({ predicate: (r) => resolving(r) && r.messages.at(-1)?.role === 'tool', name: 'beta is slow to report' }, { text: 'Done.', delayMs: 5000 });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'beta' was stopped by the user", name: 'stopped result' }, { text: 'Stopped.' });
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the link is made', () => core.server.chatRequests().some((r) => resolving(r) && JSON.stringify(r.messages.at(-1)).includes('beta-swap-2')));
+    await core.pool.kill('beta');
+    await waitFor('the stopped resolution', () => doneCount() >= 4);
+    assert.match(results().at(-1)!.prompt, /Conflict resolution gave up \(the worker was stopped\): its worktree is back exactly as before/);
+    assert.deepEqual(await files(beta), before, 'byte-identical');
+    assert.equal(await readFile(join(outside, 'app.txt'), 'utf8'), 'not the worktree\u2019s\n', 'the file behind the link is untouched');
+    assert.deepEqual(await readdir(outside), ['app.txt']);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+  });
+
   it('Resolve in the editor: the card names the conflict; markers land in the user file, which stays unmerged in the index; the rest applies; the worktree goes', async () => {
     assert.deepEqual(card('beta')?.conflicts, ['src/app.txt'], 'the card names the conflicting file');
     const r = await core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] });

@@ -7,6 +7,8 @@
 //   mode, symlink), so `undo` puts the worktree back exactly as it was, also after the worker edited
 //   further files while it tried (those come back from the pre-move snapshot);
 // - the worktree's HEAD and index are never touched: the worker's own git state stays its own;
+// - nothing is read, written or removed through a link the worker made in its worktree (worktreePath.ts): this code
+//   runs outside the worker's sandbox;
 // - no hook, no merge driver and no user config beyond the diff plumbing runs: `git merge-file` on
 //   three temporary files.
 import { randomBytes } from 'node:crypto';
@@ -17,6 +19,7 @@ import { GitError } from '../git/git';
 import type { BaseRefs } from './baseRefs';
 import type { ChangeSet } from './changeSet';
 import type { ChangeSets } from './changeSets';
+import { readableInside, writablePath } from './worktreePath';
 
 /** One file both sides changed in ways git could not merge line by line. */
 export interface MovedConflict {
@@ -109,22 +112,22 @@ export class TreeMover {
     const cwd = u.cs.worktreePath;
     const savedPaths = new Set(u.saved.map((s) => s.path));
     for (const s of u.saved) {
-      const target = join(cwd, s.path);
-      await rm(target, { force: true, recursive: true });
-      if (s.was === 'file') {
-        await mkdir(dirname(target), { recursive: true });
-        await copyFile(join(u.backupDir, s.path), target);
-      } else if (s.was === 'symlink') {
-        await mkdir(dirname(target), { recursive: true });
-        await symlink(s.target, target);
+      if (s.was === 'absent') {
+        if (await readableInside(cwd, s.path)) await rm(join(cwd, s.path), { force: true, recursive: true });
+        continue;
       }
+      // The worker had the worktree meanwhile: a folder on the way may be a link now (worktreePath.ts).
+      const target = await writablePath(cwd, s.path);
+      await rm(target, { force: true, recursive: true });
+      if (s.was === 'symlink') await symlink(s.target, target);
+      else await copyFile(join(u.backupDir, s.path), target);
     }
     // Files the worker changed while it tried, beyond the ones the move touched: back from the pre-move snapshot.
     const now = await this.changeSets.snapshot(u.cs);
     if (now !== u.before) {
       const changed = [...(await this.rawDiff(cwd, u.before, now))].filter(([p]) => !savedPaths.has(p));
       // Added since: not in the pre-move worktree, so it goes; changed or deleted: back from the snapshot.
-      for (const [p, e] of changed) if (e.status === 'A') await rm(join(cwd, p), { force: true });
+      for (const [p, e] of changed) if (e.status === 'A' && (await readableInside(cwd, p))) await rm(join(cwd, p), { force: true });
       const back = changed.filter(([, e]) => e.status !== 'A').map(([p]) => p);
       if (back.length) await this.checkout(u.cs, u.before, back);
     }
@@ -141,6 +144,11 @@ export class TreeMover {
     const left: string[] = [];
     for (const c of conflicts) {
       if (c.kind !== 'text') continue;
+      // Reached through a link, the file is not the worktree's: unresolved (and the undo takes the link away).
+      if (!(await readableInside(cs.worktreePath, c.path))) {
+        left.push(c.path);
+        continue;
+      }
       try {
         if (MARKER.test(await readFile(join(cs.worktreePath, c.path), 'utf8'))) left.push(c.path);
       } catch {
@@ -156,6 +164,8 @@ export class TreeMover {
       const source = join(u.cs.worktreePath, p);
       let st;
       try {
+        // Behind a link, the file is elsewhere, never the worktree's: as if absent.
+        if (!(await readableInside(u.cs.worktreePath, p))) throw new Error('not inside the worktree');
         st = await lstat(source);
       } catch {
         u.saved.push({ path: p, was: 'absent' });
@@ -195,7 +205,10 @@ export class TreeMover {
         if (!(err instanceof GitError) || err.kind !== 'failed' || !err.exitCode || err.exitCode > 127) throw err;
         clean = false;
       }
-      await writeFile(join(cwd, path), await readFile(user));
+      const target = await writablePath(cwd, path);
+      // Written in place (a file keeps its mode), never through a link left where the file was.
+      if ((await lstat(target).catch(() => undefined))?.isFile() === false) await rm(target, { force: true, recursive: true });
+      await writeFile(target, await readFile(user));
       return clean ? 'clean' : 'text';
     } finally {
       await rm(dir, { recursive: true, force: true });
