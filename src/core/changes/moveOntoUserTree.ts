@@ -93,7 +93,7 @@ export class TreeMover {
     await this.backup(undo, [...takeUser, ...removeUser, ...merge]);
     try {
       if (takeUser.length) await this.checkout(cs, userTree, takeUser);
-      for (const p of removeUser) await rm(join(cwd, p), { force: true });
+      for (const p of removeUser) if (await readableInside(cwd, p)) await rm(join(cwd, p), { force: true });
       for (const p of merge) {
         const result = await this.mergeFile(cs, p, userSide.get(p)!.sha, workerSide.get(p)!.sha);
         if (result !== 'clean') conflicts.push({ path: p, kind: result });
