@@ -143,7 +143,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'the moved base is dropped');
   });
 
-  it('a worker that swaps a folder for a link to elsewhere while it resolves: nothing outside its worktree is read or written, the worktree comes back', async () => {
+  it('a worker that leaves a link to elsewhere, or a FIFO, while it resolves: nothing outside its worktree is read or written, nothing blocks, the worktree comes back', async () => {
     // A folder outside the worker's sandbox, with a file of the conflicting file's name: only Baton's own code, which
     // runs outside the sandbox, could write it, by following the link the worker leaves in its worktree.
     const outside = join(core.root, 'outside-folder');
@@ -166,7 +166,25 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     );
     assert.deepEqual(await files(beta), before, 'byte-identical');
 
-    // 2. It is stopped with the link in place: the undo writes its files back into the worktree, never through the link.
+    // 2. It leaves a FIFO where the file was: reading it would wait for a writer for ever (and hold one of the extension
+    // host's file threads); it is no resolution, and the worktree comes back.
+    scriptResolveCall('beta');
+    scriptWorkerRound(core.server, {
+      worker: 'beta',
+      prompt: 'These files conflict',
+      does: { command: 'rm src/app.txt && mkfifo src/app.txt' },
+      report: 'Done.',
+      answer: 'It gave up again.',
+    });
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the second resolution', () => doneCount() >= 4);
+    assert.match(
+      results().at(-1)!.prompt,
+      /Conflict resolution gave up \(conflict markers are left in src\/app\.txt\): its worktree is back exactly as before/,
+    );
+    assert.deepEqual(await files(beta), before, 'byte-identical');
+
+    // 3. It is stopped with the link in place: the undo writes its files back into the worktree, never through the link.
     scriptResolveCall('beta');
     core.server.on(
       { predicate: (r) => resolving(r) && r.messages.at(-1)?.role !== 'tool', name: 'beta swaps again' },
@@ -179,7 +197,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
     await waitFor('the link is made', () => core.server.chatRequests().some((r) => resolving(r) && JSON.stringify(r.messages.at(-1)).includes('beta-swap-2')));
     await core.pool.kill('beta');
-    await waitFor('the stopped resolution', () => doneCount() >= 4);
+    await waitFor('the stopped resolution', () => doneCount() >= 5);
     assert.match(results().at(-1)!.prompt, /Conflict resolution gave up \(the worker was stopped\): its worktree is back exactly as before/);
     assert.deepEqual(await files(beta), before, 'byte-identical');
     assert.equal(await readFile(join(outside, 'app.txt'), 'utf8'), 'not the worktree\u2019s\n', 'the file behind the link is untouched');

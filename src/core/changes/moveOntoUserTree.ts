@@ -19,7 +19,7 @@ import { GitError } from '../git/git';
 import type { BaseRefs } from './baseRefs';
 import type { ChangeSet } from './changeSet';
 import type { ChangeSets } from './changeSets';
-import { readableInside, writablePath } from './worktreePath';
+import { readableInside, readWorktreeFile, writablePath } from './worktreePath';
 
 /** One file both sides changed in ways git could not merge line by line. */
 export interface MovedConflict {
@@ -144,16 +144,22 @@ export class TreeMover {
     const left: string[] = [];
     for (const c of conflicts) {
       if (c.kind !== 'text') continue;
-      // Reached through a link, the file is not the worktree's: unresolved (and the undo takes the link away).
-      if (!(await readableInside(cs.worktreePath, c.path))) {
-        left.push(c.path);
+      // Behind a link, a FIFO or a folder, the file is not the worktree's text: unresolved (the undo takes it away).
+      const text = await readWorktreeFile(cs.worktreePath, c.path);
+      if (text !== undefined) {
+        if (MARKER.test(text)) left.push(c.path);
         continue;
       }
-      try {
-        if (MARKER.test(await readFile(join(cs.worktreePath, c.path), 'utf8'))) left.push(c.path);
-      } catch {
-        // Deleted while resolving: no marker left in it.
-      }
+      // Deleted while resolving: no marker left in it.
+      const inside = await readableInside(cs.worktreePath, c.path);
+      if (
+        !inside ||
+        (await lstat(join(cs.worktreePath, c.path)).then(
+          () => true,
+          () => false,
+        ))
+      )
+        left.push(c.path);
     }
     return left;
   }
@@ -172,6 +178,8 @@ export class TreeMover {
         continue;
       }
       if (st.isSymbolicLink()) u.saved.push({ path: p, was: 'symlink', target: await readlink(source) });
+      // Not a file git tracks (a FIFO would block the copy for ever): nothing of it to restore.
+      else if (!st.isFile()) u.saved.push({ path: p, was: 'absent' });
       else {
         const copy = join(u.backupDir, p);
         await mkdir(dirname(copy), { recursive: true });

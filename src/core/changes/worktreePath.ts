@@ -4,7 +4,8 @@
 // `src` by a link to a folder outside its sandbox and was stopped; the undo wrote its `src/app.txt` there. Invariant:
 // Baton never reads, writes or removes through a link in a worktree; only git (checkout-index) writes beyond, and it
 // replaces such a link itself.
-import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 /**
@@ -36,6 +37,24 @@ export async function readableInside(root: string, rel: string): Promise<boolean
     if (!info?.isDirectory()) return false;
   }
   return true;
+}
+
+/**
+ * The text of the regular file `rel` in `root`, or undefined when there is none there: nothing behind a link, and
+ * never a FIFO or a device, whose open would wait for a writer forever (a worker can make one with mkfifo, and a read
+ * blocks one of the few threads all of the extension host's file reads share).
+ */
+export async function readWorktreeFile(root: string, rel: string): Promise<string | undefined> {
+  if (!(await readableInside(root, rel))) return undefined;
+  // O_NOFOLLOW and O_NONBLOCK are POSIX (0 elsewhere): the open itself neither follows a link nor waits.
+  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  const file = await open(join(root, rel), flags).catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    return (await file.stat()).isFile() ? await file.readFile('utf8') : undefined;
+  } finally {
+    await file.close();
+  }
 }
 
 async function assertInside(root: string, dir: string): Promise<void> {
