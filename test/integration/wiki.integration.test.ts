@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { afterEachCore } from '../support/afterEachCore';
 
@@ -103,6 +104,22 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     assert.match(results, /No wiki page 'nope'/);
     await assert.rejects(stat(join(outside, 'evil.md')));
     await assert.rejects(stat(join(core.storageDir, 'evil.md')));
+    core.assertScriptDone();
+  });
+
+  it('a file over the size of a page, or a FIFO, in the wiki folder: refused with a clear error, nothing read whole or waited on', async () => {
+    const folder = join(core.storageDir, 'wiki');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'huge.md'), `# Huge\n\n${'x'.repeat(2 * 1024 * 1024)}\n`);
+    execFileSync('mkfifo', [join(folder, 'pipe.md')]);
+    const results = await turn('read the odd pages', [
+      { name: 'wiki_read', arguments: { page: 'huge' } },
+      { name: 'wiki_read', arguments: { page: 'pipe' } },
+      { name: 'wiki_write', arguments: { page: 'pipe', content: 'more', append: true } },
+    ]);
+    assert.match(results, /Wiki page 'huge' is 2049 KB, over the 1024 KB a page may have: open it in the editor, or split it\./);
+    assert.match(results, /No wiki page 'pipe'/);
+    assert.match(results, /'pipe' in the wiki folder is not a file Baton can write/);
     core.assertScriptDone();
   });
 

@@ -40,7 +40,7 @@ export class Wiki {
 
   async read(name: string): Promise<WikiPage> {
     const { name: page, file } = await pageFile(this.folder, name);
-    const content = await readFile(file, 'utf8').catch(() => undefined);
+    const content = await pageText(page, file);
     if (content === undefined) throw new WikiError(`No wiki page '${page}'. ${await this.suggest(page)}`);
     return { name: page, title: titleOf(page, content), content, file };
   }
@@ -48,7 +48,10 @@ export class Wiki {
   /** Writes (or appends to) a page and indexes it at once. */
   async write(name: string, content: string, opts: { append?: boolean } = {}): Promise<WikiPage & { created: boolean }> {
     const { name: page, file } = await pageFile(this.folder, name, { create: true });
-    const before = await readFile(file, 'utf8').catch(() => undefined);
+    const existing = await stat(file).catch(() => undefined);
+    // Written in place would block on a FIFO (until something reads it) and replace what a link points at elsewhere.
+    if (existing && !existing.isFile()) throw new WikiError(`'${page}' in the wiki folder is not a file Baton can write (${file}).`);
+    const before = await pageText(page, file);
     const text = opts.append && before ? `${before.replace(/\s*$/, '')}\n\n${content.trim()}\n` : `${content.replace(/\s*$/, '')}\n`;
     if (Buffer.byteLength(text) > MAX_PAGE_BYTES) throw new WikiError(`Page '${page}' would be over ${MAX_PAGE_BYTES / 1024} KB; split it into several pages.`);
     await writeFile(file, text, 'utf8');
@@ -140,4 +143,18 @@ async function listMarkdown(root: string): Promise<Map<string, string>> {
   };
   await walk(root, 1);
   return out;
+}
+
+/**
+ * A page's text, undefined when there is no such file. A page is a file of at most MAX_PAGE_BYTES (as written and
+ * indexed): a huge file, or a FIFO, in a wiki folder that lives in a repository is read neither whole nor for ever.
+ */
+async function pageText(page: string, file: string): Promise<string | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  if (info.size > MAX_PAGE_BYTES)
+    throw new WikiError(
+      `Wiki page '${page}' is ${Math.ceil(info.size / 1024)} KB, over the ${MAX_PAGE_BYTES / 1024} KB a page may have: open it in the editor, or split it.`,
+    );
+  return readFile(file, 'utf8').catch(() => undefined);
 }
