@@ -98,6 +98,10 @@ describe('editor context', () => {
       assert.deepEqual(gone.ok ? undefined : gone.error.kind, 'missing');
       const folder = await readTextExcerpt(join(ws, 'src'), 'src');
       assert.deepEqual(folder.ok ? undefined : folder.error.kind, 'unavailable');
+      // A FIFO (some tools leave one in a project): refused at once, never waited on for a writer.
+      execFileSync('mkfifo', [join(ws, 'pipe')]);
+      const fifo = await readTextExcerpt(join(ws, 'pipe'), 'pipe');
+      assert.equal(fifo.ok ? undefined : fifo.error.message, 'pipe is not a regular file.');
     });
 
     it('cuts an excerpt with no line break on a whole UTF-8 character', async () => {

@@ -1,6 +1,7 @@
 // Reading a file for a message without ever reading all of a big one: at most CONTEXT_LIMITS.fileBytes
 // are read, a binary file is told apart from its first bytes, and the excerpt ends on a line and a
 // whole UTF-8 character.
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ContextError } from './contextPort';
 import { CONTEXT_LIMITS, countLines, formatBytes } from './limits';
@@ -27,7 +28,8 @@ export type TextExcerpt = { ok: true; text: string; truncated: boolean; size: nu
 export async function readTextExcerpt(realPath: string, label: string, maxBytes: number = CONTEXT_LIMITS.fileBytes): Promise<TextExcerpt> {
   let handle;
   try {
-    handle = await open(realPath, 'r');
+    // Non-blocking: a FIFO's open would wait for a writer for ever (a regular file reads as it always does).
+    handle = await open(realPath, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     return { ok: false, error: fsError(err, label) };
   }
