@@ -150,16 +150,13 @@ export class TreeMover {
         if (MARKER.test(text)) left.push(c.path);
         continue;
       }
-      // Deleted while resolving: no marker left in it.
+      // No text there: deleted while resolving (no marker left in it), or something that is not the worktree's file.
       const inside = await readableInside(cs.worktreePath, c.path);
-      if (
-        !inside ||
-        (await lstat(join(cs.worktreePath, c.path)).then(
-          () => true,
-          () => false,
-        ))
-      )
-        left.push(c.path);
+      const present = await lstat(join(cs.worktreePath, c.path)).then(
+        () => true,
+        () => false,
+      );
+      if (!inside || present) left.push(c.path);
     }
     return left;
   }
