@@ -4,7 +4,7 @@
 // worker tries (src/core/workers/workerSandbox.ts): the folder's .git stays as git made it, and nothing it names runs.
 // Hooks too: Baton's git runs none (src/core/git/git.ts), since a hooks folder can be in the work tree itself.
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { afterEachCore } from '../support/afterEachCore';
@@ -157,5 +157,67 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     const card = core.pool.list().find((w) => w.name === 'reader');
     assert.deepEqual(card?.isolation, { kind: 'in-place', readOnly: true });
     assert.equal(card?.changes, undefined);
+  });
+
+  it('started to read only: what git ignores there (.env and other local files) is hidden from it, but for what the user lets workers have', async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'secrets'), {
+      'README.md': '# secrets\n',
+      '.gitignore': '.env\nnode_modules/\nbuild/\n',
+      'src/app.ts': 'export const app = 1;\n',
+    });
+    // Ignored, so in no commit: written after it.
+    writeFileSync(join(repo, '.env'), 'PAYMENTS_API_KEY=S3CRET-ENV-7731\n');
+    mkdirSync(join(repo, 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = "DEP-CODE-4410";\n');
+    mkdirSync(join(repo, 'build'), { recursive: true });
+    writeFileSync(join(repo, 'build', 'out.txt'), 'BUILD-OUTPUT-2208\n');
+    // node_modules is what the user lets workers have (baton.workers.worktreeInclude): it stays readable.
+    core.workerSettings.worktreeInclude = ['node_modules'];
+    const mine = (r: { systemText: string }) => r.systemText.includes("You are 'peeker'");
+    const tools = (r: { messages: Array<{ role: string }> }) => r.messages.filter((m) => m.role === 'tool').length;
+    core.server.on(
+      { predicate: (r) => mine(r) && tools(r) === 0, name: 'peeker views .env' },
+      { toolCalls: [{ id: 'peeker-0', name: 'view', arguments: { path: join(repo, '.env') } }] },
+    );
+    core.server.on(
+      { predicate: (r) => mine(r) && tools(r) === 1, name: 'peeker runs' },
+      {
+        toolCalls: [
+          {
+            id: 'peeker-1',
+            name: 'bash',
+            arguments: {
+              description: 'reads',
+              command: [
+                'cat .env || echo ENV-HIDDEN',
+                'cat build/out.txt || echo BUILD-HIDDEN',
+                'cat node_modules/dep/index.js',
+                'cat src/app.ts',
+                'grep -r S3CRET . || echo GREP-FOUND-NOTHING',
+              ].join('\n'),
+            },
+          },
+        ],
+      },
+    );
+    core.server.on({ predicate: (r) => mine(r) && tools(r) === 2, name: 'peeker reports' }, { text: 'read it' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'peeker'", name: 'result of peeker' }, { text: 'noted' });
+    const output = await runWorker('peeker', repo, 'read-only');
+    const everything = JSON.stringify(core.server.requests);
+    assert.ok(!everything.includes('S3CRET-ENV-7731'), 'the .env reached the model');
+    assert.ok(!everything.includes('BUILD-OUTPUT-2208'), 'an ignored build output reached the model');
+    for (const hidden of ['ENV-HIDDEN', 'BUILD-HIDDEN', 'GREP-FOUND-NOTHING']) assert.match(output, new RegExp(hidden), output);
+    assert.match(output, /DEP-CODE-4410/, 'what worktreeInclude names stays readable');
+    assert.match(output, /export const app = 1/, 'tracked files are read');
+    const viewed = core.server
+      .chatRequests()
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === 'tool' && JSON.stringify(m).includes('peeker-0'));
+    assert.match(JSON.stringify(viewed), /\.env is ignored by git/);
+    // Its instructions say so.
+    assert.match(
+      core.server.chatRequests().find(mine)!.systemText,
+      /What git ignores here \(local env files and other secrets, dependencies, build output\) is hidden from you\./,
+    );
   });
 });

@@ -109,6 +109,31 @@ describe('worker permission handler', () => {
     assert.match(transcript[0]!, /permission denied: .*a\.ts \(this worker only reads\)/);
   });
 
+  it('what is hidden from a worker (git ignores it where it reads in place): reads and edits refused without asking, inside links too', async () => {
+    const secret = join(project, '.env');
+    writeFileSync(secret, 'KEY=1');
+    symlinkSync(secret, join(project, 'env-link'));
+    broker.answer = 'worker';
+    const h = createWorkerPermissionHandler({
+      worker: 'w1',
+      workingDir: project,
+      hidden: () => [secret, join(project, 'node_modules')],
+      protectedPaths: () => new ProtectedPaths({ homeDir: home }),
+      trustWorkingDir: () => true,
+      sandboxed: () => true,
+      broker,
+      logger,
+      onDecision: (line) => transcript.push(line),
+    });
+    for (const r of [read(secret), read(join(project, 'env-link')), read(join(project, 'node_modules', 'x', 'index.js')), write(secret)]) {
+      const denied = await decide(h, r);
+      assert.equal(denied.kind, 'reject');
+      assert.match(denied.feedback ?? '', /is ignored by git/);
+    }
+    assert.equal((await decide(h, read(join(project, 'a.ts')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 0);
+  });
+
   it('a worker started to read only: a command is never taken out of its sandbox or given its file limits off, not even by asking', async () => {
     readOnly = true;
     sandboxed = true;

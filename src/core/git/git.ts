@@ -268,6 +268,18 @@ export class Git {
     return parseWorktreeList(await this.run(['worktree', 'list', '--porcelain'], { cwd: repoRoot }));
   }
 
+  /**
+   * What git ignores under `cwd` (a folder of a repository), as paths relative to it: a wholly ignored folder is one
+   * entry (`node_modules`), never its files.
+   */
+  async ignoredEntries(cwd: string): Promise<string[]> {
+    const out = await this.run(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { cwd });
+    return out
+      .split('\0')
+      .filter(Boolean)
+      .map((p) => p.replace(/\/$/, ''));
+  }
+
   /** Deletes a branch whatever its merge state (`-D`). */
   async branchDelete(repoRoot: string, branch: string): Promise<void> {
     await this.run(['branch', '-D', branch], { cwd: repoRoot });

@@ -14,10 +14,12 @@ import { worktreeInclude, type IncludedEntry, type IncludeProblem } from './work
 export const BRANCH_PREFIX = 'baton/';
 /** How many uncommitted paths of the user's checkout a result lists (the count is always exact). */
 const MAX_LISTED_PATHS = 50;
+/** Ignored entries hidden from a worker that reads the folder itself, at most (each is a mount in its sandbox). */
+const MAX_HIDDEN = 2000;
 // Worker names as the registry accepts them, minus what a git ref cannot hold.
 const WORKER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/;
 
-export type WorktreeErrorKind = 'not-a-repo' | 'no-commits' | 'invalid-name' | 'branch-exists' | 'path-exists' | 'untracked-working-dir';
+export type WorktreeErrorKind = 'not-a-repo' | 'no-commits' | 'invalid-name' | 'branch-exists' | 'path-exists' | 'untracked-working-dir' | 'too-many-ignored';
 
 /** A worktree could not be created; `kind` says why, the message says what the user can do. */
 export class WorktreeError extends Error {
@@ -105,6 +107,26 @@ export class WorktreeManager {
     this.git = opts.git;
     this.storageDir = opts.storageDir;
     this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * The ignored entries of `dir` (absolute paths) but those `include` names (baton.workers.worktreeInclude, relative to
+   * the repository root: what the user lets workers have); [] outside a repository. A worker that reads the folder
+   * itself sees what a worktree would hold: the files git ignores are local ones (.env and other secrets, dependencies,
+   * build output) that no worktree gets either. Throws WorktreeError('too-many-ignored') past MAX_HIDDEN.
+   */
+  async ignoredOutside(dir: string, include: readonly string[]): Promise<string[]> {
+    const root = await this.git.repoRoot(dir);
+    if (!root) return [];
+    const real = await realpath(dir);
+    const kept = include.map((e) => join(root, e.trim().replace(/[\\/]+$/, ''))).filter((e) => e !== root);
+    const hidden = (await this.git.ignoredEntries(real)).map((p) => join(real, p)).filter((p) => !kept.some((k) => p === k || p.startsWith(`${k}${sep}`)));
+    if (hidden.length > MAX_HIDDEN)
+      throw new WorktreeError(
+        'too-many-ignored',
+        `${dir} has ${hidden.length} entries git ignores, more than Baton hides from a worker that reads the folder itself (${MAX_HIDDEN}).`,
+      );
+    return hidden;
   }
 
   /** `<storageDir>/worktrees`, real path (created on first use). */

@@ -17,6 +17,8 @@ export interface Placement {
   /** Readable inside the sandbox, never writable: the repository's git folder and the folders linked into the worktree. */
   readonlyPaths?: string[];
   linked?: string[];
+  /** Out of its reach entirely (a worker reading the folder itself): what git ignores there, absolute paths. */
+  hidden?: string[];
   /** One sentence for the tool result and the log. */
   note: string;
 }
@@ -36,12 +38,21 @@ export class WorkerIsolation {
         `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
       );
     }
-    if (mode === 'read-only')
+    if (mode === 'read-only') {
+      const hidden = await this.pending.worktrees.ignoredOutside(dir, include).catch((err: unknown) => {
+        if (err instanceof GitError && err.kind === 'not-installed') return [];
+        throw err instanceof WorktreeError ? new WorkerError(`${err.message} Start it in a worktree instead.`) : err;
+      });
+      const what = hidden.length
+        ? ` The ${hidden.length} entr${hidden.length === 1 ? 'y' : 'ies'} git ignores there (local files: secrets, dependencies, builds) are hidden from it.`
+        : '';
       return {
         workingDir: dir,
         isolation: { kind: 'in-place', readOnly: true },
-        note: `It works in ${dir} itself, to read only: it cannot change a file there.`,
+        hidden,
+        note: `It works in ${dir} itself, to read only: it cannot change a file there.${what}`,
       };
+    }
     if (mode === 'none') return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself (no isolation).` };
     try {
       const wt = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });

@@ -109,6 +109,7 @@ export function workerInstructions(name: string, dir: string, place?: { branch: 
   if (place === 'read-only') {
     lines.push(
       'Your task is to read, not to change: this folder is read-only to you (its files, and any new file in it). ' +
+        'What git ignores here (local env files and other secrets, dependencies, build output) is hidden from you. ' +
         'Investigate and report; if something should change, say what and where in your report.',
     );
   } else if (place) {

@@ -29,6 +29,8 @@ export interface WorkerPermissionOptions {
   worker: string;
   /** A worker started to read only: every file edit is refused, wherever it points. */
   readOnly?: () => boolean;
+  /** Real paths out of its reach entirely: reads and edits of them are refused (what git ignores where it reads in place). */
+  hidden?: () => readonly string[];
   /** The conversation the worker reports to (its questions count there: turn.awaiting-input). */
   conversation?: () => string | undefined;
   /** The worker's working directory, already realpath'd. */
@@ -67,6 +69,8 @@ export function evaluatePermission(
     approvedKinds: ReadonlySet<string>;
     sandboxed?: boolean;
     readOnly?: boolean;
+    /** Real paths out of its reach entirely (what git ignores where a worker reads in place). */
+    hidden?: readonly string[];
   },
 ): Verdict {
   const { workingDir, protectedPaths, approvedKinds } = ctx;
@@ -150,6 +154,14 @@ export function evaluatePermission(
       const real = realpathNearest(path.resolve(workingDir, requested));
       const realResolved = resolved ? realpathNearest(path.resolve(workingDir, resolved)) : real;
       const verb = request.kind === 'read' ? 'read' : 'edit';
+      const hidden = ctx.hidden?.find((h) => isWithin(real, h) || isWithin(realResolved, h));
+      if (hidden)
+        return {
+          action: 'deny',
+          reason: 'git ignores it: hidden from a worker that reads the folder itself',
+          detail: real,
+          feedback: `Denied: ${path.relative(workingDir, hidden) || hidden} is ignored by git, and what git ignores (local secrets such as .env, dependencies, build output) is out of your reach. Work from the files git tracks.`,
+        };
       if (isWithin(real, workingDir) && isWithin(realResolved, workingDir)) {
         if (managed)
           return { action: 'ask', reason: 'managed policy requires a user decision', detail: real, kind: request.kind, remember: `${request.kind}-managed` };
@@ -250,6 +262,7 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
         trustWorkingDir: opts.trustWorkingDir(),
         sandboxed: opts.sandboxed?.() ?? false,
         readOnly: opts.readOnly?.() ?? false,
+        hidden: opts.hidden?.() ?? [],
         approvedKinds,
       });
     } catch (err) {

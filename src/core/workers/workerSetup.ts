@@ -25,6 +25,7 @@ export class WorkerSetup {
     return createWorkerPermissionHandler({
       worker: name,
       readOnly: () => isReadOnly(worker()),
+      hidden: () => worker().hidden ?? [],
       conversation: () => parseReplyTo(worker().replyTo).conversation,
       workingDir: dir,
       protectedPaths: () => this.protectedPaths(),
@@ -48,6 +49,7 @@ export class WorkerSetup {
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
+    w.hidden = placement.hidden;
     if (placement.workingDir !== w.workingDir) {
       w.workingDir = placement.workingDir;
       w.permissions = this.permissionHandler(w.name, placement.workingDir, () => w);
@@ -87,7 +89,7 @@ export class WorkerSetup {
     const network = this.network();
     return workerSandboxPolicy({
       workingDir: w.workingDir,
-      protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome],
+      protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome, ...(w.hidden ?? [])],
       network: {
         mode: network.mode,
         allowedHosts: network.allowedHosts,

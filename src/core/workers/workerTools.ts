@@ -44,7 +44,7 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
           .optional()
           .describe(
             'worktree (default in a git repository): the worker edits its own copy on a new branch and the user reviews and applies its changes. ' +
-              'read-only: it works in the folder itself and cannot change anything there — for tasks that only read (explain, review, search).',
+              'read-only: it works in the folder itself (the user\u2019s uncommitted changes included, what git ignores hidden) and cannot change anything there — for tasks that only read (explain, review, search).',
           ),
       }),
       async (a) => {
