@@ -117,6 +117,11 @@ describe('wiki (real runtime, scripted model, real files)', function () {
       { name: 'wiki_read', arguments: { page: 'pipe' } },
       { name: 'wiki_write', arguments: { page: 'pipe', content: 'more', append: true } },
     ]);
+    // Too large to read, the page can still be replaced whole.
+    assert.match(
+      await turn('replace the huge page', [{ name: 'wiki_write', arguments: { page: 'huge', content: '# Huge\n\nNow short.' } }]),
+      /Updated wiki page 'huge' \("Huge", \d+ characters\)/,
+    );
     assert.match(results, /Wiki page 'huge' is 2049 KB, over the 1024 KB a page may have: open it in the editor, or split it\./);
     assert.match(results, /No wiki page 'pipe'/);
     assert.match(results, /'pipe' in the wiki folder is not a file Baton can write/);

@@ -144,19 +144,10 @@ export class TreeMover {
     const left: string[] = [];
     for (const c of conflicts) {
       if (c.kind !== 'text') continue;
-      // Behind a link, a FIFO or a folder, the file is not the worktree's text: unresolved (the undo takes it away).
-      const text = await readWorktreeFile(cs.worktreePath, c.path);
-      if (text !== undefined) {
-        if (MARKER.test(text)) left.push(c.path);
-        continue;
-      }
-      // No text there: deleted while resolving (no marker left in it), or something that is not the worktree's file.
-      const inside = await readableInside(cs.worktreePath, c.path);
-      const present = await lstat(join(cs.worktreePath, c.path)).then(
-        () => true,
-        () => false,
-      );
-      if (!inside || present) left.push(c.path);
+      // Deleted while resolving: no marker left in it. Behind a link, a FIFO or a folder, it is not the worktree's
+      // text: unresolved (the undo takes it away).
+      const file = await readWorktreeFile(cs.worktreePath, c.path);
+      if (file.kind === 'not-a-file' || (file.kind === 'text' && MARKER.test(file.text))) left.push(c.path);
     }
     return left;
   }

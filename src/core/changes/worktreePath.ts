@@ -8,50 +8,62 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
+/** The folders on the way from `root` to `rel` (its last part aside), outermost first, and `rel` in `root`. */
+function way(root: string, rel: string): { folders: string[]; target: string } {
+  const parts = rel.split(/[\\/]+/).filter(Boolean);
+  const folders = parts.slice(0, -1).map((_, i) => join(root, ...parts.slice(0, i + 1)));
+  return { folders, target: join(root, ...parts) };
+}
+
 /**
  * The absolute path of `rel` in `root`, every folder on the way a real folder of `root`: a link or a file where a
  * folder must be is removed (the link itself, never what it points at) and the folder made. Throws when the folder
  * still resolves elsewhere (something changed it meanwhile). The last part is not looked at: remove it before writing.
  */
 export async function writablePath(root: string, rel: string): Promise<string> {
-  const parts = rel.split(/[\\/]+/).filter(Boolean);
-  let dir = root;
-  for (const part of parts.slice(0, -1)) {
-    dir = join(dir, part);
+  const { folders, target } = way(root, rel);
+  for (const dir of folders) {
     const info = await lstat(dir).catch(() => undefined);
     if (info?.isDirectory()) continue;
     if (info) await rm(dir, { force: true });
     await mkdir(dir);
   }
-  await assertInside(root, dirname(join(root, ...parts)));
-  return join(root, ...parts);
+  await assertInside(root, dirname(target));
+  return target;
+}
+
+/** How `rel` in `root` is reached: through real folders only, through a missing one, or through a link or a file. */
+async function reached(root: string, rel: string): Promise<'inside' | 'missing' | 'elsewhere'> {
+  for (const dir of way(root, rel).folders) {
+    const info = await lstat(dir).catch(() => undefined);
+    if (!info) return 'missing';
+    if (!info.isDirectory()) return 'elsewhere';
+  }
+  return 'inside';
 }
 
 /** Whether `rel` in `root` is reached through real folders of `root` only (no link on the way, the last part aside). */
 export async function readableInside(root: string, rel: string): Promise<boolean> {
-  const parts = rel.split(/[\\/]+/).filter(Boolean);
-  let dir = root;
-  for (const part of parts.slice(0, -1)) {
-    dir = join(dir, part);
-    const info = await lstat(dir).catch(() => undefined);
-    if (!info?.isDirectory()) return false;
-  }
-  return true;
+  return (await reached(root, rel)) === 'inside';
 }
 
+/** What is at a path of a worktree, for reading: its text, nothing, or something that is not the worktree's file. */
+export type WorktreeFile = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'not-a-file' };
+
 /**
- * The text of the regular file `rel` in `root`, or undefined when there is none there: nothing behind a link, and
- * never a FIFO or a device, whose open would wait for a writer forever (a worker can make one with mkfifo, and a read
- * blocks one of the few threads all of the extension host's file reads share).
+ * The regular file `rel` in `root`, read: never behind a link, and never a FIFO or a device, whose open would wait
+ * for a writer forever (a worker can make one with mkfifo, and a read blocks one of the few threads all of the
+ * extension host's file reads share). A link, a FIFO, a folder or a path through a link is `not-a-file`.
  */
-export async function readWorktreeFile(root: string, rel: string): Promise<string | undefined> {
-  if (!(await readableInside(root, rel))) return undefined;
+export async function readWorktreeFile(root: string, rel: string): Promise<WorktreeFile> {
+  const reach = await reached(root, rel);
+  if (reach !== 'inside') return { kind: reach === 'missing' ? 'absent' : 'not-a-file' };
   // O_NOFOLLOW and O_NONBLOCK are POSIX (0 elsewhere): the open itself neither follows a link nor waits.
   const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-  const file = await open(join(root, rel), flags).catch(() => undefined);
-  if (!file) return undefined;
+  const file = await open(join(root, rel), flags).catch((err: NodeJS.ErrnoException) => err);
+  if (file instanceof Error) return file.code === 'ENOENT' || file.code === 'ENOTDIR' ? { kind: 'absent' } : { kind: 'not-a-file' };
   try {
-    return (await file.stat()).isFile() ? await file.readFile('utf8') : undefined;
+    return (await file.stat()).isFile() ? { kind: 'text', text: await file.readFile('utf8') } : { kind: 'not-a-file' };
   } finally {
     await file.close();
   }

@@ -3,6 +3,7 @@
 // Invariants: the files are the truth and the index follows them — before every list or search, files whose
 // mtime or size changed are indexed again and vanished ones dropped (the VS Code layer also calls sync() on file
 // events, for edits made in the editor); syncs never overlap; page names never leave the folder (wikiPaths.ts).
+import type { Stats } from 'node:fs';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WikiHit, WikiIndexRow } from '../store/areaTypes';
@@ -40,7 +41,7 @@ export class Wiki {
 
   async read(name: string): Promise<WikiPage> {
     const { name: page, file } = await pageFile(this.folder, name);
-    const content = await pageText(page, file);
+    const content = await pageText(page, file, await stat(file).catch(() => undefined));
     if (content === undefined) throw new WikiError(`No wiki page '${page}'. ${await this.suggest(page)}`);
     return { name: page, title: titleOf(page, content), content, file };
   }
@@ -51,12 +52,13 @@ export class Wiki {
     const existing = await stat(file).catch(() => undefined);
     // Written in place would block on a FIFO (until something reads it) and replace what a link points at elsewhere.
     if (existing && !existing.isFile()) throw new WikiError(`'${page}' in the wiki folder is not a file Baton can write (${file}).`);
-    const before = await pageText(page, file);
+    // Only an append needs what is there: a page too large to read can still be replaced.
+    const before = opts.append ? await pageText(page, file, existing) : undefined;
     const text = opts.append && before ? `${before.replace(/\s*$/, '')}\n\n${content.trim()}\n` : `${content.replace(/\s*$/, '')}\n`;
     if (Buffer.byteLength(text) > MAX_PAGE_BYTES) throw new WikiError(`Page '${page}' would be over ${MAX_PAGE_BYTES / 1024} KB; split it into several pages.`);
     await writeFile(file, text, 'utf8');
     await this.indexFile(page, file);
-    return { name: page, title: titleOf(page, text), content: text, file, created: before === undefined };
+    return { name: page, title: titleOf(page, text), content: text, file, created: existing === undefined };
   }
 
   async delete(name: string): Promise<string> {
@@ -149,8 +151,7 @@ async function listMarkdown(root: string): Promise<Map<string, string>> {
  * A page's text, undefined when there is no such file. A page is a file of at most MAX_PAGE_BYTES (as written and
  * indexed): a huge file, or a FIFO, in a wiki folder that lives in a repository is read neither whole nor for ever.
  */
-async function pageText(page: string, file: string): Promise<string | undefined> {
-  const info = await stat(file).catch(() => undefined);
+async function pageText(page: string, file: string, info: Stats | undefined): Promise<string | undefined> {
   if (!info?.isFile()) return undefined;
   if (info.size > MAX_PAGE_BYTES)
     throw new WikiError(
