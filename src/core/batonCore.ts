@@ -337,6 +337,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     if (disposing) return;
     void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
     toolOutputs = keepToolOutputsSwept(sessions, logger);
+    await pool.changes?.recoverAtStart();
     // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
     await sweepAtStart({ sessions, logger, storageDir, store, conversations: convos, claims, pool });
   });

@@ -3,8 +3,9 @@
 // answered by one scripted model server. What is asserted is what each window's panel is sent, what the model
 // received, and what the shared log holds.
 import * as assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -12,6 +13,7 @@ import type { ChatMessage, HostMessage } from '../../src/shared/protocol';
 import { checkAfterTest } from '../support/checkAfterTest';
 import { DEFAULT_MODELS, ScriptedModelServer, type RecordedRequest } from '../support/scriptedModelServer';
 import type { WindowCommand, WindowJob, WindowReport } from '../support/windowProcess';
+import { scriptDelegation, scriptWorkerRound } from '../support/scriptedWorker';
 
 const SCRIPT = join(__dirname, '..', 'support', 'windowProcess.ts');
 /** The start of retries.ts's RESUME_NUDGE: what is sent when the session already has the prompt. */
@@ -129,6 +131,16 @@ class Window {
     return answer.value as { logId: number; content?: string; error?: string };
   }
 
+  /** Apply on a worker's changes, or their count: the result, or `{ error: '<name>: <message>' }`. */
+  async changes<T>(op: 'apply' | 'totals', name: string): Promise<T> {
+    const reqId = ++this.reqs;
+    this.send({ cmd: 'changes', reqId, op, name });
+    const answer = await this.until(`the answer to ${op} ${name}`, () =>
+      this.reports.find((r): r is Extract<WindowReport, { kind: 'answer' }> => r.kind === 'answer' && r.reqId === reqId),
+    );
+    return answer.value as T;
+  }
+
   async query<T>(what: 'session' | 'owners' | 'log'): Promise<T> {
     const reqId = ++this.reqs;
     this.send({ cmd: 'query', reqId, what });
@@ -202,8 +214,8 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
 
   after(() => console.table(figures));
 
-  function open(workspace: string): Window {
-    const w = new Window({ root, serverUrl: server.url, workspace });
+  function open(workspace: string, opts: Pick<WindowJob, 'trustWorkingDir'> = {}): Window {
+    const w = new Window({ root, serverUrl: server.url, workspace, ...opts });
     windows.push(w);
     return w;
   }
@@ -532,5 +544,83 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
       two.logLines.some((l) => l.includes('the runtime has the prompt')),
       'window 2 asked the session before sending',
     );
+  });
+
+  it("window 1 killed while its worker resolves a conflict: the next window puts the worker's worktree and base back as before the attempt, so no conflict marker can be applied", async () => {
+    const repo = join(root, 'home', 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'init');
+    for (const [worker, line] of [
+      ['alpha', 'alpha line'],
+      ['beta', 'beta line'],
+    ] as const) {
+      scriptDelegation(server, { prompt: `start ${worker}`, worker, workingDir: '~/dev/repo', task: `TASK-${worker}`, started: `${worker} started.` });
+      scriptWorkerRound(server, { worker, prompt: `TASK-${worker}`, does: { command: `printf '${line}\\n' > src/app.txt` }, report: `${worker}: edited` });
+    }
+    server.on(
+      { lastUserIncludes: '[via panel] resolve beta', afterToolResult: false },
+      { toolCalls: [{ name: 'resolve_worker_conflicts', arguments: { name: 'beta' } }] },
+    );
+    server.on({ lastUserIncludes: '[via panel] resolve beta', afterToolResult: true }, { text: 'Resolving.' });
+    // Beta starts on its conflict and is still at it when its window dies.
+    server.on({ systemIncludes: "You are 'beta'", lastUserIncludes: 'These files conflict', name: 'beta resolving' }, { textThenHang: 'Merging', chunks: 1 });
+
+    const one = open('one', { trustWorkingDir: true });
+    await one.ready();
+    for (const worker of ['alpha', 'beta']) {
+      one.send({ cmd: 'send', text: `start ${worker}` });
+      await one.until(`${worker}'s result`, () => one.panel.find((m) => m.role === 'assistant' && m.content === `noted ${worker}`));
+    }
+    assert.match(await one.changes<string>('apply', 'alpha'), /^Applied 1 file changed/);
+    assert.match((await one.changes<{ error: string }>('apply', 'beta')).error, /^ApplyConflict: .*src\/app\.txt/);
+    const worktree = readdirSync(join(root, 'globalStorage', 'worktrees')).map((d) => join(root, 'globalStorage', 'worktrees', d, 'beta'))[0]!;
+    const before = { app: readFileSync(join(worktree, 'src', 'app.txt'), 'utf8'), totals: (await one.changes<{ line: string }>('totals', 'beta')).line };
+    assert.deepEqual(before, { app: 'beta line\n', totals: '1 file changed, +1 −1' });
+
+    one.send({ cmd: 'send', text: 'resolve beta' });
+    await server.waitForRequests(1, 60_000, (r) => (r.lastUserText ?? '').includes('These files conflict'));
+    assert.match(readFileSync(join(worktree, 'src', 'app.txt'), 'utf8'), /^<<<<<<< user's tree\nalpha line\n=======\nbeta line\n>>>>>>> your change\n$/);
+    one.kill();
+    await one.exited;
+
+    // What else a window killed mid-operation leaves in tmp/: a snapshot's index an hour old goes, one in use may not.
+    const tmp = join(root, 'globalStorage', 'tmp');
+    writeFileSync(join(tmp, 'index-beta-left'), 'DIRC');
+    writeFileSync(join(tmp, 'index-beta-in-use'), 'DIRC');
+    const anHourAgo = (Date.now() - 61 * 60 * 1000) / 1000;
+    utimesSync(join(tmp, 'index-beta-left'), anHourAgo, anHourAgo);
+
+    server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'beta' failed: its task was interrupted", name: 'the interrupted result' },
+      { text: 'Beta was cut off.' },
+    );
+    const two = open('two');
+    await two.ready();
+    // Without the undo, the worktree kept the markers on a base that made them apply cleanly: Apply wrote them in.
+    // Polled while the undo runs, which removes the file before it copies it back.
+    const app = (): string | undefined => {
+      try {
+        return readFileSync(join(worktree, 'src', 'app.txt'), 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    await two.until('the worktree put back', () => app() === before.app && two.logLines.some((l) => l.includes("Worker 'beta' was resolving")), 20_000);
+    assert.ok(two.logLines.some((l) => l.includes("Worker 'beta' was resolving its conflicts when its window closed: its worktree and base are back")));
+    assert.deepEqual(
+      { app: readFileSync(join(worktree, 'src', 'app.txt'), 'utf8'), totals: (await two.changes<{ line: string }>('totals', 'beta')).line },
+      before,
+    );
+    // Its change is what it was: it still conflicts with the user's file, which Apply leaves alone.
+    assert.match((await two.changes<{ error: string }>('apply', 'beta')).error, /^ApplyConflict: .*src\/app\.txt/);
+    assert.equal(readFileSync(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+    await two.until('the old leftover swept', () => !readdirSync(tmp).includes('index-beta-left'));
+    assert.deepEqual(readdirSync(tmp), ['index-beta-in-use'], 'the copies it was put back from are gone too');
+    await two.until('the interrupted result answered', () => two.panel.find((m) => m.role === 'assistant' && m.content === 'Beta was cut off.'));
   });
 });

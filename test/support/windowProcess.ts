@@ -18,6 +18,8 @@ export interface WindowJob {
   serverUrl: string;
   /** This window's workspace folder name (its label in the other windows). */
   workspace: string;
+  /** baton.workers.trustWorkingDir: a worker's shell commands run without asking (sandboxed). */
+  trustWorkingDir?: boolean;
 }
 
 export type WindowCommand =
@@ -32,6 +34,8 @@ export type WindowCommand =
   /** Cancels ask `reqId`, as the API's cancellation does (Orchestrator.withdraw, else stop). */
   | { cmd: 'cancelAsk'; reqId: number }
   | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' }
+  /** A worker's pending changes, as Apply and the card's count reach them: the answer is the result or the error. */
+  | { cmd: 'changes'; reqId: number; op: 'apply' | 'totals'; name: string }
   | { cmd: 'dispose' };
 
 export type WindowReport =
@@ -65,7 +69,10 @@ async function main(job: WindowJob): Promise<void> {
     version: '0.0.0-test',
     logger,
     provider: { type: 'copilot' },
-    settings: { orchestrator: () => settings, workers: () => ({ max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: false }) },
+    settings: {
+      orchestrator: () => settings,
+      workers: () => ({ max: 5, timeoutMs: 30_000, protectedPaths: [], trustWorkingDir: job.trustWorkingDir === true }),
+    },
     workspaceFolders: () => [workspace],
     host: { openLink: () => undefined, insertCode: () => undefined, runCommand: () => undefined, toggleRouting: () => undefined, openWorker: () => undefined },
     homeDir: env.HOME,
@@ -117,6 +124,16 @@ async function main(job: WindowJob): Promise<void> {
               ? core.conversationClaims.list()
               : core.store.recentLog(200).map((e) => ({ id: e.id, role: e.role, status: e.status, content: e.content }));
         report({ kind: 'answer', reqId: command.reqId, value });
+        break;
+      }
+      case 'changes': {
+        const changes = core.pool.changes!;
+        const op = command.op === 'apply' ? changes.apply(command.name, { dirtyBuffers: [] }) : changes.totals(command.name);
+        void op.then(
+          (value) => report({ kind: 'answer', reqId: command.reqId, value }),
+          (err: unknown) =>
+            report({ kind: 'answer', reqId: command.reqId, value: { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) } }),
+        );
         break;
       }
       case 'dispose':

@@ -11,7 +11,28 @@ import type { VerifyRecord } from './verifyRecord';
 export type ChangeSet = WorktreeRecord & {
   /** The last run of baton.workers.verifyCommand on it (see verifyRecord.ts). */
   verify?: VerifyRecord;
+  /**
+   * A "Resolve with the worker" under way (conflictResolution.ts): how to put the worktree and its base back. Kept with
+   * the change set, so a window that dies before the worker finishes has it undone at the next start, instead of
+   * leaving a worktree full of conflict markers on a base that makes them apply cleanly.
+   */
+  resolving?: ResolvingRecord;
 };
+
+/** A path a move onto the user's tree touched, as it was before: a file (copied aside), a symlink (its target) or absent. */
+export type SavedPath = { path: string; was: 'file' | 'absent' } | { path: string; was: 'symlink'; target: string };
+
+/** What undoes a move onto the user's tree (moveOntoUserTree.ts) once the window that made it is gone. */
+export interface ResolvingRecord {
+  /** The base before the move, and whether the worker's base ref existed then. */
+  baseCommit: string;
+  hadRef: boolean;
+  /** The worktree's snapshot before the move. */
+  before: string;
+  /** Where the touched files were copied, and how each was. */
+  backupDir: string;
+  saved: SavedPath[];
+}
 
 export type FileChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 

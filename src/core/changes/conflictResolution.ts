@@ -4,11 +4,12 @@
 // the markers; its change set is then based on the user's current tree, so Apply lands cleanly.
 // Invariants: the user's files are never written here (the final Apply still asks); if the worker
 // gives up (markers left), fails or times out, its worktree and base are put back exactly as before
-// the attempt and the result says so; one resolution per worker at a time.
+// the attempt and the result says so; so they are at the next start when its window died first (the
+// undo is kept with the change set until the attempt ends); one resolution per worker at a time.
 import type { BaseRefs } from './baseRefs';
 import { ChangeError } from './changeError';
-import type { ChangeSet } from './changeSet';
-import type { MoveResult, TreeMover } from './moveOntoUserTree';
+import type { ChangeSet, ResolvingRecord } from './changeSet';
+import type { MoveResult, MoveUndo, TreeMover } from './moveOntoUserTree';
 import type { PendingChangeSets } from './pendingChangeSets';
 
 /** How the worker's resolving task ended. */
@@ -42,13 +43,20 @@ export class ConflictResolver {
     this.resolving.add(name);
     try {
       const hadRef = await this.baseRefs.exists(cs);
-      const moved = await this.mover.move(cs);
+      const record = (u: MoveUndo): ResolvingRecord => ({ baseCommit: cs.baseCommit, hadRef, before: u.before, backupDir: u.backupDir, saved: u.saved });
+      // The undo is in the store before the worktree is written, and stays there until the attempt ends either way.
+      const moved = await this.mover
+        .move(cs, (u) => this.pending.save({ ...cs, resolving: record(u) }))
+        .catch((err: unknown) => {
+          this.pending.save(cs);
+          throw err;
+        });
       const restore = async (): Promise<void> => {
         await this.mover.undo(moved.undo);
         await this.baseRefs.restore(cs, cs.baseCommit, !hadRef);
         this.pending.save(cs);
       };
-      this.pending.save({ ...cs, baseCommit: moved.newBase });
+      this.pending.save({ ...cs, baseCommit: moved.newBase, ...(moved.conflicts.length ? { resolving: record(moved.undo) } : {}) });
       if (!moved.conflicts.length) {
         await this.mover.dropBackup(moved.undo);
         this.resolving.delete(name);
@@ -72,10 +80,31 @@ export class ConflictResolver {
     }
   }
 
+  /**
+   * Undoes a resolution no window is running any more (its window closed or died while the worker worked): the
+   * worktree and its base back as before the attempt, from the record kept with the change set. False: none to undo.
+   */
+  async recover(name: string): Promise<boolean> {
+    const cs = this.pending.get(name);
+    if (!cs?.resolving || this.resolving.has(name)) return false;
+    const { resolving: r, ...rest } = cs;
+    const before: ChangeSet = { ...rest, baseCommit: r.baseCommit };
+    await this.mover.undo({ cs: before, before: r.before, backupDir: r.backupDir, saved: r.saved });
+    await this.baseRefs.restore(before, r.baseCommit, !r.hadRef);
+    this.pending.save(before);
+    return true;
+  }
+
   private async finish(name: string, cs: ChangeSet, moved: MoveResult, end: ResolveTaskEnd, restore: () => Promise<void>): Promise<string> {
     try {
       const left = end === 'completed' ? await this.mover.unresolved(cs, moved.conflicts) : [];
       if (end === 'completed' && !left.length) {
+        // The record goes before its backup does: a start in between would find a record it cannot undo with.
+        const now = this.pending.get(name);
+        if (now) {
+          const { resolving: _done, ...resolved } = now;
+          this.pending.save(resolved);
+        }
         await this.mover.dropBackup(moved.undo);
         return "\n\nConflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly.";
       }

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import type { Git } from '../git/git';
 import { GitError } from '../git/git';
 import type { BaseRefs } from './baseRefs';
-import type { ChangeSet } from './changeSet';
+import type { ChangeSet, SavedPath } from './changeSet';
 import type { ChangeSets } from './changeSets';
 import { readableInside, readWorktreeFile, writablePath } from './worktreePath';
 
@@ -47,7 +47,7 @@ export interface MoveUndo {
   /** `<storageDir>/tmp/move-<worker>-<rand>`: the touched files as they were. */
   backupDir: string;
   /** Touched paths, each with how it was: a file (copied to backupDir), a symlink (its target) or absent. */
-  saved: Array<{ path: string; was: 'file' | 'absent' } | { path: string; was: 'symlink'; target: string }>;
+  saved: SavedPath[];
 }
 
 interface RawEntry {
@@ -67,8 +67,11 @@ export class TreeMover {
     private readonly storageDir: string,
   ) {}
 
-  /** Replays the user's changes since the base into the worktree (see the file's invariants). */
-  async move(cs: ChangeSet): Promise<MoveResult> {
+  /**
+   * Replays the user's changes since the base into the worktree (see the file's invariants). `backedUp` is called once
+   * everything the move will touch is copied aside and before a byte of the worktree is written: the undo, to keep.
+   */
+  async move(cs: ChangeSet, backedUp: (undo: MoveUndo) => void = () => undefined): Promise<MoveResult> {
     const cwd = cs.worktreePath;
     const [userTree, before, userHead] = await Promise.all([this.changeSets.userSnapshot(cs), this.changeSets.snapshot(cs), this.git.headCommit(cs.repoRoot)]);
     const [userSide, workerSide] = await Promise.all([this.rawDiff(cwd, cs.baseCommit, userTree), this.rawDiff(cwd, cs.baseCommit, before)]);
@@ -92,6 +95,7 @@ export class TreeMover {
     }
     await this.backup(undo, [...takeUser, ...removeUser, ...merge]);
     try {
+      backedUp(undo);
       if (takeUser.length) await this.checkout(cs, userTree, takeUser);
       for (const p of removeUser) if (await readableInside(cwd, p)) await rm(join(cwd, p), { force: true });
       for (const p of merge) {

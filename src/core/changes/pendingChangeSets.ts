@@ -3,6 +3,7 @@
 // or a branch unless the user said so (discard, apply without keep, keep as a branch); a name with
 // pending changes is not reused.
 import { existsSync } from 'node:fs';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Git } from '../git/git';
 import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
@@ -22,6 +23,8 @@ const KEY_PREFIX = 'changeset:';
  * room for the summary and verify lines around it. At 30,000 the runtime passed a pointer to a file instead.
  */
 export const MAX_MODEL_DIFF_BYTES = 16_000;
+/** How old an entry of `tmp/` must be before a start takes it for one a dead window left (each use lasts seconds). */
+export const TEMP_LEFT_AFTER_MS = 60 * 60 * 1000;
 
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;
@@ -116,6 +119,21 @@ export class PendingChangeSets {
   async discard(name: string): Promise<void> {
     await this.forget(this.require(name));
     this.logger.info(`Discarded the changes of worker '${name}'`);
+  }
+
+  /**
+   * What windows that died mid-operation left in `tmp/` (an index, a merge's three files, a move's copies): removed
+   * once an hour old, but for the copies a resolution under way in another window would be undone from.
+   */
+  async sweepTemp(now = Date.now()): Promise<void> {
+    const dir = path.join(this.storageDir, 'tmp');
+    const kept = new Set(this.list().flatMap((c) => (c.resolving ? [path.basename(c.resolving.backupDir)] : [])));
+    for (const name of await readdir(dir).catch(() => [])) {
+      const st = await lstat(path.join(dir, name)).catch(() => undefined);
+      if (kept.has(name) || !st || now - st.mtimeMs < TEMP_LEFT_AFTER_MS) continue;
+      await rm(path.join(dir, name), { recursive: true, force: true });
+      this.logger.info(`Removed ${name} from Baton's temporary folder: a window that closed mid-operation left it`);
+    }
   }
 
   /** Worktrees in Baton's storage that no change set owns (a crash, a lost record). */

@@ -9,28 +9,14 @@ import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { ApplyConflict, describeSummary, type FileChange, type ReviewEntry } from './changeSet';
+import { ApplyConflict, type FileChange, type ReviewEntry } from './changeSet';
+import { summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
-import { SettleGate } from './settleGate';
+import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
 
 const TRACKED_PREFIX = 'tracked:';
-
-/** How many touched paths a card and a status list (the count is always exact). */
-export const MAX_LISTED_PATHS = 50;
-
-export interface ChangeTotals {
-  /** The changed files (at most MAX_LISTED_PATHS). */
-  paths: string[];
-  files: number;
-  additions: number;
-  deletions: number;
-  /** "N files changed, +a −b". */
-  line: string;
-  /** A worktree's snapshot the totals were counted from (a verify is stored against it). */
-  tree?: string;
-}
 
 export interface PendingChanges {
   worker: string;
@@ -126,11 +112,24 @@ export class WorkerChanges {
    * conflictResolution.ts). The user's files are untouched; the final Apply still asks.
    */
   resolveWithWorker(name: string): Promise<string> {
-    return this.gate.run(name, 'have it resolve its conflicts', async () => {
+    return this.settle(name, 'have it resolve its conflicts', async () => {
       if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree: there is nothing to move onto your tree.`);
       if (!this.resolver) throw new ChangeError('Workers cannot be asked to resolve conflicts here.');
       return this.resolver.resolveWithWorker(name);
     });
+  }
+
+  /**
+   * At start, what closed or dead windows left: each "Resolve with the worker" half done is undone (the worktree and its
+   * base back as before the attempt; one another live window runs is left to it), then their temporary files go.
+   */
+  async recoverAtStart(): Promise<void> {
+    for (const cs of this.isolation.list().filter((c) => c.resolving)) {
+      await this.settle(cs.worker, 'put its worktree back', () => Promise.resolve()).catch((err: unknown) => {
+        if (!(err instanceof WorkerAtWork)) this.logger.error(err instanceof Error ? err.message : String(err));
+      });
+    }
+    await this.isolation.sweepTemp().catch((err: unknown) => this.logger.warn(`Could not sweep Baton's temporary folder: ${String(err)}`));
   }
 
   /**
@@ -186,17 +185,7 @@ export class WorkerChanges {
   }
 
   async totals(name: string): Promise<ChangeTotals> {
-    if (this.isolation.get(name)) {
-      const s = await this.isolation.summarize(name);
-      return {
-        files: s.files.length,
-        additions: s.additions,
-        deletions: s.deletions,
-        line: describeSummary(s),
-        paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
-        ...(s.tree ? { tree: s.tree } : {}),
-      };
-    }
+    if (this.isolation.get(name)) return summaryTotals(await this.isolation.summarize(name));
     return totalsOf(await this.trackedFiles(name));
   }
 
@@ -234,7 +223,7 @@ export class WorkerChanges {
    * stays pending. Tracked: the changes are already in place; the record is let go.
    */
   apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
-    return this.gate.run(name, 'apply them', async () => {
+    return this.settle(name, 'apply them', async () => {
       if (this.isolation.get(name)) {
         let r;
         try {
@@ -264,7 +253,7 @@ export class WorkerChanges {
    * conflicting file gets conflict markers and stays unmerged in the index; the worktree goes.
    */
   resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }> {
-    return this.gate.run(name, 'apply them', async () => {
+    return this.settle(name, 'apply them', async () => {
       if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no pending changes in a worktree.`);
       const r = await this.isolation.applyWithMarkers(name, opts);
       const n = r.conflicted.length;
@@ -284,7 +273,7 @@ export class WorkerChanges {
 
   /** Worktree only: one commit on `baton/<name>` with `message`, the worktree removed, the branch kept. */
   keepAsBranch(name: string, message: string): Promise<string> {
-    return this.gate.run(name, 'keep them as a branch', async () => {
+    return this.settle(name, 'keep them as a branch', async () => {
       if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no worktree: only a worktree's changes can be kept as a branch.`);
       const totals = await this.totals(name);
       const kept = await this.isolation.keepAsBranch(name, message);
@@ -307,6 +296,21 @@ export class WorkerChanges {
       this.onSettled(name, { kind: 'discarded', text: kept.length ? `discarded, but for ${kept.length} file(s) changed since` : 'discarded' });
       this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}; kept ${kept.length}`);
       return discardedInPlace(name, record.workingDir, restored.length, kept);
+    });
+  }
+
+  /** Settles `name`'s changes through the gate, once a resolution its window left half done is undone (Discard needs none). */
+  private settle<T>(name: string, what: string, fn: () => Promise<T>): Promise<T> {
+    return this.gate.run(name, what, async () => {
+      const recovered = await this.resolver?.recover(name).catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new ChangeError(
+          `Worker '${name}' was resolving its conflicts when its window closed, and its worktree could not be put back (${why}): Discard its changes.`,
+        );
+      });
+      if (recovered)
+        this.logger.warn(`Worker '${name}' was resolving its conflicts when its window closed: its worktree and base are back as before that attempt`);
+      return fn();
     });
   }
 
@@ -377,23 +381,4 @@ export class WorkerChanges {
     if (!r) throw new ChangeError(`Worker '${name}' has no pending changes.`);
     return r;
   }
-}
-
-function totalsOf(files: SessionFileChange[]): ChangeTotals {
-  let additions = 0;
-  let deletions = 0;
-  for (const f of files) {
-    for (const line of f.diff.split('\n')) {
-      if (line.startsWith('+') && !line.startsWith('+++')) additions++;
-      else if (line.startsWith('-') && !line.startsWith('---')) deletions++;
-    }
-  }
-  const n = files.length;
-  return {
-    files: n,
-    additions,
-    deletions,
-    line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}`,
-    paths: files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
-  };
 }

@@ -1,0 +1,51 @@
+// A change set's size in one line ("3 files changed, +10 −2") and the paths a card lists, from a worktree's summary or
+// from the unified diffs the runtime tracked for a worker that changed its folder in place.
+import type { FileChange as SessionFileChange } from '../copilot/agentSessions';
+import { describeSummary, type ChangeSummary } from './changeSet';
+
+/** How many touched paths a card and a status list (the count is always exact). */
+export const MAX_LISTED_PATHS = 50;
+
+export interface ChangeTotals {
+  /** The changed files (at most MAX_LISTED_PATHS). */
+  paths: string[];
+  files: number;
+  additions: number;
+  deletions: number;
+  /** "N files changed, +a −b". */
+  line: string;
+  /** A worktree's snapshot the totals were counted from (a verify is stored against it). */
+  tree?: string;
+}
+
+/** A worktree's change set, from its summary. */
+export function summaryTotals(s: ChangeSummary): ChangeTotals {
+  return {
+    files: s.files.length,
+    additions: s.additions,
+    deletions: s.deletions,
+    line: describeSummary(s),
+    paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+    ...(s.tree ? { tree: s.tree } : {}),
+  };
+}
+
+/** The changes tracked in place, from their unified diffs. */
+export function totalsOf(files: SessionFileChange[]): ChangeTotals {
+  let additions = 0;
+  let deletions = 0;
+  for (const f of files) {
+    for (const line of f.diff.split('\n')) {
+      if (line.startsWith('+') && !line.startsWith('+++')) additions++;
+      else if (line.startsWith('-') && !line.startsWith('---')) deletions++;
+    }
+  }
+  const n = files.length;
+  return {
+    files: n,
+    additions,
+    deletions,
+    line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}`,
+    paths: files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+  };
+}
