@@ -4,8 +4,8 @@
 // model of the next request.
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { HostMessage } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
@@ -115,6 +115,55 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     const asked = core.broker.asked.length;
     assert.match(await turn('remove it again', [{ name: 'uninstall_skill', arguments: { name: 'release-notes' } }]), /No installed skill 'release-notes'/);
     assert.equal(core.broker.asked.length, asked, 'nothing to remove: nobody asked');
+    core.assertScriptDone();
+  });
+
+  it('a skill whose files link out of it is refused (its SKILL.md, or any file: the runtime reads them unsandboxed); links inside it are kept', async () => {
+    const secret = join(core.home, '.config', 'secret.txt');
+    await mkdir(join(core.home, '.config'), { recursive: true });
+    await writeFile(secret, 'SECRETMARK-271 the first line a SKILL.md link would show\n');
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const skillMd = '---\nname: NAME\ndescription: The NAME skill\n---\n\nBody.\n';
+    const repoOf = async (name: string, files: Record<string, string>, links: Record<string, string>): Promise<string> => {
+      const repo = join(core.root, name);
+      for (const [path, text] of Object.entries(files)) {
+        await mkdir(join(repo, path, '..'), { recursive: true });
+        await writeFile(join(repo, path), text.replace(/NAME/g, name));
+      }
+      for (const [path, target] of Object.entries(links)) {
+        await mkdir(join(repo, path, '..'), { recursive: true });
+        await symlink(target, join(repo, path));
+      }
+      await git('git', ['init', '-q', repo], { env });
+      await git('git', ['-C', repo, 'add', '.'], { env });
+      await git('git', ['-C', repo, 'commit', '-q', '-m', 'skill'], { env });
+      return repo;
+    };
+    const linkedMd = await repoOf('linked-md', {}, { 'SKILL.md': secret });
+    const linkedFile = await repoOf(
+      'linked-file',
+      { 'SKILL.md': skillMd },
+      { 'notes/env.md': '/proc/self/environ', 'notes/key.md': relative(join(core.root, 'linked-file', 'notes'), secret) },
+    );
+    const inward = await repoOf('inward', { 'SKILL.md': skillMd, 'docs/usage.md': 'How to use it.\n' }, { 'guide.md': 'docs/usage.md' });
+    core.broker.answer = 'once';
+
+    assert.match(
+      await turn('install the linked one', [{ name: 'skill_install', arguments: { source: linkedMd } }]),
+      /Not installed: SKILL\.md is a link or not a regular file\. A skill holds its own files only/,
+    );
+    assert.match(
+      await turn('install the other one', [{ name: 'skill_install', arguments: { source: linkedFile } }]),
+      /Not installed: notes\/env\.md is a link to \/proc\/self\/environ, outside the skill\./,
+    );
+    assert.match(await turn('which skills now?', [{ name: 'list_skills', arguments: {} }]), /^No skills installed/);
+    assert.match(await turn('install the good one', [{ name: 'skill_install', arguments: { source: inward } }]), /Installed 'inward' \(The inward skill\)/);
+    const installed = join(core.storageDir, 'skills', 'inward');
+    assert.equal(await readFile(join(installed, 'guide.md'), 'utf8'), 'How to use it.\n', 'a link inside the skill still leads to its file');
+    assert.equal(await readlink(join(installed, 'guide.md')), 'docs/usage.md');
+    assert.deepEqual(offeredSkills(await plain('after the good skill')), ['inward']);
+    const seen = core.server.chatRequests().filter((r) => JSON.stringify(r.body).includes('SECRETMARK'));
+    assert.equal(seen.length, 0, 'nothing a link named reached the model');
     core.assertScriptDone();
   });
 

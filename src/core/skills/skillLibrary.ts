@@ -4,10 +4,11 @@
 // passes is read as an option, in a temporary folder; a skill's folder name is checked before anything is written,
 // and an install replaces a skill only once its new copy is complete.
 import { Git, GitError } from '../git/git';
-import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { basename, isAbsolute, join, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { ToolFailure } from '../copilot/batonTool';
+import { readSkillText, skillFilesProblem, type SkillText } from './skillFiles';
 
 /** A skill problem worth telling the model as is (not found, bad source, git failed). */
 export class SkillError extends ToolFailure {
@@ -25,6 +26,8 @@ export interface SkillInfo {
 
 const SKILL_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const GIT_TIMEOUT_MS = 120_000;
+/** Why a skill may hold nothing else (skillFiles.ts), as the model and the user are told. */
+const OWN_FILES = 'A skill holds its own files only (a link may point inside it): its folder is read outside the sandbox.';
 
 export class SkillLibrary {
   constructor(
@@ -64,7 +67,10 @@ export class SkillLibrary {
       const fetched = join(work, 'src');
       const local = await localFolder(source);
       if (local && !(await stat(join(local, '.git')).catch(() => undefined)))
-        await cp(local, fetched, { recursive: true, filter: (f) => basename(f) !== '.git' });
+        // A FIFO or a device in it is refused by the copy (it would wait on it, or read a device): that said plainly.
+        await cp(local, fetched, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' }).catch((err: unknown) => {
+          throw new SkillError(`Not installed: ${source} could not be copied (${err instanceof Error ? err.message : String(err)}). ${OWN_FILES}`);
+        });
       else await this.git(['clone', '--depth', '1', '--quiet', '--', local ?? checkGitUrl(source), fetched], work);
       const root = opts.subpath ? await inside(fetched, opts.subpath) : fetched;
       const found = await findSkills(root);
@@ -76,11 +82,15 @@ export class SkillLibrary {
       await this.ensureDir();
       const installed: SkillInfo[] = [];
       for (const skill of found) {
+        const problem = await skillFilesProblem(skill.dir);
+        if (problem) throw new SkillError(`Not installed: ${problem}. ${OWN_FILES}`);
+      }
+      for (const skill of found) {
         const name = skillFolderName(opts.name ?? skill.name);
         const target = join(this.dir, name);
         const staging = join(this.dir, `.${name}.installing`);
         await rm(staging, { recursive: true, force: true });
-        await cp(skill.dir, staging, { recursive: true, filter: (f) => basename(f) !== '.git' });
+        await cp(skill.dir, staging, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' });
         await rm(target, { recursive: true, force: true });
         await rename(staging, target);
         installed.push({ name, description: skill.description, dir: target });
@@ -133,8 +143,10 @@ export function skillFolderName(raw: string): string {
 
 /** name and description from SKILL.md's front matter (undefined when the folder has no SKILL.md). */
 export async function readSkill(dir: string): Promise<{ name: string; description: string } | undefined> {
-  const text = await readFile(join(dir, 'SKILL.md'), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
+  // Never through a link, nor a FIFO's endless wait (skillFiles.ts): such a SKILL.md makes no skill.
+  const found = await readSkillText(dir).catch((): SkillText => ({ kind: 'absent' }));
+  if (found.kind !== 'text') return undefined;
+  const text = found.text;
   const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? '';
   const field = (key: string) =>
     new RegExp(`^${key}:\\s*(.+)$`, 'm')
@@ -152,14 +164,20 @@ export async function readSkill(dir: string): Promise<{ name: string; descriptio
 }
 
 async function findSkills(root: string): Promise<Array<{ name: string; description: string; dir: string }>> {
-  const own = await readSkill(root);
+  // A SKILL.md that is a link or not a file is refused, not passed over: "no SKILL.md found" would not say why.
+  const skillAt = async (dir: string) => {
+    if ((await readSkillText(dir)).kind === 'not-a-file')
+      throw new SkillError(`Not installed: ${join(relative(root, dir), 'SKILL.md')} is a link or not a regular file. ${OWN_FILES}`);
+    return readSkill(dir);
+  };
+  const own = await skillAt(root);
   if (own) return [{ ...own, dir: root }];
   const out: Array<{ name: string; description: string; dir: string }> = [];
   for (const base of [root, join(root, 'skills')]) {
     const entries = await readdir(base, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       if (!e.isDirectory() || e.name.startsWith('.')) continue;
-      const info = await readSkill(join(base, e.name));
+      const info = await skillAt(join(base, e.name));
       if (info) out.push({ ...info, dir: join(base, e.name) });
     }
     if (out.length) break;
