@@ -31,7 +31,7 @@ export async function benchVerify(opts: { quick: boolean }): Promise<BenchFigure
   try {
     const git = testGit();
     const repo = await makeLargeRepo(git, join(core.root, 'repo'), FILES);
-    const pending = new PendingChangeSets(core.store, core.storageDir, core.logger, git);
+    const pending = new PendingChangeSets(core.store, core.storageDir, core.logger, () => [], git);
     const { record: cs } = await pending.worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'checked' });
     pending.save(cs);
     for (let i = 0; i < CHANGES; i++) await writeFile(join(cs.worktreePath, 'src', `mod${i}`, 'file3.ts'), `export const worker${i} = true;\n`);

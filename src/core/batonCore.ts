@@ -178,6 +178,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     // baton.allowSelfEdit lets workers into Baton's own installation; its storage stays protected.
     ownPaths: () => (deps.settings.orchestrator().selfEdit ? [storageDir] : [deps.installPath, storageDir]),
     storageDir,
+    workspaceFolders: deps.workspaceFolders,
     settings: deps.settings.workers,
     homeDir: deps.homeDir,
     skillDirectories,

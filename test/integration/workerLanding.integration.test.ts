@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BatonEvent, BatonEventV2 } from '../../api/baton';
@@ -264,6 +264,46 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.deepEqual(changes.list(), []);
     assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
     assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
+  });
+
+  it('a repository the user moved (renamed its folder): found again once its folder is open, and its changes apply there; one deleted is discarded', async () => {
+    scriptWorker('moved', "printf 'moved edit\\n' > src/a.txt", 'moved: edited a');
+    const gone = join(core.home, 'dev', 'gone');
+    await mkdir(gone, { recursive: true });
+    await writeFile(join(gone, 'g.txt'), 'g\n');
+    await git(gone, 'init', '-q', '-b', 'main');
+    await git(gone, 'add', '-A');
+    await git(gone, 'commit', '-q', '-m', 'init');
+    scriptWorker('lost', "printf 'lost edit\\n' > g.txt", 'lost: edited g');
+    await core.pool.create({ name: 'moved', workingDir: repo, prompt: 'TASK-moved' });
+    await core.pool.create({ name: 'lost', workingDir: gone, prompt: 'TASK-lost' });
+    await waitFor('both results', () => finished('moved') && finished('lost') && doneCount() >= 2);
+
+    const renamed = join(core.home, 'dev', 'repo-renamed');
+    await rename(repo, renamed);
+    await rm(gone, { recursive: true, force: true });
+    // Not open in this window: said plainly (it was git's "not a git repository" and, for Apply, "not inside a git repository").
+    await assert.rejects(
+      core.pool.changes!.review('moved'),
+      (err: unknown) =>
+        err instanceof ChangeError &&
+        err.message ===
+          `The repository of worker 'moved' is no longer at ${repo} (moved, renamed or deleted): open the folder it is in now, and Baton finds it there; or Discard the changes.`,
+    );
+    // Deleted for good: Discard lets it go (it failed on the refs the repository took with it, and the card stayed for ever).
+    assert.equal(await core.pool.changes!.discard('lost'), "Discarded the changes of worker 'lost': its worktree and branch are gone.");
+
+    // The user opens the renamed folder.
+    await core.restart({ workspaceFolders: () => [renamed] });
+    const changes = core.pool.changes!;
+    assert.equal((await changes.totals('moved')).line, '1 file changed, +1 −1');
+    const review = await changes.review('moved');
+    assert.equal(review.kind === 'files' && review.entries[0]?.userPath, join(renamed, 'src', 'a.txt'));
+    assert.match(await changes.apply('moved', { dirtyBuffers: [] }), /^Applied 1 file changed, \+1 −1 from worker 'moved'/);
+    assert.equal(await readFile(join(renamed, 'src', 'a.txt'), 'utf8'), 'moved edit\n');
+    assert.deepEqual(changes.list(), []);
+    assert.equal((await git(renamed, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+    assert.equal((await git(renamed, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');
   });
 
   it('overlap: two running workers touching one file are flagged on both cards before either finishes; list_sessions names the touched files', async () => {

@@ -6,6 +6,7 @@
 //   kept alive by exactly one ref, `refs/baton/base/<worker>`, which goes when the change set does:
 //   one ref per pending change set, no more;
 // - the worktree's files, HEAD and index are not touched here.
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -77,6 +78,8 @@ export class BaseRefs {
 
   /** Drops the worker's base ref (the change set is settled); fine when there is none. */
   async remove(cs: Pick<ChangeSet, 'worker' | 'repoRoot'>): Promise<void> {
+    // A repository moved or deleted took its refs along: nothing left here to remove.
+    if (!existsSync(cs.repoRoot)) return;
     if (await this.exists(cs)) {
       await this.git.run(['update-ref', '-d', baseRef(cs.worker)], { cwd: cs.repoRoot });
     }

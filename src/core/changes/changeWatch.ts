@@ -168,6 +168,8 @@ export function createChangeLifecycle(opts: {
   store: BatonStore;
   storageDir: string;
   logger: Logger;
+  /** Where a change set's repository is looked for once it moved (the workspace folders). */
+  workspaceFolders?: () => readonly string[];
   sessions: AgentSessions;
   /** The live session of a worker still in the pool. */
   liveSession: (name: string) => AgentSession | undefined;
@@ -180,7 +182,7 @@ export function createChangeLifecycle(opts: {
   /** baton.workers.verifyCommand and the workers' time limit. */
   verifySettings?: ChangeVerifierOptions['settings'];
 }): { pending: PendingChangeSets; changes: WorkerChanges; watch: ChangeWatch } {
-  const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger);
+  const pending = new PendingChangeSets(opts.store, opts.storageDir, opts.logger, opts.workspaceFolders);
   let watch: ChangeWatch | undefined;
   const changes = new WorkerChanges({ ...opts, pending, onSettled: (n, e) => watch?.settled(n, e) });
   const verifier = opts.verifySettings

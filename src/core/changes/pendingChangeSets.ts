@@ -36,6 +36,8 @@ export class PendingChangeSets {
     private readonly store: BatonStore,
     private readonly storageDir: string,
     private readonly logger: Logger,
+    /** Where a change set's repository is looked for when it is no longer where it was (the workspace folders). */
+    private readonly folders: () => readonly string[] = () => [],
     readonly git = new Git(),
   ) {
     this.worktrees = new WorktreeManager({ git, storageDir });
@@ -62,16 +64,16 @@ export class PendingChangeSets {
       .filter((c): c is ChangeSet => c !== undefined);
   }
 
-  summarize(name: string): Promise<ChangeSummary> {
-    return this.changeSets.summarize(this.requireLive(name));
+  async summarize(name: string): Promise<ChangeSummary> {
+    return this.changeSets.summarize(await this.requireLive(name));
   }
 
-  diff(name: string, maxBytes = MAX_MODEL_DIFF_BYTES): Promise<BoundedDiff> {
-    return this.changeSets.diff(this.requireLive(name), { maxBytes });
+  async diff(name: string, maxBytes = MAX_MODEL_DIFF_BYTES): Promise<BoundedDiff> {
+    return this.changeSets.diff(await this.requireLive(name), { maxBytes });
   }
 
-  reviewEntries(name: string): Promise<ReviewEntry[]> {
-    return this.changeSets.originalAndModified(this.requireLive(name));
+  async reviewEntries(name: string): Promise<ReviewEntry[]> {
+    return this.changeSets.originalAndModified(await this.requireLive(name));
   }
 
   /**
@@ -83,7 +85,7 @@ export class PendingChangeSets {
     name: string,
     opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
   ): Promise<ApplyResult & { summary: string; settled: boolean }> {
-    const cs = this.requireLive(name);
+    const cs = await this.requireLive(name);
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     const settled = result.remaining === 0 && !opts.keep;
@@ -98,7 +100,7 @@ export class PendingChangeSets {
 
   /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
   async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply> {
-    const cs = this.requireLive(name);
+    const cs = await this.requireLive(name);
     const result = await applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts);
     await this.forget(cs);
     this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
@@ -107,7 +109,7 @@ export class PendingChangeSets {
 
   /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
   async keepAsBranch(name: string, message: string): Promise<KeptBranch> {
-    const cs = this.requireLive(name);
+    const cs = await this.requireLive(name);
     const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, worktrees: this.worktrees }, cs, message);
     await this.baseRefs.remove(cs);
     await this.changeSets.removeReviewCopies(cs);
@@ -174,14 +176,26 @@ export class PendingChangeSets {
     return cs;
   }
 
-  /** As require, for what reads the worktree: one removed outside Baton (by hand, `git worktree remove`) is said so. */
-  private requireLive(name: string): ChangeSet {
+  /**
+   * As require, for what reads the worktree: one removed outside Baton (by hand, `git worktree remove`) is said so, and
+   * a repository the user moved or renamed is found again among the workspace folders (the change set follows it).
+   */
+  private async requireLive(name: string): Promise<ChangeSet> {
     const cs = this.require(name);
     if (!existsSync(cs.worktreePath)) {
       throw new ChangeError(
         `The worktree of worker '${name}' is gone (${cs.worktreePath} was removed outside Baton): its changes cannot be read or applied. Discard lets them go.`,
       );
     }
-    return cs;
+    if (existsSync(cs.repoRoot)) return cs;
+    const moved = await this.worktrees.findMovedRepository(cs.worktreePath, this.folders());
+    if (!moved) {
+      throw new ChangeError(
+        `The repository of worker '${name}' is no longer at ${cs.repoRoot} (moved, renamed or deleted): open the folder it is in now, and Baton finds it there; or Discard the changes.`,
+      );
+    }
+    this.save({ ...cs, repoRoot: moved });
+    this.logger.info(`Worker '${name}': its repository moved from ${cs.repoRoot} to ${moved}; its worktree follows it`);
+    return { ...cs, repoRoot: moved };
   }
 }

@@ -233,6 +233,22 @@ export class WorktreeManager {
     if (!opts.keepBranch && (await this.git.branchExists(target.repoRoot, target.branch))) await this.git.branchDelete(target.repoRoot, target.branch);
   }
 
+  /**
+   * Where the repository of the worktree at `worktreePath` went when the user moved or renamed its folder: the one
+   * among the repositories of `folders` that has it registered. The two are linked again (`git worktree repair`), so
+   * git in the worktree finds its repository; undefined when none of them has it.
+   */
+  async findMovedRepository(worktreePath: string, folders: readonly string[]): Promise<string | undefined> {
+    const wanted = await realpath(worktreePath).catch(() => worktreePath);
+    for (const folder of folders) {
+      const root = await this.git.repoRoot(folder).catch(() => undefined);
+      if (!root || !(await this.git.worktreeList(root).catch(() => [])).some((w) => w.path === wanted)) continue;
+      await this.git.run(['worktree', 'repair', wanted], { cwd: root });
+      return root;
+    }
+    return undefined;
+  }
+
   /** Worktree folders under `<storageDir>/worktrees` whose path is not in `known` (real paths of live change sets). */
   async listOrphans(known: ReadonlySet<string>): Promise<OrphanWorktree[]> {
     const root = await this.worktreesDir();

@@ -84,6 +84,7 @@ export class WorkerPool {
         store: opts.store,
         storageDir: opts.storageDir,
         logger: opts.logger,
+        workspaceFolders: opts.workspaceFolders,
         sessions: opts.sessions,
         liveSession: (n) => this.reg.lookup(n)?.session,
         working: (n) => this.reg.active.get(n)?.task !== undefined || this.elsewhere(n)?.running === true,

@@ -187,6 +187,8 @@ export interface WorkerPoolOptions {
   ownPaths: () => string[];
   /** Baton's storage folder: worker worktrees live in its `worktrees` folder. Without it workers work in place. */
   storageDir?: string;
+  /** The workspace folders: where a pending change set's repository is looked for once the user moved it. */
+  workspaceFolders?: () => readonly string[];
   /** Injectable for tests; defaults to os.homedir(). */
   homeDir?: string;
   /** The model for new and resumed worker sessions; undefined = the runtime's default (BYOK providers need one). */
