@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SkillLibrary } from '../../src/core/skills/skillLibrary';
-import { MAX_SKILL_ENTRIES } from '../../src/core/skills/skillFiles';
+import { MAX_SKILL_ENTRIES, MAX_SKILL_MD_BYTES } from '../../src/core/skills/skillFiles';
 
 const SKILL_MD = '---\nname: tidy\ndescription: Keeps things tidy\n---\n\nBody.\n';
 
@@ -71,6 +71,13 @@ describe('skill files: what an install takes (real files)', function () {
     const [skill] = await library.install(source);
     assert.equal(skill?.description, 'Keeps things tidy');
     assert.equal(await readFile(join(skill!.dir, 'manual', 'usage.md'), 'utf8'), 'usage\n', 'the link inside leads to its folder');
+  });
+
+  it(`a SKILL.md over ${MAX_SKILL_MD_BYTES} bytes is refused by its size`, async () => {
+    await writeFile(join(source, 'SKILL.md'), SKILL_MD + 'x'.repeat(MAX_SKILL_MD_BYTES));
+    await refused(
+      new RegExp(`^Not installed: SKILL\\.md is ${MAX_SKILL_MD_BYTES + SKILL_MD.length} bytes, more than the ${MAX_SKILL_MD_BYTES} a SKILL\\.md may hold\\.$`),
+    );
   });
 
   it(`more than ${MAX_SKILL_ENTRIES} files and folders is no skill`, async () => {

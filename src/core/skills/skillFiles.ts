@@ -11,10 +11,10 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 /** The most entries a skill folder may hold (a skill is instructions and a few scripts, not a repository). */
 export const MAX_SKILL_ENTRIES = 5000;
 /** The largest SKILL.md read. */
-const MAX_SKILL_MD_BYTES = 1024 * 1024;
+export const MAX_SKILL_MD_BYTES = 1024 * 1024;
 
 /** A SKILL.md as found: its text, none, or something that is not a file of the skill's own (a link, a FIFO). */
-export type SkillText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'not-a-file' };
+export type SkillText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'not-a-file' } | { kind: 'too-large'; bytes: number };
 
 /** `dir`'s SKILL.md, read without following a link and without waiting on a FIFO. */
 export async function readSkillText(dir: string): Promise<SkillText> {
@@ -24,7 +24,8 @@ export async function readSkillText(dir: string): Promise<SkillText> {
   if (file instanceof Error) return file.code === 'ENOENT' || file.code === 'ENOTDIR' ? { kind: 'absent' } : { kind: 'not-a-file' };
   try {
     const info = await file.stat();
-    if (!info.isFile() || info.size > MAX_SKILL_MD_BYTES) return { kind: 'not-a-file' };
+    if (!info.isFile()) return { kind: 'not-a-file' };
+    if (info.size > MAX_SKILL_MD_BYTES) return { kind: 'too-large', bytes: info.size };
     return { kind: 'text', text: await file.readFile('utf8') };
   } finally {
     await file.close();

@@ -8,7 +8,7 @@ import { cp, mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs
 import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { ToolFailure } from '../copilot/batonTool';
-import { readSkillText, skillFilesProblem, type SkillText } from './skillFiles';
+import { MAX_SKILL_MD_BYTES, readSkillText, skillFilesProblem, type SkillText } from './skillFiles';
 
 /** A skill problem worth telling the model as is (not found, bad source, git failed). */
 export class SkillError extends ToolFailure {
@@ -166,8 +166,11 @@ export async function readSkill(dir: string): Promise<{ name: string; descriptio
 async function findSkills(root: string): Promise<Array<{ name: string; description: string; dir: string }>> {
   // A SKILL.md that is a link or not a file is refused, not passed over: "no SKILL.md found" would not say why.
   const skillAt = async (dir: string) => {
-    if ((await readSkillText(dir)).kind === 'not-a-file')
-      throw new SkillError(`Not installed: ${join(relative(root, dir), 'SKILL.md')} is a link or not a regular file. ${OWN_FILES}`);
+    const found = await readSkillText(dir);
+    const md = join(relative(root, dir), 'SKILL.md');
+    if (found.kind === 'not-a-file') throw new SkillError(`Not installed: ${md} is a link or not a regular file. ${OWN_FILES}`);
+    if (found.kind === 'too-large')
+      throw new SkillError(`Not installed: ${md} is ${found.bytes} bytes, more than the ${MAX_SKILL_MD_BYTES} a SKILL.md may hold.`);
     return readSkill(dir);
   };
   const own = await skillAt(root);
