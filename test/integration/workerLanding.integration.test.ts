@@ -2,7 +2,7 @@
 // worker's change applied while the rest stays pending, an edit made in Review's right side taken by
 // Apply, and a change kept as a commit on baton/<name> with its worktree gone.
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -304,6 +304,59 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.deepEqual(changes.list(), []);
     assert.equal((await git(renamed, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
     assert.equal((await git(renamed, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');
+  });
+
+  it('a worktree that cannot be removed (a file something holds): Apply and Keep as branch stand and say so, the card goes, the orphan is cleaned up later (the kept branch stays)', async () => {
+    // An immutable file stands for what a user's machine has: a file a process still holds open (Windows), a read-only
+    // folder a tool made (Go's module cache, Bazel's output). Root ignores permissions; it does not ignore this flag.
+    const held: string[] = [];
+    const hold = (file: string): void => {
+      execFileSync('chattr', ['+i', file]);
+      held.push(file);
+    };
+    try {
+      scriptWorker('held', "printf 'held edit\\n' > src/a.txt && mkdir -p cache && printf 'lock\\n' > cache/lock.bin", 'held: edited a');
+      scriptWorker('kept', "printf 'kept edit\\n' > src/b.txt && mkdir -p cache && printf 'lock\\n' > cache/lock.bin", 'kept: edited b');
+      const [one, two] = await Promise.all([
+        core.pool.create({ name: 'held', workingDir: repo, prompt: 'TASK-held' }),
+        core.pool.create({ name: 'kept', workingDir: repo, prompt: 'TASK-kept' }),
+      ]);
+      await waitFor('both results', () => finished('held') && finished('kept') && doneCount() >= 2);
+      hold(join(one.workingDir, 'cache', 'lock.bin'));
+      hold(join(two.workingDir, 'cache', 'lock.bin'));
+      const changes = core.pool.changes!;
+
+      const stayed = /Its worktree could not be removed \(.+\): Baton: Clean Up Orphaned Worktrees removes it once nothing holds it\.$/;
+      const applied = await changes.apply('held', { dirtyBuffers: [] });
+      assert.match(applied, /^Applied 2 files changed, \+2 −1 from worker 'held' to your working tree\. /);
+      assert.match(applied, stayed);
+      assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'held edit\n');
+      assert.equal(card('held')?.outcome?.text, 'applied: 2 files changed, +2 −1');
+      await assert.rejects(
+        changes.apply('held', { dirtyBuffers: [] }),
+        (err: unknown) => err instanceof ChangeError && /has no pending changes/.test(err.message),
+      );
+
+      const kept = await changes.keepAsBranch('kept', 'Keep b');
+      assert.match(
+        kept,
+        /^Kept 2 files changed, \+2 −1 of worker 'kept' as commit [0-9a-f]{8} on branch baton\/kept, which stays for merge, cherry-pick or a pull request\. /,
+      );
+      assert.match(kept, stayed);
+      assert.deepEqual(changes.list(), [], 'no card waits for either');
+      // git's side is clean already (the applied worker's branch gone, the kept one kept); the folders wait.
+      assert.deepEqual((await changes.orphans()).map((o) => o.worktreePath).sort(), [one.workingDir, two.workingDir]);
+      assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), 'baton/kept');
+
+      for (const file of held.splice(0)) execFileSync('chattr', ['-i', file]);
+      assert.equal(await changes.removeOrphans(), 2);
+      assert.ok(!existsSync(one.workingDir) && !existsSync(two.workingDir));
+      assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), 'baton/kept', 'the kept branch stays; the applied one goes');
+      assert.equal(await git(repo, 'show', 'baton/kept:src/b.txt'), 'kept edit\n');
+      assert.equal(await worktreeCount(), 1);
+    } finally {
+      for (const file of held) execFileSync('chattr', ['-i', file]);
+    }
   });
 
   it('overlap: two running workers touching one file are flagged on both cards before either finishes; list_sessions names the touched files', async () => {

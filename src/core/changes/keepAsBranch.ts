@@ -5,7 +5,6 @@
 // compare-and-swap), so a commit the worker made meanwhile is never lost.
 import type { Git } from '../git/git';
 import { GitError } from '../git/git';
-import type { WorktreeManager } from '../git/worktrees';
 import type { ChangeSet } from './changeSet';
 import type { ChangeSets } from './changeSets';
 
@@ -23,11 +22,7 @@ export interface KeptBranch {
   commit: string;
 }
 
-export async function keepAsBranch(
-  deps: { git: Git; changeSets: ChangeSets; worktrees: WorktreeManager },
-  cs: ChangeSet,
-  message: string,
-): Promise<KeptBranch> {
+export async function keepAsBranch(deps: { git: Git; changeSets: ChangeSets }, cs: ChangeSet, message: string): Promise<KeptBranch> {
   const { git } = deps;
   const cwd = cs.worktreePath;
   const text = message.trim();
@@ -46,7 +41,9 @@ export async function keepAsBranch(
     }
   }
   await git.run(['update-ref', '-m', 'baton: keep as a branch', `refs/heads/${cs.branch}`, commit, headCommit], { cwd });
-  await deps.worktrees.removeWorkerWorktree(cs, { keepBranch: true });
+  // The worktree lets go of the branch (its HEAD detached, no file touched) before it is removed: one that cannot be
+  // removed is an orphan on no branch, whose clean-up deletes no branch (the kept one is the user's now).
+  await git.run(['update-ref', '--no-deref', 'HEAD', commit], { cwd });
   return { branch: cs.branch, commit };
 }
 

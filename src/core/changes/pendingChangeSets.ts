@@ -18,6 +18,8 @@ import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
 
 const KEY_PREFIX = 'changeset:';
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 /**
  * The most of a diff handed to the model at once: under the 20 KB a tool's result may hold (TOOL_OUTPUT_BYTES), with
  * room for the summary and verify lines around it. At 30,000 the runtime passed a pointer to a file instead.
@@ -84,43 +86,43 @@ export class PendingChangeSets {
   async apply(
     name: string,
     opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
-  ): Promise<ApplyResult & { summary: string; settled: boolean }> {
+  ): Promise<ApplyResult & { summary: string; settled: boolean; left?: string }> {
     const cs = await this.requireLive(name);
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     const settled = result.remaining === 0 && !opts.keep;
-    if (settled) await this.forget(cs);
-    else if (result.applied.length && result.tree) {
+    const left = settled ? await this.forget(cs) : undefined;
+    if (!settled && result.applied.length && result.tree) {
       const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
       this.save({ ...cs, baseCommit: base });
     }
     this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
-    return { ...result, summary, settled };
+    return { ...result, summary, settled, ...(left ? { left } : {}) };
   }
 
   /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
-  async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply> {
+  async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply & { left?: string }> {
     const cs = await this.requireLive(name);
     const result = await applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts);
-    await this.forget(cs);
+    const left = await this.forget(cs);
     this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
-    return result;
+    return { ...result, ...(left ? { left } : {}) };
   }
 
   /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
-  async keepAsBranch(name: string, message: string): Promise<KeptBranch> {
+  async keepAsBranch(name: string, message: string): Promise<KeptBranch & { left?: string }> {
     const cs = await this.requireLive(name);
-    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, worktrees: this.worktrees }, cs, message);
-    await this.baseRefs.remove(cs);
-    await this.changeSets.removeReviewCopies(cs);
-    this.store.deleteState(KEY_PREFIX + cs.worker);
+    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets }, cs, message);
+    const left = await this.forget(cs, { keepBranch: true });
     this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
-    return kept;
+    return { ...kept, ...(left ? { left } : {}) };
   }
 
-  async discard(name: string): Promise<void> {
-    await this.forget(this.require(name));
+  /** Returns why its worktree stayed, when it did (see forget). */
+  async discard(name: string): Promise<string | undefined> {
+    const left = await this.forget(this.require(name));
     this.logger.info(`Discarded the changes of worker '${name}'`);
+    return left;
   }
 
   /**
@@ -144,18 +146,32 @@ export class PendingChangeSets {
   }
 
   async removeOrphan(o: OrphanWorktree): Promise<void> {
-    await this.worktrees.removeWorkerWorktree({
-      repoRoot: o.repoRoot ?? '',
-      worktreePath: o.worktreePath,
-      branch: o.branch ?? `baton/${path.basename(o.worktreePath)}`,
-    });
+    // A worktree git still reads but on no branch (a kept one whose folder could not go: see forget) deletes no branch.
+    await this.worktrees.removeWorkerWorktree(
+      { repoRoot: o.repoRoot ?? '', worktreePath: o.worktreePath, branch: o.branch ?? `baton/${path.basename(o.worktreePath)}` },
+      { keepBranch: o.repoRoot !== undefined && o.branch === undefined },
+    );
     if (o.repoRoot) await this.baseRefs.remove({ worker: path.basename(o.worktreePath), repoRoot: o.repoRoot });
   }
 
-  private async forget(cs: ChangeSet): Promise<void> {
-    await this.changeSets.discard(cs);
-    await this.baseRefs.remove(cs);
+  /**
+   * Lets a change set go once what the user chose happened (applied, kept as a branch, discarded): its record and base
+   * ref first, then its worktree (with its branch, unless kept) and review copies. A worktree that cannot be removed now
+   * (a file a process still holds, a read-only folder a tool made) stays as an orphan for Baton: Clean Up Orphaned
+   * Worktrees, and what was chosen stands: an Apply used to fail after its files had landed, and the card stayed for
+   * ever, since Discard failed the same way. Returns why the worktree stayed, when it did.
+   */
+  private async forget(cs: ChangeSet, opts: { keepBranch?: boolean } = {}): Promise<string | undefined> {
     this.store.deleteState(KEY_PREFIX + cs.worker);
+    await this.baseRefs.remove(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its base ref stays (${errorText(err)})`));
+    try {
+      await this.worktrees.removeWorkerWorktree(cs, opts);
+      await this.changeSets.removeReviewCopies(cs);
+      return undefined;
+    } catch (err) {
+      this.logger.warn(`Worker '${cs.worker}': its worktree ${cs.worktreePath} could not be removed (${errorText(err)}); it is listed as an orphan`);
+      return errorText(err);
+    }
   }
 
   /** "N files changed, +a −b" of what was applied (the apply's own summary, limited to its files). */

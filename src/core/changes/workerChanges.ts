@@ -235,7 +235,7 @@ export class WorkerChanges {
         }
         if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
-        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.`;
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.${stayed(r.left)}`;
         if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
         else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
         return text;
@@ -259,7 +259,7 @@ export class WorkerChanges {
       const n = r.conflicted.length;
       this.onSettled(name, { kind: 'applied', text: `applied with conflict markers: ${n} file${n === 1 ? '' : 's'} to merge in the editor` });
       return {
-        text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).`,
+        text: `Applied the changes of worker '${name}' to your working tree: ${r.applied.length} file(s) cleanly, ${n} with conflict markers to resolve (${r.conflicted.map((c) => c.path).join(', ')}).${stayed(r.left)}`,
         conflicted: r.conflicted.map((c) => c.userPath),
       };
     });
@@ -278,7 +278,9 @@ export class WorkerChanges {
       const totals = await this.totals(name);
       const kept = await this.isolation.keepAsBranch(name, message);
       this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
-      return `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
+      return kept.left
+        ? `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}, which stays for merge, cherry-pick or a pull request.${stayed(kept.left)}`
+        : `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
     });
   }
 
@@ -286,9 +288,11 @@ export class WorkerChanges {
   discard(name: string): Promise<string> {
     return this.gate.run(name, 'discard them', async () => {
       if (this.isolation.get(name)) {
-        await this.isolation.discard(name);
+        const left = await this.isolation.discard(name);
         this.onSettled(name, { kind: 'discarded', text: 'discarded' });
-        return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
+        return left
+          ? `Discarded the changes of worker '${name}': none of them reaches your files.${stayed(left)}`
+          : `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
       }
       const record = this.requireTracked(name);
       const { restored, kept } = await this.withSession(name, record, (s) => s.rewindFiles());
@@ -381,4 +385,9 @@ export class WorkerChanges {
     if (!r) throw new ChangeError(`Worker '${name}' has no pending changes.`);
     return r;
   }
+}
+
+/** What the user is told of a worktree that could not be removed (PendingChangeSets.forget), or nothing. */
+function stayed(left: string | undefined): string {
+  return left ? ` Its worktree could not be removed (${left}): Baton: Clean Up Orphaned Worktrees removes it once nothing holds it.` : '';
 }

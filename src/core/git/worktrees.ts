@@ -217,6 +217,10 @@ export class WorktreeManager {
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
     const repoAlive = await pathExists(target.repoRoot);
+    // A folder that cannot be removed (a file held, a read-only folder) does not keep git's side from being cleaned:
+    // git may have taken the worktree's link already, so its registration and branch go now or never (the orphan left
+    // is no longer git's). Its error is thrown once that is done.
+    let stuck: unknown;
     if (await pathExists(target.worktreePath)) {
       try {
         if (!repoAlive) throw new GitError('failed', ['worktree', 'remove'], undefined, 'repository gone');
@@ -225,12 +229,16 @@ export class WorktreeManager {
         if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
         // git no longer knows this folder as a worktree (its repository moved, or the registration
         // was pruned): it is still ours to delete. fs.rm unlinks symlinks, it does not follow them.
-        await rm(target.worktreePath, { recursive: true, force: true, maxRetries: 3 });
+        await rm(target.worktreePath, { recursive: true, force: true, maxRetries: 3 }).catch((e: unknown) => (stuck = e));
       }
     }
-    if (!repoAlive) return;
-    await this.git.worktreePrune(target.repoRoot);
-    if (!opts.keepBranch && (await this.git.branchExists(target.repoRoot, target.branch))) await this.git.branchDelete(target.repoRoot, target.branch);
+    if (repoAlive) {
+      await this.git.worktreePrune(target.repoRoot);
+      // Still checked out in a worktree git reads (the link kept): its orphan's clean-up deletes it then.
+      if (!opts.keepBranch && (await this.git.branchExists(target.repoRoot, target.branch)))
+        await this.git.branchDelete(target.repoRoot, target.branch).catch((e: unknown) => (stuck ??= e));
+    }
+    if (stuck) throw stuck;
   }
 
   /**
