@@ -3,9 +3,9 @@
 // Apply, and a change kept as a commit on baton/<name> with its worktree gone.
 import * as assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BatonEvent, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
@@ -307,12 +307,19 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
   });
 
   it('a worktree that cannot be removed (a file something holds): Apply and Keep as branch stand and say so, the card goes, the orphan is cleaned up later (the kept branch stays)', async () => {
-    // An immutable file stands for what a user's machine has: a file a process still holds open (Windows), a read-only
-    // folder a tool made (Go's module cache, Bazel's output). Root ignores permissions; it does not ignore this flag.
+    // What a user's machine has: a file a process still holds open (Windows), a read-only folder a tool made (Go's
+    // module cache, Bazel's output). A read-only folder is that for a user; root ignores permissions, not the
+    // immutable flag.
     const held: string[] = [];
+    const root = process.getuid?.() === 0;
     const hold = (file: string): void => {
-      execFileSync('chattr', ['+i', file]);
+      if (root) execFileSync('chattr', ['+i', file]);
+      else chmodSync(dirname(file), 0o555);
       held.push(file);
+    };
+    const release = (file: string): void => {
+      if (root) execFileSync('chattr', ['-i', file]);
+      else chmodSync(dirname(file), 0o755);
     };
     try {
       scriptWorker('held', "printf 'held edit\\n' > src/a.txt && mkdir -p cache && printf 'lock\\n' > cache/lock.bin", 'held: edited a');
@@ -348,14 +355,14 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
       assert.deepEqual((await changes.orphans()).map((o) => o.worktreePath).sort(), [one.workingDir, two.workingDir]);
       assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), 'baton/kept');
 
-      for (const file of held.splice(0)) execFileSync('chattr', ['-i', file]);
+      for (const file of held.splice(0)) release(file);
       assert.equal(await changes.removeOrphans(), 2);
       assert.ok(!existsSync(one.workingDir) && !existsSync(two.workingDir));
       assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), 'baton/kept', 'the kept branch stays; the applied one goes');
       assert.equal(await git(repo, 'show', 'baton/kept:src/b.txt'), 'kept edit\n');
       assert.equal(await worktreeCount(), 1);
     } finally {
-      for (const file of held) execFileSync('chattr', ['-i', file]);
+      for (const file of held) release(file);
     }
   });
 
