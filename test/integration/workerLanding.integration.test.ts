@@ -10,6 +10,8 @@ import { promisify } from 'node:util';
 import type { BatonEvent, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
 import { ChangeError } from '../../src/core/changes/changeError';
+import { keepAsBranch } from '../../src/core/changes/keepAsBranch';
+import { PendingChangeSets } from '../../src/core/changes/pendingChangeSets';
 import { WorkerAtWork } from '../../src/core/changes/settleGate';
 import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { WorkerError } from '../../src/core/workers/workerTypes';
@@ -149,6 +151,18 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1);
     assert.deepEqual(core.pool.changes!.list(), []);
     assert.deepEqual(card('keeper')?.outcome, { kind: 'kept', text: 'kept on baton/keeper' });
+  });
+
+  it('a Keep as branch cut short after its commit (its window died): Discard then leaves the kept branch', async () => {
+    scriptWorker('cut', "printf 'cut line\\n' > src/a.txt", 'cut: edited a');
+    await core.pool.create({ name: 'cut', workingDir: repo, prompt: 'TASK-cut' });
+    await waitFor('its result', () => finished('cut') && doneCount() >= 1);
+    // What the keep had done when the window died: the commit on the branch, the worktree let go of it.
+    const sets = new PendingChangeSets(core.store, core.storageDir, core.logger);
+    const { commit } = await keepAsBranch({ git: sets.git, changeSets: sets.changeSets }, sets.require('cut'), 'Cut short');
+    assert.match(await core.pool.changes!.discard('cut'), /^Discarded the changes of worker 'cut'/);
+    assert.equal((await git(repo, 'rev-parse', 'baton/cut')).trim(), commit, 'the kept branch stays, with its commit');
+    assert.equal(await git(repo, 'show', 'baton/cut:src/a.txt'), 'cut line\n');
   });
 
   it('Ask for changes: send_to_worker continues the finished worker in its worktree with its session; the change set has both rounds; summary and files stay on the card', async () => {

@@ -146,11 +146,11 @@ export class PendingChangeSets {
   }
 
   async removeOrphan(o: OrphanWorktree): Promise<void> {
-    // A worktree git still reads but on no branch (a kept one whose folder could not go: see forget) deletes no branch.
-    await this.worktrees.removeWorkerWorktree(
-      { repoRoot: o.repoRoot ?? '', worktreePath: o.worktreePath, branch: o.branch ?? `baton/${path.basename(o.worktreePath)}` },
-      { keepBranch: o.repoRoot !== undefined && o.branch === undefined },
-    );
+    await this.worktrees.removeWorkerWorktree({
+      repoRoot: o.repoRoot ?? '',
+      worktreePath: o.worktreePath,
+      branch: o.branch ?? `baton/${path.basename(o.worktreePath)}`,
+    });
     if (o.repoRoot) await this.baseRefs.remove({ worker: path.basename(o.worktreePath), repoRoot: o.repoRoot });
   }
 

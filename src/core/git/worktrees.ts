@@ -217,6 +217,14 @@ export class WorktreeManager {
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
     const repoAlive = await pathExists(target.repoRoot);
+    // Keep as branch detaches a worktree from its branch before removing it: one found so (its window died in between)
+    // leaves the branch, which is the user's now. A worktree git cannot read (its link broken) is on no branch git knows.
+    const kept =
+      opts.keepBranch ||
+      (repoAlive &&
+        (await pathExists(target.worktreePath)) &&
+        (await this.git.currentBranch(target.worktreePath)) === undefined &&
+        (await this.git.succeeds(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: target.worktreePath })));
     // A folder that cannot be removed (a file held, a read-only folder) does not keep git's side from being cleaned:
     // git may have taken the worktree's link already, so its registration and branch go now or never (the orphan left
     // is no longer git's). Its error is thrown once that is done.
@@ -235,7 +243,7 @@ export class WorktreeManager {
     if (repoAlive) {
       await this.git.worktreePrune(target.repoRoot);
       // Still checked out in a worktree git reads (the link kept): its orphan's clean-up deletes it then.
-      if (!opts.keepBranch && (await this.git.branchExists(target.repoRoot, target.branch)))
+      if (!kept && (await this.git.branchExists(target.repoRoot, target.branch)))
         await this.git.branchDelete(target.repoRoot, target.branch).catch((e: unknown) => (stuck ??= e));
     }
     if (stuck) throw stuck;
