@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -185,6 +185,28 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     );
     assert.equal(await readFile(join(plain, 'notes.txt'), 'utf8'), 'keep me\nworker line\nmy own line\n');
     await assert.rejects(readFile(join(plain, 'extra.txt')), /ENOENT/);
+  });
+
+  it('a folder without git moved away after the worker: Review and Discard say where it was, Apply lets the record go', async () => {
+    const plain = join(core.home, 'dev', 'scratch');
+    await mkdir(plain, { recursive: true });
+    await writeFile(join(plain, 'notes.txt'), 'keep me\n');
+    scriptWorker('zeta', "printf 'changed\\n' > notes.txt");
+    await core.pool.create({ name: 'zeta', workingDir: plain, prompt: 'TASK-zeta' });
+    await waitFor('its result', () => finished('zeta') && doneCount() >= 1);
+    await rename(plain, join(core.home, 'dev', 'scratch-renamed'));
+    const changes = core.pool.changes!;
+    // It was the runtime's "session resume failed: Directory does not exist", and the card could never go.
+    const said = `The folder worker 'zeta' changed in place, ${plain}, is no longer there (moved or deleted): its changes cannot be shown or undone from here. Apply lets them go.`;
+    for (const attempt of [() => changes.review('zeta'), () => changes.discard('zeta')]) {
+      await assert.rejects(attempt(), (err: unknown) => err instanceof Error && err.name === 'ChangeError' && err.message === said);
+    }
+    assert.equal(
+      await changes.apply('zeta', { dirtyBuffers: [] }),
+      `Let go of the changes worker 'zeta' made in ${plain}, which is no longer there: they went with the folder.`,
+    );
+    assert.deepEqual(changes.list(), []);
+    assert.equal(await readFile(join(core.home, 'dev', 'scratch-renamed', 'notes.txt'), 'utf8'), 'changed\n');
   });
 
   it('a folder without git: the change is tracked, reviewed and undone exactly', async () => {

@@ -2,6 +2,7 @@
 // or, in a folder without git, the files the runtime tracked for the worker's session (diffed and
 // rewound through that session). Both are recorded in the store, so a reload or a restart still
 // lists them, and they stay until the user applies (keeps) or discards them.
+import { existsSync } from 'node:fs';
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
 import { discardedInPlace, realFileChanges, tracksInPlace } from './inPlaceChanges';
@@ -241,9 +242,11 @@ export class WorkerChanges {
         return text;
       }
       const record = this.requireTracked(name);
-      const totals = await this.totals(name);
+      // Moved or deleted since: nothing can be counted there, and there is nothing to keep but the record to let go.
+      const totals = existsSync(record.workingDir) ? await this.totals(name) : undefined;
       this.store.deleteState(TRACKED_PREFIX + name);
-      this.onSettled(name, { kind: 'applied', text: `kept ${totals.line} in place` });
+      this.onSettled(name, { kind: 'applied', text: totals ? `kept ${totals.line} in place` : 'let go' });
+      if (!totals) return `Let go of the changes worker '${name}' made in ${record.workingDir}, which is no longer there: they went with the folder.`;
       return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
     });
   }
@@ -353,6 +356,10 @@ export class WorkerChanges {
 
   /** The worker's live session, or its session resumed just for this (it runs no turn: every permission is refused). */
   private async withSession<T>(name: string, record: TrackedRecord, fn: (s: AgentSession) => Promise<T>): Promise<T> {
+    if (!existsSync(record.workingDir))
+      throw new ChangeError(
+        `The folder worker '${name}' changed in place, ${record.workingDir}, is no longer there (moved or deleted): its changes cannot be shown or undone from here. Apply lets them go.`,
+      );
     const live = this.liveSession(name);
     if (live) return fn(live);
     const session = await this.sessions.resume(record.sessionId, {
