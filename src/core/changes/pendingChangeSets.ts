@@ -18,8 +18,6 @@ import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
 
 const KEY_PREFIX = 'changeset:';
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 /**
  * The most of a diff handed to the model at once: under the 20 KB a tool's result may hold (TOOL_OUTPUT_BYTES), with
  * room for the summary and verify lines around it. At 30,000 the runtime passed a pointer to a file instead.
@@ -27,6 +25,8 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
 export const MAX_MODEL_DIFF_BYTES = 16_000;
 /** How old an entry of `tmp/` must be before a start takes it for one a dead window left (each use lasts seconds). */
 export const TEMP_LEFT_AFTER_MS = 60 * 60 * 1000;
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;
