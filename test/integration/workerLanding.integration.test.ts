@@ -348,7 +348,10 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
       const changes = core.pool.changes!;
 
       const stayed = /Its worktree could not be removed \(.+\): Baton: Clean Up Orphaned Worktrees removes it once nothing holds it\.$/;
+      await changes.review('held');
+      assert.ok(existsSync(join(core.storageDir, 'review', 'held')), 'Review made its copies');
       const applied = await changes.apply('held', { dirtyBuffers: [] });
+      assert.ok(!existsSync(join(core.storageDir, 'review', 'held')), 'they go with the change set, held worktree or not');
       assert.match(applied, /^Applied 2 files changed, \+2 −1 from worker 'held' to your working tree\. /);
       assert.match(applied, stayed);
       assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'held edit\n');

@@ -176,7 +176,7 @@ export class ChangeSets {
     await this.removeReviewCopies(cs);
   }
 
-  async removeReviewCopies(cs: ChangeSet): Promise<void> {
+  async removeReviewCopies(cs: Pick<ChangeSet, 'worker'>): Promise<void> {
     await rm(join(this.storageDir, 'review', cs.worker), { recursive: true, force: true, maxRetries: 3 });
   }
 

@@ -151,7 +151,10 @@ export class PendingChangeSets {
       worktreePath: o.worktreePath,
       branch: o.branch ?? `baton/${path.basename(o.worktreePath)}`,
     });
-    if (o.repoRoot) await this.baseRefs.remove({ worker: path.basename(o.worktreePath), repoRoot: o.repoRoot });
+    const worker = path.basename(o.worktreePath);
+    if (o.repoRoot) await this.baseRefs.remove({ worker, repoRoot: o.repoRoot });
+    // Its review copies too, unless a live change set has the name now (another repository's worker).
+    if (!this.get(worker)) await this.changeSets.removeReviewCopies({ worker });
   }
 
   /**
@@ -164,9 +167,9 @@ export class PendingChangeSets {
   private async forget(cs: ChangeSet, opts: { keepBranch?: boolean } = {}): Promise<string | undefined> {
     this.store.deleteState(KEY_PREFIX + cs.worker);
     await this.baseRefs.remove(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its base ref stays (${errorText(err)})`));
+    await this.changeSets.removeReviewCopies(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its review copies stay (${errorText(err)})`));
     try {
       await this.worktrees.removeWorkerWorktree(cs, opts);
-      await this.changeSets.removeReviewCopies(cs);
       return undefined;
     } catch (err) {
       this.logger.warn(`Worker '${cs.worker}': its worktree ${cs.worktreePath} could not be removed (${errorText(err)}); it is listed as an orphan`);
