@@ -145,6 +145,35 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'the moved base is dropped');
   });
 
+  it('hundreds of conflicted files: the worker, the model and the result name a bounded list and count the rest', async () => {
+    // The worker adds 250 files; the user adds the same 250 with other content (a branch switch does as much).
+    scriptWorker('gamma', 'mkdir -p many && for i in $(seq 250); do echo worker > many/f$i.txt; done');
+    await core.pool.create({ name: 'gamma', workingDir: repo, prompt: 'TASK-gamma' });
+    await waitFor('its result', () => doneCount() >= 3);
+    await mkdir(join(repo, 'many'));
+    for (let i = 1; i <= 250; i++) await writeFile(join(repo, 'many', `f${i}.txt`), 'user\n');
+    scriptResolveCall('gamma');
+    core.server.on({ predicate: resolvingRequest('gamma', false), name: 'gamma gives up' }, { text: 'Too many to merge.' });
+    core.server.on(
+      { lastUserIncludes: "[Background task completed] Worker 'gamma' finished:\n\n<worker-output>\nToo many", name: 'its result' },
+      { text: 'Noted.' },
+    );
+    await core.orchestrator.enqueue('resolve gamma', { channel: 'panel' }).done;
+    await waitFor('the resolution', () => doneCount() >= 4);
+
+    const asked = core.server.chatRequests().find(resolvingRequest('gamma', false))!.lastUserText!;
+    assert.equal(asked.match(/^## many\//gm)?.length, 10, 'ten described');
+    assert.match(asked, /\nAlso conflicted: (many\/f\d+\.txt, ){200}and 40 more\n/);
+    const toolResult = JSON.stringify(
+      core.server
+        .chatRequests()
+        .find((r) => r.lastUserText?.includes('[via panel] resolve gamma') && r.messages.at(-1)?.role === 'tool')!
+        .messages.at(-1),
+    );
+    assert.match(toolResult, /250 conflicted file\(s\) \((many\/f\d+\.txt, ){10}and 240 more\)/);
+    assert.match(results().at(-1)!.prompt, /conflict markers are left in (many\/f\d+\.txt, ){10}and 240 more\)/);
+  });
+
   it('a worker that leaves a link to elsewhere, or a FIFO, while it resolves: nothing outside its worktree is read or written, nothing blocks, the worktree comes back', async () => {
     // A folder outside the worker's sandbox, with a file of the conflicting file's name: only Baton's own code, which
     // runs outside the sandbox, could write it, by following the link the worker leaves in its worktree.

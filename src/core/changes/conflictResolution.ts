@@ -22,6 +22,8 @@ export type SendToWorker = (name: string, prompt: string, after: (end: ResolveTa
 const MAX_SIDE_DIFF = 3000;
 /** The most conflicted files described one by one (the rest are named). */
 const MAX_DESCRIBED = 10;
+/** The most further conflicted files named (the rest are counted): a branch switch can conflict thousands. */
+const MAX_NAMED = 200;
 
 export class ConflictResolver {
   private readonly resolving = new Set<string>();
@@ -69,7 +71,10 @@ export class ConflictResolver {
         await restore();
         throw err;
       }
-      const paths = moved.conflicts.map((c) => c.path).join(', ');
+      const paths = named(
+        moved.conflicts.map((c) => c.path),
+        MAX_DESCRIBED,
+      );
       return (
         `Moved worker '${name}' onto your current tree; ${moved.conflicts.length} conflicted file(s) (${paths}) went to the worker to resolve. ` +
         "Its result arrives as a [Background task completed] message; then Apply (which still asks the user). Nothing changed in the user's files."
@@ -111,7 +116,7 @@ export class ConflictResolver {
       await restore();
       const why =
         end === 'completed'
-          ? `conflict markers are left in ${left.join(', ')}`
+          ? `conflict markers are left in ${named(left, MAX_DESCRIBED)}`
           : `the worker ${end === 'timed_out' ? 'timed out' : end === 'killed' ? 'was stopped' : 'failed'}`;
       return `\n\nConflict resolution gave up (${why}): its worktree is back exactly as before the attempt, and nothing reached the user's files. Tell the user; they can Resolve in the editor instead.`;
     } finally {
@@ -142,17 +147,17 @@ export class ConflictResolver {
         `\n## ${c.path} (${state})\nWhat the user's side changed:\n${user || '(nothing shown)'}\nWhat your side changed:\n${yours || '(nothing shown)'}`,
       );
     }
-    if (moved.conflicts.length > MAX_DESCRIBED)
-      parts.push(
-        `\nAlso conflicted: ${moved.conflicts
-          .slice(MAX_DESCRIBED)
-          .map((c) => c.path)
-          .join(', ')}`,
-      );
+    const also = moved.conflicts.slice(MAX_DESCRIBED).map((c) => c.path);
+    if (also.length) parts.push(`\nAlso conflicted: ${named(also, MAX_NAMED)}`);
     parts.push(
       "\nResolve every conflict so that both intents hold: keep the user's change and redo yours on top of it. Remove all the markers; edit only what the " +
         'conflicts need; do not commit. If you cannot, leave the markers in place and say why: Baton then puts your worktree back as it was.',
     );
     return parts.join('\n');
   }
+}
+
+/** `paths` joined, the first `max` of them, the rest counted. */
+function named(paths: readonly string[], max: number): string {
+  return `${paths.slice(0, max).join(', ')}${paths.length > max ? `, and ${paths.length - max} more` : ''}`;
 }
