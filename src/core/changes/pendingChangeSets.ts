@@ -91,7 +91,7 @@ export class PendingChangeSets {
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     const settled = result.remaining === 0 && !opts.keep;
-    const left = settled ? await this.forget(cs) : undefined;
+    const left = settled ? (await this.forget(cs)).left : undefined;
     if (!settled && result.applied.length && result.tree) {
       const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
       this.save({ ...cs, baseCommit: base });
@@ -104,7 +104,7 @@ export class PendingChangeSets {
   async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply & { left?: string }> {
     const cs = await this.requireLive(name);
     const result = await applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts);
-    const left = await this.forget(cs);
+    const { left } = await this.forget(cs);
     this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
     return { ...result, ...(left ? { left } : {}) };
   }
@@ -113,16 +113,16 @@ export class PendingChangeSets {
   async keepAsBranch(name: string, message: string): Promise<KeptBranch & { left?: string }> {
     const cs = await this.requireLive(name);
     const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets }, cs, message);
-    const left = await this.forget(cs, { keepBranch: true });
+    const { left } = await this.forget(cs, { keepBranch: true });
     this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
     return { ...kept, ...(left ? { left } : {}) };
   }
 
-  /** Returns why its worktree stayed, when it did (see forget). */
-  async discard(name: string): Promise<string | undefined> {
-    const left = await this.forget(this.require(name));
+  /** Says why its worktree stayed, when it did, and whether its branch stayed (see forget). */
+  async discard(name: string): Promise<{ left?: string; branchKept?: boolean }> {
+    const gone = await this.forget(this.require(name));
     this.logger.info(`Discarded the changes of worker '${name}'`);
-    return left;
+    return gone;
   }
 
   /**
@@ -162,18 +162,17 @@ export class PendingChangeSets {
    * ref first, then its worktree (with its branch, unless kept) and review copies. A worktree that cannot be removed now
    * (a file a process still holds, a read-only folder a tool made) stays as an orphan for Baton: Clean Up Orphaned
    * Worktrees, and what was chosen stands: an Apply used to fail after its files had landed, and the card stayed for
-   * ever, since Discard failed the same way. Returns why the worktree stayed, when it did.
+   * ever, since Discard failed the same way. Says why the worktree stayed, when it did, and whether its branch did.
    */
-  private async forget(cs: ChangeSet, opts: { keepBranch?: boolean } = {}): Promise<string | undefined> {
+  private async forget(cs: ChangeSet, opts: { keepBranch?: boolean } = {}): Promise<{ left?: string; branchKept?: boolean }> {
     this.store.deleteState(KEY_PREFIX + cs.worker);
     await this.baseRefs.remove(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its base ref stays (${errorText(err)})`));
     await this.changeSets.removeReviewCopies(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its review copies stay (${errorText(err)})`));
     try {
-      await this.worktrees.removeWorkerWorktree(cs, opts);
-      return undefined;
+      return await this.worktrees.removeWorkerWorktree(cs, opts);
     } catch (err) {
       this.logger.warn(`Worker '${cs.worker}': its worktree ${cs.worktreePath} could not be removed (${errorText(err)}); it is listed as an orphan`);
-      return errorText(err);
+      return { left: errorText(err) };
     }
   }
 

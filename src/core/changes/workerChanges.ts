@@ -291,11 +291,11 @@ export class WorkerChanges {
   discard(name: string): Promise<string> {
     return this.gate.run(name, 'discard them', async () => {
       if (this.isolation.get(name)) {
-        const left = await this.isolation.discard(name);
+        const { left, branchKept } = await this.isolation.discard(name);
         this.onSettled(name, { kind: 'discarded', text: 'discarded' });
-        return left
-          ? `Discarded the changes of worker '${name}': none of them reaches your files.${stayed(left)}`
-          : `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
+        if (left) return `Discarded the changes of worker '${name}': none of them reaches your files.${stayed(left)}`;
+        if (branchKept) return `Discarded the changes of worker '${name}': its worktree is gone; the branch a Keep as branch made stays.`;
+        return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
       }
       const record = this.requireTracked(name);
       const { restored, kept } = await this.withSession(name, record, (s) => s.rewindFiles());

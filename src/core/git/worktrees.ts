@@ -212,7 +212,11 @@ export class WorktreeManager {
    * user kept the work as a branch). Idempotent: a folder
    * or branch already gone is fine. Only for `baton/` branches and folders in Baton's storage.
    */
-  async removeWorkerWorktree(target: Pick<WorktreeRecord, 'repoRoot' | 'worktreePath' | 'branch'>, opts: { keepBranch?: boolean } = {}): Promise<void> {
+  /** Returns whether the branch was left (asked to, or the worktree was no longer on it). */
+  async removeWorkerWorktree(
+    target: Pick<WorktreeRecord, 'repoRoot' | 'worktreePath' | 'branch'>,
+    opts: { keepBranch?: boolean } = {},
+  ): Promise<{ branchKept: boolean }> {
     if (!target.branch.startsWith(BRANCH_PREFIX)) throw new Error(`Refusing to delete ${target.branch}: Baton only deletes its own baton/ branches.`);
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
@@ -247,6 +251,7 @@ export class WorktreeManager {
         await this.git.branchDelete(target.repoRoot, target.branch).catch((e: unknown) => (stuck ??= e));
     }
     if (stuck) throw stuck;
+    return { branchKept: kept };
   }
 
   /**
