@@ -7,8 +7,9 @@ const all = ['typecheck', 'layers', 'lint', 'format', 'unit', 'provision', 'inte
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const layers = wanted.length ? wanted : all;
 const mocha = ['node_modules/mocha/bin/mocha.js', '--require', 'tsx/cjs', '--exit'];
-// Integration tests end without --exit: whatever a test leaves running keeps the run from ending, and the root hook
-// (test/support/leakCheck.ts) names servers, runtime processes and temp folders left behind.
+// Integration tests end without --exit: the root hook (test/support/leakCheck.ts) names servers, runtime processes and
+// temp folders left behind, and fails the run when anything but a timer still holds the process 15 s after the last
+// test (a library's timer may: see there).
 const mochaNoExit = mocha.filter((a) => a !== '--exit');
 
 const steps = {
