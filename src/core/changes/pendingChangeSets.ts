@@ -24,7 +24,7 @@ const KEY_PREFIX = 'changeset:';
  */
 export const MAX_MODEL_DIFF_BYTES = 16_000;
 /** How old an entry of `tmp/` must be before a start takes it for one a dead window left (each use lasts seconds). */
-export const TEMP_LEFT_AFTER_MS = 60 * 60 * 1000;
+const TEMP_LEFT_AFTER_MS = 60 * 60 * 1000;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

@@ -4,9 +4,9 @@
 // `src` by a link to a folder outside its sandbox and was stopped; the undo wrote its `src/app.txt` there. Invariant:
 // Baton never reads, writes or removes through a link in a worktree; only git (checkout-index) writes beyond, and it
 // replaces such a link itself.
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { readOwnFile, type OwnFile } from '../util/ownFile';
 
 /** The folders on the way from `root` to `rel` (its last part aside), outermost first, and `rel` in `root`. */
 function way(root: string, rel: string): { folders: string[]; target: string } {
@@ -47,26 +47,14 @@ export async function readableInside(root: string, rel: string): Promise<boolean
   return (await reached(root, rel)) === 'inside';
 }
 
-/** What is at a path of a worktree, for reading: its text, nothing, or something that is not the worktree's file. */
-export type WorktreeFile = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'not-a-file' };
-
 /**
- * The regular file `rel` in `root`, read: never behind a link, and never a FIFO or a device, whose open would wait
- * for a writer forever (a worker can make one with mkfifo, and a read blocks one of the few threads all of the
- * extension host's file reads share). A link, a FIFO, a folder or a path through a link is `not-a-file`.
+ * The regular file `rel` in `root`, read (ownFile.ts): never behind a link, never a FIFO or a device (a worker can make
+ * one with mkfifo). A link, a FIFO, a folder or a path through a link is `not-a-file`.
  */
-export async function readWorktreeFile(root: string, rel: string): Promise<WorktreeFile> {
+export async function readWorktreeFile(root: string, rel: string): Promise<OwnFile> {
   const reach = await reached(root, rel);
   if (reach !== 'inside') return { kind: reach === 'missing' ? 'absent' : 'not-a-file' };
-  // O_NOFOLLOW and O_NONBLOCK are POSIX (0 elsewhere): the open itself neither follows a link nor waits.
-  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-  const file = await open(join(root, rel), flags).catch((err: NodeJS.ErrnoException) => err);
-  if (file instanceof Error) return file.code === 'ENOENT' || file.code === 'ENOTDIR' ? { kind: 'absent' } : { kind: 'not-a-file' };
-  try {
-    return (await file.stat()).isFile() ? { kind: 'text', text: await file.readFile('utf8') } : { kind: 'not-a-file' };
-  } finally {
-    await file.close();
-  }
+  return readOwnFile(join(root, rel));
 }
 
 async function assertInside(root: string, dir: string): Promise<void> {

@@ -4,32 +4,18 @@
 // whose SKILL.md was a link to a file of the user's installed with that file's first line as its description, and
 // one linking /proc/self/environ would have read the extension host's whole environment. Invariant: a skill Baton
 // installs holds regular files, folders, and relative links that stay inside it; its SKILL.md is never a link.
-import { constants } from 'node:fs';
-import { lstat, open, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { readOwnFile, type OwnFile } from '../util/ownFile';
 
 /** The most entries a skill folder may hold (a skill is instructions and a few scripts, not a repository). */
 export const MAX_SKILL_ENTRIES = 5000;
 /** The largest SKILL.md read. */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
 
-/** A SKILL.md as found: its text, none, or something that is not a file of the skill's own (a link, a FIFO). */
-export type SkillText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'not-a-file' } | { kind: 'too-large'; bytes: number };
-
-/** `dir`'s SKILL.md, read without following a link and without waiting on a FIFO. */
-export async function readSkillText(dir: string): Promise<SkillText> {
-  // O_NOFOLLOW and O_NONBLOCK are POSIX (0 elsewhere): the open itself neither follows a link nor waits.
-  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-  const file = await open(join(dir, 'SKILL.md'), flags).catch((err: NodeJS.ErrnoException) => err);
-  if (file instanceof Error) return file.code === 'ENOENT' || file.code === 'ENOTDIR' ? { kind: 'absent' } : { kind: 'not-a-file' };
-  try {
-    const info = await file.stat();
-    if (!info.isFile()) return { kind: 'not-a-file' };
-    if (info.size > MAX_SKILL_MD_BYTES) return { kind: 'too-large', bytes: info.size };
-    return { kind: 'text', text: await file.readFile('utf8') };
-  } finally {
-    await file.close();
-  }
+/** `dir`'s SKILL.md, read without following a link and without waiting on a FIFO (ownFile.ts). */
+export function readSkillText(dir: string): Promise<OwnFile> {
+  return readOwnFile(join(dir, 'SKILL.md'), MAX_SKILL_MD_BYTES);
 }
 
 /**

@@ -8,7 +8,8 @@ import { cp, mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs
 import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { ToolFailure } from '../copilot/batonTool';
-import { MAX_SKILL_MD_BYTES, readSkillText, skillFilesProblem, type SkillText } from './skillFiles';
+import type { OwnFile } from '../util/ownFile';
+import { MAX_SKILL_MD_BYTES, readSkillText, skillFilesProblem } from './skillFiles';
 
 /** A skill problem worth telling the model as is (not found, bad source, git failed). */
 export class SkillError extends ToolFailure {
@@ -144,9 +145,12 @@ export function skillFolderName(raw: string): string {
 /** name and description from SKILL.md's front matter (undefined when the folder has no SKILL.md). */
 export async function readSkill(dir: string): Promise<{ name: string; description: string } | undefined> {
   // Never through a link, nor a FIFO's endless wait (skillFiles.ts): such a SKILL.md makes no skill.
-  const found = await readSkillText(dir).catch((): SkillText => ({ kind: 'absent' }));
-  if (found.kind !== 'text') return undefined;
-  const text = found.text;
+  const found = await readSkillText(dir).catch((): OwnFile => ({ kind: 'absent' }));
+  return found.kind === 'text' ? skillOf(dir, found.text) : undefined;
+}
+
+/** name and description from a SKILL.md's text (the folder's name when its front matter has none). */
+function skillOf(dir: string, text: string): { name: string; description: string } {
   const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? '';
   const field = (key: string) =>
     new RegExp(`^${key}:\\s*(.+)$`, 'm')
@@ -171,7 +175,7 @@ async function findSkills(root: string): Promise<Array<{ name: string; descripti
     if (found.kind === 'not-a-file') throw new SkillError(`Not installed: ${md} is a link or not a regular file. ${OWN_FILES}`);
     if (found.kind === 'too-large')
       throw new SkillError(`Not installed: ${md} is ${found.bytes} bytes, more than the ${MAX_SKILL_MD_BYTES} a SKILL.md may hold.`);
-    return readSkill(dir);
+    return found.kind === 'text' ? skillOf(dir, found.text) : undefined;
   };
   const own = await skillAt(root);
   if (own) return [{ ...own, dir: root }];
