@@ -26,6 +26,8 @@ interface Card {
   changesText: HTMLElement;
   /** The files the worker touched, kept across rounds until its change set is settled. */
   touched: HTMLElement;
+  /** What is not part of its changes, and why (folders that are git repositories of their own). */
+  leftOut: HTMLElement;
   /** The worker's own report of its last finished task, kept while it runs again. */
   summary: HTMLElement;
   /** Other pending workers that touched the same files. */
@@ -153,6 +155,7 @@ export class WorkerStrip {
     const where = h('div', { class: 'worker-where', 'data-testid': 'worker-where' });
     const summary = h('div', { class: 'worker-summary', 'data-testid': 'worker-summary' });
     const touched = h('div', { class: 'worker-touched', 'data-testid': 'worker-touched' });
+    const leftOut = h('div', { class: 'worker-left-out', 'data-testid': 'worker-left-out' });
     const overlap = h('div', { class: 'worker-overlap', 'data-testid': 'worker-overlap', role: 'status' });
     const conflictText = h('span', { 'data-testid': 'worker-conflicts' });
     const conflict = h(
@@ -181,7 +184,7 @@ export class WorkerStrip {
     const verifyLine = h('summary', { 'data-testid': 'worker-verify' });
     const verifyTail = h('pre', { class: 'worker-verify-tail', 'data-testid': 'worker-verify-tail' });
     const verify = h('details', { class: 'worker-verify' }, verifyLine, verifyTail) as HTMLDetailsElement;
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, overlap, verify, conflict, changes);
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, leftOut, overlap, verify, conflict, changes);
     return {
       el,
       state,
@@ -192,6 +195,7 @@ export class WorkerStrip {
       changes,
       changesText,
       touched,
+      leftOut,
       summary,
       overlap,
       conflict,
@@ -251,11 +255,15 @@ export class WorkerStrip {
     setText(card.touched, paths.length ? `${paths.join(', ')}${c && c.files > paths.length ? `, +${c.files - paths.length} more` : ''}` : '');
     card.touched.title = paths.join('\n');
     card.touched.hidden = !paths.length;
+    setText(card.leftOut, c?.leftOut ?? '');
+    card.leftOut.hidden = !c?.leftOut;
     // Applied or discarded (or at work again): the buttons go, and the focus they had goes to the card rather than nowhere.
     const running = worker.state === 'running';
     const settling = card.changes.querySelectorAll<HTMLElement>('[data-settles]');
-    const focusLost = card.changes.contains(document.activeElement) && (!c?.files || (running && !!document.activeElement?.hasAttribute('data-settles')));
-    card.changes.hidden = !c?.files;
+    // Nothing but folders left out still leaves a worktree to discard (or to ask the worker about).
+    const pending = !!(c?.files || c?.leftOut);
+    const focusLost = card.changes.contains(document.activeElement) && (!pending || (running && !!document.activeElement?.hasAttribute('data-settles')));
+    card.changes.hidden = !pending;
     // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.
     for (const b of settling) b.hidden = running;
     if (focusLost) el.focus();
@@ -274,6 +282,7 @@ export class WorkerStrip {
     // Ended with nothing left to decide: its report goes to the tooltip (the chat's result card has it whole).
     card.el.parentElement!.toggleAttribute('data-settled', isSettled(worker));
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
+    else if (pending) setText(card.changesText, 'No file to apply');
     this.tick(card);
   }
 

@@ -190,6 +190,10 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
     tip.appendMarkdown('\n\nTouched: ');
     tip.appendText(w.changes.paths.join(', '));
   }
+  if (w.changes?.leftOut) {
+    tip.appendMarkdown('\n\n');
+    tip.appendText(w.changes.leftOut);
+  }
   if (w.overlaps?.length) {
     tip.appendMarkdown('\n\n$(warning) Overlaps with ');
     tip.appendText(w.overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; '));

@@ -82,6 +82,11 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
   afterEachCore(() => core);
 
   it('Resolve with the worker: it gets the file and both sides, writes the merged line; Apply lands both intents; no worktree left', async () => {
+    // A repository of the user's own inside theirs, with no commit yet (a scratch `git init`, not ignored): reading the
+    // user's tree for the move passes it by (git's add failed on it, and with it the whole resolution).
+    await mkdir(join(repo, 'scratch'));
+    await git(join(repo, 'scratch'), 'init', '-q');
+    await writeFile(join(repo, 'scratch', 'notes.txt'), 'mine\n');
     scriptResolveCall('beta');
     // Held a moment before it acts, so the card shows what it is doing.
     scriptWorkerRound(core.server, {
@@ -113,6 +118,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.match(await core.pool.changes!.apply('beta', { dirtyBuffers: [] }), /^Applied 2 files changed, \+2 −0 from worker 'beta'/);
     assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\nbeta line\n', 'both intents');
     assert.equal(await readFile(join(repo, 'src', 'beta.txt'), 'utf8'), 'beta extra\n');
+    assert.equal(await readFile(join(repo, 'scratch', 'notes.txt'), 'utf8'), 'mine\n');
     const worktrees = (await git(repo, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree '));
     assert.deepEqual(worktrees, [`worktree ${repo}`]);
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');

@@ -153,6 +153,48 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.deepEqual(card('keeper')?.outcome, { kind: 'kept', text: 'kept on baton/keeper' });
   });
 
+  it('a folder the worker made a git repository of its own (a git init, a clone): named as left out on the card, to the model and in Apply; the rest lands, none of it does', async () => {
+    // Made in the worktree by the worker's own git, in its sandbox: one with no commit yet (git init), one with a
+    // commit and a file added since (a clone it then changed). Git stops at each: it never saw their files.
+    const commit = 'git -c user.name=w -c user.email=w@w commit -qm one';
+    scriptWorker(
+      'nester',
+      `git init -q fresh && printf 'x\\n' > fresh/x.txt && mkdir -p vendor/lib && cd vendor/lib && git init -q && printf 'y\\n' > y.txt && git add y.txt && ${commit} && printf 'z\\n' > z.txt && cd ../.. && printf 'b changed\\n' > src/b.txt`,
+      'Changed b; made fresh and vendor/lib.',
+    );
+    await core.pool.create({ name: 'nester', workingDir: repo, prompt: 'TASK-nester' });
+    await waitFor('the worker', () => finished('nester'));
+    await waitFor('its result', () => doneCount() >= 1);
+
+    const leftOut =
+      /^Left out: fresh\/, vendor\/lib\/, git repositories of their own in the worktree \(a clone, a git init\): Baton applies files, never a repository, and they go with the worktree\.$/;
+    const c = card('nester')!.changes!;
+    assert.deepEqual({ ...c, leftOut: undefined }, { files: 1, additions: 1, deletions: 1, paths: ['src/b.txt'], leftOut: undefined });
+    assert.match(c.leftOut!, leftOut);
+    const told = core.server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'nester'"))!;
+    assert.match(told.lastUserText!, /Changes: 1 file changed, \+1 −1 in its worktree on baton\/nester; [^\n]*\. Left out: fresh\/, vendor\/lib\/, /);
+    const review = await core.pool.changes!.review('nester');
+    assert.deepEqual(review.kind === 'files' && review.entries.map((e) => [e.path, e.status]), [['src/b.txt', 'modified']]);
+
+    const applied = await core.pool.changes!.apply('nester', { dirtyBuffers: [] });
+    assert.match(applied, /^Applied 1 file changed, \+1 −1 from worker 'nester' to your working tree\. Left out: fresh\/, vendor\/lib\/, /);
+    assert.equal(await readFile(join(repo, 'src', 'b.txt'), 'utf8'), 'b changed\n');
+    assert.equal(await git(repo, 'status', '--porcelain', '--untracked-files=all'), ' M src/b.txt\n', 'no empty folder, no pointer to a commit');
+    assert.equal(await worktreeCount(), 1);
+    assert.deepEqual(core.pool.changes!.list(), []);
+
+    // A worker whose whole work is such a folder: nothing to apply, and the card and the model are told why.
+    scriptWorker('cloner', 'git init -q lib && printf "l\\n" > lib/l.txt', 'Made lib.');
+    await core.pool.create({ name: 'cloner', workingDir: repo, prompt: 'TASK-cloner' });
+    await waitFor('its result', () => doneCount() >= 2);
+    assert.equal(card('cloner')!.changes?.files, 0);
+    assert.match(card('cloner')!.changes?.leftOut ?? '', /^Left out: lib\/, a git repository of its own in the worktree/);
+    const toldOnly = core.server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'cloner'"))!;
+    assert.match(toldOnly.lastUserText!, /\n\nChanges: none that can be applied\. Left out: lib\/, /);
+    assert.match(await core.pool.changes!.discard('cloner'), /^Discarded the changes of worker 'cloner': its worktree and branch are gone\.$/);
+    assert.equal(await worktreeCount(), 1);
+  });
+
   it('a Keep as branch cut short after its commit (its window died): Discard then leaves the kept branch', async () => {
     scriptWorker('cut', "printf 'cut line\\n' > src/a.txt", 'cut: edited a');
     await core.pool.create({ name: 'cut', workingDir: repo, prompt: 'TASK-cut' });

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplyConflict, describeSummary } from '../../src/core/changes/changeSet';
-import { parseRawNumstat } from '../../src/core/changes/changeSets';
+import { parseRawNumstat } from '../../src/core/changes/rawNumstat';
 import { Git, GitError } from '../../src/core/git/git';
 import { parseStatusZ, parseWorktreeList } from '../../src/core/git/gitOutput';
 import { repoKey } from '../../src/core/git/worktrees';

@@ -55,6 +55,8 @@ export interface ChangeSummary {
   deletions: number;
   /** The worktree's snapshot (a git tree) it was counted from, when it was counted from the worktree now. */
   tree?: string;
+  /** Folders of the worktree that are git repositories of their own (a clone, a `git init`): never part of the change. */
+  nested?: string[];
 }
 
 /** A bounded unified diff for the model. */
@@ -116,6 +118,25 @@ export class ApplyConflict extends Error {
     const list = parts.join('; ');
     return `Nothing was applied. ${list.charAt(0).toUpperCase()}${list.slice(1)}.`;
   }
+}
+
+/** How many folders left out of a change a sentence names; the rest are counted. */
+const MAX_NESTED_NAMED = 10;
+
+/**
+ * The folders left out of a change as repositories of their own, in one sentence ('' when none): what an Apply or a
+ * Keep leaves behind, said before and after it.
+ */
+export function describeLeftOut(nested: readonly string[] | undefined): string {
+  if (!nested?.length) return '';
+  const named = nested.slice(0, MAX_NESTED_NAMED).map((p) => `${p}/`);
+  const more = nested.length - named.length;
+  const list = named.join(', ') + (more ? ` and ${more} more` : '');
+  const one = nested.length === 1;
+  return (
+    `Left out: ${list}, ${one ? 'a git repository' : 'git repositories'} of ${one ? 'its' : 'their'} own in the worktree ` +
+    `(a clone, a git init): Baton applies files, never a repository, and ${one ? 'it goes' : 'they go'} with the worktree.`
+  );
 }
 
 /** "3 files changed, +10 −2" (the card's and the tool result's wording). */

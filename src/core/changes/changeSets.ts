@@ -6,12 +6,16 @@
 //   whole patch is checked against the user's working tree, and only a clean check applies it
 //   (git apply itself checks every hunk before writing any, so a save between check and apply
 //   still cannot half-apply); the user's other uncommitted changes are kept, their index untouched;
-// - the paths Baton linked or copied in ("worktree include") are never a change.
+// - the paths Baton linked or copied in ("worktree include") are never a change;
+// - nor is a folder that is a git repository of its own (a clone, a `git init` in the worktree): git adds one as a
+//   pointer to a commit, or fails on one with none, so it never carried its files, and its `.git` (whose config can
+//   name programs git runs) is not something to land in the user's repository. Such folders are named, not changed.
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ApplyConflict,
+  describeLeftOut,
   describeSummary,
   type ApplyConflictFile,
   type ApplyResult,
@@ -19,10 +23,10 @@ import {
   type ChangeSet,
   type ChangeSummary,
   type FileChange,
-  type FileChangeStatus,
   type ReviewEntry,
 } from './changeSet';
 import { Git, GitError } from '../git/git';
+import { parseRawNumstat } from './rawNumstat';
 import { ChangeError } from './changeError';
 import type { WorktreeManager } from '../git/worktrees';
 
@@ -42,12 +46,21 @@ export interface ApplyOptions {
   paths?: readonly string[];
 }
 
-// Raw diff's status letter → ours. T (type change, e.g. file → symlink) counts as a modification.
-const STATUS: Record<string, FileChangeStatus> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
 // Plumbing diff flags: no external diff tool, no textconv filter, rename detection on. Plumbing
 // (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
 const DIFF_FLAGS = ['-r', '-M', '--no-ext-diff', '--no-textconv'];
 const MAX_UNSHOWN_LISTED = 20;
+
+/** A worktree as a git tree, and its folders left out as repositories of their own (relative, `/`-separated). */
+interface Snapshot {
+  tree: string;
+  nested: string[];
+}
+
+/** The summary's `nested` field, present only when there are some. */
+function leftOut(nested: string[]): Pick<ChangeSummary, 'nested'> {
+  return nested.length ? { nested } : {};
+}
 
 export class ChangeSets {
   private readonly git: Git;
@@ -62,23 +75,24 @@ export class ChangeSets {
 
   /** "N files changed, +a −b" and the per-file list, base → the worktree now. */
   async summarize(cs: ChangeSet): Promise<ChangeSummary> {
-    const tree = await this.snapshot(cs);
-    return { ...(await this.summaryOf(cs, tree)), tree };
+    const { tree, nested } = await this.take(cs);
+    return { ...(await this.summaryOf(cs, tree)), tree, ...leftOut(nested) };
   }
 
   /** A unified diff for the model, at most about `maxBytes`; a truncation is marked in the text. */
   async diff(cs: ChangeSet, opts: { maxBytes: number }): Promise<BoundedDiff> {
-    const tree = await this.snapshot(cs);
+    const { tree, nested } = await this.take(cs);
     // The header's length depends on the summary; a generous reserve lets both git calls run at once.
-    const reserve = 64;
-    const [summary, { stdout, truncated }] = await Promise.all([
+    const reserve = 64 + describeLeftOut(nested).length;
+    const [counted, { stdout, truncated }] = await Promise.all([
       this.summaryOf(cs, tree),
       this.git.runTruncated(['diff-tree', '-p', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
         cwd: cs.worktreePath,
         maxBytes: Math.max(0, opts.maxBytes - reserve),
       }),
     ]);
-    const header = `${describeSummary(summary)}\n\n`;
+    const summary = { ...counted, ...leftOut(nested) };
+    const header = `${[describeSummary(summary), describeLeftOut(nested)].filter(Boolean).join('\n')}\n\n`;
     if (!summary.files.length) return { summary, text: header, truncated: false };
     if (!truncated) return { summary, text: header + stdout, truncated: false };
     const shown = new Set<string>();
@@ -128,8 +142,8 @@ export class ChangeSets {
   async apply(cs: ChangeSet, opts: ApplyOptions): Promise<ApplyResult> {
     const userRoot = await this.git.repoRoot(opts.userRepoDir);
     if (!userRoot) throw new Error(`${opts.userRepoDir} is not inside a git repository.`);
-    const tree = await this.snapshot(cs);
-    const all = await this.summaryOf(cs, tree);
+    const { tree, nested } = await this.take(cs);
+    const all = { ...(await this.summaryOf(cs, tree)), ...leftOut(nested) };
     const chosen = opts.paths ? choose(all.files, opts.paths) : all.files;
     if (!chosen.length) return { applied: [], remaining: all.files.length, tree, before: all };
     const partial = chosen.length < all.files.length;
@@ -185,7 +199,12 @@ export class ChangeSets {
    * re-read: their stat data is valid), `add -A` into that copy, `write-tree`. New blobs land in the
    * repository's object store, where git's gc treats them as any other unreferenced object.
    */
-  snapshot(cs: ChangeSet): Promise<string> {
+  async snapshot(cs: ChangeSet): Promise<string> {
+    return (await this.take(cs)).tree;
+  }
+
+  /** The snapshot, and the folders of the worktree left out of it as git repositories of their own. */
+  private take(cs: ChangeSet): Promise<Snapshot> {
     return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths);
   }
 
@@ -193,11 +212,11 @@ export class ChangeSets {
    * The user's current tree the same way: HEAD plus their uncommitted and untracked (not ignored)
    * changes, read through a copy of their index, which itself is never written.
    */
-  userSnapshot(cs: ChangeSet): Promise<string> {
-    return this.snapshotDir(cs.repoRoot, `user-${cs.worker}`, cs.includedPaths);
+  async userSnapshot(cs: ChangeSet): Promise<string> {
+    return (await this.snapshotDir(cs.repoRoot, `user-${cs.worker}`, cs.includedPaths)).tree;
   }
 
-  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[]): Promise<string> {
+  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[]): Promise<Snapshot> {
     const tmpDir = join(this.storageDir, 'tmp');
     await mkdir(tmpDir, { recursive: true });
     const index = join(tmpDir, `index-${key}-${randomBytes(6).toString('hex')}`);
@@ -217,7 +236,13 @@ export class ChangeSets {
         if (err instanceof GitError) throw err;
         await this.git.run(['read-tree', 'HEAD'], { cwd, env });
       }
-      await this.git.run(['add', '-A'], { cwd, env });
+      const nested = await this.nestedRepositories(cwd, env);
+      if (!nested.length) await this.git.run(['add', '-A'], { cwd, env });
+      else {
+        // On stdin: a worker may have cloned more repositories than a command line holds.
+        const spec = ['.', ...nested.map((p) => `:(exclude,literal)${p}`)].join('\0');
+        await this.git.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd, env, input: spec });
+      }
       // The include entries leave the snapshot after the add, not through an exclude pathspec on it:
       // `add` fails when a pathspec names an ignored file (.env), and a .gitignore `node_modules/`
       // does not match the node_modules symlink, so the add may well have picked it up.
@@ -225,11 +250,25 @@ export class ChangeSets {
         const literal = includedPaths.map((p) => `:(literal)${p}`);
         await this.git.run(['rm', '--cached', '-r', '-f', '-q', '--ignore-unmatch', '--', ...literal], { cwd, env });
       }
-      return (await this.git.run(['write-tree'], { cwd, env })).trim();
+      return { tree: (await this.git.run(['write-tree'], { cwd, env })).trim(), nested };
     } finally {
       await rm(index, { force: true });
       await rm(`${index}.lock`, { force: true });
     }
+  }
+
+  /**
+   * The untracked folders git does not go into because each holds a `.git` (listed as `dir/`): `add -A` would add one as
+   * a pointer to its commit (its files lost to an Apply, which made an empty folder of it) or, with no commit yet, fail
+   * the whole snapshot ("does not have a commit checked out"). A tracked folder that got a `.git` is not listed: git
+   * still reads its tracked files through the index.
+   */
+  private async nestedRepositories(cwd: string, env: Record<string, string>): Promise<string[]> {
+    const out = await this.git.run(['ls-files', '-z', '-o', '--exclude-standard'], { cwd, env });
+    return out
+      .split('\0')
+      .filter((p) => p.endsWith('/'))
+      .map((p) => p.slice(0, -1));
   }
 
   /**
@@ -307,35 +346,6 @@ export class ChangeSets {
     // A failure no single file explains (should not happen): name every file rather than none.
     return conflicts.length ? conflicts : files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const }));
   }
-}
-
-/** Parses `diff-tree -z --raw --numstat`: all raw records (`:modes shas X\0path\0[new\0]`), then the numstat ones in the same order. */
-export function parseRawNumstat(out: string): FileChange[] {
-  const t = out.split('\0');
-  const files: FileChange[] = [];
-  let i = 0;
-  while (i < t.length && t[i].startsWith(':')) {
-    const letter = t[i].slice(t[i].lastIndexOf(' ') + 1)[0];
-    const status = STATUS[letter] ?? 'modified';
-    if (letter === 'R' || letter === 'C') {
-      files.push({ path: t[i + 2], oldPath: t[i + 1], status, additions: 0, deletions: 0, binary: false });
-      i += 3;
-    } else {
-      files.push({ path: t[i + 1], status, additions: 0, deletions: 0, binary: false });
-      i += 2;
-    }
-  }
-  for (const f of files) {
-    const [a, d] = (t[i] ?? '').split('\t');
-    // A rename's numstat record has an empty path field followed by the two paths.
-    i += f.oldPath !== undefined ? 3 : 1;
-    if (a === '-' || d === '-') f.binary = true;
-    else {
-      f.additions = Number(a) || 0;
-      f.deletions = Number(d) || 0;
-    }
-  }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** The files named in `paths`, in the change set's order; a name that is not a changed file is an error, never ignored. */

@@ -1,7 +1,8 @@
 // A change set's size in one line ("3 files changed, +10 −2") and the paths a card lists, from a worktree's summary or
 // from the unified diffs the runtime tracked for a worker that changed its folder in place.
 import type { FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { describeSummary, type ChangeSummary } from './changeSet';
+import type { WorkerCard } from '../../shared/protocol';
+import { describeLeftOut, describeSummary, type ChangeSummary } from './changeSet';
 
 /** How many touched paths a card and a status list (the count is always exact). */
 export const MAX_LISTED_PATHS = 50;
@@ -16,6 +17,8 @@ export interface ChangeTotals {
   line: string;
   /** A worktree's snapshot the totals were counted from (a verify is stored against it). */
   tree?: string;
+  /** The folders left out as git repositories of their own, in a sentence (changeSet.ts, describeLeftOut). */
+  leftOut?: string;
 }
 
 /** A worktree's change set, from its summary. */
@@ -27,7 +30,13 @@ export function summaryTotals(s: ChangeSummary): ChangeTotals {
     line: describeSummary(s),
     paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
     ...(s.tree ? { tree: s.tree } : {}),
+    ...(s.nested?.length ? { leftOut: describeLeftOut(s.nested) } : {}),
   };
+}
+
+/** What a worker's card shows of its change set. */
+export function cardChanges(t: ChangeTotals): NonNullable<WorkerCard['changes']> {
+  return { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths, ...(t.leftOut ? { leftOut: t.leftOut } : {}) };
 }
 
 /** The changes tracked in place, from their unified diffs. */

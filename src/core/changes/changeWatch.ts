@@ -9,6 +9,7 @@ import type { SendToWorker } from './conflictResolution';
 import { PendingChangeSets } from './pendingChangeSets';
 import type { Logger } from '../util/logger';
 import { describeOverlaps, findOverlaps } from './overlaps';
+import { cardChanges } from './changeTotals';
 import { WorkerChanges, type ChangeEvent, type FinishedWorker } from './workerChanges';
 import { ChangeVerifier, type ChangeVerifierOptions } from './changeVerifier';
 
@@ -69,7 +70,7 @@ export class ChangeWatch {
       void this.opts.changes
         .totals(name)
         .then((t) => {
-          w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
+          w.changes = cardChanges(t);
           this.updateOverlaps();
           this.opts.fire();
         })
@@ -140,7 +141,7 @@ export class ChangeWatch {
     const t = await this.opts.changes.totals(w.name);
     // Finished meanwhile: its result note counted the files already.
     if (this.disposed || w.state !== 'running') return;
-    w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
+    w.changes = cardChanges(t);
     this.updateOverlaps();
     this.opts.fire();
   }

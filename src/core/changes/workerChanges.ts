@@ -10,12 +10,13 @@ import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { ApplyConflict, type FileChange, type ReviewEntry } from './changeSet';
-import { summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
+import { ApplyConflict, describeLeftOut, type FileChange, type ReviewEntry } from './changeSet';
+import { cardChanges, summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
+import { also, stayed } from './outcomeTexts';
 
 const TRACKED_PREFIX = 'tracked:';
 
@@ -236,7 +237,8 @@ export class WorkerChanges {
         }
         if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
-        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : ''}.${stayed(r.left)}`;
+        const kept = opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : '';
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}`;
         if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
         else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
         return text;
@@ -282,8 +284,8 @@ export class WorkerChanges {
       const kept = await this.isolation.keepAsBranch(name, message);
       this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
       return kept.left
-        ? `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}, which stays for merge, cherry-pick or a pull request.${stayed(kept.left)}`
-        : `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.`;
+        ? `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}, which stays for merge, cherry-pick or a pull request.${also(totals.leftOut)}${stayed(kept.left)}`
+        : `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.${also(totals.leftOut)}`;
     });
   }
 
@@ -329,12 +331,12 @@ export class WorkerChanges {
     if (!this.has(w.name)) return '';
     try {
       const t = await this.totals(w.name);
-      w.changes = { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths };
+      w.changes = cardChanges(t);
       w.changesTree = t.tree;
       if (!t.files) {
         // Nothing to review in place: the record goes, so the Workers view does not list it as waiting.
         if (w.isolation?.kind !== 'worktree') this.store.deleteState(TRACKED_PREFIX + w.name);
-        return '';
+        return t.leftOut ? `\n\nChanges: none that can be applied. ${t.leftOut}` : '';
       }
       const dir = (w.isolation?.kind === 'worktree' ? this.isolation.get(w.name)?.worktreePath : undefined) ?? w.workingDir;
       this.ready.fire({ worker: w.name, dir, files: t.paths });
@@ -342,7 +344,7 @@ export class WorkerChanges {
         w.isolation?.kind === 'worktree'
           ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it`
           : ` in ${w.workingDir} (can be undone)`;
-      return `\n\nChanges: ${t.line}${where}. See review_worker_changes('${w.name}').`;
+      return `\n\nChanges: ${t.line}${where}.${also(t.leftOut)} See review_worker_changes('${w.name}').`;
     } catch (err) {
       this.logger.warn(`Worker '${w.name}': could not summarize its changes (${err instanceof Error ? err.message : String(err)})`);
       return '';
@@ -392,9 +394,4 @@ export class WorkerChanges {
     if (!r) throw new ChangeError(`Worker '${name}' has no pending changes.`);
     return r;
   }
-}
-
-/** What the user is told of a worktree that could not be removed (PendingChangeSets.forget), or nothing. */
-function stayed(left: string | undefined): string {
-  return left ? ` Its worktree could not be removed (${left}): Baton: Clean Up Orphaned Worktrees removes it once nothing holds it.` : '';
 }
