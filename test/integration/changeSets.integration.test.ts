@@ -2,7 +2,8 @@
 // all-or-nothing apply, unsaved buffers, the user's own uncommitted work, review copies, big change sets.
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/changes/changeSet';
@@ -185,6 +186,23 @@ describe('git change sets (real git)', function () {
     assert.equal(read(join(repo, 'new-name.txt')), 'renamed content\n');
     assert.ok(!existsSync(join(repo, 'old-name.txt')));
     assert.equal(read(join(repo, 'dir with space/ü [draft]*.md')), 'odd\n');
+  });
+
+  it('applies a file bigger than git\u2019s output Baton reads at once (a 70 MB dataset); one in the way is still named, and no patch stays behind', async () => {
+    const cs = await create('big');
+    // Random bytes: git's binary patch of them (deflated, then base85) is larger still, about 87 MB.
+    const data = randomBytes(70_000_000);
+    await writeFile(join(cs.worktreePath, 'data.bin'), data);
+    await writeFile(join(cs.worktreePath, 'src/app.txt'), APP.replace('two', 'TWO'));
+    await writeFile(join(repo, 'data.bin'), 'mine\n');
+    await assert.rejects(() => changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [] }), conflictWith([{ path: 'data.bin', reason: 'does-not-apply' }]));
+    assert.equal(read(join(repo, 'src/app.txt')), APP, 'nothing applied');
+
+    await unlink(join(repo, 'data.bin'));
+    assert.deepEqual((await changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [] })).applied.sort(), ['data.bin', 'src/app.txt']);
+    assert.ok(readFileSync(join(repo, 'data.bin')).equals(data));
+    assert.equal(read(join(repo, 'src/app.txt')), APP.replace('two', 'TWO'));
+    assert.deepEqual(await readdir(join(storage, 'tmp')), []);
   });
 
   it('refuses by name a file the editor holds unsaved, and changes nothing', async () => {

@@ -20,8 +20,6 @@ export interface MarkedApply {
   conflicted: Array<{ path: string; userPath: string }>;
 }
 
-const DIFF_FLAGS = ['-r', '-M', '--no-ext-diff', '--no-textconv'];
-
 export async function applyWithMarkers(
   deps: { git: Git; changeSets: ChangeSets; storageDir: string },
   cs: ChangeSet,
@@ -35,22 +33,10 @@ export async function applyWithMarkers(
   const unsaved = summary.files.filter((f) => dirty.has(resolve(userRoot, f.path)) || (f.oldPath && dirty.has(resolve(userRoot, f.oldPath))));
   if (unsaved.length) throw new ApplyConflict(unsaved.map((f) => ({ path: f.path, reason: 'unsaved-in-editor' as const })));
 
-  const patchOf = (files: FileChange[]): Promise<Buffer> =>
-    git.runBuffer(
-      [
-        'diff-tree',
-        '-p',
-        '--binary',
-        '--full-index',
-        ...DIFF_FLAGS,
-        cs.baseCommit,
-        tree,
-        '--',
-        ...files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])).map((p) => `:(literal)${p}`),
-      ],
-      { cwd: cs.worktreePath },
-    );
-  const blocked = new Set((await changeSets.conflictingFiles(userRoot, await patchOf(summary.files), summary.files)).map((c) => c.path));
+  const specOf = (files: FileChange[]): string[] => ['--', ...files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])).map((p) => `:(literal)${p}`)];
+  const blocked = new Set(
+    (await changeSets.withPatch(cs, tree, specOf(summary.files), (patch) => changeSets.conflictingFiles(userRoot, patch, summary.files))).map((c) => c.path),
+  );
   // Only a file both sides changed in place can carry markers; an added, deleted or renamed one that
   // does not apply is left out, named, and stays in the worktree (nothing is half-applied for it).
   const mergeable = summary.files.filter((f) => blocked.has(f.path) && f.status === 'modified' && !f.binary);
@@ -58,7 +44,7 @@ export async function applyWithMarkers(
   if (refused.length)
     throw new ApplyConflict(refused.map((f) => ({ path: f.path, reason: 'does-not-apply' as const, detail: 'cannot be merged in the editor' })));
   const clean = summary.files.filter((f) => !blocked.has(f.path));
-  if (clean.length) await git.run(['apply', '--whitespace=nowarn', '-'], { cwd: userRoot, input: await patchOf(clean) });
+  if (clean.length) await changeSets.withPatch(cs, tree, specOf(clean), (patch) => git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot }));
 
   const conflicted: MarkedApply['conflicted'] = [];
   const dir = join(deps.storageDir, 'tmp', `markers-${cs.worker}-${randomBytes(6).toString('hex')}`);

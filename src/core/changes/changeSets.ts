@@ -148,10 +148,6 @@ export class ChangeSets {
     if (!chosen.length) return { applied: [], remaining: all.files.length, tree, before: all };
     const partial = chosen.length < all.files.length;
     const spec = partial ? this.pathspecOf(chosen.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]))) : this.pathspec(cs);
-    const patch = await this.git.runBuffer(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, cs.baseCommit, tree, ...spec], {
-      cwd: cs.worktreePath,
-    });
-
     const dirty = new Set<string>();
     for (const p of opts.dirtyBuffers) for (const key of await pathKeys(p)) dirty.add(key);
     const unsaved: ApplyConflictFile[] = [];
@@ -164,18 +160,20 @@ export class ChangeSets {
     }
     if (unsaved.length) throw new ApplyConflict(unsaved);
 
-    // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
-    const applyArgs = ['apply', '--whitespace=nowarn'];
-    if (!(await this.git.succeeds([...applyArgs, '--check', '-'], { cwd: userRoot, input: patch }))) {
-      throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
-    }
-    try {
-      await this.git.run([...applyArgs, '-'], { cwd: userRoot, input: patch });
-    } catch (err) {
-      // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
-      if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
-      throw err;
-    }
+    await this.withPatch(cs, tree, spec, async (patch) => {
+      // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
+      const applyArgs = ['apply', '--whitespace=nowarn'];
+      if (!(await this.git.succeeds([...applyArgs, '--check', patch], { cwd: userRoot }))) {
+        throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
+      }
+      try {
+        await this.git.run([...applyArgs, patch], { cwd: userRoot });
+      } catch (err) {
+        // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
+        if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
+        throw err;
+      }
+    });
     const applied = new Set<string>();
     for (const f of chosen) {
       applied.add(f.path);
@@ -324,8 +322,28 @@ export class ChangeSets {
     }
   }
 
-  /** Which files of the patch do not apply to the user's tree, each checked on its own (`--include`). */
-  async conflictingFiles(userRoot: string, patch: Buffer, files: FileChange[]): Promise<ApplyConflictFile[]> {
+  /**
+   * Runs `fn` with the patch base → `tree` (of the files `spec` names) in a file of `tmp/`, removed after. A file, not
+   * a buffer: a worker's 70 MB binary (a dataset, a build) makes a patch bigger than Baton reads from git at once, and
+   * Apply failed on it ("printed more output than Baton reads"); held in memory it would also cost the extension host
+   * that much for every Apply.
+   */
+  async withPatch<T>(cs: ChangeSet, tree: string, spec: readonly string[], fn: (patchFile: string) => Promise<T>): Promise<T> {
+    const tmpDir = join(this.storageDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    const file = join(tmpDir, `patch-${cs.worker}-${randomBytes(6).toString('hex')}`);
+    try {
+      await this.git.run(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, `--output=${file}`, cs.baseCommit, tree, ...spec], {
+        cwd: cs.worktreePath,
+      });
+      return await fn(file);
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  /** Which files of the patch (a file, see withPatch) do not apply to the user's tree, each checked on its own (`--include`). */
+  async conflictingFiles(userRoot: string, patch: string, files: FileChange[]): Promise<ApplyConflictFile[]> {
     const conflicts: ApplyConflictFile[] = [];
     // Two at a time: this only runs after a failed check, on a machine that may be busy.
     let next = 0;
@@ -333,7 +351,7 @@ export class ChangeSets {
       while (next < files.length) {
         const f = files[next++];
         try {
-          await this.git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, '-'], { cwd: userRoot, input: patch });
+          await this.git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
         } catch (err) {
           if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
           const detail = err.stderr.trim().split('\n').pop();
