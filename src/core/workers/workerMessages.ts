@@ -117,7 +117,8 @@ export function workerInstructions(name: string, dir: string, place?: { branch: 
       `This folder is a fresh git worktree on branch ${place.branch}, made for you from the repository's last commit. ` +
         'Files git ignores (dependencies, build output, local env files) are not in it' +
         (place.linked.length ? `, except ${place.linked.join(', ')} (linked read-only from the user's checkout)` : '') +
-        ': install or build what a task needs first. Do not commit; leave your changes in the working tree: the user reviews and applies them.',
+        ': install or build what a task needs first. Do not commit; leave your changes in the working tree: the user reviews and applies them. ' +
+        'A folder that is a git repository of its own (a git clone, a git init) is not part of your changes: its files never reach the user.',
     );
   }
   return lines.join('\n');
