@@ -209,6 +209,28 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.equal(await readFile(join(core.home, 'dev', 'scratch-renamed', 'notes.txt'), 'utf8'), 'changed\n');
   });
 
+  it('a folder without git: a file too large for the runtime\u2019s diff is named in Review and to the model, and not counted as +0', async () => {
+    const plain = join(core.home, 'dev', 'data');
+    await mkdir(plain, { recursive: true });
+    // About 11.7 MB: over the runtime's per-file diff limit (measured: a 10 MB file is diffed, this one is not).
+    scriptWorker('zeta', "seq 1 1600000 > big.txt && printf 'small\\n' > small.txt");
+    await core.pool.create({ name: 'zeta', workingDir: plain, prompt: 'TASK-zeta' });
+    await waitFor('its result', () => doneCount() >= 1);
+    const changes = core.pool.changes!;
+    const line = '2 files changed, +1 −0 (not counted, too large for a diff: big.txt)';
+    assert.equal((await changes.totals('zeta')).line, line);
+    const told = core.server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'zeta'"))!;
+    assert.ok(told.lastUserText!.includes(`Changes: ${line} in ${plain}`), told.lastUserText);
+    const review = await changes.review('zeta');
+    assert.equal(review.kind, 'unified');
+    assert.match(
+      review.kind === 'unified' ? review.text : '',
+      /^diff --git a\/big\.txt b\/big\.txt\n# added, too large for a diff: its content is not shown$/m,
+    );
+    assert.match(await changes.forModel('zeta'), /diff --git a\/big\.txt b\/big\.txt\n# added, too large for a diff/);
+    assert.match(await changes.discard('zeta'), /Left as they are, since the runtime kept no whole copy of them from before: big\.txt\./);
+  });
+
   it('a folder without git: the change is tracked, reviewed and undone exactly', async () => {
     const plain = join(core.home, 'dev', 'plain');
     await mkdir(plain, { recursive: true });

@@ -6,6 +6,8 @@ import { describeLeftOut, describeSummary, type ChangeSummary } from './changeSe
 
 /** How many touched paths a card and a status list (the count is always exact). */
 export const MAX_LISTED_PATHS = 50;
+/** How many files too large to count a line names (the rest are counted). */
+const MAX_UNCOUNTED_NAMED = 5;
 
 export interface ChangeTotals {
   /** The changed files (at most MAX_LISTED_PATHS). */
@@ -50,11 +52,15 @@ export function totalsOf(files: SessionFileChange[]): ChangeTotals {
     }
   }
   const n = files.length;
+  // Lines of a file whose diff the runtime left out cannot be counted: the line says which, rather than count them as 0.
+  const uncounted = files.filter((f) => f.truncated).map((f) => f.path);
+  const named =
+    uncounted.slice(0, MAX_UNCOUNTED_NAMED).join(', ') + (uncounted.length > MAX_UNCOUNTED_NAMED ? ` and ${uncounted.length - MAX_UNCOUNTED_NAMED} more` : '');
   return {
     files: n,
     additions,
     deletions,
-    line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}`,
+    line: `${n} file${n === 1 ? '' : 's'} changed, +${additions} −${deletions}${uncounted.length ? ` (not counted, too large for a diff: ${named})` : ''}`,
     paths: files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
   };
 }

@@ -26,6 +26,15 @@ export function realFileChanges(changes: FileChange[], workingDir: string): File
 }
 
 /**
+ * A file's unified diff as the runtime gave it or, for one whose diff it left out (over its per-file size limit: a
+ * dataset, a build output), a stanza that names the file: a review that showed only the diffs it had hid such files.
+ */
+export function diffOrNote(f: FileChange): string {
+  if (f.diff || !f.truncated) return f.diff;
+  return `diff --git a/${f.path} b/${f.path}\n# ${f.changeType}, too large for a diff: its content is not shown\n`;
+}
+
+/**
  * What Discard of a worker in place says: how many files were restored and, by name, those the runtime left with the
  * worker's changes because they were changed after it (by the user, say) or never captured whole.
  */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { discardedInPlace, realFileChanges, tracksInPlace } from './inPlaceChanges';
+import { diffOrNote, discardedInPlace, realFileChanges, tracksInPlace } from './inPlaceChanges';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -207,7 +207,7 @@ export class WorkerChanges {
       return verdict + (await this.isolation.diff(name)).text;
     }
     const files = await this.trackedFiles(name);
-    let text = `${totalsOf(files).line}\n\n${files.map((f) => f.diff).join('\n')}`;
+    let text = `${totalsOf(files).line}\n\n${files.map(diffOrNote).join('\n')}`;
     if (text.length > MAX_MODEL_DIFF_BYTES)
       text = `${text.slice(0, MAX_MODEL_DIFF_BYTES)}\n[… diff truncated at ${MAX_MODEL_DIFF_BYTES} characters; review it in VS Code]`;
     return text;
@@ -217,7 +217,7 @@ export class WorkerChanges {
     if (this.isolation.get(name)) return { kind: 'files', entries: await this.isolation.reviewEntries(name) };
     const record = this.requireTracked(name);
     const files = await this.trackedFiles(name);
-    return { kind: 'unified', dir: record.workingDir, text: files.map((f) => f.diff).join('\n') };
+    return { kind: 'unified', dir: record.workingDir, text: files.map(diffOrNote).join('\n') };
   }
 
   /**

@@ -144,8 +144,10 @@ export interface RewoundFiles {
 export interface FileChange {
   path: string;
   changeType: string;
-  /** Unified diff, possibly truncated by the runtime. */
+  /** Unified diff; empty when the runtime left it out (`truncated`). */
   diff: string;
+  /** The runtime left the diff out: the file is over its per-file size limit. */
+  truncated?: boolean;
 }
 
 /** Set on errors thrown by run(): whether the prompt may have reached the runtime. */

@@ -273,7 +273,7 @@ export class CopilotAgentSession implements AgentSession {
       throw fromSdkError(err, 'call');
     });
     if (result.isFallback) throw new AgentError('fatal', `the runtime tracked no file changes for this session (${result.unavailableReason ?? 'unavailable'})`);
-    return result.changes.map((c) => ({ path: c.path, changeType: c.changeType, diff: c.diff }));
+    return result.changes.map((c) => ({ path: c.path, changeType: c.changeType, diff: c.diff, ...(c.isTruncated ? { truncated: true } : {}) }));
   }
 
   async rewindFiles(): Promise<RewoundFiles> {
