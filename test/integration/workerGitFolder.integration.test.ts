@@ -109,6 +109,71 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);
   });
 
+  /**
+   * What a worker tries on the git folders of where it works, found by git itself (so also when they lie outside that
+   * folder: a repository that is a linked worktree of another, a folder below the repository's root), from `$PWD`.
+   */
+  const plant = (marker: string): string[] => [
+    ...hook(marker),
+    'common=$(git rev-parse --path-format=absolute --git-common-dir) && gitdir=$(git rev-parse --path-format=absolute --git-dir) && echo "IN $common"',
+    'git config core.fsmonitor "$PWD/fsm.sh" && echo CONFIG-WRITTEN || echo CONFIG-REFUSED',
+    'echo "[core]" >> "$gitdir/config" && echo GITDIR-WRITTEN || echo GITDIR-REFUSED',
+    `printf '#!/bin/sh\\necho hook >> ${marker}\\n' > "$common/hooks/post-checkout" && echo HOOK-WRITTEN || echo HOOK-REFUSED`,
+    'echo notes > NOTES.md && echo NOTES-WRITTEN',
+  ];
+  const refusedAll = (output: string): void => {
+    assert.match(output, /IN \//, output);
+    for (const refused of ['CONFIG-REFUSED', 'GITDIR-REFUSED', 'HOOK-REFUSED']) assert.match(output, new RegExp(refused), output);
+  };
+
+  it('a repository that is a linked worktree of another: the git folder they share is read-only to a worker in its own worktree and to one in place', async () => {
+    const main = await makeRepo(testGit(), join(core.home, 'dev', 'main'), { 'README.md': '# main\n' });
+    const linked = join(core.home, 'dev', 'feature');
+    await testGit().run(['worktree', 'add', '-q', '-b', 'feature', linked], { cwd: main });
+    const config = readFileSync(join(main, '.git', 'config'), 'utf8');
+    const marker = join(core.root, 'RAN-linked');
+
+    script('sharer', plant(marker));
+    refusedAll(await runWorker('sharer', linked));
+    assert.match(await core.pool.changes!.apply('sharer', { dirtyBuffers: [] }), /^Applied 2 files changed/, 'NOTES.md and its fsm.sh');
+    script('placed', plant(marker));
+    refusedAll(await runWorker('placed', linked, 'in place'));
+    assert.equal(readFileSync(join(main, '.git', 'config'), 'utf8'), config);
+    assert.equal(existsSync(join(main, '.git', 'hooks', 'post-checkout')), false);
+    await testGit().run(['status', '--short'], { cwd: linked });
+    assert.equal(existsSync(marker), false, 'a planted program ran outside the sandbox');
+  });
+
+  it('a submodule (its .git a file naming a folder in the superproject\u2019s): that folder is read-only to a worker in its worktree', async () => {
+    const lib = await makeRepo(testGit(), join(core.home, 'src', 'lib'), { 'lib.ts': 'export {};\n' });
+    const app = await makeRepo(testGit(), join(core.home, 'dev', 'app'), { 'README.md': '# app\n' });
+    await testGit().run(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib'], { cwd: app });
+    const modules = join(app, '.git', 'modules', 'lib');
+    const config = readFileSync(join(modules, 'config'), 'utf8');
+    const marker = join(core.root, 'RAN-submodule');
+    script('subber', plant(marker));
+    refusedAll(await runWorker('subber', join(app, 'lib')));
+    assert.equal(readFileSync(join(modules, 'config'), 'utf8'), config);
+    assert.equal(existsSync(join(modules, 'hooks', 'post-checkout')), false);
+    assert.match(await core.pool.changes!.apply('subber', { dirtyBuffers: [] }), /^Applied 2 files changed/, 'NOTES.md and its fsm.sh');
+    await testGit().run(['status', '--short'], { cwd: join(app, 'lib') });
+    assert.equal(existsSync(marker), false, 'a planted program ran outside the sandbox');
+  });
+
+  it("in place in a folder below the repository's root, or reading there: the repository's .git is read-only to the worker", async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'mono'), { 'README.md': '# mono\n', 'packages/web/index.ts': 'export {};\n' });
+    const config = readFileSync(join(repo, '.git', 'config'), 'utf8');
+    const marker = join(core.root, 'RAN-below');
+    script('below', plant(marker));
+    refusedAll(await runWorker('below', join(repo, 'packages', 'web'), 'in place'));
+    script('looker', plant(marker));
+    refusedAll(await runWorker('looker', join(repo, 'packages', 'web'), 'read-only'));
+    assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), config);
+    assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);
+    await testGit().run(['status', '--short'], { cwd: repo });
+    assert.equal(existsSync(marker), false, 'a planted program ran outside the sandbox');
+  });
+
   it('started to read only, in the repository itself: nothing there is writable, a nested .git included; its edit tool is refused', async () => {
     const repo = await makeRepo(testGit(), join(core.home, 'dev', 'reader'), { 'README.md': '# reader\n', 'src/app.ts': 'export {};\n' });
     const marker = join(core.root, 'RAN-nested-fsmonitor');

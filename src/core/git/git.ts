@@ -201,6 +201,25 @@ export class Git {
     }
   }
 
+  /**
+   * The folders git keeps `dir`'s repository in (its git folder and the one linked worktrees share), as real paths;
+   * none outside a repository or without git. Not always `<root>/.git`: a repository that is a linked worktree of
+   * another, or a submodule, has a `.git` file naming a folder elsewhere, and a folder below the root has none.
+   */
+  async gitFolders(dir: string): Promise<string[]> {
+    if (!(await isDirectory(dir))) return [];
+    if (!this.redirected && !(await gitEntryAbove(await realpath(dir)))) return [];
+    let out: string;
+    try {
+      out = await this.run(['rev-parse', '--git-dir', '--git-common-dir'], { cwd: dir });
+    } catch (err) {
+      if (err instanceof GitError && err.kind === 'failed') return [];
+      throw err;
+    }
+    const folders = out.split('\n').filter(Boolean);
+    return [...new Set(await Promise.all(folders.map((p) => realpath(resolve(dir, p)))))];
+  }
+
   /** Whether git can be run at all. */
   async installed(): Promise<boolean> {
     try {

@@ -31,6 +31,21 @@ export class WorkerIsolation {
     return path.join(storageDir, 'worktrees');
   }
 
+  /**
+   * Readable to the worker, never writable: the git folders of where it works, wherever git keeps them. The runtime's
+   * sandbox lets a command write the git folder of its working directory (so git works there); config and hooks there
+   * name programs that git run outside the sandbox (Baton's, the user's, VS Code's) runs. Measured: a worker in its
+   * worktree of a repository that is itself a linked worktree wrote `core.fsmonitor` into the config both share, and one
+   * in place in a folder below a repository's root into that repository's, since neither had a `.git` folder where it
+   * worked for the policy to name.
+   */
+  private async gitFolders(dir: string): Promise<string[]> {
+    return this.pending.git.gitFolders(dir).catch((err: unknown) => {
+      if (err instanceof GitError && err.kind === 'not-installed') return [];
+      throw err;
+    });
+  }
+
   /** `mode`: the user's setting ('none': the folder itself) or the model's request ('read-only': the folder, to read). */
   async place(name: string, dir: string, mode: 'worktree' | 'none' | 'read-only', include: readonly string[]): Promise<Placement> {
     if (this.pending.get(name)) {
@@ -49,11 +64,14 @@ export class WorkerIsolation {
       return {
         workingDir: dir,
         isolation: { kind: 'in-place', readOnly: true },
+        readonlyPaths: await this.gitFolders(dir),
         hidden,
         note: `It works in ${dir} itself, to read only: it cannot change a file there.${what}`,
       };
     }
-    if (mode === 'none') return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself (no isolation).` };
+    if (mode === 'none') {
+      return { workingDir: dir, isolation: { kind: 'in-place' }, readonlyPaths: await this.gitFolders(dir), note: `It works in ${dir} itself (no isolation).` };
+    }
     try {
       const wt = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });
       this.pending.save(wt.record);
@@ -65,7 +83,10 @@ export class WorkerIsolation {
         workingDir: wt.workingDir,
         changeSet: wt.record,
         linked: wt.included.map((i) => i.path),
-        readonlyPaths: [path.join(wt.repoRoot, '.git'), ...wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path))],
+        readonlyPaths: [
+          ...(await this.gitFolders(wt.worktreePath)),
+          ...wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path)),
+        ],
         isolation: { kind: 'worktree', branch: wt.branch, baseCommit: wt.baseCommit, sourceDir: dir, uncommittedLeftOut: wt.userHadUncommittedChanges },
         note: `It works in its own git worktree on branch ${wt.branch} from ${wt.baseCommit.slice(0, 8)} (${wt.worktreePath}); your files stay untouched until you apply its changes.${left}${problems}`,
       };
