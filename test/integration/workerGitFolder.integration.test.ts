@@ -160,7 +160,7 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     assert.equal(existsSync(marker), false, 'a planted program ran outside the sandbox');
   });
 
-  it("in place in a folder below the repository's root, or reading there: the repository's .git is read-only to the worker", async () => {
+  it("in place in a folder below the repository's root (by the setting, to read, or in a folder git does not track): the repository's .git is read-only to the worker", async () => {
     const repo = await makeRepo(testGit(), join(core.home, 'dev', 'mono'), { 'README.md': '# mono\n', 'packages/web/index.ts': 'export {};\n' });
     const config = readFileSync(join(repo, '.git', 'config'), 'utf8');
     const marker = join(core.root, 'RAN-below');
@@ -168,6 +168,11 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     refusedAll(await runWorker('below', join(repo, 'packages', 'web'), 'in place'));
     script('looker', plant(marker));
     refusedAll(await runWorker('looker', join(repo, 'packages', 'web'), 'read-only'));
+    // A folder git does not track gets no worktree: its worker works there in place, below the same .git.
+    mkdirSync(join(repo, 'scratch'));
+    script('scratcher', plant(marker));
+    refusedAll(await runWorker('scratcher', join(repo, 'scratch')));
+    assert.deepEqual(core.pool.list().find((w) => w.name === 'scratcher')?.isolation, { kind: 'in-place' });
     assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), config);
     assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);
     await testGit().run(['status', '--short'], { cwd: repo });

@@ -96,6 +96,8 @@ export class WorkerIsolation {
         return {
           workingDir: dir,
           isolation: { kind: 'in-place' },
+          // A repository with no commit yet, or a folder of one that git does not track: its git folder is there all the same.
+          readonlyPaths: await this.gitFolders(dir),
           note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
         };
       }
