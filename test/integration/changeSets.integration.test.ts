@@ -85,6 +85,35 @@ describe('git change sets (real git)', function () {
     assert.ok(!existsSync(join(storage, 'review', 'w1')));
   });
 
+  it('a file your tree already has as the worker left it (another worker made the same edit; an Apply cut short after git wrote) is no conflict; one that differs still is', async () => {
+    const w1 = await create('same1');
+    const w2 = await create('same2');
+    const edit = APP.replace('three', 'THREE');
+    await writeFile(join(w1.worktreePath, 'src/app.txt'), edit);
+    await writeFile(join(w2.worktreePath, 'src/app.txt'), edit);
+    await writeFile(join(w2.worktreePath, 'extra.txt'), 'from w2\n');
+    await writeFile(join(w2.worktreePath, 'README.md'), '# app, by w2\n');
+    await unlink(join(w2.worktreePath, 'old-name.txt'));
+    await changeSets.apply(w1, { userRepoDir: repo, dirtyBuffers: [] });
+    // Deleted in your tree too: the same as the worker's deletion. README.md differs: that one blocks, alone.
+    await unlink(join(repo, 'old-name.txt'));
+    await writeFile(join(repo, 'README.md'), '# mine\n');
+    await assert.rejects(() => changeSets.apply(w2, { userRepoDir: repo, dirtyBuffers: [] }), conflictWith([{ path: 'README.md', reason: 'does-not-apply' }]));
+    assert.ok(!existsSync(join(repo, 'extra.txt')), 'nothing applied');
+
+    await git.run(['checkout', '--', 'README.md'], { cwd: repo });
+    const second = await changeSets.apply(w2, { userRepoDir: repo, dirtyBuffers: [] });
+    assert.deepEqual(second.alreadyThere, ['old-name.txt', 'src/app.txt']);
+    assert.deepEqual(second.applied.sort(), ['README.md', 'extra.txt', 'old-name.txt', 'src/app.txt']);
+    assert.equal(read(join(repo, 'src/app.txt')), edit);
+    assert.equal(read(join(repo, 'README.md')), '# app, by w2\n');
+    assert.equal(read(join(repo, 'extra.txt')), 'from w2\n');
+    // The same Apply again (as after a window that died before Baton let the change set go): all of it is there.
+    const again = await changeSets.apply(w2, { userRepoDir: repo, dirtyBuffers: [] });
+    assert.deepEqual(again.alreadyThere, ['README.md', 'extra.txt', 'old-name.txt', 'src/app.txt']);
+    assert.equal(read(join(repo, 'extra.txt')), 'from w2\n');
+  });
+
   it('applies the chosen files only (a rename and a deletion among them); the base moves over them, so the rest stays pending on its own', async () => {
     const cs = await create('part');
     await git.run(['mv', 'old-name.txt', 'new-name.txt'], { cwd: cs.worktreePath });

@@ -195,6 +195,22 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1);
   });
 
+  it('two workers that made one same edit: the second Apply lands the rest and says that file was already there, instead of a conflict', async () => {
+    scriptWorker('twin1', "printf 'fixed\\n' > src/a.txt", 'fixed a');
+    scriptWorker('twin2', "printf 'fixed\\n' > src/a.txt && printf 'c too\\n' > src/c.txt", 'fixed a and c');
+    await core.pool.create({ name: 'twin1', workingDir: repo, prompt: 'TASK-twin1' });
+    await core.pool.create({ name: 'twin2', workingDir: repo, prompt: 'TASK-twin2' });
+    await waitFor('both results', () => doneCount() >= 2);
+    assert.match(await core.pool.changes!.apply('twin1', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+    assert.equal(
+      await core.pool.changes!.apply('twin2', { dirtyBuffers: [] }),
+      "Applied 2 files changed, +2 −2 from worker 'twin2' to your working tree. Already in your tree as the worker left it, so left as it was: src/a.txt.",
+    );
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'fixed\n');
+    assert.equal(await readFile(join(repo, 'src', 'c.txt'), 'utf8'), 'c too\n');
+    assert.equal(await worktreeCount(), 1);
+  });
+
   it('a Keep as branch cut short after its commit (its window died): Discard then leaves the kept branch', async () => {
     scriptWorker('cut', "printf 'cut line\\n' > src/a.txt", 'cut: edited a');
     await core.pool.create({ name: 'cut', workingDir: repo, prompt: 'TASK-cut' });

@@ -34,16 +34,17 @@ export async function applyWithMarkers(
   if (unsaved.length) throw new ApplyConflict(unsaved.map((f) => ({ path: f.path, reason: 'unsaved-in-editor' as const })));
 
   const specOf = (files: FileChange[]): string[] => ['--', ...files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])).map((p) => `:(literal)${p}`)];
-  const blocked = new Set(
-    (await changeSets.withPatch(cs, tree, specOf(summary.files), (patch) => changeSets.conflictingFiles(userRoot, patch, summary.files))).map((c) => c.path),
-  );
+  const found = await changeSets.withPatch(cs, tree, specOf(summary.files), (patch) => changeSets.conflictingFiles(userRoot, patch, summary.files));
+  const blocked = new Set(found.blocking.map((c) => c.path));
+  // Already in the user's tree as the worker left them: nothing to apply, nothing to merge.
+  const already = new Set(found.already);
   // Only a file both sides changed in place can carry markers; an added, deleted or renamed one that
   // does not apply is left out, named, and stays in the worktree (nothing is half-applied for it).
   const mergeable = summary.files.filter((f) => blocked.has(f.path) && f.status === 'modified' && !f.binary);
   const refused = summary.files.filter((f) => blocked.has(f.path) && !mergeable.includes(f));
   if (refused.length)
     throw new ApplyConflict(refused.map((f) => ({ path: f.path, reason: 'does-not-apply' as const, detail: 'cannot be merged in the editor' })));
-  const clean = summary.files.filter((f) => !blocked.has(f.path));
+  const clean = summary.files.filter((f) => !blocked.has(f.path) && !already.has(f.path));
   if (clean.length) await changeSets.withPatch(cs, tree, specOf(clean), (patch) => git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot }));
 
   const conflicted: MarkedApply['conflicted'] = [];
@@ -82,6 +83,6 @@ export async function applyWithMarkers(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  const applied = clean.flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
+  const applied = summary.files.filter((f) => !blocked.has(f.path)).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
   return { applied, conflicted };
 }

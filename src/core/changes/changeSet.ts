@@ -86,6 +86,8 @@ export interface ApplyResult {
   tree?: string;
   /** The whole change set at the time of the apply (applied or not). */
   before?: ChangeSummary;
+  /** Of the applied files, those the user's tree already had exactly as the worker left them: left as they were. */
+  alreadyThere?: string[];
 }
 
 /** Why one file blocks an apply. */

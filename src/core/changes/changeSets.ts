@@ -160,26 +160,31 @@ export class ChangeSets {
     }
     if (unsaved.length) throw new ApplyConflict(unsaved);
 
-    await this.withPatch(cs, tree, spec, async (patch) => {
+    const alreadyThere = await this.withPatch(cs, tree, spec, async (patch) => {
       // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
       const applyArgs = ['apply', '--whitespace=nowarn'];
+      let already: string[] = [];
       if (!(await this.git.succeeds([...applyArgs, '--check', patch], { cwd: userRoot }))) {
-        throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
+        const found = await this.conflictingFiles(userRoot, patch, chosen);
+        if (found.blocking.length) throw new ApplyConflict(found.blocking);
+        already = found.already;
       }
+      if (already.length === chosen.length) return already;
       try {
-        await this.git.run([...applyArgs, patch], { cwd: userRoot });
+        await this.git.run([...applyArgs, ...already.map((p) => `--exclude=${globEscape(p)}`), patch], { cwd: userRoot });
       } catch (err) {
         // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
-        if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict(await this.conflictingFiles(userRoot, patch, chosen));
+        if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict((await this.conflictingFiles(userRoot, patch, chosen)).blocking);
         throw err;
       }
+      return already;
     });
     const applied = new Set<string>();
     for (const f of chosen) {
       applied.add(f.path);
       if (f.oldPath) applied.add(f.oldPath);
     }
-    return { applied: [...applied], remaining: all.files.length - chosen.length, tree, before: all };
+    return { applied: [...applied], remaining: all.files.length - chosen.length, tree, before: all, ...(alreadyThere.length ? { alreadyThere } : {}) };
   }
 
   /** Removes the worktree, its branch and the review copies. The user's consent is the caller's. */
@@ -342,27 +347,46 @@ export class ChangeSets {
     }
   }
 
-  /** Which files of the patch (a file, see withPatch) do not apply to the user's tree, each checked on its own (`--include`). */
-  async conflictingFiles(userRoot: string, patch: string, files: FileChange[]): Promise<ApplyConflictFile[]> {
-    const conflicts: ApplyConflictFile[] = [];
+  /**
+   * Which files of the patch (a file, see withPatch) do not apply to the user's tree, each checked on its own
+   * (`--include`), and which of those the user's tree already has exactly as the worker left them (the patch applies in
+   * reverse): another worker made the same edit and was applied first, the user copied it over, or an Apply was cut
+   * short after git wrote the files. Those are no conflict: there is nothing left to do for them.
+   */
+  async conflictingFiles(userRoot: string, patch: string, files: FileChange[]): Promise<{ blocking: ApplyConflictFile[]; already: string[] }> {
+    const blocking: ApplyConflictFile[] = [];
+    const already: string[] = [];
+    const check = (f: FileChange): Promise<string> =>
+      this.git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
+    // Reversed, a rename's entry goes by its old name; and a check that --include left nothing to check passes, so it
+    // must name what it checked (--numstat).
+    const there = (f: FileChange): Promise<boolean> =>
+      this.git
+        .run(['apply', '--whitespace=nowarn', '--check', '--numstat', '-R', `--include=${globEscape(f.oldPath ?? f.path)}`, patch], { cwd: userRoot })
+        .then(
+          (out) => out.trim() !== '',
+          () => false,
+        );
     // Two at a time: this only runs after a failed check, on a machine that may be busy.
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < files.length) {
         const f = files[next++];
         try {
-          await this.git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
+          await check(f);
         } catch (err) {
           if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
-          const detail = err.stderr.trim().split('\n').pop();
-          conflicts.push({ path: f.path, reason: 'does-not-apply', detail });
+          if (await there(f)) already.push(f.path);
+          else blocking.push({ path: f.path, reason: 'does-not-apply', detail: err.stderr.trim().split('\n').pop() });
         }
       }
     };
     await Promise.all([worker(), worker()]);
-    conflicts.sort((a, b) => a.path.localeCompare(b.path));
+    blocking.sort((a, b) => a.path.localeCompare(b.path));
+    already.sort();
     // A failure no single file explains (should not happen): name every file rather than none.
-    return conflicts.length ? conflicts : files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const }));
+    if (!blocking.length && !already.length) return { blocking: files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const })), already };
+    return { blocking, already };
   }
 }
 

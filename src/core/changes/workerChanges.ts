@@ -16,7 +16,7 @@ import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
 import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
-import { also, stayed } from './outcomeTexts';
+import { alreadyThere, also, stayed } from './outcomeTexts';
 
 const TRACKED_PREFIX = 'tracked:';
 
@@ -238,7 +238,7 @@ export class WorkerChanges {
         if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
         const kept = opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : '';
-        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}`;
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}`;
         if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
         else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
         return text;
