@@ -109,6 +109,21 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.ok(size < (LOG_BYTES_KEEP + kept) / 0.75 + 2 ** 20, `the file is ${size} bytes`);
   });
 
+  it(`within those ${LOG_BYTES_KEEP / 2 ** 20} MB, another agent's conversations (a tool call's own) lose their text before any of the user's goes`, async function () {
+    this.timeout(30_000);
+    const big = (tag: string): string => `${tag} ${'é'.repeat(100 * 1024)}`; // 200 KB of UTF-8
+    // The user's 4 MB first, then 20 MB of an agent's calls, newer than all of it.
+    for (let i = 0; i < 20; i++) store.appendLog({ role: 'user', content: big(`mine ${i}`), conversation: 'c-mine' });
+    for (let i = 0; i < 100; i++) store.appendLog({ role: 'user', content: big(`agent ${i}`), conversation: `${TOOL_CONVERSATION_PREFIX}${i % 10}` });
+    await store.close();
+    store = await SqlJsStore.open({ dir, flushDelayMs: 5, pollIntervalMs: 0 });
+    assert.equal(store.recentLog(100, 'c-mine').length, 20, "every one of the user's messages is kept");
+    const bytes = await count('SELECT SUM(octet_length(content)) FROM conversation_log');
+    assert.ok(bytes <= LOG_BYTES_KEEP + 10 * LOG_NEWEST_ALWAYS * 200 * 1024 + 100, `${bytes} bytes`);
+    assert.equal(await count("SELECT COUNT(*) FROM conversation_log WHERE content LIKE 'agent 0 %'"), 0, "the agent's oldest went");
+    assert.match(store.recentLog(1, `${TOOL_CONVERSATION_PREFIX}9`)[0]!.content, /^agent 99 /);
+  });
+
   it(`conversations keep the ${CONVERSATIONS_KEEP} most recently active, each going with its log and saved session`, async () => {
     store.appendLog({ role: 'user', content: 'the first conversation', conversation: 'c-first' });
     store.setState('orchestrator_session_id@c-first', 'session-of-first');

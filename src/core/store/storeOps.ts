@@ -195,13 +195,15 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
 
     case 'pruneLogBytes':
       // The newest rows of all conversations whose text, with every newer row's, fits in `keep` bytes stay, and each
-      // conversation's newest `newestAlways` whatever their size. Computed on the table as it is (on a replay too).
+      // conversation's newest `newestAlways` whatever their size. The user's own conversations' rows count first: a tool
+      // call's conversations (another agent's, TOOL_CONVERSATION_PREFIX) lose theirs before any of the user's goes, as
+      // they never push out the user's conversations by number. Computed on the table as it is (on a replay too).
       return t.run(
         `DELETE FROM conversation_log WHERE id IN (SELECT id FROM (
-           SELECT id, SUM(octet_length(content)) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS newer,
+           SELECT id, SUM(octet_length(content)) OVER (ORDER BY substr(conversation, 1, ?) = ?, id DESC ROWS UNBOUNDED PRECEDING) AS newer,
                   ROW_NUMBER() OVER (PARTITION BY conversation ORDER BY id DESC) AS place
            FROM conversation_log) WHERE newer > ? AND place > ?)`,
-        [op.keep, op.newestAlways],
+        [TOOL_CONVERSATION_PREFIX.length, TOOL_CONVERSATION_PREFIX, op.keep, op.newestAlways],
       );
 
     case 'createConversation':
