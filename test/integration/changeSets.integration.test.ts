@@ -234,6 +234,20 @@ describe('git change sets (real git)', function () {
     assert.deepEqual(await readdir(join(storage, 'tmp')), []);
   });
 
+  it("a worker's CRLF file in a repository with core.safecrlf=true (git refuses to add it) still reviews and applies", async () => {
+    await git.run(['config', 'core.autocrlf', 'input'], { cwd: repo });
+    await git.run(['config', 'core.safecrlf', 'true'], { cwd: repo });
+    const cs = await create('crlf');
+    await writeFile(join(cs.worktreePath, 'run.bat'), 'echo one\r\necho two\r\n');
+    assert.deepEqual(
+      (await changeSets.summarize(cs)).files.map((f) => [f.path, f.status, f.additions]),
+      [['run.bat', 'added', 2]],
+    );
+    assert.deepEqual((await changeSets.apply(cs, { userRepoDir: repo, dirtyBuffers: [] })).applied, ['run.bat']);
+    // Converted as the user's own git converts (autocrlf=input): the lines are the worker's.
+    assert.equal(read(join(repo, 'run.bat')).replace(/\r/g, ''), 'echo one\necho two\n');
+  });
+
   it('refuses by name a file the editor holds unsaved, and changes nothing', async () => {
     const cs = await create('w1');
     await writeFile(join(cs.worktreePath, 'README.md'), '# by the worker\n');

@@ -59,7 +59,7 @@ export async function applyWithMarkers(
         git.run(['rev-parse', `${cs.baseCommit}:${f.path}`], { cwd: cs.worktreePath }).then((o) => o.trim()),
         git.run(['rev-parse', `${tree}:${f.path}`], { cwd: cs.worktreePath }).then((o) => o.trim()),
       ]);
-      const userSha = (await git.run(['hash-object', '-w', '--', f.path], { cwd: userRoot })).trim();
+      const userSha = (await git.run(['-c', 'core.safecrlf=false', 'hash-object', '-w', '--', f.path], { cwd: userRoot })).trim();
       const [base, ours, theirs] = ['base', 'ours', 'theirs'].map((n) => join(dir, n));
       await writeFile(base, await git.runBuffer(['cat-file', 'blob', baseSha], { cwd: userRoot }));
       await writeFile(ours, await readFile(userPath));

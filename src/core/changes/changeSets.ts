@@ -50,6 +50,12 @@ export interface ApplyOptions {
 // (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
 const DIFF_FLAGS = ['-r', '-M', '--no-ext-diff', '--no-textconv'];
 const MAX_UNSHOWN_LISTED = 20;
+/**
+ * `git add` into a snapshot's own index: with the user's `core.safecrlf=true` (and autocrlf), git refuses to add a file
+ * whose CRLF it would convert, so a worker that wrote one (a Windows tool, a .bat) made every Review and Apply fail.
+ * Git still converts the line endings as the user's settings say; it only does not refuse to.
+ */
+const SNAPSHOT_ADD = ['-c', 'core.safecrlf=false', 'add'] as const;
 
 /** A worktree as a git tree, and its folders left out as repositories of their own (relative, `/`-separated). */
 interface Snapshot {
@@ -240,11 +246,11 @@ export class ChangeSets {
         await this.git.run(['read-tree', 'HEAD'], { cwd, env });
       }
       const nested = await this.nestedRepositories(cwd, env);
-      if (!nested.length) await this.git.run(['add', '-A'], { cwd, env });
+      if (!nested.length) await this.git.run([...SNAPSHOT_ADD, '-A'], { cwd, env });
       else {
         // On stdin: a worker may have cloned more repositories than a command line holds.
         const spec = ['.', ...nested.map((p) => `:(exclude,literal)${p}`)].join('\0');
-        await this.git.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd, env, input: spec });
+        await this.git.run([...SNAPSHOT_ADD, '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd, env, input: spec });
       }
       // The include entries leave the snapshot after the add, not through an exclude pathspec on it:
       // `add` fails when a pathspec names an ignored file (.env), and a .gitignore `node_modules/`
