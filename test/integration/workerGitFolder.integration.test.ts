@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { afterEachCore } from '../support/afterEachCore';
+import { CopilotClient, runTurn } from '../support/copilotHarness';
 import { makeRepo, testGit } from '../support/gitFixture';
 import { waitFor } from '../support/waitFor';
 
@@ -175,6 +176,49 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     assert.deepEqual(core.pool.list().find((w) => w.name === 'scratcher')?.isolation, { kind: 'in-place' });
     assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), config);
     assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);
+    await testGit().run(['status', '--short'], { cwd: repo });
+    assert.equal(existsSync(marker), false, 'a planted program ran outside the sandbox');
+  });
+
+  it("a machine session attached in a folder below a repository's root (a Copilot CLI session of the user's): the repository's .git is read-only to it", async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'cli'), { 'README.md': '# cli\n', 'web/index.ts': 'export {};\n' });
+    const dir = join(repo, 'web');
+    const config = readFileSync(join(repo, '.git', 'config'), 'utf8');
+    // The user's own Copilot CLI made it, in another process, and is closed now.
+    const cli = new CopilotClient({ env: core.env, baseDirectory: core.env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: dir, logLevel: 'error' });
+    let sessionId: string;
+    try {
+      await cli.start();
+      core.server.on({ lastUserIncludes: 'cli work', name: 'the CLI session' }, { text: 'cli reply' });
+      const session = await cli.createSession({ workingDirectory: dir, streaming: true, onPermissionRequest: () => ({ kind: 'reject' }) });
+      await runTurn(session, 'cli work');
+      sessionId = session.sessionId;
+      await session.disconnect();
+    } finally {
+      await cli.stop().catch(() => cli.forceStop());
+    }
+    await core.pool.machine.attach(sessionId, 'attached');
+    const marker = join(core.root, 'RAN-attached');
+    const mine = (r: { lastUserText?: string; messages: Array<{ role: string }> }, tools: boolean) =>
+      r.lastUserText?.includes('TASK-attached') === true && r.messages.some((m) => m.role === 'tool') === tools;
+    core.server.on(
+      { predicate: (r) => mine(r, false), name: 'attached runs' },
+      { toolCalls: [{ id: 'attached-1', name: 'bash', arguments: { command: plant(marker).join('\n'), description: 'git folder' } }] },
+    );
+    core.server.on({ predicate: (r) => mine(r, true), name: 'attached reports' }, { text: 'done' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'attached'", name: 'result of attached' }, { text: 'noted' });
+    await core.pool.send('attached', 'TASK-attached');
+    await waitFor(
+      'its result to be answered',
+      () => core.conversations.all().every((c) => c.idle) && core.server.chatRequests().some((r) => r.lastUserText?.includes("Worker 'attached'")),
+      90_000,
+    );
+    const tool = core.server
+      .chatRequests()
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === 'tool' && JSON.stringify(m).includes('attached-1'));
+    refusedAll(JSON.stringify(tool?.content ?? ''));
+    assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), config);
     await testGit().run(['status', '--short'], { cwd: repo });
     assert.equal(existsSync(marker), false, 'a planted program ran outside the sandbox');
   });

@@ -39,7 +39,7 @@ export class WorkerIsolation {
    * in place in a folder below a repository's root into that repository's, since neither had a `.git` folder where it
    * worked for the policy to name.
    */
-  private async gitFolders(dir: string): Promise<string[]> {
+  async gitFolders(dir: string): Promise<string[]> {
     return this.pending.git.gitFolders(dir).catch((err: unknown) => {
       if (err instanceof GitError && err.kind === 'not-installed') return [];
       throw err;

@@ -108,7 +108,12 @@ export class WorkerPool {
       resolveDir: (dir) => this.setup.resolveDir(dir),
       inUse: async (id) => (await opts.sessions.inUse([id])).has(id),
       reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
-      open: (w, make) => this.open(w, make),
+      // It works in its folder itself: the git folders of that folder's repository are read-only to it, as to a worker placed there.
+      open: (w, make) =>
+        this.open(w, async () => {
+          w.sandboxReadonly = (await this.isolation?.gitFolders(w.workingDir)) ?? [];
+          return make();
+        }),
       spec: (w) => this.setup.spec(w),
     });
     this.lifecycle = new SessionLifecycle({
