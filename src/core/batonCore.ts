@@ -339,6 +339,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
     toolOutputs = keepToolOutputsSwept(sessions, logger);
     await pool.changes?.recoverAtStart();
+    await pool.restorePending().catch((err: unknown) => logger.warn(`Listing the workers whose changes wait failed: ${String(err)}`));
     // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
     await sweepAtStart({ sessions, logger, storageDir, store, conversations: convos, claims, pool });
   });

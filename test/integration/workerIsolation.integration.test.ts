@@ -104,7 +104,7 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.deepEqual(core.pool.lifecycle.keptIds(), []);
     assert.match(core.pool.transcript('alpha'), /TASK-alpha: change app\.txt[\s\S]*alpha: edited/, 'the transcript outlives the session');
     // Settling twice does nothing more.
-    await core.pool.settleSession('alpha');
+    await core.pool.lifecycle.settled('alpha');
   });
 
   it('the model cannot land changes on its own: apply_worker_changes asks the user first, and a no holds', async () => {

@@ -211,6 +211,37 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1);
   });
 
+  it('after a reload, a worker whose changes wait is back on its card; Ask for changes goes on in its kept session, its git folder still read-only; Apply takes both rounds', async () => {
+    scriptWorkerRound(core.server, { worker: 'again', prompt: 'TASK-again', does: { command: "printf 'round one\\n' > src/a.txt" }, report: 'round one done' });
+    await core.pool.create({ name: 'again', workingDir: repo, prompt: 'TASK-again' });
+    await waitFor('its result', () => doneCount() >= 1);
+    const before = card('again')!;
+    await core.restart();
+    await waitFor('its card back', () => card('again')?.changes?.files === 1);
+    const back = card('again')!;
+    assert.deepEqual(
+      { state: back.state, sessionId: back.sessionId, isolation: back.isolation, workingDir: back.workingDir, changes: back.changes },
+      { state: 'done', sessionId: before.sessionId, isolation: before.isolation, workingDir: before.workingDir, changes: before.changes },
+    );
+
+    scriptWorkerRound(core.server, {
+      worker: 'again',
+      prompt: 'MORE-again',
+      does: { command: "printf 'round two\\n' > src/b.txt && git config core.fsmonitor /x && echo CONFIG-WRITTEN || echo CONFIG-REFUSED" },
+      report: 'round two done',
+    });
+    await core.pool.send('again', 'MORE-again');
+    await waitFor('its second result', () => core.server.chatRequests().some((r) => r.lastUserText?.includes('round two done')) && doneCount() >= 2);
+    const followUp = core.server.chatRequests().find((r) => r.systemText.includes("You are 'again'") && r.lastUserText?.includes('MORE-again'))!;
+    assert.ok(JSON.stringify(followUp.messages).includes('TASK-again'), 'the kept session, with its first round');
+    const ran = core.server
+      .chatRequests()
+      .find((r) => r.systemText.includes("You are 'again'") && r.messages.at(-1)?.role === 'tool' && r.lastUserText?.includes('MORE-again'))!;
+    assert.match(JSON.stringify(ran.messages.at(-1)), /CONFIG-REFUSED/);
+    assert.match(await core.pool.changes!.apply('again', { dirtyBuffers: [] }), /^Applied 2 files changed, \+2 −2 from worker 'again'/);
+    assert.equal(await readFile(join(repo, 'src', 'b.txt'), 'utf8'), 'round two\n');
+  });
+
   it('a Keep as branch cut short after its commit (its window died): Discard then leaves the kept branch', async () => {
     scriptWorker('cut', "printf 'cut line\\n' > src/a.txt", 'cut: edited a');
     await core.pool.create({ name: 'cut', workingDir: repo, prompt: 'TASK-cut' });

@@ -8,6 +8,26 @@
 import * as path from 'node:path';
 import type { FileChange, RewoundFiles } from '../copilot/agentSessions';
 import type { WorkerCard } from '../../shared/protocol';
+import type { BatonStore } from '../store/types';
+
+/** State key of a worker's changes tracked in place: the session they are tracked in, and the folder. */
+export const TRACKED_PREFIX = 'tracked:';
+
+export interface TrackedRecord {
+  sessionId: string;
+  workingDir: string;
+}
+
+/** The record of `name`'s changes tracked in place, if it has one (and it can be read). */
+export function readTracked(store: Pick<BatonStore, 'getState'>, name: string): TrackedRecord | undefined {
+  const raw = store.getState(TRACKED_PREFIX + name);
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as TrackedRecord;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Whether the runtime tracks a worker's changes in place: it works in the folder itself, and not to read only. */
 export function tracksInPlace(isolation: WorkerCard['isolation']): boolean {

@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
-import { diffOrNote, discardedInPlace, realFileChanges, tracksInPlace } from './inPlaceChanges';
+import { diffOrNote, discardedInPlace, readTracked, realFileChanges, TRACKED_PREFIX, tracksInPlace, type TrackedRecord } from './inPlaceChanges';
 import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { ApplyConflict, describeLeftOut, type FileChange, type ReviewEntry } from './changeSet';
+import { ApplyConflict, describeLeftOut, type ChangeSet, type FileChange, type ReviewEntry } from './changeSet';
 import { cardChanges, summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
@@ -18,14 +18,15 @@ import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
 import { alreadyThere, also, stayed } from './outcomeTexts';
 
-const TRACKED_PREFIX = 'tracked:';
-
 export interface PendingChanges {
   worker: string;
   kind: 'worktree' | 'tracked';
   /** The worktree (worktree) or the folder the worker changed in place (tracked). */
   dir: string;
   branch?: string;
+  /** The change set (worktree), or the session its changes are tracked in (tracked). */
+  changeSet?: ChangeSet;
+  sessionId?: string;
 }
 
 /** How a change set ended (or, partly applied, went on): what the card shows. */
@@ -50,11 +51,6 @@ export interface FinishedWorker {
   changes?: WorkerCard['changes'];
   /** The worktree's snapshot its `changes` were counted from (what a verify right after runs on). */
   changesTree?: string;
-}
-
-interface TrackedRecord {
-  sessionId: string;
-  workingDir: string;
 }
 
 /** A finished task left changes to review: where they are and which files. */
@@ -153,13 +149,15 @@ export class WorkerChanges {
   }
 
   list(): PendingChanges[] {
-    const worktrees = this.isolation.list().map((c): PendingChanges => ({ worker: c.worker, kind: 'worktree', dir: c.worktreePath, branch: c.branch }));
+    const worktrees = this.isolation
+      .list()
+      .map((c): PendingChanges => ({ worker: c.worker, kind: 'worktree', dir: c.worktreePath, branch: c.branch, changeSet: c }));
     const tracked = this.store
       .stateKeys(TRACKED_PREFIX)
       .map((k) => k.slice(TRACKED_PREFIX.length))
       .map((worker): PendingChanges | undefined => {
         const r = this.tracked(worker);
-        return r ? { worker, kind: 'tracked', dir: r.workingDir } : undefined;
+        return r ? { worker, kind: 'tracked', dir: r.workingDir, sessionId: r.sessionId } : undefined;
       })
       .filter((p): p is PendingChanges => p !== undefined);
     return [...worktrees, ...tracked];
@@ -380,13 +378,7 @@ export class WorkerChanges {
   }
 
   private tracked(name: string): TrackedRecord | undefined {
-    const raw = this.store.getState(TRACKED_PREFIX + name);
-    if (!raw) return undefined;
-    try {
-      return JSON.parse(raw) as TrackedRecord;
-    } catch {
-      return undefined;
-    }
+    return readTracked(this.store, name);
   }
 
   private requireTracked(name: string): TrackedRecord {

@@ -19,6 +19,8 @@ export interface AttachHost {
   reserve(name: string, dir: string, replyTo: ReplyTo, source: WorkerInfo['source']): Worker;
   open(w: Worker, make: () => Promise<AgentSession>): Promise<void>;
   spec(w: Worker): SessionSpec;
+  /** Where git keeps the repository of `dir`: read-only to the session, which works in its folder in place (workerIsolation.ts). */
+  gitFolders(dir: string): Promise<string[]>;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function attachMachineSession(host: AttachHost, sessionId: string, 
   // A finished worker on the same session gives it up, so no two workers can resume one session.
   host.reg.finished = host.reg.finished.filter((f) => f.sessionId !== sessionId);
   await host.open(w, async () => {
+    w.sandboxReadonly = await host.gitFolders(dir);
     // Checked again right before the resume: the other process may have opened it meanwhile.
     if (await host.inUse(sessionId))
       throw new SessionInUseError(`Session ${sessionId} was just opened by another process; I won't write into it. Fork it instead.`, sessionId);
@@ -72,6 +75,7 @@ export async function forkMachineSession(host: AttachHost, sessionId: string, na
   host.reg.recheck(workerName);
   const w = host.reserve(workerName, dir, opts.replyTo ?? 'panel', 'forked');
   await host.open(w, async () => {
+    w.sandboxReadonly = await host.gitFolders(dir);
     let forked: string;
     try {
       forked = await host.sessions.fork(sessionId, `baton: ${workerName}`);

@@ -88,6 +88,11 @@ export class SessionLifecycle {
     return { session: await this.deps.sessions.resume(w.sessionId, spec), fresh: false };
   }
 
+  /** The session id kept for `name`'s pending changes, if any. */
+  keptId(name: string): string | undefined {
+    return this.deps.store.getState(KEPT_SESSION_PREFIX + name);
+  }
+
   /** Session ids kept for pending changes (the sweep at start leaves them). */
   keptIds(): string[] {
     return this.deps.store.stateKeys(KEPT_SESSION_PREFIX).flatMap((k) => {

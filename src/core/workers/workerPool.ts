@@ -8,9 +8,8 @@
 //   and its permission handler re-checks every path it is asked about;
 // - a task's result is written to the store (inbox) BEFORE it is handed to the orchestrator, and
 //   marked delivered only after the orchestrator accepted it: a closed window loses nothing;
-// - a worker's session is disconnected when its task completes, fails, times out or is killed, and deleted
-//   once its changes are settled or it made none (sessionLifecycle.ts); Baton never deletes a session it did
-//   not create;
+// - a worker's session is disconnected when its task ends, and deleted once its changes are settled or it made
+//   none (sessionLifecycle.ts); Baton never deletes a session it did not create;
 // - a session held by another process is never written into: attach refuses and offers a fork,
 //   and a fork only reads the source (see safeFork.ts for the runtime bug this avoids).
 import type { WorkerState } from '../../shared/protocol';
@@ -20,6 +19,7 @@ import { tracksInPlace } from '../changes/inPlaceChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
+import { restorePendingWorkers } from './pendingWorkers';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
@@ -64,6 +64,7 @@ export class WorkerPool {
   /** Pending changes of workers (worktrees, tracked folders): review, apply, discard. */
   readonly changes: WorkerChanges | undefined;
   private disposed = false;
+  private restoring: Promise<void> = Promise.resolve();
   private readonly disposeReset: () => void;
   /** Touched files, overlaps and the settled state of each worker's change set, on its card. */
   private readonly watch: ChangeWatch | undefined;
@@ -92,7 +93,7 @@ export class WorkerPool {
         workers: () => [...this.reg.active.values(), ...this.reg.finished],
         fire: () => this.reg.fireNow(),
         // Month's session lifecycle: a settled change (applied, kept as a branch, discarded) lets the session go.
-        settled: (n) => void this.settleSession(n),
+        settled: (n) => void this.lifecycle.settled(n),
         verifySettings: opts.settings,
       });
       this.isolation = new WorkerIsolation(life.pending);
@@ -108,12 +109,8 @@ export class WorkerPool {
       resolveDir: (dir) => this.setup.resolveDir(dir),
       inUse: async (id) => (await opts.sessions.inUse([id])).has(id),
       reserve: (name, dir, replyTo, source) => this.reserve(name, dir, replyTo, source),
-      // It works in its folder itself: the git folders of that folder's repository are read-only to it, as to a worker placed there.
-      open: (w, make) =>
-        this.open(w, async () => {
-          w.sandboxReadonly = (await this.isolation?.gitFolders(w.workingDir)) ?? [];
-          return make();
-        }),
+      open: (w, make) => this.open(w, make),
+      gitFolders: async (dir) => (await this.isolation?.gitFolders(dir)) ?? [],
       spec: (w) => this.setup.spec(w),
     });
     this.lifecycle = new SessionLifecycle({
@@ -158,17 +155,13 @@ export class WorkerPool {
   /** Sends a follow-up, non-blocking: to an idle worker, or a finished one (not killed) revived (see workerTargets.ts). */
   async send(name: string, prompt: string, replyTo?: ReplyTo, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
+    await this.restoring.catch(() => undefined);
     const { w, preface } = await sendTarget(name, prompt, replyTo, { reg: this.reg, changes: this.changes, now: this.now, setup: this.setup });
     // No await until the dispatch: an Apply under way may be removing its folder (a conflict resolution sends from inside).
     const settling = !follow && this.changes?.settling(name);
     if (settling) throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
     this.dispatch(w, prompt, preface, follow);
     return this.reg.info(w);
-  }
-
-  /** The worker's change is settled (applied, kept as a branch, discarded): its session is deleted (see SessionLifecycle.settled). */
-  settleSession(name: string): Promise<void> {
-    return this.lifecycle.settled(name);
   }
 
   /** Active workers first (oldest first), then the last finished ones (newest first). */
@@ -220,15 +213,24 @@ export class WorkerPool {
     return this.reg.transcript(name);
   }
 
-  /** Removes worker rows a previous window left and reports interrupted tasks (see WorkerInbox). */
-  cleanStale(): ReturnType<WorkerInbox['cleanStale']> {
-    return this.inbox.cleanStale((row) => this.reg.active.has(row.name) || !!otherLiveOwner(row, this.opts.owner));
-  }
-
   /** Re-sends results the orchestrator has not accepted yet (e.g. the window closed first). Returns how many went out. */
   async deliverPending(): Promise<number> {
     if (this.disposed) return 0;
     return this.inbox.deliverPending((row) => this.reg.active.has(row.name) || !!otherLiveOwner(row, this.opts.owner));
+  }
+
+  /** Lists again the workers whose changes wait from before this window started (pendingWorkers.ts); a send waits for it. */
+  restorePending(): Promise<void> {
+    if (!this.changes || !this.isolation || this.disposed) return this.restoring;
+    const isolation = this.isolation;
+    this.restoring = restorePendingWorkers(this.reg, this.changes, {
+      keptSession: (n) => this.lifecycle.keptId(n),
+      elsewhere: (n) => !!this.elsewhere(n),
+      gitFolders: (dir) => isolation.gitFolders(dir),
+      make: (n, dir) => newWorker({ name: n, dir, replyTo: 'panel', source: 'created', now: this.now }, (w) => this.setup.permissionHandler(n, dir, w)),
+      logger: this.opts.logger,
+    });
+    return this.restoring;
   }
 
   /**

@@ -1,0 +1,85 @@
+// Workers whose changes still wait for review when a window starts (after a reload, a restart of VS Code): listed again
+// as finished, so their card is back in the panel with Review, Apply and Discard, and Ask for changes and Resolve with
+// the worker go on in the session kept for them (or, when it is gone, a new one told what the worker did). Before, such
+// a worker was gone from the panel and every follow-up was answered "No worker named 'x'", although its change set and
+// its session were kept for exactly that. A worker another live window holds is left to that window.
+import { lstat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { cardChanges } from '../changes/changeTotals';
+import type { ChangeSet } from '../changes/changeSet';
+import type { WorkerChanges } from '../changes/workerChanges';
+import type { Logger } from '../util/logger';
+import { errorText } from './workerMessages';
+import type { WorkerRegistry } from './workerRegistry';
+import type { Worker } from './workerTypes';
+
+export interface RestoreDeps {
+  /** The session id kept for the worker's pending changes (sessionLifecycle.ts). */
+  keptSession(name: string): string | undefined;
+  /** Whether another live window runs the worker. */
+  elsewhere(name: string): boolean;
+  /** Where git keeps the repository of `dir` (read-only to the worker, as at its placement: workerIsolation.ts). */
+  gitFolders(dir: string): Promise<string[]>;
+  /** A new worker record working in `dir`, with its permission handler. */
+  make(name: string, dir: string): Worker;
+  logger: Logger;
+}
+
+/** Lists again, finished, the worker of each pending change set nobody lists; then counts each one's changes for its card. */
+export async function restorePendingWorkers(reg: WorkerRegistry, changes: WorkerChanges, deps: RestoreDeps): Promise<void> {
+  const restored: Worker[] = [];
+  for (const p of changes.list()) {
+    if (reg.lookup(p.worker) || deps.elsewhere(p.worker)) continue;
+    const cs = p.changeSet;
+    if (p.kind === 'worktree' && !cs) continue;
+    const w = deps.make(p.worker, cs?.workingDir ?? p.dir);
+    w.state = 'done';
+    w.finishedAt = w.startedAt;
+    const sessionId = cs ? deps.keptSession(p.worker) : p.sessionId;
+    if (sessionId) w.sessionId = sessionId;
+    // Its session was deleted (or never recorded): a follow-up starts a new one, told what the worker did before.
+    else w.sessionClosed = true;
+    if (cs) {
+      const linked = await linkedPaths(cs);
+      w.isolation = {
+        kind: 'worktree',
+        branch: cs.branch,
+        baseCommit: cs.baseCommit,
+        sourceDir: path.join(cs.repoRoot, path.relative(cs.worktreePath, cs.workingDir)),
+        uncommittedLeftOut: false,
+      };
+      w.linked = linked;
+      w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...linked.map((p) => path.join(cs.repoRoot, p))];
+    } else {
+      w.isolation = { kind: 'in-place' };
+      w.sandboxReadonly = await deps.gitFolders(p.dir);
+    }
+    w.transcript.lastLine = 'changes waiting for review';
+    restored.push(w);
+  }
+  // Checked again after the awaits: a worker of that name may have started meanwhile.
+  const fresh = restored.filter((w) => !reg.lookup(w.name));
+  if (!fresh.length) return;
+  reg.finished = [...reg.finished, ...fresh];
+  reg.fireNow();
+  for (const w of fresh) {
+    await changes.totals(w.name).then(
+      (t) => {
+        w.changes = cardChanges(t);
+        reg.fireNow();
+      },
+      (err: unknown) => deps.logger.warn(`Worker '${w.name}': could not count its pending changes (${errorText(err)})`),
+    );
+  }
+  deps.logger.info(`Listed again ${fresh.length} worker(s) whose changes wait for review: ${fresh.map((w) => `'${w.name}'`).join(', ')}`);
+}
+
+/** The include entries Baton linked (not copied) into the worktree: links to the user's checkout, read-only to the worker. */
+async function linkedPaths(cs: ChangeSet): Promise<string[]> {
+  const linked: string[] = [];
+  for (const p of cs.includedPaths) {
+    const st = await lstat(path.join(cs.worktreePath, p)).catch(() => undefined);
+    if (st?.isSymbolicLink()) linked.push(p);
+  }
+  return linked;
+}
