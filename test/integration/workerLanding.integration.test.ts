@@ -213,15 +213,24 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
 
   it('after a reload, a worker whose changes wait is back on its card; Ask for changes goes on in its kept session, its git folder still read-only; Apply takes both rounds', async () => {
     scriptWorkerRound(core.server, { worker: 'again', prompt: 'TASK-again', does: { command: "printf 'round one\\n' > src/a.txt" }, report: 'round one done' });
+    core.workerSettings.verifyCommand = "grep -q 'round one' src/a.txt";
     await core.pool.create({ name: 'again', workingDir: repo, prompt: 'TASK-again' });
     await waitFor('its result', () => doneCount() >= 1);
     const before = card('again')!;
+    assert.equal(before.verify?.state, 'passed');
     await core.restart();
     await waitFor('its card back', () => card('again')?.changes?.files === 1);
     const back = card('again')!;
     assert.deepEqual(
-      { state: back.state, sessionId: back.sessionId, isolation: back.isolation, workingDir: back.workingDir, changes: back.changes },
-      { state: 'done', sessionId: before.sessionId, isolation: before.isolation, workingDir: before.workingDir, changes: before.changes },
+      { state: back.state, sessionId: back.sessionId, isolation: back.isolation, workingDir: back.workingDir, changes: back.changes, verify: back.verify },
+      {
+        state: 'done',
+        sessionId: before.sessionId,
+        isolation: before.isolation,
+        workingDir: before.workingDir,
+        changes: before.changes,
+        verify: before.verify,
+      },
     );
 
     scriptWorkerRound(core.server, {

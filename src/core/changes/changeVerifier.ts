@@ -10,7 +10,7 @@ import { SandboxRequiredError, type SandboxedCommandResult } from '../copilot/ag
 import type { WorkerCard } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
 import type { PendingChangeSets } from './pendingChangeSets';
-import { describeVerify, outputTail, verifyNote, type VerifyRecord } from './verifyRecord';
+import { describeVerify, outputTail, verifyCard, verifyNote, type VerifyRecord } from './verifyRecord';
 
 /** What the verifier reads and writes of a worker (the pool's Worker record). */
 export interface VerifiedWorker {
@@ -83,7 +83,7 @@ export class ChangeVerifier {
       record.tree = w.changesTree ?? (await this.opts.pending.changeSets.snapshot(cs).catch(() => undefined));
       this.opts.pending.save({ ...cs, verify: record });
     }
-    w.verify = { state: record.state, line: describeVerify(record), ...(record.tail ? { tail: record.tail } : {}) };
+    w.verify = verifyCard(record);
     this.opts.fire();
     const log = `Worker '${w.name}': ${describeVerify(record)}`;
     if (record.state === 'passed') this.opts.logger.info(log);

@@ -1,6 +1,7 @@
 // What "Verify before Apply" keeps of one run of baton.workers.verifyCommand, and the words the
 // card, the completion message and Apply's confirm use for it. Plain data: it is stored with the
 // change set, so a reload still knows whether the pending change passed.
+import type { WorkerCard } from '../../shared/protocol';
 
 /** The most lines of a verify run's output kept (its end: where test runners put the verdict). */
 export const MAX_VERIFY_LINES = 40;
@@ -36,6 +37,11 @@ function seconds(ms: number): string {
 }
 
 /** The card's line: "verify passed: npm test (2.1 s)", "verify failed: npm test exited 1 after 2.1 s". */
+/** What a worker's card shows of a verify record. */
+export function verifyCard(v: VerifyRecord): NonNullable<WorkerCard['verify']> {
+  return { state: v.state, line: describeVerify(v), ...(v.tail ? { tail: v.tail } : {}) };
+}
+
 export function describeVerify(v: VerifyRecord): string {
   if (v.state === 'passed') return `verify passed: ${v.command} (${seconds(v.durationMs)})`;
   if (v.state === 'not-run') return `verify not run: ${v.reason ?? 'unknown reason'}`;

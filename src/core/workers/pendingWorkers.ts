@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { cardChanges } from '../changes/changeTotals';
 import type { ChangeSet } from '../changes/changeSet';
 import type { WorkerChanges } from '../changes/workerChanges';
+import { verifyCard } from '../changes/verifyRecord';
 import type { Logger } from '../util/logger';
 import { errorText } from './workerMessages';
 import type { WorkerRegistry } from './workerRegistry';
@@ -49,6 +50,8 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
         uncommittedLeftOut: false,
       };
       w.linked = linked;
+      // Its last verify, as the card showed it (Apply's confirm reads the record itself).
+      if (cs.verify) w.verify = verifyCard(cs.verify);
       w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...linked.map((p) => path.join(cs.repoRoot, p))];
     } else {
       w.isolation = { kind: 'in-place' };
