@@ -35,7 +35,9 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
     if (p.kind === 'worktree' && !cs) continue;
     const w = deps.make(p.worker, cs?.workingDir ?? p.dir);
     w.state = 'done';
-    w.finishedAt = w.startedAt;
+    // When it ran is not kept: no time is shown for it ("changes waiting for review", as the Workers view says).
+    w.startedAt = 0;
+    w.finishedAt = 0;
     const sessionId = cs ? deps.keptSession(p.worker) : p.sessionId;
     if (sessionId) w.sessionId = sessionId;
     // Its session was deleted (or never recorded): a follow-up starts a new one, told what the worker did before.
@@ -57,7 +59,6 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
       w.isolation = { kind: 'in-place' };
       w.sandboxReadonly = await deps.gitFolders(p.dir);
     }
-    w.transcript.lastLine = 'changes waiting for review';
     restored.push(w);
   }
   // Checked again after the awaits: a worker of that name may have started meanwhile.
