@@ -67,7 +67,7 @@ export const SETTLED_SHOWN = 1;
 
 /** Ended with nothing left to decide: no changes waiting, no conflict, and it can run nothing more. */
 function isSettled(worker: WorkerCard): boolean {
-  return worker.state !== 'running' && worker.state !== 'idle' && !worker.changes?.files && !worker.conflicts?.length;
+  return worker.state !== 'running' && worker.state !== 'idle' && !worker.changes?.files && !worker.changes?.leftOut && !worker.conflicts?.length;
 }
 
 export class WorkerStrip {

@@ -67,10 +67,12 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
       'Left out: vendor/lib/, a git repository of its own in the worktree (a clone, a git init): Baton applies files, never a repository, and it goes with the worktree.';
     const only: WorkerCard = { ...card('done'), name: 'cloner', changes: { files: 0, additions: 0, deletions: 0, paths: [], leftOut } };
     const both: WorkerCard = { ...card('done'), changes: { ...CHANGES, leftOut } };
+    const settled: WorkerCard = { ...card('done'), name: 'applied', changes: undefined, outcome: { kind: 'applied', text: 'applied: 1 file changed, +1 −0' } };
     const wp = await openWebviewPage(chromium.browser(), {
       build: chromium.build(),
       viewport: { width: 420, height: 900 },
-      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [both, only], permissions: [], state: STATE } }],
+      // A settled worker listed before it: one with only folders left out still waits for a decision, so it is shown too.
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [both, settled, only], permissions: [], state: STATE } }],
     });
     try {
       await wp.page.waitForSelector('[data-testid="worker-left-out"]', { state: 'visible' });
@@ -82,6 +84,7 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
       )) as Array<Record<string, string | null>>;
       assert.deepEqual(cards, [
         { name: 'iter', changes: '2 files changed, +3 \u22121', leftOut, discard: 'Discard' },
+        { name: 'applied', changes: null, leftOut: null, discard: null },
         { name: 'cloner', changes: 'No file to apply', leftOut, discard: 'Discard' },
       ]);
       // A card with nothing left out has no such line.
