@@ -4,7 +4,7 @@
  * pending (the card counts 1 file); "Ask for changes…" on the card sends the user's words to the same worker, which
  * continues in its worktree; its card shows its new summary and the file it touched. With a verify command set from the
  * palette, the card says the worker's change failed it (its last lines one click away) and Apply's dialog names the
- * failure before it applies.
+ * failure before it applies. After a window reload, a worker whose changes wait is back on its card, and its Apply works.
  */
 import * as assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import type { FrameLocator, Locator } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
-import { answerDialog, completedReply, freshChat, runCommand, send, waitUntil } from './helpers';
+import { answerDialog, completedReply, freshChat, openBaton, runCommand, send, waitUntil } from './helpers';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.invalid', ...args], { cwd });
@@ -289,5 +289,30 @@ describe('Work that lands, by clicks', function () {
     await right.locator('[data-testid="worker-where"]').filter({ hasText: 'to merge in the editor' }).waitFor({ timeout: 15_000 });
     await mkdir(resultsDir, { recursive: true });
     await page.screenshot({ path: join(resultsDir, 'resolve-in-editor.png') });
+  });
+
+  it('a window reload: the card of a worker whose changes wait comes back, and its Apply lands them', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'reload-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    const prompt = scriptLineEdit(server, repo, 'ui-kept');
+    await send(view, prompt);
+    await completedReply(view, 'ui-kept is done.');
+    const changes = (v: FrameLocator) => card(v, 'ui-kept').locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' });
+    await changes(view).waitFor({ timeout: 30_000 });
+
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench .activitybar').first().waitFor({ state: 'visible', timeout: 60_000 });
+    const reloaded = await openBaton(page);
+    await changes(reloaded).waitFor({ timeout: 30_000 });
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await waitUntil('the change in the file', () => (readFileSync(join(repo, 'src', 'app.txt'), 'utf8') === 'ui-kept line\n' ? true : undefined));
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
   });
 });
