@@ -150,6 +150,8 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       try {
         changes.assertSettleable(name, 'apply them');
         const totals = await changes.totals(name);
+        // Nothing but folders left out (repositories of its own): nothing to ask about, and the reason said.
+        if (!totals.files) return void vscode.window.showInformationMessage(`Baton: worker '${name}' has no file to apply. ${totals.leftOut ?? ''}`.trim());
         let paths: string[] | undefined;
         const isWorktree = changes.list().some((p) => p.worker === name && p.kind === 'worktree');
         if (isWorktree && totals.files > 1) {

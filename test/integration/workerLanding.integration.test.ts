@@ -191,6 +191,10 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.match(card('cloner')!.changes?.leftOut ?? '', /^Left out: lib\/, a git repository of its own in the worktree/);
     const toldOnly = core.server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'cloner'"))!;
     assert.match(toldOnly.lastUserText!, /\n\nChanges: none that can be applied\. Left out: lib\/, /);
+    assert.match(
+      await core.pool.changes!.apply('cloner', { dirtyBuffers: [] }),
+      /^Worker 'cloner' has no file to apply\. Left out: lib\/, a git repository of its own in the worktree .* Discard lets its worktree go\.$/,
+    );
     assert.match(await core.pool.changes!.discard('cloner'), /^Discarded the changes of worker 'cloner': its worktree and branch are gone\.$/);
     assert.equal(await worktreeCount(), 1);
   });

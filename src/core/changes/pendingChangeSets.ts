@@ -90,7 +90,8 @@ export class PendingChangeSets {
     const cs = await this.requireLive(name);
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
-    const settled = result.remaining === 0 && !opts.keep;
+    // Nothing to apply at all (only folders left out, repositories of their own): the worktree stays for Discard to let go.
+    const settled = result.remaining === 0 && !opts.keep && result.applied.length > 0;
     const left = settled ? (await this.forget(cs)).left : undefined;
     if (!settled && result.applied.length && result.tree) {
       const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);

@@ -233,6 +233,9 @@ export class WorkerChanges {
           if (paths.length) this.onSettled(name, { kind: 'conflicted', paths });
           throw err;
         }
+        if (!r.applied.length && !r.before?.files.length) {
+          return `Worker '${name}' has no file to apply.${also(describeLeftOut(r.before?.nested))} Discard lets its worktree go.`;
+        }
         if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
         const kept = opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : '';
