@@ -26,8 +26,8 @@ interface Card {
   changesText: HTMLElement;
   /** The files the worker touched, kept across rounds until its change set is settled. */
   touched: HTMLElement;
-  /** What is not part of its changes, and why (folders that are git repositories of their own). */
-  leftOut: HTMLElement;
+  /** What else to know of its changes: folders left out of them (repositories of their own), a worktree that is gone. */
+  note: HTMLElement;
   /** The worker's own report of its last finished task, kept while it runs again. */
   summary: HTMLElement;
   /** Other pending workers that touched the same files. */
@@ -67,7 +67,7 @@ export const SETTLED_SHOWN = 1;
 
 /** Ended with nothing left to decide: no changes waiting, no conflict, and it can run nothing more. */
 function isSettled(worker: WorkerCard): boolean {
-  return worker.state !== 'running' && worker.state !== 'idle' && !worker.changes?.files && !worker.changes?.leftOut && !worker.conflicts?.length;
+  return worker.state !== 'running' && worker.state !== 'idle' && !worker.changes?.files && !worker.changes?.note && !worker.conflicts?.length;
 }
 
 export class WorkerStrip {
@@ -155,7 +155,7 @@ export class WorkerStrip {
     const where = h('div', { class: 'worker-where', 'data-testid': 'worker-where' });
     const summary = h('div', { class: 'worker-summary', 'data-testid': 'worker-summary' });
     const touched = h('div', { class: 'worker-touched', 'data-testid': 'worker-touched' });
-    const leftOut = h('div', { class: 'worker-left-out', 'data-testid': 'worker-left-out' });
+    const note = h('div', { class: 'worker-changes-note', 'data-testid': 'worker-changes-note' });
     const overlap = h('div', { class: 'worker-overlap', 'data-testid': 'worker-overlap', role: 'status' });
     const conflictText = h('span', { 'data-testid': 'worker-conflicts' });
     const conflict = h(
@@ -184,7 +184,7 @@ export class WorkerStrip {
     const verifyLine = h('summary', { 'data-testid': 'worker-verify' });
     const verifyTail = h('pre', { class: 'worker-verify-tail', 'data-testid': 'worker-verify-tail' });
     const verify = h('details', { class: 'worker-verify' }, verifyLine, verifyTail) as HTMLDetailsElement;
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, leftOut, overlap, verify, conflict, changes);
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, note, overlap, verify, conflict, changes);
     return {
       el,
       state,
@@ -195,7 +195,7 @@ export class WorkerStrip {
       changes,
       changesText,
       touched,
-      leftOut,
+      note,
       summary,
       overlap,
       conflict,
@@ -255,13 +255,13 @@ export class WorkerStrip {
     setText(card.touched, paths.length ? `${paths.join(', ')}${c && c.files > paths.length ? `, +${c.files - paths.length} more` : ''}` : '');
     card.touched.title = paths.join('\n');
     card.touched.hidden = !paths.length;
-    setText(card.leftOut, c?.leftOut ?? '');
-    card.leftOut.hidden = !c?.leftOut;
+    setText(card.note, c?.note ?? '');
+    card.note.hidden = !c?.note;
     // Applied or discarded (or at work again): the buttons go, and the focus they had goes to the card rather than nowhere.
     const running = worker.state === 'running';
     const settling = card.changes.querySelectorAll<HTMLElement>('[data-settles]');
     // Nothing but folders left out still leaves a worktree to discard (or to ask the worker about).
-    const pending = !!(c?.files || c?.leftOut);
+    const pending = !!(c?.files || c?.note);
     const focusLost = card.changes.contains(document.activeElement) && (!pending || (running && !!document.activeElement?.hasAttribute('data-settles')));
     card.changes.hidden = !pending;
     // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.

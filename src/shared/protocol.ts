@@ -90,9 +90,10 @@ export interface WorkerCard {
     { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place'; readOnly?: boolean };
   /**
    * The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50);
-   * `leftOut`: what is not part of them and why (folders that are git repositories of their own), in a sentence.
+   * `note`: what else to know of them, in a sentence: what is not part of them and why (folders that are git repositories
+   * of their own), or why they cannot be counted (their worktree is gone).
    */
-  changes?: { files: number; additions: number; deletions: number; paths?: string[]; leftOut?: string };
+  changes?: { files: number; additions: number; deletions: number; paths?: string[]; note?: string };
   /** Files an Apply found changed differently in the user's tree: Resolve with the worker, or in the editor. */
   conflicts?: string[];
   /** What a running worker is doing beyond a plain task ("resolving conflicts"). */

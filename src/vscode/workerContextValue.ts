@@ -4,6 +4,6 @@ import type { WorkerInfo } from '../core/workers/workerPool';
 
 export function workerContextValue(w: Pick<WorkerInfo, 'state' | 'changes'>): string {
   const state = w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done';
-  // Folders left out (repositories of its own) are still a worktree to discard or to ask the worker about.
-  return `${state}${w.changes?.files || w.changes?.leftOut ? '.changes' : ''}`;
+  // Nothing counted but a note (folders left out, a worktree gone) is still a change set to discard or to ask about.
+  return `${state}${w.changes?.files || w.changes?.note ? '.changes' : ''}`;
 }

@@ -190,9 +190,9 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
     tip.appendMarkdown('\n\nTouched: ');
     tip.appendText(w.changes.paths.join(', '));
   }
-  if (w.changes?.leftOut) {
+  if (w.changes?.note) {
     tip.appendMarkdown('\n\n');
-    tip.appendText(w.changes.leftOut);
+    tip.appendText(w.changes.note);
   }
   if (w.overlaps?.length) {
     tip.appendMarkdown('\n\n$(warning) Overlaps with ');

@@ -169,8 +169,8 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     const leftOut =
       /^Left out: fresh\/, vendor\/lib\/, git repositories of their own in the worktree \(a clone, a git init\): Baton applies files, never a repository, and they go with the worktree\.$/;
     const c = card('nester')!.changes!;
-    assert.deepEqual({ ...c, leftOut: undefined }, { files: 1, additions: 1, deletions: 1, paths: ['src/b.txt'], leftOut: undefined });
-    assert.match(c.leftOut!, leftOut);
+    assert.deepEqual({ ...c, note: undefined }, { files: 1, additions: 1, deletions: 1, paths: ['src/b.txt'], note: undefined });
+    assert.match(c.note!, leftOut);
     const told = core.server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'nester'"))!;
     assert.match(told.lastUserText!, /Changes: 1 file changed, \+1 −1 in its worktree on baton\/nester; [^\n]*\. Left out: fresh\/, vendor\/lib\/, /);
     const review = await core.pool.changes!.review('nester');
@@ -188,7 +188,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await core.pool.create({ name: 'cloner', workingDir: repo, prompt: 'TASK-cloner' });
     await waitFor('its result', () => doneCount() >= 2);
     assert.equal(card('cloner')!.changes?.files, 0);
-    assert.match(card('cloner')!.changes?.leftOut ?? '', /^Left out: lib\/, a git repository of its own in the worktree/);
+    assert.match(card('cloner')!.changes?.note ?? '', /^Left out: lib\/, a git repository of its own in the worktree/);
     const toldOnly = core.server.chatRequests().find((r) => r.lastUserText?.includes("[Background task completed] Worker 'cloner'"))!;
     assert.match(toldOnly.lastUserText!, /\n\nChanges: none that can be applied\. Left out: lib\/, /);
     assert.match(
@@ -379,8 +379,12 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     for (const attempt of [() => changes.review('gone'), () => changes.apply('gone', { dirtyBuffers: [] }), () => changes.forModel('gone')]) {
       await assert.rejects(attempt(), (err: unknown) => err instanceof ChangeError && err.message === said);
     }
-    assert.equal(await changes.discard('gone'), "Discarded the changes of worker 'gone': its worktree and branch are gone.");
-    assert.deepEqual(changes.list(), []);
+    // After a reload its card is back with that said, and Discard on it.
+    await core.restart();
+    await waitFor('its card back', () => card('gone')?.changes?.note === said);
+    assert.equal(core.pool.changes!.list().length, 1);
+    assert.equal(await core.pool.changes!.discard('gone'), "Discarded the changes of worker 'gone': its worktree and branch are gone.");
+    assert.deepEqual(core.pool.changes!.list(), []);
     assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
     assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n');
   });

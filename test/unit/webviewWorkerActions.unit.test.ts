@@ -65,8 +65,8 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
   it('says what is left out of the change (a folder that is a repository of its own), and still offers Discard when that is all there is', async () => {
     const leftOut =
       'Left out: vendor/lib/, a git repository of its own in the worktree (a clone, a git init): Baton applies files, never a repository, and it goes with the worktree.';
-    const only: WorkerCard = { ...card('done'), name: 'cloner', changes: { files: 0, additions: 0, deletions: 0, paths: [], leftOut } };
-    const both: WorkerCard = { ...card('done'), changes: { ...CHANGES, leftOut } };
+    const only: WorkerCard = { ...card('done'), name: 'cloner', changes: { files: 0, additions: 0, deletions: 0, paths: [], note: leftOut } };
+    const both: WorkerCard = { ...card('done'), changes: { ...CHANGES, note: leftOut } };
     const settled: WorkerCard = { ...card('done'), name: 'applied', changes: undefined, outcome: { kind: 'applied', text: 'applied: 1 file changed, +1 −0' } };
     const wp = await openWebviewPage(chromium.browser(), {
       build: chromium.build(),
@@ -75,21 +75,21 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
       replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [both, settled, only], permissions: [], state: STATE } }],
     });
     try {
-      await wp.page.waitForSelector('[data-testid="worker-left-out"]', { state: 'visible' });
+      await wp.page.waitForSelector('[data-testid="worker-changes-note"]', { state: 'visible' });
       const cards = (await wp.page.evaluate(
         `[...document.querySelectorAll('.worker-item')].map(function (item) {
           var q = function (id) { var e = item.querySelector('[data-testid="' + id + '"]'); return e && e.offsetParent !== null ? e.textContent : null; };
-          return { name: item.querySelector('.worker-name').textContent, changes: q('worker-changes'), leftOut: q('worker-left-out'), discard: q('worker-discard') };
+          return { name: item.querySelector('.worker-name').textContent, changes: q('worker-changes'), note: q('worker-changes-note'), discard: q('worker-discard') };
         })`,
       )) as Array<Record<string, string | null>>;
       assert.deepEqual(cards, [
-        { name: 'iter', changes: '2 files changed, +3 \u22121', leftOut, discard: 'Discard' },
-        { name: 'applied', changes: null, leftOut: null, discard: null },
-        { name: 'cloner', changes: 'No file to apply', leftOut, discard: 'Discard' },
+        { name: 'iter', changes: '2 files changed, +3 \u22121', note: leftOut, discard: 'Discard' },
+        { name: 'applied', changes: null, note: null, discard: null },
+        { name: 'cloner', changes: 'No file to apply', note: leftOut, discard: 'Discard' },
       ]);
       // A card with nothing left out has no such line.
       await wp.push({ type: 'workers/update', seq: 2, workers: [card('done')] });
-      await waitInPage(wp.page, `document.querySelector('[data-testid="worker-left-out"]').offsetParent === null`);
+      await waitInPage(wp.page, `document.querySelector('[data-testid="worker-changes-note"]').offsetParent === null`);
       assert.deepEqual(await wp.cspViolations(), []);
     } finally {
       await wp.close();

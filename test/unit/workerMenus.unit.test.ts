@@ -54,7 +54,7 @@ describe('Workers view menus', () => {
     assert.deepEqual(menuOf(workerContextValue({ state: 'failed' })), ['worker.openTranscript', 'worker.sendFollowUp']);
     assert.ok(menuOf(workerContextValue({ state: 'idle', changes: CHANGES })).includes('applyChanges'), 'an idle worker is not at work');
     // Only a folder left out (a repository of its own): its worktree is still there to discard, or to ask about.
-    const leftOut = { files: 0, additions: 0, deletions: 0, leftOut: 'Left out: lib/, a git repository of its own in the worktree.' };
+    const leftOut = { files: 0, additions: 0, deletions: 0, note: 'Left out: lib/, a git repository of its own in the worktree.' };
     assert.ok(menuOf(workerContextValue({ state: 'done', changes: leftOut })).includes('discardChanges'));
   });
 });

@@ -38,7 +38,7 @@ export function summaryTotals(s: ChangeSummary): ChangeTotals {
 
 /** What a worker's card shows of its change set. */
 export function cardChanges(t: ChangeTotals): NonNullable<WorkerCard['changes']> {
-  return { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths, ...(t.leftOut ? { leftOut: t.leftOut } : {}) };
+  return { files: t.files, additions: t.additions, deletions: t.deletions, paths: t.paths, ...(t.leftOut ? { note: t.leftOut } : {}) };
 }
 
 /** The changes tracked in place, from their unified diffs. */

@@ -72,7 +72,12 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
         w.changes = cardChanges(t);
         reg.fireNow();
       },
-      (err: unknown) => deps.logger.warn(`Worker '${w.name}': could not count its pending changes (${errorText(err)})`),
+      (err: unknown) => {
+        // Its worktree gone, its repository moved: the card says why, and keeps Discard.
+        w.changes = { files: 0, additions: 0, deletions: 0, note: errorText(err) };
+        reg.fireNow();
+        deps.logger.warn(`Worker '${w.name}': could not count its pending changes (${errorText(err)})`);
+      },
     );
   }
   deps.logger.info(`Listed again ${fresh.length} worker(s) whose changes wait for review: ${fresh.map((w) => `'${w.name}'`).join(', ')}`);
