@@ -42,6 +42,32 @@ function scriptLineEdit(server: ScriptedModelServer, repo: string, name: string)
 describe('Work that lands, by clicks', function () {
   this.timeout(180_000);
 
+  // First: run last, it met VS Code's "save the changes you made to app.txt?" of the merge editor the test before leaves.
+  it('a window reload: the card of a worker whose changes wait comes back, and its Apply lands them', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const repo = join(workspace, 'reload-repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
+    await git(repo, 'init', '-q', '-b', 'main');
+    await git(repo, 'add', '-A');
+    await git(repo, 'commit', '-q', '-m', 'init');
+    const prompt = scriptLineEdit(server, repo, 'ui-kept');
+    await send(view, prompt);
+    await completedReply(view, 'ui-kept is done.');
+    const changes = (v: FrameLocator) => card(v, 'ui-kept').locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' });
+    await changes(view).waitFor({ timeout: 30_000 });
+
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench .activitybar').first().waitFor({ state: 'visible', timeout: 60_000 });
+    const reloaded = await openBaton(page);
+    await changes(reloaded).waitFor({ timeout: 30_000 });
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await waitUntil('the change in the file', () => (readFileSync(join(repo, 'src', 'app.txt'), 'utf8') === 'ui-kept line\n' ? true : undefined));
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
+  });
+
   it('partial Apply from the card (two of three files), then Ask for changes continues the same worker', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
@@ -289,30 +315,5 @@ describe('Work that lands, by clicks', function () {
     await right.locator('[data-testid="worker-where"]').filter({ hasText: 'to merge in the editor' }).waitFor({ timeout: 15_000 });
     await mkdir(resultsDir, { recursive: true });
     await page.screenshot({ path: join(resultsDir, 'resolve-in-editor.png') });
-  });
-
-  it('a window reload: the card of a worker whose changes wait comes back, and its Apply lands them', async () => {
-    const { page, view } = await freshChat();
-    const { server, workspace } = ui();
-    const repo = join(workspace, 'reload-repo');
-    await mkdir(join(repo, 'src'), { recursive: true });
-    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
-    await git(repo, 'init', '-q', '-b', 'main');
-    await git(repo, 'add', '-A');
-    await git(repo, 'commit', '-q', '-m', 'init');
-    const prompt = scriptLineEdit(server, repo, 'ui-kept');
-    await send(view, prompt);
-    await completedReply(view, 'ui-kept is done.');
-    const changes = (v: FrameLocator) => card(v, 'ui-kept').locator('[data-testid="worker-changes"]').filter({ hasText: '1 file changed, +1 \u22121' });
-    await changes(view).waitFor({ timeout: 30_000 });
-
-    await page.reload({ waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench .activitybar').first().waitFor({ state: 'visible', timeout: 60_000 });
-    const reloaded = await openBaton(page);
-    await changes(reloaded).waitFor({ timeout: 30_000 });
-    await card(reloaded, 'ui-kept').locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await waitUntil('the change in the file', () => (readFileSync(join(repo, 'src', 'app.txt'), 'utf8') === 'ui-kept line\n' ? true : undefined));
-    await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
   });
 });
