@@ -195,6 +195,11 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
       await core.pool.changes!.apply('cloner', { dirtyBuffers: [] }),
       /^Worker 'cloner' has no file to apply\. Left out: lib\/, a git repository of its own in the worktree .* Discard lets its worktree go\.$/,
     );
+    assert.match(
+      await core.pool.changes!.keepAsBranch('cloner', 'Keep lib'),
+      /^Worker 'cloner' has no file to keep as a branch\. Left out: lib\/, .* Discard lets its worktree go\.$/,
+    );
+    assert.ok(existsSync(join(card('cloner')!.workingDir, 'lib', 'l.txt')), 'the folder is still there for the user to look at');
     assert.match(await core.pool.changes!.discard('cloner'), /^Discarded the changes of worker 'cloner': its worktree and branch are gone\.$/);
     assert.equal(await worktreeCount(), 1);
   });

@@ -282,6 +282,8 @@ export class WorkerChanges {
     return this.settle(name, 'keep them as a branch', async () => {
       if (!this.isolation.get(name)) throw new ChangeError(`Worker '${name}' has no worktree: only a worktree's changes can be kept as a branch.`);
       const totals = await this.totals(name);
+      // Nothing but folders left out: a commit of nothing would let the worktree, and them, go unasked (as Apply does not).
+      if (!totals.files && totals.leftOut) return `Worker '${name}' has no file to keep as a branch. ${totals.leftOut} Discard lets its worktree go.`;
       const kept = await this.isolation.keepAsBranch(name, message);
       this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
       return kept.left
