@@ -12,6 +12,7 @@ import type { Git } from '../git/git';
 import { GitError } from '../git/git';
 import { ApplyConflict, type ChangeSet, type FileChange } from './changeSet';
 import type { ChangeSets } from './changeSets';
+import { conflictingFiles, withPatch } from './patchFile';
 
 export interface MarkedApply {
   /** Applied cleanly. */
@@ -34,7 +35,7 @@ export async function applyWithMarkers(
   if (unsaved.length) throw new ApplyConflict(unsaved.map((f) => ({ path: f.path, reason: 'unsaved-in-editor' as const })));
 
   const specOf = (files: FileChange[]): string[] => ['--', ...files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])).map((p) => `:(literal)${p}`)];
-  const found = await changeSets.withPatch(cs, tree, specOf(summary.files), (patch) => changeSets.conflictingFiles(userRoot, patch, summary.files));
+  const found = await withPatch(git, deps.storageDir, cs, tree, specOf(summary.files), (patch) => conflictingFiles(git, userRoot, patch, summary.files));
   const blocked = new Set(found.blocking.map((c) => c.path));
   // Already in the user's tree as the worker left them: nothing to apply, nothing to merge.
   const already = new Set(found.already);
@@ -45,7 +46,8 @@ export async function applyWithMarkers(
   if (refused.length)
     throw new ApplyConflict(refused.map((f) => ({ path: f.path, reason: 'does-not-apply' as const, detail: 'cannot be merged in the editor' })));
   const clean = summary.files.filter((f) => !blocked.has(f.path) && !already.has(f.path));
-  if (clean.length) await changeSets.withPatch(cs, tree, specOf(clean), (patch) => git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot }));
+  if (clean.length)
+    await withPatch(git, deps.storageDir, cs, tree, specOf(clean), (patch) => git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot }));
 
   const conflicted: MarkedApply['conflicted'] = [];
   const dir = join(deps.storageDir, 'tmp', `markers-${cs.worker}-${randomBytes(6).toString('hex')}`);

@@ -27,6 +27,7 @@ import {
 } from './changeSet';
 import { Git, GitError } from '../git/git';
 import { parseRawNumstat } from './rawNumstat';
+import { conflictingFiles, DIFF_FLAGS, globEscape, withPatch } from './patchFile';
 import { ChangeError } from './changeError';
 import type { WorktreeManager } from '../git/worktrees';
 
@@ -46,9 +47,6 @@ export interface ApplyOptions {
   paths?: readonly string[];
 }
 
-// Plumbing diff flags: no external diff tool, no textconv filter, rename detection on. Plumbing
-// (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
-const DIFF_FLAGS = ['-r', '-M', '--no-ext-diff', '--no-textconv'];
 const MAX_UNSHOWN_LISTED = 20;
 /**
  * `git add` into a snapshot's own index: with the user's `core.safecrlf=true` (and autocrlf), git refuses to add a file
@@ -166,12 +164,12 @@ export class ChangeSets {
     }
     if (unsaved.length) throw new ApplyConflict(unsaved);
 
-    const alreadyThere = await this.withPatch(cs, tree, spec, async (patch) => {
+    const alreadyThere = await withPatch(this.git, this.storageDir, cs, tree, spec, async (patch) => {
       // --whitespace=nowarn: apply the worker's bytes as they are, whatever the user's apply.whitespace says.
       const applyArgs = ['apply', '--whitespace=nowarn'];
       let already: string[] = [];
       if (!(await this.git.succeeds([...applyArgs, '--check', patch], { cwd: userRoot }))) {
-        const found = await this.conflictingFiles(userRoot, patch, chosen);
+        const found = await conflictingFiles(this.git, userRoot, patch, chosen);
         if (found.blocking.length) throw new ApplyConflict(found.blocking);
         already = found.already;
       }
@@ -180,7 +178,7 @@ export class ChangeSets {
         await this.git.run([...applyArgs, ...already.map((p) => `--exclude=${globEscape(p)}`), patch], { cwd: userRoot });
       } catch (err) {
         // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
-        if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict((await this.conflictingFiles(userRoot, patch, chosen)).blocking);
+        if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict((await conflictingFiles(this.git, userRoot, patch, chosen)).blocking);
         throw err;
       }
       return already;
@@ -332,68 +330,6 @@ export class ChangeSets {
       await rm(index, { force: true });
     }
   }
-
-  /**
-   * Runs `fn` with the patch base → `tree` (of the files `spec` names) in a file of `tmp/`, removed after. A file, not
-   * a buffer: a worker's 70 MB binary (a dataset, a build) makes a patch bigger than Baton reads from git at once, and
-   * Apply failed on it ("printed more output than Baton reads"); held in memory it would also cost the extension host
-   * that much for every Apply.
-   */
-  async withPatch<T>(cs: ChangeSet, tree: string, spec: readonly string[], fn: (patchFile: string) => Promise<T>): Promise<T> {
-    const tmpDir = join(this.storageDir, 'tmp');
-    await mkdir(tmpDir, { recursive: true });
-    const file = join(tmpDir, `patch-${cs.worker}-${randomBytes(6).toString('hex')}`);
-    try {
-      await this.git.run(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, `--output=${file}`, cs.baseCommit, tree, ...spec], {
-        cwd: cs.worktreePath,
-      });
-      return await fn(file);
-    } finally {
-      await rm(file, { force: true });
-    }
-  }
-
-  /**
-   * Which files of the patch (a file, see withPatch) do not apply to the user's tree, each checked on its own
-   * (`--include`), and which of those the user's tree already has exactly as the worker left them (the patch applies in
-   * reverse): another worker made the same edit and was applied first, the user copied it over, or an Apply was cut
-   * short after git wrote the files. Those are no conflict: there is nothing left to do for them.
-   */
-  async conflictingFiles(userRoot: string, patch: string, files: FileChange[]): Promise<{ blocking: ApplyConflictFile[]; already: string[] }> {
-    const blocking: ApplyConflictFile[] = [];
-    const already: string[] = [];
-    const check = (f: FileChange): Promise<string> =>
-      this.git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
-    // Reversed, a rename's entry goes by its old name; and a check that --include left nothing to check passes, so it
-    // must name what it checked (--numstat).
-    const there = (f: FileChange): Promise<boolean> =>
-      this.git
-        .run(['apply', '--whitespace=nowarn', '--check', '--numstat', '-R', `--include=${globEscape(f.oldPath ?? f.path)}`, patch], { cwd: userRoot })
-        .then(
-          (out) => out.trim() !== '',
-          () => false,
-        );
-    // Two at a time: this only runs after a failed check, on a machine that may be busy.
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < files.length) {
-        const f = files[next++];
-        try {
-          await check(f);
-        } catch (err) {
-          if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
-          if (await there(f)) already.push(f.path);
-          else blocking.push({ path: f.path, reason: 'does-not-apply', detail: err.stderr.trim().split('\n').pop() });
-        }
-      }
-    };
-    await Promise.all([worker(), worker()]);
-    blocking.sort((a, b) => a.path.localeCompare(b.path));
-    already.sort();
-    // A failure no single file explains (should not happen): name every file rather than none.
-    if (!blocking.length && !already.length) return { blocking: files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const })), already };
-    return { blocking, already };
-  }
 }
 
 /** The files named in `paths`, in the change set's order; a name that is not a changed file is an error, never ignored. */
@@ -402,11 +338,6 @@ function choose(files: FileChange[], paths: readonly string[]): FileChange[] {
   const unknown = paths.filter((p) => !files.some((f) => f.path === p));
   if (unknown.length) throw new ChangeError(`Not among the worker's changed files: ${unknown.join(', ')}. Nothing was applied.`);
   return files.filter((f) => wanted.has(f.path));
-}
-
-/** `--include` takes a wildmatch pattern: a path with `*`, `?`, `[` or `\` must match only itself. */
-function globEscape(p: string): string {
-  return p.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
 async function writeEmpty(p: string): Promise<void> {

@@ -13,7 +13,7 @@ export function stayed(left: string | undefined): string {
 /** How many files a sentence names; the rest are counted. */
 const MAX_NAMED = 10;
 
-/** Files an Apply found already in the user's tree exactly as the worker left them (ChangeSets.conflictingFiles), or nothing. */
+/** Files an Apply found already in the user's tree exactly as the worker left them (patchFile.ts, conflictingFiles), or nothing. */
 export function alreadyThere(paths: readonly string[] | undefined): string {
   if (!paths?.length) return '';
   const more = paths.length - MAX_NAMED;

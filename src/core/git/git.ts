@@ -202,9 +202,8 @@ export class Git {
   }
 
   /**
-   * The folders git keeps `dir`'s repository in (its git folder and the one linked worktrees share), as real paths;
-   * none outside a repository or without git. Not always `<root>/.git`: a repository that is a linked worktree of
-   * another, or a submodule, has a `.git` file naming a folder elsewhere, and a folder below the root has none.
+   * The folders git keeps `dir`'s repository in (its own and the one linked worktrees share), as real paths, or none. Not
+   * always `<root>/.git`: a linked worktree's or a submodule's `.git` file names one elsewhere; a subfolder has none.
    */
   async gitFolders(dir: string): Promise<string[]> {
     if (!(await isDirectory(dir))) return [];

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FrameLocator, Locator } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
@@ -23,6 +23,19 @@ const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=E2E
 
 function card(view: FrameLocator, name: string): Locator {
   return view.locator('.worker-item').filter({ has: view.locator(`[data-testid="worker-card"][data-name="${name}"]`) });
+}
+
+/** A git repository `name` in the workspace holding `files` (paths relative to it), all of them committed. */
+async function repoWith(workspace: string, name: string, files: Record<string, string>): Promise<string> {
+  const repo = join(workspace, name);
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(repo, path)), { recursive: true });
+    await writeFile(join(repo, path), text);
+  }
+  await git(repo, 'init', '-q', '-b', 'main');
+  await git(repo, 'add', '-A');
+  await git(repo, 'commit', '-q', '-m', 'init');
+  return repo;
 }
 
 /** A worker delegated from the panel that changes src/app.txt's line to "<name> line"; returns what the user sends. */
@@ -46,12 +59,7 @@ describe('Work that lands, by clicks', function () {
   it('a window reload: the card of a worker whose changes wait comes back, and its Apply lands them', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
-    const repo = join(workspace, 'reload-repo');
-    await mkdir(join(repo, 'src'), { recursive: true });
-    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
-    await git(repo, 'init', '-q', '-b', 'main');
-    await git(repo, 'add', '-A');
-    await git(repo, 'commit', '-q', '-m', 'init');
+    const repo = await repoWith(workspace, 'reload-repo', { 'src/app.txt': 'original line\n' });
     const prompt = scriptLineEdit(server, repo, 'ui-kept');
     await send(view, prompt);
     await completedReply(view, 'ui-kept is done.');
@@ -71,12 +79,7 @@ describe('Work that lands, by clicks', function () {
   it('partial Apply from the card (two of three files), then Ask for changes continues the same worker', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
-    const repo = join(workspace, 'landing-repo');
-    await mkdir(join(repo, 'src'), { recursive: true });
-    for (const f of ['a', 'b', 'c']) await writeFile(join(repo, 'src', `${f}.txt`), `${f} original\n`);
-    await git(repo, 'init', '-q', '-b', 'main');
-    await git(repo, 'add', '-A');
-    await git(repo, 'commit', '-q', '-m', 'init');
+    const repo = await repoWith(workspace, 'landing-repo', { 'src/a.txt': 'a original\n', 'src/b.txt': 'b original\n', 'src/c.txt': 'c original\n' });
     const read = (f: string) => readFile(join(repo, 'src', `${f}.txt`), 'utf8');
 
     const prompt = 'Worker ui-trio: change the three files';
@@ -135,12 +138,7 @@ describe('Work that lands, by clicks', function () {
   it('Resolve with the worker by clicks: the second Apply conflicts, the card offers both ways, the worker merges, Apply lands both', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
-    const repo = join(workspace, 'conflict-repo');
-    await mkdir(join(repo, 'src'), { recursive: true });
-    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
-    await git(repo, 'init', '-q', '-b', 'main');
-    await git(repo, 'add', '-A');
-    await git(repo, 'commit', '-q', '-m', 'init');
+    const repo = await repoWith(workspace, 'conflict-repo', { 'src/app.txt': 'original line\n' });
     const read = () => readFile(join(repo, 'src', 'app.txt'), 'utf8');
 
     for (const name of ['ui-first', 'ui-second']) {
@@ -213,12 +211,7 @@ describe('Work that lands, by clicks', function () {
     // Set as a user does (this window does not pick up edits of settings.json on disk).
     await setVerify('echo "FAIL-E2E: 1 failing"; exit 2');
     try {
-      const repo = join(workspace, 'verify-repo');
-      await mkdir(join(repo, 'src'), { recursive: true });
-      await writeFile(join(repo, 'src', 'v.txt'), 'v original\n');
-      await git(repo, 'init', '-q', '-b', 'main');
-      await git(repo, 'add', '-A');
-      await git(repo, 'commit', '-q', '-m', 'init');
+      const repo = await repoWith(workspace, 'verify-repo', { 'src/v.txt': 'v original\n' });
       const prompt = 'Worker ui-verify: change v.txt';
       scriptDelegation(server, { prompt, worker: 'ui-verify', workingDir: repo, task: 'TASK-ui-verify', started: 'Started ui-verify.' });
       scriptWorkerRound(server, {
@@ -265,12 +258,7 @@ describe('Work that lands, by clicks', function () {
   it('Resolve in the editor by clicks: after a confirm the conflicted file gets markers, stays unmerged, and opens in the merge editor', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
-    const repo = join(workspace, 'merge-repo');
-    await mkdir(join(repo, 'src'), { recursive: true });
-    await writeFile(join(repo, 'src', 'app.txt'), 'original line\n');
-    await git(repo, 'init', '-q', '-b', 'main');
-    await git(repo, 'add', '-A');
-    await git(repo, 'commit', '-q', '-m', 'init');
+    const repo = await repoWith(workspace, 'merge-repo', { 'src/app.txt': 'original line\n' });
 
     for (const name of ['ui-left', 'ui-right']) {
       const prompt = scriptLineEdit(server, repo, name);

@@ -1,0 +1,88 @@
+// The patch of a change set as a file, and which of its files apply to the user's tree: what Apply (changeSets.ts) and
+// Resolve in the editor (applyWithMarkers.ts) check and land with.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GitError, type Git } from '../git/git';
+import type { ApplyConflictFile, ChangeSet, FileChange } from './changeSet';
+
+// Plumbing diff flags: no external diff tool, no textconv filter, rename detection on. Plumbing
+// (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
+export const DIFF_FLAGS = ['-r', '-M', '--no-ext-diff', '--no-textconv'];
+
+/** `--include` takes a wildmatch pattern: a path with `*`, `?`, `[` or `\` must match only itself. */
+export function globEscape(p: string): string {
+  return p.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Runs `fn` with the patch base → `tree` (of the files `spec` names) in a file of `tmp/`, removed after. A file, not
+ * a buffer: a worker's 70 MB binary (a dataset, a build) makes a patch bigger than Baton reads from git at once, and
+ * Apply failed on it ("printed more output than Baton reads"); held in memory it would also cost the extension host
+ * that much for every Apply.
+ */
+export async function withPatch<T>(
+  git: Git,
+  storageDir: string,
+  cs: ChangeSet,
+  tree: string,
+  spec: readonly string[],
+  fn: (patchFile: string) => Promise<T>,
+): Promise<T> {
+  const tmpDir = join(storageDir, 'tmp');
+  await mkdir(tmpDir, { recursive: true });
+  const file = join(tmpDir, `patch-${cs.worker}-${randomBytes(6).toString('hex')}`);
+  try {
+    await git.run(['diff-tree', '-p', '--binary', '--full-index', ...DIFF_FLAGS, `--output=${file}`, cs.baseCommit, tree, ...spec], {
+      cwd: cs.worktreePath,
+    });
+    return await fn(file);
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/**
+ * Which files of the patch (a file, see withPatch) do not apply to the user's tree, each checked on its own
+ * (`--include`), and which of those the user's tree already has exactly as the worker left them (the patch applies in
+ * reverse): another worker made the same edit and was applied first, the user copied it over, or an Apply was cut
+ * short after git wrote the files. Those are no conflict: there is nothing left to do for them.
+ */
+export async function conflictingFiles(
+  git: Git,
+  userRoot: string,
+  patch: string,
+  files: FileChange[],
+): Promise<{ blocking: ApplyConflictFile[]; already: string[] }> {
+  const blocking: ApplyConflictFile[] = [];
+  const already: string[] = [];
+  const check = (f: FileChange): Promise<string> =>
+    git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
+  // Reversed, a rename's entry goes by its old name; and a check that --include left nothing to check passes, so it
+  // must name what it checked (--numstat).
+  const there = (f: FileChange): Promise<boolean> =>
+    git.run(['apply', '--whitespace=nowarn', '--check', '--numstat', '-R', `--include=${globEscape(f.oldPath ?? f.path)}`, patch], { cwd: userRoot }).then(
+      (out) => out.trim() !== '',
+      () => false,
+    );
+  // Two at a time: this only runs after a failed check, on a machine that may be busy.
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const f = files[next++];
+      try {
+        await check(f);
+      } catch (err) {
+        if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+        if (await there(f)) already.push(f.path);
+        else blocking.push({ path: f.path, reason: 'does-not-apply', detail: err.stderr.trim().split('\n').pop() });
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  blocking.sort((a, b) => a.path.localeCompare(b.path));
+  already.sort();
+  // A failure no single file explains (should not happen): name every file rather than none.
+  if (!blocking.length && !already.length) return { blocking: files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const })), already };
+  return { blocking, already };
+}
