@@ -103,6 +103,21 @@ export class WorktreeManager {
   private readonly storageDir: string;
   private readonly now: () => number;
 
+  /**
+   * `git worktree add`s of one repository, one after the other: each reads every sibling's `commondir`, and one still
+   * being written made the other fail (measured: two workers started at once, "failed to read
+   * .git/worktrees/alpha/commondir: Success").
+   */
+  private readonly adding = new Map<string, Promise<unknown>>();
+
+  private oneAtATime<T>(repoRoot: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.adding.get(repoRoot) ?? Promise.resolve()).catch(() => undefined).then(fn);
+    const settled = run.catch(() => undefined);
+    this.adding.set(repoRoot, settled);
+    void settled.then(() => this.adding.get(repoRoot) === settled && this.adding.delete(repoRoot));
+    return run;
+  }
+
   constructor(opts: WorktreeManagerOptions) {
     this.git = opts.git;
     this.storageDir = opts.storageDir;
@@ -179,7 +194,7 @@ export class WorktreeManager {
         `${opts.repoDir} is not committed in the repository, so a worktree would not contain it: commit it, or run the worker without isolation.`,
       );
     }
-    await this.git.worktreeAdd(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit });
+    await this.oneAtATime(repoRoot, () => this.git.worktreeAdd(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
     const { included, problems } = await worktreeInclude(repoRoot, worktreePath, opts.include ?? []);
     const workingDir = rel ? join(worktreePath, rel) : worktreePath;
     const paths = status.map((s) => s.path);
