@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeSummary } from '../../src/core/changes/changeSet';
 import { ChangeSets } from '../../src/core/changes/changeSets';
+import { GitError } from '../../src/core/git/git';
 import { WorktreeError, WorktreeManager, repoKey } from '../../src/core/git/worktrees';
 import { makeLargeRepo, makeRepo, testGit, writeFiles } from '../support/gitFixture';
 
@@ -76,6 +77,48 @@ describe('git worktrees (real git)', function () {
       (err: unknown) => err instanceof WorktreeError && err.kind === 'path-exists',
     );
     assert.ok(existsSync(join(first.worktreePath, 'work.txt')));
+  });
+
+  it('another process adding a worktree at the same moment (its admin files half-written): the add waits for it instead of failing', async () => {
+    // What git itself leaves for an instant while another window (or the user's git) adds a worktree: the sibling's
+    // admin folder with its commondir still empty. git's add reads every sibling's first, and failed on this one.
+    const sibling = join(repo, '.git', 'worktrees', 'alpha');
+    await mkdir(sibling, { recursive: true });
+    await writeFile(join(sibling, 'gitdir'), `${join(root, 'alpha')}/.git\n`);
+    await writeFile(join(sibling, 'commondir'), '');
+    const finished = new Promise<void>((done) => setTimeout(() => void writeFile(join(sibling, 'commondir'), '../..\n').then(done), 300));
+    const wt = await worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'w1' });
+    await finished;
+    assert.equal(await git.currentBranch(wt.worktreePath), 'baton/w1');
+    assert.equal(readFileSync(join(wt.worktreePath, 'README.md'), 'utf8'), '# app\n');
+  });
+
+  it('an add that fails for good (its folder appeared meanwhile) is not tried again, says why, and leaves no branch behind', async () => {
+    // Something else made the worktree's folder between Baton's checks and its add: git refuses, after making the
+    // branch (git 2.39), which then blocked the worker's name ("an earlier worker left changes there").
+    const orig = git.worktreeAdd.bind(git);
+    let calls = 0;
+    git.worktreeAdd = async (root, opts) => {
+      calls++;
+      await mkdir(opts.path, { recursive: true });
+      await writeFile(join(opts.path, 'theirs.txt'), "not Baton's\n");
+      return orig(root, opts);
+    };
+    try {
+      await assert.rejects(
+        () => worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'w2' }),
+        (err: unknown) => err instanceof GitError && err.kind === 'failed' && /already exists/.test(err.message),
+      );
+    } finally {
+      git.worktreeAdd = orig;
+    }
+    assert.equal(calls, 1);
+    assert.equal(await git.branchExists(repo, 'baton/w2'), false);
+    const path = join(realpathSync(storage), 'worktrees', repoKey(repo), 'w2');
+    assert.equal(readFileSync(join(path, 'theirs.txt'), 'utf8'), "not Baton's\n", 'what was there is untouched');
+    await rm(path, { recursive: true });
+    const wt = await worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'w2' });
+    assert.equal(await git.currentBranch(wt.worktreePath), 'baton/w2');
   });
 
   it('says why it cannot: not a repo, no commits, a bad name, an uncommitted working folder', async () => {

@@ -14,6 +14,9 @@ import { worktreeInclude, type IncludedEntry, type IncludeProblem } from './work
 export const BRANCH_PREFIX = 'baton/';
 /** How many uncommitted paths of the user's checkout a result lists (the count is always exact). */
 const MAX_LISTED_PATHS = 50;
+/** A worktree add that failed having made nothing is tried this many times in all, 200, 400, 600… ms apart (about 2 s). */
+const ADD_TRIES = 5;
+const ADD_RETRY_MS = 200;
 /** Ignored entries hidden from a worker that reads the folder itself, at most (each is a mount in its sandbox). */
 const MAX_HIDDEN = 2000;
 // Worker names as the registry accepts them, minus what a git ref cannot hold.
@@ -118,6 +121,29 @@ export class WorktreeManager {
     return run;
   }
 
+  /**
+   * `git worktree add`, tried again when it failed having made no folder: git reads every sibling worktree's admin files
+   * before it writes one, and another process's add in the same repository (a second window, the user's own git)
+   * half-way through made it fail ("failed to read .git/worktrees/alpha/commondir"); the queue above only orders this
+   * window's adds. git makes the branch before it fails and leaves it (git 2.39): it is taken back while it is where git
+   * made it and no worktree holds it, or the worker's name would be refused next time for "changes left there".
+   */
+  private async addWorktree(repoRoot: string, opts: { path: string; newBranch: string; commit: string }): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.git.worktreeAdd(repoRoot, opts);
+      } catch (err) {
+        if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+        if (!(await pathExists(join(opts.path, '.git')))) {
+          // Compare-and-delete: a branch that moved or is gone is not ours to remove, and then this fails, harmlessly.
+          await this.git.succeeds(['update-ref', '-d', `refs/heads/${opts.newBranch}`, opts.commit], { cwd: repoRoot });
+        }
+        if (attempt >= ADD_TRIES || (await pathExists(opts.path))) throw err;
+        await new Promise((r) => setTimeout(r, ADD_RETRY_MS * attempt));
+      }
+    }
+  }
+
   constructor(opts: WorktreeManagerOptions) {
     this.git = opts.git;
     this.storageDir = opts.storageDir;
@@ -194,7 +220,7 @@ export class WorktreeManager {
         `${opts.repoDir} is not committed in the repository, so a worktree would not contain it: commit it, or run the worker without isolation.`,
       );
     }
-    await this.oneAtATime(repoRoot, () => this.git.worktreeAdd(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
+    await this.oneAtATime(repoRoot, () => this.addWorktree(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
     const { included, problems } = await worktreeInclude(repoRoot, worktreePath, opts.include ?? []);
     const workingDir = rel ? join(worktreePath, rel) : worktreePath;
     const paths = status.map((s) => s.path);
