@@ -79,6 +79,8 @@ const APT_PACKAGES = [
   { name: 'git', present: () => onPath('git') !== undefined, runtime: true },
   // What the workers' network tests run inside the sandbox to try a listener, directly and through the sandbox proxy.
   { name: 'curl', present: () => onPath('curl') !== undefined, runtime: true },
+  // ssh-keygen: a test signs a kept branch's commit with an ssh key, as a user whose git signs every commit does.
+  { name: 'openssh-client', present: () => onPath('ssh-keygen') !== undefined, runtime: true },
 ];
 
 /** @returns {string | undefined} */

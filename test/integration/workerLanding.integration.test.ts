@@ -153,6 +153,39 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.deepEqual(card('keeper')?.outcome, { kind: 'kept', text: 'kept on baton/keeper' });
   });
 
+  it('Keep as branch signs the commit when your git config signs commits (commit.gpgSign, an ssh key); a signing that fails keeps nothing and says why', async () => {
+    const key = join(core.home, 'signing-key');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test', '-f', key]);
+    await git(repo, 'config', 'gpg.format', 'ssh');
+    await git(repo, 'config', 'commit.gpgSign', 'true');
+    await git(repo, 'config', 'user.signingKey', `${key}.pub`);
+    scriptWorker('signer', "printf 'signed\\n' > src/a.txt", 'Sign this');
+    scriptWorker('unsigned', "printf 'not signed\\n' > src/b.txt", 'Cannot sign');
+    await core.pool.create({ name: 'signer', workingDir: repo, prompt: 'TASK-signer' });
+    await core.pool.create({ name: 'unsigned', workingDir: repo, prompt: 'TASK-unsigned' });
+    await waitFor('both workers', () => finished('signer') && finished('unsigned'));
+    await waitFor('their results', () => doneCount() >= 2);
+
+    assert.match(
+      await core.pool.changes!.keepAsBranch('signer', 'Sign this'),
+      /^Kept 1 file changed, \+1 −1 of worker 'signer' as commit \w{8} on branch baton\/signer/,
+    );
+    assert.match(await git(repo, 'cat-file', 'commit', 'baton/signer'), /^gpgsig -----BEGIN SSH SIGNATURE-----$/m, 'signed as the user signs');
+    assert.equal(await git(repo, 'show', 'baton/signer:src/a.txt'), 'signed\n');
+
+    await rm(key);
+    await assert.rejects(
+      () => core.pool.changes!.keepAsBranch('unsigned', 'Cannot sign'),
+      (err: Error) =>
+        err instanceof ChangeError &&
+        /^Nothing was kept: your git config signs every commit \(commit\.gpgSign\), and git could not sign this one \(.+\)\. The worker's changes stay pending/.test(
+          err.message,
+        ),
+    );
+    assert.equal((await git(repo, 'rev-parse', 'baton/unsigned')).trim(), (await git(repo, 'rev-parse', 'main')).trim(), 'the branch did not move');
+    assert.equal((await core.pool.changes!.totals('unsigned')).line, '1 file changed, +1 −1', 'still pending');
+  });
+
   it('a folder the worker made a git repository of its own (a git init, a clone): named as left out on the card, to the model and in Apply; the rest lands, none of it does', async () => {
     // Made in the worktree by the worker's own git, in its sandbox: one with no commit yet (git init), one with a
     // commit and a file added since (a clone it then changed). Git stops at each: it never saw their files.

@@ -5,6 +5,7 @@
 // compare-and-swap), so a commit the worker made meanwhile is never lost.
 import type { Git } from '../git/git';
 import { GitError } from '../git/git';
+import { ChangeError } from './changeError';
 import type { ChangeSet } from './changeSet';
 import type { ChangeSets } from './changeSets';
 
@@ -32,12 +33,23 @@ export async function keepAsBranch(deps: { git: Git; changeSets: ChangeSets }, c
   const headTree = (await git.run(['rev-parse', `${headCommit}^{tree}`], { cwd })).trim();
   let commit = headCommit;
   if (tree !== headTree) {
-    const args = ['commit-tree', tree, '-p', headCommit, '-F', '-'];
+    // commit-tree signs only when told: a kept branch is the user's commit, signed as their config signs theirs (a
+    // pull request from it may need it); Baton's own base commits never are.
+    const sign = await signsCommits(git, cwd);
+    const args = ['commit-tree', tree, '-p', headCommit, ...(sign ? ['-S'] : []), '-F', '-'];
     try {
       commit = (await git.run(args, { cwd, input: `${text}\n` })).trim();
     } catch (err) {
       if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
-      commit = (await git.run(args, { cwd, input: `${text}\n`, env: FALLBACK_IDENT })).trim();
+      try {
+        commit = (await git.run(args, { cwd, input: `${text}\n`, env: FALLBACK_IDENT })).trim();
+      } catch (again) {
+        if (!sign || !(again instanceof GitError) || again.kind !== 'failed') throw again;
+        throw new ChangeError(
+          `Nothing was kept: your git config signs every commit (commit.gpgSign), and git could not sign this one (${lastLine(again.stderr)}). ` +
+            "The worker's changes stay pending; once signing works, Keep as branch again.",
+        );
+      }
     }
   }
   await git.run(['update-ref', '-m', 'baton: keep as a branch', `refs/heads/${cs.branch}`, commit, headCommit], { cwd });
@@ -45,6 +57,22 @@ export async function keepAsBranch(deps: { git: Git; changeSets: ChangeSets }, c
   // removed is an orphan on no branch, whose clean-up deletes no branch (the kept one is the user's now).
   await git.run(['update-ref', '--no-deref', 'HEAD', commit], { cwd });
   return { branch: cs.branch, commit };
+}
+
+/** Whether the repository's git config (any level) has commit.gpgSign on. */
+async function signsCommits(git: Git, cwd: string): Promise<boolean> {
+  try {
+    return (await git.run(['config', '--type=bool', '--get', 'commit.gpgSign'], { cwd })).trim() === 'true';
+  } catch (err) {
+    // Exit 1: not set. A value git cannot read as a boolean fails the same way, and git's own commit would refuse it.
+    if (err instanceof GitError && err.kind === 'failed') return false;
+    throw err;
+  }
+}
+
+/** git's last words, for the user (shown, never matched). */
+function lastLine(stderr: string): string {
+  return stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300) || 'no message';
 }
 
 /**
