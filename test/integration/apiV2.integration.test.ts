@@ -371,6 +371,40 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     assert.equal(core.server.chatRequests().length, before);
   });
 
+  it('cancel: an abort stops its own turn when another conversation started one after it; an abort at turn.starting of an idle conversation asks the model nothing; a signal that is not one is refused first', async () => {
+    core.server.on({ lastUserIncludes: '[via api] ALPHA go', name: 'alpha streams, then waits' }, { textThenHang: 'alpha part' });
+    core.server.on({ lastUserIncludes: '[via api] BETA go', name: 'beta answers later' }, { text: 'beta done.', delayMs: 1500 });
+    const seenA: BatonEventV2[] = [];
+    const abortA = new AbortController();
+    const a = v2.ask('ALPHA go', { conversation: 'conv-a', signal: abortA.signal, on: (e) => seenA.push(e) });
+    await waitFor('alpha streaming', () => seenA.some((e) => e.type === 'turn.streaming'));
+    const seenB: BatonEventV2[] = [];
+    const b = v2.ask('BETA go', { conversation: 'conv-b', on: (e) => seenB.push(e) });
+    await waitFor('beta started after it', () => seenB.some((e) => e.type === 'turn.starting'));
+    abortA.abort();
+    const cancelled = await a;
+    assert.deepEqual([cancelled.status, cancelled.text], ['cancelled', 'alpha part'], 'A stops, with what it streamed');
+    assert.equal((await b).text, 'beta done.', 'B runs on');
+
+    // A handler that cancels as the turn starts: in an idle conversation the turn starts inside the call.
+    const abortS = new AbortController();
+    const early = await v2.ask('STARTING go', { conversation: 'conv-s', signal: abortS.signal, on: (e) => e.type === 'turn.starting' && abortS.abort() });
+    assert.equal(early.status, 'cancelled');
+    assert.equal(core.server.chatRequests().filter((r) => r.lastUserText?.includes('STARTING go')).length, 0, 'the model was asked nothing');
+
+    const before = core.server.chatRequests().length;
+    await assert.rejects(
+      v2.ask('SIGNAL go', { conversation: 'conv-s', signal: {} as AbortSignal }),
+      (err: BatonError) => err.kind === 'invalid-input' && /signal/.test(err.message),
+    );
+    assert.deepEqual(
+      (await v2.conversation('conv-s').messages()).map((m) => m.text).filter((t) => t.includes('SIGNAL')),
+      [],
+      'nothing was queued',
+    );
+    assert.equal(core.server.chatRequests().length, before);
+  });
+
   it('conversations by id: an unknown id creates one, caller history seeds it, delete removes it with its checkpoints; the panel\u2019s cannot be deleted here', async () => {
     core.server.on({ lastUserIncludes: '[via api] HIST what did I say' }, { text: 'You said blue.' });
     const events: BatonEventV2[] = [];

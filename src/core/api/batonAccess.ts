@@ -83,6 +83,7 @@ export class BatonAccess {
     const { on, signal, ...rest } = opts ?? {};
     const options = parseInput('ask options', askOptionsInput, Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)));
     if (!options.ok) throw new BatonApiError('invalid-input', options.error);
+    if (signal !== undefined && !isAbortSignal(signal)) throw new BatonApiError('invalid-input', 'options.signal must be an AbortSignal.');
     if (signal?.aborted) throw new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
     const conversation = options.value.conversation ?? this.core.conversationPort.activeId;
     this.orchestratorOf(conversation);
@@ -92,6 +93,8 @@ export class BatonAccess {
     opts = { signal };
     const onAbort = () => call.cancel();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // Aborted inside enqueue (a handler that cancels on turn.starting, which an idle conversation fires right there).
+    if (opts.signal?.aborted) onAbort();
     try {
       const result = await call.done;
       return {
@@ -318,4 +321,16 @@ export function replyText(reply: AskResultV2): string {
 function epochMs(time: string): number {
   const ms = Date.parse(/^\d{4}-\d\d-\d\d \d/.test(time) ? `${time.replace(' ', 'T')}Z` : time);
   return Number.isFinite(ms) ? ms : 0;
+}
+
+/** An AbortSignal, or one from another realm (duck-typed: what ask uses of it). */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const s = value as Partial<AbortSignal> | null;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.aborted === 'boolean' &&
+    typeof s.addEventListener === 'function' &&
+    typeof s.removeEventListener === 'function'
+  );
 }

@@ -152,9 +152,9 @@ export class BatonEvents {
       ...handle,
       cancel: () => {
         if (call.ended) return;
-        if (this.current?.turnId === turnId) this.orchestrator.stop(turnId);
-        // Still queued: taken out before it reaches the session (its done promise gives the one turn.cancelled).
-        else if (!this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
+        // Running (in whichever conversation: the latest turn started may be another's), else still queued: taken out
+        // before it reaches the session (its done promise gives the one turn.cancelled), else between the two.
+        if (!this.orchestrator.stop(turnId) && !this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
       },
     };
   }
