@@ -405,6 +405,31 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     assert.equal(core.server.chatRequests().length, before);
   });
 
+  it('while a summary is being made: rewind is refused (transient), and delete waits for it, leaving nothing of the conversation for a new one of the same id', async () => {
+    const conv = v2.conversation('folded');
+    for (const n of ['ONE', 'TWO', 'THREE', 'FOUR']) {
+      core.server.on({ lastUserIncludes: `[via api] ${n} question`, name: `answer ${n}` }, { text: `Answer ${n}.` });
+      await conv.ask(`${n} question`);
+    }
+    const three = (await conv.messages()).find((m) => m.text === 'THREE question')!;
+    core.server.on({ systemIncludes: SUMMARIZER, name: 'the slow summary' }, { text: 'SUMMARY of ONE and TWO.', delayMs: 1500 });
+    const compacting = conv.compact(2);
+    await waitFor('the summary asked for', () => core.server.chatRequests().some((r) => r.systemText.includes(SUMMARIZER)));
+    await assert.rejects(conv.rewind(three.id), (err: BatonError) => err.kind === 'transient' && /summar/i.test(err.message));
+    await conv.delete();
+    assert.ok(await compacting, 'the summary ended before the delete did');
+    assert.ok(!(await v2.conversations()).some((c) => c.id === 'folded'));
+
+    core.server.on({ lastUserIncludes: '[via api] FRESH question', name: 'a new conversation of the same id' }, { text: 'Fresh.' });
+    await v2.conversation('folded').ask('FRESH question');
+    const sent = JSON.stringify(core.server.chatRequests().at(-1)!.messages);
+    for (const gone of ['SUMMARY of ONE', 'THREE question', 'Answer FOUR']) assert.ok(!sent.includes(gone), `the deleted conversation's ${gone} came back`);
+    assert.deepEqual(
+      (await v2.conversation('folded').messages()).map((m) => m.text),
+      ['FRESH question', 'Fresh.'],
+    );
+  });
+
   it('conversations by id: an unknown id creates one, caller history seeds it, delete removes it with its checkpoints; the panel\u2019s cannot be deleted here', async () => {
     core.server.on({ lastUserIncludes: '[via api] HIST what did I say' }, { text: 'You said blue.' });
     const events: BatonEventV2[] = [];

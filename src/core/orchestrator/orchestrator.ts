@@ -246,16 +246,24 @@ export class Orchestrator {
    */
   rewindTo(logId: number): Promise<'truncated' | 'replaced'> {
     if (this.answering) return Promise.reject(new RewindError('busy', 'Stop the answer first: the conversation cannot be taken back while Baton answers.'));
+    if (this.lifecycle.isCompacting) return Promise.reject(SUMMARIZING());
     const owner = this.opts.shared?.ownerElsewhere();
     if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); take it back there.`));
     const { store, logger } = this.opts;
-    return this.queue.task(async () => {
+    const rewound = this.queue.task(async () => {
+      // A summary started since the check above reads the log this would cut: its summary would bring the messages back.
+      if (this.lifecycle.isCompacting) throw SUMMARIZING();
       const how = await rewindConversation({ store, keeper: this.keeper, logger, logScan: LOG_SCAN }, logId, this.currentModel);
       // Whoever shows the conversation (the panel, for one taken back from the Chat view or the API) shows it shorter.
       this.fire({ type: 'conversation.rewound', logId, how });
       return how;
     });
+    this.rewinding = rewound.catch(() => undefined);
+    return rewound;
   }
+
+  /** The last rewind, settled: a summary made now waits for it (it reads the log a rewind cuts). */
+  private rewinding: Promise<unknown> = Promise.resolve();
 
   /**
    * Resolves true once no turn runs or waits (told by the queue's busy changes), false after `ms` or when `signal`
@@ -311,7 +319,7 @@ export class Orchestrator {
    * Holds the conversation's lock at once: a turn starting meanwhile waits (lock.waiting). Undefined: nothing to fold.
    */
   summarizeNow(keep?: number): Promise<Compaction | undefined> {
-    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, undefined, this.queue.running ?? Promise.resolve());
+    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, undefined, Promise.all([this.queue.running, this.rewinding]));
   }
 
   /** Asks the session to compact now (between turns), and reports what was freed. */
@@ -328,6 +336,9 @@ export class Orchestrator {
     for (const turn of this.queue.waiting) this.withdraw(turn.turnId);
     this.stop();
     return this.queue.task(async () => {
+      // A summary being made writes the conversation's mark and moves it to a new session when done: it ends first, or
+      // it would write them for a conversation deleted (and bring its messages back under the same id).
+      await this.lifecycle.whenCompacted();
       const id = this.keeper.current?.id ?? this.keeper.savedId;
       const old = this.keeper.forget();
       this.opts.claims?.release(id);
@@ -374,3 +385,6 @@ export class Orchestrator {
     this.emitter.dispose();
   }
 }
+
+const SUMMARIZING = (): RewindError =>
+  new RewindError('busy', 'Wait for the summary being made first: the conversation cannot be taken back while its older messages are summarized.');

@@ -125,6 +125,11 @@ export class TurnLifecycle {
     return this.compacting !== undefined;
   }
 
+  /** Resolves once no compaction holds the conversation (whatever its outcome). */
+  async whenCompacted(): Promise<void> {
+    while (this.compacting) await this.compacting.catch(() => undefined);
+  }
+
   /** Waits while a compaction holds the conversation, and says so. */
   async waitForLock(turn: QueuedTurn): Promise<void> {
     if (!this.compacting) return;
