@@ -450,6 +450,11 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
     assert.equal((await v2.checkpoints('side-notes')).length, 1);
 
     await assert.rejects(v2.ask('x', { conversation: 'bad id!' }), (err: BatonError) => err.kind === 'invalid-input' && /conversation:/.test(err.message));
+    await assert.rejects(
+      v2.ask('x', { conversaton: 'side-notes' } as never),
+      (err: BatonError) => err.kind === 'invalid-input' && /unknown field "conversaton"/.test(err.message),
+      'a misspelt option is not ignored (the message would go to the panel\u2019s conversation)',
+    );
     await assert.rejects(v2.conversation('main').delete(), (err: BatonError) => err.kind === 'invalid-input');
     await v2.conversation('side-notes').delete();
     assert.ok(!(await v2.conversations()).some((c) => c.id === 'side-notes'));

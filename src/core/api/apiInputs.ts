@@ -136,18 +136,21 @@ export const agentMessageInput = z
   .strict();
 
 /** What a caller may pass to ask (version 2) beyond the text. */
-export const askOptionsInput = z.object({
-  conversation: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, 'use 1-128 letters, digits or _.:@-, starting with a letter or digit')
-    .optional(),
-  history: z
-    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(100_000, 'keep each message under 100,000 characters') }))
-    .max(1000, 'pass at most 1,000 messages')
-    .optional(),
-  onDrift: z.enum(['renew', 'error']).optional(),
-  force: z.boolean().optional(),
-});
+export const askOptionsInput = z
+  .object({
+    conversation: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, 'use 1-128 letters, digits or _.:@-, starting with a letter or digit')
+      .optional(),
+    history: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(100_000, 'keep each message under 100,000 characters') }))
+      .max(1000, 'pass at most 1,000 messages')
+      .optional(),
+    onDrift: z.enum(['renew', 'error']).optional(),
+    force: z.boolean().optional(),
+  })
+  // A misspelt option is an error, not ignored: `conversaton: 'x'` would send the message to the panel's conversation.
+  .strict();
 
 export const summarizeInput = z
   .object({
