@@ -48,11 +48,6 @@ export class WorkerIsolation {
 
   /** `mode`: the user's setting ('none': the folder itself) or the model's request ('read-only': the folder, to read). */
   async place(name: string, dir: string, mode: 'worktree' | 'none' | 'read-only', include: readonly string[]): Promise<Placement> {
-    if (this.pending.get(name)) {
-      throw new WorkerError(
-        `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
-      );
-    }
     if (mode === 'read-only') {
       const hidden = await this.pending.worktrees.ignoredOutside(dir, include).catch((err: unknown) => {
         if (err instanceof GitError && err.kind === 'not-installed') return [];

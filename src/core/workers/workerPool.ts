@@ -30,7 +30,7 @@ import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegist
 import { WorkerSetup } from './workerSetup';
 import { endTask } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
-import { killTarget, sendTarget } from './workerTargets';
+import { assertIdle, killTarget, sendTarget } from './workerTargets';
 import {
   WorkerError,
   type ReplyTo,
@@ -76,7 +76,9 @@ export class WorkerPool {
 
   constructor(private readonly opts: WorkerPoolOptions & WorkerPoolHooks) {
     this.now = opts.now ?? Date.now;
-    this.reg = new WorkerRegistry({ settings: opts.settings, reservedSessionIds: opts.reservedSessionIds, now: this.now, elsewhere: (n) => this.elsewhere(n) });
+    const { settings, reservedSessionIds } = opts;
+    const hasPendingChanges = (n: string): boolean => this.changes?.has(n) ?? false;
+    this.reg = new WorkerRegistry({ settings, reservedSessionIds, now: this.now, elsewhere: (n) => this.elsewhere(n), hasPendingChanges });
     this.onDidChange = this.reg.onDidChange;
     this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
     this.setup = new WorkerSetup(opts, () => this.isolation);
@@ -160,6 +162,8 @@ export class WorkerPool {
     // No await until the dispatch: an Apply under way may be removing its folder (a conflict resolution sends from inside).
     const settling = !follow && this.changes?.settling(name);
     if (settling) throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
+    // Again, with no await before the dispatch: two sends at once both passed sendTarget's check (the prompt went twice).
+    assertIdle(w, this.now());
     this.dispatch(w, prompt, preface, follow);
     return this.reg.info(w);
   }
@@ -233,10 +237,7 @@ export class WorkerPool {
     return this.restoring;
   }
 
-  /**
-   * Stops every task without reporting it (rows of running workers stay, so the next start tells
-   * the orchestrator they were interrupted) and disconnects every session.
-   */
+  /** Stops every task unreported (rows of running workers stay: the next start says they were interrupted); disconnects all. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
@@ -270,10 +271,10 @@ export class WorkerPool {
         throw new WorkerError(this.disposed ? 'Baton is shutting down.' : `Worker '${w.name}' was stopped while it started.`);
       }
       this.bind(w, session);
+      this.reg.confirm(w);
       this.persist(w);
     } catch (err) {
-      if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
-      this.reg.fireNow();
+      this.reg.release(w);
       if (err instanceof WorkerError) throw err;
       this.opts.logger.error(`Worker '${w.name}' could not start`, err);
       throw new WorkerError(`Could not start worker '${w.name}': ${errorText(err)}`);
@@ -371,13 +372,11 @@ export class WorkerPool {
     return session;
   }
 
-  private async place(w: Worker, dir: string, mode: IsolationRequest | undefined): Promise<string | undefined> {
-    try {
-      return await this.setup.place(w, dir, mode);
-    } catch (err) {
-      if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
+  private place(w: Worker, dir: string, mode: IsolationRequest | undefined): Promise<string | undefined> {
+    return this.setup.place(w, dir, mode).catch((err: unknown) => {
+      this.reg.release(w);
       throw err;
-    }
+    });
   }
 
   private persist(w: Worker): void {

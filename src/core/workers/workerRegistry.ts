@@ -17,6 +17,8 @@ export interface WorkerRegistryOptions {
   reservedSessionIds?: () => Array<string | undefined>;
   /** Another live window that runs a worker of this name (workerOwner.ts): the name is taken. */
   elsewhere?: (name: string) => { label: string } | undefined;
+  /** Changes of a worker of this name wait for review (a worktree, or tracked in place): the name is taken until settled. */
+  hasPendingChanges?: (name: string) => boolean;
   now: () => number;
 }
 
@@ -58,6 +60,12 @@ export class WorkerRegistry {
     }
     const other = this.opts.elsewhere?.(name);
     if (other) throw new WorkerError(`A worker named '${name}' runs in another VS Code window (${other.label || 'no folder'}). Pick another name.`);
+    // A new worker of the name would take its change set's place: one tracked in place could no longer be undone.
+    if (this.opts.hasPendingChanges?.(name)) {
+      throw new WorkerError(
+        `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
+      );
+    }
     return name;
   }
 
@@ -94,9 +102,34 @@ export class WorkerRegistry {
   /** Reserved before any await: the name and the slot are taken even while the session is created. */
   reserve(w: Worker): Worker {
     this.active.set(w.name, w);
-    this.finished = this.finished.filter((f) => f.name !== w.name);
+    const old = this.finished.find((f) => f.name === w.name);
+    if (old) {
+      this.finished = this.finished.filter((f) => f !== old);
+      this.replaced.set(w, old);
+    }
     return w;
   }
+
+  /**
+   * A reservation that did not become a worker (its placement refused, its session not opened, stopped as it started):
+   * its slot is free again and the finished worker of that name it took off the list is listed again, pending changes
+   * and all (a refused create of a used name had left no card to Apply or Ask for changes from).
+   */
+  release(w: Worker): void {
+    if (this.active.get(w.name) === w) this.active.delete(w.name);
+    const old = this.replaced.get(w);
+    this.replaced.delete(w);
+    if (old && !this.lookup(old.name)) this.finished = [...this.finished, old].sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0));
+    this.fireNow();
+  }
+
+  /** The reservation became a worker: the finished one it replaced is gone for good. */
+  confirm(w: Worker): void {
+    this.replaced.delete(w);
+  }
+
+  /** Finished workers a reservation took off the list, until it becomes a worker or is released. */
+  private readonly replaced = new Map<Worker, Worker>();
 
   /** The worker by name, active or finished; undefined when the pool no longer holds it. */
   lookup(name: string): Worker | undefined {

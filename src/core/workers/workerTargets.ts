@@ -30,11 +30,7 @@ export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo 
   if (w) {
     await w.ready.catch(() => undefined);
     if (reg.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
-    if (w.task || w.state === 'running') {
-      throw new WorkerError(
-        `Worker '${name}' is still running (for ${seconds(deps.now() - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`,
-      );
-    }
+    assertIdle(w, deps.now());
     if (replyTo) w.replyTo = replyTo;
     return { w };
   }
@@ -43,6 +39,15 @@ export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo 
   if (replyTo) done.replyTo = replyTo;
   // Its session was deleted once its work was settled: a new one is told what the worker did before.
   return { w: done, preface: done.sessionClosed ? previousWork(done) : undefined };
+}
+
+/** Refuses a worker that runs a task now. */
+export function assertIdle(w: Worker, now: number): void {
+  if (w.task || w.state === 'running') {
+    throw new WorkerError(
+      `Worker '${w.name}' is still running (for ${seconds(now - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`,
+    );
+  }
 }
 
 /** The active worker a kill stops, once it has started; undefined when it stopped meanwhile. A finished or unknown one refuses. */

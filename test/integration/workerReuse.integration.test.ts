@@ -1,0 +1,67 @@
+// One worker name, asked for twice: two follow-ups at the same moment (the panel's Ask for changes while the model
+// sends), a new worker of a name whose changes still wait for review (in a worktree, or tracked in a folder without
+// git). Against the REAL runtime, real git and the production wiring: nothing runs twice, no change is lost or orphaned.
+import * as assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeRepo, testGit } from '../support/gitFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
+import { waitFor } from '../support/waitFor';
+import { useWorkerCore } from '../support/workerCore';
+
+describe('a worker name asked for twice (real runtime, real git, production wiring)', function () {
+  this.timeout(120_000);
+  const fx = useWorkerCore();
+  const card = (name: string) => fx.core.pool.list().find((w) => w.name === name);
+
+  it('two follow-ups to an idle worker at the same moment: one runs, the other is refused as still running; the prompt goes once', async () => {
+    fx.core.server.on({ systemIncludes: "You are 'idle1'", lastUserIncludes: 'FOLLOW-A', name: 'the one follow-up' }, { text: 'A done', delayMs: 300 });
+    fx.answerResults('idle1', 'noted');
+    await fx.core.pool.create({ name: 'idle1', workingDir: fx.project });
+    const results = await Promise.allSettled([fx.core.pool.send('idle1', 'FOLLOW-A'), fx.core.pool.send('idle1', 'FOLLOW-B')]);
+    assert.equal(results[0]!.status, 'fulfilled');
+    assert.ok(
+      results[1]!.status === 'rejected' && /^Worker 'idle1' is still running/.test((results[1].reason as Error).message),
+      results[1]!.status === 'fulfilled' ? 'both sends were accepted' : String(results[1]!.reason),
+    );
+    await waitFor('its one result', () => fx.backgroundDone() >= 1);
+    assert.equal(fx.core.pool.status('idle1').tasks, 1);
+    assert.equal(fx.delivered().length, 1);
+    assert.equal(fx.core.server.chatRequests().filter((r) => r.lastUserText?.includes('FOLLOW-B')).length, 0, 'the refused prompt never reached the model');
+  });
+
+  it('a new worker of a name whose changes wait in a worktree is refused, and the waiting worker keeps its card: Ask for changes still reaches it', async () => {
+    const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'repo'), { 'src/a.txt': 'a original\n' });
+    fx.core.workerSettings.trustWorkingDir = true;
+    scriptWorkerRound(fx.core.server, { worker: 'fix', prompt: 'TASK-fix', does: { command: "printf 'fixed\\n' > src/a.txt" }, report: 'fixed a' });
+    await fx.core.pool.create({ name: 'fix', workingDir: repo, prompt: 'TASK-fix' });
+    await waitFor('its card with changes', () => card('fix')?.state === 'done' && card('fix')?.changes?.files === 1);
+    await waitFor('its result answered', () => fx.backgroundDone() >= 1);
+
+    await assert.rejects(
+      fx.core.pool.create({ name: 'fix', workingDir: repo, prompt: 'TASK-again' }),
+      /^WorkerError: Worker 'fix' still has changes waiting for review/,
+    );
+    assert.deepEqual([card('fix')?.state, card('fix')?.changes?.files, card('fix')?.summary], ['done', 1, 'fixed a'], 'its card is still listed');
+    scriptWorkerRound(fx.core.server, { worker: 'fix', prompt: 'MORE-fix', does: { command: "printf 'more\\n' > src/b.txt" }, report: 'added b' });
+    await fx.core.pool.send('fix', 'MORE-fix');
+    await waitFor('its second result answered', () => fx.backgroundDone() >= 2);
+    assert.equal((await fx.core.pool.changes!.totals('fix')).line, '2 files changed, +2 −1');
+  });
+
+  it('in a folder without git: a new worker of a name whose tracked changes wait is refused, so Discard still undoes them', async () => {
+    fx.core.workerSettings.trustWorkingDir = true;
+    await writeFile(join(fx.project, 'a.txt'), 'a original\n');
+    scriptWorkerRound(fx.core.server, { worker: 'ip', prompt: 'TASK-one', does: { command: "printf 'one\\n' > a.txt" }, report: 'one done' });
+    await fx.core.pool.create({ name: 'ip', workingDir: fx.project, prompt: 'TASK-one' });
+    await waitFor('its change counted', () => card('ip')?.state === 'done' && card('ip')?.changes?.files === 1);
+    await waitFor('its result answered', () => fx.backgroundDone() >= 1);
+
+    await assert.rejects(
+      fx.core.pool.create({ name: 'ip', workingDir: fx.project, prompt: 'TASK-two' }),
+      /^WorkerError: Worker 'ip' still has changes waiting for review/,
+    );
+    assert.match(await fx.core.pool.changes!.discard('ip'), /^Discarded the changes of worker 'ip': 1 file\(s\) in .* restored\.$/);
+    assert.equal(await readFile(join(fx.project, 'a.txt'), 'utf8'), 'a original\n');
+  });
+});
