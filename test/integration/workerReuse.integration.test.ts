@@ -64,4 +64,26 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     assert.match(await fx.core.pool.changes!.discard('ip'), /^Discarded the changes of worker 'ip': 1 file\(s\) in .* restored\.$/);
     assert.equal(await readFile(join(fx.project, 'a.txt'), 'utf8'), 'a original\n');
   });
+
+  it('a window reload while a worker\u2019s worktree is being made leaves no worktree or branch behind: the name can be used at once', async () => {
+    // A smudge filter that takes a second holds the worktree's checkout, so the reload lands in the middle of it.
+    const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'slow'), { '.gitattributes': '*.txt filter=slow\n', 'a.txt': 'a\n' });
+    await testGit().run(['config', 'filter.slow.smudge', 'sleep 1; cat'], { cwd: repo });
+    await testGit().run(['config', 'filter.slow.clean', 'cat'], { cwd: repo });
+    const started = fx.core.pool.create({ name: 'st', workingDir: repo, prompt: 'TASK-st' });
+    const outcome = started.then(
+      () => 'started',
+      () => 'refused',
+    );
+    await waitFor('its worktree being made', async () => (await testGit().run(['branch', '--list', 'baton/st'], { cwd: repo })).trim() !== '');
+    await fx.core.restart();
+    assert.equal(await outcome, 'refused', 'it never started');
+    const worktrees = (await testGit().run(['worktree', 'list', '--porcelain'], { cwd: repo })).split('\n').filter((l) => l.startsWith('worktree '));
+    assert.equal(worktrees.length, 1, `no worktree of it is left: ${worktrees.join(', ')}`);
+    assert.equal((await testGit().run(['branch', '--list', 'baton/*'], { cwd: repo })).trim(), '', 'nor its branch');
+    scriptWorkerRound(fx.core.server, { worker: 'st', prompt: 'TASK-again', does: { command: 'echo b > b.txt' }, report: 'made b' });
+    await fx.core.pool.create({ name: 'st', workingDir: repo, prompt: 'TASK-again' });
+    await waitFor('its result answered', () => fx.backgroundDone() >= 1);
+    assert.equal(fx.core.pool.changes!.list().length, 1);
+  });
 });

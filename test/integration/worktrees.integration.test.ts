@@ -67,7 +67,10 @@ describe('git worktrees (real git)', function () {
     await writeFile(join(first.worktreePath, 'work.txt'), 'precious\n');
     await assert.rejects(
       () => worktrees.createWorkerWorktree({ repoDir: repo, workerName: 'w1' }),
-      (err: unknown) => err instanceof WorktreeError && err.kind === 'branch-exists' && /apply or discard/i.test(err.message),
+      (err: unknown) =>
+        err instanceof WorktreeError &&
+        err.kind === 'branch-exists' &&
+        /already exists \(a branch kept from an earlier worker named 'w1', or left by one that never started/.test(err.message),
     );
     assert.equal(readFileSync(join(first.worktreePath, 'work.txt'), 'utf8'), 'precious\n');
     // A leftover folder without its branch (a crash between the two) is refused too.

@@ -205,7 +205,7 @@ export class WorktreeManager {
     if (branchTaken) {
       throw new WorktreeError(
         'branch-exists',
-        `The branch ${branch} already exists: an earlier worker named '${name}' left changes there. Apply or discard that worker's changes first (or pick another name).`,
+        `The branch ${branch} already exists (a branch kept from an earlier worker named '${name}', or left by one that never started: Doctor lists such worktrees). Pick another name, or delete that branch first.`,
       );
     }
     if (pathTaken) {

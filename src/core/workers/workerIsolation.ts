@@ -69,7 +69,14 @@ export class WorkerIsolation {
     }
     try {
       const wt = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });
-      this.pending.save(wt.record);
+      try {
+        this.pending.save(wt.record);
+      } catch (err) {
+        // Not recorded (its window is closing, the store shut): the worktree goes now, or it stays an orphan nobody owns
+        // whose branch refuses the name ever after.
+        await this.pending.worktrees.removeWorkerWorktree(wt).catch(() => undefined);
+        throw err;
+      }
       const left = wt.userHadUncommittedChanges
         ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
         : '';
