@@ -17,6 +17,8 @@ const COLUMNS = 'id, conversation, role, content, source, status, meta, ts';
 export class SqlJsConversationLog {
   private readonly insertsSincePrune = new Map<string, number>();
   private insertsSinceBytes = 0;
+  /** The last activity time this window wrote (ms): the next is later, so two in one millisecond still sort as they came. */
+  private lastAt = 0;
 
   constructor(
     private readonly access: TableAccess,
@@ -36,7 +38,7 @@ export class SqlJsConversationLog {
       status: entry.status ?? null,
       meta: entry.meta ?? null,
       ts: sqliteTimestamp(),
-      at: sqliteTimestampMs(),
+      at: this.nextAt(),
       conversation,
       title: entry.role === 'user' ? titleFrom(entry.content) : '',
       keepConversations: CONVERSATIONS_KEEP,
@@ -111,6 +113,11 @@ export class SqlJsConversationLog {
   }
 
   /** Drops the oldest rows, of whichever conversation, while the log's text passes LOG_BYTES_KEEP (bounds.ts). */
+  private nextAt(): string {
+    this.lastAt = Math.max(Date.now(), this.lastAt + 1);
+    return sqliteTimestampMs(new Date(this.lastAt));
+  }
+
   private pruneBytes(compact = true): boolean {
     this.insertsSinceBytes = 0;
     // One pass over the rows' sizes (about 11 ms for 20 MB): at open, and once in LOG_PRUNE_EVERY inserts.
@@ -126,7 +133,7 @@ export class SqlJsConversationLog {
     // Opening one that exists changes nothing, so it is no op: every start opens the conversation the panel shows, and
     // an op would write the whole file again a moment later (and be replayed on another window's file).
     if (this.access.tables.first('SELECT 1 FROM conversations WHERE id = ?', [id])) return;
-    this.access.commit({ op: 'createConversation', id, ts: sqliteTimestampMs(), keep: CONVERSATIONS_KEEP });
+    this.access.commit({ op: 'createConversation', id, ts: this.nextAt(), keep: CONVERSATIONS_KEEP });
   }
 
   listConversations(): ConversationRow[] {
