@@ -54,6 +54,31 @@ describe('long-term memory (real runtime, scripted model)', function () {
     assert.equal(lines.length, RELEVANT_MEMORIES);
   });
 
+  it('remember, forget, remember again in one turn: the memory is there at the end, as the model was told (each call runs; none is answered from an earlier one)', async () => {
+    const mem = { category: 'preference', content: 'Prefers tabs over spaces' };
+    const prompt = 'remember, forget, remember';
+    core.server.on({ lastUserIncludes: prompt, afterToolResult: false, name: 'remember' }, { toolCalls: [{ name: 'remember', arguments: mem }] });
+    core.server.on(
+      { lastUserIncludes: prompt, afterToolResult: true, name: 'forget, remember again, answer' },
+      { toolCalls: [{ name: 'forget', arguments: { memory_id: 1 } }] },
+      { toolCalls: [{ name: 'remember', arguments: mem }] },
+      { text: 'Done.' },
+    );
+    await core.orchestrator.enqueue(prompt, { channel: 'panel' }).done;
+    const results = core.server
+      .chatRequests()
+      .at(-1)!
+      .messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
+    assert.equal(results.length, 3);
+    assert.match(results[1]!, /^Forgot #1/);
+    assert.match(results[2]!, /^Remembered \(#2, preference\)/);
+    assert.deepEqual(
+      core.store.listMemories().map((m) => m.content),
+      ['Prefers tabs over spaces'],
+    );
+  });
+
   it('remembers, recalls and forgets through the tools, and the summary reaches the next session', async () => {
     core.server.on({ afterToolResult: true }, { text: 'Saved.' });
     core.server.on(

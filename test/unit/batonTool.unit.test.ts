@@ -67,13 +67,28 @@ describe('defineBatonTool and ToolJournal', () => {
     assert.equal(journal.replays, 1);
   });
 
-  it('a side-effecting tool with the same arguments under a new call id (a retried turn) runs once; key order does not matter', async () => {
+  it('a side-effecting tool with the same arguments under a new call id in a retried attempt runs once; key order does not matter', async () => {
     const t = make(true);
     journal.begin('turn-1');
     assert.equal(await invoke(t, { name: 'a', size: 2 }, 'call-1'), 'made a (#1)');
+    journal.retrying('turn-1');
     assert.equal(await invoke(t, { size: 2, name: 'a' }, 'call-2'), 'made a (#1)');
     assert.equal(await invoke(t, { name: 'b', size: 2 }, 'call-3'), 'made b (#2)', 'other arguments are another effect');
-    assert.deepEqual(effects, ['a', 'b']);
+    assert.equal(await invoke(t, { name: 'a', size: 2 }, 'call-4'), 'made a (#3)', 'one earlier run answers one call');
+    assert.deepEqual(effects, ['a', 'b', 'a']);
+  });
+
+  it('within one attempt every call runs: do, undo, do again is three effects (an answer from the journal said done when nothing was)', async () => {
+    const t = make(true);
+    const undo = make(true);
+    journal.begin('turn-1');
+    assert.equal(await invoke(t, { name: 'a' }, 'call-1'), 'made a (#1)');
+    assert.equal(await invoke(undo, { name: 'un-a' }, 'call-2'), 'made un-a (#2)');
+    assert.equal(await invoke(t, { name: 'a' }, 'call-3'), 'made a (#3)');
+    // A retry after all three (the runtime lost the last result): the model asks for the last one again, answered.
+    journal.retrying('turn-1');
+    assert.equal(await invoke(t, { name: 'a' }, 'call-4'), 'made a (#1)');
+    assert.deepEqual(effects, ['a', 'un-a', 'a']);
   });
 
   it('a tool without side effects runs again for the same arguments under a new call id', async () => {
@@ -102,11 +117,13 @@ describe('defineBatonTool and ToolJournal', () => {
     journal.begin('turn-2');
     journal.end('turn-1');
     await invoke(t, { name: 'a' }, 'call-1');
+    journal.retrying('turn-1');
+    journal.retrying('turn-2');
     await invoke(t, { name: 'a' }, 'call-2');
     assert.deepEqual(effects, ['a']);
   });
 
-  it('two concurrent calls for one effect share the one run', async () => {
+  it('a retried attempt asking while the first run still runs shares that run', async () => {
     const gate = new Gate();
     let runs = 0;
     const t = defineBatonTool(
@@ -124,7 +141,9 @@ describe('defineBatonTool and ToolJournal', () => {
       journal,
     );
     journal.begin('turn-1');
-    const both = Promise.all([invoke(t, {}, 'call-1'), invoke(t, {}, 'call-2')]);
+    const first = invoke(t, {}, 'call-1');
+    journal.retrying('turn-1');
+    const both = Promise.all([first, invoke(t, {}, 'call-2')]);
     gate.open();
     assert.deepEqual(await both, ['done once', 'done once']);
     assert.equal(runs, 1);

@@ -1,9 +1,9 @@
 // Every Baton tool is defined here, one way: arguments come from the model, so they are validated
 // with zod (the SDK passes them through unchecked), and every failure goes back to the model as a
 // clear message it can act on, never as a crash of the turn.
-// Invariant: within one orchestrator turn a side effect happens once. A runtime killed inside a
-// tool loses the result but not the effect; the retried turn asks again (same call id, or the same
-// tool with the same arguments) and the journal hands back the first result instead.
+// Invariant: within one orchestrator turn a side effect happens once for each call the model makes. A runtime killed
+// inside a tool loses the result but not the effect; the retried turn asks again (same call id, or the same tool with
+// the same arguments) and the journal hands back the first result instead.
 import { createHash } from 'node:crypto';
 import { defineTool } from '@github/copilot-sdk';
 import type { z } from 'zod';
@@ -55,10 +55,18 @@ export function fitToolOutput(text: string): string {
 /**
  * Results of the running turn's tool calls, by call id and (for side effects) by tool and arguments. One per
  * conversation: two conversations answer at once, and one turn's begin() cleared the other's entries.
+ *
+ * Within one attempt of a turn every call runs: "remember X, forget X, remember X" is three effects, and an answer
+ * from the journal there told the model the third was done when it was not. A retried attempt (retrying(), after a
+ * killed runtime) is where a call comes again for an effect that already happened: each call of the same tool with the
+ * same arguments is answered from one of the earlier attempts' results, in order, once; beyond those it runs.
  */
 export class ToolJournal {
   private scope: string | undefined;
-  private readonly entries = new Map<string, Promise<Outcome>>();
+  private attempt = 0;
+  private readonly byCall = new Map<string, Promise<Outcome>>();
+  /** Per tool and arguments, the results of its runs, each with the attempt that last used it. */
+  private readonly byArgs = new Map<string, Array<{ result: Promise<Outcome>; usedIn: number }>>();
   /** How many calls were answered from the journal (tests and the log read it). */
   replays = 0;
 
@@ -67,29 +75,46 @@ export class ToolJournal {
   /** Starts a turn's scope; entries of the previous turn are dropped. */
   begin(scope: string): void {
     this.scope = scope;
-    this.entries.clear();
+    this.clear();
+  }
+
+  /** The turn is tried again: the calls it makes may be ones whose effect an earlier attempt had. */
+  retrying(scope: string): void {
+    if (this.scope === scope) this.attempt++;
   }
 
   end(scope: string): void {
     if (this.scope !== scope) return;
     this.scope = undefined;
-    this.entries.clear();
+    this.clear();
   }
 
-  /** Runs `fn` once per key within the current scope; outside a turn (a worker's own call) it just runs. */
-  once(keys: string[], fn: () => Promise<Outcome>): Promise<Outcome> {
+  /** Runs `fn` unless call `callId`, or (`argsKey`) an earlier attempt's same call, ran; outside a turn it just runs. */
+  once(callId: string, argsKey: string | undefined, fn: () => Promise<Outcome>): Promise<Outcome> {
     if (!this.scope) return fn();
-    for (const key of keys) {
-      const seen = this.entries.get(key);
-      if (seen) {
-        this.replays++;
-        this.onReplay();
-        return seen;
-      }
+    const seen = this.byCall.get(callId) ?? (argsKey === undefined ? undefined : this.earlier(argsKey));
+    if (seen) {
+      this.replays++;
+      this.onReplay();
+      return seen;
     }
     const result = fn();
-    for (const key of keys) this.entries.set(key, result);
+    this.byCall.set(callId, result);
+    if (argsKey !== undefined) this.byArgs.set(argsKey, [...(this.byArgs.get(argsKey) ?? []), { result, usedIn: this.attempt }]);
     return result;
+  }
+
+  /** The first result of `argsKey` no call of this attempt has taken yet, taken now. */
+  private earlier(argsKey: string): Promise<Outcome> | undefined {
+    const run = this.byArgs.get(argsKey)?.find((r) => r.usedIn < this.attempt);
+    if (run) run.usedIn = this.attempt;
+    return run?.result;
+  }
+
+  private clear(): void {
+    this.attempt = 0;
+    this.byCall.clear();
+    this.byArgs.clear();
   }
 }
 
@@ -115,9 +140,7 @@ export function defineBatonTool<S extends z.ZodType>(spec: BatonToolSpec<S>, jou
     skipPermission: true,
     handler: (raw: unknown, invocation: ToolInvocation) => {
       if (!journal) return call(raw, invocation);
-      const keys = [`call:${invocation.toolCallId}`];
-      if (spec.sideEffect) keys.push(`args:${name}:${digest(raw)}`);
-      return journal.once(keys, () => call(raw, invocation));
+      return journal.once(invocation.toolCallId, spec.sideEffect ? `${name}:${digest(raw)}` : undefined, () => call(raw, invocation));
     },
   }) as BatonTool;
 }

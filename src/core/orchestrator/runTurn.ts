@@ -69,7 +69,11 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
         keeper,
         sessions: opts.sessions,
         logger: opts.logger,
-        emit,
+        emit: (e) => {
+          // The calls the next attempt makes may be ones the runtime lost the results of: the journal answers those.
+          if (e.type === 'turn.retrying') opts.toolJournal?.retrying(turn.turnId);
+          emit(e);
+        },
         delays: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS,
         // History a caller gave the first turn rides on its prompt like recovery context (lifecycle.window).
         delivered: (at) => recordDelivered(opts.store, turn.logId, { ...at, carried: at.carried || !!turn.options?.history?.length }),
