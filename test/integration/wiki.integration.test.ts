@@ -52,6 +52,11 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     await writeFile(file, '# Deploy\n\nDeploy after the release is tagged. Roll back with the zeppelin switch.\n');
     assert.ok((await stat(file)).mtimeMs > before);
     assert.match(await turn('how do we roll back?', [{ name: 'wiki_search', arguments: { query: 'zeppelin' } }]), /^1 page\(s\), best first:\n1\. ops\/deploy/);
+    // No page has every word: the pages with any of them (prefixes too), ranked; it found none before.
+    assert.match(
+      await turn('zeppelin on kubernetes?', [{ name: 'wiki_search', arguments: { query: 'zeppel kubernetes' } }]),
+      /^1 page\(s\), best first:\n1\. ops\/deploy/,
+    );
 
     // A file added by hand is a page too; wiki_read reads it.
     await writeFile(join(folder, 'handmade.md'), '# Handmade\n\nWritten outside Baton.\n');

@@ -25,3 +25,13 @@ export function ftsQuery(keyword: string): string | undefined {
   const unique = [...new Set(words(keyword))];
   return unique.length ? unique.map((w) => `"${w}"*`).join(' ') : undefined;
 }
+
+/** An FTS4 MATCH expression for rows with ANY of `words` as a word prefix (FTS4 reads a prefix inside OR as "word*" only: "word"* matches nothing there). */
+export function ftsAnyQuery(words: readonly string[]): string {
+  return words.map((w) => `"${w}*"`).join(' OR ');
+}
+
+/** The words of an expression ftsQuery made. */
+export function ftsWords(expression: string): string[] {
+  return expression.split(' ').map((t) => t.replace(/^"(.*)"\*$/, '$1'));
+}

@@ -6,7 +6,7 @@
 // another row (see issuedIds.ts).
 import type { SqlValue } from 'sql.js';
 import type { IssuedIds } from './issuedIds';
-import { ftsQuery, memoryKey } from './memoryKey';
+import { ftsAnyQuery, ftsQuery, ftsWords, memoryKey } from './memoryKey';
 import { z } from 'zod';
 import { bm25 } from './bm25';
 import { memoryRowSchema, sqliteTimestamp } from './rowSchemas';
@@ -116,13 +116,9 @@ export class SqlJsMemories {
    */
   relevant(text: string, limit: number): Memory[] {
     // Any of the message's words that carry meaning (a memory sharing only "the" with it is no match).
-    const words = (ftsQuery(text) ?? '')
-      .split(' ')
-      .map((t) => t.replace(/^"(.*)"\*$/, '$1'))
-      .filter((w) => w.length > 2 && !STOP_WORDS.has(w));
+    const words = ftsWords(ftsQuery(text) ?? '').filter((w) => w.length > 2 && !STOP_WORDS.has(w));
     if (!words.length || limit <= 0) return [];
-    // FTS4 reads a prefix as "word*" inside OR (the "word"* form matches nothing there).
-    const any = words.map((w) => `"${w}*"`).join(' OR ');
+    const any = ftsAnyQuery(words);
     const rows = this.access.read(
       () =>
         this.access.tables.rows(

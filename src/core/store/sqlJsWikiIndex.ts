@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { WikiHit, WikiIndexRow, WikiIndexStore } from './areaTypes';
 import { bm25 } from './bm25';
-import { ftsQuery } from './memoryKey';
+import { ftsAnyQuery, ftsQuery, ftsWords } from './memoryKey';
 import type { TableAccess } from './sqlJsMemories';
 
 const pageSchema = z.object({ name: z.string(), title: z.string(), mtime_ms: z.number(), size: z.number() }) satisfies z.ZodType<WikiIndexRow>;
@@ -36,7 +36,7 @@ export class SqlJsWikiIndex implements WikiIndexStore {
     if (!all) return [];
     // Every word first; when no page has them all, any of them (still ranked, so the best partial match leads).
     const hits = this.match(folder, all);
-    return (hits.length ? hits : this.match(folder, all.split(' ').join(' OR ')))
+    return (hits.length ? hits : this.match(folder, ftsAnyQuery(ftsWords(all))))
       .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
       .slice(0, limit);
   }
