@@ -2,7 +2,7 @@
 // disk (as in the editor) found by the next search, delete; page names never leave the folder; a bounded summary
 // in the next session's system message.
 import * as assert from 'node:assert/strict';
-import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
@@ -110,6 +110,24 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     await assert.rejects(stat(join(outside, 'evil.md')));
     await assert.rejects(stat(join(core.storageDir, 'evil.md')));
     core.assertScriptDone();
+  });
+
+  it('a page file made by hand as README.MD is read, rewritten and deleted by the name the list shows; names in any script, marks included, are pages', async () => {
+    const folder = join(core.storageDir, 'wiki');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'README.MD'), '# Readme\n\nHand made, upper-case extension.\n');
+    assert.match(await turn('list it', [{ name: 'wiki_list', arguments: {} }]), /- README — "Readme"/);
+    assert.match(await turn('read it', [{ name: 'wiki_read', arguments: { page: 'README' } }]), /Hand made/);
+    await turn('rewrite it', [{ name: 'wiki_write', arguments: { page: 'README', content: '# Readme\n\nRewritten.' } }]);
+    assert.deepEqual(await readdir(folder), ['README.MD'], 'the same file, not a second one');
+    assert.match(await turn('delete it', [{ name: 'wiki_delete', arguments: { page: 'README' } }]), /Deleted/);
+    assert.deepEqual(await readdir(folder), []);
+
+    // Hindi (its vowel signs are combining marks) and an accent written as its own character.
+    for (const page of ['\u0939\u093f\u0928\u094d\u0926\u0940', 'cafe\u0301']) {
+      assert.match(await turn(`write ${page}`, [{ name: 'wiki_write', arguments: { page, content: `# ${page}\n\nbody` } }]), /^Created wiki page/);
+      assert.match(await turn(`read ${page}`, [{ name: 'wiki_read', arguments: { page } }]), /body/);
+    }
   });
 
   it('a file over the size of a page, or a FIFO, in the wiki folder: refused with a clear error, nothing read whole or waited on', async () => {

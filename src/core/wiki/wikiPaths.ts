@@ -1,7 +1,7 @@
 // Page names → files inside the wiki folder. A page name comes from the model (or a tree), so it is checked word by
 // word and the file's real path (symlinks resolved) must stay inside the folder's real path: no name, however
 // crafted, reads or writes outside the wiki.
-import { mkdir, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ToolFailure } from '../copilot/batonTool';
 
@@ -13,7 +13,8 @@ export class WikiError extends ToolFailure {
   }
 }
 
-const SEGMENT = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,79}$/u;
+// Marks (\p{M}) too: the vowel signs of Devanagari and the other Indic scripts, an accent written as its own character.
+const SEGMENT = /^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._-]{0,79}$/u;
 const MAX_DEPTH = 4;
 
 /** The canonical page name ("guides/Release process"), or a WikiError saying what is wrong. */
@@ -67,10 +68,24 @@ export async function pageFile(root: string, name: string, opts: { create?: bool
   }
   const realParent = await realpath(parent).catch(() => parent);
   assertInside(realRoot, realParent, name);
-  const file = join(realParent, `${segments[segments.length - 1]}.md`);
+  const file = await withItsExtension(realParent, segments[segments.length - 1]!);
   const realFile = await realpath(file).catch(() => undefined);
   if (realFile) assertInside(realRoot, realFile, name);
   return { name: page, file, realRoot };
+}
+
+/** `<base>.md` in `dir`, or the file there whose extension is .md in other letters (README.MD, made by hand), as listed. */
+async function withItsExtension(dir: string, base: string): Promise<string> {
+  const file = join(dir, `${base}.md`);
+  if (
+    await lstat(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    return file;
+  const other = (await readdir(dir).catch(() => [] as string[])).find((n) => n.length === base.length + 3 && n.startsWith(base) && /\.md$/i.test(n));
+  return other ? join(dir, other) : file;
 }
 
 function assertInside(root: string, target: string, name: string): void {
