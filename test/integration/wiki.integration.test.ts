@@ -2,7 +2,7 @@
 // disk (as in the editor) found by the next search, delete; page names never leave the folder; a bounded summary
 // in the next session's system message.
 import * as assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
@@ -128,6 +128,22 @@ describe('wiki (real runtime, scripted model, real files)', function () {
       assert.match(await turn(`write ${page}`, [{ name: 'wiki_write', arguments: { page, content: `# ${page}\n\nbody` } }]), /^Created wiki page/);
       assert.match(await turn(`read ${page}`, [{ name: 'wiki_read', arguments: { page } }]), /body/);
     }
+  });
+
+  it('the index holds the pages of the wiki folders that exist: one gone (deleted, the setting moved on) takes its pages out of the index', async () => {
+    const a = join(core.workspace, 'docs-a');
+    const b = join(core.workspace, 'docs-b');
+    let folder = a;
+    await core.restart({ wikiFolder: () => folder });
+    await turn('write in a', [{ name: 'wiki_write', arguments: { page: 'alpha', content: `# Alpha\n\n${'indexed text '.repeat(2000)}` } }]);
+    assert.equal(core.store.wikiIndex.indexed(a).length, 1);
+    await rm(a, { recursive: true });
+    folder = b;
+    await turn('write in b', [{ name: 'wiki_write', arguments: { page: 'beta', content: '# Beta\n\nb' } }]);
+    await core.wiki.sync();
+    assert.deepEqual(core.store.wikiIndex.indexed(a), [], 'its page is out of the index');
+    assert.deepEqual(core.store.wikiIndex.folders(), [b]);
+    assert.deepEqual(core.store.wikiIndex.search(a, 'indexed', 5), []);
   });
 
   it('a file over the size of a page, or a FIFO, in the wiki folder: refused with a clear error, nothing read whole or waited on', async () => {

@@ -15,6 +15,7 @@ export type AreaOp =
   | { op: 'recordTask'; worker: string; squad: string; agent: string | null; prompt: string; ts: string }
   | { op: 'upsertWikiPage'; folder: string; name: string; title: string; body: string; mtime_ms: number; size: number }
   | { op: 'removeWikiPage'; folder: string; name: string }
+  | { op: 'removeWikiFolder'; folder: string }
   | { op: 'addUsage'; day: string; deltas: UsageDelta[] };
 
 export type AreaChange = 'squads' | 'wiki' | 'usage';
@@ -32,6 +33,7 @@ const AREA_OPS = new Set<string>([
   'recordTask',
   'upsertWikiPage',
   'removeWikiPage',
+  'removeWikiFolder',
   'addUsage',
 ]);
 
@@ -39,6 +41,7 @@ export function areaChangeKind(op: AreaOp): AreaChange {
   switch (op.op) {
     case 'upsertWikiPage':
     case 'removeWikiPage':
+    case 'removeWikiFolder':
       return 'wiki';
     case 'addUsage':
       return 'usage';
@@ -109,6 +112,11 @@ export function applyAreaOp(t: SqlJsTables, op: AreaOp): number {
         if (!id) return 0;
         t.run('DELETE FROM wiki_fts WHERE docid = ?', [id]);
         return t.run('DELETE FROM wiki_pages WHERE id = ?', [id]);
+      });
+    case 'removeWikiFolder':
+      return t.atomic(() => {
+        t.run('DELETE FROM wiki_fts WHERE docid IN (SELECT id FROM wiki_pages WHERE folder = ?)', [op.folder]);
+        return t.run('DELETE FROM wiki_pages WHERE folder = ?', [op.folder]);
       });
     case 'addUsage':
       return t.atomic(() => {

@@ -80,6 +80,10 @@ export interface WikiIndexStore {
   indexed(folder: string): WikiIndexRow[];
   upsert(folder: string, page: WikiIndexRow & { body: string }): void;
   remove(folder: string, name: string): void;
+  /** Every folder with pages in the index. */
+  folders(): string[];
+  /** Drops a folder's pages (the folder is gone). */
+  removeFolder(folder: string): void;
   /** Best first; an empty list when nothing matches or the query has no words. */
   search(folder: string, query: string, limit: number): WikiHit[];
 }

@@ -31,6 +31,14 @@ export class SqlJsWikiIndex implements WikiIndexStore {
     this.access.commit({ op: 'removeWikiPage', folder, name });
   }
 
+  folders(): string[] {
+    return this.access.read(() => this.access.tables.column('SELECT DISTINCT folder FROM wiki_pages', []).map(String), []);
+  }
+
+  removeFolder(folder: string): void {
+    this.access.commit({ op: 'removeWikiFolder', folder });
+  }
+
   search(folder: string, query: string, limit: number): WikiHit[] {
     const all = ftsQuery(query);
     if (!all) return [];

@@ -104,6 +104,18 @@ export class Wiki {
       await this.indexFile(page, file);
     }
     for (const gone of indexed.keys()) this.opts.store.wikiIndex.remove(folder, gone);
+    // The index is shared by every window (each workspace may have its own wiki folder): the pages of a folder that no
+    // longer exists (deleted, or the setting moved on and it went) go, or they stayed indexed for ever.
+    for (const other of this.opts.store.wikiIndex.folders()) {
+      if (
+        other !== folder &&
+        (await stat(other).then(
+          () => false,
+          (err: NodeJS.ErrnoException) => err.code === 'ENOENT',
+        ))
+      )
+        this.opts.store.wikiIndex.removeFolder(other);
+    }
   }
 
   private async indexFile(page: string, file: string): Promise<void> {
