@@ -73,15 +73,19 @@ describe('long-term memory', () => {
       assert.deepEqual([memory.category, memory.source], ['preference', 'user']);
     });
 
-    it('does not store the same words twice in one category, whatever the case, punctuation or order', async () => {
+    it('does not store the same words twice in one category, whatever the case, spacing or punctuation; another order or symbol is another memory', async () => {
       await call('remember', { category: 'preference', content: 'Prefers TypeScript over JavaScript' });
       assert.equal(
-        await call('remember', { category: 'preference', content: 'javascript... over TYPESCRIPT, prefers!' }),
+        await call('remember', { category: 'preference', content: 'prefers  TYPESCRIPT, over javascript!' }),
         'Already remembered as #1 (preference): "Prefers TypeScript over JavaScript"',
       );
-      assert.match(String(await call('remember', { category: 'fact', content: 'Prefers TypeScript over JavaScript' })), /^Remembered \(#2, fact\)/);
-      assert.match(String(await call('remember', { category: 'preference', content: 'Prefers TypeScript over Java' })), /^Remembered \(#3,/);
-      assert.equal(store.listMemories().length, 3);
+      // A changed preference, and another language: each was refused as "already remembered", and lost.
+      assert.match(String(await call('remember', { category: 'preference', content: 'Prefers JavaScript over TypeScript' })), /^Remembered \(#2,/);
+      assert.match(String(await call('remember', { category: 'preference', content: 'Knows C++' })), /^Remembered \(#3,/);
+      assert.match(String(await call('remember', { category: 'preference', content: 'Knows C#' })), /^Remembered \(#4,/);
+      assert.match(String(await call('remember', { category: 'fact', content: 'Prefers TypeScript over JavaScript' })), /^Remembered \(#5, fact\)/);
+      assert.match(String(await call('remember', { category: 'preference', content: 'Prefers TypeScript over Java' })), /^Remembered \(#6,/);
+      assert.equal(store.listMemories().length, 6);
     });
 
     it('gives the model a clear error for bad arguments instead of throwing', async () => {

@@ -48,7 +48,7 @@ describe('SqlJsStore: migrations', () => {
       a.searchMemories({ keyword: 'typescript' }).map((m) => m.id),
       [1],
     );
-    assert.equal(a.addMemory('preference', 'prefers javascript over typescript!', 'user').duplicate, true, 'old rows got their duplicate key');
+    assert.equal(a.addMemory('preference', 'prefers TYPESCRIPT over javascript!', 'user').duplicate, true, 'old rows got their duplicate key');
     assert.equal(a.addMemory('routine', 'Weekly demo on Fridays', 'user').memory.id, 3);
     await a.flush();
     const raw = await rawDb();

@@ -173,7 +173,7 @@ describe('SqlJsStore: several windows on one folder', () => {
     const b = await openStore();
     const tabs = a.addMemory('preference', 'Prefers tabs over spaces', 'auto').memory; // #1 in a
     const port = b.addMemory('fact', 'The API runs on port 8080', 'user').memory; // #1 in b
-    const same = b.addMemory('preference', 'prefers spaces over tabs?', 'user').memory; // #2 in b
+    const same = b.addMemory('preference', 'prefers TABS over spaces?', 'user').memory; // #2 in b
     await a.flush();
     await b.flush();
     assert.deepEqual(
@@ -201,7 +201,7 @@ describe('SqlJsStore: several windows on one folder', () => {
     const b = await openStore();
     a.addMemory('preference', 'Prefers tabs over spaces', 'auto'); // #1 in a
     b.addMemory('fact', 'The API runs on port 8080', 'user'); // #1 in b
-    const same = b.addMemory('preference', 'prefers spaces over tabs?', 'user').memory; // #2 in b
+    const same = b.addMemory('preference', 'prefers TABS over spaces?', 'user').memory; // #2 in b
     await a.flush();
     await b.flush();
     // No listing in b yet: "#2" is still the duplicate b handed out, now merged into a's #1.

@@ -10,11 +10,18 @@ function words(text: string): string[] {
 }
 
 /**
- * Two memories in one category are duplicates when they use the same words, ignoring case, punctuation, order and
- * repetition: "Prefers TypeScript." and "typescript, prefers" share the key "prefers typescript".
+ * Two memories in one category are duplicates when they say the same words in the same order, ignoring case, spacing
+ * and punctuation: "Prefers TypeScript." and "prefers typescript" share the key "prefers typescript". Order and
+ * symbols are meaning: "Prefers tabs over spaces" then "Prefers spaces over tabs" is a changed preference, and "C++"
+ * is not "C#" (a key of the set of words had refused both as "already remembered", and the new one was lost).
  */
 export function memoryKey(content: string): string {
-  return [...new Set(words(content))].sort().join(' ');
+  const tokens =
+    content
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[^\s.,;:!?'"()[\]{}\u2026\u2018\u2019\u201c\u201d]+/gu) ?? [];
+  return tokens.join(' ') || content.trim();
 }
 
 /**

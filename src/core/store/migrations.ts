@@ -156,6 +156,19 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE worker_sessions ADD COLUMN owner TEXT');
     },
   },
+  {
+    version: 8,
+    description: 'the duplicate key of a memory keeps its word order and symbols',
+    up(db) {
+      const rows = db.exec('SELECT id, content FROM memories')[0]?.values ?? [];
+      const update = db.prepare('UPDATE memories SET norm = ? WHERE id = ?');
+      try {
+        for (const [id, content] of rows) update.run([memoryKey(String(content)), id]);
+      } finally {
+        update.free();
+      }
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
