@@ -4,7 +4,7 @@
 // model of the next request.
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { HostMessage } from '../../src/shared/protocol';
@@ -165,6 +165,31 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     const seen = core.server.chatRequests().filter((r) => JSON.stringify(r.body).includes('SECRETMARK'));
     assert.equal(seen.length, 0, 'nothing a link named reached the model');
     core.assertScriptDone();
+  });
+
+  it('a pack of skills is installed whole or not at all: one refused name, or two names that are one folder, install none; a subpath that climbs out is refused before anyone is asked', async () => {
+    const skill = async (dir: string, front: string) => {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'SKILL.md'), `---\n${front}\n---\n\n# body\n`);
+    };
+    const installed = async () => (await readdir(core.skills.dir).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
+    core.broker.answer = 'once';
+    const bad = join(core.root, 'pack-bad');
+    await skill(join(bad, 'a-good'), 'name: good-one\ndescription: fine');
+    await skill(join(bad, 'b-bad'), 'name: Bad Name!\ndescription: refused');
+    assert.match(await turn('install the pack', [{ name: 'skill_install', arguments: { source: bad } }]), /^Invalid skill name 'Bad Name!'/);
+    assert.deepEqual(await installed(), [], 'told it failed, and nothing of it is installed (good-one was)');
+    const twice = join(core.root, 'pack-twice');
+    await skill(join(twice, 'one'), 'name: Helper\ndescription: FIRST');
+    await skill(join(twice, 'two'), 'name: helper\ndescription: SECOND');
+    assert.match(await turn('install the other pack', [{ name: 'skill_install', arguments: { source: twice } }]), /holds two skills named 'helper'/);
+    assert.deepEqual(await installed(), [], "one of them is not installed over the other ('helper' twice, one folder)");
+    const asked = core.broker.asked.length;
+    assert.match(
+      await turn('install from above', [{ name: 'skill_install', arguments: { source: bad, subpath: '../../' } }]),
+      /subpath '..\/..\/' must stay inside the repository/,
+    );
+    assert.equal(core.broker.asked.length, asked, 'nobody was asked about it');
   });
 
   it('skill_search: installed skills, and a clear word when no index is configured; bad sources are refused', async () => {

@@ -58,8 +58,9 @@ export class SkillLibrary {
    * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
    */
   /** Throws SkillError unless `source` is an existing absolute folder or a git URL Baton clones (before anyone is asked). */
-  async checkSource(source: string): Promise<void> {
+  async checkSource(source: string, subpath?: string): Promise<void> {
     if (!(await localFolder(source))) checkGitUrl(source);
+    if (subpath !== undefined) subpathParts(subpath);
   }
 
   async install(source: string, opts: { subpath?: string; name?: string } = {}): Promise<SkillInfo[]> {
@@ -82,12 +83,15 @@ export class SkillLibrary {
       if (opts.name && found.length > 1) throw new SkillError(`${source} holds ${found.length} skills; install them without a name, or pick one with subpath.`);
       await this.ensureDir();
       const installed: SkillInfo[] = [];
+      // Every skill is checked, its name too, before the first is copied: a pack is installed whole or not at all.
+      const named = found.map((skill) => ({ skill, name: skillFolderName(opts.name ?? skill.name) }));
+      const twice = named.find((n, i) => named.findIndex((m) => m.name === n.name) !== i);
+      if (twice) throw new SkillError(`Not installed: ${source} holds two skills named '${twice.name}' (names are folders, in lower case).`);
       for (const skill of found) {
         const problem = await skillFilesProblem(skill.dir);
         if (problem) throw new SkillError(`Not installed: ${problem}. ${OWN_FILES}`);
       }
-      for (const skill of found) {
-        const name = skillFolderName(opts.name ?? skill.name);
+      for (const { skill, name } of named) {
         const target = join(this.dir, name);
         const staging = join(this.dir, `.${name}.installing`);
         await rm(staging, { recursive: true, force: true });
@@ -209,9 +213,15 @@ function checkGitUrl(source: string): string {
   throw new SkillError(`'${source}' is neither a git URL (https://, ssh://, git@host:path) nor an absolute folder path.`);
 }
 
-async function inside(root: string, sub: string): Promise<string> {
+/** The folders of a subpath, refused when it climbs out (checked before anyone is asked, and again in the copy). */
+function subpathParts(sub: string): string[] {
   const parts = sub.split(/[\\/]+/).filter(Boolean);
   if (parts.some((p) => p === '..' || p === '.')) throw new SkillError(`subpath '${sub}' must stay inside the repository.`);
+  return parts;
+}
+
+async function inside(root: string, sub: string): Promise<string> {
+  const parts = subpathParts(sub);
   const realRoot = await realpath(root);
   const target = await realpath(join(root, ...parts)).catch(() => undefined);
   if (!target || !target.startsWith(realRoot + sep)) throw new SkillError(`subpath '${sub}' is not a folder of the repository.`);
