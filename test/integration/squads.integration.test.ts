@@ -125,6 +125,16 @@ describe('squads (real runtime, scripted model)', function () {
     await core.squads.create({ name: 'shop', projectDir: project });
     await turn('delegate to nobody', [{ name: 'squad_delegate', arguments: { squad: 'shop', agent_name: 'Egon', task: 't' } }], 'No.');
     assert.match(toolResults(core).at(-1)!, /Squad 'shop' has no agent named 'Egon'.*squad_add_agent/);
+    // Squad names are one name in any case, as agents' are: a second 'Shop' would share the workers' names of 'shop'.
+    await turn('create Shop', [{ name: 'squad_create', arguments: { name: 'Shop', project_dir: project } }], 'No.');
+    assert.match(toolResults(core).at(-1)!, /A squad named 'Shop' already exists/);
+    await turn('recall SHOP', [{ name: 'squad_recall', arguments: { squad: 'SHOP' } }], 'Here.');
+    assert.match(toolResults(core).at(-1)!, /^Squad 'shop' — /);
+    await turn('delete SHOP', [{ name: 'squad_delete', arguments: { squad: 'SHOP' } }], 'Gone.');
+    assert.deepEqual(
+      core.squads.list().map((s) => s.name),
+      [],
+    );
     core.assertScriptDone();
   });
 });

@@ -98,8 +98,9 @@ export class SquadService {
   }
 
   agent(squad: string, name: string): SquadAgentRow {
-    const found = this.store.listAgents(squad).find((a) => a.name.toLowerCase() === name.trim().toLowerCase());
-    if (!found) throw new SquadError(`Squad '${squad}' has no agent named '${name}'. ${this.roster(squad)}`);
+    const s = this.get(squad);
+    const found = this.store.listAgents(s.name).find((a) => a.name.toLowerCase() === name.trim().toLowerCase());
+    if (!found) throw new SquadError(`Squad '${s.name}' has no agent named '${name}'. ${this.roster(s.name)}`);
     return found;
   }
 

@@ -27,8 +27,10 @@ export class SqlJsSquads implements SquadStore {
     return true;
   }
 
+  /** By name in any case, as agents are: 'Shop' is the squad 'shop' (two of them had shared their workers' names). */
   getSquad(name: string): SquadRow | undefined {
-    return this.rows('squads', 'SELECT name, project_dir, universe, created_at FROM squads WHERE name = ?', [name], squadSchema)[0];
+    const wanted = name.toLowerCase();
+    return this.listSquads().find((s) => s.name.toLowerCase() === wanted);
   }
 
   listSquads(): SquadRow[] {
@@ -36,8 +38,9 @@ export class SqlJsSquads implements SquadStore {
   }
 
   deleteSquad(name: string): boolean {
-    if (!this.getSquad(name)) return false;
-    this.access.commit({ op: 'deleteSquad', name });
+    const squad = this.getSquad(name);
+    if (!squad) return false;
+    this.access.commit({ op: 'deleteSquad', name: squad.name });
     return true;
   }
 
