@@ -69,9 +69,10 @@ export function createMemoryTools(store: BatonStore, journal?: ToolJournal): Bat
             const scope = [args.keyword ? `"${args.keyword}"` : '', args.category ? `in ${args.category}` : ''].filter(Boolean).join(' ');
             return `No memories match${scope ? ` ${scope}` : ''}.`;
           }
-          return [`${found.length} ${found.length === 1 ? 'memory' : 'memories'}:`, ...found.map((m) => `- [#${m.id}] (${m.category}) ${m.content}`)].join(
-            '\n',
-          );
+          return [
+            `${found.length} ${found.length === 1 ? 'memory' : 'memories'}:`,
+            ...found.map((m) => `- [#${m.id}] (${m.category}) ${oneLine(m.content)}`),
+          ].join('\n');
         },
       },
       journal,
@@ -87,4 +88,9 @@ export function createMemoryTools(store: BatonStore, journal?: ToolJournal): Bat
       journal,
     ),
   ];
+}
+
+/** A memory on one line of a list: a line break in one would read as another memory (with an id it does not have). */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }

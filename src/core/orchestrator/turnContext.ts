@@ -1,6 +1,7 @@
 // What a turn sends beside the user's message, chosen per turn (Warlock's windowing and memory recall): the memories
 // that best match the message, and history a caller passed for a conversation that has none of its own. The static
 // memory summary stays in the system message; this is only the part picked for this message. Text for the model.
+import { oneLine } from '../memory/memoryTools';
 import type { Memory } from '../store/types';
 
 /** At most this many memories ride on one turn, each cut to MEMORY_CHARS. */
@@ -12,7 +13,10 @@ const HISTORY_CHARS = 1500;
 
 export function memoryContext(memories: readonly Memory[]): string {
   if (!memories.length) return '';
-  const lines = memories.map((m) => `- (${m.category}) ${m.content.length > MEMORY_CHARS ? `${m.content.slice(0, MEMORY_CHARS)}…` : m.content}`);
+  const lines = memories.map((m) => {
+    const text = oneLine(m.content);
+    return `- (${m.category}) ${text.length > MEMORY_CHARS ? `${text.slice(0, MEMORY_CHARS)}…` : text}`;
+  });
   return ['[Memories that may be relevant to this message; use them only if they are]', ...lines].join('\n');
 }
 
