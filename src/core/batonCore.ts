@@ -182,7 +182,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     settings: deps.settings.workers,
     homeDir: deps.homeDir,
     skillDirectories,
-    onUsage: (worker, u) => usage.workerCall(worker, callUsage(u)),
+    onUsage: (worker, u, squad) => usage.workerCall(worker, callUsage(u), squad),
     broker,
     model: () => deps.settings.orchestrator().routing.model,
     reservedSessionIds: () => [...(conversations?.all().map((o) => o.currentSessionId) ?? []), ...savedSessionIds(store)],

@@ -115,6 +115,24 @@ describe('squads (real runtime, scripted model)', function () {
     core.assertScriptDone();
   });
 
+  it("a later worker that takes a finished squad worker's name is not billed to the squad", async () => {
+    await core.squads.create({ name: 'shop', projectDir: project });
+    const results = () => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
+    core.server.on({ lastUserIncludes: 'SQUAD-TASK', name: "the squad's worker" }, { text: 'squad work done' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'shop-squad'", name: 'both results' }, { text: 'noted' }, { text: 'noted again' });
+    const { worker } = await core.squads.delegate({ squad: 'shop', task: 'SQUAD-TASK tidy the readme' });
+    assert.equal(worker.name, 'shop-squad');
+    await waitFor('its result', () => results() >= 1);
+    await waitFor('its usage', () => core.usage.total('squad', 'shop').requests > 0);
+    const billed = core.usage.total('squad', 'shop');
+
+    core.server.on({ lastUserIncludes: 'PLAIN-CHORE', name: 'a plain worker of the same name' }, { text: 'chore done' });
+    await core.pool.create({ name: 'shop-squad', workingDir: project, prompt: 'PLAIN-CHORE unrelated' });
+    await waitFor('its result', () => results() >= 2);
+    await waitFor('its usage', () => core.usage.total('worker', 'shop-squad').requests >= 2);
+    assert.deepEqual(core.usage.total('squad', 'shop'), billed, 'the squad is billed for its own task only');
+  });
+
   it('clear errors: unknown squad, a folder that does not exist, an unknown agent', async () => {
     await turn('recall ghosts', [{ name: 'squad_recall', arguments: { squad: 'ghosts' } }], 'None.');
     assert.match(toolResults(core).at(-1)!, /No squad named 'ghosts'.*create one with squad_create/);

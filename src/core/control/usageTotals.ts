@@ -77,10 +77,9 @@ export class UsageTotals {
     this.add([{ scope: 'orchestrator', key: conversation, ...call, requests: 0 }]);
   }
 
-  /** One model call of a worker; counted for its squad too when a squad started it. */
-  workerCall(worker: string, call: CallUsage): void {
+  /** One model call of a worker; counted for its squad too when a squad started it (`squad`). */
+  workerCall(worker: string, call: CallUsage, squad?: string): void {
     const deltas: UsageDelta[] = [{ scope: 'worker', key: worker, ...call }];
-    const squad = this.store.squads.taskOf(worker)?.squad;
     if (squad) deltas.push({ scope: 'squad', key: squad, ...call });
     this.add(deltas);
   }

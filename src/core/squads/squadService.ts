@@ -143,6 +143,7 @@ export class SquadService {
       replyTo: args.replyTo,
       systemMessage: this.brief(squad, agent, roster),
       model,
+      squad: squad.name,
     });
     this.store.recordTask({ worker: worker.name, squad: squad.name, agent: agent?.name ?? null, prompt: clip(args.task, 2000) });
     return { worker, agent, model };

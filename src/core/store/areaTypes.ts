@@ -58,7 +58,6 @@ export interface SquadStore {
   recordTask(row: Omit<SquadTaskRow, 'started_at'>): void;
   /** The newest tasks of a squad, newest first. */
   tasks(squad: string, limit: number): SquadTaskRow[];
-  taskOf(worker: string): SquadTaskRow | undefined;
 }
 
 export interface WikiIndexRow {

@@ -96,10 +96,6 @@ export class SqlJsSquads implements SquadStore {
     );
   }
 
-  taskOf(worker: string): SquadTaskRow | undefined {
-    return this.rows('squad_tasks', 'SELECT worker, squad, agent, prompt, started_at FROM squad_tasks WHERE worker = ?', [worker], taskSchema)[0];
-  }
-
   private rows<T>(table: string, sql: string, params: Array<string | number>, schema: z.ZodType<T>): T[] {
     return this.access.read(() => this.access.tables.rows(table, sql, params, schema), []);
   }

@@ -9,6 +9,8 @@ export interface WorkerCreateExtras {
   systemMessage?: string;
   /** Instead of the pool's default model. */
   model?: string;
+  /** The squad that started it: its usage counts for that squad (not whichever squad once used its name). */
+  squad?: string;
 }
 
 /** Hooks for the areas beside the pool (skills, usage); both optional. */
@@ -16,13 +18,18 @@ export interface WorkerPoolHooks {
   /** Skill folders every worker session is created (and resumed) with. */
   skillDirectories?: () => string[];
   /** The runtime's usage report of one model call of a worker. */
-  onUsage?: (worker: string, usage: UsageEventData) => void;
+  onUsage?: (worker: string, usage: UsageEventData, squad: string | undefined) => void;
 }
 
 const extrasOf = new WeakMap<Worker, WorkerCreateExtras>();
 
 export function setWorkerExtras(w: Worker, extras: WorkerCreateExtras): void {
-  if (extras.systemMessage || extras.model) extrasOf.set(w, { systemMessage: extras.systemMessage, model: extras.model });
+  if (extras.systemMessage || extras.model || extras.squad) extrasOf.set(w, { systemMessage: extras.systemMessage, model: extras.model, squad: extras.squad });
+}
+
+/** The squad that started `w`, if one did. */
+export function squadOf(w: Worker): string | undefined {
+  return extrasOf.get(w)?.squad;
 }
 
 /** The parts of a worker's session spec the extras and hooks decide. */

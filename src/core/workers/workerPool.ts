@@ -23,7 +23,7 @@ import { restorePendingWorkers } from './pendingWorkers';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
-import { setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
+import { setWorkerExtras, squadOf, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
@@ -292,7 +292,7 @@ export class WorkerPool {
 
   private onEvent(w: Worker, event: AgentEvent): void {
     if (w.transcript.onEvent(event)) this.reg.fireSoon();
-    if (event.type === 'assistant.usage') this.opts.onUsage?.(w.name, event.data);
+    if (event.type === 'assistant.usage') this.opts.onUsage?.(w.name, event.data, squadOf(w));
     // A tool may have changed files: the card's touched files (and any overlap) follow within a second.
     if (event.type === 'tool.execution_complete' && w.isolation?.kind === 'worktree') this.watch?.refreshSoon(w);
     // The last words are kept in the row, so a crash still leaves something to report.
