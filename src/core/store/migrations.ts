@@ -86,13 +86,7 @@ export const MIGRATIONS: readonly Migration[] = [
         END;
         INSERT INTO memories_fts(docid, content) SELECT id, content FROM memories;
       `);
-      const rows = db.exec('SELECT id, content FROM memories')[0]?.values ?? [];
-      const update = db.prepare('UPDATE memories SET norm = ? WHERE id = ?');
-      try {
-        for (const [id, content] of rows) update.run([memoryKey(String(content)), id]);
-      } finally {
-        update.free();
-      }
+      writeMemoryKeys(db);
     },
   },
   {
@@ -160,16 +154,21 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     description: 'the duplicate key of a memory keeps its word order and symbols',
     up(db) {
-      const rows = db.exec('SELECT id, content FROM memories')[0]?.values ?? [];
-      const update = db.prepare('UPDATE memories SET norm = ? WHERE id = ?');
-      try {
-        for (const [id, content] of rows) update.run([memoryKey(String(content)), id]);
-      } finally {
-        update.free();
-      }
+      writeMemoryKeys(db);
     },
   },
 ];
+
+/** Every memory's duplicate key (see memoryKey), computed in JS. */
+function writeMemoryKeys(db: Database): void {
+  const rows = db.exec('SELECT id, content FROM memories')[0]?.values ?? [];
+  const update = db.prepare('UPDATE memories SET norm = ? WHERE id = ?');
+  try {
+    for (const [id, content] of rows) update.run([memoryKey(String(content)), id]);
+  } finally {
+    update.free();
+  }
+}
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
