@@ -124,6 +124,56 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');
   });
 
+  it("Keep as branch after Resolve with the worker: the commit holds the worker's change on your HEAD, none of your uncommitted or untracked files", async () => {
+    // The user commits what alpha applied, then has an untracked private file and an uncommitted edit.
+    await git(repo, 'commit', '-q', '-am', 'alpha landed');
+    const userHead = (await git(repo, 'rev-parse', 'HEAD')).trim();
+    await writeFile(join(repo, 'notes.txt'), 'my private notes\n');
+    await writeFile(join(repo, 'src', 'keep.txt'), 'my uncommitted edit\n');
+    scriptResolveCall('beta');
+    scriptWorkerRound(core.server, {
+      worker: 'beta',
+      prompt: 'These files conflict',
+      does: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt" },
+      report: 'Kept both lines.',
+      answer: 'Keep it.',
+    });
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the resolution', () => doneCount() >= 3);
+    assert.match(results().at(-1)!.prompt, /Conflicts resolved/);
+
+    assert.match(
+      await core.pool.changes!.keepAsBranch('beta', 'Both lines'),
+      /^Kept 2 files changed, \+2 −0 of worker 'beta' as commit \w{8} on branch baton\/beta/,
+    );
+    assert.equal((await git(repo, 'rev-parse', 'baton/beta^')).trim(), userHead, 'on your HEAD');
+    assert.deepEqual((await git(repo, 'diff-tree', '--name-only', '-r', 'baton/beta^', 'baton/beta')).trim().split('\n'), ['src/app.txt', 'src/beta.txt']);
+    assert.equal(await git(repo, 'show', 'baton/beta:src/app.txt'), 'alpha line\nbeta line\n');
+    assert.equal(await git(repo, 'show', 'baton/beta:src/keep.txt'), 'untouched\n', 'your uncommitted edit is not in it');
+    await assert.rejects(git(repo, 'show', 'baton/beta:notes.txt'), 'nor your untracked file');
+    assert.equal(await readFile(join(repo, 'notes.txt'), 'utf8'), 'my private notes\n');
+  });
+
+  it('Keep as branch after Resolve with the worker against edits you have not committed: refused, nothing kept, the change still pending', async () => {
+    scriptResolveCall('beta');
+    scriptWorkerRound(core.server, {
+      worker: 'beta',
+      prompt: 'These files conflict',
+      does: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt" },
+      report: 'Kept both lines.',
+      answer: 'Keep it.',
+    });
+    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
+    await waitFor('the resolution', () => doneCount() >= 3);
+    await assert.rejects(
+      core.pool.changes!.keepAsBranch('beta', 'Both lines'),
+      (err: Error) =>
+        err.name === 'ChangeError' && /^Nothing was kept: the worker's change was resolved against edits of yours that are not committed/.test(err.message),
+    );
+    assert.equal((await git(repo, 'rev-parse', 'baton/beta')).trim(), (await git(repo, 'rev-parse', 'main')).trim(), 'the branch did not move');
+    assert.match(await core.pool.changes!.apply('beta', { dirtyBuffers: [] }), /^Applied 2 files changed/);
+  });
+
   it('the worker gives up: its worktree is byte-identical to before the attempt, and the result says so', async () => {
     // The user also has a new file of their own: the move brings it into the worktree, the undo takes it out.
     await writeFile(join(repo, 'src', 'mine.txt'), 'the user\u2019s own\n');

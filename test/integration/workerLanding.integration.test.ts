@@ -299,7 +299,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await waitFor('its result', () => finished('cut') && doneCount() >= 1);
     // What the keep had done when the window died: the commit on the branch, the worktree let go of it.
     const sets = new PendingChangeSets(core.store, core.storageDir, core.logger);
-    const { commit } = await keepAsBranch({ git: sets.git, changeSets: sets.changeSets }, sets.require('cut'), 'Cut short');
+    const { commit } = await keepAsBranch({ git: sets.git, changeSets: sets.changeSets, storageDir: core.storageDir }, sets.require('cut'), 'Cut short');
     assert.equal(
       await core.pool.changes!.discard('cut'),
       "Discarded the changes of worker 'cut': its worktree is gone; the branch a Keep as branch made stays.",

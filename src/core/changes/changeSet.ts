@@ -12,6 +12,12 @@ export type ChangeSet = WorktreeRecord & {
   /** The last run of baton.workers.verifyCommand on it (see verifyRecord.ts). */
   verify?: VerifyRecord;
   /**
+   * The last move onto the user's tree (Resolve with the worker): the base it made (their tree, uncommitted and
+   * untracked files included) and their HEAD it was made on. What the worker changed is counted from `base`; a branch
+   * kept from it goes on `head`, without the user's files the move brought in.
+   */
+  movedOnto?: { base: string; head: string };
+  /**
    * A "Resolve with the worker" under way (conflictResolution.ts): how to put the worktree and its base back. Kept with
    * the change set, so a window that dies before the worker finishes has it undone at the next start, instead of
    * leaving a worktree full of conflict markers on a base that makes them apply cleanly.

@@ -58,7 +58,8 @@ export class ConflictResolver {
         await this.baseRefs.restore(cs, cs.baseCommit, !hadRef);
         this.pending.save(cs);
       };
-      this.pending.save({ ...cs, baseCommit: moved.newBase, ...(moved.conflicts.length ? { resolving: record(moved.undo) } : {}) });
+      const movedOnto = { base: moved.newBase, head: moved.userHead };
+      this.pending.save({ ...cs, baseCommit: moved.newBase, movedOnto, ...(moved.conflicts.length ? { resolving: record(moved.undo) } : {}) });
       if (!moved.conflicts.length) {
         await this.mover.dropBackup(moved.undo);
         this.resolving.delete(name);

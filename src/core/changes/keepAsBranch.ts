@@ -3,11 +3,15 @@
 // it from there. Invariants: the commit is made with plumbing (no hooks run, the user's checkout and
 // index are never touched); the branch moves only from the worktree's HEAD it was read at (a
 // compare-and-swap), so a commit the worker made meanwhile is never lost.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Git } from '../git/git';
 import { GitError } from '../git/git';
 import { ChangeError } from './changeError';
-import type { ChangeSet } from './changeSet';
+import type { ChangeSet, ChangeSummary } from './changeSet';
 import type { ChangeSets } from './changeSets';
+import { withPatch } from './patchFile';
 
 /** Used when the user's git has no identity configured: the commit is still theirs to amend. */
 const FALLBACK_IDENT: Record<string, string> = {
@@ -21,22 +25,32 @@ export interface KeptBranch {
   branch: string;
   /** The branch's tip after the keep (the worker's own last commit when there was nothing left to commit). */
   commit: string;
+  /** What the kept commit changes (from its parent). */
+  summary: ChangeSummary;
 }
 
-export async function keepAsBranch(deps: { git: Git; changeSets: ChangeSets }, cs: ChangeSet, message: string): Promise<KeptBranch> {
+interface KeepDeps {
+  git: Git;
+  changeSets: ChangeSets;
+  /** Baton's storage folder: a temporary index goes in `<storageDir>/tmp`. */
+  storageDir: string;
+}
+
+export async function keepAsBranch(deps: KeepDeps, cs: ChangeSet, message: string): Promise<KeptBranch> {
   const { git } = deps;
   const cwd = cs.worktreePath;
   const text = message.trim();
   if (!text) throw new Error('The commit message is empty.');
-  const [tree, head] = await Promise.all([deps.changeSets.snapshot(cs), git.run(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })]);
+  const [snapshot, head] = await Promise.all([deps.changeSets.snapshot(cs), git.run(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })]);
   const headCommit = head.trim();
-  const headTree = (await git.run(['rev-parse', `${headCommit}^{tree}`], { cwd })).trim();
-  let commit = headCommit;
-  if (tree !== headTree) {
+  const { parent, tree } = await keptContent(deps, cs, snapshot, headCommit);
+  const parentTree = (await git.run(['rev-parse', `${parent}^{tree}`], { cwd })).trim();
+  let commit = parent;
+  if (tree !== parentTree) {
     // commit-tree signs only when told: a kept branch is the user's commit, signed as their config signs theirs (a
     // pull request from it may need it); Baton's own base commits never are.
     const sign = await signsCommits(git, cwd);
-    const args = ['commit-tree', tree, '-p', headCommit, ...(sign ? ['-S'] : []), '-F', '-'];
+    const args = ['commit-tree', tree, '-p', parent, ...(sign ? ['-S'] : []), '-F', '-'];
     try {
       commit = (await git.run(args, { cwd, input: `${text}\n` })).trim();
     } catch (err) {
@@ -56,7 +70,43 @@ export async function keepAsBranch(deps: { git: Git; changeSets: ChangeSets }, c
   // The worktree lets go of the branch (its HEAD detached, no file touched) before it is removed: one that cannot be
   // removed is an orphan on no branch, whose clean-up deletes no branch (the kept one is the user's now).
   await git.run(['update-ref', '--no-deref', 'HEAD', commit], { cwd });
-  return { branch: cs.branch, commit };
+  return { branch: cs.branch, commit, summary: await deps.changeSets.summaryOf({ ...cs, baseCommit: parent }, tree) };
+}
+
+/**
+ * What the kept commit holds, and its parent. After a Resolve with the worker, the worktree holds the user's tree as
+ * it was then (their commits since, their uncommitted edits, their untracked files) beside the worker's change: a
+ * commit of it all had put the user's private files on a branch made for a pull request. Then the worker's change alone
+ * (the move's base → now) goes on the user's HEAD of then; one that does not apply there without their uncommitted
+ * edits is refused. Otherwise, the worktree as it is on its own HEAD (partial applies included: the whole change).
+ */
+async function keptContent(deps: KeepDeps, cs: ChangeSet, snapshot: string, headCommit: string): Promise<{ parent: string; tree: string }> {
+  const moved = cs.movedOnto;
+  if (!moved) return { parent: headCommit, tree: snapshot };
+  const { git } = deps;
+  const cwd = cs.worktreePath;
+  const tmp = join(deps.storageDir, 'tmp');
+  await mkdir(tmp, { recursive: true });
+  const env = { GIT_INDEX_FILE: join(tmp, `keep-${cs.worker}-${randomBytes(6).toString('hex')}`) };
+  try {
+    await git.run(['read-tree', moved.head], { cwd, env });
+    const changed = (await git.run(['diff-tree', '--name-only', '-r', moved.base, snapshot], { cwd })).trim();
+    if (changed) {
+      await withPatch(git, deps.storageDir, { ...cs, baseCommit: moved.base }, snapshot, [], (patch) =>
+        git.run(['apply', '--cached', '--binary', patch], { cwd, env }).catch((err: unknown) => {
+          if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+          throw new ChangeError(
+            "Nothing was kept: the worker's change was resolved against edits of yours that are not committed, and without them it does not apply. " +
+              'Apply it instead; or commit your edits, Resolve with the worker again, then keep it.',
+          );
+        }),
+      );
+    }
+    return { parent: moved.head, tree: (await git.run(['write-tree'], { cwd, env })).trim() };
+  } finally {
+    await rm(env.GIT_INDEX_FILE, { force: true });
+    await rm(`${env.GIT_INDEX_FILE}.lock`, { force: true });
+  }
 }
 
 /** Whether the repository's git config (any level) has commit.gpgSign on. */

@@ -33,6 +33,8 @@ export interface MoveResult {
   newBase: string;
   /** The user's current tree (what the new base holds). */
   userTree: string;
+  /** The user's HEAD the new base sits on. */
+  userHead: string;
   conflicts: MovedConflict[];
   /** Files the move wrote into the worktree. */
   moved: number;
@@ -104,7 +106,7 @@ export class TreeMover {
       }
       const newBase = await this.baseRefs.commit(cs, userTree, [userHead], `baton: the user's tree ${cs.worker} was moved onto`);
       conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      return { newBase, userTree, conflicts, moved: takeUser.length + removeUser.length + merge.length, undo };
+      return { newBase, userTree, userHead, conflicts, moved: takeUser.length + removeUser.length + merge.length, undo };
     } catch (err) {
       await this.undo(undo);
       throw err;

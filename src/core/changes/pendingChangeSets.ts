@@ -113,7 +113,7 @@ export class PendingChangeSets {
   /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
   async keepAsBranch(name: string, message: string): Promise<KeptBranch & { left?: string }> {
     const cs = await this.requireLive(name);
-    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets }, cs, message);
+    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, message);
     const { left } = await this.forget(cs, { keepBranch: true });
     this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
     return { ...kept, ...(left ? { left } : {}) };

@@ -10,7 +10,7 @@ import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { ApplyConflict, describeLeftOut, type ChangeSet, type FileChange, type ReviewEntry } from './changeSet';
+import { ApplyConflict, describeLeftOut, describeSummary, type ChangeSet, type FileChange, type ReviewEntry } from './changeSet';
 import { cardChanges, summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
@@ -286,9 +286,11 @@ export class WorkerChanges {
       if (!totals.files && totals.leftOut) return `Worker '${name}' has no file to keep as a branch. ${totals.leftOut} Discard lets its worktree go.`;
       const kept = await this.isolation.keepAsBranch(name, message);
       this.onSettled(name, { kind: 'kept', text: `kept on ${kept.branch}` });
+      // What the commit holds: the whole change, parts already applied included (the pending totals counted the rest).
+      const line = describeSummary(kept.summary);
       return kept.left
-        ? `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}, which stays for merge, cherry-pick or a pull request.${also(totals.leftOut)}${stayed(kept.left)}`
-        : `Kept ${totals.line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.${also(totals.leftOut)}`;
+        ? `Kept ${line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}, which stays for merge, cherry-pick or a pull request.${also(totals.leftOut)}${stayed(kept.left)}`
+        : `Kept ${line} of worker '${name}' as commit ${kept.commit.slice(0, 8)} on branch ${kept.branch}; its worktree is gone, the branch stays for merge, cherry-pick or a pull request.${also(totals.leftOut)}`;
     });
   }
 
