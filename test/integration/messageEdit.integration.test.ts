@@ -9,6 +9,7 @@ import type { RecordedRequest } from '../support/recordedRequest';
 import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { ofType, timesSent } from '../support/orchestratorEvents';
+import { waitFor } from '../support/waitFor';
 
 describe('Editing a sent message (real runtime, scripted model)', function () {
   this.timeout(90_000);
@@ -216,6 +217,64 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.equal(timesSent([last], 'write an essay'), 1, 'the message once');
     assert.equal(anywhere(last, 'Once upon'), 0, 'not the stopped answer');
     core.server.releaseHeld();
+  });
+
+  it('an edit whose attached file cannot be read is refused with the conversation whole: nothing is taken back', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] first' }, { text: 'One.' });
+    core.server.on({ lastUserIncludes: '[via panel] second' }, { text: 'Two.' });
+    await core.orchestrator.enqueue('first', { channel: 'panel' }).done;
+    await core.orchestrator.enqueue('second', { channel: 'panel' }).done;
+    await idle();
+    // This core has no editor: any reference is refused, as a deleted or protected file would be.
+    const references = [{ ref: { kind: 'file' as const, path: join(core.workspace, 'gone.ts') } }];
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('second')}`, text: 'second, edited', references });
+    const refused = await waitFor('the refusal', () => posted.find((m) => m.type === 'edit/refused'));
+    assert.ok(refused.type === 'edit/refused' && refused.text === 'second, edited' && /not available/.test(refused.message), JSON.stringify(refused));
+    assert.deepEqual(shown(), ['user: first', 'assistant: One.', 'user: second', 'assistant: Two.']);
+  });
+
+  it('a message sent right after an edit, before the conversation was taken back (its session still opening): kept and answered, none lost', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.' });
+    core.server.on({ lastUserIncludes: '[via panel] name a colour' }, { text: 'Blue.' });
+    core.server.on({ lastUserIncludes: '[via panel] name a vegetable' }, { text: 'Carrot.' });
+    core.server.on({ lastUserIncludes: '[via panel] and a tree' }, { text: 'Oak.' });
+    await core.orchestrator.enqueue('name a fruit', { channel: 'panel' }).done;
+    await core.orchestrator.enqueue('name a colour', { channel: 'panel' }).done;
+    await idle();
+    await core.restart();
+    const before = ofType(core.events, 'turn.completed').length;
+    // The panel opened after the reload: the session is being opened, and the take-back waits behind that.
+    const warming = core.orchestrator.prewarm();
+    core.chat.receive({ type: 'chat/edit', id: `log-${userRow('name a colour')}`, text: 'name a vegetable' });
+    core.chat.receive({ type: 'chat/send', text: 'and a tree' });
+    await warming;
+    await oneMore(before + 1);
+    await idle();
+    const log = core.store.recentLog(50).map((e) => `${e.role}: ${e.content}`);
+    for (const line of ['user: and a tree', 'assistant: Oak.', 'user: name a vegetable', 'assistant: Carrot.'])
+      assert.ok(log.includes(line), `${line} in ${log.join(' | ')}`);
+    assert.ok(!log.includes('user: name a colour'), 'the edited message was taken back');
+    assert.deepEqual(shown().sort(), [...log].sort(), 'the panel shows the log');
+  });
+
+  it('Resend pressed twice on a message a reload interrupted (a double click, the other panel): sent and answered once', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] interrupted question' }, { textThenHang: 'partial...' });
+    core.chat.receive({ type: 'chat/send', text: 'interrupted question' });
+    await waitFor('the reply streams', () => ofType(core.events, 'turn.delta').length > 0);
+    await core.restart();
+    core.server.releaseHeld();
+    core.chat.onDidPost((m) => posted.push(m));
+    // The runtime has the prompt: the resend asks it to finish, once.
+    core.server.on({ lastUserIncludes: 'previous reply was interrupted' }, { text: 'The full answer.' });
+    const id = `log-${userRow('interrupted question')}`;
+    core.chat.receive({ type: 'chat/resend', id });
+    core.chat.receive({ type: 'chat/resend', id });
+    await waitFor('answered', () => ofType(core.events, 'turn.completed').length >= 1);
+    await idle();
+    assert.deepEqual(
+      shown().filter((l) => l.startsWith('assistant: The full answer.')),
+      ['assistant: The full answer.'],
+    );
   });
 
   it('a bad edit from the webview is logged and ignored', async () => {

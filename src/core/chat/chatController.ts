@@ -110,6 +110,8 @@ export class ChatController {
       store,
       send: (body) => this.send(body),
       sendFromPanel: (text, refs, opts) => this.sendFromPanel(text, refs, 'panel', opts),
+      readReferences: (refs) => this.context.read(refs),
+      sendPrepared: (text, context) => void this.sendText(text, 'panel', context),
       refused: (message) => this.context.refused('unavailable', message),
       queuedElsewhere: (entry) => this.queuedIn(this.conversations.activeId)(entry) === 'elsewhere',
       logger,

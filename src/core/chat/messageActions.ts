@@ -2,6 +2,7 @@
 // send it again (edited or as it was), Resend sends one a reload interrupted, Remove takes one out of the queue before
 // it is sent. Each reads the message from the log of the conversation shown and says in words why it could not act.
 import type { HostMessageBody } from '../../shared/protocol';
+import type { ChatContext, PreparedContext } from '../context/chatContext';
 import type { AttachedReference } from '../context/contextPort';
 import { chipOfStored, storedReferencesOf } from '../context/references';
 import type { Orchestrator } from '../orchestrator/orchestrator';
@@ -19,6 +20,10 @@ export interface MessageActionsDeps {
   send(body: HostMessageBody): void;
   /** Sends `text` as the user, its references read first (ChatController.sendFromPanel). */
   sendFromPanel(text: string, refs: readonly AttachedReference[] | undefined, opts?: { resend?: boolean }): Promise<void>;
+  /** Reads a message's references (ChatContext.read). */
+  readReferences: ChatContext['read'];
+  /** Sends `text` as the user with its references already read. */
+  sendPrepared(text: string, context: PreparedContext | undefined): void;
   /** Whether your message `entry` waits in the queue of the window that runs the conversation shown (queuedRows.ts). */
   queuedElsewhere(entry: LogEntry): boolean;
   /** Shows why something was not done where the composer shows a refused reference. */
@@ -34,12 +39,17 @@ export class MessageActions {
    * then `text` goes as a new message. Refused (nothing taken back) while an answer runs: the panel says why.
    */
   async edit(id: string, text: string, refs: readonly AttachedReference[] | undefined): Promise<void> {
-    const refused = await this.takeBack(Number(id.slice('log-'.length)));
+    // Read before anything is taken back: a reference that cannot be read (deleted, protected) refuses the edit with
+    // the conversation whole, instead of cutting it and then not sending the edited message.
+    // Without references the take-back is asked at once (an await before it let a message sent right after it in first).
+    const read = refs?.length ? await this.deps.readReferences(refs) : undefined;
+    const refused = read?.ok === false ? read.message : await this.takeBack(Number(id.slice('log-'.length)));
     if (refused) {
       this.deps.logger.warn(`Edit of ${id} refused: ${refused}`);
       return this.deps.send({ type: 'edit/refused', id, text, message: refused });
     }
-    await this.deps.sendFromPanel(text, refs);
+    if (read?.ok) this.deps.sendPrepared(text, read.context);
+    else await this.deps.sendFromPanel(text, undefined);
   }
 
   /**
@@ -49,12 +59,15 @@ export class MessageActions {
   async retry(id: string): Promise<void> {
     const entry = this.userEntry(id);
     if (!entry) return this.deps.logger.warn(`Retry: no user message ${id}`);
-    const refused = await this.takeBack(entry.id);
+    const refs = referencesOf(entry);
+    const read = refs.length ? await this.deps.readReferences(refs) : undefined;
+    const refused = read?.ok === false ? read.message : await this.takeBack(entry.id);
     if (refused) {
       this.deps.logger.warn(`Retry of ${id} refused: ${refused}`);
       return this.deps.refused(`Not retried: ${refused}`);
     }
-    await this.deps.sendFromPanel(entry.content, referencesOf(entry));
+    if (read?.ok) this.deps.sendPrepared(entry.content, read.context);
+    else await this.deps.sendFromPanel(entry.content, undefined);
   }
 
   /**
@@ -65,6 +78,8 @@ export class MessageActions {
   resend(id: string): void {
     const entry = this.userEntry(id);
     if (!entry) return this.deps.logger.warn(`Resend: no user message ${id}`);
+    // Once: a second press (a double click, the other panel) before the first one's update came back sent it twice.
+    if (entry.status !== 'interrupted') return this.deps.logger.info(`Resend of ${id}: it is not interrupted (any more)`);
     this.deps.store.updateLog(entry.id, { status: 'cancelled' });
     void this.deps.sendFromPanel(entry.content, referencesOf(entry), { resend: true });
   }

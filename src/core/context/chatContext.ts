@@ -56,23 +56,32 @@ export class ChatContext {
     this.pendingSends++;
     const step = this.chain.then(async () => {
       try {
-        if (!refs.length) return send(this.hintOnly());
-        if (!this.port) return this.refuse(text, 'unavailable', 'Editor context is not available here, so the message was not sent.');
-        const gathered = await this.port.gather(refs);
-        if (!gathered.ok) return this.refuse(text, gathered.error.kind, gathered.error.message);
-        send({
-          prompt: [formatReferences(gathered.references), this.port.workspaceHint?.()].filter(Boolean).join('\n\n'),
-          stored: gathered.references.map(toStored),
-        });
-      } catch (err) {
-        this.logger.error('Could not read the references of a message', err);
-        this.refuse(text, 'unreadable', `The attached context could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        const read = await this.read(refs);
+        if (!read.ok) return this.refuse(text, read.kind, read.message);
+        send(read.context);
       } finally {
         this.pendingSends--;
       }
     });
     this.chain = step.catch(() => undefined);
     return step;
+  }
+
+  /** A message's references read into its context, or why they cannot be (nothing is posted: the caller says it). */
+  async read(
+    refs: readonly AttachedReference[],
+  ): Promise<{ ok: true; context: PreparedContext | undefined } | { ok: false; kind: ContextErrorKind; message: string }> {
+    if (!refs.length) return { ok: true, context: this.hintOnly() };
+    if (!this.port) return { ok: false, kind: 'unavailable', message: 'Editor context is not available here, so the message was not sent.' };
+    try {
+      const gathered = await this.port.gather(refs);
+      if (!gathered.ok) return { ok: false, kind: gathered.error.kind, message: gathered.error.message };
+      const prompt = [formatReferences(gathered.references), this.port.workspaceHint?.()].filter(Boolean).join('\n\n');
+      return { ok: true, context: { prompt, stored: gathered.references.map(toStored) } };
+    } catch (err) {
+      this.logger.error('Could not read the references of a message', err);
+      return { ok: false, kind: 'unreadable', message: `The attached context could not be read: ${err instanceof Error ? err.message : String(err)}` };
+    }
   }
 
   /** The context of a message without references: only the workspace hint, if there is one. */

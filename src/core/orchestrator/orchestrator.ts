@@ -250,10 +250,11 @@ export class Orchestrator {
     const owner = this.opts.shared?.ownerElsewhere();
     if (owner) return Promise.reject(new RewindError('elsewhere', `This conversation runs in another window (${owner.label}); take it back there.`));
     const { store, logger } = this.opts;
+    const through = store.recentLog(1)[0]?.id;
     const rewound = this.queue.task(async () => {
       // A summary started since the check above reads the log this would cut: its summary would bring the messages back.
       if (this.lifecycle.isCompacting) throw SUMMARIZING();
-      const how = await rewindConversation({ store, keeper: this.keeper, logger, logScan: LOG_SCAN }, logId, this.currentModel);
+      const how = await rewindConversation({ store, keeper: this.keeper, logger, logScan: LOG_SCAN }, logId, this.currentModel, through);
       // Whoever shows the conversation (the panel, for one taken back from the Chat view or the API) shows it shorter.
       this.fire({ type: 'conversation.rewound', logId, how });
       return how;

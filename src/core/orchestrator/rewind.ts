@@ -47,9 +47,11 @@ export interface RewindParts {
  * Runs between turns. Returns how the session was taken back: 'truncated' (the live or saved session cut at the
  * message) or 'replaced' (a new one from the log before it, at the next message).
  */
-export async function rewindConversation(parts: RewindParts, logId: number, model: string): Promise<'truncated' | 'replaced'> {
+export async function rewindConversation(parts: RewindParts, logId: number, model: string, throughId = Infinity): Promise<'truncated' | 'replaced'> {
   const { store, keeper, logger } = parts;
-  const log = store.recentLog(parts.logScan);
+  // Up to the last row when the take-back was asked: a message sent since waits behind it in the queue, its row
+  // written, and goes after it (it was deleted, and still sent to the model).
+  const log = store.recentLog(parts.logScan).filter((e) => e.id <= throughId);
   const index = log.findIndex((e) => e.id === logId);
   const row = log[index];
   if (!row || row.role !== 'user') throw new RewindError('not-found', 'That message is no longer in this conversation.');
