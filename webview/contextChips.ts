@@ -2,7 +2,7 @@
 // selection (implicit, removable for one message) and what the user attached (# picker, drop, commands).
 // Only types come from the protocol: the host builds every chip, the webview never reads a file. (No zod
 // here: the webview bundle has a size budget.)
-import type { ReferenceChip, StoredReference, WebviewMessage } from '../src/shared/protocol';
+import { MAX_REFERENCES, type ReferenceChip, type StoredReference, type WebviewMessage } from '../src/shared/protocol';
 import { h } from './dom';
 
 type AttachedReference = NonNullable<Extract<WebviewMessage, { type: 'chat/send' }>['references']>[number];
@@ -14,7 +14,8 @@ const KIND_LABEL: Record<ReferenceChip['ref']['kind'], string> = {
   problems: 'Problems',
   changes: 'Changes',
 };
-const MAX_CHIPS = 20;
+/** The host takes at most this many references a message, the active editor's included (protocol.ts). */
+const MAX_CHIPS = MAX_REFERENCES;
 
 export class ContextBar {
   readonly el: HTMLElement;
@@ -66,7 +67,8 @@ export class ContextBar {
   takeForSend(): { refs: AttachedReference[]; chips: ReferenceChip[] } {
     const chips = this.chips;
     const refs: AttachedReference[] = [];
-    if (this.implicit && this.implicit.key !== this.dismissedKey && !chips.some((c) => c.key === this.implicit?.key)) {
+    // With every chip taken, the active editor's would be one too many: the host refused the whole message for it.
+    if (this.implicit && chips.length < MAX_CHIPS && this.implicit.key !== this.dismissedKey && !chips.some((c) => c.key === this.implicit?.key)) {
       refs.push({ ref: this.implicit.ref, implicit: true });
     }
     refs.push(...chips.map((c) => ({ ref: c.ref })));

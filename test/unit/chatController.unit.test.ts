@@ -107,6 +107,15 @@ describe('ChatController', () => {
     );
   });
 
+  it('a message from the composer that does not pass (too many references) comes back to it with why, instead of vanishing', () => {
+    const references = Array.from({ length: 21 }, (_, i) => ({ ref: { kind: 'file' as const, path: `/w/f${i}.ts` } }));
+    chat.receive({ type: 'chat/send', text: 'read these', references });
+    assert.equal(posted.length, 1);
+    const back = posted[0]!;
+    assert.ok(back.type === 'chat/refused' && back.text === 'read these' && /^references/.test(back.message), JSON.stringify(back));
+    assert.equal(calls.length, 0, 'nothing was queued');
+  });
+
   it("gives the webview's HTML the newest page, numbered before what it posts next; the answer to ready has them all", async () => {
     for (let i = 0; i < 60; i++) store.appendLog({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}`, source: 'panel', status: 'complete' });
     await reload();

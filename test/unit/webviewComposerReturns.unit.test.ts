@@ -2,7 +2,7 @@
 // test/support/webviewPage.ts): its text and its chips, with the reason shown and announced; never over a message
 // being written meanwhile. (An edit refused: webviewEdit; a queued message taken out: webviewQueued.)
 import * as assert from 'node:assert/strict';
-import type { Snapshot } from '../../src/shared/protocol';
+import { MAX_REFERENCES, type Snapshot } from '../../src/shared/protocol';
 import { openWebviewPage, useWebviewBrowser, waitInPage } from '../support/webviewPage';
 
 const SNAPSHOT: Snapshot = { conversation: 'c1', messages: [], workers: [], permissions: [], state: { busy: false, model: 'gpt-4.1', routingAuto: true } };
@@ -11,6 +11,36 @@ const chip = { key: 'file:/w/big.log', ref: { kind: 'file' as const, path: '/w/b
 describe('webview: a message refused by the host (Chromium)', function () {
   this.timeout(120_000);
   const chromium = useWebviewBrowser();
+
+  it('with every chip the host takes, the active editor does not ride along as one too many (the host refused the whole message)', async () => {
+    const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }] });
+    try {
+      const composer = wp.page.locator('[data-testid="composer"]');
+      await composer.waitFor();
+      const chips = Array.from({ length: MAX_REFERENCES }, (_, i) => ({
+        ...chip,
+        key: `file:/w/f${i}.ts`,
+        ref: { kind: 'file' as const, path: `/w/f${i}.ts` },
+        label: `f${i}.ts`,
+      }));
+      await wp.push({ type: 'context/added', seq: 2, chips });
+      await wp.push({
+        type: 'context/implicit',
+        seq: 3,
+        chip: { ...chip, key: 'file:/w/open.ts', ref: { kind: 'file', path: '/w/open.ts' }, label: 'open.ts' },
+      });
+      await composer.fill('read them all');
+      await composer.press('Enter');
+      const sent = (await wp.posted()).filter((m) => m.type === 'chat/send');
+      assert.equal(sent.length, 1);
+      const refs = sent[0]!.type === 'chat/send' ? (sent[0]!.references ?? []) : [];
+      assert.equal(refs.length, MAX_REFERENCES);
+      assert.ok(!refs.some((r) => r.implicit), 'the active editor stayed out');
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
 
   it('comes back with its chips and the reason; not over what is being written', async () => {
     const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }] });

@@ -251,6 +251,9 @@ export class ChatController {
     const parsed = parseWebviewMessage(raw);
     if (!parsed.ok) {
       this.logger.warn(`Ignored a bad message from the chat panel: ${parsed.error}`);
+      // A message from the composer left it when sent: its text goes back with why, or it vanished without a word.
+      const text = (raw as { type?: unknown; text?: unknown } | null)?.type === 'chat/send' ? (raw as { text?: unknown }).text : undefined;
+      if (typeof text === 'string' && text.trim()) this.send({ type: 'chat/refused', text, kind: 'unavailable', message: parsed.error });
       return;
     }
     const message = parsed.message;
