@@ -7,6 +7,7 @@ import type { OrchestratorOptions } from '../../src/core/orchestrator/orchestrat
 import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { mcpMethods, ofType, timesSent } from '../support/orchestratorEvents';
+import type { HostMessage } from '../../src/shared/protocol';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { waitFor } from '../support/waitFor';
 
@@ -190,5 +191,22 @@ describe('Opening the panel (real runtime, scripted model)', function () {
     await opening;
     assert.equal(shown.at(-1), false, 'not answering once the reply ended');
     assert.ok(shown.includes(true));
+  });
+
+  it('Stop pressed while a message waits for the session being opened takes the message back to the composer: nothing is sent', async () => {
+    const posted: HostMessage[] = [];
+    core.chat.onDidPost((m) => posted.push(m));
+    const opening = panelOpened(core, core.logger);
+    await waitFor('the session to be opened', () => core.orchestrator.busy);
+    core.chat.receive({ type: 'chat/send', text: 'hello there' });
+    await waitFor('it waits', () => core.orchestrator.waitingMessages.size === 1);
+    assert.equal(core.chat.state().busy, true, 'the panel offers Stop');
+    core.chat.receive({ type: 'chat/stop' });
+    await opening;
+    const back = posted.find((m) => m.type === 'chat/withdrawn');
+    assert.ok(back && back.type === 'chat/withdrawn' && back.text === 'hello there', JSON.stringify(posted.map((m) => m.type)));
+    await waitFor('not answering', () => !core.orchestrator.answering);
+    assert.deepEqual(core.server.chatRequests(), [], 'the model was asked nothing');
+    assert.deepEqual(core.chat.snapshot().messages, []);
   });
 });

@@ -270,9 +270,13 @@ export class ChatController {
         this.context.claimAll();
         void this.messageActions.edit(message.id, message.text, message.references);
         break;
-      case 'chat/stop':
-        this.orchestrator.stop();
+      case 'chat/stop': {
+        // Nothing has started yet (the message waits for its session to open, or for a take-back): the first message
+        // waiting is taken back, as Remove does; Stop did nothing, and the whole answer came.
+        const first = this.orchestrator.stop() ? undefined : [...this.orchestrator.waitingMessages.keys()][0];
+        if (first !== undefined) this.messageActions.withdraw(`log-${first}`);
         break;
+      }
       case 'chat/withdraw':
         this.messageActions.withdraw(message.id);
         break;
