@@ -180,4 +180,27 @@ describe('conversations (real runtime, scripted model, production wiring)', func
     assert.equal(snap.conversations?.find((c) => c.id === a)?.unread, false);
     assert.ok(snap.messages.some((m) => m.role === 'background' && m.workerResult?.worker === 'fixer'));
   });
+
+  it('a reply whose turn then summarizes the conversation (summarize after every turn) shows once in the panel, and once after a reload meanwhile', async () => {
+    core.orchestrator.setSummarizePolicy({ afterTurns: 1, keep: 2 });
+    core.server.on({ lastUserIncludes: '[via panel] first question' }, { text: 'First answer.' });
+    await send('first question');
+    await waitFor('idle', () => !core.orchestrator.answering && !core.orchestrator.busy);
+    core.server.on({ lastUserIncludes: '[via panel] second question' }, { text: 'Second answer.' });
+    core.server.on({ systemIncludes: 'You summarize the earlier part of a conversation', name: 'the slow summary' }, { text: 'SUMMARY two.', delayMs: 1500 });
+    const appended = () => posted.filter((m) => m.type === 'message/append' && m.message.role === 'assistant').length;
+    const before = appended();
+    const second = send('second question');
+    await waitFor(
+      'the reply written, its summary asked',
+      () => core.store.recentLog(10).some((e) => e.content === 'Second answer.') && core.server.chatRequests().some((r) => r.ruleName === 'the slow summary'),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const once = (messages: Array<{ content: string }>) => messages.filter((m) => m.content === 'Second answer.').length;
+    assert.equal(once(core.chat.snapshot().messages), 1, 'a reload during the summary shows it once');
+    await second;
+    await waitFor('idle', () => !core.orchestrator.answering && !core.orchestrator.busy);
+    assert.equal(appended() - before, 1, 'the panel was given one reply (the one that streamed)');
+    assert.equal(once(core.chat.snapshot().messages), 1);
+  });
 });

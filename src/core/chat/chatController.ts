@@ -86,6 +86,7 @@ export class ChatController {
       self,
       () => this.conversations.activeId,
       () => this.queuedIn(this.conversations.activeId),
+      (answers) => this.live.replyTo(this.conversations.activeId, answers),
     );
     this.list = new ConversationList({
       conversations,

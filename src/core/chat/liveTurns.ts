@@ -36,11 +36,19 @@ export class LiveTurns {
     const live = this.lives.get(conversation);
     if (!live) return messages;
     const answers = this.answering.get(conversation);
+    // Its reply is written already (the turn goes on: a summary after it): the live copy is shown in its place, once.
+    const written = answers === undefined ? -1 : rows.findIndex((row) => row.role === 'assistant' && answersOf(row) === answers);
+    if (written >= 0) return [...messages.slice(0, written), { ...live }, ...messages.slice(written + 1)];
     let at = answers === undefined ? -1 : rows.findIndex((row) => row.id === answers);
     if (at < 0) return [...messages, { ...live }];
     at++;
     while (at < rows.length && answersOf(rows[at]!) === answers) at++;
     return [...messages.slice(0, at), { ...live }, ...messages.slice(at)];
+  }
+
+  /** The id the reply to message `answers` of `conversation` streams under, while its turn has not ended. */
+  replyTo(conversation: string, answers: number): string | undefined {
+    return this.answering.get(conversation) === answers ? this.lives.get(conversation)?.id : undefined;
   }
 
   /** Follows one orchestrator event: the reply it starts, streams or ends, in the panel when its conversation is shown. */

@@ -67,6 +67,8 @@ export class LogSync {
     private readonly conversation: () => string = () => MAIN_CONVERSATION,
     /** How the rows of the conversation shown wait to be sent (shown as queued; queuedRows.ts), read once per sync. */
     private readonly queuedNow: () => (row: LogEntry) => Queued = () => () => undefined,
+    /** The id this window's reply to message `answers` streams under, while its turn has not ended (liveTurns.ts). */
+    private readonly ownLive: (answers: number) => string | undefined = () => undefined,
   ) {
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what, fromOtherWindow, rows) => {
@@ -103,6 +105,7 @@ export class LogSync {
 
   /** This window's reply, stored as `logId`, streamed under `liveId`. */
   ownReply(logId: number, liveId: string): void {
+    if (this.ownReplies.get(logId) === liveId) return;
     this.ownReplies.set(logId, liveId);
     this.newestShown = Math.max(this.newestShown, logId);
     this.shown.set(liveId, undefined);
@@ -205,6 +208,9 @@ export class LogSync {
     const { message, state, answers } = this.convert(row, queued(row));
     // A reply that streamed here from another window takes the place of what streamed.
     const streamed = answers !== undefined && this.remoteLive.delete(answers) ? `live-${answers}` : undefined;
+    // This window's reply, written while its turn still runs (a summary after it): it is the message streaming there.
+    const live = answers !== undefined && row.role === 'assistant' && !this.ownReplies.has(row.id) ? this.ownLive(answers) : undefined;
+    if (live) this.ownReply(row.id, live);
     const id = this.ownReplies.get(row.id) ?? streamed ?? message.id;
     if (streamed) this.ownReplies.set(row.id, streamed);
     if (!this.shown.has(id)) {
