@@ -5,7 +5,7 @@
 // intents. A worker that gives up leaves its worktree byte-identical to before the attempt.
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
@@ -310,5 +310,145 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.deepEqual(worktrees, [`worktree ${repo}`]);
     assert.deepEqual(card('beta')?.outcome, { kind: 'applied', text: 'applied with conflict markers: 1 file to merge in the editor' });
     assert.equal(card('beta')?.conflicts, undefined);
+  });
+
+  /** A worker `name` started on the user's tree as it is now, which runs `command`; waits for its result (the `n`th). */
+  const startWorker = async (name: string, command: string, n: number): Promise<void> => {
+    scriptWorker(name, command);
+    await core.pool.create({ name, workingDir: repo, prompt: `TASK-${name}` });
+    await waitFor(`${name}'s result`, () => doneCount() >= n);
+  };
+  /** One resolving round of `worker` (Resolve with the worker called directly, as the card does); waits for its result. */
+  const resolveRound = async (worker: string, command: string, report: string, n: number): Promise<string> => {
+    scriptWorkerRound(core.server, { worker, prompt: 'These files conflict', does: { command }, report, answer: `ok ${report}` });
+    await core.pool.changes!.resolveWithWorker(worker);
+    await waitFor('the resolution', () => doneCount() >= n);
+    return results().at(-1)!.prompt;
+  };
+  const isApplyConflict = (file: string) => (err: Error) => err.name === 'ApplyConflict' && err.message.includes(file);
+
+  it("Resolve with the worker, a binary file both sides changed: left as the move left it, the resolution gives up and names it, and Apply never puts the worker's over yours; changed by the worker, it is named and lands", async () => {
+    await writeFile(join(repo, 'src', 'img.bin'), Buffer.from([0, 1, 2, 3]));
+    await git(repo, 'add', 'src/img.bin');
+    await git(repo, 'commit', '-q', '-m', 'an image');
+    await startWorker('gamma', "printf 'W\\000worker' > src/img.bin", 3);
+    await writeFile(join(repo, 'src', 'img.bin'), Buffer.from('U\0user'));
+    const gamma = card('gamma')!.workingDir;
+    const before = await files(gamma);
+
+    const gaveUp = await resolveRound('gamma', 'true', 'Looked at it.', 4);
+    const asked = core.server.chatRequests().find(resolvingRequest('gamma', false))!.lastUserText!;
+    assert.match(asked, /## src\/img\.bin \(binary, changed on both sides; your version is in place[^\n]*unless you change this file, the resolution gives up/);
+    assert.match(
+      gaveUp,
+      /Conflict resolution gave up \(the worker left src\/img\.bin \(binary\) unchanged, so nothing chose between the user's version and its own\): its worktree is back exactly as before the attempt[^\n]*Tell the user: only they can choose for that file\./,
+    );
+    assert.deepEqual(await files(gamma), before, 'byte-identical');
+    await assert.rejects(core.pool.changes!.apply('gamma', { dirtyBuffers: [] }), isApplyConflict('src/img.bin'));
+    assert.equal((await readFile(join(repo, 'src', 'img.bin'))).toString('latin1'), 'U\0user', 'your version stays');
+
+    const resolved = await resolveRound('gamma', "printf 'U\\000user+W' > src/img.bin", 'Merged the image.', 5);
+    assert.match(
+      resolved,
+      /Conflicts resolved: [^\n]* The worker chose the version of src\/img\.bin \(binary\) \(git cannot merge it line by line\): Apply puts it in place of the user's\./,
+    );
+    assert.match(await core.pool.changes!.apply('gamma', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+    assert.equal((await readFile(join(repo, 'src', 'img.bin'))).toString('latin1'), 'U\0user+W');
+  });
+
+  it('Resolve with the worker after you renamed (and committed) the file it edited: it is told where the file went; doing nothing gives up, never brings the old name back; redoing its change there lands on the new name', async () => {
+    await startWorker('gamma', "printf 'untouched\\ngamma line\\n' > src/keep.txt", 3);
+    await git(repo, 'mv', 'src/keep.txt', 'src/kept.txt');
+    await git(repo, 'commit', '-q', '-m', 'rename');
+
+    const gaveUp = await resolveRound('gamma', 'true', 'Looked at it.', 4);
+    const asked = core.server.chatRequests().find(resolvingRequest('gamma', false))!.lastUserText!;
+    assert.match(
+      asked,
+      /## src\/keep\.txt \(the user renamed it to src\/kept\.txt; your version is in place: redo your change in src\/kept\.txt and delete this file/,
+    );
+    assert.match(gaveUp, /Conflict resolution gave up \(the worker left src\/keep\.txt \(renamed by the user to src\/kept\.txt\) unchanged/);
+    await assert.rejects(core.pool.changes!.apply('gamma', { dirtyBuffers: [] }), isApplyConflict('src/keep.txt'));
+    assert.equal(await git(repo, 'status', '--porcelain', '--untracked-files=all', '--', 'src'), ' M src/app.txt\n', 'no src/keep.txt again');
+
+    const resolved = await resolveRound('gamma', "printf 'untouched\\ngamma line\\n' > src/kept.txt && rm src/keep.txt", 'Moved my line.', 5);
+    assert.match(
+      resolved,
+      /Conflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly\.\n/,
+      'nothing of yours replaced',
+    );
+    assert.match(await core.pool.changes!.apply('gamma', { dirtyBuffers: [] }), /^Applied 1 file changed, \+1 −0/);
+    assert.equal(await readFile(join(repo, 'src', 'kept.txt'), 'utf8'), 'untouched\ngamma line\n');
+    await assert.rejects(lstat(join(repo, 'src', 'keep.txt')), 'the old name stays gone');
+  });
+
+  it('Resolve in the editor after you deleted the file the worker edited: refused by name and why, nothing applied, the same answer again; a file the worker deleted is refused with its own reason', async () => {
+    await rm(join(repo, 'src', 'app.txt'));
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(
+        core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] }),
+        (err: Error) =>
+          err.name === 'ApplyConflict' &&
+          err.message === 'Nothing was applied. Cannot be merged in the editor: src/app.txt (not in your tree: you deleted or renamed it).',
+      );
+      assert.equal(await git(repo, 'status', '--porcelain', '--untracked-files=all'), ' D src/app.txt\n', 'nothing applied (no src/beta.txt)');
+      assert.equal((await core.pool.changes!.totals('beta')).line, '2 files changed, +2 −1', 'still pending');
+    }
+
+    await git(repo, 'checkout', '--', 'src/app.txt');
+    await startWorker('gamma', 'rm src/keep.txt', 3);
+    await writeFile(join(repo, 'src', 'keep.txt'), 'your edit\n');
+    await assert.rejects(
+      core.pool.changes!.resolveInEditor('gamma', { dirtyBuffers: [] }),
+      (err: Error) => err.message === 'Nothing was applied. Cannot be merged in the editor: src/keep.txt (the worker deleted it and you changed it).',
+    );
+    assert.equal(await readFile(join(repo, 'src', 'keep.txt'), 'utf8'), 'your edit\n');
+  });
+
+  it('Resolve with the worker, a symbolic link both sides retargeted: never merged as text into a regular file; left as it was, the resolution gives up and your link stays', async () => {
+    await symlink('app.txt', join(repo, 'src', 'link'));
+    await git(repo, 'add', 'src/link');
+    await git(repo, 'commit', '-q', '-m', 'a link');
+    await startWorker('gamma', 'ln -sfn keep.txt src/link', 3);
+    await rm(join(repo, 'src', 'link'));
+    await symlink('beta.txt', join(repo, 'src', 'link'));
+    const gamma = card('gamma')!.workingDir;
+
+    const gaveUp = await resolveRound('gamma', 'test -L src/link && echo IS-A-LINK || echo NOT-A-LINK', 'Looked at it.', 4);
+    const saw = JSON.stringify(core.server.chatRequests().find(resolvingRequest('gamma', true))!.messages.at(-1));
+    assert.match(saw, /IS-A-LINK/, 'while it resolves, the link in its worktree is still a link');
+    const asked = core.server.chatRequests().find(resolvingRequest('gamma', false))!.lastUserText!;
+    assert.match(asked, /## src\/link \(a symbolic link on one side, changed on both; your version is in place/);
+    assert.match(gaveUp, /Conflict resolution gave up \(the worker left src\/link \(symbolic link\) unchanged/);
+    assert.equal(await readlink(join(gamma, 'src', 'link')), 'keep.txt', "the worker's link is back");
+    await assert.rejects(core.pool.changes!.apply('gamma', { dirtyBuffers: [] }), isApplyConflict('src/link'));
+    assert.ok((await lstat(join(repo, 'src', 'link'))).isSymbolicLink());
+    assert.equal(await readlink(join(repo, 'src', 'link')), 'beta.txt', 'your link stays');
+  });
+
+  it('Resolve with the worker after you made the conflicting file executable: the merged file keeps your mode, and Apply does not undo your chmod', async () => {
+    await chmod(join(repo, 'src', 'app.txt'), 0o755);
+    const resolved = await resolveRound('beta', "printf 'alpha line\\nbeta line\\n' > src/app.txt", 'Kept both lines.', 3);
+    assert.match(resolved, /Conflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly\.\n/);
+    assert.match(await core.pool.changes!.apply('beta', { dirtyBuffers: [] }), /^Applied 2 files changed, \+2 −0/);
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\nbeta line\n');
+    assert.equal(((await stat(join(repo, 'src', 'app.txt'))).mode & 0o777).toString(8), '755', 'your chmod +x survives');
+  });
+
+  it('Resolve in the editor when you have staged the conflicting file: refused by name, your index and files untouched, nothing applied', async () => {
+    await writeFile(join(repo, 'src', 'app.txt'), 'alpha staged\n');
+    await git(repo, 'add', 'src/app.txt');
+    await writeFile(join(repo, 'src', 'app.txt'), 'alpha staged\nand not staged\n');
+    const index = await git(repo, 'ls-files', '-s');
+    await assert.rejects(
+      core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] }),
+      (err: Error) =>
+        err.name === 'ApplyConflict' &&
+        err.message ===
+          'Nothing was applied. Cannot be merged in the editor: src/app.txt (you have staged changes to it, which its conflict stages would replace: commit or unstage them first).',
+    );
+    assert.equal(await git(repo, 'ls-files', '-s'), index, 'the staged version is still in the index');
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha staged\nand not staged\n');
+    await assert.rejects(lstat(join(repo, 'src', 'beta.txt')), 'nothing applied');
   });
 });

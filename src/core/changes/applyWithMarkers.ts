@@ -3,14 +3,15 @@
 // merge of the user's current file and the worker's version from the base, standard conflict markers
 // where they clash, and stays unmerged in the user's index (stages 1, 2, 3: base, the user's, the
 // worker's), so VS Code's merge editor and git itself see a normal conflict. Invariants: only after
-// the user chose it in a confirm (the caller's); a file the editor holds unsaved is refused before
-// anything is written; nothing runs a hook or a merge driver.
+// the user chose it in a confirm (the caller's); a file the editor holds unsaved, and a conflicting file that cannot
+// carry markers (see NoMarkersWhy: deleted or binary on either side, a link, staged changes the unmerged stages would
+// replace), are refused by name before anything is written; nothing runs a hook or a merge driver.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Git } from '../git/git';
 import { GitError } from '../git/git';
-import { ApplyConflict, type ChangeSet, type FileChange } from './changeSet';
+import { ApplyConflict, type ApplyConflictFile, type ChangeSet, type FileChange, type NoMarkersWhy } from './changeSet';
 import type { ChangeSets } from './changeSets';
 import { conflictingFiles, withPatch } from './patchFile';
 
@@ -39,12 +40,19 @@ export async function applyWithMarkers(
   const blocked = new Set(found.blocking.map((c) => c.path));
   // Already in the user's tree as the worker left them: nothing to apply, nothing to merge.
   const already = new Set(found.already);
-  // Only a file both sides changed in place can carry markers; an added, deleted or renamed one that
-  // does not apply is left out, named, and stays in the worktree (nothing is half-applied for it).
-  const mergeable = summary.files.filter((f) => blocked.has(f.path) && f.status === 'modified' && !f.binary);
-  const refused = summary.files.filter((f) => blocked.has(f.path) && !mergeable.includes(f));
-  if (refused.length)
-    throw new ApplyConflict(refused.map((f) => ({ path: f.path, reason: 'does-not-apply' as const, detail: 'cannot be merged in the editor' })));
+  // Only a text file both sides changed in place can carry markers; any other that does not apply is left out, named
+  // with why, and nothing is written (nothing is half-applied, and a retry meets the same answer, not a git error).
+  const [baseModes, workerModes] = await Promise.all([modesOf(git, cs, cs.baseCommit, found.blocking), modesOf(git, cs, tree, found.blocking)]);
+  const refused: ApplyConflictFile[] = [];
+  const mergeable: FileChange[] = [];
+  for (const f of summary.files.filter((x) => blocked.has(x.path))) {
+    const why = await noMarkersWhy(f, userRoot, [baseModes.get(f.path), workerModes.get(f.path)]);
+    if (why) refused.push({ path: f.path, reason: 'no-markers', why });
+    else mergeable.push(f);
+  }
+  // Stage 0 goes for the unmerged stages, as in a merge: git stash pop and git merge refuse to drop what is staged too.
+  for (const path of await stagedOf(git, userRoot, mergeable)) refused.push({ path, reason: 'no-markers', why: 'staged' });
+  if (refused.length) throw new ApplyConflict(refused.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
   const clean = summary.files.filter((f) => !blocked.has(f.path) && !already.has(f.path));
   if (clean.length)
     await withPatch(git, deps.storageDir, cs, tree, specOf(clean), (patch) => git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot }));
@@ -55,12 +63,13 @@ export async function applyWithMarkers(
   try {
     for (const f of mergeable) {
       const userPath = join(userRoot, f.path);
-      const [mode, baseSha, workerSha] = await Promise.all([
-        // `<mode> blob <sha>\t<path>` (ls-tree's --format needs a newer git than an LTS distribution ships).
-        git.run(['ls-tree', tree, '--', f.path], { cwd: cs.worktreePath }).then((o) => o.split(' ')[0] || '100644'),
+      const [baseMode, workerMode] = [baseModes.get(f.path) ?? '100644', workerModes.get(f.path) ?? '100644'];
+      const [baseSha, workerSha] = await Promise.all([
         git.run(['rev-parse', `${cs.baseCommit}:${f.path}`], { cwd: cs.worktreePath }).then((o) => o.trim()),
         git.run(['rev-parse', `${tree}:${f.path}`], { cwd: cs.worktreePath }).then((o) => o.trim()),
       ]);
+      // Stage 2 is the user's file as it is, its executable bit included.
+      const userMode = ((await lstat(userPath)).mode & 0o111) !== 0 ? '100755' : '100644';
       const userSha = (await git.run(['-c', 'core.safecrlf=false', 'hash-object', '-w', '--', f.path], { cwd: userRoot })).trim();
       const [base, ours, theirs] = ['base', 'ours', 'theirs'].map((n) => join(dir, n));
       await writeFile(base, await git.runBuffer(['cat-file', 'blob', baseSha], { cwd: userRoot }));
@@ -75,9 +84,9 @@ export async function applyWithMarkers(
       // Unmerged, as git leaves a conflict: stage 0 out, then base (1), the user's (2), the worker's (3).
       const info = [
         `0 ${'0'.repeat(40)}\t${f.path}`,
-        `${mode} ${baseSha} 1\t${f.path}`,
-        `${mode} ${userSha} 2\t${f.path}`,
-        `${mode} ${workerSha} 3\t${f.path}`,
+        `${baseMode} ${baseSha} 1\t${f.path}`,
+        `${userMode} ${userSha} 2\t${f.path}`,
+        `${workerMode} ${workerSha} 3\t${f.path}`,
       ];
       await git.run(['update-index', '-z', '--index-info'], { cwd: userRoot, input: info.join('\0') + '\0' });
       conflicted.push({ path: f.path, userPath });
@@ -87,4 +96,40 @@ export async function applyWithMarkers(
   }
   const applied = summary.files.filter((f) => !blocked.has(f.path)).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
   return { applied, conflicted };
+}
+
+/** The mode of each of `files` in `treeish` (`ls-tree -z`: `<mode> <type> <sha>\t<path>`); absent ones are left out. */
+async function modesOf(git: Git, cs: ChangeSet, treeish: string, files: readonly { path: string }[]): Promise<Map<string, string>> {
+  const modes = new Map<string, string>();
+  if (!files.length) return modes;
+  const out = await git.run(['ls-tree', '-z', treeish, '--', ...files.map((f) => f.path)], { cwd: cs.worktreePath });
+  for (const entry of out.split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (tab > 0) modes.set(entry.slice(tab + 1), entry.split(' ')[0]);
+  }
+  return modes;
+}
+
+/** Why `f` (which does not apply) cannot carry conflict markers in the user's tree; undefined: it can. */
+async function noMarkersWhy(f: FileChange, userRoot: string, modes: Array<string | undefined>): Promise<NoMarkersWhy | undefined> {
+  if (f.status === 'added') return 'added-by-worker';
+  if (f.status === 'deleted') return 'deleted-by-worker';
+  if (f.status === 'renamed') return 'renamed-by-worker';
+  if (f.binary) return 'binary';
+  if (modes.includes('120000')) return 'symlink';
+  const info = await lstat(join(userRoot, f.path)).catch(() => undefined);
+  if (!info) return 'deleted-by-you';
+  if (info.isSymbolicLink()) return 'symlink';
+  if (!info.isFile()) return 'not-a-file';
+  if ((await readFile(join(userRoot, f.path))).subarray(0, 8000).includes(0)) return 'binary';
+  return undefined;
+}
+
+/** Which of `files` the user's index holds otherwise than their HEAD (staged, or already unmerged). */
+async function stagedOf(git: Git, userRoot: string, files: readonly FileChange[]): Promise<string[]> {
+  if (!files.length) return [];
+  // No commit yet on the user's branch: everything in the index is staged against the empty tree.
+  const head = (await git.headCommit(userRoot).catch(() => '')) || (await git.run(['mktree'], { cwd: userRoot, input: '' })).trim();
+  const out = await git.run(['diff-index', '--cached', '--name-only', '-z', head, '--', ...files.map((f) => `:(literal)${f.path}`)], { cwd: userRoot });
+  return [...new Set(out.split('\0').filter(Boolean))];
 }

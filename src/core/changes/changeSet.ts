@@ -96,17 +96,43 @@ export interface ApplyResult {
   alreadyThere?: string[];
 }
 
+/**
+ * Why a file that does not apply cannot carry conflict markers (Resolve in the editor): only a text file both sides
+ * changed in place, with nothing of the user's staged for it, can.
+ */
+export type NoMarkersWhy = 'deleted-by-you' | 'not-a-file' | 'binary' | 'symlink' | 'staged' | 'added-by-worker' | 'deleted-by-worker' | 'renamed-by-worker';
+
 /** Why one file blocks an apply. */
-export interface ApplyConflictFile {
-  path: string;
-  /**
-   * `unsaved-in-editor`: the editor holds unsaved changes; `unsaved-in-review`: Review's right side
-   * (the worker's file) holds unsaved edits; `does-not-apply`: the user's file differs where the
-   * worker changed it (or a file is in the way).
-   */
-  reason: 'unsaved-in-editor' | 'unsaved-in-review' | 'does-not-apply';
-  detail?: string;
-}
+export type ApplyConflictFile =
+  | {
+      path: string;
+      /**
+       * `unsaved-in-editor`: the editor holds unsaved changes; `unsaved-in-review`: Review's right side
+       * (the worker's file) holds unsaved edits; `does-not-apply`: the user's file differs where the
+       * worker changed it (or a file is in the way).
+       */
+      reason: 'unsaved-in-editor' | 'unsaved-in-review' | 'does-not-apply';
+      detail?: string;
+    }
+  | {
+      path: string;
+      /** Resolve in the editor: it does not apply, and markers cannot show the conflict (`why`). */
+      reason: 'no-markers';
+      why: NoMarkersWhy;
+      detail?: string;
+    };
+
+/** Each NoMarkersWhy as the user reads it, after the file's name. */
+const NO_MARKERS: Record<NoMarkersWhy, string> = {
+  'deleted-by-you': 'not in your tree: you deleted or renamed it',
+  'not-a-file': 'not a regular file in your tree',
+  binary: 'binary: markers cannot go into it',
+  symlink: 'a symbolic link: its target cannot take markers',
+  staged: 'you have staged changes to it, which its conflict stages would replace: commit or unstage them first',
+  'added-by-worker': 'the worker added it and your tree has a file of that name',
+  'deleted-by-worker': 'the worker deleted it and you changed it',
+  'renamed-by-worker': 'the worker renamed it and you changed it',
+};
 
 /** Nothing was applied: these files block it. The user's tree is exactly as it was. */
 export class ApplyConflict extends Error {
@@ -119,10 +145,12 @@ export class ApplyConflict extends Error {
     const unsaved = files.filter((f) => f.reason === 'unsaved-in-editor').map((f) => f.path);
     const inReview = files.filter((f) => f.reason === 'unsaved-in-review').map((f) => f.path);
     const conflicts = files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path);
+    const noMarkers = files.flatMap((f) => (f.reason === 'no-markers' ? [`${f.path} (${NO_MARKERS[f.why]})`] : []));
     const parts: string[] = [];
     if (unsaved.length) parts.push(`unsaved in the editor (save or revert them first): ${unsaved.join(', ')}`);
     if (inReview.length) parts.push(`edited in Review but not saved (save them to apply your edits): ${inReview.join(', ')}`);
     if (conflicts.length) parts.push(`changed differently in your working tree: ${conflicts.join(', ')}`);
+    if (noMarkers.length) parts.push(`cannot be merged in the editor: ${noMarkers.join('; ')}`);
     const list = parts.join('; ');
     return `Nothing was applied. ${list.charAt(0).toUpperCase()}${list.slice(1)}.`;
   }

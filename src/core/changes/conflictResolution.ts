@@ -3,13 +3,14 @@
 // same worktree, same sandbox) the conflicted files and what each side meant; the worker resolves
 // the markers; its change set is then based on the user's current tree, so Apply lands cleanly.
 // Invariants: the user's files are never written here (the final Apply still asks); if the worker
-// gives up (markers left), fails or times out, its worktree and base are put back exactly as before
+// gives up (markers left, or a file git could not merge line by line left as the move left it: nobody chose
+// between the user's version and its own), fails or times out, its worktree and base are put back exactly as before
 // the attempt and the result says so; so they are at the next start when its window died first (the
 // undo is kept with the change set until the attempt ends); one resolution per worker at a time.
 import type { BaseRefs } from './baseRefs';
 import { ChangeError } from './changeError';
 import type { ChangeSet, ResolvingRecord } from './changeSet';
-import type { MoveResult, MoveUndo, TreeMover } from './moveOntoUserTree';
+import type { MovedConflict, MoveResult, MoveUndo, TreeMover } from './moveOntoUserTree';
 import type { PendingChangeSets } from './pendingChangeSets';
 
 /** How the worker's resolving task ended. */
@@ -103,7 +104,7 @@ export class ConflictResolver {
 
   private async finish(name: string, cs: ChangeSet, moved: MoveResult, end: ResolveTaskEnd, restore: () => Promise<void>): Promise<string> {
     try {
-      const left = end === 'completed' ? await this.mover.unresolved(cs, moved.conflicts) : [];
+      const { left, overriding } = end === 'completed' ? await this.mover.unresolved(cs, moved) : { left: [], overriding: [] };
       if (end === 'completed' && !left.length) {
         // The record goes before its backup does: a start in between would find a record it cannot undo with.
         const now = this.pending.get(name);
@@ -112,14 +113,30 @@ export class ConflictResolver {
           this.pending.save(resolved);
         }
         await this.mover.dropBackup(moved.undo);
-        return "\n\nConflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly.";
+        // What the worker chose instead of a merge replaces the user's version at Apply: said, never silent.
+        const it = overriding.length === 1 ? 'it' : 'them';
+        const replaces = overriding.length
+          ? ` The worker chose the version of ${named(overriding.map(described), MAX_DESCRIBED)} (git cannot merge ${it} line by line): Apply puts ${it} in place of the user's.`
+          : '';
+        return `\n\nConflicts resolved: its change set is now based on the user's current tree, so Apply will land cleanly.${replaces}`;
       }
       await restore();
+      const markers = left.filter((c) => c.kind === 'text').map((c) => c.path);
+      const undecided = left.filter((c) => c.kind !== 'text').map(described);
       const why =
-        end === 'completed'
-          ? `conflict markers are left in ${named(left, MAX_DESCRIBED)}`
-          : `the worker ${end === 'timed_out' ? 'timed out' : end === 'killed' ? 'was stopped' : 'failed'}`;
-      return `\n\nConflict resolution gave up (${why}): its worktree is back exactly as before the attempt, and nothing reached the user's files. Tell the user; they can Resolve in the editor instead.`;
+        end !== 'completed'
+          ? `the worker ${end === 'timed_out' ? 'timed out' : end === 'killed' ? 'was stopped' : 'failed'}`
+          : [
+              ...(markers.length ? [`conflict markers are left in ${named(markers, MAX_DESCRIBED)}`] : []),
+              ...(undecided.length
+                ? [`the worker left ${named(undecided, MAX_DESCRIBED)} unchanged, so nothing chose between the user's version and its own`]
+                : []),
+            ].join('; ');
+      // Resolve in the editor puts markers in text only: the other files are the user's to choose.
+      const then = undecided.length
+        ? `Tell the user: only they can choose for ${undecided.length === 1 ? 'that file' : 'those files'}.`
+        : 'Tell the user; they can Resolve in the editor instead.';
+      return `\n\nConflict resolution gave up (${why}): its worktree is back exactly as before the attempt, and nothing reached the user's files. ${then}`;
     } finally {
       this.resolving.delete(name);
     }
@@ -139,11 +156,7 @@ export class ConflictResolver {
       const state =
         c.kind === 'text'
           ? "it holds conflict markers: <<<<<<< user's tree … ======= … >>>>>>> your change"
-          : c.kind === 'deleted-by-user'
-            ? 'the user deleted it; your version is in place: keep it only if your change still needs the file'
-            : c.kind === 'deleted-by-worker'
-              ? 'you deleted it, the user changed it; it stays deleted unless you restore it with their change'
-              : 'binary on one side; your version is in place';
+          : `${OTHER_STATE[c.kind](c)}. Baton cannot tell a choice from no choice here: unless you change this file, the resolution gives up and the user chooses`;
       parts.push(
         `\n## ${c.path} (${state})\nWhat the user's side changed:\n${user || '(nothing shown)'}\nWhat your side changed:\n${yours || '(nothing shown)'}`,
       );
@@ -156,6 +169,28 @@ export class ConflictResolver {
     );
     return parts.join('\n');
   }
+}
+
+/** What the worker hears of a conflict that holds no markers, and what it must do. */
+const OTHER_STATE: Record<Exclude<MovedConflict['kind'], 'text'>, (c: MovedConflict) => string> = {
+  'deleted-by-user': (c) =>
+    `the user ${c.renamedTo ? `renamed it to ${c.renamedTo}` : 'deleted it'}; your version is in place: ` +
+    (c.renamedTo ? `redo your change in ${c.renamedTo} and delete this file` : 'delete it, or change it only if your change still needs the file'),
+  'deleted-by-worker': () => 'you deleted it, the user changed it; it is deleted: restore it with their change, or redo their change where it went',
+  binary: () => 'binary, changed on both sides; your version is in place: write a version that holds both changes',
+  symlink: () => 'a symbolic link on one side, changed on both; your version is in place: point it (or write it) so both intents hold',
+};
+
+/** A conflict that holds no markers, named with what happened to it. */
+function described(c: MovedConflict): string {
+  const what = {
+    text: 'text',
+    'deleted-by-user': c.renamedTo ? `renamed by the user to ${c.renamedTo}` : 'deleted by the user',
+    'deleted-by-worker': 'deleted by the worker',
+    binary: 'binary',
+    symlink: 'symbolic link',
+  }[c.kind];
+  return `${c.path} (${what})`;
 }
 
 /** `paths` joined, the first `max` of them, the rest counted. */

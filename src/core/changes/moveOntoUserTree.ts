@@ -10,9 +10,12 @@
 // - nothing is read, written or removed through a link the worker made in its worktree (worktreePath.ts): this code
 //   runs outside the worker's sandbox;
 // - no hook, no merge driver and no user config beyond the diff plumbing runs: `git merge-file` on
-//   three temporary files.
+//   three temporary files; a merged file gets the 3-way merge of the modes (the user's chmod survives);
+// - only text is merged: a binary file or a symbolic link both sides changed, and a file one side deleted, keep the
+//   worker's version, and such a conflict counts as resolved only once the worker changed that file (`unresolved`):
+//   left as the move left it, an Apply would put the worker's version over the user's without anyone having chosen.
 import { randomBytes } from 'node:crypto';
-import { copyFile, lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Git } from '../git/git';
 import { GitError } from '../git/git';
@@ -24,8 +27,13 @@ import { readableInside, readWorktreeFile, writablePath } from './worktreePath';
 /** One file both sides changed in ways git could not merge line by line. */
 export interface MovedConflict {
   path: string;
-  /** text: conflict markers are in the file; deleted-by-user / deleted-by-worker / binary: the worker's version is kept as is. */
-  kind: 'text' | 'deleted-by-user' | 'deleted-by-worker' | 'binary';
+  /**
+   * text: conflict markers are in the file; deleted-by-user / deleted-by-worker / binary / symlink: the worker's version
+   * is kept as is (absent for deleted-by-worker), and the worker must change it for the conflict to count as resolved.
+   */
+  kind: 'text' | 'deleted-by-user' | 'deleted-by-worker' | 'binary' | 'symlink';
+  /** deleted-by-user: the user renamed it there (git's rename detection, from the base to the user's tree). */
+  renamedTo?: string;
 }
 
 export interface MoveResult {
@@ -53,10 +61,15 @@ export interface MoveUndo {
 }
 
 interface RawEntry {
+  /** The mode and blob at `a` (zeros where the path is added). */
+  oldMode: string;
+  oldSha: string;
   mode: string;
   sha: string;
   status: string;
 }
+
+const SYMLINK = '120000';
 
 const ZERO = /^0+$/;
 const MARKER = /^(<{7}|>{7})( |$)/m;
@@ -93,7 +106,13 @@ export class TreeMover {
       else if (worker.sha === user.sha && worker.mode === user.mode) continue;
       else if (user.status === 'D') conflicts.push({ path, kind: 'deleted-by-user' });
       else if (worker.status === 'D') conflicts.push({ path, kind: 'deleted-by-worker' });
+      // A link's target is no text to merge: merged, it would come back as a regular file holding a path.
+      else if ([user.oldMode, user.mode, worker.mode].includes(SYMLINK)) conflicts.push({ path, kind: 'symlink' });
       else merge.push(path);
+    }
+    if (conflicts.some((c) => c.kind === 'deleted-by-user')) {
+      const renames = await this.renames(cwd, cs.baseCommit, userTree);
+      for (const c of conflicts) if (c.kind === 'deleted-by-user' && renames.has(c.path)) c.renamedTo = renames.get(c.path);
     }
     await this.backup(undo, [...takeUser, ...removeUser, ...merge]);
     try {
@@ -101,7 +120,7 @@ export class TreeMover {
       if (takeUser.length) await this.checkout(cs, userTree, takeUser);
       for (const p of removeUser) if (await readableInside(cwd, p)) await rm(join(cwd, p), { force: true });
       for (const p of merge) {
-        const result = await this.mergeFile(cs, p, userSide.get(p)!.sha, workerSide.get(p)!.sha);
+        const result = await this.mergeFile(cs, p, userSide.get(p)!, workerSide.get(p)!);
         if (result !== 'clean') conflicts.push({ path: p, kind: result });
       }
       const newBase = await this.baseRefs.commit(cs, userTree, [userHead], `baton: the user's tree ${cs.worker} was moved onto`);
@@ -145,17 +164,31 @@ export class TreeMover {
     await rm(u.backupDir, { recursive: true, force: true, maxRetries: 3 });
   }
 
-  /** The conflicted text files that still hold a conflict marker. */
-  async unresolved(cs: ChangeSet, conflicts: readonly MovedConflict[]): Promise<string[]> {
-    const left: string[] = [];
-    for (const c of conflicts) {
-      if (c.kind !== 'text') continue;
+  /**
+   * The conflicts the worker left unresolved (`left`): a text file that still holds a conflict marker, and any other
+   * conflicted file still exactly as the move left it (the worker's own version, or absent), so nobody chose between the
+   * sides. `overriding`: the other conflicted files the worker changed, where its version differs from the user's tree
+   * (what Apply puts in place of the user's version, to be named).
+   */
+  async unresolved(cs: ChangeSet, moved: Pick<MoveResult, 'conflicts' | 'undo' | 'userTree'>): Promise<{ left: MovedConflict[]; overriding: MovedConflict[] }> {
+    const left: MovedConflict[] = [];
+    const others = moved.conflicts.filter((c) => c.kind !== 'text');
+    const now = others.length ? await this.changeSets.snapshot(cs) : undefined;
+    // The move wrote none of these: unchanged since the pre-move snapshot is unchanged since the move.
+    const [changed, fromUser] = now
+      ? await Promise.all([this.rawDiff(cs.worktreePath, moved.undo.before, now), this.rawDiff(cs.worktreePath, moved.userTree, now)])
+      : [new Map<string, RawEntry>(), new Map<string, RawEntry>()];
+    for (const c of moved.conflicts) {
+      if (c.kind !== 'text') {
+        if (!changed.has(c.path)) left.push(c);
+        continue;
+      }
       // Deleted while resolving: no marker left in it. Behind a link, a FIFO or a folder, it is not the worktree's
       // text: unresolved (the undo takes it away).
       const file = await readWorktreeFile(cs.worktreePath, c.path);
-      if (file.kind === 'not-a-file' || (file.kind === 'text' && MARKER.test(file.text))) left.push(c.path);
+      if (file.kind === 'not-a-file' || (file.kind === 'text' && MARKER.test(file.text))) left.push(c);
     }
-    return left;
+    return { left, overriding: others.filter((c) => changed.has(c.path) && fromUser.has(c.path)) };
   }
 
   private async backup(u: MoveUndo, paths: readonly string[]): Promise<void> {
@@ -185,24 +218,25 @@ export class TreeMover {
   }
 
   /** 3-way merge of one file: the user's version and the worker's, from the base; markers where they clash. */
-  private async mergeFile(cs: ChangeSet, path: string, userSha: string, workerSha: string): Promise<'clean' | 'text' | 'binary'> {
+  private async mergeFile(cs: ChangeSet, path: string, user: RawEntry, worker: RawEntry): Promise<'clean' | 'text' | 'binary'> {
     const cwd = cs.worktreePath;
-    const baseSha = (await this.git.run(['rev-parse', `${cs.baseCommit}:${path}`], { cwd }).catch(() => '')).trim();
     const blobs = await Promise.all(
-      [baseSha, userSha, workerSha].map((sha) =>
+      [user.oldSha, user.sha, worker.sha].map((sha) =>
         sha && !ZERO.test(sha) ? this.git.runBuffer(['cat-file', 'blob', sha], { cwd }) : Promise.resolve(Buffer.alloc(0)),
       ),
     );
     if (blobs.some((b) => b.subarray(0, 8000).includes(0))) return 'binary';
+    // The modes merge as git merges them: a side that changed the mode wins over one that did not (both: the worker's).
+    const mode = worker.mode === user.oldMode ? user.mode : worker.mode;
     const dir = join(this.storageDir, 'tmp', `merge-${cs.worker}-${randomBytes(6).toString('hex')}`);
     await mkdir(dir, { recursive: true });
     try {
-      const [base, user, worker] = ['base', 'user', 'worker'].map((n) => join(dir, n));
-      await Promise.all([writeFile(base, blobs[0]), writeFile(user, blobs[1]), writeFile(worker, blobs[2])]);
+      const [base, userFile, workerFile] = ['base', 'user', 'worker'].map((n) => join(dir, n));
+      await Promise.all([writeFile(base, blobs[0]), writeFile(userFile, blobs[1]), writeFile(workerFile, blobs[2])]);
       // Exit 0: merged cleanly; a positive exit: that many conflicts, the markers written into `user`.
       let clean = true;
       try {
-        await this.git.run(['merge-file', '-L', "user's tree", '-L', 'base', '-L', 'your change', user, base, worker], { cwd: dir });
+        await this.git.run(['merge-file', '-L', "user's tree", '-L', 'base', '-L', 'your change', userFile, base, workerFile], { cwd: dir });
       } catch (err) {
         if (!(err instanceof GitError) || err.kind !== 'failed' || !err.exitCode || err.exitCode > 127) throw err;
         clean = false;
@@ -210,7 +244,10 @@ export class TreeMover {
       const target = await writablePath(cwd, path);
       // Written in place (a file keeps its mode), never through a link left where the file was.
       if ((await lstat(target).catch(() => undefined))?.isFile() === false) await rm(target, { force: true, recursive: true });
-      await writeFile(target, await readFile(user));
+      await writeFile(target, await readFile(userFile));
+      // Executable where it is readable, as git checks a 100755 file out; the other bits as the file had them.
+      const bits = (await lstat(target)).mode & 0o777;
+      await chmod(target, mode === '100755' ? bits | ((bits & 0o444) >> 2) : bits & ~0o111);
       return clean ? 'clean' : 'text';
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -238,15 +275,27 @@ export class TreeMover {
     return truncated ? `${stdout.slice(0, stdout.lastIndexOf('\n') + 1)}[… diff cut at ${maxBytes} bytes]\n` : stdout;
   }
 
-  /** `diff-tree -r --no-renames --raw -z a b`: each changed path with its new mode, blob and status letter. */
+  /** `diff-tree -r --no-renames --raw -z a b`: each changed path with its modes, blobs and status letter. */
   private async rawDiff(cwd: string, a: string, b: string): Promise<Map<string, RawEntry>> {
     const raw = (await this.git.run(['diff-tree', '-r', '-z', '--no-renames', '--no-ext-diff', a, b], { cwd })).split('\0');
     const entries = new Map<string, RawEntry>();
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      const m = /^:\d+ (\d+) \w+ (\w+) (\w)/.exec(raw[i]);
+      const m = /^:(\d+) (\d+) (\w+) (\w+) (\w)/.exec(raw[i]);
       if (!m) break;
-      entries.set(raw[i + 1], { mode: m[1], sha: m[2], status: m[3] });
+      entries.set(raw[i + 1], { oldMode: m[1], mode: m[2], oldSha: m[3], sha: m[4], status: m[5] });
     }
     return entries;
+  }
+
+  /**
+   * The renames from `a` to `b`, old path to new: the move itself pairs paths without them (a rename is a deletion and
+   * an addition there), this only tells the worker where the user's file went.
+   */
+  private async renames(cwd: string, a: string, b: string): Promise<Map<string, string>> {
+    const raw = (await this.git.run(['diff-tree', '-r', '-z', '-M', '--diff-filter=R', '--no-ext-diff', a, b], { cwd })).split('\0');
+    const renames = new Map<string, string>();
+    // `:<modes> <shas> R<score>`, then the old and the new path.
+    for (let i = 0; i + 2 < raw.length; i += 3) renames.set(raw[i + 1], raw[i + 2]);
+    return renames;
   }
 }
