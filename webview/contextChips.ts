@@ -2,7 +2,8 @@
 // selection (implicit, removable for one message) and what the user attached (# picker, drop, commands).
 // Only types come from the protocol: the host builds every chip, the webview never reads a file. (No zod
 // here: the webview bundle has a size budget.)
-import { MAX_REFERENCES, type ReferenceChip, type StoredReference, type WebviewMessage } from '../src/shared/protocol';
+import { MAX_REFERENCES } from '../src/shared/referenceLimit';
+import type { ReferenceChip, StoredReference, WebviewMessage } from '../src/shared/protocol';
 import { h } from './dom';
 
 type AttachedReference = NonNullable<Extract<WebviewMessage, { type: 'chat/send' }>['references']>[number];

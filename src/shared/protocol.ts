@@ -6,7 +6,7 @@ import type { ContextErrorKind } from '../core/context/contextPort';
 import { referenceKindSchema, referenceSchema, MAX_REFERENCES, type ReferenceChip, type StoredReference } from '../core/context/references';
 
 export type { ReferenceChip, StoredReference } from '../core/context/references';
-export { MAX_REFERENCES } from '../core/context/references';
+export { MAX_REFERENCES } from './referenceLimit';
 
 export type MessageRole = 'user' | 'assistant' | 'background' | 'system' | 'error';
 export type MessageStatus = 'streaming' | 'complete' | 'partial' | 'failed' | 'cancelled' | 'interrupted' | 'pending';

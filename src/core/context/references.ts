@@ -3,6 +3,7 @@
 // gathered anew when the message is sent; a chip is what the composer shows; a StoredReference is what
 // the log keeps with the user's message. Plain data and zod only: imported by the webview too.
 import { z } from 'zod';
+import { MAX_REFERENCES } from '../../shared/referenceLimit';
 
 export const REFERENCE_KINDS = ['file', 'folder', 'selection', 'problems', 'changes'] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
@@ -25,7 +26,7 @@ export const referenceSchema = z.discriminatedUnion('kind', [
 export type Reference = z.infer<typeof referenceSchema>;
 
 /** At most this many references ride on one message (the composer and the host both enforce it). */
-export const MAX_REFERENCES = 20;
+export { MAX_REFERENCES };
 export const referenceListSchema = z.array(referenceSchema).max(MAX_REFERENCES);
 
 /** What the composer shows for a reference. */
