@@ -108,6 +108,22 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     await assert.rejects(pool.machine.attach(ext.sessionId, 'third'), /already worker 'again'/);
   });
 
+  it('a killed attached worker is no longer shown as its session\u2019s worker (it cannot be continued)', async () => {
+    const env = fx.core.env;
+    const cli = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: fx.project, logLevel: 'error' });
+    fx.extraClients.push(cli);
+    await cli.start();
+    fx.core.server.on({ lastUserIncludes: 'user work K' }, { text: 'done K' });
+    const session = await cli.createSession({ workingDirectory: fx.project, streaming: true, onPermissionRequest: () => ({ kind: 'reject' }) });
+    await runTurn(session, 'user work K');
+    await session.disconnect();
+    await fx.core.pool.machine.attach(session.sessionId, 'k');
+    assert.equal((await fx.core.pool.machine.list()).find((l) => l.sessionId === session.sessionId)?.worker, 'k');
+    await fx.core.pool.kill('k');
+    await assert.rejects(fx.core.pool.send('k', 'more'), /Worker 'k' was killed/);
+    assert.equal((await fx.core.pool.machine.list()).find((l) => l.sessionId === session.sessionId)?.worker, undefined);
+  });
+
   it('keeps undelivered results and old rows across a restart: cleans stale rows and delivers pending results', async () => {
     // The orchestrator is busy, so the finished worker's result waits in its queue when the window closes.
     fx.core.server.on({ lastUserIncludes: '[via panel] a long question' }, { textThenHang: 'thinking' });

@@ -182,7 +182,9 @@ export class CopilotAgentSession implements AgentSession {
             res();
           }, ABORT_SETTLE_MS).unref?.();
         });
-        void Promise.all([session.abort().catch(() => undefined), settledOrLate]).then(() => finish(reason));
+        // Bounded as abort() is: a runtime busy reading an enormous history answered it only ~50 s later, and a task
+        // past its time limit ran that long past it.
+        void Promise.all([withTimeout(session.abort(), 3000, 'abort timed out').catch(() => undefined), settledOrLate]).then(() => finish(reason));
       };
       const onOuterAbort = (): void => abortTurn(signal.reason);
       if (signal.aborted) return onOuterAbort();

@@ -38,7 +38,7 @@ export async function attachMachineSession(host: AttachHost, sessionId: string, 
   if (await host.inUse(sessionId)) {
     throw new SessionInUseError(
       `Session ${sessionId} ("${(meta.summary ?? '').trim() || 'no summary'}") is in use by another process (an open Copilot CLI or editor), so I won't write into it. ` +
-        'To continue its work in a copy instead, call attach_machine_session again with fork: true (or use Fork in the Machine Sessions view).',
+        'To continue its work in a copy instead, call attach_machine_session again with fork: true (or use Fork in the Copilot Sessions view).',
       sessionId,
     );
   }
@@ -74,18 +74,25 @@ export async function forkMachineSession(host: AttachHost, sessionId: string, na
   host.assertOpen();
   host.reg.recheck(workerName);
   const w = host.reserve(workerName, dir, opts.replyTo ?? 'panel', 'forked');
-  await host.open(w, async () => {
-    w.sandboxReadonly = await host.gitFolders(dir);
-    let forked: string;
-    try {
-      forked = await host.sessions.fork(sessionId, `baton: ${workerName}`);
-    } catch (err) {
-      if (err instanceof ForkError) throw new WorkerError(err.message);
+  let forked: string | undefined;
+  await host
+    .open(w, async () => {
+      w.sandboxReadonly = await host.gitFolders(dir);
+      try {
+        forked = await host.sessions.fork(sessionId, `baton: ${workerName}`);
+      } catch (err) {
+        if (err instanceof ForkError) throw new WorkerError(err.message);
+        throw err;
+      }
+      w.sessionId = forked;
+      return host.sessions.resume(forked, host.spec(w));
+    })
+    .catch(async (err: unknown) => {
+      // The copy Baton made never became a worker (a reload as it opened, a resume that failed): it goes, or it stays
+      // in the user's session list for good as "baton: <name>", nobody's.
+      if (forked) await host.sessions.delete(forked).catch((e: unknown) => host.logger.warn(`Could not delete the fork ${forked}: ${String(e)}`));
       throw err;
-    }
-    w.sessionId = forked;
-    return host.sessions.resume(forked, host.spec(w));
-  });
+    });
   host.logger.info(`Worker '${workerName}' works in a fork (${w.sessionId}) of machine session ${sessionId} in ${dir}`);
   host.reg.fireNow();
   return host.reg.info(w);
@@ -99,7 +106,8 @@ export class MachineSessionDoor {
   list(args: ListMachineSessions = {}): Promise<MachineSession[]> {
     this.host.assertOpen();
     const workers = new Map<string, string>();
-    for (const w of [...this.host.reg.finished, ...this.host.reg.active.values()]) if (w.sessionId) workers.set(w.sessionId, w.name);
+    // A killed worker is no session's worker any more: it cannot be continued (send refuses it).
+    for (const w of [...this.host.reg.finished, ...this.host.reg.active.values()]) if (w.sessionId && w.state !== 'killed') workers.set(w.sessionId, w.name);
     return listMachineSessions(this.host.sessions, args, { homeDir: this.host.homeDir(), workers, logger: this.host.logger });
   }
 
