@@ -251,4 +251,44 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     assert.match(completion('nobox'), /\n\nVerify not run: .*Bubblewrap \(bwrap\) is not installed/);
     await rm(bin, { recursive: true, force: true });
   });
+
+  it('a command that writes into the worktree: its files are counted on the card and in the completion, and its pass stays current for Apply', async () => {
+    await runWorker('gen', "printf 'a by gen\\n' > src/a.txt", 'echo built > generated.txt; echo ok');
+    assert.equal(card('gen')?.changes?.files, 2, 'src/a.txt and generated.txt');
+    assert.deepEqual(
+      (await core.pool.changes!.files('gen')).map((f) => f.path),
+      ['generated.txt', 'src/a.txt'],
+    );
+    assert.match(
+      completion('gen'),
+      /Verify passed: echo built > generated\.txt; echo ok \([\d.]+ s\)\. The command wrote into the worktree: the change is now 2 files changed, \+2 −1\./,
+    );
+    const confirm = await applyConfirm(core.pool.changes!, 'gen');
+    assert.equal(confirm.message, "Apply 2 files changed, +2 −1 from worker 'gen' to your working tree?", 'no "verify on an earlier version"');
+  });
+
+  it('a run with no verify (the command cleared since) takes the earlier pass off the card: it was not this change\u2019s', async () => {
+    await runWorker('v7', "printf 'a v1\\n' > src/a.txt", 'echo pass-one');
+    assert.equal(card('v7')?.verify?.state, 'passed');
+    core.workerSettings.verifyCommand = '';
+    scriptRound('v7', 'round-two', "printf 'a v2\\n' > src/a.txt", 'v7: round two');
+    const before = doneCount();
+    await core.pool.send('v7', 'round-two', 'panel');
+    await waitFor('round two', () => finished('v7') && doneCount() > before);
+    assert.equal(card('v7')?.verify, undefined);
+    assert.doesNotMatch(formatWorkerList(core.pool.list(), Date.now()), /verify passed/);
+  });
+
+  it('a window reload while the verify runs: no "verify failed: was stopped" is kept, and the worker\u2019s result reaches the orchestrator after it', async () => {
+    core.workerSettings.verifyCommand = 'sleep 8; echo verified';
+    scriptRound('reload', 'TASK-reload', "printf 'a by reload\\n' > src/a.txt", 'reload: done');
+    await core.pool.create({ name: 'reload', workingDir: repo, prompt: 'TASK-reload' });
+    await waitFor('the verify running', () => card('reload')?.verify?.state === 'running');
+    await core.restart();
+    await waitFor('its card back', () => card('reload')?.changes?.files === 1);
+    await waitFor('its result delivered after the reload', () => completion('reload') !== '');
+    assert.match(completion('reload'), /\[Background task completed\] Worker 'reload' finished:/);
+    assert.equal(core.pool.changes!.list().find((p) => p.worker === 'reload')?.changeSet?.verify, undefined, 'no verdict saved');
+    assert.equal((await applyConfirm(core.pool.changes!, 'reload')).action, 'Apply', 'Apply does not ask "apply anyway?"');
+  });
 });

@@ -10,6 +10,7 @@ import { SandboxRequiredError, type SandboxedCommandResult } from '../copilot/ag
 import type { WorkerCard } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
 import type { PendingChangeSets } from './pendingChangeSets';
+import { cardChanges, summaryTotals } from './changeTotals';
 import { describeVerify, outputTail, verifyCard, verifyNote, type VerifyRecord } from './verifyRecord';
 
 /** What the verifier reads and writes of a worker (the pool's Worker record). */
@@ -45,8 +46,19 @@ export class ChangeVerifier {
    */
   async afterRun(w: VerifiedWorker): Promise<string> {
     const command = this.opts.settings().verifyCommand?.trim();
-    if (!command || w.isolation?.kind !== 'worktree' || !w.changes?.files || !this.opts.pending.get(w.name)) return '';
-    return verifyNote(await this.verify(w, command));
+    if (!command || w.isolation?.kind !== 'worktree' || !w.changes?.files || !this.opts.pending.get(w.name)) {
+      // This run's change is not verified (no command now, nothing to verify): an earlier pass on the card is not its.
+      if (w.verify) {
+        w.verify = undefined;
+        this.opts.fire();
+      }
+      return '';
+    }
+    const done = await this.verify(w, command);
+    if (!done) return '';
+    // Files the command wrote (not ignored by git) are part of the change, as in the user's checkout: counted again.
+    const wrote = done.recounted ? ` The command wrote into the worktree: the change is now ${done.recounted}.` : '';
+    return verifyNote(done.record) + wrote;
   }
 
   /** Stops the verify of `name` if one runs (the worker was killed). */
@@ -55,10 +67,17 @@ export class ChangeVerifier {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const a of this.running.values()) a.abort();
   }
 
-  private async verify(w: VerifiedWorker, command: string): Promise<VerifyRecord> {
+  private disposed = false;
+
+  /**
+   * The verdict, and the change's new count when the command wrote into the worktree; undefined: stopped because Baton
+   * is closing (no verdict: nothing is saved, the card drops the verify).
+   */
+  private async verify(w: VerifiedWorker, command: string): Promise<{ record: VerifyRecord; recounted?: string } | undefined> {
     const now = this.opts.now ?? Date.now;
     const timeoutMs = this.opts.settings().timeoutMs;
     w.verify = { state: 'running', line: `verifying: ${command}` };
@@ -76,11 +95,25 @@ export class ChangeVerifier {
     } finally {
       this.running.delete(w.name);
     }
+    // A window closing stopped it: that is no verdict on the change ("failed: was stopped" was saved, and Apply's
+    // confirm asked "apply anyway?" after the reload).
+    if (this.disposed) {
+      w.verify = undefined;
+      return undefined;
+    }
+    let recounted: string | undefined;
     const cs = this.opts.pending.get(w.name);
     if (cs) {
-      // The completion's own count snapshotted the worktree just before; a second snapshot of a large
-      // repository would cost more than the sandbox (bench: landing).
-      record.tree = w.changesTree ?? (await this.opts.pending.changeSets.snapshot(cs).catch(() => undefined));
+      // What was verified is the worktree as the command left it: files it wrote are in the change, and a pass stays
+      // current for them (it was stored against the tree before, and read "on an earlier version").
+      const after = await this.opts.pending.summarize(w.name).catch(() => undefined);
+      record.tree = after?.tree ?? w.changesTree;
+      if (after?.tree && after.tree !== w.changesTree) {
+        const totals = summaryTotals(after);
+        w.changes = cardChanges(totals);
+        w.changesTree = after.tree;
+        recounted = totals.line;
+      }
       this.opts.pending.save({ ...cs, verify: record });
     }
     w.verify = verifyCard(record);
@@ -88,7 +121,7 @@ export class ChangeVerifier {
     const log = `Worker '${w.name}': ${describeVerify(record)}`;
     if (record.state === 'passed') this.opts.logger.info(log);
     else this.opts.logger.warn(log);
-    return record;
+    return { record, recounted };
   }
 }
 

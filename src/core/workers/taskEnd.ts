@@ -46,6 +46,8 @@ export async function endTask(w: Worker, outcome: TaskOutcome, deps: TaskEndDeps
   if (state === 'done') deps.logger.info(log);
   else deps.logger.warn(outcome.kind === 'failed' ? `${log}: ${outcome.error}` : log);
   await deps.retire(state);
-  if (report) void deps.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
+  // Closing since it ended (a reload while its verify ran): the result waits in the inbox for the next start, which
+  // hands it over; handed to a conversation being closed, it was marked delivered and lost.
+  if (report && !deps.disposed()) void deps.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
   if (!shuttingDown && !deps.disposed()) await deps.lifecycle.taskEnded(w);
 }
