@@ -555,4 +555,29 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await core.pool.kill('left', 'tool');
     await core.pool.kill('right', 'tool');
   });
+
+  it('overlap: a rename overlaps an edit of its old name; a new worker of a settled name that overlaps again is told; the flags come back after a reload', async () => {
+    const told = (worker: string): string =>
+      core.server
+        .chatRequests()
+        .filter((r) => r.lastUserText?.includes(`[Background task completed] Worker '${worker}'`))
+        .at(-1)?.lastUserText ?? '';
+    scriptWorker('mover', 'mv src/a.txt src/moved.txt', 'moved a');
+    await core.pool.create({ name: 'mover', workingDir: repo, prompt: 'TASK-mover' });
+    await waitFor('its result', () => doneCount() >= 1);
+    scriptWorker('editor', "printf 'a by editor\\n' > src/a.txt", 'edited a');
+    await core.pool.create({ name: 'editor', workingDir: repo, prompt: 'TASK-editor' });
+    await waitFor('its result', () => doneCount() >= 2);
+    assert.deepEqual(card('editor')?.overlaps, [{ worker: 'mover', paths: ['src/a.txt'] }], 'the rename took src/a.txt away');
+    assert.match(told('editor'), /Overlap: its changes touch the same files as worker 'mover' \(src\/a\.txt\)/);
+
+    await core.pool.changes!.discard('mover');
+    scriptWorker('mover', "printf 'a again\\n' > src/a.txt", 'edited a again');
+    await core.pool.create({ name: 'mover', workingDir: repo, prompt: 'TASK-mover-2' });
+    await waitFor('its result', () => doneCount() >= 3);
+    assert.match(told('mover'), /Overlap: its changes touch the same files as worker 'editor'/, 'a new pair, told');
+
+    await core.restart();
+    await waitFor('both flagged again', () => card('mover')?.overlaps?.length && card('editor')?.overlaps?.length);
+  });
 });

@@ -30,7 +30,8 @@ export function summaryTotals(s: ChangeSummary): ChangeTotals {
     additions: s.additions,
     deletions: s.deletions,
     line: describeSummary(s),
-    paths: s.files.slice(0, MAX_LISTED_PATHS).map((f) => f.path),
+    // A rename touches both names: an edit of the old one by another worker overlaps it.
+    paths: s.files.slice(0, MAX_LISTED_PATHS).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path])),
     ...(s.tree ? { tree: s.tree } : {}),
     ...(s.nested?.length ? { leftOut: describeLeftOut(s.nested) } : {}),
   };

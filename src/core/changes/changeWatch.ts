@@ -79,6 +79,8 @@ export class ChangeWatch {
     }
     w.changes = undefined;
     w.outcome = { kind: settled.kind, text: settled.text };
+    // Its pairs are told again should a new change of that name overlap (a new pair: it was never told).
+    for (const pair of this.told) if (pair.split('\0').includes(name)) this.told.delete(pair);
     this.updateOverlaps();
     this.opts.fire();
     this.opts.settled?.(name);
@@ -147,6 +149,12 @@ export class ChangeWatch {
   }
 
   /** Flags every worker whose pending change touches a file another pending change touches. */
+  /** Every pending worker's overlaps found again, the cards told (those a reload listed again, once counted). */
+  refreshOverlaps(): void {
+    this.updateOverlaps();
+    this.opts.fire();
+  }
+
   private updateOverlaps(): void {
     const workers = this.opts.workers();
     const touched = new Map<string, string[]>();

@@ -233,7 +233,7 @@ export class WorkerPool {
       gitFolders: (dir) => isolation.gitFolders(dir),
       make: (n, dir) => newWorker({ name: n, dir, replyTo: 'panel', source: 'created', now: this.now }, (w) => this.setup.permissionHandler(n, dir, w)),
       logger: this.opts.logger,
-    });
+    }).then(() => this.watch?.refreshOverlaps());
     return this.restoring;
   }
 
