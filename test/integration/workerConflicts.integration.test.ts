@@ -124,12 +124,8 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');
   });
 
-  it("Keep as branch after Resolve with the worker: the commit holds the worker's change on your HEAD, none of your uncommitted or untracked files", async () => {
-    // The user commits what alpha applied, then has an untracked private file and an uncommitted edit.
-    await git(repo, 'commit', '-q', '-am', 'alpha landed');
-    const userHead = (await git(repo, 'rev-parse', 'HEAD')).trim();
-    await writeFile(join(repo, 'notes.txt'), 'my private notes\n');
-    await writeFile(join(repo, 'src', 'keep.txt'), 'my uncommitted edit\n');
+  /** Resolve with the worker on beta: it writes both lines, and the orchestrator is answered. */
+  const resolveBetaKeepingBoth = async (): Promise<void> => {
     scriptResolveCall('beta');
     scriptWorkerRound(core.server, {
       worker: 'beta',
@@ -140,6 +136,15 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     });
     await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
     await waitFor('the resolution', () => doneCount() >= 3);
+  };
+
+  it("Keep as branch after Resolve with the worker: the commit holds the worker's change on your HEAD, none of your uncommitted or untracked files", async () => {
+    // The user commits what alpha applied, then has an untracked private file and an uncommitted edit.
+    await git(repo, 'commit', '-q', '-am', 'alpha landed');
+    const userHead = (await git(repo, 'rev-parse', 'HEAD')).trim();
+    await writeFile(join(repo, 'notes.txt'), 'my private notes\n');
+    await writeFile(join(repo, 'src', 'keep.txt'), 'my uncommitted edit\n');
+    await resolveBetaKeepingBoth();
     assert.match(results().at(-1)!.prompt, /Conflicts resolved/);
 
     assert.match(
@@ -155,16 +160,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
   });
 
   it('Keep as branch after Resolve with the worker against edits you have not committed: refused, nothing kept, the change still pending', async () => {
-    scriptResolveCall('beta');
-    scriptWorkerRound(core.server, {
-      worker: 'beta',
-      prompt: 'These files conflict',
-      does: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt" },
-      report: 'Kept both lines.',
-      answer: 'Keep it.',
-    });
-    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
-    await waitFor('the resolution', () => doneCount() >= 3);
+    await resolveBetaKeepingBoth();
     await assert.rejects(
       core.pool.changes!.keepAsBranch('beta', 'Both lines'),
       (err: Error) =>
