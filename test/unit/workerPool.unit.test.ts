@@ -207,13 +207,8 @@ describe('WorkerPool (in-memory runtime)', () => {
     await until(() => !f.core.orchestrator.busy, 'the result turn to settle');
     assert.equal(resultsOf('w1').length, 1);
     assert.match(resultsOf('w1')[0] ?? '', /finished:\n\n<worker-output>\ndone before the close\n<\/worker-output>/);
-    // The closed window refused it in words (not an error of the closed database), and said it comes back.
-    assert.ok(
-      f.logger.lines.includes(
-        "error The result of worker 'w1' could not be delivered now; it will be at the next start: Baton was closed before this message was sent.",
-      ),
-      f.logger.lines.join('\n'),
-    );
+    // Nothing was handed to the closing window (where a conversation being disposed could take it and lose it).
+    assert.ok(!f.logger.lines.some((l) => l.includes('could not be delivered now')), f.logger.lines.join('\n'));
   });
 
   it('a task still running when the window closes is reported as interrupted by the next start, once', async () => {
