@@ -124,19 +124,14 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/', 'refs/heads/baton/')).trim(), '');
   });
 
-  /** Resolve with the worker on beta: it writes both lines, and the orchestrator is answered. */
-  const resolveBetaKeepingBoth = async (): Promise<void> => {
+  /** Resolve with the worker on beta: it runs `command` and reports; the result, the orchestrator's `results`-th, is answered. */
+  const resolveBeta = async (command: string, report: string, answer: string, results: number): Promise<void> => {
     scriptResolveCall('beta');
-    scriptWorkerRound(core.server, {
-      worker: 'beta',
-      prompt: 'These files conflict',
-      does: { command: "printf 'alpha line\\nbeta line\\n' > src/app.txt" },
-      report: 'Kept both lines.',
-      answer: 'Keep it.',
-    });
+    scriptWorkerRound(core.server, { worker: 'beta', prompt: 'These files conflict', does: { command }, report, answer });
     await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
-    await waitFor('the resolution', () => doneCount() >= 3);
+    await waitFor(`resolution ${results - 2}`, () => doneCount() >= results);
   };
+  const resolveBetaKeepingBoth = (): Promise<void> => resolveBeta("printf 'alpha line\\nbeta line\\n' > src/app.txt", 'Kept both lines.', 'Keep it.', 3);
 
   it("Keep as branch after Resolve with the worker: the commit holds the worker's change on your HEAD, none of your uncommitted or untracked files", async () => {
     // The user commits what alpha applied, then has an untracked private file and an uncommitted edit.
@@ -239,10 +234,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
 
     // 1. It ends its task with the link in place: the file behind the link is not the worktree's, so the conflict is
     // not resolved (reading it there would have found no marker), and the undo puts the folder back.
-    scriptResolveCall('beta');
-    scriptWorkerRound(core.server, { worker: 'beta', prompt: 'These files conflict', does: { command: swap }, report: 'Done.', answer: 'It gave up.' });
-    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
-    await waitFor('the resolution', () => doneCount() >= 3);
+    await resolveBeta(swap, 'Done.', 'It gave up.', 3);
     assert.match(
       results().at(-1)!.prompt,
       /Conflict resolution gave up \(conflict markers are left in src\/app\.txt\): its worktree is back exactly as before/,
@@ -251,16 +243,7 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
 
     // 2. It leaves a FIFO where the file was: reading it would wait for a writer for ever (and hold one of the extension
     // host's file threads); it is no resolution, and the worktree comes back.
-    scriptResolveCall('beta');
-    scriptWorkerRound(core.server, {
-      worker: 'beta',
-      prompt: 'These files conflict',
-      does: { command: 'rm src/app.txt && mkfifo src/app.txt' },
-      report: 'Done.',
-      answer: 'It gave up again.',
-    });
-    await core.orchestrator.enqueue('resolve beta', { channel: 'panel' }).done;
-    await waitFor('the second resolution', () => doneCount() >= 4);
+    await resolveBeta('rm src/app.txt && mkfifo src/app.txt', 'Done.', 'It gave up again.', 4);
     assert.match(
       results().at(-1)!.prompt,
       /Conflict resolution gave up \(conflict markers are left in src\/app\.txt\): its worktree is back exactly as before/,

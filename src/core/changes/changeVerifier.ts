@@ -47,8 +47,9 @@ export class ChangeVerifier {
   async afterRun(w: VerifiedWorker): Promise<string> {
     const command = this.opts.settings().verifyCommand?.trim();
     if (!command || w.isolation?.kind !== 'worktree' || !w.changes?.files || !this.opts.pending.get(w.name)) {
-      // This run's change is not verified (no command now, nothing to verify): an earlier pass on the card is not its.
-      if (w.verify) {
+      // This run's change is not verified (no command now, nothing to verify): an earlier verdict on the card is not its,
+      // unless the worktree is still the one it was given on.
+      if (w.verify && this.opts.pending.get(w.name)?.verify?.tree !== w.changesTree) {
         w.verify = undefined;
         this.opts.fire();
       }

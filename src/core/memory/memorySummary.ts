@@ -45,8 +45,13 @@ function heading(category: MemoryCategory): string {
   return `**${category}**:`;
 }
 
+/** A memory on one line of a list: a line break in one would read as another memory (with an id it does not have). */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 function formatLine(memory: Memory): string {
-  const content = memory.content.replace(/\s+/g, ' ').trim();
+  const content = oneLine(memory.content);
   const clipped = content.length > MAX_LINE_CHARS ? `${content.slice(0, MAX_LINE_CHARS - 1)}…` : content;
   return `- [#${memory.id}] ${clipped}`;
 }

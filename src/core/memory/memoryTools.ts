@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { defineBatonTool, type BatonTool, type ToolJournal } from '../copilot/batonTool';
 import { MEMORY_CATEGORIES, type BatonStore, type Memory } from '../store/types';
+import { oneLine } from './memorySummary';
 
 const categorySchema = z
   .enum(MEMORY_CATEGORIES as [Memory['category'], ...Memory['category'][]])
@@ -88,9 +89,4 @@ export function createMemoryTools(store: BatonStore, journal?: ToolJournal): Bat
       journal,
     ),
   ];
-}
-
-/** A memory on one line of a list: a line break in one would read as another memory (with an id it does not have). */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

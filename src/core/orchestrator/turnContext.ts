@@ -1,7 +1,7 @@
 // What a turn sends beside the user's message, chosen per turn (Warlock's windowing and memory recall): the memories
 // that best match the message, and history a caller passed for a conversation that has none of its own. The static
 // memory summary stays in the system message; this is only the part picked for this message. Text for the model.
-import { oneLine } from '../memory/memoryTools';
+import { oneLine } from '../memory/memorySummary';
 import type { Memory } from '../store/types';
 
 /** At most this many memories ride on one turn, each cut to MEMORY_CHARS. */
