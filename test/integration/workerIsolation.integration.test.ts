@@ -155,6 +155,33 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     );
     assert.match(await core.pool.changes!.forModel('delta'), /\+delta/);
     await waitFor('the interrupted report', () => doneCount() >= 1);
+    // Its card is back for its changes, as what it is: a task the reload cut short (it said "done").
+    assert.equal(core.pool.list().find((w) => w.name === 'delta')?.state, 'failed');
+  });
+
+  it('after a reload, the card of a worker the user killed (its changes waiting) still says killed, with when it ran', async () => {
+    const mine = (r: { systemText: string }) => r.systemText.includes("You are 'eps'");
+    core.server.on(
+      { predicate: (r) => mine(r) && !r.messages.some((m) => m.role === 'tool'), name: 'eps edits' },
+      { toolCalls: [{ id: 'e1', name: 'bash', arguments: { command: "printf 'eps\\n' > src/app.txt", description: 'edit' } }] },
+    );
+    core.server.on({ predicate: (r) => mine(r) && r.messages.some((m) => m.role === 'tool'), name: 'eps hangs' }, { hang: true });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'eps' was stopped by the user", name: 'killed eps' }, { text: 'noted' });
+    await core.pool.create({ name: 'eps', workingDir: repo, prompt: 'TASK-eps' });
+    await waitFor('the edit', () => core.server.chatRequests().some((r) => mine(r) && r.messages.some((m) => m.role === 'tool')));
+    await core.pool.kill('eps');
+    await waitFor('its result answered', () => doneCount() >= 1);
+    const before = core.pool.list().find((w) => w.name === 'eps')!;
+    assert.equal(before.state, 'killed');
+    await core.restart();
+    await waitFor('its card back', () => core.pool.list().find((w) => w.name === 'eps')?.changes?.files === 1);
+    const back = core.pool.list().find((w) => w.name === 'eps')!;
+    assert.deepEqual([back.state, back.startedAt, back.finishedAt], ['killed', before.startedAt, before.finishedAt]);
+    // Bounded: how it ended is kept while its changes wait, and swept at the next start once they are gone.
+    assert.deepEqual(core.store.stateKeys('ended:'), ['ended:eps']);
+    await core.pool.changes!.discard('eps');
+    await core.restart();
+    await waitFor('the sweep at start', () => core.store.stateKeys('ended:').length === 0);
   });
 
   it('a folder without git: a file the command only read under /proc is not a change of the worker', async () => {

@@ -264,9 +264,20 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await waitFor('its card back', () => card('again')?.changes?.files === 1);
     const back = card('again')!;
     assert.deepEqual(
-      { state: back.state, sessionId: back.sessionId, isolation: back.isolation, workingDir: back.workingDir, changes: back.changes, verify: back.verify },
+      {
+        state: back.state,
+        sessionId: back.sessionId,
+        isolation: back.isolation,
+        workingDir: back.workingDir,
+        changes: back.changes,
+        verify: back.verify,
+        ran: [back.startedAt, back.finishedAt],
+        summary: back.summary,
+      },
       {
         state: 'done',
+        ran: [before.startedAt, before.finishedAt],
+        summary: 'round one done',
         sessionId: before.sessionId,
         isolation: before.isolation,
         workingDir: before.workingDir,

@@ -9,7 +9,9 @@ import { cardChanges } from '../changes/changeTotals';
 import type { ChangeSet } from '../changes/changeSet';
 import type { WorkerChanges } from '../changes/workerChanges';
 import { verifyCard } from '../changes/verifyRecord';
+import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
+import { readEnding, sweepEndings } from './workerEnding';
 import { errorText } from './workerMessages';
 import type { WorkerRegistry } from './workerRegistry';
 import type { Worker } from './workerTypes';
@@ -23,21 +25,27 @@ export interface RestoreDeps {
   gitFolders(dir: string): Promise<string[]>;
   /** A new worker record working in `dir`, with its permission handler. */
   make(name: string, dir: string): Worker;
+  store: BatonStore;
   logger: Logger;
 }
 
 /** Lists again, finished, the worker of each pending change set nobody lists; then counts each one's changes for its card. */
 export async function restorePendingWorkers(reg: WorkerRegistry, changes: WorkerChanges, deps: RestoreDeps): Promise<void> {
   const restored: Worker[] = [];
+  const pending = new Set(changes.list().map((p) => p.worker));
+  // A worker running here or in another window records its ending when it ends.
+  sweepEndings(deps.store, (name) => pending.has(name) || !!reg.lookup(name) || deps.elsewhere(name));
   for (const p of changes.list()) {
     if (reg.lookup(p.worker) || deps.elsewhere(p.worker)) continue;
     const cs = p.changeSet;
     if (p.kind === 'worktree' && !cs) continue;
     const w = deps.make(p.worker, cs?.workingDir ?? p.dir);
-    w.state = 'done';
-    // When it ran is not kept: no time is shown for it ("changes waiting for review", as the Workers view says).
-    w.startedAt = 0;
-    w.finishedAt = 0;
+    // As its task ended; from an earlier version, which kept no ending: "done", and no time is shown for it.
+    const ending = readEnding(deps.store, p.worker);
+    w.state = ending?.state ?? 'done';
+    w.startedAt = ending?.startedAt ?? 0;
+    w.finishedAt = ending?.finishedAt ?? 0;
+    if (ending?.summary) w.summary = ending.summary;
     const sessionId = cs ? deps.keptSession(p.worker) : p.sessionId;
     if (sessionId) w.sessionId = sessionId;
     // Its session was deleted (or never recorded): a follow-up starts a new one, told what the worker did before.

@@ -10,6 +10,7 @@ import type { WorkerChanges } from '../changes/workerChanges';
 import { originOf, type WorkerInbox } from './workerInbox';
 import { formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
 import type { Worker } from './workerTypes';
+import { recordEnding } from './workerEnding';
 
 export interface TaskEndDeps {
   disposed: () => boolean;
@@ -46,6 +47,14 @@ export async function endTask(w: Worker, outcome: TaskOutcome, deps: TaskEndDeps
   if (state === 'done') deps.logger.info(log);
   else deps.logger.warn(outcome.kind === 'failed' ? `${log}: ${outcome.error}` : log);
   await deps.retire(state);
+  // Its card as it ended, for a window that lists it again while its changes wait (workerEnding.ts).
+  if (!shuttingDown && deps.changes?.has(w.name)) {
+    try {
+      recordEnding(deps.store, w.name, { state, startedAt: w.startedAt, finishedAt: w.finishedAt ?? deps.now(), ...(w.summary ? { summary: w.summary } : {}) });
+    } catch (err) {
+      deps.logger.error('Workers: could not record how the task ended', err);
+    }
+  }
   // Closing since it ended (a reload while its verify ran): the result waits in the inbox for the next start, which
   // hands it over; handed to a conversation being closed, it was marked delivered and lost.
   if (report && !deps.disposed()) void deps.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);

@@ -7,6 +7,7 @@ import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { WorkerResultCard } from '../../shared/protocol';
 import { parseSqliteTimestamp } from '../store/rowSchemas';
+import { recordEnding } from './workerEnding';
 import { formatResult, resultCard, type TaskOutcome } from './workerMessages';
 import { parseReplyTo, type ReplyTo } from './workerTypes';
 
@@ -76,6 +77,11 @@ export class WorkerInbox {
       const ran = (parseSqliteTimestamp(r.updated_at)?.getTime() ?? 0) - (parseSqliteTimestamp(r.created_at)?.getTime() ?? 0);
       const result = JSON.stringify(resultCard(r.name, outcome, ran));
       this.safely(() => this.store.addInbox({ worker_name: r.name, origin: r.origin, kind: 'failed', content, result }), 'record an interrupted worker');
+      const ended = parseSqliteTimestamp(r.updated_at)?.getTime() ?? 0;
+      this.safely(
+        () => recordEnding(this.store, r.name, { state: 'failed', startedAt: ended - Math.max(0, ran), finishedAt: ended }),
+        'record how an interrupted worker ended',
+      );
     }
     if (stale.length)
       this.logger.warn(`Cleaned ${stale.length} worker(s) left by a previous window: ${stale.map((r) => `'${r.name}' (${r.status})`).join(', ')}`);

@@ -232,6 +232,7 @@ export class WorkerPool {
       elsewhere: (n) => !!this.elsewhere(n),
       gitFolders: (dir) => isolation.gitFolders(dir),
       make: (n, dir) => newWorker({ name: n, dir, replyTo: 'panel', source: 'created', now: this.now }, (w) => this.setup.permissionHandler(n, dir, w)),
+      store: this.opts.store,
       logger: this.opts.logger,
     }).then(() => this.watch?.refreshOverlaps());
     return this.restoring;
