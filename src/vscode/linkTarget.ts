@@ -1,7 +1,10 @@
 // Where a link clicked in the panel may go. Replies are written by a model, so a link is untrusted input: only web
 // and mail links leave VS Code, and a file link opens only when it resolves inside a workspace folder (no
 // ../ escape, no absolute path elsewhere, no symlink out when `realpath` is given). Pure: no vscode import, so the
-// rule is unit-tested in plain Node.
+// rule is unit-tested in plain Node (Windows' path rules too, through `pathApi`).
+// A path is checked as written before `realpath` sees it: resolving one outside already acts. On Windows a link
+// `%5C%5Chost%5Cshare` decodes to the UNC path \\host\share, and realpath there contacts that SMB server, offering the
+// user's credentials (NTLM), for one click on a link in a reply.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,10 +15,12 @@ export interface LinkTargetOptions {
   folders: readonly string[];
   /** Resolves symlinks (fs.realpathSync.native); a path that cannot be resolved is refused. */
   realpath?: (p: string) => string;
+  /** The platform's path rules (node:path); tests pass path.win32 for Windows' drive letters and UNC paths. */
+  pathApi?: path.PlatformPath;
 }
 
 /** Where `href` may be opened, or undefined when it may not. */
-export function resolveLinkTarget(href: string, { folders, realpath }: LinkTargetOptions): LinkTarget | undefined {
+export function resolveLinkTarget(href: string, { folders, realpath, pathApi = path }: LinkTargetOptions): LinkTarget | undefined {
   const trimmed = href.trim();
   // eslint-disable-next-line no-control-regex
   if (!trimmed || trimmed.length > 4096 || /[\u0000-\u001f\u007f]/.test(trimmed)) return undefined;
@@ -40,7 +45,7 @@ export function resolveLinkTarget(href: string, { folders, realpath }: LinkTarge
     } catch {
       return undefined;
     }
-  } else if (scheme === undefined || (scheme.length === 1 && path.sep === '\\')) {
+  } else if (scheme === undefined || (scheme.length === 1 && pathApi.sep === '\\')) {
     if (trimmed.startsWith('//') || trimmed.startsWith('\\\\') || !folders.length) return undefined;
     const hashAt = trimmed.indexOf('#');
     const rel = hashAt === -1 ? trimmed : trimmed.slice(0, hashAt);
@@ -52,24 +57,23 @@ export function resolveLinkTarget(href: string, { folders, realpath }: LinkTarge
       return undefined;
     }
     if (!decoded) return undefined;
-    target = path.resolve(folders[0]!, decoded);
+    target = pathApi.resolve(folders[0]!, decoded);
   } else return undefined;
 
-  let resolved = path.resolve(target);
+  const written = pathApi.resolve(target);
+  // A folder as the workspace names it, and as it really is (a link in it may be written either way).
+  const roots = folders.map((f) => pathApi.resolve(f));
+  const realRoots = realpath ? folders.flatMap((f) => safeRealpath(realpath, pathApi.resolve(f)) ?? []) : roots;
+  if (!within(pathApi, [...roots, ...realRoots], written)) return undefined;
+  let resolved = written;
   if (realpath) {
     try {
-      resolved = realpath(resolved);
+      resolved = realpath(written);
     } catch {
       return undefined;
     }
+    if (!within(pathApi, realRoots, resolved)) return undefined;
   }
-  const inside = folders.some((folder) => {
-    const root = realpath ? safeRealpath(realpath, folder) : path.resolve(folder);
-    if (root === undefined) return false;
-    const rel = path.relative(root, resolved);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  });
-  if (!inside) return undefined;
   // #L12 or #12: the line to reveal (1-based), as GitHub and VS Code write it.
   const line = /^#L?(\d+)/i.exec(fragment)?.[1];
   return { kind: 'file', path: resolved, ...(line ? { line: Number(line) } : {}) };
@@ -77,8 +81,15 @@ export function resolveLinkTarget(href: string, { folders, realpath }: LinkTarge
 
 function safeRealpath(realpath: (p: string) => string, p: string): string | undefined {
   try {
-    return realpath(path.resolve(p));
+    return realpath(p);
   } catch {
     return undefined;
   }
+}
+
+function within(pathApi: path.PlatformPath, roots: readonly string[], p: string): boolean {
+  return roots.some((root) => {
+    const rel = pathApi.relative(root, p);
+    return rel === '' || (!rel.startsWith('..') && !pathApi.isAbsolute(rel));
+  });
 }

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, win32 } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolveLinkTarget } from '../../src/vscode/linkTarget';
 
@@ -65,5 +65,16 @@ describe('link targets from the panel', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('on Windows, a link to a UNC path (\\\\host\\share, written %5C%5C…) is refused before realpath could reach the server', () => {
+    const asked: string[] = [];
+    const realpath = (p: string): string => (asked.push(p), p);
+    const options = { folders: ['C:\\ws'], realpath, pathApi: win32 };
+    for (const href of ['%5C%5Cevil.example%5Cshare%5Cx', '%5C%5C%3F%5CUNC%5Cevil.example%5Cshare', '..%5C..%5CWindows%5Cwin.ini', 'D:%5Cdata%5Cx.txt']) {
+      assert.equal(resolveLinkTarget(href, options), undefined, href);
+    }
+    assert.deepEqual(asked, ['C:\\ws', 'C:\\ws', 'C:\\ws', 'C:\\ws'], 'realpath was asked for nothing but the workspace folder');
+    assert.deepEqual(resolveLinkTarget('src%5Ca.ts#L3', options), { kind: 'file', path: 'C:\\ws\\src\\a.ts', line: 3 });
   });
 });
