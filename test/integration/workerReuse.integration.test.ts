@@ -86,4 +86,52 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     await waitFor('its result answered', () => fx.backgroundDone() >= 1);
     assert.equal(fx.core.pool.changes!.list().length, 1);
   });
+
+  it('a kill while the worker\u2019s worktree is being made stops it before it starts: no session, no ghost card, the earlier card of its name stays', async () => {
+    const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'slow'), { '.gitattributes': '*.txt filter=slow\n', 'a.txt': 'a\n' });
+    await testGit().run(['config', 'filter.slow.smudge', 'sleep 1; cat'], { cwd: repo });
+    await testGit().run(['config', 'filter.slow.clean', 'cat'], { cwd: repo });
+    fx.core.workerSettings.trustWorkingDir = true;
+    // Its last task, in a folder without git, changed nothing: the name is free, its card listed.
+    scriptWorkerRound(fx.core.server, { worker: 'k', prompt: 'TASK-look', does: { command: 'ls' }, report: 'looked' });
+    await fx.core.pool.create({ name: 'k', workingDir: fx.project, prompt: 'TASK-look' });
+    await waitFor('its result answered', () => card('k')?.state === 'done' && fx.backgroundDone() >= 1);
+    const earlier = card('k')!;
+    const requests = fx.core.server.chatRequests().length;
+    const outcome = fx.core.pool.create({ name: 'k', workingDir: repo, prompt: 'TASK-never' }).then(
+      () => 'started',
+      (err: Error) => err.message,
+    );
+    await waitFor('its worktree being made', async () => (await testGit().run(['branch', '--list', 'baton/k'], { cwd: repo })).trim() !== '');
+    assert.equal(await fx.core.pool.kill('k'), "Stopped worker 'k' before it started: nothing ran.");
+    assert.equal(await outcome, "Worker 'k' was stopped while it started.");
+    assert.deepEqual(card('k'), earlier, 'the card of its last task is back, not a killed worker that never ran');
+    assert.equal(fx.core.server.chatRequests().length, requests, 'the task never reached the model');
+    const worktrees = (await testGit().run(['worktree', 'list', '--porcelain'], { cwd: repo })).split('\n').filter((l) => l.startsWith('worktree '));
+    assert.equal(worktrees.length, 1, `no worktree of it is left: ${worktrees.join(', ')}`);
+    assert.equal((await testGit().run(['branch', '--list', 'baton/*'], { cwd: repo })).trim(), '', 'nor its branch');
+  });
+
+  it('a worker that changed nothing in its worktree: a new worker of its name takes its place; an empty worktree goes at the next start', async () => {
+    const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'repo'), { 'a.txt': 'a\n' });
+    fx.core.workerSettings.trustWorkingDir = true;
+    const worktrees = async (): Promise<number> =>
+      (await testGit().run(['worktree', 'list', '--porcelain'], { cwd: repo })).split('\n').filter((l) => l.startsWith('worktree ')).length;
+    scriptWorkerRound(fx.core.server, { worker: 'look', prompt: 'TASK-one', does: { command: 'cat a.txt' }, report: 'read a' });
+    await fx.core.pool.create({ name: 'look', workingDir: repo, prompt: 'TASK-one' });
+    await waitFor('its result answered', () => card('look')?.changes?.files === 0 && fx.backgroundDone() >= 1);
+    assert.equal(await worktrees(), 2, 'its worktree stays for a follow-up while the window lives');
+    // It was refused: "Worker 'look' still has changes waiting for review", with nothing to review or discard in the panel.
+    scriptWorkerRound(fx.core.server, { worker: 'look', prompt: 'TASK-two', does: { command: 'cat a.txt' }, report: 'read a again' });
+    await fx.core.pool.create({ name: 'look', workingDir: repo, prompt: 'TASK-two' });
+    await waitFor('its second result answered', () => fx.backgroundDone() >= 2);
+    assert.deepEqual([card('look')?.state, card('look')?.summary, await worktrees()], ['done', 'read a again', 2]);
+    await fx.core.restart();
+    await waitFor(
+      'the empty worktree and its branch removed at start',
+      async () => (await worktrees()) === 1 && (await testGit().run(['branch', '--list', 'baton/*'], { cwd: repo })).trim() === '',
+    );
+    await waitFor('its card gone', () => !card('look'));
+    assert.deepEqual(fx.core.pool.changes!.list(), []);
+  });
 });

@@ -13,7 +13,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { readEnding, sweepEndings } from './workerEnding';
 import { errorText } from './workerMessages';
-import type { WorkerRegistry } from './workerRegistry';
+import { changedNothing, type WorkerRegistry } from './workerRegistry';
 import type { Worker } from './workerTypes';
 
 export interface RestoreDeps {
@@ -76,8 +76,19 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
   reg.fireNow();
   for (const w of fresh) {
     await changes.totals(w.name).then(
-      (t) => {
+      async (t) => {
         w.changes = cardChanges(t);
+        // A worktree its worker left empty (it only read, ran, reported) is kept for a follow-up while its window
+        // lives; at the next start it goes, so such worktrees do not pile up (README, "Bounds").
+        if (!t.files && !t.leftOut && w.isolation?.kind === 'worktree' && changedNothing(w)) {
+          await changes.discard(w.name).then(
+            () => {
+              reg.finished = reg.finished.filter((f) => f !== w);
+              deps.logger.info(`Worker '${w.name}' changed nothing in its worktree: the worktree is removed`);
+            },
+            (err: unknown) => deps.logger.warn(`Worker '${w.name}': its empty worktree stays (${errorText(err)})`),
+          );
+        }
         reg.fireNow();
       },
       (err: unknown) => {

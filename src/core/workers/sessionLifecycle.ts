@@ -8,6 +8,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { errorText } from './workerMessages';
 import { SessionInUseError, WorkerError, type Worker } from './workerTypes';
+import { loggedStoreWrite } from './loggedStoreWrite';
 
 /** State key of a finished worker's session kept for its pending changes (one per worker with changes to review). */
 export const KEPT_SESSION_PREFIX = 'worker_session:';
@@ -102,11 +103,7 @@ export class SessionLifecycle {
   }
 
   private safely(fn: () => void, what: string): void {
-    try {
-      fn();
-    } catch (err) {
-      this.deps.logger.error(`Workers: could not ${what}`, err);
-    }
+    loggedStoreWrite(this.deps.logger, fn, what);
   }
 }
 

@@ -10,6 +10,7 @@ import type { WorkerChanges } from '../changes/workerChanges';
 import { originOf, type WorkerInbox } from './workerInbox';
 import { formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
 import type { Worker } from './workerTypes';
+import { loggedStoreWrite } from './loggedStoreWrite';
 import { recordEnding } from './workerEnding';
 
 export interface TaskEndDeps {
@@ -49,11 +50,8 @@ export async function endTask(w: Worker, outcome: TaskOutcome, deps: TaskEndDeps
   await deps.retire(state);
   // Its card as it ended, for a window that lists it again while its changes wait (workerEnding.ts).
   if (!shuttingDown && deps.changes?.has(w.name)) {
-    try {
-      recordEnding(deps.store, w.name, { state, startedAt: w.startedAt, finishedAt: w.finishedAt ?? deps.now(), ...(w.summary ? { summary: w.summary } : {}) });
-    } catch (err) {
-      deps.logger.error('Workers: could not record how the task ended', err);
-    }
+    const ending = { state, startedAt: w.startedAt, finishedAt: w.finishedAt ?? deps.now(), ...(w.summary ? { summary: w.summary } : {}) };
+    loggedStoreWrite(deps.logger, () => recordEnding(deps.store, w.name, ending), 'record how the task ended');
   }
   // Closing since it ended (a reload while its verify ran): the result waits in the inbox for the next start, which
   // hands it over; handed to a conversation being closed, it was marked delivered and lost.

@@ -7,6 +7,7 @@ import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { WorkerResultCard } from '../../shared/protocol';
 import { parseSqliteTimestamp } from '../store/rowSchemas';
+import { loggedStoreWrite } from './loggedStoreWrite';
 import { recordEnding } from './workerEnding';
 import { formatResult, resultCard, type TaskOutcome } from './workerMessages';
 import { parseReplyTo, type ReplyTo } from './workerTypes';
@@ -100,11 +101,7 @@ export class WorkerInbox {
   }
 
   private safely(fn: () => unknown, what: string): void {
-    try {
-      fn();
-    } catch (err) {
-      this.logger.error(`Workers: could not ${what}`, err);
-    }
+    loggedStoreWrite(this.logger, fn, what);
   }
 }
 

@@ -26,6 +26,14 @@ export interface Placement {
 export class WorkerIsolation {
   constructor(private readonly pending: PendingChangeSets) {}
 
+  /**
+   * The worktree placed for a worker that never started (its session did not open, a kill as it started) goes. Not a
+   * Discard: nothing of it was settled, and the card (and kept session) of the name's last worker must not hear of it.
+   */
+  async unplace(name: string): Promise<void> {
+    if (this.pending.get(name)) await this.pending.discard(name);
+  }
+
   /** Baton's worktrees folder: inside its (protected) storage, but a worker's own place to work. */
   worktreesRoot(storageDir: string): string {
     return path.join(storageDir, 'worktrees');

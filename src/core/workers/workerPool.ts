@@ -22,6 +22,7 @@ import { MachineSessionDoor } from './attachSession';
 import { restorePendingWorkers } from './pendingWorkers';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
+import { loggedStoreWrite } from './loggedStoreWrite';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, squadOf, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
@@ -134,7 +135,7 @@ export class WorkerPool {
     args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyTo; isolation?: IsolationRequest } & WorkerCreateExtras,
   ): Promise<WorkerInfo & { note?: string }> {
     this.assertOpen();
-    const name = this.reg.checkNewName(args.name);
+    const name = this.reg.checkNewName(args.name, true);
     this.reg.assertCapacity();
     const dir = this.setup.resolveDir(args.workingDir);
     const w = this.reserve(name, dir, args.replyTo ?? 'panel', 'created');
@@ -144,7 +145,7 @@ export class WorkerPool {
       await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
     } catch (err) {
       // Nothing was done in the new worktree: it goes, so the name can be used again.
-      if (w.isolation?.kind === 'worktree') await this.changes?.discard(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
+      await this.isolation?.unplace(name).catch((e: unknown) => this.opts.logger.warn(`Worker '${name}': ${errorText(e)}`));
       throw err;
     }
     if (tracksInPlace(w.isolation) && w.sessionId) this.changes?.trackInPlace(name, w.sessionId, w.workingDir);
@@ -185,7 +186,7 @@ export class WorkerPool {
   /** Aborts a worker's task (if any), disconnects its session and frees its slot. */
   async kill(name: string, by: 'user' | 'tool' = 'user'): Promise<string> {
     const w = await killTarget(name, this.reg);
-    if (!w) return `Worker '${name}' had already stopped.`;
+    if (typeof w === 'string') return w;
     const elapsed = seconds(this.now() - w.startedAt);
     if (w.task) {
       const task = w.task;
@@ -266,9 +267,10 @@ export class WorkerPool {
     let release!: () => void;
     w.ready = new Promise<void>((r) => (release = r));
     try {
-      const session = await make();
-      if (this.disposed || this.reg.active.get(w.name) !== w) {
-        await session.disconnect();
+      // Stopped while it was placed (a kill as its worktree was made): no session is made for it at all.
+      const session = this.reg.active.get(w.name) === w ? await make() : undefined;
+      if (!session || this.disposed || this.reg.active.get(w.name) !== w) {
+        await session?.disconnect();
         throw new WorkerError(this.disposed ? 'Baton is shutting down.' : `Worker '${w.name}' was stopped while it started.`);
       }
       this.bind(w, session);
@@ -373,11 +375,15 @@ export class WorkerPool {
     return session;
   }
 
-  private place(w: Worker, dir: string, mode: IsolationRequest | undefined): Promise<string | undefined> {
-    return this.setup.place(w, dir, mode).catch((err: unknown) => {
+  private async place(w: Worker, dir: string, mode: IsolationRequest | undefined): Promise<string | undefined> {
+    try {
+      // The empty worktree of the name's last worker, whose place it takes (checkNewName).
+      if (this.changes?.has(w.name)) await this.changes.discard(w.name).then(() => (w.outcome = undefined));
+      return await this.setup.place(w, dir, mode);
+    } catch (err) {
       this.reg.release(w);
       throw err;
-    });
+    }
   }
 
   private persist(w: Worker): void {
@@ -388,13 +394,7 @@ export class WorkerPool {
     if (this.disposed) throw new WorkerError('Baton is shutting down.');
   }
 
-  /** Store failures must not break a worker's lifecycle; they are logged. */
   private safely<T>(fn: () => T, what: string): T | undefined {
-    try {
-      return fn();
-    } catch (err) {
-      this.opts.logger.error(`Workers: could not ${what}`, err);
-      return undefined;
-    }
+    return loggedStoreWrite(this.opts.logger, fn, what);
   }
 }

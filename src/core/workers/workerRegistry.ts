@@ -47,7 +47,12 @@ export class WorkerRegistry {
     return [...this.active.values()].map((w) => this.info(w));
   }
 
-  checkNewName(raw: string): string {
+  /**
+   * `replacesEmpty`: a new worker (not an attached session) may take the place of a finished one whose worktree holds
+   * no change (it only read, ran, reported): that worktree is discarded first (WorkerPool.place). Refused, the name was
+   * blocked "with changes waiting for review" while the panel showed nothing to review or discard.
+   */
+  checkNewName(raw: string, replacesEmpty = false): string {
     const name = (raw ?? '').trim();
     if (!NAME.test(name)) {
       throw new WorkerError(`Invalid worker name '${raw}': use 1-48 letters, digits, '.', '_' or '-', starting with a letter or digit (e.g. "auth-fix").`);
@@ -61,7 +66,7 @@ export class WorkerRegistry {
     const other = this.opts.elsewhere?.(name);
     if (other) throw new WorkerError(`A worker named '${name}' runs in another VS Code window (${other.label || 'no folder'}). Pick another name.`);
     // A new worker of the name would take its change set's place: one tracked in place could no longer be undone.
-    if (this.opts.hasPendingChanges?.(name)) {
+    if (this.opts.hasPendingChanges?.(name) && !(replacesEmpty && changedNothing(this.lookup(name)))) {
       throw new WorkerError(
         `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
       );
@@ -241,4 +246,16 @@ export class WorkerRegistry {
 function stamp(ms: number): string {
   const d = new Date(ms);
   return `${localDay(d)} ${localClock(d)}`;
+}
+
+/** A finished worker whose change set holds nothing: no file, no note (folders left out, a worktree gone), no conflict. */
+export function changedNothing(w: Worker | undefined): boolean {
+  return (
+    !!w &&
+    !w.task &&
+    (w.state === 'done' || w.state === 'failed' || w.state === 'timed_out' || w.state === 'killed') &&
+    w.changes?.files === 0 &&
+    !w.changes.note &&
+    !w.conflicts?.length
+  );
 }

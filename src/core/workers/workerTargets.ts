@@ -50,8 +50,11 @@ export function assertIdle(w: Worker, now: number): void {
   }
 }
 
-/** The active worker a kill stops, once it has started; undefined when it stopped meanwhile. A finished or unknown one refuses. */
-export async function killTarget(name: string, reg: WorkerRegistry): Promise<Worker | undefined> {
+/**
+ * The active worker a kill stops, once it has started; or what the kill says when there is none to stop: it stopped
+ * meanwhile, or it was still being placed (its worktree made), which it now gives up. A finished or unknown one refuses.
+ */
+export async function killTarget(name: string, reg: WorkerRegistry): Promise<Worker | string> {
   const w = reg.active.get(name);
   if (!w) {
     const done = reg.finished.find((f) => f.name === name);
@@ -59,5 +62,9 @@ export async function killTarget(name: string, reg: WorkerRegistry): Promise<Wor
     throw new WorkerError(`No worker named '${name}'. ${reg.describeActive()}`);
   }
   await w.ready.catch(() => undefined);
-  return reg.active.get(name) === w ? w : undefined;
+  if (reg.active.get(name) !== w) return `Worker '${name}' had already stopped.`;
+  if (w.session || w.sessionId) return w;
+  // It never ran: listed as killed it would hide the card of the name's last task. Its create sees the release and stops.
+  reg.release(w);
+  return `Stopped worker '${name}' before it started: nothing ran.`;
 }
