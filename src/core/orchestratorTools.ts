@@ -71,6 +71,7 @@ export function createOrchestratorTools(orch: Orchestrator, parts: OrchestratorT
       settings: parts.settings,
       listModels: parts.listModels,
       currentModel: () => orch.currentModel,
+      runningWorkers: () => pool.listActive().flatMap((w) => (w.state === 'running' ? [w.name] : [])),
       journal,
     }),
   ];

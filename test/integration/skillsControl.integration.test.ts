@@ -11,6 +11,7 @@ import type { HostMessage } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { afterEachCore } from '../support/afterEachCore';
+import { waitFor } from '../support/waitFor';
 
 const git = promisify(execFile);
 
@@ -257,6 +258,24 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     );
     const ready = core.events.filter((e) => e.type === 'session.ready').map((e) => (e.type === 'session.ready' ? e.how : ''));
     assert.deepEqual(ready, ['created', 'drifted']);
+    core.assertScriptDone();
+  });
+
+  it('restart while a worker runs is refused, naming it (the runtime it would stop holds the worker); nothing restarts', async () => {
+    const project = join(core.home, 'dev', 'busy');
+    await mkdir(project, { recursive: true });
+    core.server.on({ systemIncludes: "You are 'busy'", name: 'the busy worker' }, { text: 'busy done', delayMs: 4000 });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'busy' finished", name: 'its result' }, { text: 'noted' });
+    await core.pool.create({ name: 'busy', workingDir: project, prompt: 'TASK-busy' });
+    await plain('before the restart');
+    const first = core.store.getState('orchestrator_session_id');
+    assert.equal(
+      await turn('restart now', [{ name: 'restart', arguments: {} }]),
+      "Not restarted: worker 'busy' is running, and a restart of the runtime would stop it. Wait for it to finish, or ask the user whether to stop it (kill_session) first.",
+    );
+    await waitFor('the worker to finish its task', () => core.pool.list().find((w) => w.name === 'busy')?.state === 'done', 30_000);
+    await waitFor('its result answered', () => core.server.chatRequests().some((r) => r.lastUserText?.includes("Worker 'busy' finished")));
+    assert.equal((await plain('after the refusal')).sessionId, first, 'the same session answers: nothing was restarted');
     core.assertScriptDone();
   });
 

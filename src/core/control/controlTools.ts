@@ -11,6 +11,8 @@ export interface ControlToolOptions {
   settings: () => OrchestratorSettings;
   listModels: () => Promise<string[]>;
   currentModel: () => string;
+  /** Workers whose task runs now: they live in the runtime a restart stops. */
+  runningWorkers: () => string[];
   journal?: ToolJournal;
 }
 
@@ -68,6 +70,13 @@ export function createControlTools(opts: ControlToolOptions): BatonTool[] {
       'Restart Baton\u2019s Copilot runtime and start a fresh orchestrator session (the conversation log is kept). Use it when things are stuck.',
       z.object({}),
       async () => {
+        // The idle restart waits for workers; one the model asks for would fail them all without the user knowing.
+        const running = opts.runningWorkers();
+        if (running.length) {
+          throw new ToolFailure(
+            `Not restarted: ${running.length === 1 ? 'worker' : 'workers'} ${running.map((n) => `'${n}'`).join(', ')} ${running.length === 1 ? 'is' : 'are'} running, and a restart of the runtime would stop ${running.length === 1 ? 'it' : 'them'}. Wait for ${running.length === 1 ? 'it' : 'them'} to finish, or ask the user whether to stop ${running.length === 1 ? 'it' : 'them'} (kill_session) first.`,
+          );
+        }
         opts.control.restart('restart requested from the chat');
         return 'Restarting after this reply: the runtime and the session start fresh; the conversation is kept.';
       },
