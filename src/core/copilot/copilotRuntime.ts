@@ -100,7 +100,7 @@ export class CopilotRuntime {
   }
 
   private async start(): Promise<CopilotClient> {
-    const { provider, copilotHome, runtimePath, logger, workingDirectory } = this.options;
+    const { provider, runtimePath, logger, workingDirectory } = this.options;
     const byok = provider.type !== 'copilot';
     const { env, report } = this.environment();
     if (report.withheld.length) logger.info(`Runtime environment: ${report.withheld.length} variable(s) withheld from workers (Doctor lists them)`);
@@ -110,7 +110,9 @@ export class CopilotRuntime {
     const temp = await createRuntimeTemp(base);
     const clientOptions: CopilotClientOptions = {
       env: process.platform === 'win32' ? env : { ...env, TMPDIR: temp },
-      baseDirectory: copilotHome,
+      // The home Baton lists sessions from (and reads the user's MCP config and skills in): COPILOT_HOME is not on the
+      // runtime's environment allowlist, so without it here the runtime used ~/.copilot while Baton read $COPILOT_HOME.
+      baseDirectory: this.copilotHome,
       ...(workingDirectory ? { workingDirectory } : {}),
       logLevel: 'error',
       // With a token the sessions carry it; the runtime itself then needs no login of its own.
