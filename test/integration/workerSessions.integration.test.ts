@@ -108,7 +108,7 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     await assert.rejects(pool.machine.attach(ext.sessionId, 'third'), /already worker 'again'/);
   });
 
-  it('with COPILOT_HOME set in the environment (and no Copilot home of its own, as the extension runs), Copilot Sessions lists the user's sessions from it', async () => {
+  it('with COPILOT_HOME set in the environment (and no Copilot home of its own, as the extension runs), Copilot Sessions lists the user\u2019s sessions from it', async () => {
     const env = fx.core.env;
     const cli = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: fx.project, logLevel: 'error' });
     fx.extraClients.push(cli);
@@ -120,7 +120,10 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     // As services.ts builds it: the environment (with the user's COPILOT_HOME), no copilotHome option.
     await fx.core.restart({ runtime: { env, workingDirectory: fx.core.workspace, gitHubToken: 'fake' } });
     // It listed nothing: the runtime, given no COPILOT_HOME (not on the allowlist), looked in ~/.copilot.
-    assert.ok((await fx.core.pool.machine.list()).some((l) => l.sessionId === session.sessionId), "the user's CLI session is listed");
+    assert.ok(
+      (await fx.core.pool.machine.list()).some((l) => l.sessionId === session.sessionId),
+      "the user's CLI session is listed",
+    );
   });
 
   it('a killed attached worker is no longer shown as its session\u2019s worker (it cannot be continued)', async () => {
