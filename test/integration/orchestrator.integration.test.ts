@@ -297,6 +297,27 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(log[1].status, 'failed');
   });
 
+  it('a model answer the runtime cannot read (HTTP 200, not JSON) ends as an error, never as a complete empty reply', async () => {
+    // The runtime tries six times itself; then its error and its idle arrive, and the idle ended the turn "complete"
+    // with no text while the error was still being classified (an auth check).
+    const unreadable = { error: 200, body: 'this is not json at all' };
+    core.server.on({ lastUserIncludes: '[via panel] unreadable', name: 'six unreadable answers' }, ...Array.from({ length: 6 }, () => unreadable));
+    const error = await core.orchestrator.enqueue('unreadable', { channel: 'panel' }).done.then(
+      (r) => assert.fail(`it ended ${r.status}: '${r.content}'`),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof TurnError);
+    assert.match(error.message, /^Sorry, I hit an error: .*Failed to get response from the AI model/);
+    assert.deepEqual(
+      core.store.recentLog(2).map((e) => [e.role, e.status]),
+      [
+        ['user', 'failed'],
+        ['assistant', 'failed'],
+      ],
+    );
+    core.assertScriptDone();
+  });
+
   it('keeps the partial reply on timeout', async () => {
     // The runtime's start and the session's creation stay out of the 1.5 s the turn under test gets.
     core.server.on({ lastUserIncludes: '[via panel] warm up' }, { text: 'ready' });

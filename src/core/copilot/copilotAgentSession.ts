@@ -84,6 +84,7 @@ export class CopilotAgentSession implements AgentSession {
       userEvent: undefined as string | undefined,
       usage: {} as RunResult['usage'],
       model: undefined as string | undefined,
+      failed: false,
     };
     return new Promise<RunResult>((resolve, reject) => {
       let settled = false;
@@ -158,11 +159,14 @@ export class CopilotAgentSession implements AgentSession {
             });
             break;
           case 'session.error':
+            // The idle that follows an error is the error's: it must not end the turn as a complete (empty) reply
+            // while the error is still being classified (an auth check can take a moment).
+            state.failed = true;
             void this.host.classify(event.data).then(finish, finish);
             break;
           case 'session.idle':
             // The idle an abort causes is the abort's: run() then rejects with its reason (abortTurn), never "completed".
-            if (state.began && !signal.aborted && !inner.signal.aborted) finish();
+            if (state.began && !state.failed && !signal.aborted && !inner.signal.aborted) finish();
             break;
           default:
             break;

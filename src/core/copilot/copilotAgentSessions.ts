@@ -18,6 +18,7 @@ import { snapshotFiles } from './snapshotFiles';
 import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 import { buildSessionConfig } from './sessionConfig';
+import { withTimeout } from '../util/delay';
 
 export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
   /** Baton's own session folder (configDirectory), so its sessions stay out of the user's CLI list. */
@@ -315,7 +316,9 @@ export class CopilotAgentSessions implements AgentSessions {
     const kind = kindOfSessionError(data.errorType, data.statusCode);
     if (kind === 'fatal' && data.statusCode === undefined && this.provider.type === 'copilot') {
       try {
-        const auth = await this.authStatus();
+        // Bounded: the turn waits for this answer (its idle no longer ends it), and a runtime that never answers it
+        // must not hold the turn until its time limit.
+        const auth = await withTimeout(this.authStatus(), 5000, 'auth check timed out');
         if (!auth.authenticated) return new AgentError('auth', `not signed in: ${auth.message ?? data.message}`, details);
       } catch {
         /* the auth check is a refinement; the error stays fatal without it */
