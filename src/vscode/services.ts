@@ -93,7 +93,7 @@ export class BatonServices implements vscode.Disposable {
       skillIndexUrl: readSkillIndexUrl,
       store: this.storeOptions(),
     });
-    const { sessions, chat } = core;
+    const { sessions } = core;
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration(async (e) => {
         // A numeric setting just set out of its bounds says so now, not at its next use.
@@ -102,7 +102,8 @@ export class BatonServices implements vscode.Disposable {
           sessions.updateProvider(await readProvider(context.secrets));
           await sessions.reset('the provider settings changed');
         } else if (e.affectsConfiguration('baton.model') || e.affectsConfiguration('baton.routing')) {
-          chat.refreshState();
+          // Also after a switch Baton made itself (SettingsControl): telling the session twice rebuilds it once.
+          core.control.settingsChanged(e.affectsConfiguration('baton.model') ? 'the model' : 'the routing');
         }
       }),
       context.secrets.onDidChange(async (e) => {

@@ -279,6 +279,17 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     core.assertScriptDone();
   });
 
+  it('auto routing turned on in the settings themselves (settings.json): the next turn\u2019s session is told, as after a switch from the palette', async () => {
+    await plain('hello before');
+    // What src/vscode/services.ts does when baton.routing changes in the settings.
+    core.settings.routing.auto = true;
+    core.control.settingsChanged('the routing');
+    core.server.on({ systemIncludes: 'You label messages for model routing', name: 'classifier' }, { text: 'standard' });
+    const routed = await plain('after the settings changed');
+    assert.match(routed.systemText, /Automatic routing is ON: Baton picks a tier per message/);
+    core.assertScriptDone();
+  });
+
   it("Switch Model and Toggle Auto from the palette rebuild what the session was told, as the chat's tools do", async () => {
     await plain('hello');
     const first = core.store.getState('orchestrator_session_id');

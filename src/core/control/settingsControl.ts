@@ -54,6 +54,16 @@ export class SettingsControl {
     this.opts.afterTurn(() => this.opts.invalidate(`auto routing turned ${on ? 'on' : 'off'}`));
   }
 
+  /**
+   * The model or routing settings changed outside Baton (settings.json, the Settings editor, Settings Sync): the
+   * session is told after the running turn, as after a switch here. It went on saying "Automatic routing is OFF"
+   * while every message was routed.
+   */
+  settingsChanged(what: string): void {
+    this.opts.refreshState();
+    this.opts.afterTurn(() => this.opts.invalidate(`${what} changed in the settings`));
+  }
+
   /** After the running turn: the runtime restarts and the next turn starts a new session (never the saved one resumed). */
   restart(reason: string): void {
     this.opts.afterTurn(async () => {
