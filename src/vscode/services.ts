@@ -8,6 +8,7 @@ import { threadTimes, threadTimesSince } from '../core/util/threadTimes';
 import type { HostActions } from '../core/chat/chatController';
 import { EditorContext } from './editorContext';
 import { openLink } from './openLink';
+import { providerChange, whenNoWorkerRuns } from './providerChange';
 import { dirtyBuffers } from './workerChangesCommands';
 import { numberSettingProblems } from './numberSettings';
 import { readWikiFolder } from './wikiFolderSetting';
@@ -93,14 +94,12 @@ export class BatonServices implements vscode.Disposable {
       skillIndexUrl: readSkillIndexUrl,
       store: this.storeOptions(),
     });
-    const { sessions } = core;
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration(async (e) => {
         // A numeric setting just set out of its bounds says so now, not at its next use.
         if (e.affectsConfiguration('baton')) numberSettingProblems();
         if (e.affectsConfiguration('baton.provider')) {
-          sessions.updateProvider(await readProvider(context.secrets));
-          await sessions.reset('the provider settings changed');
+          await this.providerChanged(core, 'the provider settings changed');
         } else if (e.affectsConfiguration('baton.model') || e.affectsConfiguration('baton.routing')) {
           // Also after a switch Baton made itself (SettingsControl): telling the session twice rebuilds it once.
           core.control.settingsChanged(e.affectsConfiguration('baton.model') ? 'the model' : 'the routing');
@@ -108,8 +107,7 @@ export class BatonServices implements vscode.Disposable {
       }),
       context.secrets.onDidChange(async (e) => {
         if (!e.key.startsWith('baton.provider.')) return;
-        sessions.updateProvider(await readProvider(context.secrets));
-        await sessions.reset('the provider API key changed');
+        await this.providerChanged(core, 'the provider API key changed');
       }),
     );
     const now = performance.now();
@@ -123,6 +121,23 @@ export class BatonServices implements vscode.Disposable {
       `Baton core ready in ${(now - started).toFixed(0)} ms, ${(now - this.activatedAt).toFixed(0)} ms after activation began (settings ${settingsMs.toFixed(0)} ms; host CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms${threadNote}; storage: ${storageDir})`,
     );
     return core;
+  }
+
+  /** A provider setting or key changed: the runtime restarts only for a real change, after the workers running now. */
+  private async providerChanged(core: Core, reason: string): Promise<void> {
+    const running = (): string[] => core.pool.listActive().flatMap((w) => (w.state === 'running' ? [w.name] : []));
+    const change = providerChange(core.sessions.provider, await readProvider(this.context.secrets), running());
+    if (change.kind === 'none') return;
+    if (change.kind === 'after-workers') {
+      const names = change.running.map((n) => `'${n}'`).join(', ');
+      void vscode.window.showInformationMessage(`Baton: the provider changed. It is used once ${names} finish${change.running.length === 1 ? 'es' : ''}.`);
+      await whenNoWorkerRuns(running, (listener) => core.pool.onDidChange(listener));
+    }
+    // Read again: it may have changed again (or back) while the workers ran.
+    const next = await readProvider(this.context.secrets);
+    if (providerChange(core.sessions.provider, next, []).kind === 'none') return;
+    core.sessions.updateProvider(next);
+    await core.sessions.reset(reason);
   }
 
   private storeOptions(): BatonCoreDeps['store'] {
