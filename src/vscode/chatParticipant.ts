@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { BatonEvent } from '../core/api/batonEvents';
 import { BatonApiError } from '../core/api/batonAccess';
-import { firstDroppedChatMessage } from '../core/api/chatHistory';
+import { conversationOfPrompts, firstDroppedChatMessage } from '../core/api/chatHistory';
 import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
 import { Conversations } from '../core/conversations/conversations';
 import { LOG_KEEP } from '../core/store/bounds';
@@ -17,6 +17,8 @@ import { formatWorkerList } from '../core/workers/workerTools';
 import type { BatonServices, Core } from './services';
 
 export const PARTICIPANT_ID = 'baton.baton';
+/** A Chat view's conversation id starts so (Conversations.newId). */
+const CHAT_PREFIX = 'chat';
 /** A Review changes command appears with the worktree work; until then the buttons offer the panel. */
 const REVIEW_COMMAND = 'baton.reviewChanges';
 /** How long a retried request waits for the conversation's running answer (a stopped one settles in well under a second). */
@@ -56,10 +58,25 @@ async function handle(
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
-  const conversation = conversationOf(chatContext.history) ?? Conversations.newId('chat');
+  const conversation = conversationOf(chatContext.history) ?? stoppedConversation(core, chatContext.history) ?? Conversations.newId(CHAT_PREFIX);
   if (!request.command) await matchHistory(core, conversation, chatContext.history, stream, token);
   const result = await answer(core, relay, request, conversation, stream, token);
   return { ...result, metadata: { conversation, ...result.metadata } };
+}
+
+/** The conversation of a chat whose @baton answers name none (each was stopped: VS Code keeps no result then). */
+function stoppedConversation(core: Core, history: vscode.ChatContext['history']): string | undefined {
+  const prompts = history.flatMap((turn) =>
+    turn instanceof vscode.ChatRequestTurn && turn.participant === PARTICIPANT_ID && !turn.command ? [turn.prompt] : [],
+  );
+  if (!prompts.length) return undefined;
+  const candidates = core.store
+    .listConversations()
+    .filter((c) => c.id.startsWith(`${CHAT_PREFIX}-`))
+    .sort((a, b) => (a.last_activity < b.last_activity ? 1 : a.last_activity > b.last_activity ? -1 : 0))
+    .slice(0, 20)
+    .map((c) => ({ id: c.id, log: core.store.recentLog(LOG_KEEP, c.id) }));
+  return conversationOfPrompts(prompts, candidates);
 }
 
 /** The prompts of this chat's @baton requests (not its commands) answered in `conversation`, oldest first. */
@@ -149,7 +166,7 @@ async function answer(
     }
     case 'new': {
       // The messages after this one in this chat go to a new conversation; the old one stays in Baton's list.
-      const next = Conversations.newId('chat');
+      const next = Conversations.newId(CHAT_PREFIX);
       core.conversations.get(next);
       stream.markdown("Started a new conversation (the previous one stays in the Baton panel's list).");
       return { metadata: { conversation: next } };

@@ -1,7 +1,7 @@
 // Which of your Chat-view messages a chat's history no longer has (an edited or retried request dropped it and the
 // later ones): the message the conversation is taken back to, or none.
 import * as assert from 'node:assert/strict';
-import { firstDroppedChatMessage } from '../../src/core/api/chatHistory';
+import { conversationOfPrompts, firstDroppedChatMessage } from '../../src/core/api/chatHistory';
 import type { LogEntry } from '../../src/core/store/types';
 
 let id = 0;
@@ -47,5 +47,27 @@ describe('firstDroppedChatMessage', () => {
     assert.equal(dropped(['a', 'refused before it was sent', 'c'], chatLog('a', 'c')), undefined);
     assert.equal(dropped(['x', 'y'], chatLog('a', 'b')), undefined);
     assert.equal(dropped([], chatLog('a')), undefined);
+  });
+});
+
+describe('conversationOfPrompts (a chat whose every @baton answer was stopped names no conversation)', () => {
+  it('the conversation whose Chat-view messages begin with the chat\u2019s requests, the most recent first', () => {
+    const candidates = [
+      { id: 'chat-other', log: chatLog('something else') },
+      { id: 'chat-stopped', log: [row('user', 'teal', 'chat'), row('assistant', 'part', 'chat')] },
+      { id: 'chat-older', log: chatLog('teal', 'and more') },
+    ];
+    assert.equal(conversationOfPrompts(['teal'], candidates), 'chat-stopped');
+    assert.equal(conversationOfPrompts(['teal', 'and more'], candidates), 'chat-older', 'every request lines up');
+  });
+
+  it('none when nothing lines up (a request stopped before it reached the log), or the chat asked nothing', () => {
+    assert.equal(conversationOfPrompts(['never logged'], [{ id: 'chat-a', log: chatLog('teal') }]), undefined);
+    assert.equal(conversationOfPrompts([], [{ id: 'chat-a', log: chatLog('teal') }]), undefined);
+    assert.equal(
+      conversationOfPrompts(['teal'], [{ id: 'chat-a', log: [row('user', 'teal', 'panel')] }]),
+      undefined,
+      'the panel\u2019s message is not the chat\u2019s',
+    );
   });
 });

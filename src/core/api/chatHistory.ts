@@ -24,3 +24,23 @@ export function firstDroppedChatMessage(history: readonly string[], log: readonl
   }
   return undefined;
 }
+
+/**
+ * The conversation a chat's @baton requests went to, when no answer of the chat names it: VS Code keeps no result for
+ * a request stopped before it ended, so a chat whose only @baton request was stopped named none, and its next message
+ * started a new conversation (the model no longer saw the first). `prompts`: the chat's @baton requests, oldest first;
+ * `candidates`: the Chat view's conversations, most recently active first. The one whose Chat-view messages begin with
+ * those prompts is it; none when no conversation lines up (a request stopped before it reached the log).
+ */
+export function conversationOfPrompts(prompts: readonly string[], candidates: ReadonlyArray<{ id: string; log: readonly LogEntry[] }>): string | undefined {
+  if (!prompts.length) return undefined;
+  // The one most of the prompts line up with (a later request may have been stopped before it reached the log too).
+  let best: { id: string; matched: number } | undefined;
+  for (const { id, log } of candidates) {
+    const sent = log.filter((e) => e.role === 'user' && e.source === 'chat');
+    const head = sent.slice(0, prompts.length);
+    if (!head.length || !head.every((e, i) => e.content === prompts[i])) continue;
+    if (!best || head.length > best.matched) best = { id, matched: head.length };
+  }
+  return best?.id;
+}
