@@ -31,6 +31,7 @@ import { loadSqlJs } from './store/loadSqlJs';
 import { SqlJsStore, type SqlJsStoreOptions } from './store/sqlJsStore';
 import type { BatonStore, LogEntry } from './store/types';
 import type { Logger } from './util/logger';
+import { runEveryStep } from './util/everyStep';
 import { SkillLibrary } from './skills/skillLibrary';
 import { SquadService } from './squads/squadService';
 import { getSquadSummary } from './squads/squadSummary';
@@ -367,24 +368,22 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     recycler,
     health,
     dispose: () =>
-      (disposed ??= (async () => {
-        disposing = true;
-        recycler?.dispose();
-        health.dispose();
-        offWorkers();
-        offRestarting();
-        offTurns();
-        await chores;
-        toolOutputs?.dispose();
-        chat?.dispose();
-        await pool.dispose();
-        await convos.dispose();
-        SharedConversation.leave(conversationClaims);
-        claims.releaseAll();
-        access.dispose();
-        await sessions.dispose();
-        await store.close();
-      })()),
+      (disposed ??= runEveryStep(logger, 'Closing Baton', [
+        () => (disposing = true),
+        () => recycler?.dispose(),
+        () => health.dispose(),
+        () => [offWorkers, offRestarting, offTurns].forEach((off) => off()),
+        () => chores,
+        () => toolOutputs?.dispose(),
+        () => chat?.dispose(),
+        () => pool.dispose(),
+        () => convos.dispose(),
+        () => SharedConversation.leave(conversationClaims),
+        () => claims.releaseAll(),
+        () => access.dispose(),
+        () => sessions.dispose(),
+        () => store.close(),
+      ])),
   };
 }
 

@@ -8,9 +8,8 @@ import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
 import type { Core } from './services';
-import { numberSettingProblems } from './numberSettings';
 import { wikiFolderProblem } from './wikiFolderSetting';
-import { readWorkerSettings } from './settings';
+import { readWorkerSettings, settingProblems } from './settings';
 
 async function folderSize(dir: string): Promise<number> {
   let total = 0;
@@ -41,9 +40,9 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     }
   };
   await check('Settings', async () => {
-    const problems = numberSettingProblems();
+    const problems = settingProblems();
     if (problems.length) throw new Error(problems.join(' '));
-    return 'every numeric setting within its bounds';
+    return 'every setting of its type, every numeric one within its bounds';
   });
   await check('Wiki folder', async () => {
     const problem = wikiFolderProblem();

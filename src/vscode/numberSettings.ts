@@ -1,6 +1,7 @@
 // Baton's numeric settings, read through one reader against the bounds package.json declares. A bad value (not a
 // number, out of range) reads as the default, pops up once as a warning with the way to fix it, and is listed by
-// Doctor until it is fixed; the user's own value is left as it is.
+// Doctor until it is fixed; the user's own value is left as it is. Settings of other types (settings.ts) note their
+// problems here too, so the warning and Doctor's list are one.
 import * as vscode from 'vscode';
 import { numberSchemas, readNumberSetting, type NumberSchema } from '../core/util/numberSetting';
 
@@ -22,11 +23,14 @@ export function numberSetting(name: string): number {
   // A name missing from package.json is a bug in Baton, not in the user's settings.
   if (!schema) throw new Error(`${name} is not a numeric setting in package.json`);
   const reading = readNumberSetting(name, userValue(name), schema);
-  note(name, reading.problem);
+  noteSettingProblem(name, reading.problem);
   return reading.value;
 }
 
-/** Every numeric setting read now: the problems, one line each (empty when all are within their bounds). */
+/**
+ * Every numeric setting read now: the problems of all settings, one line each (empty when none has one). A setting of
+ * another type is as its last reading left it (settings.ts's settingProblems reads them all first).
+ */
 export function numberSettingProblems(): string[] {
   for (const name of allSchemas().keys()) numberSetting(name);
   return [...problems.values()];
@@ -40,7 +44,8 @@ function userValue(name: string): unknown {
   return parent && typeof parent === 'object' ? (parent as Record<string, unknown>)[name.slice(cut + 1)] : undefined;
 }
 
-function note(name: string, problem: string | undefined): void {
+/** `name`'s problem now (undefined: none): a new one pops up once; Doctor lists it until a reading finds none. */
+export function noteSettingProblem(name: string, problem: string | undefined): void {
   if (!problem) return void problems.delete(name);
   if (problems.get(name) === problem) return;
   problems.set(name, problem);

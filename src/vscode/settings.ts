@@ -1,60 +1,75 @@
-// Reads Baton's settings (baton.*) into the plain shapes core understands.
+// Reads Baton's settings (baton.*) into the plain shapes core understands. Every value goes through a reader of its
+// type (core/util/typedSetting.ts, numberSetting.ts): settings.json may hold any JSON, and a value of the wrong type
+// reads as the default and is named (a warning once, Doctor until fixed), never a turn failing on it.
 import * as vscode from 'vscode';
 import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRuntime';
 import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
-import type { NetworkMode } from '../core/workers/workerNetwork';
 import type { WorkerSettings } from '../core/workers/workerTypes';
-import type { EnvironmentSetting } from '../core/copilot/agentSessions';
 import { parseSummarizePolicy } from '../core/orchestrator/conversationCompactor';
 import { MIN_RECYCLE, type RecycleSettings } from '../core/runtime/recyclePolicy';
-import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS, type Tier } from '../core/orchestrator/router';
-import { numberSetting } from './numberSettings';
+import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS } from '../core/orchestrator/router';
+import {
+  readChoiceSetting,
+  readEnvironmentSetting,
+  readFlagSetting,
+  readTextListSetting,
+  readTextMapSetting,
+  readTextSetting,
+  type SettingReading,
+} from '../core/util/typedSetting';
+import { noteSettingProblem, numberSetting, numberSettingProblems } from './numberSettings';
 
 export const SECRET_PREFIX = 'baton.provider.apiKey.';
 const PROVIDERS: readonly ProviderType[] = ['copilot', 'openai', 'azure', 'anthropic'];
+const DEFAULT_MODEL = 'claude-sonnet-4.5';
 
 function config() {
   return vscode.workspace.getConfiguration('baton');
 }
 
+/** The reading's value; its problem (or that there is none now) is noted for the warning and Doctor. */
+function use<T>(name: string, reading: SettingReading<T>): T {
+  noteSettingProblem(name, reading.problem);
+  return reading.value;
+}
+
+const text = (key: string, fallback: string): string => use(`baton.${key}`, readTextSetting(`baton.${key}`, config().get<unknown>(key), fallback));
+const flag = (key: string, fallback: boolean): boolean => use(`baton.${key}`, readFlagSetting(`baton.${key}`, config().get<unknown>(key), fallback));
+const list = (key: string, fallback: readonly string[]): string[] =>
+  use(`baton.${key}`, readTextListSetting(`baton.${key}`, config().get<unknown>(key), fallback));
+const choice = <const T extends string>(key: string, choices: readonly T[], fallback: T): T =>
+  use(`baton.${key}`, readChoiceSetting(`baton.${key}`, config().get<unknown>(key), choices, fallback));
+
 export function providerType(): ProviderType {
-  const value = config().get<string>('provider.type', 'copilot');
-  return (PROVIDERS as readonly string[]).includes(value) ? (value as ProviderType) : 'copilot';
+  return choice('provider.type', PROVIDERS, 'copilot');
 }
 
 export async function readProvider(secrets: vscode.SecretStorage): Promise<ProviderSettings> {
   const type = providerType();
   if (type === 'copilot') return { type };
-  const baseUrl = config().get<string>('provider.baseUrl') || undefined;
+  const baseUrl = text('provider.baseUrl', '') || undefined;
   const apiKey = (await secrets.get(SECRET_PREFIX + type)) || undefined;
   return { type, baseUrl, apiKey };
 }
 
 export function readOrchestratorSettings(): OrchestratorSettings {
-  const c = config();
-  const tiers = { ...DEFAULT_TIERS, ...pickTiers(c.get<Record<string, string>>('routing.tiers', {})) };
-  const keywords = c.get<string[]>('routing.premiumKeywords', DEFAULT_OVERRIDE_KEYWORDS);
+  const tiers = { ...DEFAULT_TIERS, ...use('baton.routing.tiers', readTextMapSetting('baton.routing.tiers', config().get<unknown>('routing.tiers'), TIERS)) };
+  const keywords = list('routing.premiumKeywords', DEFAULT_OVERRIDE_KEYWORDS);
   return {
     routing: {
-      auto: c.get<boolean>('routing.auto', false),
-      model: c.get<string>('model', 'claude-sonnet-4.5') || 'claude-sonnet-4.5',
+      auto: flag('routing.auto', false),
+      model: text('model', DEFAULT_MODEL) || DEFAULT_MODEL,
       tiers,
       overrides: keywords.length ? [{ keywords, tier: 'premium' }] : [],
       cooldownMessages: 2,
     },
     turnTimeoutMs: numberSetting('baton.turnTimeoutMs'),
-    selfEdit: c.get<boolean>('allowSelfEdit', false),
+    selfEdit: flag('allowSelfEdit', false),
     summarize: parseSummarizePolicy({
       afterTurns: numberSetting('baton.conversation.summarize.afterTurns'),
       keep: numberSetting('baton.conversation.summarize.keep'),
     }),
   };
-}
-
-function pickTiers(raw: Record<string, string>): Partial<Record<Tier, string>> {
-  const out: Partial<Record<Tier, string>> = {};
-  for (const tier of TIERS) if (typeof raw?.[tier] === 'string' && raw[tier]) out[tier] = raw[tier];
-  return out;
 }
 
 /**
@@ -72,48 +87,50 @@ export function readRuntimeSettings(): Partial<RecycleSettings> {
 }
 
 export function readWorkerSettings(): WorkerSettings {
-  const c = config();
   return {
     max: numberSetting('baton.workers.max'),
     timeoutMs: numberSetting('baton.workers.timeoutMs'),
-    protectedPaths: c.get<string[]>('workers.protectedPaths', []),
-    trustWorkingDir: c.get<boolean>('workers.trustWorkingDirectory', false),
-    sandbox: c.get<string>('workers.sandbox', 'auto') === 'off' ? 'off' : 'auto',
-    network: networkMode(c.get<string>('workers.network', 'internet')),
-    allowedHosts: hostList(c.get<unknown>('workers.allowedHosts', [])),
-    blockedHosts: hostList(c.get<unknown>('workers.blockedHosts', [])),
+    protectedPaths: list('workers.protectedPaths', []),
+    trustWorkingDir: flag('workers.trustWorkingDirectory', false),
+    sandbox: choice('workers.sandbox', ['auto', 'off'], 'auto'),
+    network: choice('workers.network', ['internet', 'allow', 'deny'], 'internet'),
+    allowedHosts: hostList('workers.allowedHosts'),
+    blockedHosts: hostList('workers.blockedHosts'),
     proxy: userProxy(),
-    isolation: c.get<string>('workers.isolation', 'worktree') === 'none' ? 'none' : 'worktree',
-    worktreeInclude: c.get<string[]>('workers.worktreeInclude', []).filter((e) => typeof e === 'string' && e.trim()),
-    environment: readEnvironment(c.get<Record<string, unknown>>('workers.environment', {})),
-    verifyCommand: c.get<string>('workers.verifyCommand', '').trim() || undefined,
+    isolation: choice('workers.isolation', ['worktree', 'none'], 'worktree'),
+    worktreeInclude: list('workers.worktreeInclude', []),
+    environment: use('baton.workers.environment', readEnvironmentSetting('baton.workers.environment', config().get<unknown>('workers.environment'))),
+    verifyCommand: text('workers.verifyCommand', '') || undefined,
   };
 }
 
-/** baton.workers.environment: entries that are neither `true` nor a string are left out (false means nothing). */
-function readEnvironment(raw: Record<string, unknown>): EnvironmentSetting {
-  const out: Record<string, string | true> = {};
-  for (const [name, value] of Object.entries(raw ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
-    if (value === true || typeof value === 'string') out[name] = value;
-  }
-  return out;
-}
-
-/** Every entry, as text: a wrong one is named by the worker's card and Doctor, never dropped here. */
-function hostList(raw: unknown): string[] {
+/**
+ * Every entry, as text: a wrong one is named by the worker's card and Doctor (the network is cut until it is fixed),
+ * never dropped here, so a bad blocklist never opens the network. A lone text is a list of that one host.
+ */
+function hostList(key: string): string[] {
+  const raw = config().get<unknown>(key, []);
+  if (typeof raw === 'string') return list(key, []);
+  noteSettingProblem(`baton.${key}`, undefined);
   return Array.isArray(raw) ? raw.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : [JSON.stringify(raw)];
-}
-
-function networkMode(raw: string): NetworkMode {
-  return raw === 'allow' || raw === 'deny' ? raw : 'internet';
 }
 
 /** The user's HTTP(S) proxy as VS Code itself uses it: its http.proxy setting, else the environment's. */
 function userProxy(): string | undefined {
-  const setting = vscode.workspace.getConfiguration('http').get<string>('proxy', '').trim();
+  // Secret: a proxy URL may carry user:password, so a problem names its type only.
+  const setting = use('http.proxy', readTextSetting('http.proxy', vscode.workspace.getConfiguration('http').get<unknown>('proxy'), '', { secret: true }));
   const env = process.env;
   return setting || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || undefined;
+}
+
+/** Every setting read now: the problems, one line each (empty when each has its type and is within its bounds). */
+export function settingProblems(): string[] {
+  readOrchestratorSettings();
+  readWorkerSettings();
+  readSkillIndexUrl();
+  providerType();
+  text('provider.baseUrl', '');
+  return numberSettingProblems();
 }
 
 export async function setRoutingAuto(on: boolean): Promise<void> {
@@ -131,5 +148,5 @@ export async function setModel(model: string): Promise<void> {
 }
 
 export function readSkillIndexUrl(): string | undefined {
-  return config().get<string>('skills.indexUrl', '').trim() || undefined;
+  return text('skills.indexUrl', '') || undefined;
 }

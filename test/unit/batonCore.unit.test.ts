@@ -2,6 +2,9 @@
 // (tools, reply channels, the session kept across a reload) and what it must not do (start the
 // runtime before the first message).
 import * as assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import type { SessionSpec } from '../../src/core/copilot/agentSessions';
 import { reply, sequence, tool } from '../support/inMemoryAgentSessions';
 import { eachUnitCore, nextEvent, until, type UnitCore } from '../support/inMemoryCore';
@@ -128,6 +131,32 @@ describe('createBatonCore (in-memory runtime)', () => {
     const [prompt] = f.sessions.orchestratorPrompts;
     assert.match(prompt ?? '', /^\[Background task completed\] Worker 'w' failed: the Copilot runtime was restarted \(test: runtime died\)/);
     assert.equal(f.core.pool.status('w').state, 'failed');
+  });
+
+  it('closing the window finishes every step although one fails: the runtime stops, the last write is saved, no claim is left', async () => {
+    let broken = true;
+    const dirs = f.sessions.toolOutputDirs.bind(f.sessions);
+    // A start-up chore that throws, as one did through a settings reader on a setting of the wrong type.
+    f.sessions.toolOutputDirs = () => {
+      if (broken) throw new TypeError("Cannot read properties of null (reading 'trim')");
+      return dirs();
+    };
+    await f.restart();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    broken = false;
+    f.sessions.script('orchestrator', reply('hello'));
+    await f.core.orchestrator.enqueue('hi', { channel: 'panel' }).done;
+    f.core.store.setState('last-write', 'written just before close');
+    await f.core.dispose();
+    assert.equal(f.sessions.isStarted, false, 'the runtime was stopped');
+    assert.deepEqual(await readdir(join(f.storageDir, 'claims')).catch(() => []), [], 'no claim file is left');
+    const store = await SqlJsStore.open({ dir: f.storageDir, pollIntervalMs: 0 });
+    assert.equal(store.getState('last-write'), 'written just before close');
+    await store.close();
+    assert.ok(
+      f.logger.lines.some((l) => l.startsWith('error') && l.includes("reading 'trim'")),
+      'the failing step is logged',
+    );
   });
 
   it('dispose is idempotent and leaves nothing running', async () => {

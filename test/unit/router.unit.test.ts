@@ -35,6 +35,18 @@ describe('ModelRouter', () => {
     assert.equal(miss.reason, 'classifier', '"guide" and "build" do not contain the keyword "ui" as a word');
   });
 
+  it('answers with keywords of the wrong type in the settings: a lone text is one keyword, an item not text or blank matches nothing', async () => {
+    const withKeywords = (keywords: unknown): RoutingSettings => ({ ...settings(), overrides: [{ keywords: keywords as string[], tier: 'premium' }] });
+    const route = (prompt: string, keywords: unknown) =>
+      new ModelRouter().route(prompt, { settings: withKeywords(keywords), background: false, classify: classify('fast') });
+    const hit = await route('please design the settings page for me', 'design');
+    assert.deepEqual([hit.tier, hit.reason], ['premium', 'override']);
+    const miss = await route('explain how the parser handles comments', [1, null, '', '  ', { a: 1 }]);
+    assert.deepEqual([miss.tier, miss.reason], ['fast', 'classifier'], 'a blank keyword does not send every message to premium');
+    const still = await route('please design the settings page for me', [null, 'design']);
+    assert.deepEqual([still.tier, still.reason], ['premium', 'override'], 'the good keywords still count');
+  });
+
   it('keeps the tier for short follow-ups and uses standard for background results', async () => {
     const router = new ModelRouter({ tier: 'premium', sinceSwitch: 5 });
     const r1 = await router.route('ok', { settings: settings(), background: false, classify: classify('fast') });

@@ -1,6 +1,7 @@
 // The runtime's environment by allowlist (every worker shell inherits it): what passes, what is
 // withheld by name, proxy credentials stripped, and what the user's setting adds.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { buildRuntimeEnvironment, describeEnvironmentReport, withoutUrlCredentials } from '../../src/core/copilot/runtimeEnvironment';
 
 const SOURCE = {
@@ -75,6 +76,29 @@ describe('runtime environment (allowlist)', () => {
       assert.ok(!line.includes(value), `the report shows a value: ${value}`);
   });
 
+  it('passes the real locale and XDG base-directory variables only, not any name that starts like them', () => {
+    const locale = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_NUMERIC', 'LC_TIME', 'LC_COLLATE', 'LC_MONETARY', 'LC_MESSAGES'];
+    const more = ['LC_PAPER', 'LC_NAME', 'LC_ADDRESS', 'LC_TELEPHONE', 'LC_MEASUREMENT', 'LC_IDENTIFICATION'];
+    const xdg = ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_DIRS', 'XDG_DATA_DIRS'];
+    const lookalikes = ['LC_SECRET_TOKEN', 'LC_API_KEY', 'XDG_VAULT_TOKEN_DIR', 'XDG_TOKEN_HOME', 'XDG_SECRET_DIRS', 'XDG_TOKEN'];
+    const source = Object.fromEntries([...locale, ...more, ...xdg, ...lookalikes].map((name) => [name, `value-of-${name}`]));
+    const { env, report } = buildRuntimeEnvironment(source, {}, 'linux');
+    assert.deepEqual(Object.keys(env).sort(), [...locale, ...more, ...xdg].sort());
+    assert.deepEqual(report.withheld, [...lookalikes].sort());
+  });
+
+  it('leaves out an entry of baton.workers.environment no process can take (the runtime would not start), naming it without its value', () => {
+    const setting = { JAVA_HOME: '/opt/j\u0000dk', 'A=B': true, 'TOKEN=abc123': 'x', 'NUL\u0000': 'y', NODE_ENV: 'development' };
+    const { env, report } = buildRuntimeEnvironment(SOURCE, setting, 'linux');
+    assert.equal(env.NODE_ENV, 'development', 'the good entries still apply');
+    // What the runtime's start does with it: the spawn threw "must be a string without null bytes" at every turn.
+    assert.equal(spawnSync(process.execPath, ['-e', ''], { env }).status, 0, 'a process starts with this environment');
+    assert.deepEqual(report.unusable, ['"A=…"', '"JAVA_HOME"', '"NUL\\u0000"', '"TOKEN=…"']);
+    const line = describeEnvironmentReport(report);
+    assert.match(line, /left out of baton\.workers\.environment, no process can take them .*"JAVA_HOME"/);
+    assert.ok(!line.includes('abc123') && !line.includes('/opt/j'), line);
+  });
+
   it('keeps the variables Windows needs to start a process, whatever their case', () => {
     const { env } = buildRuntimeEnvironment(
       { Path: 'C:\\Windows', SystemRoot: 'C:\\Windows', ComSpec: 'cmd.exe', github_token: 'x', Secret: 'y' },
@@ -82,6 +106,12 @@ describe('runtime environment (allowlist)', () => {
       'win32',
     );
     assert.deepEqual(Object.keys(env).sort(), ['ComSpec', 'Path', 'SystemRoot']);
+  });
+
+  it("strips the user:password from GH_HOST, like a proxy's (the runtime reaches GitHub through it)", () => {
+    const { env, report } = buildRuntimeEnvironment({ GH_HOST: 'ghuser:gh-secret@github.example.com' }, {}, 'linux');
+    assert.equal(env.GH_HOST, 'github.example.com');
+    assert.deepEqual(report.strippedProxyCredentials, ['GH_HOST']);
   });
 
   it('strips credentials from URLs only, the whole of them however the proxy is written', () => {

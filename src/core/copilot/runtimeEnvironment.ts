@@ -16,6 +16,8 @@ export interface EnvironmentReport {
   strippedProxyCredentials: string[];
   /** Names the setting asked for that Baton never passes (its own credentials go over the connection). */
   refused: string[];
+  /** Entries of the setting no process can be given (a name with `=` or a NUL, a value with a NUL), by name up to any `=`. */
+  unusable?: string[];
 }
 
 /** Variables that carry Baton's own credentials: never passed, not even when named in the setting. */
@@ -36,10 +38,33 @@ const EXACT = new Set([
   'HOME',
   'USER',
   'SHELL',
-  'LANG',
-  'LANGUAGE',
   'TERM',
   'TMPDIR',
+  // The locale by its POSIX and glibc names, never a pattern: `LC_*` or `XDG_*_DIR` let any name through that a user or
+  // a tool chose to start that way (an `LC_API_KEY`, an `XDG_VAULT_TOKEN_DIR`).
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_COLLATE',
+  'LC_MONETARY',
+  'LC_MESSAGES',
+  'LC_PAPER',
+  'LC_NAME',
+  'LC_ADDRESS',
+  'LC_TELEPHONE',
+  'LC_MEASUREMENT',
+  'LC_IDENTIFICATION',
+  // The XDG Base Directory folders: where the runtime and the tools a build runs keep their config, caches and state.
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'XDG_RUNTIME_DIR',
+  'XDG_CONFIG_DIRS',
+  'XDG_DATA_DIRS',
   // CA settings: a build behind a corporate proxy needs them.
   'NODE_EXTRA_CA_CERTS',
   'SSL_CERT_FILE',
@@ -72,13 +97,24 @@ const WINDOWS = new Set([
 ]);
 
 const PROXIES = new Set(['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'FTP_PROXY']);
-const URL_VARIABLES = new Set([...PROXIES, 'COPILOT_API_URL', 'COPILOT_DEBUG_GITHUB_API_URL']);
+const URL_VARIABLES = new Set([...PROXIES, 'COPILOT_API_URL', 'COPILOT_DEBUG_GITHUB_API_URL', 'GH_HOST']);
 
 function allowedByDefault(name: string, platform: NodeJS.Platform): boolean {
   const upper = name.toUpperCase();
   if (PROXIES.has(upper)) return true;
   if (platform === 'win32' && (WINDOWS.has(upper) || EXACT.has(upper))) return true;
-  return EXACT.has(name) || /^LC_[A-Z_]+$/.test(name) || /^XDG_[A-Z_]+_(HOME|DIR|DIRS)$/.test(name);
+  return EXACT.has(name);
+}
+
+/** What a process can be given: a name without `=` or NUL (nor blank), a value without NUL; else spawn throws. */
+function usable(name: string, value: string | boolean): boolean {
+  return name !== '' && !/[=\0]/.test(name) && !(typeof value === 'string' && value.includes('\0'));
+}
+
+/** A name as Doctor shows it: what follows an `=` in it may be a value, so it is cut there. */
+function shownName(name: string): string {
+  const cut = name.indexOf('=');
+  return JSON.stringify(cut < 0 ? name : `${name.slice(0, cut)}=…`);
 }
 
 /**
@@ -103,7 +139,8 @@ export function buildRuntimeEnvironment(
   platform: NodeJS.Platform = process.platform,
 ): { env: Record<string, string>; report: EnvironmentReport } {
   const env: Record<string, string> = {};
-  const report: EnvironmentReport = { withheld: [], strippedProxyCredentials: [], refused: [] };
+  const unusable: string[] = [];
+  const report: EnvironmentReport = { withheld: [], strippedProxyCredentials: [], refused: [], unusable };
   const isCredential = (name: string): boolean => CREDENTIAL_VARIABLES.has(platform === 'win32' ? name.toUpperCase() : name);
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined) continue;
@@ -117,6 +154,11 @@ export function buildRuntimeEnvironment(
     env[name] = stripped ?? value;
   }
   for (const [name, value] of Object.entries(setting)) {
+    // One such entry made the runtime fail to start, so every turn failed: it is left out and named instead.
+    if (!usable(name, value)) {
+      unusable.push(shownName(name));
+      continue;
+    }
     if (isCredential(name)) {
       report.refused.push(name);
       continue;
@@ -128,6 +170,7 @@ export function buildRuntimeEnvironment(
   report.withheld = report.withheld.filter((name) => env[name] === undefined).sort();
   report.strippedProxyCredentials.sort();
   report.refused.sort();
+  unusable.sort();
   return { env, report };
 }
 
@@ -142,6 +185,9 @@ export function describeEnvironmentReport(report: EnvironmentReport): string {
     report.withheld.length ? `withheld from workers: ${report.withheld.join(', ')}` : 'nothing withheld',
     ...(report.strippedProxyCredentials.length ? [`user:password removed from ${report.strippedProxyCredentials.join(', ')}`] : []),
     ...(report.refused.length ? [`never passed although baton.workers.environment names them: ${report.refused.join(', ')}`] : []),
+    ...(report.unusable?.length
+      ? [`left out of baton.workers.environment, no process can take them (a name with = or a NUL, a value with a NUL): ${report.unusable.join(', ')}`]
+      : []),
   ];
   return parts.join('; ');
 }

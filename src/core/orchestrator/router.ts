@@ -45,7 +45,12 @@ export type Classifier = (prompt: string) => Promise<Tier | undefined>;
 
 const FOLLOW_UP = /^(y(es|ep|eah)?|no?|ok(ay)?|sure|thanks?( you)?|ty|go( ahead)?|do it|continue|please|k|cool|great|nice|perfect)[.!]*$/i;
 
-function matchesKeyword(text: string, keyword: string): boolean {
+/**
+ * Keywords come from settings.json, whatever the user typed there: one that is not text must not fail the turn, and a
+ * blank one would match every message (it sent all of them to premium); neither counts.
+ */
+function matchesKeyword(text: string, keyword: unknown): boolean {
+  if (typeof keyword !== 'string' || !keyword.trim()) return false;
   const escaped = keyword.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
   return new RegExp(`(^|[^a-z0-9])${escaped}([^a-z0-9]|$)`, 'i').test(text);
 }
@@ -68,7 +73,8 @@ export class ModelRouter {
 
     const text = prompt.trim();
     for (const override of settings.overrides) {
-      if (override.keywords.some((k) => matchesKeyword(text, k))) return this.apply(override.tier, 'override', settings, true);
+      const keywords: unknown[] = Array.isArray(override.keywords) ? override.keywords : [override.keywords];
+      if (keywords.some((k) => matchesKeyword(text, k))) return this.apply(override.tier, 'override', settings, true);
     }
     if (text.length < 20 || FOLLOW_UP.test(text)) return this.apply(this.state.tier, 'follow-up', settings, false);
 
