@@ -4,6 +4,8 @@
 import * as assert from 'node:assert/strict';
 import { afterEachCore } from '../support/afterEachCore';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { ofType, timesSent } from '../support/orchestratorEvents';
+import { waitFor } from '../support/waitFor';
 
 describe('Model routing (real runtime, scripted model)', function () {
   this.timeout(60_000);
@@ -50,5 +52,33 @@ describe('Model routing (real runtime, scripted model)', function () {
     const d = await core.orchestrator.enqueue('then check the proof for subtle gaps in it', { channel: 'panel' }).done;
     assert.deepEqual([d.route.tier, d.route.reason, d.route.model], ['premium', 'classifier', 'claude-opus-4.6']);
     assert.equal(lastAnswerModel(), 'claude-opus-4.6');
+  });
+
+  it('after the runtime is lost, a message routed to another tier resumes the saved session and switches its model', async () => {
+    core.server.on({ lastUserIncludes: '[via panel] tell me about the queue here' }, { text: 'It runs one turn at a time.' });
+    core.server.on({ systemIncludes: 'You label messages' }, { text: 'standard' });
+    const a = await core.orchestrator.enqueue('tell me about the queue here', { channel: 'panel' }).done;
+    assert.deepEqual([a.route.tier, a.route.model], ['standard', 'claude-sonnet-4.6']);
+    const session = core.orchestrator.currentSessionId;
+    process.kill(core.sessions.runtimePid()!, 'SIGKILL');
+    await waitFor('Baton to see the runtime gone', () => !core.sessions.isConnected());
+
+    // An override: premium, on another model than the saved session's.
+    core.server.on({ lastUserIncludes: '[via panel] now design the css layout' }, { text: 'A two-column grid.' });
+    const b = await core.orchestrator.enqueue('now design the css layout', { channel: 'panel' }).done;
+    assert.deepEqual([b.status, b.content, b.route.tier, b.route.model], ['complete', 'A two-column grid.', 'premium', 'claude-opus-4.6']);
+    // The saved session resumed on the new runtime and switched, as while it was live: not a new one that knows only
+    // a recovery summary of the conversation.
+    assert.deepEqual(
+      ofType(core.events, 'session.ready').map((e) => e.how),
+      ['created', 'resumed'],
+    );
+    assert.equal(core.orchestrator.currentSessionId, session);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.deepEqual([last.model, last.sessionId], ['claude-opus-4.6', session]);
+    assert.equal(timesSent([last], 'tell me about the queue here'), 1, 'the model sees the conversation before the loss, once');
+    assert.equal(timesSent([last], 'now design the css layout'), 1);
+    assert.ok(!JSON.stringify(last.messages).includes('Session recovered'), 'no recovery context');
+    assert.deepEqual(ofType(core.events, 'turn.failed'), []);
   });
 });

@@ -2,6 +2,9 @@
 // builds Baton (createBatonCore). The memory bound and its guard are forced low (0.5×: any runtime counts as grown once
 // its baseline is read from /proc), so the test decides when Baton is idle and asks the recycler to check.
 import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { TurnHandle } from '../../src/core/orchestrator/orchestrator';
+import { holdNextOpen, type HeldOpen } from '../support/heldOpen';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { isAlive } from '../support/copilotHarness';
 import { waitFor } from '../support/waitFor';
@@ -82,5 +85,91 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     assert.equal(timesSent(after, '[via panel] second'), 1);
     assert.deepEqual(ofType(core.events, 'turn.failed'), [], 'nothing failed: the panel showed no error');
     assert.equal(core.recycler.restarts, 2);
+  });
+});
+
+// The runtime killed while a session opens (created or resumed): what is asked of a dead runtime is never answered,
+// so each open must fail at once, and the turn, the panel's prewarm or a worker's create go on from there.
+describe('The runtime lost while a session opens (real runtime, scripted model)', function () {
+  this.timeout(60_000);
+  let core: CoreFixture;
+  let held: HeldOpen;
+
+  beforeEach(async () => {
+    core = await startCore();
+    // Well under the test's own limit: a turn that waits on a dead runtime fails the test, not its timeout.
+    core.settings.turnTimeoutMs = 20_000;
+    // Started before the hold, so the hold catches a session open, not the runtime's start.
+    await core.sessions.start();
+    held = await holdNextOpen(join(core.storageDir, 'copilot-sessions'));
+  });
+  afterEachCore(() => core, { beforeDispose: () => held.release() });
+
+  /** Kills the runtime once it is inside the held open, then lets the open's file go (nobody reads it now). */
+  const killInOpen = async (): Promise<number> => {
+    await held.reached;
+    const pid = core.sessions.runtimePid()!;
+    process.kill(pid, 'SIGKILL');
+    await held.release();
+    return pid;
+  };
+  const outcome = async (h: TurnHandle): Promise<[string, string]> => {
+    const r = await h.done;
+    return [r.status, r.content];
+  };
+
+  it("the conversation's first session: the message is answered once on a new runtime, and the one queued behind it too", async () => {
+    const { server } = core;
+    server.on({ lastUserIncludes: /\[via panel\] very first$/ }, { text: 'first answer' });
+    server.on({ lastUserIncludes: /\[via panel\] second one$/ }, { text: 'second answer' });
+    const first = core.orchestrator.enqueue('very first', { channel: 'panel' });
+    const second = core.orchestrator.enqueue('second one', { channel: 'panel' });
+    const killed = await killInOpen();
+    assert.deepEqual(await outcome(first), ['complete', 'first answer']);
+    assert.deepEqual(await outcome(second), ['complete', 'second answer']);
+    assert.notEqual(core.sessions.runtimePid(), killed, 'a new runtime');
+    const chats = server.chatRequests();
+    assert.equal(chats.length, 2, 'each message went to the model once');
+    assert.equal(timesSent(chats, '[via panel] very first'), 1);
+    assert.deepEqual(ofType(core.events, 'turn.failed'), []);
+    // The queue lets go of its turn just after the turn's promise settles.
+    await waitFor('nothing to use the runtime', () => core.recycler.idle(), 5000);
+    assert.equal(await core.health.check(), 'ok', 'nothing is left busy');
+  });
+
+  it("the panel's prewarm: it fails at once, and the message sent meanwhile is answered once", async () => {
+    core.server.on({ lastUserIncludes: /\[via panel\] hello after prewarm$/ }, { text: 'hi' });
+    const warming = core.orchestrator.prewarm();
+    await held.reached;
+    const message = core.orchestrator.enqueue('hello after prewarm', { channel: 'panel' });
+    await killInOpen();
+    await assert.rejects(warming, /the Copilot runtime exited while opening a session/);
+    assert.deepEqual(await outcome(message), ['complete', 'hi']);
+    assert.equal(core.server.chatRequests().length, 1);
+  });
+
+  it('a worker being created: its create fails with a clear error, and the next worker starts and reports', async () => {
+    core.server.on({ lastUserIncludes: 'TASK-next' }, { text: 'Worker done.' });
+    core.server.on({ lastUserIncludes: "[Background task completed] Worker 'next'" }, { text: 'noted' });
+    const creating = core.pool.create({ name: 'opener', workingDir: core.workspace, prompt: 'TASK-open go' });
+    await killInOpen();
+    await assert.rejects(creating, /Could not start worker 'opener': the Copilot runtime exited while opening a session/);
+    assert.deepEqual(core.pool.list(), [], 'no worker left behind');
+    await core.pool.create({ name: 'next', workingDir: core.workspace, prompt: 'TASK-next go' });
+    await waitFor('the worker to report', () => ofType(core.events, 'turn.completed').some((e) => e.origin.channel === 'background'));
+    assert.ok(!core.server.chatRequests().some((r) => r.lastUserText?.includes('TASK-open')), 'the lost task never reached the model');
+  });
+
+  it('Stop while the runtime has not answered the open: the turn stops at once, and the next message is answered', async () => {
+    core.server.on({ lastUserIncludes: /\[via panel\] after the stop$/ }, { text: 'still here' });
+    const stopped = core.orchestrator.enqueue('never sent', { channel: 'panel' });
+    await held.reached;
+    assert.equal(core.orchestrator.stop(stopped.turnId), true);
+    assert.deepEqual(await outcome(stopped), ['cancelled', '']);
+    assert.equal(core.orchestrator.answering, false);
+    // The runtime finishes that open now, for nobody: the session is let go, and the next message opens its own.
+    await held.release();
+    assert.deepEqual(await outcome(core.orchestrator.enqueue('after the stop', { channel: 'panel' })), ['complete', 'still here']);
+    assert.ok(!core.server.chatRequests().some((r) => r.lastUserText?.includes('never sent')));
   });
 });

@@ -176,6 +176,12 @@ export interface RuntimeStats {
   sessionsOpened: number;
 }
 
+/** How a session is opened. */
+export interface OpenOptions {
+  /** The opener's own end (a turn's Stop or time limit): the open rejects with its reason, and what it opens is let go. */
+  signal?: AbortSignal;
+}
+
 export interface AgentSessions {
   readonly provider: ProviderSettings;
   /** The runtime's Copilot home (COPILOT_HOME): where the user's own sessions live. */
@@ -191,9 +197,12 @@ export interface AgentSessions {
    * `ahead`: the session is opened before anyone writes to it (the panel was opened), so it is opened the way a
    * resumed one is, with its MCP servers' host, and warmUp can then connect them (docs/performance.md ³).
    */
-  create(spec: SessionSpec, opts?: { ahead?: boolean }): Promise<AgentSession>;
-  /** Rejects with AgentError('session') when the runtime has no such session. */
-  resume(id: string, spec: SessionSpec): Promise<AgentSession>;
+  create(spec: SessionSpec, opts?: OpenOptions & { ahead?: boolean }): Promise<AgentSession>;
+  /**
+   * Rejects with AgentError('session') when the runtime has no such session; with AgentError('connection') when the
+   * runtime exits (or stops answering) while the session opens: the session is not at fault then, and stays resumable.
+   */
+  resume(id: string, spec: SessionSpec, opts?: OpenOptions): Promise<AgentSession>;
   /** Deletes a session from disk (Baton's own folder, or the runtime's Copilot home). */
   delete(id: string): Promise<void>;
   /** The sessions in Baton's own session folder (never the user's Copilot home), with when each last changed. */

@@ -15,6 +15,8 @@ import { fromSdkError } from './sdkErrors';
 
 export interface SessionHost {
   isConnected(): boolean;
+  /** `work` asked of this session's runtime, or a connection error once that runtime is gone (clientLoss.ts). */
+  whileAlive<T>(work: Promise<T>, what: string): Promise<T>;
   /** The session is done with: the SDK client may let go of it (CopilotRuntime.forget). */
   forget(session: CopilotSession): void;
   /** Classifies a session.error event (may ask the runtime's auth status). */
@@ -211,7 +213,15 @@ export class CopilotAgentSession implements AgentSession {
   }
 
   async inspect(prompt: string): Promise<PromptRecord> {
-    const events = await this.session.getEvents().catch(() => [] as SessionEvent[]);
+    // A runtime gone meanwhile is a connection error (the retry restarts it), not "no record": that would resend.
+    const events = await this.host.whileAlive(
+      this.session.getEvents().catch((err: unknown) => {
+        const typed = fromSdkError(err, 'call');
+        if (typed instanceof AgentError && typed.kind === 'connection') throw typed;
+        return [] as SessionEvent[];
+      }),
+      "reading the session's record",
+    );
     const tail = prompt.slice(-200);
     let userIndex = -1;
     for (let i = events.length - 1; i >= 0; i--) {
@@ -236,13 +246,13 @@ export class CopilotAgentSession implements AgentSession {
   }
 
   async setModel(model: string): Promise<void> {
-    await this.session.setModel(model).catch((err: unknown) => {
+    await this.host.whileAlive(this.session.setModel(model), "switching the session's model").catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
   }
 
   async compact(): Promise<{ tokensRemoved: number; messagesRemoved: number }> {
-    const result = await this.session.rpc.history.compact().catch((err: unknown) => {
+    const result = await this.host.whileAlive(this.session.rpc.history.compact(), 'compacting the session').catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
     if (!result.success) throw new AgentError('fatal', 'The session could not be compacted');
@@ -260,6 +270,11 @@ export class CopilotAgentSession implements AgentSession {
   // `tools/list`) and the first send finds them connected instead of connecting them: the same servers and tools,
   // only sooner.
   async warmUp(model: string): Promise<void> {
+    // The panel's prewarm holds the conversation's queue while this runs: a runtime gone meanwhile must not hold it.
+    await this.host.whileAlive(this.prepare(model), 'preparing the session');
+  }
+
+  private async prepare(model: string): Promise<void> {
     const tokens = await this.session.rpc.metadata.recomputeContextTokens({ modelId: model }).catch(() => undefined);
     // Bounded: a message sent meanwhile waits behind this, so a user's MCP server that is slow to connect holds it at
     // most 2 s here; the runtime goes on connecting, and the send waits for that as it always did.
@@ -297,7 +312,7 @@ export class CopilotAgentSession implements AgentSession {
   }
 
   async truncateFrom(eventId: string): Promise<void> {
-    await this.session.rpc.history.truncate({ eventId }).catch((err: unknown) => {
+    await this.host.whileAlive(this.session.rpc.history.truncate({ eventId }), 'cutting the session back').catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
   }

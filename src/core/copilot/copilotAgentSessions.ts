@@ -5,8 +5,18 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CopilotSession, SessionConfig } from '@github/copilot-sdk';
-import type { AgentSession, AgentSessions, EnvironmentReport, MachineSessionInfo, ProviderSettings, RuntimeStats, SessionSpec } from './agentSessions';
+import type { CopilotClient, CopilotSession, SessionConfig } from '@github/copilot-sdk';
+import type {
+  AgentSession,
+  AgentSessions,
+  EnvironmentReport,
+  MachineSessionInfo,
+  OpenOptions,
+  ProviderSettings,
+  RuntimeStats,
+  SessionSpec,
+} from './agentSessions';
+import { untilAborted, whileClientLives } from './clientLoss';
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
@@ -31,10 +41,16 @@ export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** The runtime's folder of a session's file snapshots, in its Copilot home (removeFileSnapshots). */
 const SNAPSHOTS = 'rewind-file-snapshots';
+/**
+ * The most a session open may take (measured: 60 ms, a resume ~60-400 ms; MCP servers connect after it). Past it the
+ * runtime is taken for stuck: a connection error, so a turn's retry restarts it and a worker's create fails.
+ */
+const OPEN_LIMIT_MS = 60_000;
 
 export class CopilotAgentSessions implements AgentSessions {
   private readonly runtime: CopilotRuntime;
-  private readonly host: SessionHost;
+  /** What every session's host shares; hostOf adds the waits bound to the session's own client. */
+  private readonly host: Omit<SessionHost, 'whileAlive'>;
   private support: SandboxSupport | undefined;
 
   constructor(private readonly opts: CopilotAgentSessionsOptions) {
@@ -66,13 +82,23 @@ export class CopilotAgentSessions implements AgentSessions {
     await this.runtime.client();
   }
 
-  async create(spec: SessionSpec, opts: { ahead?: boolean } = {}): Promise<AgentSession> {
-    const client = await this.runtime.client();
+  async create(spec: SessionSpec, opts: OpenOptions & { ahead?: boolean } = {}): Promise<AgentSession> {
+    const client = await untilAborted(this.runtime.client(), opts.signal);
+    return whileClientLives(client, this.openNew(client, spec, opts.ahead === true), {
+      what: 'opening a session',
+      signal: opts.signal,
+      limitMs: OPEN_LIMIT_MS,
+      // Opened for nobody (the caller stopped, or gave up on the runtime): let go, and its empty folder deleted.
+      abandon: (late) => void late.disconnect().then(() => this.delete(late.id).catch(() => undefined)),
+    });
+  }
+
+  private async openNew(client: CopilotClient, spec: SessionSpec, ahead: boolean): Promise<AgentSession> {
     const config = this.config(spec);
     const created = await client.createSession(config).catch((err: unknown) => {
       throw fromSdkError(err, 'create');
     });
-    const reopened = opts.ahead
+    const reopened = ahead
       ? await openAhead(client, created, config).catch(async (err: unknown) => {
           // Suspended but not resumed: that session is gone, so it is deleted, and the caller's next ensure() makes another.
           await this.delete(created.sessionId).catch(() => undefined);
@@ -81,11 +107,21 @@ export class CopilotAgentSessions implements AgentSessions {
       : undefined;
     const session = reopened ?? created;
     this.runtime.sessionOpened();
-    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec), { mcpHost: reopened !== undefined });
+    return new CopilotAgentSession(session, this.hostOf(client), await this.applySandbox(session, spec), { mcpHost: reopened !== undefined });
   }
 
-  async resume(id: string, spec: SessionSpec): Promise<AgentSession> {
-    const client = await this.runtime.client();
+  async resume(id: string, spec: SessionSpec, opts: OpenOptions = {}): Promise<AgentSession> {
+    const client = await untilAborted(this.runtime.client(), opts.signal);
+    return whileClientLives(client, this.reopen(client, id, spec), {
+      what: 'resuming a session',
+      signal: opts.signal,
+      limitMs: OPEN_LIMIT_MS,
+      // Only let go: the session is still the one its owner saved, resumed again next time.
+      abandon: (late) => void late.disconnect(),
+    });
+  }
+
+  private async reopen(client: CopilotClient, id: string, spec: SessionSpec): Promise<AgentSession> {
     const session = await client.resumeSession(id, this.config(spec)).catch((err: unknown) => {
       throw fromSdkError(err, 'resume');
     });
@@ -96,7 +132,12 @@ export class CopilotAgentSessions implements AgentSessions {
       throw err instanceof AgentError ? err : fromSdkError(err, 'resume');
     });
     // Measured: the sandbox does not survive a resume, so it is applied again every time.
-    return new CopilotAgentSession(session, this.host, await this.applySandbox(session, spec), { mcpHost: true });
+    return new CopilotAgentSession(session, this.hostOf(client), await this.applySandbox(session, spec), { mcpHost: true });
+  }
+
+  /** What a session opened on `client` asks of its runtime: its waits end when that client's runtime does. */
+  private hostOf(client: CopilotClient): SessionHost {
+    return { ...this.host, whileAlive: (work, what) => whileClientLives(client, work, { what }) };
   }
 
   /** Whether the session will be held by the runtime's sandbox: a worker's, with its policy, on a machine that can. */
@@ -133,7 +174,10 @@ export class CopilotAgentSessions implements AgentSessions {
     if (own && existsSync(own)) {
       // The runtime's delete looks only in its Copilot home (measured: "Session file not found" for a session kept
       // in a configDirectory), so Baton removes its own session's folder once the runtime has let go of it.
-      if (this.runtime.isStarted) await (await this.runtime.client()).rpc.sessions.close({ sessionId: id }).catch(() => undefined);
+      if (this.runtime.isStarted) {
+        const client = await this.runtime.client();
+        await whileClientLives(client, client.rpc.sessions.close({ sessionId: id }), { what: 'closing a session' }).catch(() => undefined);
+      }
       await rm(own, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
       await this.removeFileSnapshots(id);
       return;

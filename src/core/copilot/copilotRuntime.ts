@@ -8,6 +8,7 @@ import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { withTimeout } from '../util/delay';
 import type { ProviderSettings, RuntimeStats } from './agentSessions';
+import { clientConnected } from './clientLoss';
 import { AgentError } from './errors';
 import { buildRuntimeEnvironment, gitHubTokenOf, type EnvironmentReport, type EnvironmentSetting } from './runtimeEnvironment';
 import { createRuntimeTemp, removeRuntimeTemp, runtimeTempBase, sweepRuntimeTemps } from './runtimeTemp';
@@ -94,6 +95,9 @@ export class CopilotRuntime {
     if (this.disposed) throw new AgentError('fatal', 'Baton is shutting down');
     // Nothing opens a session on a runtime being stopped: it would be gone with it.
     if (this.restarting) await this.restarting.catch(() => undefined);
+    // A runtime that exited is not handed out: what is asked of it would never be answered (clientLoss.ts). Restarted
+    // like an idle restart, so concurrent callers share the new one; the sessions of the old one are dropped (onDidReset).
+    if (this.current && !clientConnected(this.current)) await this.restart('the Copilot runtime exited');
     if (this.current) return this.current;
     this.starting ??= this.start().finally(() => (this.starting = undefined));
     return this.starting;
@@ -180,9 +184,7 @@ export class CopilotRuntime {
    * when the runtime's stream closes but emits no event to sessions, so a turn polls this.
    */
   isConnected(): boolean {
-    const client = this.current as unknown as { state?: string; connectionClosed?: boolean } | undefined;
-    if (!client) return false;
-    return client.state === 'connected' && client.connectionClosed !== true;
+    return clientConnected(this.current);
   }
 
   /** Pings the runtime without starting it; false when not started or not answering. */

@@ -63,7 +63,7 @@ export async function runWithRetries(
   // A resend of a message whose window died: its session may have the prompt already (asked, never sent twice).
   let mayHavePrompt = turn.mayHavePrompt === true;
   const run = async (prompt: string, carried?: boolean): Promise<void> => {
-    const session = await keeper.ensure(turn.model);
+    const session = await keeper.ensure(turn.model, { signal });
     const result: RunResult = await session.run(prompt, {
       signal,
       // The nudge (no `carried`) is not the turn's prompt: where that one is was recorded when it was delivered.
@@ -89,7 +89,7 @@ export async function runWithRetries(
   for (let i = 0; ; i++) {
     try {
       if (mayHavePrompt) {
-        const session = await keeper.ensure(turn.model);
+        const session = await keeper.ensure(turn.model, { signal });
         const record = await session.inspect(turn.prompt);
         if (record.kind === 'answered') {
           logger.info(`Turn ${turn.turnId}: the runtime had already answered; taking its reply`);
@@ -105,7 +105,7 @@ export async function runWithRetries(
         logger.warn(`Turn ${turn.turnId}: the runtime has no record of the prompt; sending it again`);
       }
       // ensure() first: opening a recovered or drifted session is what sets the recovery context.
-      await keeper.ensure(turn.model);
+      await keeper.ensure(turn.model, { signal });
       const recovery = keeper.takeRecovery();
       await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt, !!recovery);
       return;

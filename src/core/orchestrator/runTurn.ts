@@ -51,7 +51,7 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
   opts.toolJournal?.begin(turn.turnId);
   let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
   try {
-    await lifecycle.load(turn);
+    await lifecycle.load(turn, abort.signal);
     await lifecycle.waitForLock(turn);
     const prompt = lifecycle.window(turn);
     let classified: string | undefined;

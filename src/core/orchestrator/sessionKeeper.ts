@@ -1,8 +1,10 @@
 // Keeps the orchestrator's one session: creates, resumes, recovers or replaces it, and remembers
 // its id and fingerprint in the store so a restart resumes the same conversation.
 // Invariants: a session claimed by another live window is never written into; a session whose
-// tools, model or Baton version drifted is replaced (with recovery context, not a resend); the
-// recovery context rides on the next prompt, so it costs no extra model call.
+// tools or Baton version drifted is replaced (with recovery context, not a resend), one saved on
+// another model is resumed and switched (as a live one is) when the model it was on is known; the
+// recovery context rides on the next prompt, so it costs no extra model call; a runtime lost while
+// the session opens leaves the saved session saved (the retry resumes it).
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool } from '../copilot/batonTool';
 import { conversationStateKey, MAIN_CONVERSATION, type BatonStore } from '../store/types';
@@ -13,6 +15,7 @@ import type { SessionClaims } from './sessionClaims';
 import { runtimeCompaction, runtimeCompactionUsage } from './runtimeCompaction';
 import { parseMark, STATE_COMPACTION_MARK, type CompactionMark } from './conversationCompactor';
 import { buildRecoveryPrompt } from './systemMessage';
+import { classifyError, type ErrorClass } from '../copilot/errors';
 
 /** The saved session id and fingerprint, per conversation (conversationStateKey: MAIN_CONVERSATION's are these keys). */
 export const STATE_SESSION = 'orchestrator_session_id';
@@ -23,6 +26,8 @@ export const STATE_FINGERPRINT = 'orchestrator_fingerprint';
  * start the next session knowing nothing.
  */
 export const STATE_PENDING_CONTEXT = 'orchestrator_pending_context';
+/** How a resume fails when the runtime answered that it cannot load the session: only then is the session replaced. */
+const UNLOADABLE = new Set<ErrorClass>(['session', 'fatal']);
 /** A saved fingerprint starting with this marks the saved session as not to be resumed; the rest is the reason. */
 export const STALE_PREFIX = 'stale: ';
 
@@ -224,20 +229,27 @@ export class SessionKeeper {
 
   /**
    * The session on `model`: the live one (switched if needed), the saved one resumed, or a new one (opened `ahead` of
-   * its first message when the panel was opened: AgentSessions.create).
+   * its first message when the panel was opened: AgentSessions.create). `signal` (the turn's) ends a wait on the open.
    */
-  async ensure(model: string, opts: { ahead?: boolean } = {}): Promise<AgentSession> {
-    if (this.session) {
-      if (this.model !== model) await this.switchModel(this.session, model);
-      return this.session;
-    }
+  async ensure(model: string, opts: { ahead?: boolean; signal?: AbortSignal } = {}): Promise<AgentSession> {
+    const session = this.session ?? (await this.open(model, opts));
+    if (this.model !== model) await this.switchModel(session, model);
+    return session;
+  }
+
+  private async open(wanted: string, opts: { ahead?: boolean; signal?: AbortSignal }): Promise<AgentSession> {
     const { store, logger, sessions, claims } = this.opts;
     const tools = this.opts.tools();
-    const fingerprint = sessionFingerprint(this.opts.version, model, tools);
-    this.signatures.set(model, fingerprint);
-    const spec = this.opts.spec(model, tools);
     const savedId = store.getState(this.sessionKey);
     const savedFingerprint = store.getState(this.fingerprintKey);
+    // The saved session on another model with the same tools (auto routing moved on while the runtime was lost) is
+    // resumed on its own model and then switched, as a live one is: only the tools and Baton make it drift.
+    const wantedFingerprint = sessionFingerprint(this.opts.version, wanted, tools);
+    this.signatures.set(wanted, wantedFingerprint);
+    const model = savedFingerprint === wantedFingerprint ? wanted : (this.savedModel(savedFingerprint, wanted, tools) ?? wanted);
+    const fingerprint = model === wanted ? wantedFingerprint : sessionFingerprint(this.opts.version, model, tools);
+    this.signatures.set(model, fingerprint);
+    const spec = this.opts.spec(model, tools);
 
     let session: AgentSession | undefined;
     let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
@@ -249,9 +261,12 @@ export class SessionKeeper {
       how = 'recovered';
     } else if (savedId && savedFingerprint === fingerprint) {
       try {
-        session = await sessions.resume(savedId, spec);
+        session = await sessions.resume(savedId, spec, { signal: opts.signal });
         how = 'resumed';
       } catch (err) {
+        // A runtime lost (or a turn stopped) while the session opened says nothing of the session: it stays saved,
+        // and the retry resumes it. Only a session the runtime could not load is replaced.
+        if (opts.signal?.aborted || !UNLOADABLE.has(classifyError(err))) throw err;
         reason = `resuming ${savedId} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`;
         how = 'recovered';
         store.deleteState(this.sessionKey);
@@ -265,11 +280,10 @@ export class SessionKeeper {
       store.deleteState(this.sessionKey);
     }
     if (!session) {
-      session = await sessions.create(spec, opts.ahead ? { ahead: true } : {});
-      if (how !== 'created') {
-        this.setPending('recovery', this.recoveryContext(reason ?? 'unknown'));
-        logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
-      }
+      // Kept before the create: a create that fails (the runtime lost) leaves the next one the same context.
+      if (how !== 'created') this.setPending('recovery', this.recoveryContext(reason ?? 'unknown'));
+      session = await sessions.create(spec, { ...(opts.ahead ? { ahead: true } : {}), signal: opts.signal });
+      if (how !== 'created') logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
     }
     claims?.claim(session.id);
     store.setState(this.sessionKey, session.id);
@@ -285,6 +299,18 @@ export class SessionKeeper {
     };
     this.opts.emit({ type: 'session.ready', sessionId: session.id, how, reason });
     return session;
+  }
+
+  /**
+   * The model the saved session was last on, other than `wanted`: one this process used, whose fingerprint with
+   * today's tools is the saved one (so nothing but the model differs). Undefined: none is (the session drifted).
+   */
+  private savedModel(saved: string | undefined, wanted: string, tools: BatonTool[]): string | undefined {
+    if (!saved) return undefined;
+    for (const model of this.signatures.keys()) {
+      if (model !== wanted && sessionFingerprint(this.opts.version, model, tools) === saved) return model;
+    }
+    return undefined;
   }
 
   /** A compaction the runtime made of the live session (by itself, or asked) is told like Baton's own. */

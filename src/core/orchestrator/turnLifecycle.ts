@@ -80,9 +80,10 @@ export class TurnLifecycle {
 
   /**
    * Drift (the definition signature against the session's), then the session: fires session.loaded and
-   * drift.checked. Throws DriftError, before anything is opened, when the caller asked for an error.
+   * drift.checked. Throws DriftError, before anything is opened, when the caller asked for an error; throws the
+   * abort reason when `signal` (the turn's: Stop, its time limit) ends the wait on the open.
    */
-  async load(turn: QueuedTurn): Promise<void> {
+  async load(turn: QueuedTurn, signal?: AbortSignal): Promise<void> {
     const { keeper } = this.deps;
     const options: TurnOptions = turn.options ?? {};
     // A live session's model may change under it (routing switches it): only its tools and Baton count then.
@@ -105,8 +106,9 @@ export class TurnLifecycle {
     const wasLive = !!keeper.current;
     let opened = true;
     try {
-      await keeper.ensure(model);
+      await keeper.ensure(model, { signal });
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       // The turn's retries open it again and report the failure; nothing is loaded to announce.
       opened = false;
       this.deps.logger.warn(`Turn ${turn.turnId}: opening the session failed before routing: ${err instanceof Error ? err.message : String(err)}`);
