@@ -9,6 +9,7 @@ import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
 import { ofType } from '../support/orchestratorEvents';
+import { CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
 
 describe('conversations (real runtime, scripted model, production wiring)', function () {
   this.timeout(90_000);
@@ -105,6 +106,33 @@ describe('conversations (real runtime, scripted model, production wiring)', func
     assert.equal(core.conversations.activeId, keep, 'the panel shows the remaining conversation');
     assert.ok(!core.store.stateKeys('orchestrator_session_id').some((k) => k.endsWith(doomed)), 'no saved session id is left');
     await assert.rejects(core.conversations.delete(doomed), { name: 'ConversationError', kind: 'not-found' });
+  });
+
+  it("the first conversation ('main') pushed out by the bound takes its saved session: asked again, the model sees none of its old history", async () => {
+    core.server.on({ lastUserIncludes: '[via panel] my secret codeword is PELICAN-42' }, { text: 'noted' });
+    core.server.on({ lastUserIncludes: '[via panel] something else' }, { text: 'sure' });
+    core.server.on({ lastUserIncludes: '[via api] what is my codeword?' }, { text: 'I do not know it.' });
+    const first = core.conversations.activeId;
+    assert.equal(first, 'main', 'a new store starts in the first conversation, whose state keys have no suffix');
+    await send('my secret codeword is PELICAN-42');
+    const pruned = core.conversations.active.currentSessionId!;
+    core.chat.receive({ type: 'chat/new' });
+    await send('something else');
+    // After a reload 'main' is neither shown nor open; then the user's other conversations (in another window, the
+    // Chat view) outnumber the bound and it is the least recently active.
+    await core.restart();
+    for (let i = 0; i < CONVERSATIONS_KEEP; i++)
+      core.store.appendLog({ role: 'user', content: `elsewhere ${i}`, source: 'chat', conversation: `c-other-${i}` });
+    assert.ok(!core.store.listConversations().some((c) => c.id === first));
+    assert.equal(core.store.getState('orchestrator_session_id'), undefined, 'no saved session is left for it');
+    await core.conversations.enqueue('what is my codeword?', { channel: 'api', conversation: first }).done;
+    const asked = core.server.chatRequests().at(-1)!;
+    assert.notEqual(asked.sessionId, pruned, 'a new session');
+    assert.ok(!JSON.stringify(asked.messages).includes('PELICAN-42'), "the pruned conversation's history never reaches the model");
+    assert.deepEqual(texts(first), [
+      ['user', 'what is my codeword?'],
+      ['assistant', 'I do not know it.'],
+    ]);
   });
 
   it('two conversations answer at once, each reply in its own log', async () => {

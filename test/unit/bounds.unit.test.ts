@@ -21,6 +21,7 @@ import {
   STATE_CACHE_KEEP,
 } from '../../src/core/store/bounds';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
+import { CONVERSATION_STATE_NAMES, conversationStateKey, MAIN_CONVERSATION } from '../../src/core/store/types';
 
 describe('bounds of the database (real sql.js file)', () => {
   let dir: string;
@@ -139,9 +140,50 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.ok(ids.has('c-first') && ids.has(`c-${CONVERSATIONS_KEEP + 19}`) && !ids.has('c-0'), 'the least recently active went');
     const oldest = store.listConversations().at(-1)!.id;
     store.setState(`orchestrator_session_id@${oldest}`, 'session-of-the-oldest');
-    store.createConversation('one-more');
+    store.appendLog({ role: 'user', content: 'one more', conversation: 'one-more' });
     assert.equal(store.getState(`orchestrator_session_id@${oldest}`), undefined, "a dropped conversation's saved session goes with it");
     assert.equal(store.recentLog(10, oldest).length, 0, 'and its log');
+    assert.equal(await count('SELECT COUNT(*) FROM conversations'), CONVERSATIONS_KEEP);
+  });
+
+  it(`the first conversation ('main', whose state keys have no suffix) pushed out by the bound goes with its saved session and its other state`, async () => {
+    store.appendLog({ role: 'user', content: 'my codeword is PELICAN', conversation: MAIN_CONVERSATION });
+    for (const name of CONVERSATION_STATE_NAMES) store.setState(conversationStateKey(name, MAIN_CONVERSATION), `${name} of main`);
+    store.setState('active_conversation', 'c-0');
+    for (let i = 0; i < CONVERSATIONS_KEEP; i++) store.appendLog({ role: 'user', content: `hello ${i}`, conversation: `c-${i}` });
+    assert.ok(!store.listConversations().some((c) => c.id === MAIN_CONVERSATION));
+    assert.equal(store.getState('orchestrator_session_id'), undefined, 'its session is not resumed by the next message to "main"');
+    assert.equal(await count(`SELECT COUNT(*) FROM state WHERE key IN (${CONVERSATION_STATE_NAMES.map((k) => `'${k}'`).join(', ')})`), 0);
+    assert.equal(store.getState('active_conversation'), 'c-0', "the store's own keys stay");
+  });
+
+  it(`empty conversations (an API call naming a new id, New Chat) never push out one with messages; a first message does`, async () => {
+    for (let i = 0; i < CONVERSATIONS_KEEP; i++) store.appendLog({ role: 'user', content: `mine ${i}`, conversation: `c-${i}` });
+    for (let i = 0; i < 50; i++) store.createConversation(`empty-${i}`);
+    const kept = store.listConversations();
+    assert.equal(kept.filter((c) => c.messages > 0).length, CONVERSATIONS_KEEP, 'every one with messages is kept');
+    assert.deepEqual(
+      kept.filter((c) => !c.messages).map((c) => c.id),
+      ['empty-49'],
+      'the newest empty one only: the others went',
+    );
+    store.appendLog({ role: 'user', content: 'now it counts', conversation: 'empty-49' });
+    const ids = store.listConversations().map((c) => c.id);
+    assert.equal(ids.length, CONVERSATIONS_KEEP);
+    assert.ok(ids.includes('empty-49') && !ids.includes('c-0'), 'its first message pushes out the least recently active');
+  });
+
+  it('conversations in use (the one shown, one open or answering) are never pushed out: the oldest others go', async () => {
+    store.appendLog({ role: 'user', content: 'shown', conversation: 'c-shown' });
+    store.appendLog({ role: 'user', content: 'answering', conversation: 'c-answering' });
+    store.keepInUse(() => ['c-shown', 'c-answering']);
+    for (let i = 0; i < CONVERSATIONS_KEEP; i++) store.appendLog({ role: 'user', content: `elsewhere ${i}`, conversation: `c-${i}` });
+    const ids = store.listConversations().map((c) => c.id);
+    assert.ok(ids.includes('c-shown') && ids.includes('c-answering'));
+    assert.ok(!ids.includes('c-0') && !ids.includes('c-1') && ids.includes('c-2'));
+    // No longer in use: the next conversation brings the count back to the bound.
+    store.keepInUse(() => []);
+    store.appendLog({ role: 'user', content: 'one more', conversation: 'c-more' });
     assert.equal(await count('SELECT COUNT(*) FROM conversations'), CONVERSATIONS_KEEP);
   });
 
@@ -155,7 +197,7 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.equal(await count(`SELECT COUNT(*) FROM conversations WHERE NOT ${tool}`), CONVERSATIONS_KEEP, "every one of the user's is kept");
     const ids = new Set(store.listConversations().map((c) => c.id));
     assert.ok(ids.has('c-0') && ids.has(`${TOOL_CONVERSATION_PREFIX}${TOOL_CONVERSATIONS_KEEP + 29}`) && !ids.has(`${TOOL_CONVERSATION_PREFIX}0`));
-    store.createConversation('c-one-more');
+    store.appendLog({ role: 'user', content: 'mine too', conversation: 'c-one-more' });
     assert.ok(!new Set(store.listConversations().map((c) => c.id)).has('c-0'), "a new one of the user's pushes out the user's oldest");
     assert.equal(await count(`SELECT COUNT(*) FROM conversations WHERE ${tool}`), TOOL_CONVERSATIONS_KEEP);
   });

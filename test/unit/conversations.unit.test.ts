@@ -8,7 +8,10 @@ import { LIVE_KEEP } from '../../src/core/conversations/conversations';
 import { ConversationClaims, newInstance, retireInstance } from '../../src/core/orchestrator/conversationClaims';
 import { describeConversations } from '../../src/core/conversations/conversationsReport';
 import { CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
-import { hangAfter, reply } from '../support/inMemoryAgentSessions';
+import { MAIN_CONVERSATION } from '../../src/core/store/types';
+import { createBatonApi } from '../../src/core/api/batonApi';
+import type { BatonApiV2, BatonError } from '../../api/baton';
+import { hangAfter, reply, type TurnScript } from '../support/inMemoryAgentSessions';
 import { eachUnitCore, until, type UnitCore } from '../support/inMemoryCore';
 
 describe('Conversations (in-memory runtime)', () => {
@@ -154,5 +157,117 @@ describe('Conversations (in-memory runtime)', () => {
     retireInstance(instance);
     await f.core.conversations.delete('c-theirs');
     assert.equal(f.core.store.recentLog(10, 'c-theirs').length, 0);
+  });
+
+  /** The user's own conversations written by another window (or the Chat view): each a message, newer than any here. */
+  const othersWrite = (n: number): void => {
+    for (let i = 0; i < n; i++) f.core.store.appendLog({ role: 'user', content: `elsewhere ${i}`, source: 'chat', conversation: `c-other-${i}` });
+  };
+  /** A reply that waits for `gate` before it says `text`. */
+  const gated =
+    (gate: Promise<void>, text: string): TurnScript =>
+    async (ctx) => {
+      await gate;
+      await ctx.say(text);
+    };
+
+  it(`more than ${LIVE_KEEP} conversations asked at once through the API are all answered, none refused as closed`, async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const n = LIVE_KEEP + 4;
+    for (let i = 0; i < n; i++) f.sessions.scriptWhen('orchestrator', (p) => p.includes(`hello ${i}.`), gated(gate, `answer ${i}`));
+    const api = createBatonApi(() => Promise.resolve(f.core.access));
+    const v2 = api.getApi(2);
+    let refused = 0;
+    const asked = Array.from({ length: n }, (_, i) =>
+      v2
+        .conversation(`ext-conv-${i}`)
+        .ask(`hello ${i}.`)
+        .then(
+          (r) => `${r.status}: ${r.text}`,
+          (e: unknown) => `refused ${++refused}: ${String(e)}`,
+        ),
+    );
+    const started = () => f.events.filter((e) => e.type === 'turn.started').length;
+    await until(() => started() + refused === n, 'every ask to start or be refused');
+    open();
+    assert.deepEqual(
+      await Promise.all(asked),
+      Array.from({ length: n }, (_, i) => `complete: answer ${i}`),
+    );
+    api.dispose();
+  });
+
+  it('the bound on conversations never pushes out the one answering nor the one shown: the question stays with its reply', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    f.sessions.script('orchestrator', reply('shown reply'), gated(gate, 'the slow answer'));
+    const shown = f.core.conversations.activeId;
+    await f.core.conversations.active.enqueue('a message in the shown one', { channel: 'panel' }).done;
+    const running = f.core.conversations.enqueue('slow question', { channel: 'api', conversation: 'c-answering' });
+    await until(() => f.events.some((e) => e.type === 'turn.started' && e.conversation === 'c-answering'), 'the answer to start');
+    othersWrite(CONVERSATIONS_KEEP);
+    open();
+    assert.equal((await running.done).content, 'the slow answer');
+    const rows = (id: string) => f.core.store.recentLog(10, id).map((e) => [e.role, e.content]);
+    assert.deepEqual(rows('c-answering'), [
+      ['user', 'slow question'],
+      ['assistant', 'the slow answer'],
+    ]);
+    assert.deepEqual(rows(shown), [
+      ['user', 'a message in the shown one'],
+      ['assistant', 'shown reply'],
+    ]);
+    assert.equal(f.core.conversations.list().find((c) => c.id === shown)?.messages, 2, 'the panel still shows its messages');
+    // The oldest others went instead; the count comes back to the bound once these two are no longer in use.
+    assert.ok(!f.core.store.listConversations().some((c) => c.id === 'c-other-0'));
+  });
+
+  it("a conversation the bound pushes out, 'main' too, takes its saved session: a later message there starts a new session", async () => {
+    f.sessions.script('orchestrator', reply('noted'), reply('the next one'), reply('hello again'));
+    await f.core.conversations.enqueue('my codeword is PELICAN', { channel: 'api', conversation: MAIN_CONVERSATION }).done;
+    const pruned = f.core.conversations.peek(MAIN_CONVERSATION)!.currentSessionId;
+    f.core.conversations.create();
+    await f.core.conversations.active.enqueue('the next one', { channel: 'panel' }).done;
+    await f.restart();
+    assert.notEqual(f.core.conversations.activeId, MAIN_CONVERSATION);
+    othersWrite(CONVERSATIONS_KEEP);
+    assert.ok(!f.core.store.listConversations().some((c) => c.id === MAIN_CONVERSATION), "'main' was the least recently active");
+    await f.core.conversations.enqueue('what is my codeword?', { channel: 'api', conversation: MAIN_CONVERSATION }).done;
+    const ready = f.events.filter((e) => e.type === 'session.ready' && e.conversation === MAIN_CONVERSATION).at(-1);
+    assert.ok(ready?.type === 'session.ready');
+    assert.equal(ready.how, 'created', 'the pruned session is not resumed');
+    assert.notEqual(ready.sessionId, pruned);
+    assert.equal(f.core.conversations.list().find((c) => c.id === MAIN_CONVERSATION)?.messages, 2);
+  });
+
+  it("the API's summarize and compact on ids that do not exist create nothing, and never push out the user's conversations", async () => {
+    f.sessions.script('orchestrator', reply('kept'));
+    const mine = f.core.conversations.activeId;
+    await f.core.conversations.active.enqueue('my important conversation', { channel: 'panel' }).done;
+    // Another conversation is shown now, and this window has none open: only the bound could take the user's.
+    f.core.conversations.create();
+    await f.restart();
+    const api = createBatonApi(() => Promise.resolve(f.core.access));
+    const v2: BatonApiV2 = api.getApi(2);
+    for (let i = 0; i < CONVERSATIONS_KEEP; i++) {
+      await assert.rejects(
+        v2.conversation(`ext-${i}`).summarize({ afterTurns: 10, keep: 4 }),
+        (e: BatonError) => e.kind === 'invalid-input' && /no conversation "ext-\d+"/.test(e.message),
+      );
+      assert.equal(await v2.conversation(`ext-c-${i}`).compact(), undefined, 'nothing to fold');
+    }
+    assert.deepEqual(
+      f.core.store
+        .listConversations()
+        .map((c) => c.id)
+        .filter((id) => id.startsWith('ext-')),
+      [],
+    );
+    assert.deepEqual(
+      (await v2.conversation(mine).messages()).map((m) => m.text),
+      ['my important conversation', 'kept'],
+    );
+    api.dispose();
   });
 });

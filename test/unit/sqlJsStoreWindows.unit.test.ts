@@ -253,7 +253,7 @@ describe('SqlJsStore: several windows on one folder', () => {
   it('a state value read again comes from what was read or written, and follows deletes, a deleted conversation and another window’s writes', async () => {
     const a = await openStore();
     const b = await openStore();
-    const key = conversationStateKey('session', 'c1');
+    const key = conversationStateKey('orchestrator_session_id', 'c1');
     a.appendLog({ role: 'user', content: 'hello', conversation: 'c1' });
     assert.equal(a.getState(key), undefined);
     a.setState(key, 'one');

@@ -9,6 +9,10 @@ import { usageDay } from '../../src/core/store/sqlJsUsage';
 import { conversationStateKey } from '../../src/core/store/types';
 import { renderUsageHtml } from '../../src/vscode/usageHtml';
 import { useTimeZone } from '../support/timeZone';
+import { TOOL_CONVERSATION_PREFIX, TOOL_CONVERSATIONS_KEEP } from '../../src/core/store/bounds';
+import { TOOL_CALLS_USAGE_KEY } from '../../src/core/orchestrator/usageConversation';
+import { reply } from '../support/inMemoryAgentSessions';
+import { eachUnitCore, type UnitCore } from '../support/inMemoryCore';
 
 const call = (premium: number) => ({ inputTokens: 10, outputTokens: 1, premiumRequests: premium, requests: premium ? 1 : 0 });
 
@@ -155,5 +159,35 @@ describe('usage', () => {
     const html = renderUsageHtml(usage.report(30), { cspSource: 'x', nonce: 'n' });
     assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
     assert.doesNotMatch(html, /<img/);
+  });
+});
+
+describe('usage of the conversations tool calls open for themselves (in-memory runtime)', () => {
+  let f: UnitCore;
+  eachUnitCore((core) => (f = core));
+
+  it(`asTool('fresh') calls, a conversation each, add to one usage row a day, as bounded as the ${TOOL_CONVERSATIONS_KEEP} conversations kept; the day's totals stay whole`, async () => {
+    const calls = TOOL_CONVERSATIONS_KEEP * 2;
+    for (let i = 0; i < calls; i++) f.sessions.script('orchestrator', reply(`answer ${i}`));
+    const tool = f.core.access.asTool({ sessionScope: 'fresh' });
+    f.core.usage.turn(undefined, 'a conversation of the user');
+    for (let i = 0; i < calls; i++) assert.equal(await tool.invoke({ message: `question ${i}` }), `answer ${i}`);
+    assert.equal(f.core.store.listConversations().filter((c) => c.id.startsWith(TOOL_CONVERSATION_PREFIX)).length, TOOL_CONVERSATIONS_KEEP);
+    const today = usageDay();
+    assert.deepEqual(
+      f.core.store.usage.totals({ scope: 'orchestrator' }).map((r) => [r.day, r.key, r.requests]),
+      [
+        [today, 'a conversation of the user', 1],
+        [today, TOOL_CALLS_USAGE_KEY, calls],
+      ],
+    );
+    assert.equal(f.core.usage.total('orchestrator').requests, calls + 1, "the day's turns, every one counted");
+    assert.deepEqual(
+      f.core.usage.report(30).conversations.map((c) => [c.title, c.requests]),
+      [
+        ['Calls from other agents (asTool)', calls],
+        [undefined, 1],
+      ],
+    );
   });
 });

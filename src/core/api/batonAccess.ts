@@ -51,6 +51,8 @@ export interface ConversationPort {
   readonly activeId: string;
   /** Its orchestrator; an unknown id creates the conversation. Throws for a bad id. */
   get(id: string): Orchestrator;
+  /** Whether the conversation exists (in the store, or open here). */
+  has(id: string): boolean;
   list(): Array<{ id: string; title: string; lastActivity: string; messages: number; busy: boolean }>;
   delete(id: string): Promise<void>;
 }
@@ -190,6 +192,14 @@ export class BatonAccess {
     }
   }
 
+  /**
+   * Whether `conversation` exists (the one the panel shows always does). Only ask creates one: a call that reads or
+   * sets something of an unknown id made an empty conversation each time, and enough of them pushed out the user's.
+   */
+  private existing(conversation: string): boolean {
+    return typeof conversation === 'string' && (conversation === this.core.conversationPort.activeId || this.core.conversationPort.has(conversation));
+  }
+
   conversations(): BatonConversationInfo[] {
     return this.core.conversationPort.list().map((c) => ({
       id: c.id,
@@ -225,6 +235,8 @@ export class BatonAccess {
   async compact(conversation: string, keep?: number): Promise<BatonCompaction | undefined> {
     if (keep !== undefined && (!Number.isInteger(keep) || keep < 1))
       throw new BatonApiError('invalid-input', 'Invalid input for compact: keep: must be a whole number, at least 1.');
+    // Nothing to fold in one that does not exist, and none is created for it (see existing()).
+    if (!this.existing(conversation)) return undefined;
     try {
       return await this.orchestratorOf(conversation).summarizeNow(keep);
     } catch (err) {
@@ -235,6 +247,8 @@ export class BatonAccess {
 
   /** Sets `conversation`'s own summarize policy (undefined: the setting's again); returns the policy in force. */
   summarize(conversation: string, policy: SummarizePolicy | undefined): SummarizePolicy {
+    if (!this.existing(conversation))
+      throw new BatonApiError('invalid-input', `There is no conversation ${JSON.stringify(conversation)}: ask in it first, then set its policy.`);
     const orchestrator = this.orchestratorOf(conversation);
     if (policy === undefined) orchestrator.setSummarizePolicy(undefined);
     else {

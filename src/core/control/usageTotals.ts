@@ -8,7 +8,7 @@ import type { CallUsage } from '../copilot/callUsage';
 import type { UsageDelta, UsageRow, UsageScope, UsageSum } from '../store/areaTypes';
 import { usageDay } from '../store/sqlJsUsage';
 import type { BatonStore } from '../store/types';
-import { conversationsByUsageKey } from '../orchestrator/usageConversation';
+import { conversationsByUsageKey, TOOL_CALLS_USAGE_KEY } from '../orchestrator/usageConversation';
 
 export interface UsageTotal {
   inputTokens: number;
@@ -165,7 +165,8 @@ export class UsageTotals {
       conversations: byKey('orchestrator')
         .sort((a, b) => (a.key < b.key ? 1 : -1))
         .map((c) => {
-          const title = titles().get(c.key)?.title;
+          // Every conversation a tool call opened for itself, under one key (usageConversation.ts).
+          const title = c.key === TOOL_CALLS_USAGE_KEY ? 'Calls from other agents (asTool)' : titles().get(c.key)?.title;
           return title === undefined ? c : { ...c, title };
         }),
       workers: byKey('worker'),

@@ -71,6 +71,9 @@ export class Conversations {
     const saved = opts.store.getState(STATE_ACTIVE);
     const known = new Set(opts.store.listConversations().map((c) => c.id));
     this.shown = saved && known.has(saved) ? saved : (opts.store.listConversations()[0]?.id ?? MAIN_CONVERSATION);
+    // The bound on conversations never pushes out one in use here: an open one's orchestrator holds its session (a
+    // turn answering would write its reply alone; one resumed later would show the model a history the log lost).
+    opts.store.keepInUse(() => [this.shown, ...this.live.keys()]);
   }
 
   /** The id of the conversation the panel shows. */
@@ -110,7 +113,7 @@ export class Conversations {
     );
     const interrupted = orchestrator.start();
     if (this.live.size === 1 && id === this.shown) this.interrupted = interrupted;
-    this.closeIdle();
+    this.closeIdle(id);
     return orchestrator;
   }
 
@@ -234,12 +237,16 @@ export class Conversations {
     return [...this.live.values()];
   }
 
-  /** Closes the least recently used idle orchestrators beyond LIVE_KEEP (never the one shown, never a busy one). */
-  private closeIdle(): void {
+  /**
+   * Closes the least recently used idle orchestrators beyond LIVE_KEEP: never the one shown, never a busy one, and never
+   * `wanted`, which its caller is about to use (idle until then: with every other one answering, closing it made the
+   * caller's message fail as if Baton had been closed).
+   */
+  private closeIdle(wanted: string): void {
     let over = this.live.size - LIVE_KEEP;
     for (const [id, o] of this.live) {
       if (over <= 0) break;
-      if (id === this.shown || o.busy || o.queuedCount) continue;
+      if (id === this.shown || id === wanted || o.busy || o.queuedCount) continue;
       over--;
       void this.retire(id).catch((err: unknown) => this.opts.logger.warn(`Closing conversation ${id}: ${String(err)}`));
     }

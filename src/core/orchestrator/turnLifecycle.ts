@@ -6,7 +6,7 @@
 import type { AgentSessions } from '../copilot/agentSessions';
 import type { CallUsage } from '../copilot/callUsage';
 import { SESSION_HISTORY_BYTES } from '../store/bounds';
-import { conversationStateKey, type BatonStore } from '../store/types';
+import { conversationStateKey, type BatonStore, type ConversationStateName } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
 import {
@@ -62,7 +62,7 @@ export class TurnLifecycle {
   }
 
   /** This conversation's own state key (deleted with the conversation). */
-  private key(name: string): string {
+  private key(name: ConversationStateName): string {
     return conversationStateKey(name, this.deps.conversation());
   }
 

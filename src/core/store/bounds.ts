@@ -26,7 +26,11 @@ export const MAX_REPLY_CHARS = 200_000;
  * some KB each fit: a move (one summary by the model) every few weeks of daily use in one conversation.
  */
 export const SESSION_HISTORY_BYTES = 4 * 2 ** 20;
-/** conversations: the most recently active kept; an older one goes with its log (and its session, at the next start). */
+/**
+ * conversations: the most recently active kept; an older one goes with its log and its saved session (its folder is swept
+ * at the next start). Empty ones go first and never push out one with messages; one in use in a window (shown, open,
+ * answering) never goes, so the count may pass the bound by those for a while (storeOps.ts pruneConversations).
+ */
 export const CONVERSATIONS_KEEP = 100;
 /**
  * Conversations a tool call opened for itself (asTool with sessionScope 'fresh': one per call, ids with this prefix)

@@ -19,6 +19,8 @@ export class SqlJsConversationLog {
   private insertsSinceBytes = 0;
   /** The last activity time this window wrote (ms): the next is later, so two in one millisecond still sort as they came. */
   private lastAt = 0;
+  /** The conversations this window uses (BatonStore.keepInUse): frozen into each op that may push some out. */
+  inUse: () => Iterable<string> = () => [];
 
   constructor(
     private readonly access: TableAccess,
@@ -42,6 +44,7 @@ export class SqlJsConversationLog {
       conversation,
       title: entry.role === 'user' ? titleFrom(entry.content) : '',
       keepConversations: CONVERSATIONS_KEEP,
+      ...this.inUseNow(),
     });
     const inserts = (this.insertsSincePrune.get(conversation) ?? 0) + 1;
     this.insertsSincePrune.set(conversation, inserts);
@@ -133,7 +136,12 @@ export class SqlJsConversationLog {
     // Opening one that exists changes nothing, so it is no op: every start opens the conversation the panel shows, and
     // an op would write the whole file again a moment later (and be replayed on another window's file).
     if (this.access.tables.first('SELECT 1 FROM conversations WHERE id = ?', [id])) return;
-    this.access.commit({ op: 'createConversation', id, ts: this.nextAt(), keep: CONVERSATIONS_KEEP });
+    this.access.commit({ op: 'createConversation', id, ts: this.nextAt(), keep: CONVERSATIONS_KEEP, ...this.inUseNow() });
+  }
+
+  private inUseNow(): { inUse?: string[] } {
+    const inUse = [...this.inUse()];
+    return inUse.length ? { inUse } : {};
   }
 
   listConversations(): ConversationRow[] {

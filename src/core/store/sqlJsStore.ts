@@ -22,22 +22,8 @@ import { SqlJsSquads } from './sqlJsSquads';
 import { SqlJsUsage } from './sqlJsUsage';
 import { SqlJsWikiIndex } from './sqlJsWikiIndex';
 import { StoreReporter } from './storeReporter';
-import {
-  type BatonStore,
-  type CheckpointInput,
-  type CheckpointRow,
-  type ConversationRow,
-  type InboxRow,
-  type LogEntry,
-  type LogHead,
-  type LogRole,
-  type LogStatus,
-  type Memory,
-  type MemoryCategory,
-  type MemorySource,
-  type StoreChange,
-  type WorkerRow,
-} from './types';
+import type { BatonStore, CheckpointInput, CheckpointRow, ConversationRow, InboxRow, LogEntry, LogHead, LogRole, LogStatus } from './types';
+import type { Memory, MemoryCategory, MemorySource, StoreChange, WorkerRow } from './types';
 
 export type { FlushStats } from './databaseFile';
 export type { SqlJsStoreOptions } from './sqlJsStoreOptions';
@@ -238,6 +224,10 @@ export class SqlJsStore implements BatonStore {
 
   deleteConversation(id: string): void {
     this.log.deleteConversation(id);
+  }
+
+  keepInUse(inUse: () => Iterable<string>): void {
+    this.log.inUse = inUse;
   }
 
   // ---------------------------------------------------------------- checkpoints

@@ -8,7 +8,7 @@ import type { IssuedIds, RowRef } from './issuedIds';
 import { memoryKey } from './memoryKey';
 import type { SqlJsTables } from './sqlJsTables';
 import {
-  conversationStateKey,
+  CONVERSATION_STATE_NAMES,
   MAIN_CONVERSATION,
   type CheckpointRow,
   type InboxRow,
@@ -39,6 +39,8 @@ export type StoreOp =
       /** The title a first message gives a conversation that has none ('' for other rows). */
       title?: string;
       keepConversations?: number;
+      /** Conversations the writing window uses (shown, open, answering): never pushed out by this op (absent: none). */
+      inUse?: string[];
     }
   | { op: 'updateLog'; target: RowRef; content?: string; status?: LogStatus; meta?: string | null }
   | { op: 'markInterrupted'; targets: RowRef[] }
@@ -46,7 +48,7 @@ export type StoreOp =
   | { op: 'deleteLog'; target: RowRef }
   | { op: 'pruneLog'; keep: number; conversation?: string }
   | { op: 'pruneLogBytes'; keep: number; newestAlways: number }
-  | { op: 'createConversation'; id: string; ts: string; keep: number }
+  | { op: 'createConversation'; id: string; ts: string; keep: number; inUse?: string[] }
   | { op: 'renameConversation'; id: string; title: string }
   | { op: 'deleteConversation'; id: string }
   | ({ op: 'addCheckpoint'; keep: number } & Omit<CheckpointRow, 'id'>)
@@ -152,8 +154,10 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
       return t.atomic(() => {
         const conversation = op.conversation ?? MAIN_CONVERSATION;
         const id = placeInsert(ctx, 'conversation_log', op.issued);
-        const isNew = touchConversation(t, conversation, op.title ?? '', op.at ?? op.ts);
-        if (isNew) pruneConversations(ctx, conversation, op.keepConversations ?? CONVERSATIONS_KEEP);
+        // Its first message makes it count against the bound: only then may it push out another with messages.
+        const first = !t.first('SELECT 1 FROM conversation_log WHERE conversation = ? LIMIT 1', [conversation]);
+        touchConversation(t, conversation, op.title ?? '', op.at ?? op.ts);
+        if (first) pruneConversations(ctx, conversation, op.keepConversations ?? CONVERSATIONS_KEEP, op.inUse ?? [], false);
         return t.run('INSERT INTO conversation_log(id, conversation, role, content, source, status, meta, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
           id,
           conversation,
@@ -214,7 +218,8 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
           op.ts,
           op.ts,
         ]);
-        if (n) pruneConversations(ctx, op.id, op.keep);
+        // Still empty: it pushes out only other empty ones (an API call naming a new id never costs the user a conversation).
+        if (n) pruneConversations(ctx, op.id, op.keep, op.inUse ?? [], true);
         return n;
       });
     case 'renameConversation':
@@ -318,28 +323,38 @@ export function applyOp(ctx: OpContext, op: StoreOp): number {
   }
 }
 
-/** Marks `conversation` active at `ts` (creating its row); a first message gives an untitled one its title. True when created. */
-function touchConversation(t: SqlJsTables, conversation: string, title: string, ts: string): boolean {
+/** Marks `conversation` active at `ts` (creating its row); a first message gives an untitled one its title. */
+function touchConversation(t: SqlJsTables, conversation: string, title: string, ts: string): void {
   // Two messages a turn land in a conversation that exists: one statement then (an update finds its row), two only
   // for a new conversation (it asked whether the row existed, then wrote it, on every append).
   const touched = t.run(
     `UPDATE conversations SET last_activity = max(last_activity, ?), title = CASE WHEN title = '' AND renamed = 0 THEN ? ELSE title END WHERE id = ?`,
     [ts, title, conversation],
   );
-  if (touched) return false;
-  t.run('INSERT INTO conversations(id, title, renamed, created_at, last_activity) VALUES (?, ?, 0, ?, ?)', [conversation, title, ts, ts]);
-  return true;
+  if (!touched) t.run('INSERT INTO conversations(id, title, renamed, created_at, last_activity) VALUES (?, ?, 0, ?, ?)', [conversation, title, ts, ts]);
 }
 
-/** Keeps the `keep` most recently active conversations; the others go with their log and their state. */
-/** Keeps the most recently active conversations of `id`'s kind: a tool call's own (TOOL_CONVERSATIONS_KEEP), or the user's (`keep`). */
-function pruneConversations(ctx: OpContext, id: string, keep: number): void {
+/**
+ * Keeps the most recently active conversations of `id`'s kind: a tool call's own (TOOL_CONVERSATIONS_KEEP), or the
+ * user's (`keep`); the others go with their log and their state. Empty ones go first, and `emptyOnly` (a conversation
+ * created, no message yet) takes only those. Never `id` itself (it is being written to) nor one in `inUse`: a
+ * conversation answering would lose the question it answers, the one shown would empty under the user's eyes. Those
+ * may hold the count above the bound for a while; the next conversation's first message brings it back.
+ */
+function pruneConversations(ctx: OpContext, id: string, keep: number, inUse: readonly string[], emptyOnly: boolean): void {
   const t = ctx.tables;
   const tool = id.startsWith(TOOL_CONVERSATION_PREFIX);
-  const ofKind = ['(substr(id, 1, ?) = ?) = ?', [TOOL_CONVERSATION_PREFIX.length, TOOL_CONVERSATION_PREFIX, tool ? 1 : 0]] as const;
-  const over = t.number(`SELECT count(*) FROM conversations WHERE ${ofKind[0]}`, [...ofKind[1]]) - (tool ? TOOL_CONVERSATIONS_KEEP : keep);
+  const ofKind = '(substr(id, 1, ?) = ?) = ?';
+  const kind = [TOOL_CONVERSATION_PREFIX.length, TOOL_CONVERSATION_PREFIX, tool ? 1 : 0];
+  const over = t.number(`SELECT count(*) FROM conversations WHERE ${ofKind}`, kind) - (tool ? TOOL_CONVERSATIONS_KEEP : keep);
   if (over <= 0) return;
-  const stale = t.column(`SELECT id FROM conversations WHERE ${ofKind[0]} ORDER BY last_activity, created_at, id LIMIT ?`, [...ofKind[1], over]);
+  const spared = [id, ...inUse];
+  const hasRows = 'EXISTS (SELECT 1 FROM conversation_log l WHERE l.conversation = conversations.id)';
+  const stale = t.column(
+    `SELECT id FROM conversations WHERE ${ofKind} AND id NOT IN (${spared.map(() => '?').join(', ')}) ${emptyOnly ? `AND NOT ${hasRows}` : ''}
+     ORDER BY ${hasRows}, last_activity, created_at, id LIMIT ?`,
+    [...kind, ...spared, over],
+  );
   dropConversations(ctx, stale.map(String));
 }
 
@@ -350,9 +365,14 @@ function dropConversations(ctx: OpContext, ids: string[]): number {
     changed += t.run('DELETE FROM conversations WHERE id = ?', [id]);
     t.run('DELETE FROM conversation_log WHERE conversation = ?', [id]);
     t.run('DELETE FROM checkpoints WHERE conversation = ?', [id]);
-    // Its own state (session id, fingerprint, live reply): keys named with conversationStateKey.
-    const suffix = conversationStateKey('', id);
-    if (id !== MAIN_CONVERSATION && t.run('DELETE FROM state WHERE substr(key, -?) = ?', [suffix.length, suffix])) ctx.stateDropped?.();
+    // Its own state (session id, fingerprint, live reply): keys named with conversationStateKey, `name@id`, or for
+    // 'main' the names themselves.
+    const suffix = `@${id}`;
+    const dropped =
+      id === MAIN_CONVERSATION
+        ? CONVERSATION_STATE_NAMES.reduce((n, key) => n + t.run('DELETE FROM state WHERE key = ?', [key]), 0)
+        : t.run('DELETE FROM state WHERE substr(key, -?) = ?', [suffix.length, suffix]);
+    if (dropped) ctx.stateDropped?.();
   }
   return changed;
 }

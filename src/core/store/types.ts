@@ -10,10 +10,27 @@ export type LogStatus = 'pending' | 'complete' | 'partial' | 'failed' | 'cancell
 export const MAIN_CONVERSATION = 'main';
 
 /**
+ * Every state key a conversation has of its own. A conversation that goes (deleted, or pushed out by the bound) takes
+ * them with it; MAIN_CONVERSATION's have no suffix to be found by, so they are found by these names (a saved session
+ * left behind would be resumed by the next message to 'main': the model would see a history the panel no longer has).
+ */
+export const CONVERSATION_STATE_NAMES = [
+  'orchestrator_session_id',
+  'orchestrator_fingerprint',
+  'orchestrator_pending_context',
+  'compaction_mark',
+  'summarize_policy',
+  'router_state',
+  'conversation_live',
+  'usage_conversation',
+] as const;
+export type ConversationStateName = (typeof CONVERSATION_STATE_NAMES)[number];
+
+/**
  * A state key of one conversation: `key` itself for MAIN_CONVERSATION (the key it had before there were several),
  * `key@id` for the others. Deleting a conversation deletes its keys.
  */
-export function conversationStateKey(key: string, conversation: string): string {
+export function conversationStateKey(key: ConversationStateName, conversation: string): string {
   return conversation === MAIN_CONVERSATION ? key : `${key}@${conversation}`;
 }
 
@@ -183,6 +200,11 @@ export interface BatonStore {
   renameConversation(id: string, title: string): boolean;
   /** Removes the conversation and its log. */
   deleteConversation(id: string): void;
+  /**
+   * Names the conversations this window uses (the one shown, those open or answering): the bound never pushes them
+   * out (storeOps.ts pruneConversations). Asked at each write that may push some out.
+   */
+  keepInUse(inUse: () => Iterable<string>): void;
 
   // checkpoints (append-only, pruned to the newest CHECKPOINT_KEEP per conversation)
   addCheckpoint(row: CheckpointInput): void;
