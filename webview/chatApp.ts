@@ -16,6 +16,7 @@ import { contentOf, lastUserText, markFrom, userBefore } from './messageOrder';
 import type { MessageView, Post } from './messageView';
 import { PermissionList } from './permissionList';
 import { permissionAsk } from '../src/shared/permissionAsk';
+import { visibleText } from '../src/shared/visibleText';
 import { SeqGate } from './seqGate';
 import { SetupBanner } from './setupBanner';
 import type { UiState, VsCodeApi } from './vscodeApi';
@@ -239,7 +240,7 @@ export class ChatApp {
       case 'permission/request':
         this.permissions.request(message.request);
         this.list.stick();
-        this.announce(`${message.request.worker} ${permissionAsk(message.request.kind)}`);
+        this.announce(`${visibleText(message.request.worker)} ${permissionAsk(message.request.kind)}`);
         break;
       case 'permission/resolved':
         this.permissions.resolve(message.id);
@@ -299,7 +300,7 @@ export class ChatApp {
     const typedIn = this.shownConversation ?? this.ui.draftOf;
     if (snapshot.conversation && typedIn !== undefined && typedIn !== snapshot.conversation) {
       const draft = this.drafts.swap(typedIn, this.composer.textarea.value, snapshot.conversation);
-      this.composer.textarea.value = draft;
+      this.composer.setText(draft);
       this.saveState({ draft, draftOf: snapshot.conversation, drafts: this.drafts.toJSON() });
     }
     this.shownConversation = snapshot.conversation;

@@ -1,6 +1,11 @@
 // The message composer: a native textarea (IME, spellcheck, undo and screen readers all work as everywhere else).
 // Enter sends, Shift+Enter is a newline, ArrowUp in an empty box recalls the last message sent.
+// Text is never cut: no maxlength (it truncated a paste silently, and Enter sent the cut text). A text over the host's
+// limit stays whole in the box, a line under it says by how much, and it is not sent until it fits.
+import { countText } from '../src/shared/countText';
+import { MAX_MESSAGE_LENGTH } from '../src/shared/messageLimit';
 import type { ReferenceChip } from '../src/shared/protocol';
+import { hasVisibleText } from '../src/shared/visibleText';
 import type { ContextBar } from './contextChips';
 import { button, h } from './dom';
 import { HashPicker } from './hashPicker';
@@ -20,14 +25,13 @@ export interface ComposerOptions {
   pick(kind: ReferenceChip['ref']['kind']): void;
 }
 
-/** The protocol's limit for chat/send. */
-const MAX_LENGTH = 100_000;
-
 export class Composer {
   readonly el: HTMLElement;
   readonly textarea: HTMLTextAreaElement;
   private readonly stopButton: HTMLElement;
   private readonly picker: HashPicker;
+  /** Says how far over the limit the text is; hidden while it fits. */
+  private readonly limitNote: HTMLElement;
 
   constructor(private readonly options: ComposerOptions) {
     this.textarea = h('textarea', {
@@ -36,10 +40,11 @@ export class Composer {
       'aria-label': 'Message Baton',
       placeholder: 'Ask Baton, or describe a task for a worker… (Enter to send, Shift+Enter for a new line)',
       rows: 1,
-      maxlength: MAX_LENGTH,
       spellcheck: true,
+      'aria-describedby': 'composer-limit',
     });
-    this.textarea.value = options.draft;
+    this.limitNote = h('div', { class: 'composer-limit', id: 'composer-limit', role: 'status', 'data-testid': 'composer-limit' });
+    this.setText(options.draft);
     const sendButton = button('primary', { 'data-testid': 'send', 'aria-label': 'Send message', title: 'Send (Enter)' }, 'Send');
     this.stopButton = button('secondary', { 'data-testid': 'stop', 'aria-label': 'Stop the answer', title: 'Stop' }, 'Stop');
     this.stopButton.hidden = true;
@@ -65,13 +70,17 @@ export class Composer {
       options.context.el,
       this.picker.el,
       this.textarea,
+      this.limitNote,
       h('div', { class: 'composer-buttons' }, attach, h('span', { class: 'composer-spacer' }), this.stopButton, sendButton),
     );
 
     sendButton.addEventListener('click', () => this.submit());
     this.stopButton.addEventListener('click', () => options.stop());
     this.textarea.addEventListener('keydown', (e) => this.onKeyDown(e));
-    this.textarea.addEventListener('input', () => options.onDraft(this.textarea.value));
+    this.textarea.addEventListener('input', () => {
+      this.checkLength();
+      options.onDraft(this.textarea.value);
+    });
   }
 
   /** Shows Stop while Baton answers; it says that `queued` messages are sent after the answer it stops. */
@@ -89,9 +98,15 @@ export class Composer {
     this.textarea.focus();
   }
 
+  /** Replaces the box's text without focusing it (another conversation's draft). */
+  setText(text: string): void {
+    this.textarea.value = text;
+    this.checkLength();
+  }
+
   /** Puts text in the box, caret at the end, and focuses it. */
   fill(text: string): void {
-    this.textarea.value = text;
+    this.setText(text);
     this.options.onDraft(text);
     this.focus();
     this.textarea.setSelectionRange(text.length, text.length);
@@ -117,9 +132,30 @@ export class Composer {
 
   private submit(): void {
     const text = this.textarea.value;
-    if (!text.trim()) return;
+    // Blank text (spaces, zero-width characters) would only be refused by the host.
+    if (!hasVisibleText(text)) return;
+    if (!this.checkLength()) {
+      // Still over: the note says so; said again, it is announced again, and nothing leaves the box.
+      this.limitNote.textContent = '';
+      requestAnimationFrame(() => this.checkLength());
+      return;
+    }
     this.options.send(text);
     this.textarea.value = '';
     this.options.onDraft('');
+  }
+
+  /** Shows or hides the note under the box; true when the text fits the limit. */
+  private checkLength(): boolean {
+    const over = this.textarea.value.length - MAX_MESSAGE_LENGTH;
+    const text =
+      over > 0
+        ? `${countText(over)} character${over === 1 ? '' : 's'} over the limit of ${countText(MAX_MESSAGE_LENGTH)}: shorten the message to send it.`
+        : '';
+    if (this.limitNote.textContent !== text) this.limitNote.textContent = text;
+    this.limitNote.hidden = over <= 0;
+    if (over > 0) this.textarea.setAttribute('aria-invalid', 'true');
+    else this.textarea.removeAttribute('aria-invalid');
+    return over <= 0;
   }
 }

@@ -217,10 +217,18 @@ export function droppedUris(data: DataTransfer): string[] {
   return [...new Set(out)].slice(0, 50);
 }
 
-/** Files dropped from the explorer or an editor tab (VS Code hands them to a webview while Shift is held). */
+/**
+ * Files dropped from the explorer or an editor tab (VS Code hands them to a webview while Shift is held). A drag that
+ * began in the panel (a link of a reply) is no file: the host refused its URI with an error. It is left to the
+ * browser, which drops a link's text into the composer as it would into any text field.
+ */
 export function acceptDrops(root: HTMLElement, post: (message: WebviewMessage) => void): void {
+  // dragend comes after the drop, so the flag holds for the whole of an inner drag, wherever it ends.
+  let inner = false;
+  root.addEventListener('dragstart', () => (inner = true));
+  root.addEventListener('dragend', () => (inner = false));
   root.addEventListener('dragover', (e) => {
-    if (!e.dataTransfer || !DROP_TYPES.some((t) => e.dataTransfer?.types.includes(t))) return;
+    if (inner || !e.dataTransfer || !DROP_TYPES.some((t) => e.dataTransfer?.types.includes(t))) return;
     e.preventDefault();
     e.dataTransfer.dropEffect = 'copy';
     root.classList.add('drop-target');
@@ -230,6 +238,7 @@ export function acceptDrops(root: HTMLElement, post: (message: WebviewMessage) =
   });
   root.addEventListener('drop', (e) => {
     root.classList.remove('drop-target');
+    if (inner) return;
     const uris = e.dataTransfer ? droppedUris(e.dataTransfer) : [];
     if (!uris.length) return;
     e.preventDefault();

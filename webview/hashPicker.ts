@@ -2,6 +2,9 @@
 // #file, #folder, #selection, #problems, #changes. Typing narrows it, arrows move, Enter or Tab picks,
 // Escape closes. Picking removes the `#word` from the text and asks the host, which shows VS Code's own
 // pickers where a choice is needed (which file, which scope).
+// Enter is the composer's Send as much as the list's pick: as in VS Code's chat, it picks only what the user chose
+// (moved to with the arrows, narrowed to by typing after `#`, or opened the list for with the # button). A bare `#`
+// then Enter sends "issue #" as written. A key with a modifier (Shift+Enter, Shift+Tab) is never the list's.
 import type { ReferenceChip } from '../src/shared/protocol';
 import { h } from './dom';
 
@@ -23,6 +26,8 @@ export class HashPicker {
   private shown: Kind[] = [];
   private active = 0;
   private open = false;
+  /** The user moved in the list, or opened it with the # button: Enter picks (see the top of the file). */
+  private moved = false;
 
   constructor(
     private readonly textarea: HTMLTextAreaElement,
@@ -41,14 +46,20 @@ export class HashPicker {
   /** Opens the list with every kind (the composer's "#" button). */
   openAll(): void {
     this.show(OPTIONS.map((o) => o.kind));
+    this.moved = true;
   }
 
   /** Handles a key while the list is open; true when it was the picker's. */
   handleKey(e: KeyboardEvent): boolean {
-    if (!this.open) return false;
+    if (!this.open || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey) return false;
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       this.active = (this.active + (e.key === 'ArrowDown' ? 1 : this.shown.length - 1)) % this.shown.length;
+      this.moved = true;
       this.render();
+    } else if (e.key === 'Enter' && !this.moved && !this.typedWord()) {
+      // Nothing chosen: Enter is the composer's (it sends), and the list goes with the text it was opened for.
+      this.close();
+      return false;
     } else if (e.key === 'Enter' || e.key === 'Tab') {
       this.choose(this.shown[this.active]!);
     } else if (e.key === 'Escape') {
@@ -60,11 +71,16 @@ export class HashPicker {
   }
 
   private update(): void {
+    const typed = this.typedWord();
+    if (typed === undefined) return this.close();
+    this.show(OPTIONS.map((o) => o.kind).filter((k) => k.startsWith(typed)));
+  }
+
+  /** The word typed after `#` before the caret, lower case ('' for a bare `#`); undefined when there is no `#word`. */
+  private typedWord(): string | undefined {
     const before = this.textarea.value.slice(0, this.textarea.selectionStart);
     const m = TRIGGER.exec(before);
-    if (!m) return this.close();
-    const typed = m[2]!.toLowerCase();
-    this.show(OPTIONS.map((o) => o.kind).filter((k) => k.startsWith(typed)));
+    return m ? m[2]!.toLowerCase() : undefined;
   }
 
   private show(kinds: Kind[]): void {
@@ -80,6 +96,7 @@ export class HashPicker {
     if (!this.open) return;
     this.open = false;
     this.active = 0;
+    this.moved = false;
     this.el.hidden = true;
     this.textarea.removeAttribute('aria-activedescendant');
   }

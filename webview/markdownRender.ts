@@ -134,6 +134,32 @@ class ColumnCappedState extends md.block.State {
 }
 md.block.State = ColumnCappedState;
 
+/**
+ * markdown-it stops parsing a block at maxNesting (100 levels: 100 `>`, or a list 50 deep, each level being a list and
+ * an item) and drops the rest of it: the text in there, and every line the deepest quote or item takes in, vanished.
+ * Past the limit the lines are shown as written instead, the way renderBlock shows a block too busy to render. The
+ * limit stays markdown-it's: each quote level indents 24 px, so deeper structure is nothing a reader could see in the
+ * panel anyway, and the parse redoes each line once per level (a higher limit makes it slower, not more readable).
+ */
+export const MAX_NESTING = 100;
+// markdown-it's own default, set here so that the check below reads the same number (its types leave the option out).
+Object.assign(md.options, { maxNesting: MAX_NESTING });
+const tokenizeBlocks = md.block.tokenize.bind(md.block);
+md.block.tokenize = (state, startLine, endLine) => {
+  // Rules push opening and closing tokens in pairs, so the level on entry is the level of every line of this call.
+  if (state.level < MAX_NESTING) return tokenizeBlocks(state, startLine, endLine);
+  let end = startLine;
+  // The lines markdown-it's own loop would have taken: up to one indented less than this block (the end of a list item).
+  while (end < endLine && (state.isEmpty(end) || state.sCount[end]! >= state.blkIndent)) end++;
+  const text = state.getLines(startLine, end, state.blkIndent, false).trim();
+  if (text) {
+    const token = state.push('html_block', '', 0);
+    token.content = plainBlock(text);
+    token.map = [startLine, end];
+  }
+  state.line = end;
+};
+
 md.renderer.rules.image = (tokens, idx) => {
   const token = tokens[idx]!;
   const alt = escapeHtml(token.content || 'image');

@@ -1,9 +1,13 @@
 // Permission prompts from workers, shown inline under the conversation. Focus moves to a new prompt's container
 // (not to a button: a keystroke meant for the composer must never answer a prompt), and back to the composer when
-// the prompt the user was in goes away.
+// the prompt the user was in goes away. Not while the user is typing, though: the rest of the words and the Enter
+// went to the prompt, and the message was lost. The prompt is then announced (chatApp.ts) and a Shift+Tab away.
+// What the prompt asks about is shown so that what the user reads is what runs (permissionDetail.ts).
 import type { PermissionDecision, PermissionPrompt } from '../src/shared/protocol';
 import { permissionAsk } from '../src/shared/permissionAsk';
+import { visibleText } from '../src/shared/visibleText';
 import { button, h, type ButtonAppearance } from './dom';
+import { detailNodes, hiddenWarning, sizeNote, unwatchDetail } from './permissionDetail';
 import type { Post } from './messageView';
 
 export class PermissionList {
@@ -28,18 +32,22 @@ export class PermissionList {
       const el = this.add(prompt);
       first ??= el;
     }
-    first?.focus();
+    if (!typing()) first?.focus();
   }
 
   request(prompt: PermissionPrompt): void {
-    this.prompts.get(prompt.id)?.remove();
-    this.add(prompt).focus();
+    const old = this.prompts.get(prompt.id);
+    unwatchDetail(old?.querySelector('.permission-detail') ?? null);
+    old?.remove();
+    const el = this.add(prompt);
+    if (!typing()) el.focus();
   }
 
   resolve(id: string): void {
     const el = this.prompts.get(id);
     if (!el) return;
     const hadFocus = el.contains(document.activeElement);
+    unwatchDetail(el.querySelector('.permission-detail'));
     el.remove();
     this.prompts.delete(id);
     this.el.hidden = this.prompts.size === 0;
@@ -53,9 +61,13 @@ export class PermissionList {
   private add(prompt: PermissionPrompt): HTMLElement {
     const titleId = `perm-title-${cssId(prompt.id)}`;
     const detailId = `perm-detail-${cssId(prompt.id)}`;
+    const warningId = `perm-warning-${cssId(prompt.id)}`;
+    const sizeId = `perm-size-${cssId(prompt.id)}`;
+    // The worker's name is the model's choice: shown with its hidden characters written out too.
+    const worker = visibleText(prompt.worker);
     const buttons: Array<[PermissionDecision, string, string, ButtonAppearance]> = [
       ['once', 'perm-once', 'Allow once', 'primary'],
-      ['worker', 'perm-worker', `Allow for ${prompt.worker}`, 'secondary'],
+      ['worker', 'perm-worker', `Allow for ${worker}`, 'secondary'],
       ['deny', 'perm-deny', 'Deny', 'secondary'],
     ];
     const status = h('span', { class: 'permission-status', role: 'status' });
@@ -73,6 +85,9 @@ export class PermissionList {
       });
       row.append(choice);
     }
+    const detail = h('pre', { class: 'permission-detail', id: detailId });
+    detail.append(...detailNodes(prompt.detail));
+    const warning = hiddenWarning(prompt.detail, warningId);
     const el = h(
       'div',
       {
@@ -82,10 +97,12 @@ export class PermissionList {
         'data-testid': 'permission',
         'data-id': prompt.id,
         'aria-labelledby': titleId,
-        'aria-describedby': detailId,
+        'aria-describedby': `${warning ? `${warningId} ` : ''}${sizeId} ${detailId}`,
       },
-      h('div', { class: 'permission-title', id: titleId }, h('strong', {}, prompt.worker), ` ${permissionAsk(prompt.kind)}`),
-      h('pre', { class: 'permission-detail', id: detailId }, prompt.detail),
+      h('div', { class: 'permission-title', id: titleId }, h('strong', {}, worker), ` ${permissionAsk(prompt.kind)}`),
+      warning,
+      sizeNote(prompt.detail, detail, sizeId),
+      detail,
       row,
       status,
     );
@@ -98,4 +115,10 @@ export class PermissionList {
 
 function cssId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** The user is typing: a text field has the focus and holds text (an empty composer, just sent from, does not count). */
+function typing(): boolean {
+  const active = document.activeElement;
+  return !!active?.matches('textarea, input:not([type]), input[type="text"], input[type="search"]') && (active as HTMLInputElement).value !== '';
 }

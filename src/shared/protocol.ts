@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import type { ContextErrorKind } from '../core/context/contextPort';
 import { referenceKindSchema, referenceSchema, MAX_REFERENCES, type ReferenceChip, type StoredReference } from '../core/context/references';
+import { MAX_MESSAGE_LENGTH } from './messageLimit';
+import { hasVisibleText } from './visibleText';
 
 export type { ReferenceChip, StoredReference } from '../core/context/references';
 export { MAX_REFERENCES } from './referenceLimit';
@@ -244,7 +246,8 @@ const conversationIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,12
 
 /** What a message sent from the composer carries. */
 const sendFields = {
-  text: z.string().min(1).max(100_000),
+  // Blank (whitespace, NULs, zero-width characters) ran a turn on nothing; the composer sends no such text either.
+  text: z.string().min(1).max(MAX_MESSAGE_LENGTH).refine(hasVisibleText, 'the message has nothing to read: only spaces or invisible characters'),
   references: z
     .array(z.object({ ref: referenceSchema, implicit: z.boolean().optional() }))
     .max(MAX_REFERENCES)

@@ -2,6 +2,7 @@
 // (a worker's command, a conversation's MCP tool), which would otherwise wait unseen until its worker timed out.
 import * as vscode from 'vscode';
 import { permissionAsk } from '../shared/permissionAsk';
+import { visibleText } from '../shared/visibleText';
 import type { BatonServices } from './services';
 
 const DETAIL_CHARS = 120;
@@ -11,7 +12,10 @@ export function registerNotifications(services: BatonServices, isChatVisible: ()
   services.onReady((core) => {
     const offQuestions = core.chat.onDidPost((m) => {
       if (m.type !== 'permission/request' || isChatVisible()) return;
-      const { worker, kind, detail } = m.request;
+      // Hidden characters written out, as the panel's prompt shows them: a bidi override reverses what the user reads.
+      const { kind } = m.request;
+      const worker = visibleText(m.request.worker);
+      const detail = visibleText(m.request.detail);
       const what = detail.length > DETAIL_CHARS ? `${detail.slice(0, DETAIL_CHARS)}…` : detail;
       void vscode.window
         .showWarningMessage(`Baton: ${worker} ${permissionAsk(kind)}: ${what}`, 'Open Chat')

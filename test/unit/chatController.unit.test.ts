@@ -116,6 +116,22 @@ describe('ChatController', () => {
     assert.equal(calls.length, 0, 'nothing was queued');
   });
 
+  it('refuses a blank message (spaces, NULs, zero-width characters): nothing runs, the composer is told why', async () => {
+    for (const text of ['   \n\t ', '\u0000\u0000', ' \u200B\uFEFF ']) {
+      posted = [];
+      chat.receive({ type: 'chat/send', text });
+      assert.equal(posted.length, 1, JSON.stringify(text));
+      const back = posted[0]!;
+      assert.ok(back.type === 'chat/refused' && back.text === text && /nothing to read/.test(back.message), JSON.stringify(back));
+    }
+    posted = [];
+    chat.receive({ type: 'chat/edit', id: 'log-1', text: '  ' });
+    assert.ok(posted[0]?.type === 'edit/refused' && posted[0].id === 'log-1' && /nothing to read/.test(posted[0].message), JSON.stringify(posted));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(store.recentLog(5), [], 'nothing was logged as sent');
+    assert.equal(calls.length, 0);
+  });
+
   it("gives the webview's HTML the newest page, numbered before what it posts next; the answer to ready has them all", async () => {
     for (let i = 0; i < 60; i++) store.appendLog({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}`, source: 'panel', status: 'complete' });
     await reload();

@@ -252,9 +252,12 @@ export class ChatController {
     const parsed = parseWebviewMessage(raw);
     if (!parsed.ok) {
       this.logger.warn(`Ignored a bad message from the chat panel: ${parsed.error}`);
-      // A message from the composer left it when sent: its text goes back with why, or it vanished without a word.
-      const text = (raw as { type?: unknown; text?: unknown } | null)?.type === 'chat/send' ? (raw as { text?: unknown }).text : undefined;
-      if (typeof text === 'string' && text.trim()) this.send({ type: 'chat/refused', text, kind: 'unavailable', message: parsed.error });
+      // A message from the composer left it when sent: its text goes back with why, or it vanished without a word (a
+      // blank one too: the panel says why nothing was sent).
+      const { type, text, id } = (raw ?? {}) as { type?: unknown; text?: unknown; id?: unknown };
+      if (typeof text !== 'string' || text === '') return;
+      if (type === 'chat/send') this.send({ type: 'chat/refused', text, kind: 'unavailable', message: parsed.error });
+      else if (type === 'chat/edit' && typeof id === 'string') this.send({ type: 'edit/refused', id, text, message: parsed.error });
       return;
     }
     const message = parsed.message;
