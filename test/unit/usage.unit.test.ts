@@ -140,6 +140,17 @@ describe('usage', () => {
     assert.match(added, /workers: /);
   });
 
+  it("counts a squad's task once in the header's day total: as its worker's, not again as the squad's", () => {
+    const usage = new UsageTotals(store, () => 'conversation-1');
+    assert.equal(usage.headerText(), 'no usage today');
+    usage.turn({ inputTokens: 1000, outputTokens: 100, premiumRequests: 1 });
+    usage.workerCall('w1', call(1), 'shop');
+    usage.workerCall('w2', call(1));
+    const expected = /^today: 1k in \/ 102 out tokens · 3 premium requests · 3 requests\n/;
+    assert.match(usage.headerText(), expected, 'as this window added it up');
+    assert.match(new UsageTotals(store, () => 'conversation-1').headerText(), expected, 'as summed from the store');
+  });
+
   it("counts a day from the user's midnight, not UTC's", () => {
     // In California, where UTC's next day starts in the afternoon.
     setTimeZone('America/Los_Angeles');

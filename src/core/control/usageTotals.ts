@@ -111,14 +111,12 @@ export class UsageTotals {
   }
 
   private sumHeader(day: string, conversation: string): HeaderTotals {
-    // Summed by SQLite, however many workers ran today.
-    return {
-      day,
-      conversation,
-      all: totalOf(this.store.usage.sum({ day })),
-      here: this.total('orchestrator', conversation, day),
-      workers: this.total('worker', undefined, day),
-    };
+    // Summed by SQLite, however many workers ran today. A squad's requests are its workers' too: the day's total counts
+    // the conversations and the workers only (as report() does), or every squad task was counted twice.
+    const workers = this.total('worker', undefined, day);
+    const all = this.total('orchestrator', undefined, day);
+    addTo(all, { ...workers, scope: 'worker', key: '' });
+    return { day, conversation, all, here: this.total('orchestrator', conversation, day), workers };
   }
 
   /** Writes this window's usage, and adds it to the header's totals as the sums would count it. */
@@ -137,7 +135,7 @@ export class UsageTotals {
       return;
     }
     for (const d of deltas) {
-      addTo(h.all, d);
+      if (d.scope !== 'squad') addTo(h.all, d);
       if (d.scope === 'orchestrator' && d.key === h.conversation) addTo(h.here, d);
       if (d.scope === 'worker') addTo(h.workers, d);
     }
