@@ -13,8 +13,9 @@ export function registerLanguageModelTools(services: BatonServices): vscode.Disp
 function tool(name: BatonToolName, services: BatonServices): vscode.LanguageModelTool<unknown> {
   return {
     // Throws on bad input, so the user is never asked to confirm a call that cannot run.
-    prepareInvocation: (options) => {
-      const prepared = prepareTool(name, options.input);
+    prepareInvocation: async (options) => {
+      // The core is needed to check a worker's folder against the protected paths (it is built for the call anyway).
+      const prepared = prepareTool(name, options.input, name === 'baton_delegate' ? (await services.ready()).access : undefined);
       return {
         invocationMessage: prepared.invocationMessage,
         ...(prepared.confirmation

@@ -2,7 +2,8 @@
 // Copilot runtime and a scripted model, built as the extension builds Baton (createBatonCore).
 // What another extension, the Chat view (@baton) and Copilot's agent mode get is what these check.
 import * as assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BatonApi, BatonError, BatonEvent, BatonEventV2 } from '../../api/baton';
 import { createBatonApi } from '../../src/core/api/batonApi';
@@ -281,6 +282,19 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     assert.equal(prepareTool('baton_ask', { question: 'hi' }).confirmation, undefined, 'a question needs no confirmation');
     assert.throws(() => prepareTool('baton_delegate', { task: 'x' }), /Invalid input for baton_delegate: folder: is required\./);
     assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: project, extra: 1 }), /unknown field "extra"/);
+    // A folder the worker could not start in is refused before the user is asked to confirm it; a link is named as
+    // the folder it leads to.
+    assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: 'src/app' }, core.access), {
+      name: 'BatonError',
+      kind: 'worker',
+      message: "working_dir must be an absolute path (or start with ~): 'src/app'.",
+    });
+    assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: join(project, 'missing') }, core.access), /^BatonError: Directory not found/);
+    assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: core.storageDir }, core.access), /inside the protected path/);
+    const link = join(core.workspace, 'project-link');
+    await symlink(project, link);
+    const confirmed = prepareTool('baton_delegate', { task: 'x', folder: link }, core.access).confirmation!.message;
+    assert.ok(confirmed.includes(`**${realpathSync(project)}**`), confirmed);
     await assert.rejects(runTool(core.access, 'baton_recall', { limit: 500 }), /Invalid input for baton_recall: limit: must be at most 100\./);
 
     core.server.on({ lastUserIncludes: 'TASK-tool lint' }, { text: 'No lint errors.' });

@@ -118,6 +118,20 @@ export class BatonAccess {
     }
   }
 
+  /**
+   * The folder a worker given `folder` would work in (the real path), or the BatonApiError('worker') its start would
+   * fail with: a missing, relative or protected folder. Reads only, so a tool call can be checked before the user is
+   * asked to confirm it.
+   */
+  workerFolder(folder: string): string {
+    try {
+      return this.core.pool.setup.resolveDir(folder);
+    } catch (err) {
+      if (err instanceof WorkerError) throw new BatonApiError('worker', err.message);
+      throw err;
+    }
+  }
+
   /** Starts a fresh worker (a new session) on `task`; resolves once it runs, with its result to come. */
   async delegate(task: string, channel: Exclude<ReplyChannel, 'panel'>, opts: DelegateCallOptions): Promise<DelegateHandle> {
     const input = parseInput('delegate', delegateInput, { task, folder: opts?.folder, ...(opts?.name !== undefined ? { name: opts.name } : {}) });

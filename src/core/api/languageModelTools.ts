@@ -43,17 +43,22 @@ export function validateToolInput<N extends BatonToolName>(name: N, raw: unknown
   return parsed.value as ToolInputs[N];
 }
 
-/** Side-effect free (VS Code may prepare a call it never makes); throws on bad input so nothing is asked for nothing. */
-export function prepareTool(name: BatonToolName, raw: unknown): ToolPreparation {
+/**
+ * Side-effect free (VS Code may prepare a call it never makes); throws on bad input so nothing is asked for nothing.
+ * With `access`, baton_delegate's folder is checked too (a relative, missing or protected one was confirmed by the user
+ * and only then refused), and the confirmation names the folder the worker would really work in.
+ */
+export function prepareTool(name: BatonToolName, raw: unknown, access?: Pick<BatonAccess, 'workerFolder'>): ToolPreparation {
   switch (name) {
     case 'baton_delegate': {
       const input = validateToolInput('baton_delegate', raw);
+      const folder = access ? access.workerFolder(input.folder) : input.folder;
       const task = input.task.length > 400 ? `${input.task.slice(0, 400)}…` : input.task;
       return {
-        invocationMessage: `Starting a Baton worker in ${input.folder}${input.wait ? ' and waiting for it' : ''}`,
+        invocationMessage: `Starting a Baton worker in ${folder}${input.wait ? ' and waiting for it' : ''}`,
         confirmation: {
           title: 'Start a Baton worker?',
-          message: `A new Copilot session will work in **${input.folder}**: it can edit files there and asks before running shell commands.\n\nTask:\n\n> ${task.replace(/\n/g, '\n> ')}`,
+          message: `A new Copilot session will work in **${folder}**: it can edit files there and asks before running shell commands.\n\nTask:\n\n> ${task.replace(/\n/g, '\n> ')}`,
         },
       };
     }
