@@ -154,6 +154,35 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     assert.equal(anywhere(last, 'Apple.'), 1);
   });
 
+  it("a model service's error the runtime already retried (503) fails the message at once, no nudge left behind; Retry sends it once more", async () => {
+    core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.' });
+    await core.orchestrator.enqueue('name a fruit', { channel: 'panel' }).done;
+    // The runtime tries a model call six times before it reports the error; Baton's own retries made that 24 requests.
+    const busy = { error: 503, body: { error: { message: 'the service is unavailable' } } };
+    core.server.on({ lastUserIncludes: '[via panel] pick a number', name: "the runtime's six tries" }, ...Array.from({ length: 6 }, () => busy));
+    const failed = await core.orchestrator.enqueue('pick a number', { channel: 'panel' }).done.then(
+      (r) => assert.fail(`it ended ${r.status}: '${r.content}'`),
+      (e: unknown) => e as Error,
+    );
+    assert.match(failed.message, /^Sorry, I hit an error: the model service is busy or slow/);
+    assert.deepEqual(ofType(core.events, 'turn.retrying'), []);
+    const asked = (r: RecordedRequest): boolean => (r.lastUserText ?? '').includes('[via panel] pick a number');
+    assert.equal(core.server.chatRequests().filter(asked).length, 6, "the runtime's own tries, no more");
+    core.assertScriptDone();
+
+    await idle();
+    core.server.on({ lastUserIncludes: '[via panel] pick a number', name: 'the retry' }, { text: 'Nine.' });
+    const before = ofType(core.events, 'turn.completed').length;
+    core.chat.receive({ type: 'chat/retry', id: `log-${userRow('pick a number')}` });
+    await oneMore(before);
+    assert.deepEqual(shown(), ['user: name a fruit', 'assistant: Apple.', 'user: pick a number', 'assistant: Nine.']);
+    const last = core.server.chatRequests().at(-1)!;
+    assert.equal(timesSent([last], 'pick a number'), 1, 'the message once');
+    assert.equal(anywhere(last, 'previous reply was interrupted'), 0, 'no nudge in the session');
+    assert.equal(core.server.chatRequests().length, 8);
+    core.assertScriptDone();
+  });
+
   it('a message sent while the one before it was answered: editing it takes back it and its reply, never the reply before it', async () => {
     core.server.on({ lastUserIncludes: '[via panel] name a fruit' }, { text: 'Apple.', delayMs: 400 });
     core.server.on({ lastUserIncludes: '[via panel] and a colour' }, { text: 'Blue.' });

@@ -356,8 +356,9 @@ export class CopilotAgentSessions implements AgentSessions {
    * an unclassified failure on the Copilot provider the runtime's auth status decides.
    */
   private async classify(data: { errorType?: string; statusCode?: number; message: string }): Promise<AgentError> {
-    const details = { errorType: data.errorType, statusCode: data.statusCode };
     const kind = kindOfSessionError(data.errorType, data.statusCode);
+    // A session.error comes after the runtime's own retries of the model call (see AgentError's details).
+    const details = { errorType: data.errorType, statusCode: data.statusCode, ...(kind === 'transient' ? { retriedByRuntime: true } : {}) };
     if (kind === 'fatal' && data.statusCode === undefined && this.provider.type === 'copilot') {
       try {
         // Bounded: the turn waits for this answer (its idle no longer ends it), and a runtime that never answers it

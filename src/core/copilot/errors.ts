@@ -19,7 +19,16 @@ export class AgentError extends Error {
   constructor(
     readonly kind: Exclude<ErrorClass, 'cancelled'>,
     message: string,
-    readonly details: { errorType?: string; statusCode?: number; cause?: unknown } = {},
+    readonly details: {
+      errorType?: string;
+      statusCode?: number;
+      cause?: unknown;
+      /**
+       * The runtime already retried the request itself before it reported the error (a model service's 429 or 5xx:
+       * measured, six requests over ~15 s for a 503). Tried again by Baton, each try is the runtime's six again.
+       */
+      retriedByRuntime?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = 'AgentError';

@@ -3,7 +3,7 @@
 import type { UsageInfo } from '../../shared/protocol';
 import { wasDelivered, type AgentSessions, type RunResult } from '../copilot/agentSessions';
 import type { CallUsage } from '../copilot/callUsage';
-import { classifyError, isRetryable } from '../copilot/errors';
+import { AgentError, classifyError, isRetryable } from '../copilot/errors';
 import { delay } from '../util/delay';
 import type { Logger } from '../util/logger';
 import type { OrchestratorEventBody } from './events';
@@ -48,7 +48,8 @@ export interface DeliveredAt {
 const RESUME_NUDGE = '[System: your previous reply was interrupted by a connection failure. Answer the last user message now; do not repeat it.]';
 
 /**
- * Retries connection, session and transient failures after 1 s / 3 s / 10 s. A prompt the
+ * Retries connection, session and transient failures after 1 s / 3 s / 10 s (not a model service's error the runtime
+ * already retried itself: that fails the turn). A prompt the
  * runtime already has is never sent again: after a failure past delivery, the session is
  * resumed and its own record decides: a settled reply is taken as is; a recorded prompt gets a
  * nudge to finish; only a prompt the runtime has no record of is sent again (and the log says so).
@@ -112,7 +113,10 @@ export async function runWithRetries(
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       const kind = classifyError(err);
-      if (!isRetryable(kind) || i >= delays.length) throw err;
+      // A model service's error the runtime already retried fails the turn: Baton's retries made each of its tries
+      // the runtime's six again (24 requests for one message), and left a nudge in the session after the prompt. The
+      // reply's Retry takes the conversation back before the message and sends it once more.
+      if (!isRetryable(kind) || i >= delays.length || (err instanceof AgentError && err.details.retriedByRuntime)) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       logger.warn(`Turn ${turn.turnId}: ${kind} error (${reason}); retry ${i + 1}/${delays.length} in ${delays[i]} ms`);
       host.emit({ type: 'turn.retrying', turnId: turn.turnId, attempt: i + 1, delayMs: delays[i]!, reason });
