@@ -7,6 +7,9 @@ import { describeConversations } from '../core/conversations/conversationsReport
 import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
+import { sandboxReport } from '../core/workers/sandboxReport';
+import { STATE_SESSION } from '../core/orchestrator/sessionKeeper';
+import { conversationStateKey } from '../core/store/types';
 import type { Core } from './services';
 import { wikiFolderProblem } from './wikiFolderSetting';
 import { readWorkerSettings, settingProblems } from './settings';
@@ -71,7 +74,8 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   });
   await check('Storage size', async () => `${mb(await folderSize(storageDir))} in ${storageDir}`);
   await check('Baton sessions', async () => {
-    const id = core.orchestrator.currentSessionId ?? core.store.getState('orchestrator_session_id');
+    // The shown conversation's: its live session, else the one it saved (each conversation keeps its own).
+    const id = core.orchestrator.currentSessionId ?? core.store.getState(conversationStateKey(STATE_SESSION, core.conversations.activeId));
     const history = id ? await core.sessions.historyBytes(id) : undefined;
     const bound = `past ${SESSION_HISTORY_BYTES / 2 ** 20} MB the conversation moves to a new session from its summary`;
     return `${mb(await folderSize(path.join(storageDir, 'copilot-sessions')))}; this conversation's session ${id ?? 'none yet'}${history === undefined ? '' : `, its history ${mb(history)} (${bound})`}`;
@@ -80,13 +84,9 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   await check('Windows', async () => core.conversationClaims.describe());
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
   await check('Workers\u2019 sandbox', async () => {
-    const support = core.sessions.sandboxSupport;
-    if (!support.available) throw new Error(`unsandboxed: ${support.reason}. ${support.fix ?? ''} Until then every shell command of a worker asks you first.`);
-    const states = core.pool
-      .list()
-      .map((w) => w.sandbox?.state)
-      .filter(Boolean);
-    return `available${support.networkAvailable ? '' : ` (network off: ${support.networkReason})`}${states.length ? `; workers: ${states.join(', ')}` : ''}`;
+    const report = sandboxReport(core.sessions.sandboxSupport, core.pool.list());
+    if (!report.ok) throw new Error(report.text);
+    return report.text;
   });
   // Names only: a value (a token, a password) never goes into a report a user pastes into a bug.
   lines.push(
