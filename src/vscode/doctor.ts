@@ -8,6 +8,7 @@ import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
 import { sandboxReport } from '../core/workers/sandboxReport';
+import { Git } from '../core/git/git';
 import { STATE_SESSION } from '../core/orchestrator/sessionKeeper';
 import { conversationStateKey } from '../core/store/types';
 import type { Core } from './services';
@@ -83,6 +84,12 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   await check('Conversations', async () => describeConversations(core.conversations.list(), core.conversations.openCount, LIVE_KEEP));
   await check('Windows', async () => core.conversationClaims.describe());
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
+  // Without git a worker runs in the folder itself (no worktree of its own to review and apply): said before it does.
+  await check('Git', async () => {
+    if (readWorkerSettings().isolation === 'none') return 'not needed: baton.workers.isolation is "none"';
+    const version = (await new Git({ timeoutMs: 5000 }).run(['--version'], { cwd: storageDir })).trim();
+    return `${version}: each worker in a repository gets its own worktree`;
+  });
   await check('Workers\u2019 sandbox', async () => {
     const report = sandboxReport(core.sessions.sandboxSupport, core.pool.list());
     if (!report.ok) throw new Error(report.text);
