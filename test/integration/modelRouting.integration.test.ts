@@ -54,6 +54,19 @@ describe('Model routing (real runtime, scripted model)', function () {
     assert.equal(lastAnswerModel(), 'claude-opus-4.6');
   });
 
+  it('a model Copilot does not offer (baton.model with a typo): the reply says which model answered instead, and where to choose', async () => {
+    core.settings.routing.auto = false;
+    core.settings.routing.model = 'claude-sonet-4.5';
+    core.server.on({ lastUserIncludes: '[via panel] hello there' }, { text: 'Hi.' });
+    const r = await core.orchestrator.enqueue('hello there', { channel: 'panel' }).done;
+    const used = lastAnswerModel()!;
+    assert.notEqual(used, 'claude-sonet-4.5', 'the runtime answers with its own default');
+    assert.equal(r.route.model, used);
+    const note = `baton.model names "claude-sonet-4.5", which Copilot does not offer here: ${used} answered instead. Choose a model with Baton: Switch Model.`;
+    assert.deepEqual([r.status, r.content, r.note], ['complete', 'Hi.', note]);
+    assert.equal(core.store.recentLog(1)[0]!.content, `Hi.\n\n_${note}_`, 'the panel shows it under the reply');
+  });
+
   it('after the runtime is lost, a message routed to another tier resumes the saved session and switches its model', async () => {
     core.server.on({ lastUserIncludes: '[via panel] tell me about the queue here' }, { text: 'It runs one turn at a time.' });
     core.server.on({ systemIncludes: 'You label messages' }, { text: 'standard' });

@@ -84,8 +84,9 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     );
     // The runtime's idle can beat abort() back: a stopped or timed-out turn is never "complete".
     if (abort.signal.aborted) throw abort.signal.reason;
+    const note = attempt.model && attempt.model !== route.model ? otherModelNote(route, attempt.model) : undefined;
     if (attempt.model) route = { ...route, model: attempt.model };
-    const result = { turnId: turn.turnId, content: attempt.text, status: 'complete' as const, route, usage: attempt.usage };
+    const result = { turnId: turn.turnId, content: attempt.text, status: 'complete' as const, route, usage: attempt.usage, ...(note ? { note } : {}) };
     const logId = outcome.write(turn, result);
     clearTimeout(timer);
     await lifecycle.afterSettled(turn.turnId);
@@ -99,4 +100,13 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     opts.toolJournal?.end(turn.turnId);
     parts.ended();
   }
+}
+
+/**
+ * The runtime answered on another model than the one asked for: it takes a model it does not offer (a typo in
+ * baton.model, one retired) silently and answers with its default, so the reply says so and where to choose.
+ */
+function otherModelNote(route: RouteInfo, used: string): string {
+  const setting = route.tier === 'fixed' ? 'baton.model' : `baton.routing.tiers (${route.tier})`;
+  return `${setting} names "${route.model}", which Copilot does not offer here: ${used} answered instead. Choose a model with Baton: Switch Model.`;
 }
