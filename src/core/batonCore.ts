@@ -257,6 +257,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
       retryDelaysMs: deps.retryDelaysMs,
       waitingOnUser: () => questions.for(conversation),
       onUsage: (call) => usage.conversationCall(orch.conversationId, call),
+      onInterrupted: (used) => usage.turn(used, orch.conversationId),
       permissions: orchestratorPermissions({ broker, logger, conversation, signal: () => orch.turnSignal }),
       mcpGuard: protectedPathGuard(() => pool.setup.protectedPaths(), logger, ORCHESTRATOR_ASKER),
     });

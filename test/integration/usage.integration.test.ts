@@ -109,6 +109,21 @@ describe('usage (real runtime, scripted server reporting usage)', function () {
     core.assertScriptDone();
   });
 
+  it('a turn cut off by a reload counts with what it used: its first call was made and billed', async () => {
+    server.on(
+      { lastUserIncludes: '[via panel] reload me', afterToolResult: false, name: 'reload: a tool' },
+      { toolCalls: [{ name: 'list_workers', arguments: {} }], ...usage(800, 8) },
+    );
+    server.on({ lastUserIncludes: '[via panel] reload me', afterToolResult: true, name: 'reload: hangs' }, { hang: true });
+    const cut = core.orchestrator.enqueue('reload me', { channel: 'panel' });
+    await server.waitForRequests(2, 20_000);
+    await core.restart();
+    server.releaseHeld();
+    await cut.done.catch(() => undefined);
+    assert.deepEqual(core.usage.total('orchestrator'), { inputTokens: 800, outputTokens: 8, premiumRequests: 3, requests: 1 });
+    core.assertScriptDone();
+  });
+
   it("Baton's own requests count: the classifier's with the turn it routes, a compaction's summary with its conversation", async () => {
     core.settings.routing.auto = true;
     server.on({ lastUserIncludes: '[via panel] explain how the queue works here', name: 'the answer' }, { text: 'One message at a time.', ...usage(1000, 10) });

@@ -1,6 +1,7 @@
 // The one way into Baton from outside its panel: the Chat view (@baton), the language-model tools
 // and other extensions (the public API) all ask, delegate, list and recall through this, each
 // under its own channel, so a reply and a worker's result go back where the request came from.
+import type { PreparedContext } from '../context/chatContext';
 import type {
   AskResultV2,
   AsToolOptions,
@@ -79,7 +80,11 @@ export class BatonAccess {
   }
 
   /** A turn of a conversation's session from `channel`; cancelled turns resolve (status "cancelled"). */
-  async ask(text: string, channel: Exclude<ReplyChannel, 'panel'>, opts: AskCallOptions = {}): Promise<AskResultV2> {
+  /**
+   * `attached`: what the caller read of the references sent with the text (the Chat view's #file and selections), as
+   * the panel's chips are read; Baton's own callers only, never the public API's options.
+   */
+  async ask(text: string, channel: Exclude<ReplyChannel, 'panel'>, opts: AskCallOptions = {}, attached?: PreparedContext): Promise<AskResultV2> {
     const input = parseInput('ask', askInput, { question: typeof text === 'string' ? text : undefined });
     if (!input.ok) throw new BatonApiError('invalid-input', input.error);
     const { on, signal, ...rest } = opts ?? {};
@@ -91,7 +96,8 @@ export class BatonAccess {
     this.orchestratorOf(conversation);
     const origin: Origin = { channel, conversation };
     const { onDrift, force, history } = options.value;
-    const call = this.events.enqueue(input.value.question, origin, on ?? (() => undefined), { options: { onDrift, force, history } });
+    const context = attached ? { context: attached.prompt, ...(attached.stored.length ? { meta: { references: attached.stored } } : {}) } : {};
+    const call = this.events.enqueue(input.value.question, origin, on ?? (() => undefined), { options: { onDrift, force, history }, ...context });
     opts = { signal };
     const onAbort = () => call.cancel();
     opts.signal?.addEventListener('abort', onAbort, { once: true });

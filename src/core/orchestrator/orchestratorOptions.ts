@@ -2,6 +2,7 @@
 import type { AgentSessions, PermissionHandler, ToolGuard } from '../copilot/agentSessions';
 import type { BatonTool, ToolJournal } from '../copilot/batonTool';
 import type { CallUsage } from '../copilot/callUsage';
+import type { UsageInfo } from '../../shared/protocol';
 import type { UserCopilotConfig } from '../copilot/userCopilotConfig';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -47,6 +48,8 @@ export interface OrchestratorOptions {
   classifierTimeoutMs?: number;
   /** The usage of a request Baton makes for the conversation outside its turns (a compaction's summary). */
   onUsage?: (usage: CallUsage) => void;
+  /** What a turn cut off by Baton closing used: no turn event goes out then, and its model calls were made all the same. */
+  onInterrupted?: (usage: UsageInfo) => void;
   now?: () => Date;
   /** Questions to the user still open (permissions, apply confirms): a turn that ends with some awaits input. */
   waitingOnUser?: () => number;

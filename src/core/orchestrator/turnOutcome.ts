@@ -1,5 +1,5 @@
 // How a turn's end is written down (log rows, checkpoint, event, the queuer's promise), for each way a turn ends.
-import type { RouteInfo } from '../../shared/protocol';
+import type { RouteInfo, UsageInfo } from '../../shared/protocol';
 import type { AgentSessions } from '../copilot/agentSessions';
 import { classifyError, toReadableError, TurnCancelledError, TurnTimeoutError } from '../copilot/errors';
 import type { BatonStore } from '../store/types';
@@ -20,6 +20,7 @@ export interface TurnOutcomeDeps {
   emit: (event: OrchestratorEventBody) => void;
   /** Questions to the user still open (permissions, apply confirms): a turn ending with some awaits input. */
   waitingOnUser?: () => number;
+  onInterrupted?: (usage: UsageInfo) => void;
 }
 
 export class TurnOutcome {
@@ -32,6 +33,7 @@ export class TurnOutcome {
       // Closing (a reload, a quit) is not the user's stop: the message stays offered for resending,
       // and what streamed so far is kept beside it.
       store.updateLog(turn.logId, { status: turn.origin.channel === 'background' ? 'cancelled' : 'interrupted' });
+      if (attempt.usage.inputTokens || attempt.usage.outputTokens || attempt.usage.premiumRequests) this.deps.onInterrupted?.(attempt.usage);
       if (attempt.text)
         store.appendLog({
           role: 'assistant',
