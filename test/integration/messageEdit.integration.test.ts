@@ -312,8 +312,12 @@ describe('Editing a sent message (real runtime, scripted model)', function () {
     core.chat.receive({ type: 'chat/edit', id: 'log-424242', text: 'no such message' });
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(core.logger.lines.filter((l) => /Ignored a bad message from the chat panel/.test(l)).length, 2);
-    const refused = posted.find((m) => m.type === 'edit/refused');
-    assert.ok(refused && refused.type === 'edit/refused' && /no longer in this conversation/.test(refused.message));
+    // Each gets its text back with why: a malformed one (the panel never sends it) and one of a message not there.
+    const refused = (id: string) => posted.find((m) => m.type === 'edit/refused' && m.id === id);
+    const malformed = refused('log-1; DROP TABLE');
+    assert.ok(malformed?.type === 'edit/refused' && malformed.text === 'x', JSON.stringify(posted));
+    const gone = refused('log-424242');
+    assert.ok(gone?.type === 'edit/refused' && /no longer in this conversation/.test(gone.message), JSON.stringify(posted));
     assert.deepEqual(shown(), []);
   });
 });

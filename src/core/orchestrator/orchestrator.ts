@@ -24,7 +24,7 @@ import { routerStateKey, runTurn, type TurnParts } from './runTurn';
 import { ModelRouter, parseRouterState } from './router';
 import type { OrchestratorOptions } from './orchestratorOptions';
 import { orchestratorSpec } from './orchestratorSpec';
-import { BatonClosingError, TurnError, type QueuedTurn, type TurnHandle } from './turn';
+import { BatonClosingError, TurnError, TurnWithdrawnError, type QueuedTurn, type TurnHandle } from './turn';
 import { TurnQueue } from './turnQueue';
 import { TurnOutcome } from './turnOutcome';
 import { usageConversationId } from './usageConversation';
@@ -146,9 +146,13 @@ export class Orchestrator {
     return this.queue.length;
   }
 
-  /** The messages waiting in this window's queue, by log row: the turn each is (withdraw takes it back). */
+  /**
+   * The messages waiting in this window's queue, by log row: the turn each is (withdraw takes it back). The running
+   * turn first while it waits behind a summary: it has sent nothing yet (TurnLifecycle.heldTurn).
+   */
   get waitingMessages(): Map<number, string> {
-    return new Map(this.queue.waiting.map((turn) => [turn.logId, turn.turnId]));
+    const held = this.current && this.lifecycle.heldTurn === this.current.turnId ? [this.current] : [];
+    return new Map([...held, ...this.queue.waiting].map((turn) => [turn.logId, turn.turnId]));
   }
 
   get currentModel(): string {
@@ -224,7 +228,12 @@ export class Orchestrator {
    * sent to the window that runs the conversation is cancelled there (SharedConversation.cancel).
    */
   withdraw(turnId: string): boolean {
-    return this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn)) || this.cancelElsewhere(this.opts.shared?.sentAs(turnId));
+    if (this.queue.take(turnId, (turn) => this.outcome.withdrawn(turn))) return true;
+    // Started but held behind a summary, it has sent nothing: its wait ends and runTurn ends it as withdrawn.
+    const held = this.current?.turnId === turnId && this.lifecycle.heldTurn === turnId ? this.current.abort : undefined;
+    if (!held || held.signal.aborted) return this.cancelElsewhere(this.opts.shared?.sentAs(turnId));
+    held.abort(new TurnWithdrawnError());
+    return true;
   }
 
   /** Cancels message `logId`, queued (or running) in the window that runs this conversation (SharedConversation.cancel). */
@@ -234,8 +243,8 @@ export class Orchestrator {
 
   /** Another window cancelled message `logId` (its Remove, an API cancel): out of the queue here, or stopped if it runs. */
   private cancelledElsewhere(logId: number): void {
-    const waiting = this.queue.waiting.find((turn) => turn.logId === logId);
-    if (waiting) this.withdraw(waiting.turnId);
+    const waiting = this.waitingMessages.get(logId);
+    if (waiting) this.withdraw(waiting);
     else if (this.current?.logId === logId && !this.current.abort.signal.aborted) this.stop();
   }
 
@@ -352,7 +361,7 @@ export class Orchestrator {
   /** Drops the session (not the log), e.g. after a model or provider change; the next turn resumes or recreates it. */
   invalidateSession(reason: string): void {
     this.opts.logger.info(`Session invalidated: ${reason}`);
-    void this.keeper.drop()?.disconnect();
+    void this.keeper.invalidate(reason)?.disconnect();
   }
 
   /**

@@ -217,6 +217,17 @@ export class SessionKeeper {
     return old;
   }
 
+  /**
+   * What the session was told changed (the model switched, routing turned on or off): the next message starts a fresh
+   * session with the recent turns as context, as the switch promises, never the saved one resumed and switched.
+   */
+  invalidate(reason: string): AgentSession | undefined {
+    const old = this.drop();
+    if (this.opts.store.getState(this.sessionKey)) this.opts.store.setState(this.fingerprintKey, `${STALE_PREFIX}${reason}`);
+    this.fingerprint = undefined;
+    return old;
+  }
+
   /** Starts over: no saved session, no recovery context. */
   forget(): AgentSession | undefined {
     const old = this.drop();
