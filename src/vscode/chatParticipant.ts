@@ -11,9 +11,11 @@ import type { BatonEvent } from '../core/api/batonEvents';
 import { BatonApiError } from '../core/api/batonAccess';
 import { conversationOfPrompts, firstDroppedChatMessage } from '../core/api/chatHistory';
 import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
+import type { PreparedContext } from '../core/context/chatContext';
 import { Conversations } from '../core/conversations/conversations';
 import { LOG_KEEP } from '../core/store/bounds';
 import { formatWorkerList } from '../core/workers/workerTools';
+import { chatReferences } from './chatReferences';
 import type { BatonServices, Core } from './services';
 
 export const PARTICIPANT_ID = 'baton.baton';
@@ -171,9 +173,29 @@ async function answer(
       stream.markdown("Started a new conversation (the previous one stays in the Baton panel's list).");
       return { metadata: { conversation: next } };
     }
-    default:
-      return ask(core, relay, request.prompt, conversation, stream, token);
+    default: {
+      const attached = await readAttached(core, request, stream);
+      if (!attached.ok) return { errorDetails: { message: attached.message } };
+      return ask(core, relay, request.prompt, conversation, stream, token, attached.context);
+    }
   }
+}
+
+/**
+ * The request's references read as the panel's chips are (bounded, protected paths refused); one that cannot be read
+ * refuses the message, as in the panel: nothing is sent half-built. What Baton does not read is said.
+ */
+async function readAttached(
+  core: Core,
+  request: vscode.ChatRequest,
+  stream: vscode.ChatResponseStream,
+): Promise<{ ok: true; context: PreparedContext | undefined } | { ok: false; message: string }> {
+  const { refs, skipped } = await chatReferences(request.references, request.prompt);
+  if (skipped.length) stream.markdown(`_Not read (Baton reads files, folders and selections): ${skipped.map((s) => `\`${s}\``).join(', ')}._\n\n`);
+  if (!refs.length) return { ok: true, context: undefined };
+  stream.progress(`Reading ${refs.length === 1 ? 'the attached reference' : `${refs.length} attached references`}…`);
+  const read = await core.chat.context.read(refs);
+  return read.ok ? read : { ok: false, message: `The message was not sent: ${read.message}` };
 }
 
 async function ask(
@@ -183,6 +205,7 @@ async function ask(
   conversation: string,
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
+  attached?: PreparedContext,
 ): Promise<vscode.ChatResult> {
   const elsewhere = messagesElsewhere(core.store.recentLog(100, conversation));
   if (elsewhere.count)
@@ -215,21 +238,26 @@ async function ask(
   };
   const pending: Promise<void>[] = [];
   try {
-    const reply = await core.access.ask(prompt, 'chat', {
-      conversation,
-      signal: abort.signal,
-      on: (e: BatonEvent) => {
-        if (e.type === 'turn.streaming') {
-          if (e.restarted) stream.markdown('\n\n_(Baton retried; the answer starts over.)_\n\n');
-          stream.markdown(e.delta);
-        } else if (e.type === 'worker.started') {
-          workers.push(e.worker);
-          stream.progress(`Worker '${e.worker}' started in ${e.workingDir}`);
-          // Claimed as it starts: its result can be answered right after this turn, before this code runs again.
-          pending.push(follow(e.worker));
-        }
+    const reply = await core.access.ask(
+      prompt,
+      'chat',
+      {
+        conversation,
+        signal: abort.signal,
+        on: (e: BatonEvent) => {
+          if (e.type === 'turn.streaming') {
+            if (e.restarted) stream.markdown('\n\n_(Baton retried; the answer starts over.)_\n\n');
+            stream.markdown(e.delta);
+          } else if (e.type === 'worker.started') {
+            workers.push(e.worker);
+            stream.progress(`Worker '${e.worker}' started in ${e.workingDir}`);
+            // Claimed as it starts: its result can be answered right after this turn, before this code runs again.
+            pending.push(follow(e.worker));
+          }
+        },
       },
-    });
+      attached,
+    );
     if (reply.status === 'cancelled') stream.markdown('\n\n_Stopped._');
     else if (reply.note) stream.markdown(`\n\n_${reply.note}_`);
     if (pending.length && !token.isCancellationRequested) {

@@ -4,7 +4,7 @@
  * model is the scripted server; Copilot Chat itself is not here (see the README for what only it can show).
  */
 import * as assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { AskResult, BatonEvent } from '../../../api/baton';
@@ -154,6 +154,21 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     await reply.waitFor({ timeout: 30_000 });
     await reply.getByText('Open Baton panel').first().waitFor({ timeout: 15_000 });
     assert.match(await reply.innerText(), /CHAT-PONG: Baton answers in the Chat view/);
+  });
+
+  it('a file attached in the Chat view reaches the model with @baton\u2019s request, read as the panel reads a chip', async () => {
+    const { page, server, workspace } = ai();
+    const file = join(workspace, 'launch-notes.md');
+    await writeFile(file, '# Launch\n\nThe launch code is AZURE-OTTER-7.\n');
+    server.on({ lastUserIncludes: '[via chat] CHAT-REF' }, { text: 'CHAT-REF-ANSWER: the code is in the notes.' });
+    await openChat(page);
+    const attached = await hostRequest('attachFileToChat', { path: file });
+    assert.ok(attached.ok, JSON.stringify(attached));
+    await sendInChat(page, '@baton CHAT-REF what is the launch code?');
+    await response(page, 'CHAT-REF-ANSWER').waitFor({ timeout: 30_000 });
+    const asked = server.chatRequests().filter((r) => (r.lastUserText ?? '').includes('CHAT-REF what is the launch code?'));
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.lastUserText ?? '', /launch-notes\.md[\s\S]*The launch code is AZURE-OTTER-7\./, 'the file\u2019s text, with its name');
   });
 
   it('a worker started from Chat shows as progress and reports back into the same Chat response (screenshot for the README)', async () => {
