@@ -236,6 +236,8 @@ export class BatonEvents {
         break;
       case 'turn.withdrawn':
         this.prompts.delete(e.turnId);
+        // Withdrawn once started (it waited behind a summary, nothing sent): its start ends as a Stop's would.
+        if (this.running.delete(e.turnId)) this.endTurn({ ...e, type: 'turn.cancelled', partial: '', usage: {} }, conversation);
         break;
       case 'conversation.rewound':
         this.emit({ type: 'conversation.rewound', conversation, messageId: `log-${e.logId}`, how: e.how });

@@ -25,6 +25,8 @@ export class LiveTurns {
   private readonly lives = new Map<string, ChatMessage>();
   /** The log row of the message each live reply answers (it shows right after that message). */
   private readonly answering = new Map<string, number>();
+  /** The conversations whose running turn waits behind a summary (its message shows Queued). */
+  private readonly held = new Set<string>();
 
   constructor(private readonly deps: LiveTurnsDeps) {}
 
@@ -135,7 +137,22 @@ export class LiveTurns {
           action: event.error.action,
         });
         break;
+      case 'lock.waiting':
+      case 'history.windowed': {
+        // Held behind a summary the message has sent nothing: Queued again, with Remove, until the turn goes on.
+        const answers = this.answering.get(event.conversation);
+        const held = event.type === 'lock.waiting';
+        if (answers !== undefined && (held || this.held.delete(event.conversation))) {
+          if (held) this.held.add(event.conversation);
+          send({ type: 'message/update', id: `log-${answers}`, patch: { status: held ? 'pending' : 'complete' } });
+        }
+        break;
+      }
       case 'turn.withdrawn':
+        // Withdrawn while held behind a summary: its reply never comes; a snapshot shows the message gone.
+        if (this.answering.get(event.conversation) === event.logId) this.drop(event.conversation);
+        if (shown) this.deps.postSnapshot();
+        break;
       case 'conversation.rewound':
         // Rows are gone from the log (a withdrawn message's, or everything a rewind took back): a snapshot shows that.
         if (shown) this.deps.postSnapshot();
@@ -149,13 +166,21 @@ export class LiveTurns {
     }
   }
 
+  private drop(conversation: string): void {
+    this.lives.delete(conversation);
+    this.answering.delete(conversation);
+    this.held.delete(conversation);
+  }
+
   /** A turn ended: its reply takes the place of what streamed (in the panel, when its conversation is shown). */
   private finishLive(event: { conversation: string; logId: number }, patch: Partial<ChatMessage>): void {
     const live = this.lives.get(event.conversation);
     if (!live) return;
-    this.lives.delete(event.conversation);
-    this.answering.delete(event.conversation);
+    const held = this.held.has(event.conversation) ? this.answering.get(event.conversation) : undefined;
+    this.drop(event.conversation);
     if (event.conversation !== this.deps.shown()) return;
+    // Stopped while held behind a summary: its message is answered (cancelled), no longer Queued.
+    if (held !== undefined) this.deps.send({ type: 'message/update', id: `log-${held}`, patch: { status: 'complete' } });
     this.deps.sync.ownReply(event.logId, live.id);
     this.deps.send({ type: 'message/update', id: live.id, patch });
   }

@@ -120,14 +120,3 @@ export function whileClientLives<T>(client: CopilotClient, work: Promise<T>, opt
     }
   });
 }
-
-/** `work`, or the abort reason as soon as `signal` aborts (the work itself goes on: it is shared, like a runtime start). */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -16,7 +16,7 @@ import type {
   RuntimeStats,
   SessionSpec,
 } from './agentSessions';
-import { untilAborted, whileClientLives } from './clientLoss';
+import { whileClientLives } from './clientLoss';
 import { CopilotAgentSession, type SessionHost } from './copilotAgentSession';
 import { CopilotRuntime, type CopilotRuntimeOptions } from './copilotRuntime';
 import { AgentError, kindOfSessionError } from './errors';
@@ -28,7 +28,7 @@ import { snapshotFiles } from './snapshotFiles';
 import { networkInForce, sandboxSupport, toSandboxConfig, type SandboxStatus, type SandboxSupport } from './sandbox';
 import { fromSdkError } from './sdkErrors';
 import { buildSessionConfig } from './sessionConfig';
-import { withTimeout } from '../util/delay';
+import { untilAborted, withTimeout } from '../util/delay';
 
 export interface CopilotAgentSessionsOptions extends CopilotRuntimeOptions {
   /** Baton's own session folder (configDirectory), so its sessions stay out of the user's CLI list. */

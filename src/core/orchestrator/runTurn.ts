@@ -12,7 +12,7 @@ import { recordDelivered } from './rewind';
 import { addCall, runWithRetries, type Attempt } from './retries';
 import type { ModelRouter } from './router';
 import type { SessionKeeper } from './sessionKeeper';
-import type { QueuedTurn } from './turn';
+import { TurnWithdrawnError, type QueuedTurn } from './turn';
 import type { TurnLifecycle } from './turnLifecycle';
 import type { TurnOutcome } from './turnOutcome';
 
@@ -52,7 +52,7 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
   let route: RouteInfo = { tier: 'fixed', model: settings.routing.model, reason: 'disabled' };
   try {
     await lifecycle.load(turn, abort.signal);
-    await lifecycle.waitForLock(turn);
+    await lifecycle.waitForLock(turn, abort.signal);
     const prompt = lifecycle.window(turn);
     let classified: string | undefined;
     route = await router.route(turn.prompt, {
@@ -94,6 +94,8 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     parts.afterComplete(turn.turnId);
   } catch (err) {
     if (err instanceof DriftError) outcome.refused(turn, err);
+    // Withdrawn before anything was sent (it waited behind a summary): no reply row, the message's row goes.
+    else if (abort.signal.reason instanceof TurnWithdrawnError) outcome.withdrawn(turn);
     else outcome.fail(turn, abort.signal.aborted ? abort.signal.reason : err, attempt, route);
   } finally {
     clearTimeout(timer);

@@ -19,6 +19,14 @@ export class BatonClosingError extends Error {
   }
 }
 
+/** The turn was withdrawn while it waited to send (behind a summary): it ends as a queued one taken out does. */
+export class TurnWithdrawnError extends Error {
+  constructor() {
+    super('The message was withdrawn before it was sent.');
+    this.name = 'TurnWithdrawnError';
+  }
+}
+
 export class TurnError extends Error {
   constructor(
     readonly readable: ReadableError,

@@ -7,6 +7,7 @@ import type { AgentSessions } from '../copilot/agentSessions';
 import type { CallUsage } from '../copilot/callUsage';
 import { SESSION_HISTORY_BYTES } from '../store/bounds';
 import { conversationStateKey, type BatonStore, type ConversationStateName } from '../store/types';
+import { untilAborted } from '../util/delay';
 import type { Logger } from '../util/logger';
 import type { CheckpointWriter } from './checkpoints';
 import {
@@ -54,6 +55,7 @@ const LOG_SCAN = 200;
 
 export class TurnLifecycle {
   private compacting: Promise<Compaction | undefined> | undefined;
+  private held: string | undefined;
 
   constructor(private readonly deps: TurnLifecycleDeps) {}
 
@@ -132,11 +134,30 @@ export class TurnLifecycle {
     while (this.compacting) await this.compacting.catch(() => undefined);
   }
 
-  /** Waits while a compaction holds the conversation, and says so. */
-  async waitForLock(turn: QueuedTurn): Promise<void> {
+  /**
+   * The turn waiting on the lock: nothing of it has been sent (a summary takes as long as a reply), so it can still
+   * be withdrawn as a queued message can (Orchestrator.withdraw). Cleared before the turn goes on to send.
+   */
+  get heldTurn(): string | undefined {
+    return this.held;
+  }
+
+  /** Waits while a compaction holds the conversation, and says so; throws the abort reason once `signal` aborts. */
+  async waitForLock(turn: QueuedTurn, signal?: AbortSignal): Promise<void> {
     if (!this.compacting) return;
+    this.held = turn.turnId;
     this.deps.emit({ type: 'lock.waiting', turnId: turn.turnId, holder: 'compaction' });
-    await this.compacting.catch(() => undefined);
+    try {
+      // The summary goes on whatever the turn does: only the wait ends (a withdrawal, Stop, its time limit).
+      await untilAborted(
+        this.compacting.catch(() => undefined),
+        signal,
+      );
+    } finally {
+      this.held = undefined;
+    }
+    // Aborted as the summary ended: the abort was accepted while held, so the turn ends before sending anything.
+    if (signal?.aborted) throw signal.reason;
   }
 
   /** The prompt as sent (the message and what this turn adds to it); fires history.windowed. */

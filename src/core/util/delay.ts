@@ -21,3 +21,14 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, message: string)
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** `promise`, or a rejection with `signal`'s reason once it aborts first (`promise` itself goes on). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
