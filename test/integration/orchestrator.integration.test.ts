@@ -185,68 +185,73 @@ describe('Orchestrator (real runtime, scripted model)', function () {
     assert.equal(ofType(core.events, 'turn.withdrawn').length, 1);
   });
 
-  it('Remove on a message waiting behind a summary takes it back before it is sent; the summary is still made and used', async () => {
-    const SUMMARIZER = 'You summarize the earlier part of a conversation';
-    for (const n of ['one', 'two', 'three']) {
-      core.server.on({ lastUserIncludes: `[via panel] question ${n}` }, { text: `Answer ${n}.` });
-      await core.orchestrator.enqueue(`question ${n}`, { channel: 'panel' }).done;
-    }
-    await waitFor(() => !core.orchestrator.answering && !core.orchestrator.busy);
-    const posted: HostMessage[] = [];
-    core.chat.onDidPost((m) => posted.push(m));
-    core.server.on({ systemIncludes: SUMMARIZER, name: 'the slow summary' }, { text: 'SUMMARY of one and two.', delayMs: 1500 });
-    // The compact command: the summary holds the conversation; a message sent meanwhile waits for it.
-    const compacting = core.orchestrator.summarizeNow(2);
-    await waitFor(() => core.server.chatRequests().some((r) => r.ruleName === 'the slow summary'));
-    const held = core.orchestrator.enqueue('held question', { channel: 'panel' });
-    const heldDone = held.done.catch((err: unknown) => err);
-    await waitFor(() => ofType(core.events, 'lock.waiting').some((e) => e.turnId === held.turnId));
-    const shownAs = () => core.chat.snapshot().messages.find((m) => m.id === `log-${held.logId}`)?.status;
-    assert.equal(shownAs(), 'pending', 'the panel shows it Queued (with Remove): it has not been sent');
-    const lastPatch = posted.filter((m) => m.type === 'message/update' && m.id === `log-${held.logId}`).at(-1);
-    assert.equal(lastPatch?.type === 'message/update' && lastPatch.patch.status, 'pending', 'the open panel is told so too');
+  // Stop too: before the answer has started it takes the message back, as Remove does (the README's promise).
+  for (const how of ['Remove', 'Stop'] as const)
+    it(`${how} on a message waiting behind a summary takes it back before it is sent; the summary is still made and used`, async () => {
+      const SUMMARIZER = 'You summarize the earlier part of a conversation';
+      for (const n of ['one', 'two', 'three']) {
+        core.server.on({ lastUserIncludes: `[via panel] question ${n}` }, { text: `Answer ${n}.` });
+        await core.orchestrator.enqueue(`question ${n}`, { channel: 'panel' }).done;
+      }
+      await waitFor(() => !core.orchestrator.answering && !core.orchestrator.busy);
+      const posted: HostMessage[] = [];
+      core.chat.onDidPost((m) => posted.push(m));
+      core.server.on({ systemIncludes: SUMMARIZER, name: 'the slow summary' }, { text: 'SUMMARY of one and two.', delayMs: 1500 });
+      // The compact command: the summary holds the conversation; a message sent meanwhile waits for it.
+      const compacting = core.orchestrator.summarizeNow(2);
+      await waitFor(() => core.server.chatRequests().some((r) => r.ruleName === 'the slow summary'));
+      const held = core.orchestrator.enqueue('held question', { channel: 'panel' });
+      const heldDone = held.done.catch((err: unknown) => err);
+      await waitFor(() => ofType(core.events, 'lock.waiting').some((e) => e.turnId === held.turnId));
+      const shownAs = () => core.chat.snapshot().messages.find((m) => m.id === `log-${held.logId}`)?.status;
+      assert.equal(shownAs(), 'pending', 'the panel shows it Queued (with Remove): it has not been sent');
+      const lastPatch = posted.filter((m) => m.type === 'message/update' && m.id === `log-${held.logId}`).at(-1);
+      assert.equal(lastPatch?.type === 'message/update' && lastPatch.patch.status, 'pending', 'the open panel is told so too');
 
-    core.chat.receive({ type: 'chat/withdraw', id: `log-${held.logId}` });
-    const back = posted.find((m) => m.type === 'chat/withdrawn');
-    assert.ok(back?.type === 'chat/withdrawn' && back.text === 'held question' && back.id === `log-${held.logId}`, 'its text goes back to the composer');
-    const err = await heldDone;
-    assert.ok(err instanceof TurnError && err.readable.kind === 'cancelled', String(err));
-    assert.deepEqual(
-      ofType(core.events, 'turn.withdrawn').map((e) => e.logId),
-      [held.logId],
-    );
-    assert.equal(ofType(core.events, 'turn.cancelled').length + ofType(core.events, 'turn.failed').length, 0, 'no reply ended for it');
+      core.chat.receive(how === 'Remove' ? { type: 'chat/withdraw', id: `log-${held.logId}` } : { type: 'chat/stop' });
+      const back = posted.find((m) => m.type === 'chat/withdrawn');
+      assert.ok(back?.type === 'chat/withdrawn' && back.text === 'held question' && back.id === `log-${held.logId}`, 'its text goes back to the composer');
+      const err = await heldDone;
+      assert.ok(err instanceof TurnError && err.readable.kind === 'cancelled', String(err));
+      assert.deepEqual(
+        ofType(core.events, 'turn.withdrawn').map((e) => e.logId),
+        [held.logId],
+      );
+      assert.equal(ofType(core.events, 'turn.cancelled').length + ofType(core.events, 'turn.failed').length, 0, 'no reply ended for it');
 
-    // The summary is not lost: it is made, and the next message starts from it.
-    const compaction = await compacting;
-    assert.equal(compaction?.summary, 'SUMMARY of one and two.');
-    await waitFor(() => !core.orchestrator.answering && !core.orchestrator.busy);
-    const rows = core.store.recentLog(20).map((e) => `${e.role}: ${e.content}`);
-    assert.ok(!rows.some((r) => r.includes('held question')), `its row is gone:\n${rows.join('\n')}`);
-    assert.equal(core.store.recentLog(20).filter((e) => e.role === 'assistant').length, 3, 'no reply row was written for it');
-    assert.ok(!core.chat.snapshot().messages.some((m) => m.content === 'held question' || m.status === 'streaming'), 'the panel shows neither it nor a reply');
+      // The summary is not lost: it is made, and the next message starts from it.
+      const compaction = await compacting;
+      assert.equal(compaction?.summary, 'SUMMARY of one and two.');
+      await waitFor(() => !core.orchestrator.answering && !core.orchestrator.busy);
+      const rows = core.store.recentLog(20).map((e) => `${e.role}: ${e.content}`);
+      assert.ok(!rows.some((r) => r.includes('held question')), `its row is gone:\n${rows.join('\n')}`);
+      assert.equal(core.store.recentLog(20).filter((e) => e.role === 'assistant').length, 3, 'no reply row was written for it');
+      assert.ok(
+        !core.chat.snapshot().messages.some((m) => m.content === 'held question' || m.status === 'streaming'),
+        'the panel shows neither it nor a reply',
+      );
 
-    core.server.on({ lastUserIncludes: '[via panel] question four' }, { text: 'Answer four.' });
-    await core.orchestrator.enqueue('question four', { channel: 'panel' }).done;
-    const last = core.server.chatRequests().at(-1)!;
-    assert.match(last.lastUserText!, /SUMMARY of one and two\.[\s\S]*\[via panel\] question four/);
-    assert.equal(timesSent(core.server.chatRequests(), 'held question'), 0, 'the model never got it');
-    assert.equal(JSON.stringify(core.server.chatRequests()).includes('held question'), false);
-    assert.deepEqual(
-      core.chat.snapshot().messages.map((m) => `${m.content} (${m.status})`),
-      [
-        'question one (complete)',
-        'Answer one. (complete)',
-        'question two (complete)',
-        'Answer two. (complete)',
-        'question three (complete)',
-        'Answer three. (complete)',
-        'question four (complete)',
-        'Answer four. (complete)',
-      ],
-    );
-    core.assertScriptDone();
-  });
+      core.server.on({ lastUserIncludes: '[via panel] question four' }, { text: 'Answer four.' });
+      await core.orchestrator.enqueue('question four', { channel: 'panel' }).done;
+      const last = core.server.chatRequests().at(-1)!;
+      assert.match(last.lastUserText!, /SUMMARY of one and two\.[\s\S]*\[via panel\] question four/);
+      assert.equal(timesSent(core.server.chatRequests(), 'held question'), 0, 'the model never got it');
+      assert.equal(JSON.stringify(core.server.chatRequests()).includes('held question'), false);
+      assert.deepEqual(
+        core.chat.snapshot().messages.map((m) => `${m.content} (${m.status})`),
+        [
+          'question one (complete)',
+          'Answer one. (complete)',
+          'question two (complete)',
+          'Answer two. (complete)',
+          'question three (complete)',
+          'Answer three. (complete)',
+          'question four (complete)',
+          'Answer four. (complete)',
+        ],
+      );
+      core.assertScriptDone();
+    });
 
   it('resumes the same session after a restart', async () => {
     core.server.on({ lastUserIncludes: '[via panel] remember the number 42' }, { text: 'ok' });
