@@ -591,4 +591,34 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     await core.restart();
     await waitFor('both flagged again', () => card('mover')?.overlaps?.length && card('editor')?.overlaps?.length);
   });
+
+  it('overlap: a pair told before a reload is not told again after it (a follow-up that changed nothing); what is kept of it goes with a settled change', async () => {
+    const told = (worker: string): string =>
+      core.server
+        .chatRequests()
+        .filter((r) => r.lastUserText?.includes(`[Background task completed] Worker '${worker}'`))
+        .at(-1)?.lastUserText ?? '';
+    scriptWorker('first', "printf 'first\\n' > src/a.txt", 'first: edited a');
+    await core.pool.create({ name: 'first', workingDir: repo, prompt: 'TASK-first' });
+    await waitFor('its result', () => doneCount() >= 1);
+    scriptWorker('second', "printf 'second\\n' > src/a.txt", 'second: edited a');
+    await core.pool.create({ name: 'second', workingDir: repo, prompt: 'TASK-second' });
+    await waitFor('its result', () => doneCount() >= 2);
+    assert.match(told('second'), /Overlap: its changes touch the same files as worker 'first' \(src\/a\.txt\)/);
+
+    // A pair whose other change set went unseen (its window died as it was discarded): swept at the next start.
+    core.store.setState('overlap-told:first gone', '1');
+    await core.restart();
+    await waitFor('both flagged again', () => card('first')?.overlaps?.length && card('second')?.overlaps?.length);
+    assert.deepEqual(core.store.stateKeys('overlap-told:'), ['overlap-told:first second']);
+    // Asked something that changes nothing: its completion carries no second overlap message (a premium request).
+    scriptWorkerRound(core.server, { worker: 'first', prompt: 'CHECK-first', does: { command: 'cat src/a.txt' }, report: 'first: checked a' });
+    await core.pool.send('first', 'CHECK-first');
+    await waitFor('its second result', () => told('first').includes('first: checked a') && doneCount() >= 3);
+    assert.doesNotMatch(told('first'), /Overlap/);
+    assert.deepEqual(card('first')?.overlaps, [{ worker: 'second', paths: ['src/a.txt'] }], 'the card still says so');
+
+    await core.pool.changes!.discard('second');
+    assert.deepEqual(core.store.stateKeys('overlap-told:'), [], 'nothing of the pair is kept once one of it is settled');
+  });
 });

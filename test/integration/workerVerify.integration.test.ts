@@ -279,16 +279,51 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     assert.doesNotMatch(formatWorkerList(core.pool.list(), Date.now()), /verify passed/);
   });
 
-  it('a window reload while the verify runs: no "verify failed: was stopped" is kept, and the worker\u2019s result reaches the orchestrator after it', async () => {
-    core.workerSettings.verifyCommand = 'sleep 8; echo verified';
+  it('a window reload while the verify runs: it runs again once after the reload (the card shows it running, then its verdict; Apply and a follow-up wait for it), and no "verify failed: was stopped" is kept', async () => {
+    const command = 'sleep 5; echo verified';
+    core.workerSettings.verifyCommand = command;
     scriptRound('reload', 'TASK-reload', "printf 'a by reload\\n' > src/a.txt", 'reload: done');
     await core.pool.create({ name: 'reload', workingDir: repo, prompt: 'TASK-reload' });
     await waitFor('the verify running', () => card('reload')?.verify?.state === 'running');
     await core.restart();
-    await waitFor('its card back', () => card('reload')?.changes?.files === 1);
+    // Each verify the card shows starting after the reload.
+    let last = card('reload')?.verify?.state;
+    let runs = last === 'running' ? 1 : 0;
+    core.pool.onDidChange((cards) => {
+      const state = cards.find((w) => w.name === 'reload')?.verify?.state;
+      if (state === 'running' && last !== 'running') runs++;
+      last = state;
+    });
+
+    await waitFor('the verify running again after the reload', () => card('reload')?.verify?.state === 'running');
+    assert.equal(card('reload')?.verify?.line, `verifying: ${command}`);
+    assert.equal(card('reload')?.changes?.files, 1);
+    // Meanwhile the change is not applied under it, and the worker is not sent more work.
+    await assert.rejects(core.pool.changes!.apply('reload', { dirtyBuffers: [] }), /still working on its changes/);
+    await assert.rejects(core.pool.send('reload', 'more', 'panel'), /still running/);
+
+    await waitFor('its verdict', () => card('reload')?.verify?.state === 'passed');
+    const verify = card('reload')!.verify!;
+    assert.match(verify.line, /^verify passed: sleep 5; echo verified \((5|6)\.\d s\)$/);
+    assert.equal(verify.tail, 'verified');
+    assert.equal(card('reload')?.state, 'done');
+    const saved = core.pool.changes!.list().find((p) => p.worker === 'reload')?.changeSet;
+    assert.equal(saved?.verify?.state, 'passed', 'the verdict is kept with the change set');
+    assert.equal(saved?.verifyDue, undefined, 'nothing is owed any more');
+    const confirm = await applyConfirm(core.pool.changes!, 'reload');
+    assert.deepEqual(confirm, {
+      message: "Apply 1 file changed, +1 −1 from worker 'reload' to your working tree?",
+      detail: 'All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.',
+      action: 'Apply',
+    });
+
+    // The worker's result reached the orchestrator after the reload, saying the verify was stopped and runs again.
     await waitFor('its result delivered after the reload', () => completion('reload') !== '');
     assert.match(completion('reload'), /\[Background task completed\] Worker 'reload' finished:/);
-    assert.equal(core.pool.changes!.list().find((p) => p.worker === 'reload')?.changeSet?.verify, undefined, 'no verdict saved');
-    assert.equal((await applyConfirm(core.pool.changes!, 'reload')).action, 'Apply', 'Apply does not ask "apply anyway?"');
+    assert.match(completion('reload'), /Verify \(sleep 5; echo verified\) was stopped by the window closing: it runs again when Baton starts\./);
+    assert.doesNotMatch(completion('reload'), /verify (passed|failed)/i);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(runs, 1, 'one verify ran after the reload');
+    assert.equal(card('reload')?.verify?.state, 'passed');
   });
 });

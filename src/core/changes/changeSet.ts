@@ -11,6 +11,8 @@ import type { VerifyRecord } from './verifyRecord';
 export type ChangeSet = WorktreeRecord & {
   /** The last run of baton.workers.verifyCommand on it (see verifyRecord.ts). */
   verify?: VerifyRecord;
+  /** A verify started and not recorded yet: one a closing window stopped is run again at the next start (verifyAgain.ts). */
+  verifyDue?: boolean;
   /**
    * The last move onto the user's tree (Resolve with the worker): the base it made (their tree, uncommitted and
    * untracked files included) and their HEAD it was made on. What the worker changed is counted from `base`; a branch

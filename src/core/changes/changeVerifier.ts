@@ -4,7 +4,8 @@
 // within the worker's time limit (baton.workers.timeoutMs). Its exit code, duration and last lines
 // are stored with the change set, shown on the card, and told to the orchestrator.
 // Invariants: a command never runs without the sandbox (the seam refuses; the record says "not
-// run" and why, and Apply's confirm warns); a kill or a shutdown stops a running verify.
+// run" and why, and Apply's confirm warns); a kill or a shutdown stops a running verify; one a
+// shutdown stopped leaves its change set marked (verifyDue), and runs again at the next start.
 import type { AgentSession } from '../copilot/agentSessions';
 import { SandboxRequiredError, type SandboxedCommandResult } from '../copilot/agentSessions';
 import type { WorkerCard } from '../../shared/protocol';
@@ -56,10 +57,20 @@ export class ChangeVerifier {
       return '';
     }
     const done = await this.verify(w, command);
-    if (!done) return '';
+    if (!done) return this.disposed ? `\n\nVerify (${command}) was stopped by the window closing: it runs again when Baton starts.` : '';
     // Files the command wrote (not ignored by git) are part of the change, as in the user's checkout: counted again.
     const wrote = done.recounted ? ` The command wrote into the worktree: the change is now ${done.recounted}.` : '';
     return verifyNote(done.record) + wrote;
+  }
+
+  /** Runs again the verify a closing window stopped on `w`'s change set (verifyAgain.ts); nothing when none was. */
+  async again(w: VerifiedWorker): Promise<void> {
+    const cs = this.opts.pending.get(w.name);
+    if (!cs?.verifyDue || this.running.has(w.name) || this.disposed) return;
+    const command = this.opts.settings().verifyCommand?.trim();
+    // Cleared since: no verify is wanted any more, and none is owed.
+    if (command) await this.verify(w, command);
+    else this.opts.pending.save({ ...cs, verifyDue: undefined });
   }
 
   /** Stops the verify of `name` if one runs (the worker was killed). */
@@ -85,6 +96,9 @@ export class ChangeVerifier {
     this.opts.fire();
     const abort = new AbortController();
     this.running.set(w.name, abort);
+    // Marked until its record is saved: a window closing before that leaves the verify owed, not a verdict.
+    const started = this.opts.pending.get(w.name);
+    if (started && !started.verifyDue) this.opts.pending.save({ ...started, verifyDue: true });
     let record: VerifyRecord;
     try {
       const session = this.opts.liveSession(w.name);
@@ -115,7 +129,7 @@ export class ChangeVerifier {
         w.changesTree = after.tree;
         recounted = totals.line;
       }
-      this.opts.pending.save({ ...cs, verify: record });
+      this.opts.pending.save({ ...cs, verify: record, verifyDue: undefined });
     }
     w.verify = verifyCard(record);
     this.opts.fire();

@@ -1,7 +1,8 @@
 // What a worker's card says about its change set, kept current: the files it touched (re-read while
 // it runs, at most once a second), overlaps with other pending change sets (flagged on both cards at
-// once, and told to the orchestrator once per pair), and how the change set ended. Invariant: a
-// card's counts come from git (a snapshot of the worktree), never from what the worker said it did.
+// once, and told to the orchestrator once per pair, a reload included: toldOverlaps.ts), and how the
+// change set ended. Invariant: a card's counts come from git (a snapshot of the worktree), never from
+// what the worker said it did.
 import type { WorkerCard } from '../../shared/protocol';
 import type { AgentSession, AgentSessions } from '../copilot/agentSessions';
 import type { BatonStore } from '../store/types';
@@ -12,6 +13,7 @@ import { describeOverlaps, findOverlaps } from './overlaps';
 import { cardChanges } from './changeTotals';
 import { WorkerChanges, type ChangeEvent, type FinishedWorker } from './workerChanges';
 import { ChangeVerifier, type ChangeVerifierOptions } from './changeVerifier';
+import { forgetTold, recordTold, wasTold } from './toldOverlaps';
 
 /** A running worker's touched files are read again at most this often (a snapshot of its worktree each time). */
 const TOUCHED_REFRESH_MS = 1000;
@@ -33,6 +35,8 @@ const MAX_CARD_SUMMARY = 500;
 
 export interface ChangeWatchOptions {
   changes: WorkerChanges;
+  /** Where the pairs already told are kept (toldOverlaps.ts). */
+  store: BatonStore;
   /** Every worker the views show (active and finished). */
   workers: () => WatchedWorker[];
   /** Tells the views at once. */
@@ -47,8 +51,6 @@ export interface ChangeWatchOptions {
 export class ChangeWatch {
   /** Per running worker: the pending re-read of its touched files. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** Overlapping pairs ("a\0b", sorted) the orchestrator was already told about. */
-  private readonly told = new Set<string>();
   private disposed = false;
 
   constructor(private readonly opts: ChangeWatchOptions) {}
@@ -80,7 +82,7 @@ export class ChangeWatch {
     w.changes = undefined;
     w.outcome = { kind: settled.kind, text: settled.text };
     // Its pairs are told again should a new change of that name overlap (a new pair: it was never told).
-    for (const pair of this.told) if (pair.split('\0').includes(name)) this.told.delete(pair);
+    this.storeWrite(() => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');
     this.updateOverlaps();
     this.opts.fire();
     this.opts.settled?.(name);
@@ -114,17 +116,31 @@ export class ChangeWatch {
     return followed + changed + (verified ?? '') + this.overlapNote(w);
   }
 
+  /** Runs again the verify a closing window stopped on `w`'s change set, if one did (verifyAgain.ts). */
+  async verifyAgain(w: WatchedWorker): Promise<void> {
+    await this.opts.verifier?.again(w);
+  }
+
   /** Stops a running verify of `name` (the worker is being killed). */
   stopVerify(name: string): void {
     this.opts.verifier?.stop(name);
   }
 
+  /** A failed store write is logged: the completion or the settle it is part of still goes on. */
+  private storeWrite(fn: () => void, what: string): void {
+    try {
+      fn();
+    } catch (err) {
+      this.opts.logger.warn(`Could not ${what} (${errorText(err)})`);
+    }
+  }
+
   /** The overlaps of `w` the orchestrator has not heard of yet, for its completion message ('' when none). */
   private overlapNote(w: WatchedWorker): string {
     this.updateOverlaps();
-    const fresh = (w.overlaps ?? []).filter((o) => !this.told.has(pairKey(w.name, o.worker)));
+    const fresh = (w.overlaps ?? []).filter((o) => !wasTold(this.opts.store, w.name, o.worker));
     if (!fresh.length) return '';
-    for (const o of fresh) this.told.add(pairKey(w.name, o.worker));
+    this.storeWrite(() => fresh.forEach((o) => recordTold(this.opts.store, w.name, o.worker)), 'record the overlaps told');
     return (
       `\n\nOverlap: its changes touch the same files as ${describeOverlaps(fresh)}, also pending. ` +
       'Applying both will conflict: sequence them, or have one build on the other (resolve_worker_conflicts after the first is applied).'
@@ -164,10 +180,6 @@ export class ChangeWatch {
   }
 }
 
-function pairKey(a: string, b: string): string {
-  return [a, b].sort().join('\0');
-}
-
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -197,6 +209,6 @@ export function createChangeLifecycle(opts: {
   const verifier = opts.verifySettings
     ? new ChangeVerifier({ pending, liveSession: opts.liveSession, settings: opts.verifySettings, fire: opts.fire, logger: opts.logger })
     : undefined;
-  watch = new ChangeWatch({ changes, workers: opts.workers, fire: opts.fire, settled: opts.settled, verifier, logger: opts.logger });
+  watch = new ChangeWatch({ changes, store: opts.store, workers: opts.workers, fire: opts.fire, settled: opts.settled, verifier, logger: opts.logger });
   return { pending, changes, watch };
 }

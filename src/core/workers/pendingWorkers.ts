@@ -9,6 +9,7 @@ import { cardChanges } from '../changes/changeTotals';
 import type { ChangeSet } from '../changes/changeSet';
 import type { WorkerChanges } from '../changes/workerChanges';
 import { verifyCard } from '../changes/verifyRecord';
+import { forgetTold } from '../changes/toldOverlaps';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { readEnding, sweepEndings } from './workerEnding';
@@ -25,6 +26,8 @@ export interface RestoreDeps {
   gitFolders(dir: string): Promise<string[]>;
   /** A new worker record working in `dir`, with its permission handler. */
   make(name: string, dir: string): Worker;
+  /** Runs the verify a closing window stopped on the worker's change set, once it is counted (verifyAgain.ts). */
+  verifyAgain(w: Worker): void;
   store: BatonStore;
   logger: Logger;
 }
@@ -32,9 +35,13 @@ export interface RestoreDeps {
 /** Lists again, finished, the worker of each pending change set nobody lists; then counts each one's changes for its card. */
 export async function restorePendingWorkers(reg: WorkerRegistry, changes: WorkerChanges, deps: RestoreDeps): Promise<void> {
   const restored: Worker[] = [];
+  const owed = new Set<Worker>();
   const pending = new Set(changes.list().map((p) => p.worker));
+  const kept = (name: string): boolean => pending.has(name) || !!reg.lookup(name) || deps.elsewhere(name);
   // A worker running here or in another window records its ending when it ends.
-  sweepEndings(deps.store, (name) => pending.has(name) || !!reg.lookup(name) || deps.elsewhere(name));
+  sweepEndings(deps.store, kept);
+  // An overlap told stays told only while both change sets wait (toldOverlaps.ts).
+  forgetTold(deps.store, (name) => !kept(name));
   for (const p of changes.list()) {
     if (reg.lookup(p.worker) || deps.elsewhere(p.worker)) continue;
     const cs = p.changeSet;
@@ -62,6 +69,7 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
       w.linked = linked;
       // Its last verify, as the card showed it (Apply's confirm reads the record itself).
       if (cs.verify) w.verify = verifyCard(cs.verify);
+      if (cs.verifyDue) owed.add(w);
       w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...linked.map((p) => path.join(cs.repoRoot, p))];
     } else {
       w.isolation = { kind: 'in-place' };
@@ -90,6 +98,7 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
           );
         }
         reg.fireNow();
+        if (owed.has(w) && reg.lookup(w.name) === w && changes.has(w.name)) deps.verifyAgain(w);
       },
       (err: unknown) => {
         // Its worktree gone, its repository moved: the card says why, and keeps Discard.

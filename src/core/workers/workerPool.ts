@@ -20,6 +20,7 @@ import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
 import { restorePendingWorkers } from './pendingWorkers';
+import { verifyAgain } from './verifyAgain';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { loggedStoreWrite } from './loggedStoreWrite';
@@ -29,7 +30,7 @@ import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { WorkerSetup } from './workerSetup';
-import { endTask } from './taskEnd';
+import { endTask, type TaskEndDeps } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
 import { assertIdle, killTarget, sendTarget } from './workerTargets';
 import {
@@ -195,7 +196,7 @@ export class WorkerPool {
       await withTimeout(task.done, 10_000, 'kill timed out').catch((err: unknown) => this.opts.logger.warn(`Worker '${name}': ${String(err)}`));
       return `Killed worker '${name}' after ${elapsed} of work; its session was disconnected.`;
     }
-    this.safely(() => this.opts.store.deleteWorker(name), 'remove the worker row');
+    loggedStoreWrite(this.opts.logger, () => this.opts.store.deleteWorker(name), 'remove the worker row');
     await this.retire(w, 'killed');
     await this.lifecycle.taskEnded(w);
     this.opts.logger.info(`Worker '${name}' killed while idle (by ${by})`);
@@ -233,6 +234,7 @@ export class WorkerPool {
       elsewhere: (n) => !!this.elsewhere(n),
       gitFolders: (dir) => isolation.gitFolders(dir),
       make: (n, dir) => newWorker({ name: n, dir, replyTo: 'panel', source: 'created', now: this.now }, (w) => this.setup.permissionHandler(n, dir, w)),
+      verifyAgain: (w) => verifyAgain(w, { reg: this.reg, setup: this.setup, ensureSession: () => this.ensureSession(w), end: this.endDeps(w) }),
       store: this.opts.store,
       logger: this.opts.logger,
     }).then(() => this.watch?.refreshOverlaps());
@@ -315,7 +317,7 @@ export class WorkerPool {
     const task: Task = { abort, done: Promise.resolve() };
     w.task = task;
     task.done = this.runTask(w, preface ? `${preface}\n\n${prompt}` : prompt, abort)
-      .then((outcome) => this.complete(w, outcome))
+      .then((outcome) => endTask(w, outcome, this.endDeps(w)))
       .catch((err: unknown) => this.opts.logger.error(`Worker '${w.name}': completing its task failed`, err));
     this.persist(w);
     this.opts.logger.info(`Worker '${w.name}' started a task (${prompt.length} chars)`);
@@ -330,9 +332,9 @@ export class WorkerPool {
     });
   }
 
-  /** Stores the result, retires the worker (session disconnected), then hands the result to the orchestrator. */
-  private complete(w: Worker, outcome: TaskOutcome): Promise<void> {
-    return endTask(w, outcome, {
+  /** What ends a task of `w` (taskEnd.ts): its result stored, the worker retired (session disconnected), the result handed over. */
+  private endDeps(w: Worker): TaskEndDeps {
+    return {
       disposed: () => this.disposed,
       changes: this.changes,
       watch: this.watch,
@@ -342,7 +344,7 @@ export class WorkerPool {
       now: this.now,
       retire: (state) => this.retire(w, state),
       lifecycle: this.lifecycle,
-    });
+    };
   }
 
   private async retire(w: Worker, state: WorkerState): Promise<void> {
@@ -387,14 +389,11 @@ export class WorkerPool {
   }
 
   private persist(w: Worker): void {
-    if (!this.disposed) this.safely(() => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT, ownerJson(this.opts.owner))), 'save the worker');
+    if (!this.disposed)
+      loggedStoreWrite(this.opts.logger, () => this.opts.store.upsertWorker(workerRow(w, MAX_STATUS_OUTPUT, ownerJson(this.opts.owner))), 'save the worker');
   }
 
   private assertOpen(): void {
     if (this.disposed) throw new WorkerError('Baton is shutting down.');
-  }
-
-  private safely<T>(fn: () => T, what: string): T | undefined {
-    return loggedStoreWrite(this.opts.logger, fn, what);
   }
 }
