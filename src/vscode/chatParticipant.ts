@@ -194,7 +194,7 @@ async function readAttached(
   if (skipped.length) stream.markdown(`_Not read (Baton reads files, folders and selections): ${skipped.map((s) => `\`${s}\``).join(', ')}._\n\n`);
   if (!refs.length) return { ok: true, context: undefined };
   stream.progress(`Reading ${refs.length === 1 ? 'the attached reference' : `${refs.length} attached references`}…`);
-  const read = await core.chat.context.read(refs);
+  const read = await core.chat.context.readLenient(refs);
   return read.ok ? read : { ok: false, message: `The message was not sent: ${read.message}` };
 }
 

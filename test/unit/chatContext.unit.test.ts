@@ -23,10 +23,14 @@ class FakeEditorContext implements EditorContextPort {
   async drop(uris: string[]) {
     return { ok: true as const, chips: uris.map((u) => chip({ kind: 'file', path: u })) };
   }
+  /** Set to refuse any gather that holds a reference to this path. */
+  refusePath: string | undefined;
   async gather(refs: readonly AttachedReference[]): Promise<GatherResult> {
     this.gathered.push([...refs]);
     await this.hold;
     if (this.failWith) return this.failWith;
+    if (refs.some(({ ref }) => 'path' in ref && ref.path === this.refusePath))
+      return { ok: false, error: { kind: 'protected', message: `${this.refusePath} is inside a protected path.` } };
     return { ok: true, references: refs.map(({ ref, implicit }) => resolved(ref, implicit)) };
   }
   open(ref: Reference): void {
@@ -103,6 +107,22 @@ describe('ChatController with editor context', () => {
     assert.ok(snap?.type === 'snapshot');
     return snap.snapshot;
   };
+
+  it("references from the Chat view: an implicit one that cannot go is left out, never refusing the message; the user's own still refuse it", async () => {
+    const SECRET: Reference = { kind: 'file', path: '/home/u/.ssh/config' };
+    port.refusePath = SECRET.path;
+    const { context } = fixture.core.chat;
+    const read = await context.readLenient([{ ref: SELECTION }, { ref: SECRET, implicit: true }]);
+    assert.ok(read.ok && read.context, JSON.stringify(read));
+    assert.deepEqual(
+      read.context.stored.map((r) => r.label),
+      ['a.ts:10-12'],
+      'the protected active editor is not sent',
+    );
+    assert.doesNotMatch(read.context.prompt, /\.ssh/);
+    const refused = await context.readLenient([{ ref: SELECTION }, { ref: SECRET }]);
+    assert.deepEqual(refused, { ok: false, kind: 'protected', message: '/home/u/.ssh/config is inside a protected path.' });
+  });
 
   it('puts the references after the text in the prompt, tagged, and keeps them with the message in the log', async () => {
     fixture.sessions.script('orchestrator', reply('It adds two numbers.'));

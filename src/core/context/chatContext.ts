@@ -84,6 +84,18 @@ export class ChatContext {
     }
   }
 
+  /**
+   * read(), for references chosen outside the panel (the Chat view's): an implicit one (the active editor, added by
+   * VS Code, not chosen) never refuses the message. One that cannot go (a protected file, one outside the workspace)
+   * is left out, as the panel offers no implicit chip for it; the user's own still refuse the message as they do there.
+   */
+  async readLenient(
+    refs: readonly AttachedReference[],
+  ): Promise<{ ok: true; context: PreparedContext | undefined } | { ok: false; kind: ContextErrorKind; message: string }> {
+    const read = await this.read(refs);
+    return read.ok || !refs.some((r) => r.implicit) ? read : this.read(refs.filter((r) => !r.implicit));
+  }
+
   /** The context of a message without references: only the workspace hint, if there is one. */
   hintOnly(): PreparedContext | undefined {
     const hint = this.port?.workspaceHint?.();
