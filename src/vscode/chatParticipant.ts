@@ -74,8 +74,8 @@ function stoppedConversation(core: Core, history: vscode.ChatContext['history'])
   if (!prompts.length) return undefined;
   const candidates = core.store
     .listConversations()
-    .filter((c) => c.id.startsWith(`${CHAT_PREFIX}-`))
-    .sort((a, b) => (a.last_activity < b.last_activity ? 1 : a.last_activity > b.last_activity ? -1 : 0))
+    // Most recently active first, as the store lists them.
+    .filter((c) => c.id.startsWith(`${CHAT_PREFIX}-`) && c.messages > 0)
     .slice(0, 20)
     .map((c) => ({ id: c.id, log: core.store.recentLog(LOG_KEEP, c.id) }));
   return conversationOfPrompts(prompts, candidates);

@@ -14,6 +14,7 @@ import { cardChanges } from './changeTotals';
 import { WorkerChanges, type ChangeEvent, type FinishedWorker } from './workerChanges';
 import { ChangeVerifier, type ChangeVerifierOptions } from './changeVerifier';
 import { forgetTold, recordTold, wasTold } from './toldOverlaps';
+import { loggedStoreWrite } from '../util/loggedStoreWrite';
 
 /** A running worker's touched files are read again at most this often (a snapshot of its worktree each time). */
 const TOUCHED_REFRESH_MS = 1000;
@@ -82,7 +83,7 @@ export class ChangeWatch {
     w.changes = undefined;
     w.outcome = { kind: settled.kind, text: settled.text };
     // Its pairs are told again should a new change of that name overlap (a new pair: it was never told).
-    this.storeWrite(() => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');
+    loggedStoreWrite(this.opts.logger, () => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');
     this.updateOverlaps();
     this.opts.fire();
     this.opts.settled?.(name);
@@ -126,21 +127,12 @@ export class ChangeWatch {
     this.opts.verifier?.stop(name);
   }
 
-  /** A failed store write is logged: the completion or the settle it is part of still goes on. */
-  private storeWrite(fn: () => void, what: string): void {
-    try {
-      fn();
-    } catch (err) {
-      this.opts.logger.warn(`Could not ${what} (${errorText(err)})`);
-    }
-  }
-
   /** The overlaps of `w` the orchestrator has not heard of yet, for its completion message ('' when none). */
   private overlapNote(w: WatchedWorker): string {
     this.updateOverlaps();
     const fresh = (w.overlaps ?? []).filter((o) => !wasTold(this.opts.store, w.name, o.worker));
     if (!fresh.length) return '';
-    this.storeWrite(() => fresh.forEach((o) => recordTold(this.opts.store, w.name, o.worker)), 'record the overlaps told');
+    loggedStoreWrite(this.opts.logger, () => fresh.forEach((o) => recordTold(this.opts.store, w.name, o.worker)), 'record the overlaps told');
     return (
       `\n\nOverlap: its changes touch the same files as ${describeOverlaps(fresh)}, also pending. ` +
       'Applying both will conflict: sequence them, or have one build on the other (resolve_worker_conflicts after the first is applied).'

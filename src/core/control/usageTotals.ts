@@ -115,7 +115,7 @@ export class UsageTotals {
     // the conversations and the workers only (as report() does), or every squad task was counted twice.
     const workers = this.total('worker', undefined, day);
     const all = this.total('orchestrator', undefined, day);
-    addTo(all, { ...workers, scope: 'worker', key: '' });
+    addTo(all, workers);
     return { day, conversation, all, here: this.total('orchestrator', conversation, day), workers };
   }
 
@@ -182,7 +182,7 @@ function totalOf(s: UsageSum): UsageTotal {
   return { inputTokens: s.input_tokens, outputTokens: s.output_tokens, premiumRequests: s.premium_requests, requests: s.requests };
 }
 
-function addTo(t: UsageTotal, d: UsageDelta): void {
+function addTo(t: UsageTotal, d: UsageTotal): void {
   t.inputTokens += d.inputTokens;
   t.outputTokens += d.outputTokens;
   t.premiumRequests += d.premiumRequests;

@@ -3,6 +3,7 @@
 // tokens, database URLs, an SSH agent socket). Only what a build needs passes, plus what the user
 // names in baton.workers.environment. The orchestrator's GitHub token never travels this way: it
 // goes to each session over the SDK's connection (a session-level token never reaches a shell).
+import { shownVariableName } from '../util/typedSetting';
 import { makePathSafe } from '../util/safePath';
 
 /** baton.workers.environment: a name mapped to `true` passes through from VS Code's environment; to a string, is set to it. */
@@ -111,12 +112,6 @@ function usable(name: string, value: string | boolean): boolean {
   return name !== '' && !/[=\0]/.test(name) && !(typeof value === 'string' && value.includes('\0'));
 }
 
-/** A name as Doctor shows it: what follows an `=` in it may be a value, so it is cut there. */
-function shownName(name: string): string {
-  const cut = name.indexOf('=');
-  return JSON.stringify(cut < 0 ? name : `${name.slice(0, cut)}=…`);
-}
-
 /**
  * A URL without its `user:pass@`; undefined when it had none. Proxies are often written without a scheme
  * (`user:pass@proxy:3128`, which curl and npm accept) and passwords with a raw `@` or `/` in them: everything up to the
@@ -156,7 +151,7 @@ export function buildRuntimeEnvironment(
   for (const [name, value] of Object.entries(setting)) {
     // One such entry made the runtime fail to start, so every turn failed: it is left out and named instead.
     if (!usable(name, value)) {
-      unusable.push(shownName(name));
+      unusable.push(shownVariableName(name));
       continue;
     }
     if (isCredential(name)) {

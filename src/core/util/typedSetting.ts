@@ -104,8 +104,8 @@ export function readTextMapSetting<K extends string>(name: string, raw: unknown,
   };
 }
 
-/** What follows an `=` in a name may be a value (`"TOKEN=abc": true`): never shown. */
-function shownName(variable: string): string {
+/** An environment variable's name as a problem shows it: what follows an `=` may be a value (`"TOKEN=abc": true`), never shown. */
+export function shownVariableName(variable: string): string {
   const cut = variable.indexOf('=');
   return JSON.stringify(cut < 0 ? variable : `${variable.slice(0, cut)}=…`);
 }
@@ -125,7 +125,7 @@ export function readEnvironmentSetting(name: string, raw: unknown): SettingReadi
   const badNames: string[] = [];
   const badValues: string[] = [];
   for (const [variable, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (!VARIABLE_NAME.test(variable)) badNames.push(shownName(variable));
+    if (!VARIABLE_NAME.test(variable)) badNames.push(shownVariableName(variable));
     else if (v === true || (typeof v === 'string' && !v.includes('\0'))) value[variable] = v;
     else if (v !== false) badValues.push(variable);
   }

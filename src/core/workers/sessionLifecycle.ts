@@ -8,7 +8,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { errorText } from './workerMessages';
 import { SessionInUseError, WorkerError, type Worker } from './workerTypes';
-import { loggedStoreWrite } from './loggedStoreWrite';
+import { loggedStoreWrite } from '../util/loggedStoreWrite';
 
 /** State key of a finished worker's session kept for its pending changes (one per worker with changes to review). */
 export const KEPT_SESSION_PREFIX = 'worker_session:';

@@ -10,7 +10,7 @@ import type { WorkerChanges } from '../changes/workerChanges';
 import { originOf, type WorkerInbox } from './workerInbox';
 import { formatResult, pastTense, resultCard, seconds, type TaskOutcome } from './workerMessages';
 import type { Worker } from './workerTypes';
-import { loggedStoreWrite } from './loggedStoreWrite';
+import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import { recordEnding } from './workerEnding';
 
 export interface TaskEndDeps {

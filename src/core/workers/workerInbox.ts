@@ -7,7 +7,7 @@ import type { BatonStore, InboxRow, WorkerRow } from '../store/types';
 import type { Logger } from '../util/logger';
 import type { WorkerResultCard } from '../../shared/protocol';
 import { parseSqliteTimestamp } from '../store/rowSchemas';
-import { loggedStoreWrite } from './loggedStoreWrite';
+import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import { recordEnding } from './workerEnding';
 import { formatResult, resultCard, type TaskOutcome } from './workerMessages';
 import { parseReplyTo, type ReplyTo } from './workerTypes';

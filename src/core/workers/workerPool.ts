@@ -23,7 +23,7 @@ import { restorePendingWorkers } from './pendingWorkers';
 import { verifyAgain } from './verifyAgain';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
-import { loggedStoreWrite } from './loggedStoreWrite';
+import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import { errorText, seconds, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, squadOf, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
