@@ -133,8 +133,18 @@ export function settingProblems(): string[] {
   return numberSettingProblems();
 }
 
+/**
+ * Writes `key` where its value now comes from: the workspace's settings when they set it (written to the user's, a
+ * workspace value would still win, and the switch would do nothing the user could see), else the user's.
+ */
+async function updateWhereSet(key: string, value: unknown): Promise<void> {
+  const where = config().inspect(key);
+  const target = where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await config().update(key, value, target);
+}
+
 export async function setRoutingAuto(on: boolean): Promise<void> {
-  await config().update('routing.auto', on, vscode.ConfigurationTarget.Global);
+  await updateWhereSet('routing.auto', on);
 }
 
 /** baton.workers.verifyCommand, in the workspace when one is open (a project's tests are the project's), else for the user. */
@@ -144,7 +154,7 @@ export async function setVerifyCommand(command: string): Promise<void> {
 }
 
 export async function setModel(model: string): Promise<void> {
-  await config().update('model', model, vscode.ConfigurationTarget.Global);
+  await updateWhereSet('model', model);
 }
 
 export function readSkillIndexUrl(): string | undefined {

@@ -131,6 +131,27 @@ describe('Baton in VS Code', () => {
   });
 
   // Last: Doctor starts the Copilot runtime.
+  it("Toggle Auto writes where the setting comes from: a workspace that sets it is switched (the user's settings would lose to it)", async () => {
+    const config = () => vscode.workspace.getConfiguration('baton');
+    await config().update('routing.auto', true, vscode.ConfigurationTarget.Workspace);
+    try {
+      assert.equal(config().get('routing.auto'), true);
+      await vscode.commands.executeCommand('baton.toggleRouting');
+      const where = config().inspect<boolean>('routing.auto');
+      assert.equal(config().get('routing.auto'), false, 'routing is off, as the command says');
+      assert.equal(where?.workspaceValue, false);
+      assert.equal(where?.globalValue, undefined, "nothing written to the user's settings");
+      // Where no workspace sets it (off by default), the user's settings take it.
+      await config().update('routing.auto', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('baton.toggleRouting');
+      assert.equal(config().inspect<boolean>('routing.auto')?.globalValue, true);
+      assert.equal(config().get('routing.auto'), true);
+    } finally {
+      await config().update('routing.auto', undefined, vscode.ConfigurationTarget.Workspace);
+      await config().update('routing.auto', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it("names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it; names a workspace's wiki folder that leads outside it", async () => {
     const config = vscode.workspace.getConfiguration('baton');
     await config.update('workers.max', 'lots', vscode.ConfigurationTarget.Global);
