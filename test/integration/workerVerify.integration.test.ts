@@ -326,4 +326,167 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
     assert.equal(runs, 1, 'one verify ran after the reload');
     assert.equal(card('reload')?.verify?.state, 'passed');
   });
+
+  describe('a verify run again after a reload, at its corners', () => {
+    /** Each run of the verify command adds a line to this file in the worktree (ignored by git, so no change of its own). */
+    const RUNS = 'verify-runs.log';
+    const counted = (seconds: number): string => `echo run >> ${RUNS}; sleep ${seconds}; echo verified`;
+    /** How many times the verify command started in `worker`'s worktree. */
+    const verifyRuns = async (worker: string): Promise<number> =>
+      (await readFile(join(card(worker)!.workingDir, RUNS), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+    const savedChangeSet = (worker: string) => core.pool.changes!.list().find((p) => p.worker === worker)?.changeSet;
+    /** Requests that carried `worker`'s result to the orchestrator. */
+    const resultsSent = (worker: string): number =>
+      core.server.chatRequests().filter((r) => r.lastUserText?.includes(`[Background task completed] Worker '${worker}'`)).length;
+    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** A window reload, waiting until the next start has listed again the workers whose changes wait. */
+    const reload = async (): Promise<void> => {
+      const listed = () => core.logger.lines.filter((l) => l.startsWith('info Listed again ')).length;
+      const before = listed();
+      await core.restart();
+      await waitFor('the workers listed again', () => listed() > before);
+    };
+
+    beforeEach(async () => {
+      await writeFile(join(repo, '.gitignore'), `${RUNS}\n`);
+      await git(repo, 'add', '-A');
+      await git(repo, 'commit', '-q', '-m', 'ignore the verify count');
+    });
+
+    /** Starts `worker` (one edit), and waits until its verify command runs (its line written). */
+    const startVerifying = async (worker: string, command: string): Promise<void> => {
+      core.workerSettings.verifyCommand = command;
+      scriptRound(worker, `TASK-${worker}`, `printf 'a by ${worker}\\n' > src/a.txt`, `${worker}: done`);
+      await core.pool.create({ name: worker, workingDir: repo, prompt: `TASK-${worker}` });
+      await waitFor(`${worker}'s verify running`, async () => card(worker)?.verify?.state === 'running' && (await verifyRuns(worker)) === 1);
+    };
+    /** The verify of `worker` running again after a reload (the card says so, and its command started once more). */
+    const runningAgain = async (worker: string, runs: number): Promise<void> => {
+      try {
+        await waitFor(`${worker}'s verify running again`, async () => card(worker)?.verify?.state === 'running' && (await verifyRuns(worker)) === runs);
+      } catch (err) {
+        // What was seen instead, for a failure read from a CI log.
+        const seen = `the card says ${JSON.stringify(card(worker)?.verify)}, the command ran ${await verifyRuns(worker)} time(s)`;
+        throw new Error(`${(err as Error).message}: ${seen}; ${core.logger.lines.filter((l) => !l.startsWith('info ')).join(' | ')}`);
+      }
+    };
+
+    it('a kill while it runs again: it stops at once, recorded as stopped (card, Apply), is not owed any more and never runs again', async () => {
+      const command = counted(8);
+      await startVerifying('killed', command);
+      const sessionId = card('killed')!.sessionId;
+      await reload();
+      await runningAgain('killed', 2);
+
+      const t = Date.now();
+      const said = await core.pool.kill('killed', 'user');
+      assert.ok(Date.now() - t < 5_000, `the kill waited ${Date.now() - t} ms`);
+      assert.match(said, /^Killed worker 'killed' after /);
+      assert.equal(card('killed')?.state, 'done', 'the kill stopped its verify, not the work it had finished');
+      assert.equal(card('killed')?.verify?.line, `verify failed: ${command} was stopped`);
+      const saved = savedChangeSet('killed');
+      assert.equal(saved?.verify?.state, 'failed');
+      assert.equal(saved?.verify?.reason, 'was stopped');
+      assert.equal(saved?.verifyDue, undefined, 'a kill is the user\u2019s say: nothing is owed');
+      assert.equal(card('killed')?.changes?.files, 1);
+      const confirm = await applyConfirm(core.pool.changes!, 'killed');
+      assert.equal(confirm.message, `Verify failed: ${command} was stopped. Apply 1 file changed, +1 −1 from worker 'killed' anyway?`);
+      assert.equal(confirm.action, 'Apply Anyway');
+      // It holds no slot any more.
+      assert.ok(!core.pool.listActive().some((w) => w.name === 'killed'));
+      await waitFor('its result delivered after the reload', () => doneCount() >= 1);
+
+      // Nothing runs it again: not in this window, nor at the next start.
+      await settle(1_500);
+      assert.equal(await verifyRuns('killed'), 2);
+      await reload();
+      await settle(2_000);
+      assert.equal(await verifyRuns('killed'), 2, 'the verify ran once before the reload and once after it');
+      assert.equal(card('killed')?.verify?.line, `verify failed: ${command} was stopped`);
+      assert.equal(card('killed')?.state, 'done');
+      assert.equal(resultsSent('killed'), 1);
+      assert.equal(card('killed')?.sessionId, sessionId, 'its own session throughout: kept at the reload, resumed after it');
+    });
+
+    it('a second reload while it runs again: it runs again once more at the following start, and exactly once', async () => {
+      const command = counted(8);
+      await startVerifying('twice', command);
+      const sessionId = card('twice')!.sessionId;
+      await reload();
+      await runningAgain('twice', 2);
+      // The result of its task reached the orchestrator in this window, answered before it closes.
+      await waitFor('its result answered', () => doneCount() >= 1);
+      assert.equal(card('twice')?.verify?.state, 'running', 'still running at the second reload');
+      await reload();
+      await runningAgain('twice', 3);
+      await waitFor('its verdict', () => card('twice')?.verify?.state === 'passed', 20_000);
+      const took = /^verify passed: echo run >> verify-runs\.log; sleep 8; echo verified \((\d+\.\d) s\)$/.exec(card('twice')!.verify!.line);
+      assert.ok(took && Number(took[1]) >= 8, card('twice')!.verify!.line);
+      assert.equal(card('twice')?.sessionId, sessionId, 'its own session, resumed at each start');
+      assert.equal(card('twice')?.state, 'done');
+      assert.equal(savedChangeSet('twice')?.verifyDue, undefined);
+      assert.equal((await applyConfirm(core.pool.changes!, 'twice')).action, 'Apply');
+      await settle(1_500);
+      assert.equal(await verifyRuns('twice'), 3, 'once per window');
+      assert.equal(resultsSent('twice'), 1, 'its result went to the orchestrator once');
+    });
+
+    const NO_SLOT = 'verify not run: it was stopped by the window closing, and when Baton started again every worker slot was taken (baton.workers.max)';
+
+    it('no free worker slot at the start: the verify ends "not run", saying why in words for the user; Apply asks', async () => {
+      const command = counted(8);
+      await startVerifying('one', command);
+      await startVerifying('two', command);
+      core.workerSettings.max = 1;
+      await reload();
+      // One of them takes the one slot and runs again; the other cannot.
+      const [ran, left] = await waitFor('one verify running again', async () => {
+        for (const [a, b] of [
+          ['one', 'two'],
+          ['two', 'one'],
+        ] as const)
+          if (card(a)?.verify?.state === 'running' && (await verifyRuns(a)) === 2) return [a, b] as const;
+        return undefined;
+      });
+      await waitFor('the other verify recorded', () => card(left)?.verify?.state === 'not-run');
+      assert.equal(card(left)?.verify?.line, NO_SLOT);
+      assert.equal(card(left)?.state, 'done');
+      assert.equal(savedChangeSet(left)?.verifyDue, undefined);
+      const confirm = await applyConfirm(core.pool.changes!, left);
+      assert.equal(confirm.message, `V${NO_SLOT.slice(1)}. Apply 1 file changed, +1 −1 from worker '${left}' anyway?`);
+      assert.equal(confirm.action, 'Apply Anyway');
+      await core.pool.kill(ran, 'user');
+      await waitFor('both results delivered after the reload', () => doneCount() >= 2);
+      await settle(1_500);
+      assert.equal(await verifyRuns(left), 1, 'it did not run after the reload');
+      assert.equal(await verifyRuns(ran), 2);
+    });
+
+    it('its session cannot be opened: the verify ends "not run", saying why; Apply asks; nothing runs', async () => {
+      const command = counted(8);
+      await startVerifying('lost', command);
+      const sessionId = card('lost')!.sessionId!;
+      // The window closes; while it is closed the worker's session folder goes (the user cleaned up, a disk restored).
+      await core.core.dispose();
+      await rm(join(core.storageDir, 'copilot-sessions', 'session-state', sessionId), { recursive: true });
+      await reload();
+      await waitFor('the verify recorded', () => card('lost')?.verify?.state === 'not-run');
+      assert.match(
+        card('lost')!.verify!.line,
+        /^verify not run: it was stopped by the window closing, and when Baton started again the worker's session could not be opened \(.+\)$/,
+      );
+      assert.ok(card('lost')!.verify!.line.includes(`Session not found: ${sessionId}`), 'the runtime\u2019s own words say which session and why');
+      assert.equal(card('lost')?.state, 'done');
+      assert.equal(savedChangeSet('lost')?.verifyDue, undefined);
+      const confirm = await applyConfirm(core.pool.changes!, 'lost');
+      assert.match(
+        confirm.message,
+        /^Verify not run: it was stopped by the window closing, and when Baton started again the worker's session could not be opened \(.+\)\. Apply 1 file changed, \+1 −1 from worker 'lost' anyway\?$/,
+      );
+      assert.equal(confirm.action, 'Apply Anyway');
+      await waitFor('its result delivered after the reload', () => doneCount() >= 1);
+      await settle(1_500);
+      assert.equal(await verifyRuns('lost'), 1);
+    });
+  });
 });

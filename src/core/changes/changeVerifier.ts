@@ -63,13 +63,16 @@ export class ChangeVerifier {
     return verifyNote(done.record) + wrote;
   }
 
-  /** Runs again the verify a closing window stopped on `w`'s change set (verifyAgain.ts); nothing when none was. */
-  async again(w: VerifiedWorker): Promise<void> {
+  /**
+   * Runs again the verify a closing window stopped on `w`'s change set (verifyAgain.ts); nothing when none was.
+   * `notRun`: why it cannot run now (no slot, its session not opened): recorded "not run" with that reason.
+   */
+  async again(w: VerifiedWorker, notRun?: string): Promise<void> {
     const cs = this.opts.pending.get(w.name);
     if (!cs?.verifyDue || this.running.has(w.name) || this.disposed) return;
     const command = this.opts.settings().verifyCommand?.trim();
     // Cleared since: no verify is wanted any more, and none is owed.
-    if (command) await this.verify(w, command);
+    if (command) await this.verify(w, command, notRun);
     else this.opts.pending.save({ ...cs, verifyDue: undefined });
   }
 
@@ -89,7 +92,7 @@ export class ChangeVerifier {
    * The verdict, and the change's new count when the command wrote into the worktree; undefined: stopped because Baton
    * is closing (no verdict: nothing is saved, the card drops the verify).
    */
-  private async verify(w: VerifiedWorker, command: string): Promise<{ record: VerifyRecord; recounted?: string } | undefined> {
+  private async verify(w: VerifiedWorker, command: string, notRun?: string): Promise<{ record: VerifyRecord; recounted?: string } | undefined> {
     const now = this.opts.now ?? Date.now;
     const timeoutMs = this.opts.settings().timeoutMs;
     w.verify = { state: 'running', line: `verifying: ${command}` };
@@ -101,11 +104,12 @@ export class ChangeVerifier {
     if (started && !started.verifyDue) this.opts.pending.save({ ...started, verifyDue: true });
     let record: VerifyRecord;
     try {
-      const session = this.opts.liveSession(w.name);
-      if (!session) throw new SandboxRequiredError('off', "the worker's session is closed");
+      const session = notRun === undefined ? this.opts.liveSession(w.name) : undefined;
+      if (!session) throw new NotRun(notRun ?? "the worker's session is closed");
       record = toRecord(command, await session.runSandboxed(command, { timeoutMs, signal: abort.signal }), timeoutMs, now());
     } catch (err) {
-      const reason = err instanceof SandboxRequiredError ? err.message : `could not run: ${err instanceof Error ? err.message : String(err)}`;
+      const reason =
+        err instanceof SandboxRequiredError || err instanceof NotRun ? err.message : `could not run: ${err instanceof Error ? err.message : String(err)}`;
       record = { command, state: 'not-run', reason, durationMs: 0, tail: '', at: now() };
     } finally {
       this.running.delete(w.name);
@@ -139,6 +143,9 @@ export class ChangeVerifier {
     return { record, recounted };
   }
 }
+
+/** Nothing to run the command in: its message is the record's reason, as the user reads it ("verify not run: …"). */
+class NotRun extends Error {}
 
 function toRecord(command: string, r: SandboxedCommandResult, timeoutMs: number, at: number): VerifyRecord {
   const base = { command, durationMs: r.durationMs, tail: outputTail(r.output), at };

@@ -117,9 +117,12 @@ export class ChangeWatch {
     return followed + changed + (verified ?? '') + this.overlapNote(w);
   }
 
-  /** Runs again the verify a closing window stopped on `w`'s change set, if one did (verifyAgain.ts). */
-  async verifyAgain(w: WatchedWorker): Promise<void> {
-    await this.opts.verifier?.again(w);
+  /**
+   * Runs again the verify a closing window stopped on `w`'s change set, if one did (verifyAgain.ts); `notRun`: why it
+   * cannot run now, recorded as the verify's "not run" reason.
+   */
+  async verifyAgain(w: WatchedWorker, notRun?: string): Promise<void> {
+    await this.opts.verifier?.again(w, notRun);
   }
 
   /** Stops a running verify of `name` (the worker is being killed). */

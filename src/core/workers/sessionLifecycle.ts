@@ -45,6 +45,21 @@ export class SessionLifecycle {
   }
 
   /**
+   * A task ended as Baton closes (a reload while its verify ran): its session is kept while its changes wait, so the next
+   * start resumes it (its verify run again, a follow-up) instead of opening a new one; nothing is deleted now.
+   */
+  keepAtClose(w: Worker): void {
+    if (w.source !== 'created' || !w.sessionId) return;
+    let pending: boolean;
+    try {
+      pending = this.deps.hasPendingChanges(w.name);
+    } catch {
+      return;
+    }
+    if (pending) this.safely(() => this.deps.store.setState(KEPT_SESSION_PREFIX + w.name, w.sessionId!), 'keep the session id');
+  }
+
+  /**
    * The worker's change is settled (applied, kept as a branch, discarded), or there was none: its session is deleted
    * from the runtime. A worker busy with another task keeps its session; that task's end decides again.
    */

@@ -57,4 +57,6 @@ export async function endTask(w: Worker, outcome: TaskOutcome, deps: TaskEndDeps
   // hands it over; handed to a conversation being closed, it was marked delivered and lost.
   if (report && !deps.disposed()) void deps.inbox.deliverOne(inboxId, text, originOf(w.name, w.replyTo), card);
   if (!shuttingDown && !deps.disposed()) await deps.lifecycle.taskEnded(w);
+  // Ended as the window closes: its session is kept for the next start all the same (before, a new one was opened).
+  else if (!shuttingDown) deps.lifecycle.keepAtClose(w);
 }

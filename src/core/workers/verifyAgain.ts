@@ -4,6 +4,7 @@
 // did, so the same rules hold: it takes a slot, the card shows the worker running and verifying, a follow-up is refused
 // and Apply waits until it ends, a kill stops it (recorded as stopped), and a closing window leaves it owed again.
 import type { AgentSession } from '../copilot/agentSessions';
+import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import type { TaskEndDeps } from './taskEnd';
 import { errorText } from './workerMessages';
 import type { WorkerRegistry } from './workerRegistry';
@@ -16,20 +17,32 @@ export interface VerifyAgainDeps {
   setup: Pick<WorkerSetup, 'resolveDir'>;
   ensureSession: () => Promise<AgentSession>;
   /** What a task's end uses: the change watch, retiring the worker, keeping its session (sessionLifecycle.ts). */
-  end: Pick<TaskEndDeps, 'watch' | 'retire' | 'lifecycle' | 'disposed' | 'logger' | 'now'>;
+  end: Pick<TaskEndDeps, 'watch' | 'retire' | 'lifecycle' | 'disposed' | 'logger' | 'now' | 'store'>;
 }
+
+/** The verify record's reason when it cannot run again ("verify not run: …", on the card and in Apply's confirm). */
+const notRun = (why: string): string => `it was stopped by the window closing, and when Baton started again ${why}`;
 
 /** Runs the verify owed on finished worker `w`'s change set, as its task; not awaited (the pool's task holds it). */
 export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
   const { watch, logger } = deps.end;
   if (!watch) return;
   const { state, startedAt, finishedAt } = w;
+  // No slot, or the worker not taken up again: the verify still ends in a record ("not run" and why) instead of none.
+  const recordNotRun = (why: string): void => {
+    logger.warn(`Worker '${w.name}': its verify is not run again (${why})`);
+    void watch.verifyAgain(w, notRun(why)).catch((e: unknown) => logger.warn(`Worker '${w.name}': ${errorText(e)}`));
+  };
+  try {
+    deps.reg.assertCapacity();
+  } catch {
+    recordNotRun('every worker slot was taken (baton.workers.max)');
+    return;
+  }
   try {
     deps.reg.revive(w.name, (dir) => deps.setup.resolveDir(dir));
   } catch (err) {
-    // No slot, or its session taken: the verify still ends in a record ("not run" and why) instead of none.
-    logger.warn(`Worker '${w.name}': its verify runs without its session (${errorText(err)})`);
-    void watch.verifyAgain(w).catch((e: unknown) => logger.warn(`Worker '${w.name}': ${errorText(e)}`));
+    recordNotRun(`the worker could not be taken up again (${errorText(err)})`);
     return;
   }
   w.state = 'running';
@@ -40,10 +53,20 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
   deps.reg.fireNow();
   task.done = deps
     .ensureSession()
-    // A session that cannot open makes the verify's record say so ("not run"): Apply asks, as for any verify not run.
-    .catch((err: unknown) => logger.warn(`Worker '${w.name}': its session could not be opened for its verify (${errorText(err)})`))
-    // Killed before it started: still owed (the next start runs it).
-    .then(() => (abort.signal.aborted ? undefined : watch.verifyAgain(w)))
+    .then(
+      () => {
+        // A new session was saved with a worker row (workerPool.ensureSession): no task of the worker's runs, so none is
+        // left for the next start to report as interrupted ("its task was interrupted…", the card then "failed").
+        loggedStoreWrite(logger, () => deps.end.store.deleteWorker(w.name), 'remove the worker row');
+        // Killed before it started: still owed (the next start runs it).
+        return abort.signal.aborted ? undefined : watch.verifyAgain(w);
+      },
+      // A session that cannot open makes the verify's record say so ("not run"): Apply asks, as for any verify not run.
+      (err: unknown) => {
+        logger.warn(`Worker '${w.name}': its session could not be opened for its verify (${errorText(err)})`);
+        return abort.signal.aborted ? undefined : watch.verifyAgain(w, notRun(`the worker's session could not be opened (${errorText(err)})`));
+      },
+    )
     .then(async () => {
       await deps.end.retire(state);
       // The card's times stay the ones of the task that made these changes.
@@ -51,6 +74,8 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
       w.finishedAt = finishedAt;
       deps.reg.fireNow();
       if (!deps.end.disposed()) await deps.end.lifecycle.taskEnded(w);
+      // Closing meanwhile (the verify owed again): its session is kept for the next start, which resumes it.
+      else deps.end.lifecycle.keepAtClose(w);
     })
     .catch((err: unknown) => logger.error(`Worker '${w.name}': verifying its changes again failed`, err));
 }
