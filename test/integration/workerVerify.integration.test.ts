@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { applyConfirm } from '../../src/core/changes/applyConfirm';
 import { formatWorkerList } from '../../src/core/workers/workerTools';
 import { MAX_VERIFY_CHARS, MAX_VERIFY_LINES } from '../../src/core/changes/verifyRecord';
+import { holdNextOpen } from '../support/heldOpen';
 import { trackTempDir } from '../support/leaks';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
@@ -406,6 +407,41 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
       assert.equal(card('killed')?.state, 'done');
       assert.equal(resultsSent('killed'), 1);
       assert.equal(card('killed')?.sessionId, sessionId, 'its own session throughout: kept at the reload, resumed after it');
+    });
+
+    it('a kill before it runs again (its session still opening): recorded "not run" for the kill, owed no more, never run', async () => {
+      const command = counted(8);
+      await startVerifying('early', command);
+      const closed = core.core;
+      await closed.dispose();
+      // The next start's session opens wait on this until the kill is made: the verify's command cannot have started.
+      const held = await holdNextOpen(join(core.storageDir, 'copilot-sessions'));
+      try {
+        const restarted = reload();
+        await held.reached;
+        await waitFor('the worker taken up again for its verify', () => core.core !== closed && card('early')?.state === 'running');
+        assert.notEqual(card('early')?.verify?.state, 'running', 'its command has not started');
+        const killing = core.pool.kill('early', 'user');
+        await held.release();
+        assert.match(await killing, /^Killed worker 'early' after /);
+        await restarted;
+      } finally {
+        await held.release();
+      }
+      const line = 'verify not run: the worker was killed before it could run again';
+      await waitFor('the verify recorded', () => card('early')?.verify?.state === 'not-run');
+      assert.equal(card('early')?.verify?.line, line);
+      assert.equal(card('early')?.state, 'done');
+      assert.equal(savedChangeSet('early')?.verifyDue, undefined, 'a kill is the user\u2019s say: nothing is owed');
+      const confirm = await applyConfirm(core.pool.changes!, 'early');
+      assert.equal(confirm.message, `V${line.slice(1)}. Apply 1 file changed, +1 −1 from worker 'early' anyway?`);
+      assert.equal(confirm.action, 'Apply Anyway');
+      // Nothing runs it again: not in this window, nor at the next start.
+      await settle(1_500);
+      await reload();
+      await settle(2_000);
+      assert.equal(await verifyRuns('early'), 1, 'it ran only before the first reload');
+      assert.equal(card('early')?.verify?.line, line);
     });
 
     it('a second reload while it runs again: it runs again once more at the following start, and exactly once', async () => {

@@ -2,7 +2,7 @@
 // exactly that moment. The runtime reads the permissions config of Baton's session folder (measured with strace:
 // <sessionDirectory>/permissions-config.json, absent, read once by createSession and resumeSession before they answer).
 // A FIFO put there makes that read wait for a writer: the test's own open for writing returns once the runtime is in
-// the read, with the open's request in flight and unanswered. Released, the runtime reads an empty file and goes on.
+// the read, with the open's request in flight and unanswered. Released, the runtime reads an empty file and goes on; a later open finds no file.
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
@@ -32,9 +32,11 @@ export async function holdNextOpen(sessionDirectory: string): Promise<HeldOpen> 
       released ??= (async () => {
         // Never reached: our own reader lets the writer's open return, so no thread of the pool stays blocked.
         const reader = writer ? undefined : await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+        // Gone before the writer closes: an open that came after the held one (another session's) would otherwise block
+        // for good on a FIFO with no writer left; now it finds no file, as without the hold.
+        await unlink(fifo);
         await (await opening).close();
         await reader?.close();
-        await unlink(fifo);
       })();
       return released;
     },

@@ -9,7 +9,7 @@ import type { TaskEndDeps } from './taskEnd';
 import { errorText } from './workerMessages';
 import type { WorkerRegistry } from './workerRegistry';
 import type { WorkerSetup } from './workerSetup';
-import type { Worker } from './workerTypes';
+import type { StopReason, Worker } from './workerTypes';
 
 export interface VerifyAgainDeps {
   reg: WorkerRegistry;
@@ -51,6 +51,13 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
   const task = { abort, done: Promise.resolve() };
   w.task = task;
   deps.reg.fireNow();
+  // Stopped before its command started (the session still opening): by the window closing, it stays owed (the next start
+  // runs it); by a kill, it is the user's say, as a kill while it runs is: recorded, owed no more, never run again.
+  const stoppedFirst = (): Promise<void> | undefined => {
+    if (!abort.signal.aborted) return undefined;
+    const reason = abort.signal.reason as StopReason | undefined;
+    return reason?.kind === 'killed' && reason.by === 'shutdown' ? Promise.resolve() : watch.verifyAgain(w, 'the worker was killed before it could run again');
+  };
   task.done = deps
     .ensureSession()
     .then(
@@ -58,13 +65,12 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
         // A new session was saved with a worker row (workerPool.ensureSession): no task of the worker's runs, so none is
         // left for the next start to report as interrupted ("its task was interrupted…", the card then "failed").
         loggedStoreWrite(logger, () => deps.end.store.deleteWorker(w.name), 'remove the worker row');
-        // Killed before it started: still owed (the next start runs it).
-        return abort.signal.aborted ? undefined : watch.verifyAgain(w);
+        return stoppedFirst() ?? watch.verifyAgain(w);
       },
       // A session that cannot open makes the verify's record say so ("not run"): Apply asks, as for any verify not run.
       (err: unknown) => {
         logger.warn(`Worker '${w.name}': its session could not be opened for its verify (${errorText(err)})`);
-        return abort.signal.aborted ? undefined : watch.verifyAgain(w, notRun(`the worker's session could not be opened (${errorText(err)})`));
+        return stoppedFirst() ?? watch.verifyAgain(w, notRun(`the worker's session could not be opened (${errorText(err)})`));
       },
     )
     .then(async () => {
