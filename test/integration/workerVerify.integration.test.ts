@@ -467,6 +467,27 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
       assert.equal(resultsSent('twice'), 1, 'its result went to the orchestrator once');
     });
 
+    it('a verify silent for over 10 s, twice in a row: each runs to its end (the runtime ended such a run at 10 s, exit -1)', async () => {
+      const command = counted(11);
+      const passed = /^verify passed: echo run >> verify-runs\.log; sleep 11; echo verified \(1[12]\.\d s\)$/;
+      core.workerSettings.verifyCommand = command;
+      core.workerSettings.timeoutMs = 60_000;
+      scriptRound('long', 'TASK-long', "printf 'a by long\\n' > src/a.txt", 'long: done');
+      let before = doneCount();
+      await core.pool.create({ name: 'long', workingDir: repo, prompt: 'TASK-long' });
+      await waitFor('round one verified', () => finished('long') && doneCount() > before, 60_000);
+      assert.match(card('long')!.verify!.line, passed);
+      assert.equal(card('long')!.verify!.tail, 'verified', 'the keep-alive leaves nothing in the output');
+      // Round two at once: its verify follows one that ran past 10 s, the case the runtime ended most often.
+      scriptRound('long', 'round-two', "printf 'a by long, again\\n' > src/a.txt", 'long: done again');
+      before = doneCount();
+      await core.pool.send('long', 'round-two', 'panel');
+      await waitFor('round two verified', () => finished('long') && doneCount() > before, 60_000);
+      assert.match(card('long')!.verify!.line, passed);
+      assert.equal(await verifyRuns('long'), 2, 'once per round');
+      assert.match(completion('long'), /\n\nVerify passed: echo run >> verify-runs\.log; sleep 11; echo verified/);
+    });
+
     const NO_SLOT = 'verify not run: it was stopped by the window closing, and when Baton started again every worker slot was taken (baton.workers.max)';
 
     it('no free worker slot at the start: the verify ends "not run", saying why in words for the user; Apply asks', async () => {

@@ -11,6 +11,10 @@
 // - there is no timeout parameter: `cancelUserRequested` stops the command (~immediately);
 // - the command and its output are added to the session's conversation as a user-run shell
 //   command, so the worker sees the result on its next turn.
+// - it often ends a command that has written nothing for 10 s (exit -1, at 10.1–10.4 s): `sleep 12` run back to back
+//   was ended 4 times in 7, and after a reload during a verify its run again was ended most times; one that writes at
+//   least every few seconds never was (0 in 8). So the command runs beside a keep-alive that writes a lone carriage
+//   return every 3 s (withKeepAlive), taken out of the output again; its exit code is the command's own.
 // Invariant: without a sandbox in force this refuses (SandboxRequiredError); nothing here runs a
 // command unsandboxed, whatever the command says.
 import { randomUUID } from 'node:crypto';
@@ -20,6 +24,26 @@ import { fromSdkError } from './sdkErrors';
 
 /** How soon a cancel that found no command in flight (not started yet) is sent again. */
 const CANCEL_RETRY_MS = 100;
+
+/**
+ * `command` in a subshell, beside a loop that writes a carriage return every 3 s until it ends, so the runtime never
+ * sees it silent for 10 s (see above); exits with the command's status. The newline before `)` keeps a command that
+ * ends in a comment from swallowing it.
+ */
+export function withKeepAlive(command: string): string {
+  return [
+    // Its own `sleep` goes with it (the trap): a sleep left behind would hold the output open up to 3 s more.
+    "baton_keepalive() { trap 'kill $s 2>/dev/null; exit' TERM; while :; do sleep 3 & s=$!; wait $s; printf '\\r'; done; }",
+    'baton_keepalive & baton_keepalive_pid=$!; (',
+    command,
+    '); baton_status=$?; kill "$baton_keepalive_pid" 2>/dev/null; exit "$baton_status"',
+  ].join('\n');
+}
+
+/** The output without the keep-alive's carriage returns (a lone one; a CRLF line end stays). */
+function withoutKeepAlive(output: string): string {
+  return output.replace(/\r(?!\n)/g, '');
+}
 
 export interface SandboxedCommandOptions {
   /** The command is stopped after this long (end 'timed-out'). */
@@ -91,14 +115,14 @@ export async function runSandboxedCommand(
   const onAbort = (): void => stop('stopped');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const result = await session.rpc.shell.executeUserRequested({ requestId, command }).catch((err: unknown) => {
+    const result = await session.rpc.shell.executeUserRequested({ requestId, command: withKeepAlive(command) }).catch((err: unknown) => {
       throw fromSdkError(err, 'call');
     });
     const durationMs = Math.round(performance.now() - started);
     const exitCode = typeof result.exitCode === 'number' ? result.exitCode : undefined;
-    if (stopped) return { end: stopped, exitCode: undefined, output: result.output ?? '', durationMs };
+    if (stopped) return { end: stopped, exitCode: undefined, output: withoutKeepAlive(result.output ?? ''), durationMs };
     // A command the runtime could not start (its sandbox failing closed) has no exit code; its reason is in `error`.
-    return { end: 'exited', exitCode, output: (exitCode === undefined ? result.error || result.output : result.output) ?? '', durationMs };
+    return { end: 'exited', exitCode, output: withoutKeepAlive((exitCode === undefined ? result.error || result.output : result.output) ?? ''), durationMs };
   } finally {
     settled = true;
     clearTimeout(timer);
