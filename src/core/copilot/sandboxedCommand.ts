@@ -11,10 +11,10 @@
 // - there is no timeout parameter: `cancelUserRequested` stops the command (~immediately);
 // - the command and its output are added to the session's conversation as a user-run shell
 //   command, so the worker sees the result on its next turn.
-// - it often ends a command that has written nothing for 10 s (exit -1, at 10.1–10.4 s): `sleep 12` run back to back
-//   was ended 4 times in 7, and after a reload during a verify its run again was ended most times; one that writes at
-//   least every few seconds never was (0 in 8). So the command runs beside a keep-alive that writes a lone carriage
-//   return every 3 s (withKeepAlive), taken out of the output again; its exit code is the command's own.
+// - it often ends a command that has written nothing for 10 s (exit -1, at 10.1–10.4 s): a `sleep 12` right after
+//   another long run was ended 9 times in 17, and after a reload during a verify its run again 13 times in 17; one
+//   that writes at least every 3 s never was (0 in 5). So the command runs beside a keep-alive that writes a lone
+//   carriage return every 3 s (withKeepAlive), taken out of the output again; its exit code is the command's own.
 // Invariant: without a sandbox in force this refuses (SandboxRequiredError); nothing here runs a
 // command unsandboxed, whatever the command says.
 import { randomUUID } from 'node:crypto';
