@@ -38,6 +38,19 @@ async function repoWith(workspace: string, name: string, files: Record<string, s
   return repo;
 }
 
+/**
+ * A file Apply is writing, read while it waits: undefined while it is not there (`git apply` replaces a file by removing
+ * it and writing it anew, and a read in between failed the wait at once: seen in CI).
+ */
+function readWhileWritten(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
 /** A worker delegated from the panel that changes src/app.txt's line to "<name> line"; returns what the user sends. */
 function scriptLineEdit(server: ScriptedModelServer, repo: string, name: string): string {
   const prompt = `Worker ${name}: change app.txt`;
@@ -72,7 +85,7 @@ describe('Work that lands, by clicks', function () {
     await changes(reloaded).waitFor({ timeout: 30_000 });
     await card(reloaded, 'ui-kept').locator('[data-testid="worker-apply"]').click();
     await answerDialog(page, 'Apply');
-    await waitUntil('the change in the file', () => (readFileSync(join(repo, 'src', 'app.txt'), 'utf8') === 'ui-kept line\n' ? true : undefined));
+    await waitUntil('the change in the file', () => (readWhileWritten(join(repo, 'src', 'app.txt')) === 'ui-kept line\n' ? true : undefined));
     await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
   });
 
@@ -277,8 +290,8 @@ describe('Work that lands, by clicks', function () {
     await right.locator('[data-testid="worker-resolve-editor"]').click();
     await answerDialog(page, 'Apply with Conflict Markers');
     const text = await waitUntil('the markers', () => {
-      const t = readFileSync(join(repo, 'src', 'app.txt'), 'utf8');
-      return t.includes('<<<<<<<') ? t : undefined;
+      const t = readWhileWritten(join(repo, 'src', 'app.txt'));
+      return t?.includes('<<<<<<<') ? t : undefined;
     });
     assert.match(text, /^<<<<<<< .*\nui-left line\n=======\nui-right line\n>>>>>>> .*\n$/);
     // The file is written just before the index gets its three stages: waited for, not read in between.
