@@ -2,7 +2,8 @@
 // exactly that moment. The runtime reads the permissions config of Baton's session folder (measured with strace:
 // <sessionDirectory>/permissions-config.json, absent, read once by createSession and resumeSession before they answer).
 // A FIFO put there makes that read wait for a writer: the test's own open for writing returns once the runtime is in
-// the read, with the open's request in flight and unanswered. Released, the runtime reads an empty file and goes on; a later open finds no file.
+// the read, with the open's request in flight and unanswered. Released, the runtime reads an empty file and goes on;
+// an open after that finds no file.
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';

@@ -102,15 +102,16 @@ export class ChangeVerifier {
     // Marked until its record is saved: a window closing before that leaves the verify owed, not a verdict.
     const started = this.opts.pending.get(w.name);
     if (started && !started.verifyDue) this.opts.pending.save({ ...started, verifyDue: true });
+    // Nothing ran: the reason is the record's, as the user reads it ("verify not run: …").
+    const notRunRecord = (reason: string): VerifyRecord => ({ command, state: 'not-run', reason, durationMs: 0, tail: '', at: now() });
     let record: VerifyRecord;
     try {
       const session = notRun === undefined ? this.opts.liveSession(w.name) : undefined;
-      if (!session) throw new NotRun(notRun ?? "the worker's session is closed");
-      record = toRecord(command, await session.runSandboxed(command, { timeoutMs, signal: abort.signal }), timeoutMs, now());
+      record = session
+        ? toRecord(command, await session.runSandboxed(command, { timeoutMs, signal: abort.signal }), timeoutMs, now())
+        : notRunRecord(notRun ?? "the worker's session is closed");
     } catch (err) {
-      const reason =
-        err instanceof SandboxRequiredError || err instanceof NotRun ? err.message : `could not run: ${err instanceof Error ? err.message : String(err)}`;
-      record = { command, state: 'not-run', reason, durationMs: 0, tail: '', at: now() };
+      record = notRunRecord(err instanceof SandboxRequiredError ? err.message : `could not run: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       this.running.delete(w.name);
     }
@@ -143,9 +144,6 @@ export class ChangeVerifier {
     return { record, recounted };
   }
 }
-
-/** Nothing to run the command in: its message is the record's reason, as the user reads it ("verify not run: …"). */
-class NotRun extends Error {}
 
 function toRecord(command: string, r: SandboxedCommandResult, timeoutMs: number, at: number): VerifyRecord {
   const base = { command, durationMs: r.durationMs, tail: outputTail(r.output), at };

@@ -31,17 +31,7 @@ export class SessionLifecycle {
 
   /** A task ended (the worker has left its slot): its session goes now, or is kept while its changes wait. */
   async taskEnded(w: Worker): Promise<void> {
-    if (w.source !== 'created' || !w.sessionId) return;
-    let pending: boolean;
-    try {
-      pending = this.deps.hasPendingChanges(w.name);
-    } catch (err) {
-      // Not knowing whether changes wait, the session stays (the sweep at a later start decides).
-      this.deps.logger.warn(`Worker '${w.name}': its session is kept: ${errorText(err)}`);
-      return;
-    }
-    if (pending) this.safely(() => this.deps.store.setState(KEPT_SESSION_PREFIX + w.name, w.sessionId!), 'keep the session id');
-    else await this.settled(w.name);
+    if (this.keepWhilePending(w) === false) await this.settled(w.name);
   }
 
   /**
@@ -49,14 +39,22 @@ export class SessionLifecycle {
    * start resumes it (its verify run again, a follow-up) instead of opening a new one; nothing is deleted now.
    */
   keepAtClose(w: Worker): void {
-    if (w.source !== 'created' || !w.sessionId) return;
+    this.keepWhilePending(w);
+  }
+
+  /** Keeps the id of `w`'s session while its changes wait; whether they do (undefined: not Baton's session, or unknown). */
+  private keepWhilePending(w: Worker): boolean | undefined {
+    if (w.source !== 'created' || !w.sessionId) return undefined;
     let pending: boolean;
     try {
       pending = this.deps.hasPendingChanges(w.name);
-    } catch {
-      return;
+    } catch (err) {
+      // Not knowing whether changes wait, the session stays (the sweep at a later start decides).
+      this.deps.logger.warn(`Worker '${w.name}': its session is kept: ${errorText(err)}`);
+      return undefined;
     }
     if (pending) this.safely(() => this.deps.store.setState(KEPT_SESSION_PREFIX + w.name, w.sessionId!), 'keep the session id');
+    return pending;
   }
 
   /**

@@ -62,8 +62,8 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
     .ensureSession()
     .then(
       () => {
-        // A new session was saved with a worker row (workerPool.ensureSession): no task of the worker's runs, so none is
-        // left for the next start to report as interrupted ("its task was interrupted…", the card then "failed").
+        // A session opened anew is saved with a worker row (workerPool.ensureSession): no task of the worker's runs, so
+        // none is left for the next start to report as interrupted ("its task was interrupted…", the card "failed").
         loggedStoreWrite(logger, () => deps.end.store.deleteWorker(w.name), 'remove the worker row');
         return stoppedFirst() ?? watch.verifyAgain(w);
       },
