@@ -519,20 +519,49 @@ describe('verify before apply (real runtime, sandbox, real git)', function () {
       assert.equal(await verifyRuns(ran), 2);
     });
 
+    it('its session folder deleted while the window was closed: the verify runs in a new session; a follow-up is told what the worker did', async () => {
+      const command = counted(3);
+      await startVerifying('gone', command);
+      const sessionId = card('gone')!.sessionId!;
+      // The window closes; while it is closed the worker's session folder goes (the user cleaned up, a disk restored).
+      await core.core.dispose();
+      await rm(join(core.storageDir, 'copilot-sessions', 'session-state', sessionId), { recursive: true });
+      await reload();
+      await waitFor('the verify run again', () => card('gone')?.verify?.state === 'passed');
+      assert.equal(card('gone')!.verify!.line, `verify passed: ${command} (${/\((\d+\.\d) s\)$/.exec(card('gone')!.verify!.line)?.[1]} s)`);
+      assert.equal(await verifyRuns('gone'), 2, 'once before the reload, once after it');
+      assert.notEqual(card('gone')!.sessionId, sessionId, 'a new session: the old one could only fail to open');
+      assert.ok(core.logger.lines.some((l) => l === `warn Worker 'gone': its session ${sessionId} is gone from disk; a follow-up starts a new one`));
+
+      // A follow-up goes on in that session, told what the worker did (its report), since the session knows nothing of it.
+      scriptRound('gone', 'FOLLOW-gone', "printf 'a by gone, again\\n' > src/a.txt", 'gone: done again');
+      await waitFor('its result delivered after the reload', () => resultsSent('gone') >= 1);
+      await core.pool.send('gone', 'FOLLOW-gone');
+      await waitFor('the follow-up reported', () => completion('gone').includes('gone: done again'));
+      const asked = core.server.chatRequests().filter((r) => r.systemText?.includes("You are 'gone'") && r.lastUserText?.includes('FOLLOW-gone'));
+      assert.ok(asked.length >= 1);
+      assert.match(
+        asked[0]!.lastUserText!,
+        /\[Context: you are continuing earlier work in a new session\. Your report at the end of your last task was:\]\ngone: done\n[\s\S]*FOLLOW-gone/,
+      );
+      assert.equal(await readFile(join(card('gone')!.workingDir, 'src', 'a.txt'), 'utf8'), 'a by gone, again\n');
+      await waitFor('its verify of the follow-up', () => card('gone')?.verify?.state === 'passed' && card('gone')?.state === 'done');
+    });
+
     it('its session cannot be opened: the verify ends "not run", saying why; Apply asks; nothing runs', async () => {
       const command = counted(8);
       await startVerifying('lost', command);
       const sessionId = card('lost')!.sessionId!;
-      // The window closes; while it is closed the worker's session folder goes (the user cleaned up, a disk restored).
+      // The window closes; while it is closed the worker's session history is damaged (a disk fault): the runtime cannot read it.
       await core.core.dispose();
-      await rm(join(core.storageDir, 'copilot-sessions', 'session-state', sessionId), { recursive: true });
+      await writeFile(join(core.storageDir, 'copilot-sessions', 'session-state', sessionId, 'events.jsonl'), 'not an event\n');
       await reload();
       await waitFor('the verify recorded', () => card('lost')?.verify?.state === 'not-run');
       assert.match(
         card('lost')!.verify!.line,
         /^verify not run: it was stopped by the window closing, and when Baton started again the worker's session could not be opened \(.+\)$/,
       );
-      assert.ok(card('lost')!.verify!.line.includes(`Session not found: ${sessionId}`), 'the runtime\u2019s own words say which session and why');
+      assert.ok(card('lost')!.verify!.line.includes(`session-state/${sessionId}/events.jsonl`), 'the runtime\u2019s own words say which session and why');
       assert.equal(card('lost')?.state, 'done');
       assert.equal(savedChangeSet('lost')?.verifyDue, undefined);
       const confirm = await applyConfirm(core.pool.changes!, 'lost');

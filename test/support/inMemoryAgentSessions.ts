@@ -172,6 +172,10 @@ export class InMemoryAgentSessions implements AgentSessions {
     return state && !state.deleted ? state.prompts.reduce((n, p) => n + Buffer.byteLength(p), 0) : undefined;
   }
 
+  async ownSessionGone(id: string): Promise<boolean> {
+    return !!this.states.get(id)?.deleted;
+  }
+
   /** In memory the runtime keeps no file snapshots. */
   async leftFileSnapshots(): Promise<Array<{ id: string; files: string[] }>> {
     return [];

@@ -213,6 +213,12 @@ export interface AgentSessions {
    */
   historyBytes(id: string): Promise<number | undefined>;
   /**
+   * Whether `id` names one of Baton's own sessions with no history on disk: its folder deleted (by the user, a restored
+   * disk), or a session never sent a prompt (the runtime saves none). Resuming it could only fail "Session not found".
+   * False for any session outside Baton's folder.
+   */
+  ownSessionGone(id: string): Promise<boolean>;
+  /**
    * File snapshots the runtime left in its Copilot home for sessions that exist nowhere any more: a folder there that
    * holds nothing but them (no event log: not a CLI session) and whose id is none of Baton's own sessions; each with the
    * files it holds a copy of, as the runtime resolved them. Baton's workers left these until it deleted them with their

@@ -235,6 +235,12 @@ export class CopilotAgentSessions implements AgentSessions {
     return own ? (await stat(join(own, 'events.jsonl')).catch(() => undefined))?.size : undefined;
   }
 
+  async ownSessionGone(id: string): Promise<boolean> {
+    const own = this.ownSessionPath(id);
+    if (!own) return false;
+    return (await stat(join(own, 'events.jsonl')).catch(() => undefined)) === undefined;
+  }
+
   /** Where a session of Baton's own folder lives; undefined for an id that could not be one (no path tricks). */
   private ownSessionPath(id: string): string | undefined {
     if (!this.opts.sessionDirectory || !SESSION_ID.test(id)) return undefined;

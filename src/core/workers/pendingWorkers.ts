@@ -20,6 +20,8 @@ import type { Worker } from './workerTypes';
 export interface RestoreDeps {
   /** The session id kept for the worker's pending changes (sessionLifecycle.ts). */
   keptSession(name: string): string | undefined;
+  /** Whether that session's history is gone from disk (AgentSessions.ownSessionGone). */
+  sessionGone(id: string): Promise<boolean>;
   /** Whether another live window runs the worker. */
   elsewhere(name: string): boolean;
   /** Where git keeps the repository of `dir` (read-only to the worker, as at its placement: workerIsolation.ts). */
@@ -54,7 +56,10 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
     w.finishedAt = ending?.finishedAt ?? 0;
     if (ending?.summary) w.summary = ending.summary;
     const sessionId = cs ? deps.keptSession(p.worker) : p.sessionId;
-    if (sessionId) w.sessionId = sessionId;
+    // Its session folder deleted while no window ran: resuming it could only fail, so it counts as closed.
+    const gone = !!sessionId && (await deps.sessionGone(sessionId));
+    if (gone) deps.logger.warn(`Worker '${p.worker}': its session ${sessionId} is gone from disk; a follow-up starts a new one`);
+    if (sessionId && !gone) w.sessionId = sessionId;
     // Its session was deleted (or never recorded): a follow-up starts a new one, told what the worker did before.
     else w.sessionClosed = true;
     if (cs) {

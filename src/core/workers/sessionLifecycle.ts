@@ -122,7 +122,8 @@ export class SessionLifecycle {
 
 /** What a worker whose session was closed did before, for the new session of its follow-up (bounded). */
 export function previousWork(w: Worker): string {
-  const before = (w.transcript.taskOutput() || w.transcript.lastLine).trim();
+  // A worker listed again at a start has no transcript in memory: its card's summary (the start of its report) stands in.
+  const before = (w.transcript.taskOutput() || w.transcript.lastLine || w.summary || '').trim();
   const tail = before.length > 4000 ? `…${before.slice(-4000)}` : before;
   return [
     '[Context: you are continuing earlier work in a new session. Your report at the end of your last task was:]',

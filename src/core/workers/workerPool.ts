@@ -160,7 +160,13 @@ export class WorkerPool {
   async send(name: string, prompt: string, replyTo?: ReplyTo, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
     await this.restoring.catch(() => undefined);
-    const { w, preface } = await sendTarget(name, prompt, replyTo, { reg: this.reg, changes: this.changes, now: this.now, setup: this.setup });
+    const { w, preface } = await sendTarget(name, prompt, replyTo, {
+      reg: this.reg,
+      changes: this.changes,
+      now: this.now,
+      setup: this.setup,
+      sessionGone: (id) => this.opts.sessions.ownSessionGone(id),
+    });
     // No await until the dispatch: an Apply under way may be removing its folder (a conflict resolution sends from inside).
     const settling = !follow && this.changes?.settling(name);
     if (settling) throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
@@ -231,6 +237,7 @@ export class WorkerPool {
     const isolation = this.isolation;
     this.restoring = restorePendingWorkers(this.reg, this.changes, {
       keptSession: (n) => this.lifecycle.keptId(n),
+      sessionGone: (id) => this.opts.sessions.ownSessionGone(id),
       elsewhere: (n) => !!this.elsewhere(n),
       gitFolders: (dir) => isolation.gitFolders(dir),
       make: (n, dir) => newWorker({ name: n, dir, replyTo: 'panel', source: 'created', now: this.now }, (w) => this.setup.permissionHandler(n, dir, w)),
