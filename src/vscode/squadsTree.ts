@@ -20,10 +20,43 @@ class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
+  /** What the view showed at the last refresh (shown()). */
+  private last = '';
+
   constructor(private readonly core: BatonCore) {}
 
   refresh(): void {
+    this.last = this.shown();
     this.changed.fire(undefined);
+  }
+
+  /**
+   * Refreshes only when what the view shows changed. The store and the pool change many times a turn (usage, every
+   * worker's status), and each refresh of the whole tree makes VS Code's extension host forget every item: a squad's
+   * children asked for in between (the view just expanded) come back empty, and the squad stayed expanded with no
+   * children until the next change (seen in e2e). Fewer refreshes, and only real ones, leave far less room for that.
+   */
+  refreshIfChanged(): void {
+    const now = this.shown();
+    if (now === this.last) return;
+    this.last = now;
+    this.changed.fire(undefined);
+  }
+
+  /** Every row the view can show (decisions included), as text: its id, label, description, tooltip, icon and state. */
+  private shown(): string {
+    const rows: string[] = [];
+    const walk = (node: Node | undefined): void => {
+      for (const child of this.getChildren(node)) {
+        const item = this.getTreeItem(child);
+        const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
+        const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : '';
+        rows.push(JSON.stringify([item.id, item.label, item.description, tooltip, icon, item.collapsibleState]));
+        walk(child);
+      }
+    };
+    walk(undefined);
+    return rows.join('\n');
   }
 
   getChildren(node?: Node): Node[] {
@@ -115,9 +148,9 @@ export function registerSquadsTree(core: BatonCore): vscode.Disposable {
   const provider = new SquadsTreeProvider(core);
   const view = vscode.window.createTreeView('baton.squads', { treeDataProvider: provider, showCollapseAll: true });
   const offStore = core.store.onDidChange((what) => {
-    if (what === 'squads' || what === 'usage') provider.refresh();
+    if (what === 'squads' || what === 'usage') provider.refreshIfChanged();
   });
-  const offPool = core.pool.onDidChange(() => provider.refresh());
+  const offPool = core.pool.onDidChange(() => provider.refreshIfChanged());
 
   const pickSquad = async (node: unknown): Promise<string | undefined> => {
     if (isNode(node) && 'squad' in node) return typeof node.squad === 'string' ? node.squad : node.squad.name;
