@@ -310,6 +310,23 @@ describe('git change sets (real git)', function () {
     );
   });
 
+  it("refreshes git's stat cache in the worktree's index once, staging nothing; edits before and after it are all seen", async () => {
+    const cs = await create('w1');
+    await writeFile(join(cs.worktreePath, 'src/app.txt'), APP.replace('three', 'THREE'));
+    await new Promise((r) => setTimeout(r, 1100));
+    // This snapshot refreshes the index (a second after it was written); the one right after reads it as refreshed.
+    assert.equal(describeSummary(await changeSets.summarize(cs)), '1 file changed, +1 −1');
+    await writeFile(join(cs.worktreePath, 'README.md'), '# APP\n');
+    const after = await changeSets.summarize(cs);
+    assert.deepEqual(
+      after.files.map((f) => f.path),
+      ['README.md', 'src/app.txt'],
+    );
+    // The worker's git state: nothing staged, both edits unstaged, as git status in the worktree says.
+    assert.equal(await git.run(['diff', '--cached', '--name-only'], { cwd: cs.worktreePath }), '');
+    assert.equal(await git.run(['status', '--porcelain'], { cwd: cs.worktreePath }), ' M README.md\n M src/app.txt\n');
+  });
+
   it('bounds the diff for the model and says what was cut', async () => {
     const cs = await create('w1');
     for (let i = 0; i < 30; i++) await writeFile(join(cs.worktreePath, `f${String(i).padStart(2, '0')}.txt`), 'x'.repeat(200) + '\n');
