@@ -82,7 +82,13 @@ export class ChangeSets {
 
   /** "N files changed, +a −b" and the per-file list, base → the worktree now. */
   async summarize(cs: ChangeSet): Promise<ChangeSummary> {
+    return (await this.summarizeIfChanged(cs, undefined))!;
+  }
+
+  /** The summary, or undefined when the worktree is still the tree `since` (its files not counted again: a diff saved). */
+  async summarizeIfChanged(cs: ChangeSet, since: string | undefined): Promise<ChangeSummary | undefined> {
     const { tree, nested } = await this.take(cs);
+    if (tree === since) return undefined;
     return { ...(await this.summaryOf(cs, tree)), tree, ...leftOut(nested) };
   }
 

@@ -126,11 +126,10 @@ export class ChangeVerifier {
     if (cs) {
       // What was verified is the worktree as the command left it: files it wrote are in the change, and a pass stays
       // current for them (it was stored against the tree before, and read "on an earlier version").
-      // The snapshot alone first: most commands write nothing git keeps, and counting again costs a diff of its own.
-      const tree = await this.opts.pending.changeSets.snapshot(cs).catch(() => undefined);
-      const after = tree && tree !== w.changesTree ? await this.opts.pending.summarize(w.name).catch(() => undefined) : undefined;
-      record.tree = after?.tree ?? tree ?? w.changesTree;
-      if (after?.tree && after.tree !== w.changesTree) {
+      // Counted again only when the tree changed: most commands write nothing git keeps.
+      const after = await this.opts.pending.changeSets.summarizeIfChanged(cs, w.changesTree).catch(() => null);
+      record.tree = after?.tree ?? w.changesTree;
+      if (after) {
         const totals = summaryTotals(after);
         w.changes = cardChanges(totals);
         w.changesTree = after.tree;

@@ -20,8 +20,8 @@ import type { Worker } from './workerTypes';
 export interface RestoreDeps {
   /** The session id kept for the worker's pending changes (sessionLifecycle.ts). */
   keptSession(name: string): string | undefined;
-  /** Whether that session's history is gone from disk (AgentSessions.ownSessionGone). */
-  sessionGone(id: string): Promise<boolean>;
+  /** Marks the worker's session closed when its history is gone from disk (SessionLifecycle.closeIfGone). */
+  closeIfGone(w: Worker): Promise<void>;
   /** Whether another live window runs the worker. */
   elsewhere(name: string): boolean;
   /** Where git keeps the repository of `dir` (read-only to the worker, as at its placement: workerIsolation.ts). */
@@ -56,12 +56,10 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
     w.finishedAt = ending?.finishedAt ?? 0;
     if (ending?.summary) w.summary = ending.summary;
     const sessionId = cs ? deps.keptSession(p.worker) : p.sessionId;
-    // Its session folder deleted while no window ran: resuming it could only fail, so it counts as closed.
-    const gone = !!sessionId && (await deps.sessionGone(sessionId));
-    if (gone) deps.logger.warn(`Worker '${p.worker}': its session ${sessionId} is gone from disk; a follow-up starts a new one`);
-    if (sessionId && !gone) w.sessionId = sessionId;
+    if (sessionId) w.sessionId = sessionId;
     // Its session was deleted (or never recorded): a follow-up starts a new one, told what the worker did before.
     else w.sessionClosed = true;
+    await deps.closeIfGone(w);
     if (cs) {
       const linked = await linkedPaths(cs);
       w.isolation = {

@@ -88,6 +88,19 @@ export class SessionLifecycle {
     );
   }
 
+  /**
+   * A worker's own session with no history on disk (its folder deleted while no window ran, or opened for a verify run
+   * again and never sent a prompt, which the runtime does not save) could only fail to resume: it counts as closed, so
+   * the next task opens a new one, told what the worker did (previousWork).
+   */
+  async closeIfGone(w: Worker): Promise<void> {
+    const id = w.sessionId;
+    if (w.source !== 'created' || !id || !(await this.deps.sessions.ownSessionGone(id))) return;
+    this.deps.logger.warn(`Worker '${w.name}': its session ${id} is gone from disk; a follow-up starts a new one`);
+    w.sessionId = undefined;
+    w.sessionClosed = true;
+  }
+
   /** A worker without a live session: its saved one resumed, or a new one when the old was deleted (a follow-up). */
   async reopen(w: Worker, spec: SessionSpec): Promise<{ session: AgentSession; fresh: boolean }> {
     if (!w.sessionId && w.sessionClosed) {

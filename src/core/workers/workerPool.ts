@@ -24,7 +24,7 @@ import { verifyAgain } from './verifyAgain';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { loggedStoreWrite } from '../util/loggedStoreWrite';
-import { errorText, seconds, type TaskOutcome } from './workerMessages';
+import { errorText, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, squadOf, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
@@ -32,7 +32,8 @@ import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegist
 import { WorkerSetup } from './workerSetup';
 import { endTask, type TaskEndDeps } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
-import { assertIdle, killTarget, sendTarget } from './workerTargets';
+import { assertIdle, sendTarget } from './workerTargets';
+import { killWorker } from './workerKill';
 import {
   WorkerError,
   type ReplyTo,
@@ -165,7 +166,7 @@ export class WorkerPool {
       changes: this.changes,
       now: this.now,
       setup: this.setup,
-      sessionGone: (id) => this.opts.sessions.ownSessionGone(id),
+      closeIfGone: (w) => this.lifecycle.closeIfGone(w),
     });
     // No await until the dispatch: an Apply under way may be removing its folder (a conflict resolution sends from inside).
     const settling = !follow && this.changes?.settling(name);
@@ -191,22 +192,9 @@ export class WorkerPool {
   }
 
   /** Aborts a worker's task (if any), disconnects its session and frees its slot. */
-  async kill(name: string, by: 'user' | 'tool' = 'user'): Promise<string> {
-    const w = await killTarget(name, this.reg);
-    if (typeof w === 'string') return w;
-    const elapsed = seconds(this.now() - w.startedAt);
-    if (w.task) {
-      const task = w.task;
-      this.watch?.stopVerify(name);
-      task.abort.abort({ kind: 'killed', by } satisfies StopReason);
-      await withTimeout(task.done, 10_000, 'kill timed out').catch((err: unknown) => this.opts.logger.warn(`Worker '${name}': ${String(err)}`));
-      return `Killed worker '${name}' after ${elapsed} of work; its session was disconnected.`;
-    }
-    loggedStoreWrite(this.opts.logger, () => this.opts.store.deleteWorker(name), 'remove the worker row');
-    await this.retire(w, 'killed');
-    await this.lifecycle.taskEnded(w);
-    this.opts.logger.info(`Worker '${name}' killed while idle (by ${by})`);
-    return `Killed idle worker '${name}'; its session was disconnected.`;
+  kill(name: string, by: 'user' | 'tool' = 'user'): Promise<string> {
+    const { reg, watch, lifecycle, now } = this;
+    return killWorker(name, by, { reg, watch, lifecycle, now, store: this.opts.store, logger: this.opts.logger, retire: (w) => this.retire(w, 'killed') });
   }
 
   /** The worker's own report of its last task (what a kept branch's commit message starts from). */
@@ -237,7 +225,7 @@ export class WorkerPool {
     const isolation = this.isolation;
     this.restoring = restorePendingWorkers(this.reg, this.changes, {
       keptSession: (n) => this.lifecycle.keptId(n),
-      sessionGone: (id) => this.opts.sessions.ownSessionGone(id),
+      closeIfGone: (w) => this.lifecycle.closeIfGone(w),
       elsewhere: (n) => !!this.elsewhere(n),
       gitFolders: (dir) => isolation.gitFolders(dir),
       make: (n, dir) => newWorker({ name: n, dir, replyTo: 'panel', source: 'created', now: this.now }, (w) => this.setup.permissionHandler(n, dir, w)),

@@ -12,8 +12,8 @@ export interface SendTargetDeps {
   now: () => number;
   /** Checks a revived worker's directory again (the settings may have changed since). */
   setup: Pick<WorkerSetup, 'resolveDir'>;
-  /** Whether a session of Baton's own has no history on disk (AgentSessions.ownSessionGone). */
-  sessionGone(id: string): Promise<boolean>;
+  /** Marks a finished worker's session closed when its history is gone from disk (SessionLifecycle.closeIfGone). */
+  closeIfGone(w: Worker): Promise<void>;
 }
 
 /**
@@ -36,13 +36,8 @@ export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo 
     if (replyTo) w.replyTo = replyTo;
     return { w };
   }
-  // A session of its own with no history on disk (its folder deleted, or opened for a verify run again and never sent a
-  // prompt, which the runtime does not save) can only fail to resume: the follow-up starts a new one, told what it did.
   const finished = reg.finished.find((f) => f.name === name);
-  if (finished?.source === 'created' && finished.sessionId && (await deps.sessionGone(finished.sessionId))) {
-    finished.sessionId = undefined;
-    finished.sessionClosed = true;
-  }
+  if (finished) await deps.closeIfGone(finished);
   // The settings may have changed since: the directory is checked again.
   const done = reg.revive(name, (dir) => deps.setup.resolveDir(dir));
   if (replyTo) done.replyTo = replyTo;
