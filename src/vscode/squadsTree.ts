@@ -1,5 +1,7 @@
 // The Squads view: squad → agents → their running tasks, plus the squad's decisions; delegate, open decisions and
 // remove from the items. The store is the source of truth; the view re-reads it when squads or workers change.
+// A squad's and a task's usage is in their tooltip, filled in when hovered (resolveTreeItem): usage changes with every
+// model call, and a row that changed with it refreshed the whole tree many times a turn.
 import * as vscode from 'vscode';
 import type { BatonCore } from '../core/batonCore';
 import type { SquadAgentRow, SquadRow } from '../core/store/areaTypes';
@@ -31,10 +33,11 @@ class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
   }
 
   /**
-   * Refreshes only when what the view shows changed. The store and the pool change many times a turn (usage, every
-   * worker's status), and each refresh of the whole tree makes VS Code's extension host forget every item: a squad's
-   * children asked for in between (the view just expanded) come back empty, and the squad stayed expanded with no
-   * children until the next change (seen in e2e). Fewer refreshes, and only real ones, leave far less room for that.
+   * Refreshes only when what the view shows changed. The store and the pool change many times a turn (every worker's
+   * status), and each refresh of the whole tree makes VS Code's extension host forget every item: a squad's children
+   * asked for in between (the view just expanded) come back empty, and the squad stayed expanded with no children
+   * until the next change (seen in e2e). Fewer refreshes, and only real ones, leave far less room for that; usage,
+   * which changes at every model call, is read at hover instead (resolveTreeItem), so it never refreshes the tree.
    */
   refreshIfChanged(): void {
     const now = this.shown();
@@ -83,15 +86,24 @@ class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
     return [];
   }
 
-  getTreeItem(node: Node): vscode.TreeItem {
+  /** The tooltips that carry usage, read when the row is hovered (VS Code asks only for a tooltip left undefined). */
+  resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     const usage = this.core.usage;
+    if (node.kind === 'squad') {
+      item.tooltip = `Squad '${node.squad.name}' in ${node.squad.project_dir}\nUniverse: ${node.squad.universe}\nUsage ${usage.describe('squad', node.squad.name)}`;
+    } else if (node.kind === 'task') {
+      item.tooltip = `${node.task.prompt}\n\nUsage ${usage.describe('worker', node.task.worker)}`;
+    }
+    return item;
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
     switch (node.kind) {
       case 'squad': {
         const item = new vscode.TreeItem(node.squad.name, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `squad:${node.squad.name}`;
         item.description = placeLabel(node.squad.project_dir);
         item.iconPath = new vscode.ThemeIcon('organization');
-        item.tooltip = `Squad '${node.squad.name}' in ${node.squad.project_dir}\nUniverse: ${node.squad.universe}\nUsage ${usage.describe('squad', node.squad.name)}`;
         item.contextValue = 'squad';
         return item;
       }
@@ -130,7 +142,6 @@ class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
         item.id = `task:${t.worker}`;
         item.description = t.worker_state;
         item.iconPath = new vscode.ThemeIcon(t.worker_state === 'running' ? 'sync~spin' : 'circle-outline');
-        item.tooltip = `${t.prompt}\n\nUsage ${usage.describe('worker', t.worker)}`;
         item.contextValue = 'squadTask';
         item.command = { command: 'baton.worker.openTranscript', title: 'Open Worker Transcript', arguments: [t.worker] };
         return item;
@@ -148,7 +159,7 @@ export function registerSquadsTree(core: BatonCore): vscode.Disposable {
   const provider = new SquadsTreeProvider(core);
   const view = vscode.window.createTreeView('baton.squads', { treeDataProvider: provider, showCollapseAll: true });
   const offStore = core.store.onDidChange((what) => {
-    if (what === 'squads' || what === 'usage') provider.refreshIfChanged();
+    if (what === 'squads') provider.refreshIfChanged();
   });
   const offPool = core.pool.onDidChange(() => provider.refreshIfChanged());
 

@@ -1,7 +1,7 @@
 /**
  * The Squads and Wiki views show what the orchestrator's tools created: a scripted turn creates a squad, adds an
  * agent and writes a wiki page; the Squads tree lists the squad and its agent, the Wiki tree lists the page, and
- * clicking the page opens its markdown file in the normal editor.
+ * clicking the page opens its markdown file in the normal editor. A squad's tooltip (its usage) is filled in on hover.
  */
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
@@ -52,6 +52,12 @@ describe('Squads and Wiki views', function () {
     await agent.waitFor({ timeout: 10_000 });
     assert.match(await agent.innerText(), /Release Captain/);
     await row(squads, 'Decisions').waitFor({ timeout: 5_000 });
+    // The squad's tooltip, usage included, is read when it is hovered (not kept in the row, which usage would refresh).
+    await row(squads, 'e2e-squad').hover();
+    const tip = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: "Squad 'e2e-squad'" }).first();
+    await tip.waitFor({ timeout: 10_000 });
+    assert.equal((await tip.innerText()).trim(), `Squad 'e2e-squad' in ${workspace}\nUniverse: goonies\nUsage no usage today`);
+    await page.mouse.move(0, 0);
 
     const wiki = await expandedView(page, 'Wiki');
     const pageRow = row(wiki, 'E2E setup notes');
