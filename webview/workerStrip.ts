@@ -231,7 +231,9 @@ export class WorkerStrip {
     const iso = worker.outcome
       ? worker.outcome.text
       : worker.isolation?.kind === 'worktree'
-        ? `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}`
+        ? worker.isolation.copy
+          ? 'a copy of the folder (it has no git)'
+          : `worktree on ${worker.isolation.branch}${worker.isolation.uncommittedLeftOut ? ' (your uncommitted changes are not in it)' : ''}`
         : worker.isolation?.readOnly
           ? 'reads only'
           : '';
@@ -265,7 +267,9 @@ export class WorkerStrip {
     const focusLost = card.changes.contains(document.activeElement) && (!pending || (running && !!document.activeElement?.hasAttribute('data-settles')));
     card.changes.hidden = !pending;
     // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.
-    for (const b of settling) b.hidden = running;
+    // A copy of a folder without git has no branch of the user's to keep its changes on.
+    const copy = worker.isolation?.kind === 'worktree' && !!worker.isolation.copy;
+    for (const b of settling) b.hidden = running || (copy && b.dataset.testid === 'worker-branch');
     if (focusLost) el.focus();
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');

@@ -88,9 +88,11 @@ export interface WorkerCard {
   /**
    * Where the worker works: its own git worktree (branch, base commit) or the folder itself; `readOnly` there when it
    * was started to read (explain, review, search): its sandbox and its permissions let it change nothing in the folder.
+   * `copy`: the folder has no git, and the worktree is one of Baton's own repository of it (no branch of the user's).
    */
   isolation?:
-    { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean } | { kind: 'in-place'; readOnly?: boolean };
+    | { kind: 'worktree'; branch: string; baseCommit: string; sourceDir: string; uncommittedLeftOut: boolean; copy?: boolean }
+    | { kind: 'in-place'; readOnly?: boolean };
   /**
    * The worker's pending changes, until they are applied or discarded; `paths`: the files it touched (at most 50);
    * `note`: what else to know of them, in a sentence: what is not part of them and why (folders that are git repositories

@@ -177,7 +177,8 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   const changes =
     w.startedAt && w.changes?.files ? ` · ${w.changes.files} file${w.changes.files === 1 ? '' : 's'} +${w.changes.additions} −${w.changes.deletions}` : '';
   // The same place the card names: the user's folder and the branch, not the worktree in Baton's storage.
-  const place = w.isolation?.kind === 'worktree' ? `${placeLabel(w.isolation.sourceDir)} (${w.isolation.branch})` : placeLabel(w.workingDir);
+  const place =
+    w.isolation?.kind === 'worktree' ? `${placeLabel(w.isolation.sourceDir)} (${w.isolation.copy ? 'a copy' : w.isolation.branch})` : placeLabel(w.workingDir);
   const activity = w.activity ?? (w.verify?.state === 'running' ? 'verifying' : undefined);
   const verdict = !w.outcome && w.verify && w.verify.state !== 'running' ? ` · verify ${w.verify.state === 'not-run' ? 'not run' : w.verify.state}` : '';
   const state = activity && w.state === 'running' ? ` · ${activity}` : w.outcome ? ` · ${w.outcome.text}` : verdict;
@@ -208,7 +209,9 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
   }
   if (w.source !== 'created') tip.appendMarkdown(`\n\n_${w.source} machine session_`);
   if (usage) tip.appendMarkdown(`\n\nUsage ${usage(w.name)}`);
-  if (w.isolation?.kind === 'worktree') {
+  if (w.isolation?.kind === 'worktree' && w.isolation.copy) {
+    tip.appendMarkdown("\n\nA copy of the folder in Baton's storage (the folder has no git): your files change when you apply");
+  } else if (w.isolation?.kind === 'worktree') {
     tip.appendMarkdown(`\n\nWorktree on \`${w.isolation.branch}\` from \`${w.isolation.baseCommit.slice(0, 8)}\``);
     if (w.isolation.uncommittedLeftOut) tip.appendMarkdown(' — your uncommitted changes are not in it');
   } else if (w.isolation?.readOnly) tip.appendMarkdown('\n\nReads only: it cannot change a file in this folder');

@@ -7,6 +7,7 @@ import { lstat, readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Git } from '../git/git';
 import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
+import { FolderRepos } from '../git/folderRepos';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
@@ -33,6 +34,8 @@ export class PendingChangeSets {
   readonly changeSets: ChangeSets;
   readonly baseRefs: BaseRefs;
   readonly mover: TreeMover;
+  /** Baton's own repositories of folders without git (folderRepos.ts). */
+  readonly folderRepos: FolderRepos;
 
   constructor(
     private readonly store: BatonStore,
@@ -46,13 +49,18 @@ export class PendingChangeSets {
     this.changeSets = new ChangeSets({ git, storageDir, worktrees: this.worktrees });
     this.baseRefs = new BaseRefs(git, storageDir);
     this.mover = new TreeMover(git, this.changeSets, this.baseRefs, storageDir);
+    this.folderRepos = new FolderRepos(git, storageDir);
+    git.folders.setOwnStorage(storageDir);
   }
 
   get(name: string): ChangeSet | undefined {
     const raw = this.store.getState(KEY_PREFIX + name);
     if (!raw) return undefined;
     try {
-      return JSON.parse(raw) as ChangeSet;
+      const cs = JSON.parse(raw) as ChangeSet;
+      // Its folder has no git of its own: git run there reads Baton's repository of it (this window may not have placed it).
+      if (cs.folderRepo) this.folderRepos.remap(cs.repoRoot, cs.folderRepo);
+      return cs;
     } catch {
       this.logger.warn(`The change set of worker '${name}' could not be read; it is listed by Doctor as an orphaned worktree`);
       return undefined;
@@ -113,6 +121,9 @@ export class PendingChangeSets {
   /** Commits the whole change on `baton/<name>`, removes the worktree, keeps the branch. */
   async keepAsBranch(name: string, message: string): Promise<KeptBranch & { left?: string }> {
     const cs = await this.requireLive(name);
+    if (cs.folderRepo) {
+      throw new ChangeError(`${cs.repoRoot} is not a git repository, so there is no branch to keep worker '${name}'\u2019s changes on: Apply or Discard them.`);
+    }
     const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, message);
     const { left } = await this.forget(cs, { keepBranch: true });
     this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
@@ -174,7 +185,21 @@ export class PendingChangeSets {
     } catch (err) {
       this.logger.warn(`Worker '${cs.worker}': its worktree ${cs.worktreePath} could not be removed (${errorText(err)}); it is listed as an orphan`);
       return { left: errorText(err) };
+    } finally {
+      if (cs.folderRepo) {
+        const inUse = this.list().some((c) => c.folderRepo === cs.folderRepo);
+        await this.folderRepos
+          .removeUnless(cs.repoRoot, cs.folderRepo, inUse)
+          .catch((err: unknown) => this.logger.warn(`Baton's repository of ${cs.repoRoot} stays (${errorText(err)}); the next start removes it`));
+      }
     }
+  }
+
+  /** Baton's repositories of folders without git that no change set uses (a window that died placing a worker). */
+  async sweepFolderRepos(): Promise<void> {
+    const named = new Set(this.list().flatMap((c) => (c.folderRepo ? [c.folderRepo] : [])));
+    const removed = await this.folderRepos.sweep(named, TEMP_LEFT_AFTER_MS);
+    if (removed) this.logger.info(`Removed ${removed} of Baton's repositories of folders without git that no worker's changes use`);
   }
 
   /** "N files changed, +a −b" of what was applied (the apply's own summary, limited to its files). */

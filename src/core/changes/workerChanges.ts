@@ -128,6 +128,7 @@ export class WorkerChanges {
       });
     }
     await this.isolation.sweepTemp().catch((err: unknown) => this.logger.warn(`Could not sweep Baton's temporary folder: ${String(err)}`));
+    await this.isolation.sweepFolderRepos().catch((err: unknown) => this.logger.warn(`Could not sweep Baton's repositories of folders: ${String(err)}`));
   }
 
   /**
@@ -347,7 +348,7 @@ export class WorkerChanges {
       this.ready.fire({ worker: w.name, dir, files: t.paths });
       const where =
         w.isolation?.kind === 'worktree'
-          ? ` in its worktree on ${w.isolation.branch}; nothing reaches the user's files until they apply it`
+          ? ` in ${w.isolation.copy ? 'its copy of the folder' : `its worktree on ${w.isolation.branch}`}; nothing reaches the user's files until they apply it`
           : ` in ${w.workingDir} (can be undone)`;
       return `\n\nChanges: ${t.line}${where}.${also(t.leftOut)} See review_worker_changes('${w.name}').`;
     } catch (err) {

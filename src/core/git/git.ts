@@ -5,12 +5,15 @@
 // - every call has a bounded output (maxBuffer, or a byte cap that truncates) and a time limit;
 // - failures are typed (GitError.kind), so callers never read git's English stderr to decide;
 // - the environment is the caller's minus the variables that would point git at another repository
-//   (GIT_DIR & co., set when VS Code itself was started from a git hook).
+//   (GIT_DIR & co., set when VS Code itself was started from a git hook), but for the folders Baton keeps a
+//   repository of its own for (folderRepos.ts): git run in one reads that repository, never a `.git` found there.
 import { execFile, spawn } from 'node:child_process';
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { devNull } from 'node:os';
-import { dirname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { parseStatusZ, parseWorktreeList, type StatusEntry, type WorktreeEntry } from './gitOutput';
+import { FolderMap } from './folderMap';
+import { gitEntryAbove, isDirectory } from './gitPaths';
 import { findProgram } from '../util/findProgram';
 import { makePathSafe } from '../util/safePath';
 
@@ -99,6 +102,8 @@ export class Git {
   private readonly timeoutMs: number;
   /** The caller's own env points git at a repository (GIT_DIR & co.): git alone can say where the work tree is. */
   private readonly redirected: boolean;
+  /** Folders without git of their own, each with the repository Baton keeps for it (folderRepos.ts). */
+  readonly folders = new FolderMap();
 
   constructor(opts: GitOptions = {}) {
     this.givenPath = opts.gitPath;
@@ -191,7 +196,7 @@ export class Git {
     // point it elsewhere are gone from its environment: without one the answer is known without starting git. A start
     // blocks this thread until git runs (10–50 ms each on a loaded machine, measured), so five workers placed at once
     // in a folder outside any repository waited for each other's git here (docs/performance.md, note ⁹).
-    if (!this.redirected && !(await gitEntryAbove(await realpath(dir)))) return undefined;
+    if (!this.redirected && !this.folders.lookup(dir) && !(await gitEntryAbove(await realpath(dir)))) return undefined;
     try {
       const top = (await this.run(['rev-parse', '--show-toplevel'], { cwd: dir })).trim();
       return top ? await realpath(top) : undefined;
@@ -207,7 +212,7 @@ export class Git {
    */
   async gitFolders(dir: string): Promise<string[]> {
     if (!(await isDirectory(dir))) return [];
-    if (!this.redirected && !(await gitEntryAbove(await realpath(dir)))) return [];
+    if (!this.redirected && !this.folders.lookup(dir) && !(await gitEntryAbove(await realpath(dir)))) return [];
     let out: string;
     try {
       out = await this.run(['rev-parse', '--git-dir', '--git-common-dir'], { cwd: dir });
@@ -330,7 +335,9 @@ export class Git {
   }
 
   private envFor(opts: RunOptions): NodeJS.ProcessEnv {
-    return opts.env ? { ...this.baseEnv, ...opts.env } : this.baseEnv;
+    const mapped = this.folders.lookup(opts.cwd);
+    const repo = mapped ? { GIT_DIR: mapped.gitDir, GIT_WORK_TREE: mapped.folder } : undefined;
+    return opts.env || repo ? { ...this.baseEnv, ...repo, ...opts.env } : this.baseEnv;
   }
 
   private exec(args: readonly string[], opts: RunOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
@@ -364,37 +371,10 @@ export class Git {
   }
 }
 
-/** Whether `dir` (a real path) or a folder above it may hold a `.git`: false only when none of them does. */
-async function gitEntryAbove(dir: string): Promise<boolean> {
-  const dirs: string[] = [];
-  for (let d = dir; ; d = dirname(d)) {
-    dirs.push(d);
-    if (dirname(d) === d) break;
-  }
-  const found = await Promise.all(
-    dirs.map((d) =>
-      lstat(join(d, '.git')).then(
-        () => true,
-        // A folder that cannot be read may hold one: git decides then.
-        (err: NodeJS.ErrnoException) => err.code !== 'ENOENT' && err.code !== 'ENOTDIR',
-      ),
-    ),
-  );
-  return found.includes(true);
-}
-
 /** Where git is run from when none is in PATH: a path that cannot exist, so the spawn fails (see Git.gitPath). */
 const NO_GIT = join(sep, 'nonexistent', 'baton-found-no-git', 'git');
 
 /** A spawn's ENOENT: git was not found, or the folder it was to run in is gone (Node says ENOENT for both). */
 async function spawnMissing(args: readonly string[], cwd: string): Promise<GitError> {
   return (await isDirectory(cwd)) ? new GitError('not-installed', args, undefined, '') : new GitError('no-folder', args, undefined, '', cwd);
-}
-
-async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
 }

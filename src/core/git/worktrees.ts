@@ -66,6 +66,11 @@ export interface WorktreeRecord {
    * user's checkout ("worktree include"): never part of the changes, never applied back.
    */
   includedPaths: string[];
+  /**
+   * The folder has no git of its own: Baton's repository of it (folderRepos.ts), which git run in `repoRoot` reads.
+   * There is no branch of the user's to keep the changes on.
+   */
+  folderRepo?: string;
 }
 
 export interface WorkerWorktree {

@@ -68,6 +68,7 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
         baseCommit: cs.baseCommit,
         sourceDir: path.join(cs.repoRoot, path.relative(cs.worktreePath, cs.workingDir)),
         uncommittedLeftOut: false,
+        ...(cs.folderRepo ? { copy: true } : {}),
       };
       w.linked = linked;
       // Its last verify, as the card showed it (Apply's confirm reads the record itself).

@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import type { WorkerCard } from '../../shared/protocol';
 import type { ChangeSet } from '../changes/changeSet';
 import type { PendingChangeSets } from '../changes/pendingChangeSets';
+import { realpath } from 'node:fs/promises';
 import { GitError } from '../git/git';
+import { FolderTooLargeError } from '../git/folderRepos';
 import { WorktreeError } from '../git/worktrees';
 import { WorkerError } from './workerTypes';
 
@@ -75,47 +77,96 @@ export class WorkerIsolation {
     if (mode === 'none') {
       return { workingDir: dir, isolation: { kind: 'in-place' }, readonlyPaths: await this.gitFolders(dir), note: `It works in ${dir} itself (no isolation).` };
     }
+    // A folder whose copy another worker's changes still wait in: a copy of it as it is now, from the same repository.
+    const copied = this.pending.git.folders.lookup(await realpath(dir).catch(() => dir))?.folder;
+    if (copied) return this.placeInCopy(name, dir, copied, include);
     try {
-      const wt = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });
-      try {
-        this.pending.save(wt.record);
-      } catch (err) {
-        // Not recorded (its window is closing, the store shut): the worktree goes now, or it stays an orphan nobody owns
-        // whose branch refuses the name ever after.
-        await this.pending.worktrees.removeWorkerWorktree(wt).catch(() => undefined);
-        throw err;
-      }
-      const left = wt.userHadUncommittedChanges
-        ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
-        : '';
-      const problems = wt.includeProblems.length ? ` Not linked into it: ${wt.includeProblems.map((p) => p.path).join(', ')}.` : '';
-      return {
-        workingDir: wt.workingDir,
-        changeSet: wt.record,
-        linked: wt.included.map((i) => i.path),
-        readonlyPaths: [
-          ...(await this.gitFolders(wt.worktreePath)),
-          ...wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path)),
-        ],
-        isolation: { kind: 'worktree', branch: wt.branch, baseCommit: wt.baseCommit, sourceDir: dir, uncommittedLeftOut: wt.userHadUncommittedChanges },
-        note: `It works in its own git worktree on branch ${wt.branch} from ${wt.baseCommit.slice(0, 8)} (${wt.worktreePath}); your files stay untouched until you apply its changes.${left}${problems}`,
-      };
+      return await this.placeInWorktree(name, dir, include);
     } catch (err) {
-      if (err instanceof WorktreeError && (err.kind === 'not-a-repo' || err.kind === 'no-commits' || err.kind === 'untracked-working-dir')) {
-        const why = err.kind === 'not-a-repo' ? 'the folder is not in a git repository' : err.message;
-        return {
-          workingDir: dir,
-          isolation: { kind: 'in-place' },
-          // A repository with no commit yet, or a folder of one that git does not track: its git folder is there all the same.
-          readonlyPaths: await this.gitFolders(dir),
-          note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
-        };
+      if (err instanceof WorktreeError && err.kind === 'not-a-repo') return this.placeInCopy(name, dir, dir, include);
+      return this.inPlaceFor(err, dir);
+    }
+  }
+
+  /**
+   * A folder without git: a worktree of Baton's own repository of `folder` (folderRepos.ts), committed as it is now, so
+   * the worker never writes the folder itself (where a `.git` it made would be read by git run outside its sandbox).
+   * Too many files to copy, or no git: the worker works in the folder itself, as the note says.
+   */
+  private async placeInCopy(name: string, dir: string, folder: string, include: readonly string[]): Promise<Placement> {
+    const repos = this.pending.folderRepos;
+    try {
+      let gitDir: string;
+      try {
+        gitDir = await repos.snapshot(folder);
+      } catch (err) {
+        if (err instanceof FolderTooLargeError) {
+          return {
+            workingDir: dir,
+            isolation: { kind: 'in-place' },
+            readonlyPaths: await this.gitFolders(dir),
+            note: `It works in ${dir} itself (the folder is not in a git repository, and ${err.message}); its file changes are tracked, so they can be reviewed and undone.`,
+          };
+        }
+        return this.inPlaceFor(err, dir);
       }
-      if (err instanceof GitError && err.kind === 'not-installed') {
-        return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself: git is not installed, so it could not get a worktree.` };
-      }
-      if (err instanceof WorktreeError) throw new WorkerError(err.message);
+      return await this.placeInWorktree(name, dir, include, gitDir);
+    } finally {
+      await repos.release(folder);
+    }
+  }
+
+  /** Where a worker goes when it could not get a worktree for `err`; rethrows what is not such a reason. */
+  private async inPlaceFor(err: unknown, dir: string): Promise<Placement> {
+    if (err instanceof WorktreeError && (err.kind === 'not-a-repo' || err.kind === 'no-commits' || err.kind === 'untracked-working-dir')) {
+      const why = err.kind === 'not-a-repo' ? 'the folder is not in a git repository' : err.message;
+      return {
+        workingDir: dir,
+        isolation: { kind: 'in-place' },
+        // A repository with no commit yet, or a folder of one that git does not track: its git folder is there all the same.
+        readonlyPaths: await this.gitFolders(dir),
+        note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
+      };
+    }
+    if (err instanceof GitError && err.kind === 'not-installed') {
+      return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself: git is not installed, so it could not get a worktree.` };
+    }
+    if (err instanceof WorktreeError) throw new WorkerError(err.message);
+    throw err;
+  }
+
+  /** Its own worktree of the repository `dir` is in (`folderRepo`: Baton's repository of a folder without git). */
+  private async placeInWorktree(name: string, dir: string, include: readonly string[], folderRepo?: string): Promise<Placement> {
+    const created = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });
+    const wt = folderRepo ? { ...created, record: { ...created.record, folderRepo } } : created;
+    try {
+      this.pending.save(wt.record);
+    } catch (err) {
+      // Not recorded (its window is closing, the store shut): the worktree goes now, or it stays an orphan nobody owns
+      // whose branch refuses the name ever after.
+      await this.pending.worktrees.removeWorkerWorktree(wt).catch(() => undefined);
       throw err;
     }
+    const left = wt.userHadUncommittedChanges
+      ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
+      : '';
+    const problems = wt.includeProblems.length ? ` Not linked into it: ${wt.includeProblems.map((p) => p.path).join(', ')}.` : '';
+    return {
+      workingDir: wt.workingDir,
+      changeSet: wt.record,
+      linked: wt.included.map((i) => i.path),
+      readonlyPaths: [...(await this.gitFolders(wt.worktreePath)), ...wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path))],
+      isolation: {
+        kind: 'worktree',
+        branch: wt.branch,
+        baseCommit: wt.baseCommit,
+        sourceDir: dir,
+        uncommittedLeftOut: wt.userHadUncommittedChanges,
+        ...(folderRepo ? { copy: true } : {}),
+      },
+      note: folderRepo
+        ? `It works in a copy of ${dir} in Baton's storage (${wt.worktreePath}; the folder is not a git repository); your files stay untouched until you apply its changes.${problems}`
+        : `It works in its own git worktree on branch ${wt.branch} from ${wt.baseCommit.slice(0, 8)} (${wt.worktreePath}); your files stay untouched until you apply its changes.${left}${problems}`,
+    };
   }
 }

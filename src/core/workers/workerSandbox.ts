@@ -37,7 +37,9 @@ export interface WorkerSandboxArgs {
 
 export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
   const tools = (args.runtimeTools ?? []).map((t) => realpathNearest(t));
-  const keep = [args.workingDir, ...tools];
+  // What it is given to read stays readable in a protected folder that holds it: Baton's own repository of a folder
+  // without git lives in Baton's (protected) storage, beside the worktree (folderRepos.ts).
+  const keep = [args.workingDir, ...tools, ...(args.readonlyPaths ?? []).map((p) => realpathNearest(p))];
   const denied = new Set<string>();
   for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), keep)) denied.add(d);
   return {

@@ -1,0 +1,154 @@
+// A repository of Baton's own for a folder without git, so that a worker there gets a worktree like in any repository
+// instead of writing the folder itself. Why: a worker writing a folder in place can make a `.git` in it (or in a folder
+// below: the sandbox guards only paths that exist), and its config can name programs (core.fsmonitor) that git run
+// outside the sandbox then runs: VS Code's git opens a repository that appears in the workspace by itself. A worker in a
+// worktree of Baton's storage writes nothing in the user's folder until Apply, which never carries a `.git`.
+// Invariants:
+// - the repository lives in `<storage>/folder-repos/`, never in the folder: the folder gets no `.git`, and git run by
+//   Baton in it reads this repository (Git.mapFolder), never one a worker made there;
+// - each placement commits the folder as it is then (its files, less what its own `.gitignore` files and
+//   node_modules leave out), so the worker starts from what the user sees; nothing is ever written into the folder;
+// - a folder of more than MAX_FOLDER_FILES files is not copied (the caller says so and works in place, as before);
+// - the repository goes once no change set uses it (PendingChangeSets), and at a start when none names it.
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Git } from './git';
+
+export const FOLDER_REPOS_DIR = 'folder-repos';
+/** The most files a folder without git may have for Baton to copy it for a worker (a worktree holds them all). */
+export const MAX_FOLDER_FILES = 20_000;
+/** Left out of the copy whatever the folder's `.gitignore` says: dependencies, linked in by baton.workers.worktreeInclude. */
+const EXCLUDED = ['node_modules/'];
+/** The author of the folder's commits: the user may have no git identity, and these commits are Baton's own. */
+const IDENTITY = { GIT_AUTHOR_NAME: 'Baton', GIT_AUTHOR_EMAIL: 'baton@localhost', GIT_COMMITTER_NAME: 'Baton', GIT_COMMITTER_EMAIL: 'baton@localhost' };
+
+/** The folder has more files than Baton copies for a worker. */
+export class FolderTooLargeError extends Error {
+  constructor(
+    readonly folder: string,
+    readonly files: number,
+  ) {
+    super(`${folder} has ${files.toLocaleString('en')} files (more than the ${MAX_FOLDER_FILES.toLocaleString('en')} Baton copies for a worker)`);
+    this.name = 'FolderTooLargeError';
+  }
+}
+
+export class FolderRepos {
+  /** Snapshots of one folder, one after the other (they share its repository's index). */
+  private readonly busy = new Map<string, Promise<unknown>>();
+  /** Folders being placed in now: their repository must not go while a worker's worktree is made from it. */
+  private readonly placing = new Map<string, number>();
+
+  constructor(
+    private readonly git: Git,
+    private readonly storageDir: string,
+  ) {}
+
+  /** `<storage>/folder-repos`. */
+  get root(): string {
+    return join(this.storageDir, FOLDER_REPOS_DIR);
+  }
+
+  /** The repository Baton keeps for `folder` (a real path). */
+  gitDirOf(folder: string): string {
+    const key = createHash('sha256').update(folder).digest('hex').slice(0, 12);
+    return join(this.root, `${basename(folder).replace(/[^A-Za-z0-9._-]/g, '_') || 'folder'}-${key}.git`);
+  }
+
+  /**
+   * Commits `folder` as it is now in its repository (made first when there is none) and returns the repository; git
+   * run in the folder reads it from then on. Throws FolderTooLargeError past MAX_FOLDER_FILES. `release` must follow
+   * once the worker's worktree is recorded (or failed).
+   */
+  async snapshot(folder: string): Promise<string> {
+    const real = await realpath(folder);
+    this.placing.set(real, (this.placing.get(real) ?? 0) + 1);
+    const run = (this.busy.get(real) ?? Promise.resolve()).catch(() => undefined).then(() => this.commit(real));
+    this.busy.set(
+      real,
+      run.catch(() => undefined),
+    );
+    return run;
+  }
+
+  /** The placement in `folder` is over (recorded or failed). */
+  async release(folder: string): Promise<void> {
+    const real = await realpath(folder).catch(() => folder);
+    const n = (this.placing.get(real) ?? 1) - 1;
+    if (n > 0) this.placing.set(real, n);
+    else this.placing.delete(real);
+  }
+
+  private async commit(folder: string): Promise<string> {
+    const gitDir = this.gitDirOf(folder);
+    const made = await stat(join(gitDir, 'HEAD')).then(
+      () => true,
+      () => false,
+    );
+    if (!made) {
+      await mkdir(this.root, { recursive: true });
+      await this.git.run(['init', '-q', '--bare', gitDir], { cwd: this.root });
+      // Not bare: its work tree is the folder, named at each call (GIT_WORK_TREE), never in its config.
+      await this.git.run(['--git-dir', gitDir, 'config', 'core.bare', 'false'], { cwd: this.root });
+      await writeFile(join(gitDir, 'info', 'exclude'), `${EXCLUDED.join('\n')}\n`);
+    }
+    this.git.folders.set(folder, gitDir);
+    const listed = await this.git.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: folder });
+    const files = listed ? listed.split('\0').filter(Boolean).length : 0;
+    if (files > MAX_FOLDER_FILES) {
+      if (!made) await this.forget(folder, gitDir);
+      throw new FolderTooLargeError(folder, files);
+    }
+    await this.git.run(['-c', 'core.safecrlf=false', 'add', '-A'], { cwd: folder });
+    const tree = (await this.git.run(['write-tree'], { cwd: folder })).trim();
+    const parent = await this.git.headCommit(folder).catch(() => '');
+    const commit = (
+      await this.git.run(['commit-tree', ...(parent ? ['-p', parent] : []), '-m', `The folder ${folder} as a worker started`, tree], {
+        cwd: folder,
+        env: IDENTITY,
+      })
+    ).trim();
+    await this.git.run(['update-ref', 'HEAD', commit], { cwd: folder });
+    return gitDir;
+  }
+
+  /** Git run in `folder` reads `gitDir` again (a change set read from the store, after a reload or in another window). */
+  remap(folder: string, gitDir: string): void {
+    this.git.folders.set(folder, gitDir);
+  }
+
+  /** Deletes `folder`'s repository unless a worker is being placed there now; `inUse`: a change set still uses it. */
+  async removeUnless(folder: string, gitDir: string, inUse: boolean): Promise<void> {
+    if (inUse || this.placing.has(folder)) return;
+    await this.forget(folder, gitDir);
+  }
+
+  /**
+   * Repositories no change set names and no placement uses (a crash's leftovers), untouched for `idleMs` (another window
+   * may be placing a worker from one it just made): deleted. Returns how many.
+   */
+  async sweep(named: ReadonlySet<string>, idleMs: number, now = Date.now()): Promise<number> {
+    const entries = await readdir(this.root).catch(() => [] as string[]);
+    const busy = new Set([...this.placing.keys()].map((f) => this.gitDirOf(f)));
+    let removed = 0;
+    for (const name of entries) {
+      const gitDir = join(this.root, name);
+      if (named.has(gitDir) || busy.has(gitDir)) continue;
+      // Its index is written at each snapshot of the folder.
+      const touched = await stat(join(gitDir, 'index')).then(
+        (st) => st.mtimeMs,
+        () => 0,
+      );
+      if (now - touched < idleMs) continue;
+      await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
+      removed++;
+    }
+    return removed;
+  }
+
+  private async forget(folder: string, gitDir: string): Promise<void> {
+    this.git.folders.set(folder, undefined);
+    await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}

@@ -1,0 +1,31 @@
+// What the file system says before git is asked: whether a folder exists, and whether git could find a repository
+// from it at all (a start of git blocks the extension host's thread for 10–50 ms on a loaded machine).
+import { lstat, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Whether `dir` (a real path) or a folder above it may hold a `.git`: false only when none of them does. */
+export async function gitEntryAbove(dir: string): Promise<boolean> {
+  const dirs: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    dirs.push(d);
+    if (dirname(d) === d) break;
+  }
+  const found = await Promise.all(
+    dirs.map((d) =>
+      lstat(join(d, '.git')).then(
+        () => true,
+        // A folder that cannot be read may hold one: git decides then.
+        (err: NodeJS.ErrnoException) => err.code !== 'ENOENT' && err.code !== 'ENOTDIR',
+      ),
+    ),
+  );
+  return found.includes(true);
+}
+
+export async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,157 @@
+// A folder without git: a worker works in a copy of it (a worktree of a repository Baton keeps in its storage), with the
+// REAL runtime (sandboxed), real git and the production wiring. The folder is untouched until Apply, never gets a
+// `.git`, and a repository the worker makes in its copy (whose config names a program git would run) is never run by
+// Baton's git nor carried into the folder; the repository goes once no worker's changes wait in it.
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FOLDER_REPOS_DIR, MAX_FOLDER_FILES } from '../../src/core/git/folderRepos';
+import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
+import { waitFor } from '../support/waitFor';
+import { afterEachCore } from '../support/afterEachCore';
+
+describe('a folder without git: workers work in a copy (real runtime, real git)', function () {
+  this.timeout(120_000);
+  let core: CoreFixture;
+  let folder: string;
+
+  const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
+  const finished = (worker: string) => core.pool.list().find((w) => w.name === worker && w.state === 'done');
+  const repos = async (): Promise<string[]> => readdir(join(core.storageDir, FOLDER_REPOS_DIR)).catch(() => []);
+
+  beforeEach(async () => {
+    core = await startCore();
+    core.workerSettings.trustWorkingDir = true;
+    folder = join(core.home, 'dev', 'notes');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'notes.txt'), 'keep me\n');
+    // What its own .gitignore leaves out stays out of the copy, as in a repository (local secrets).
+    await writeFile(join(folder, '.gitignore'), '.env\n');
+    await writeFile(join(folder, '.env'), 'TOKEN=not-for-workers\n');
+  });
+
+  afterEachCore(() => core);
+
+  it("works in a copy: the folder is untouched until Apply; a repository the worker makes is never run by Baton's git nor applied", async () => {
+    const ran = join(core.root, 'fsmonitor-ran');
+    // The worker edits a file, and makes a repository whose core.fsmonitor names a script: git run outside the sandbox
+    // in that repository would run it (VS Code's git does for one that appears in a workspace).
+    const command = [
+      "printf 'worker line\\n' >> notes.txt",
+      'ls -a > seen.txt',
+      // Its git works in its copy (Baton's repository is readable in its sandbox, never writable).
+      'git status --porcelain=v1 > status.txt',
+      'git init -q sub',
+      `printf '#!/bin/sh\\ntouch ${ran}\\n' > sub/monitor.sh`,
+      'chmod +x sub/monitor.sh',
+      'git -C sub config core.fsmonitor "$PWD/sub/monitor.sh"',
+    ].join(' && ');
+    scriptWorkerRound(core.server, { worker: 'scribe', does: { command }, report: 'scribe: edited' });
+    const started = await core.pool.create({ name: 'scribe', workingDir: folder, prompt: 'TASK-scribe: add a line' });
+    assert.deepEqual(
+      [started.isolation?.kind, started.isolation?.kind === 'worktree' && started.isolation.copy],
+      ['worktree', true],
+      'a worktree of a copy, not the folder itself',
+    );
+    assert.match(started.note ?? '', /^It works in a copy of .*notes in Baton's storage .*the folder is not a git repository\); your files stay untouched/);
+    assert.notEqual(started.workingDir, folder);
+    await waitFor('the worker', () => finished('scribe'));
+    await waitFor('its result', () => doneCount() >= 1);
+    assert.ok(['applied', 'engaged'].includes(finished('scribe')?.sandbox?.state ?? ''), `sandboxed: ${JSON.stringify(finished('scribe')?.sandbox)}`);
+    assert.equal(await readFile(join(started.workingDir, 'status.txt'), 'utf8'), ' M notes.txt\n?? seen.txt\n?? status.txt\n');
+
+    assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\n', 'the folder is untouched until Apply');
+    assert.deepEqual((await readdir(folder)).sort(), ['.env', '.gitignore', 'notes.txt'], 'nothing of the worker in the folder, no .git');
+    // The copy had the folder's files (and the list itself), not what its .gitignore leaves out.
+    assert.deepEqual((await readFile(join(started.workingDir, 'seen.txt'), 'utf8')).split('\n').filter(Boolean).sort(), [
+      '.',
+      '..',
+      '.git',
+      '.gitignore',
+      'notes.txt',
+      'seen.txt',
+    ]);
+    const changes = core.pool.changes!;
+    const totals = await changes.totals('scribe');
+    assert.deepEqual(totals.paths?.sort(), ['notes.txt', 'seen.txt', 'status.txt']);
+    assert.match(totals.leftOut ?? '', /sub/, 'the repository it made is named as left out');
+
+    const applied = await changes.apply('scribe', { dirtyBuffers: [] });
+    assert.match(applied, /^Applied 3 files changed/);
+    assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\nworker line\n');
+    assert.deepEqual((await readdir(folder)).sort(), ['.env', '.gitignore', 'notes.txt', 'seen.txt', 'status.txt'], 'its repository did not land');
+    assert.equal(existsSync(ran), false, "the worker's fsmonitor never ran outside its sandbox");
+    assert.deepEqual(await repos(), [], "Baton's repository of the folder goes once no worker's changes wait in it");
+    assert.deepEqual(changes.list(), []);
+  });
+
+  it('a restart keeps the copy reviewable and applicable; Keep as branch says there is no branch; Discard lets it go', async () => {
+    scriptWorkerRound(core.server, { worker: 'one', does: { command: "printf 'one\\n' > one.txt" }, report: 'one: done' });
+    scriptWorkerRound(core.server, { worker: 'two', does: { command: "printf 'two\\n' > two.txt" }, report: 'two: done' });
+    await core.pool.create({ name: 'one', workingDir: folder, prompt: 'TASK-one' });
+    await waitFor('the first worker', () => finished('one'));
+    // The user changes the folder meanwhile: the second worker starts from the folder as it is then.
+    await writeFile(join(folder, 'notes.txt'), 'keep me\nand this\n');
+    const two = await core.pool.create({ name: 'two', workingDir: folder, prompt: 'TASK-two' });
+    assert.equal(await readFile(join(two.workingDir, 'notes.txt'), 'utf8'), 'keep me\nand this\n');
+    await waitFor('the second worker', () => finished('two'));
+    await waitFor('both results', () => doneCount() >= 2);
+    assert.equal((await repos()).length, 1, 'one repository for the folder');
+
+    await core.restart();
+    const changes = core.pool.changes!;
+    assert.match((await changes.forModel('one')).toString(), /\+one/);
+    await assert.rejects(
+      changes.keepAsBranch('one', 'keep it'),
+      /is not a git repository, so there is no branch to keep worker 'one'.s changes on: Apply or Discard them/,
+    );
+    assert.match(await changes.apply('one', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+    assert.equal(await readFile(join(folder, 'one.txt'), 'utf8'), 'one\n');
+    assert.equal((await repos()).length, 1, "kept while the second worker's changes wait");
+    await changes.discard('two');
+    assert.equal(existsSync(join(folder, 'two.txt')), false);
+    assert.deepEqual(await repos(), []);
+  });
+
+  it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it, as the note says`, async () => {
+    const many = join(folder, 'data');
+    await mkdir(many);
+    for (let i = 0; i <= MAX_FOLDER_FILES; i += 1000) {
+      await Promise.all(Array.from({ length: 1000 }, (_, j) => writeFile(join(many, `f${i + j}`), '')));
+    }
+    scriptWorkerRound(core.server, { worker: 'big', does: { command: "printf 'big\\n' > big.txt" }, report: 'big: done' });
+    const started = await core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' });
+    assert.equal(started.isolation?.kind, 'in-place');
+    assert.match(
+      started.note ?? '',
+      /itself \(the folder is not in a git repository, and .* has 21,002 files \(more than the 20,000 Baton copies for a worker\)\)/,
+    );
+    await waitFor('the worker', () => finished('big'));
+    await waitFor('its result', () => doneCount() >= 1);
+    assert.equal(await readFile(join(folder, 'big.txt'), 'utf8'), 'big\n');
+    assert.deepEqual(await repos(), [], 'no repository kept for it');
+  });
+
+  it('a repository a window left behind (no change set names it) goes at the next start once an hour old', async () => {
+    scriptWorkerRound(core.server, { worker: 'kept', does: { command: "printf 'k\\n' > k.txt" }, report: 'kept: done' });
+    await core.pool.create({ name: 'kept', workingDir: folder, prompt: 'TASK-kept' });
+    await waitFor('the worker', () => finished('kept'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const left = join(core.storageDir, FOLDER_REPOS_DIR, 'gone-0123456789ab.git');
+    await mkdir(left, { recursive: true });
+    await writeFile(join(left, 'index'), '');
+    const fresh = join(core.storageDir, FOLDER_REPOS_DIR, 'fresh-0123456789ab.git');
+    await mkdir(fresh, { recursive: true });
+    await writeFile(join(fresh, 'index'), '');
+    const hourAgo = (Date.now() - 61 * 60 * 1000) / 1000;
+    await utimes(join(left, 'index'), hourAgo, hourAgo);
+    const inUse = (await repos()).find((r) => r.startsWith('notes-'))!;
+    await utimes(join(core.storageDir, FOLDER_REPOS_DIR, inUse, 'index'), hourAgo, hourAgo);
+    await core.restart();
+    await waitFor('the sweep', async () => !(await repos()).includes('gone-0123456789ab.git'));
+    assert.deepEqual((await repos()).sort(), ['fresh-0123456789ab.git', inUse].sort(), 'the one in use and a fresh one stay');
+    assert.match(await core.pool.changes!.apply('kept', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+  });
+});
