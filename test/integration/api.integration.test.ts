@@ -41,6 +41,8 @@ describe('public API and language-model tools (real runtime, scripted model, pro
 
   beforeEach(async () => {
     core = await startCore();
+    // In place: this suite is about the API; where a worker works is the isolation suites' (workerIsolation, folderCopy).
+    core.workerSettings.isolation = 'none';
     api = createBatonApi(() => Promise.resolve(core.access));
     project = join(core.home, 'dev', 'app');
     await mkdir(project, { recursive: true });

@@ -11,7 +11,7 @@ import { callTool, toolMessages, useWorkerCore } from '../support/workerCore';
 
 describe("workers' guards (real runtime, scripted model, production wiring)", function () {
   this.timeout(60_000);
-  const fx = useWorkerCore();
+  const fx = useWorkerCore({ inPlace: true });
 
   it('gives the model a clear error for bad arguments instead of crashing the turn', async () => {
     const tools = createWorkerTools(fx.core.pool);

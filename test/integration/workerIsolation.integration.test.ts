@@ -1,7 +1,8 @@
 // Workers in their own git worktrees, with the REAL runtime (sandboxed), real git and the
 // production wiring: two workers change the same file at once, the user's file is untouched until
 // Apply, the second Apply is refused by name with nothing half-applied, Discard leaves git clean;
-// a folder without git gets a diff and an exact undo; a reload keeps the change set reviewable.
+// a worker in place (no isolation) gets a diff and an exact undo; a reload keeps the change set reviewable. (A folder
+// without git gets a copy by default: folderCopy.)
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
@@ -184,7 +185,8 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     await waitFor('the sweep at start', () => core.store.stateKeys('ended:').length === 0);
   });
 
-  it('a folder without git: a file the command only read under /proc is not a change of the worker', async () => {
+  it('in place (no isolation), a folder without git: a file the command only read under /proc is not a change of the worker', async () => {
+    core.workerSettings.isolation = 'none';
     const plain = join(core.home, 'dev', 'diag');
     await mkdir(plain, { recursive: true });
     scriptWorker('zeta', "grep -i vmrss /proc/self/status; head -c 100 /proc/cpuinfo; printf 'found\\n' > report.txt");
@@ -196,7 +198,8 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.deepEqual(core.pool.list().find((w) => w.name === 'zeta')?.changes?.paths, ['report.txt']);
   });
 
-  it('a folder without git: Discard leaves a file the user changed after the worker, and says so by name', async () => {
+  it('in place (no isolation), a folder without git: Discard leaves a file the user changed after the worker, and says so by name', async () => {
+    core.workerSettings.isolation = 'none';
     const plain = join(core.home, 'dev', 'edited');
     await mkdir(plain, { recursive: true });
     await writeFile(join(plain, 'notes.txt'), 'keep me\n');
@@ -214,7 +217,8 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     await assert.rejects(readFile(join(plain, 'extra.txt')), /ENOENT/);
   });
 
-  it('a folder without git moved away after the worker: Review and Discard say where it was, Apply lets the record go', async () => {
+  it('in place (no isolation), a folder without git moved away after the worker: Review and Discard say where it was, Apply lets the record go', async () => {
+    core.workerSettings.isolation = 'none';
     const plain = join(core.home, 'dev', 'scratch');
     await mkdir(plain, { recursive: true });
     await writeFile(join(plain, 'notes.txt'), 'keep me\n');
@@ -236,7 +240,8 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.equal(await readFile(join(core.home, 'dev', 'scratch-renamed', 'notes.txt'), 'utf8'), 'changed\n');
   });
 
-  it('a folder without git: a file too large for the runtime\u2019s diff is named in Review and to the model, and not counted as +0', async () => {
+  it('in place (no isolation), a folder without git: a file too large for the runtime\u2019s diff is named in Review and to the model, and not counted as +0', async () => {
+    core.workerSettings.isolation = 'none';
     const plain = join(core.home, 'dev', 'data');
     await mkdir(plain, { recursive: true });
     // About 11.7 MB: over the runtime's per-file diff limit (measured: a 10 MB file is diffed, this one is not).
@@ -258,7 +263,8 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.match(await changes.discard('zeta'), /Left as they are, since the runtime kept no whole copy of them from before: big\.txt\./);
   });
 
-  it('a folder without git: the change is tracked, reviewed and undone exactly', async () => {
+  it('in place (no isolation), a folder without git: the change is tracked, reviewed and undone exactly', async () => {
+    core.workerSettings.isolation = 'none';
     const plain = join(core.home, 'dev', 'plain');
     await mkdir(plain, { recursive: true });
     await writeFile(join(plain, 'notes.txt'), 'keep me\n');

@@ -49,7 +49,8 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     assert.equal((await fx.core.pool.changes!.totals('fix')).line, '2 files changed, +2 −1');
   });
 
-  it('in a folder without git: a new worker of a name whose tracked changes wait is refused, so Discard still undoes them', async () => {
+  it('in place (no isolation), in a folder without git: a new worker of a name whose tracked changes wait is refused, so Discard still undoes them', async () => {
+    fx.core.workerSettings.isolation = 'none';
     fx.core.workerSettings.trustWorkingDir = true;
     await writeFile(join(fx.project, 'a.txt'), 'a original\n');
     scriptWorkerRound(fx.core.server, { worker: 'ip', prompt: 'TASK-one', does: { command: "printf 'one\\n' > a.txt" }, report: 'one done' });

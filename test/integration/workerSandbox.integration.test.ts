@@ -163,6 +163,8 @@ describe('worker sandbox (real runtime, Bubblewrap, scripted model)', function (
   });
 
   it("runs the runtime's own grep and glob tools in the sandbox (its bundled ripgrep is readable there)", async () => {
+    // In place, so the scripted calls can name the folder (in a copy the worker would search its worktree).
+    core.workerSettings.isolation = 'none';
     await writeFile(join(project, 'main.ts'), 'export const NEEDLE_8812 = 1;\n');
     const forWorker = (r: { systemText: string }) => r.systemText.includes("You are 'seeker'");
     core.server.on(

@@ -16,7 +16,7 @@ import { callTool, toolMessages, useWorkerCore } from '../support/workerCore';
 
 describe('workers (real runtime, scripted model, production wiring)', function () {
   this.timeout(60_000);
-  const fx = useWorkerCore();
+  const fx = useWorkerCore({ inPlace: true });
 
   it("creates a worker from the orchestrator's tool call, returns at once, and delivers its result as a background turn", async () => {
     fx.core.server.on(

@@ -33,7 +33,11 @@ export interface WorkerCore {
   answerResults(worker: string, ...replies: string[]): void;
 }
 
-export function useWorkerCore(): WorkerCore {
+/**
+ * `inPlace`: workers work in the project folder itself (baton.workers.isolation "none"), for suites about a worker's
+ * life and guards; where a worker works (a worktree, a copy of a folder without git) is the isolation suites' subject.
+ */
+export function useWorkerCore(opts: { inPlace?: boolean } = {}): WorkerCore {
   const w = { changes: [], extraClients: [] as CopilotClientInstance[] } as unknown as WorkerCore;
   w.delivered = () =>
     w.core.events
@@ -46,6 +50,7 @@ export function useWorkerCore(): WorkerCore {
 
   beforeEach(async () => {
     w.core = await startCore();
+    if (opts.inPlace) w.core.workerSettings.isolation = 'none';
     w.store = recordWrites(w.core.store);
     w.home = w.core.home;
     w.project = join(w.home, 'dev', 'app');

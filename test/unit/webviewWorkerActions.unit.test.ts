@@ -62,6 +62,26 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
     }
   });
 
+  it('a copy of a folder without git: the card says so, and offers no Keep as branch (there is no branch of the user\u2019s)', async () => {
+    const copy: WorkerCard = {
+      ...card('done'),
+      isolation: { kind: 'worktree', branch: 'baton/iter', baseCommit: 'a1b2c3d', sourceDir: '/work/app', uncommittedLeftOut: false, copy: true },
+    };
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height: 700 },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [copy], permissions: [], state: STATE } }],
+    });
+    try {
+      await wp.page.waitForSelector('[data-testid="worker-apply"]', { state: 'visible' });
+      assert.deepEqual(await shown(wp), ['worker-review', 'worker-apply', 'worker-ask', 'worker-discard', 'worker-folder']);
+      assert.equal((await wp.page.textContent('[data-testid="worker-where"]'))?.trim(), 'a copy of the folder (it has no git)');
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('says what is left out of the change (a folder that is a repository of its own), and still offers Discard when that is all there is', async () => {
     const leftOut =
       'Left out: vendor/lib/, a git repository of its own in the worktree (a clone, a git init): Baton applies files, never a repository, and it goes with the worktree.';
