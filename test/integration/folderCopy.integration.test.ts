@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FOLDER_REPOS_DIR, MAX_FOLDER_FILES } from '../../src/core/git/folderRepos';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { testGit } from '../support/gitFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
@@ -88,6 +89,15 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
   });
 
   it('a restart keeps the copy reviewable and applicable; Keep as branch says there is no branch; Discard lets it go', async () => {
+    // Repositories of the user's own in it (one with a commit, one without) stay out of the copy, and are not harmed.
+    const git = (cwd: string, ...args: string[]) => testGit().run(args, { cwd });
+    await mkdir(join(folder, 'vendor', 'lib'), { recursive: true });
+    await writeFile(join(folder, 'vendor', 'lib', 'lib.txt'), 'lib\n');
+    await git(join(folder, 'vendor', 'lib'), 'init', '-q');
+    await git(join(folder, 'vendor', 'lib'), 'add', '-A');
+    await git(join(folder, 'vendor', 'lib'), 'commit', '-q', '-m', 'lib');
+    await mkdir(join(folder, 'scratch'));
+    await git(join(folder, 'scratch'), 'init', '-q');
     scriptWorkerRound(core.server, { worker: 'one', does: { command: "printf 'one\\n' > one.txt" }, report: 'one: done' });
     scriptWorkerRound(core.server, { worker: 'two', does: { command: "printf 'two\\n' > two.txt" }, report: 'two: done' });
     await core.pool.create({ name: 'one', workingDir: folder, prompt: 'TASK-one' });
@@ -96,6 +106,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     await writeFile(join(folder, 'notes.txt'), 'keep me\nand this\n');
     const two = await core.pool.create({ name: 'two', workingDir: folder, prompt: 'TASK-two' });
     assert.equal(await readFile(join(two.workingDir, 'notes.txt'), 'utf8'), 'keep me\nand this\n');
+    assert.deepEqual((await readdir(two.workingDir)).sort(), ['.git', '.gitignore', 'notes.txt'], 'neither repository of the user\u2019s is in the copy');
     await waitFor('the second worker', () => finished('two'));
     await waitFor('both results', () => doneCount() >= 2);
     assert.equal((await repos()).length, 1, 'one repository for the folder');
@@ -112,6 +123,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.equal((await repos()).length, 1, "kept while the second worker's changes wait");
     await changes.discard('two');
     assert.equal(existsSync(join(folder, 'two.txt')), false);
+    assert.equal((await git(join(folder, 'vendor', 'lib'), 'status', '--porcelain')).trim(), '', 'the user\u2019s repository is as it was');
     assert.deepEqual(await repos(), []);
   });
 

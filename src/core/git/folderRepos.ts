@@ -7,7 +7,8 @@
 // - the repository lives in `<storage>/folder-repos/`, never in the folder: the folder gets no `.git`, and git run by
 //   Baton in it reads this repository (Git.mapFolder), never one a worker made there;
 // - each placement commits the folder as it is then (its files, less what its own `.gitignore` files and
-//   node_modules leave out), so the worker starts from what the user sees; nothing is ever written into the folder;
+//   node_modules leave out, and folders that are repositories of their own), so the worker starts from what the user
+//   sees; nothing is ever written into the folder;
 // - a folder of more than MAX_FOLDER_FILES files is not copied (the caller says so and works in place, as before);
 // - the repository goes once no change set uses it (PendingChangeSets), and at a start when none names it.
 import { createHash } from 'node:crypto';
@@ -94,13 +95,18 @@ export class FolderRepos {
       await writeFile(join(gitDir, 'info', 'exclude'), `${EXCLUDED.join('\n')}\n`);
     }
     this.git.folders.set(folder, gitDir);
-    const listed = await this.git.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: folder });
-    const files = listed ? listed.split('\0').filter(Boolean).length : 0;
-    if (files > MAX_FOLDER_FILES) {
+    const listed = (await this.git.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: folder })).split('\0').filter(Boolean);
+    if (listed.length > MAX_FOLDER_FILES) {
       if (!made) await this.forget(folder, gitDir);
-      throw new FolderTooLargeError(folder, files);
+      throw new FolderTooLargeError(folder, listed.length);
     }
-    await this.git.run(['-c', 'core.safecrlf=false', 'add', '-A'], { cwd: folder });
+    // A folder in it that is a repository of its own (listed as `dir/`) stays out, as from a worker's change: git would
+    // add it as a pointer to a commit, or fail the whole add when it has none. On stdin: there may be many.
+    const nested = listed.filter((p) => p.endsWith('/')).map((p) => `:(exclude,literal)${p.slice(0, -1)}`);
+    await this.git.run(['-c', 'core.safecrlf=false', 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      cwd: folder,
+      input: ['.', ...nested].join('\0'),
+    });
     const tree = (await this.git.run(['write-tree'], { cwd: folder })).trim();
     const parent = await this.git.headCommit(folder).catch(() => '');
     const commit = (

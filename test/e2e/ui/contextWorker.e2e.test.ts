@@ -1,7 +1,7 @@
 /**
  * "Start a Worker Here…" on a folder in the explorer: Baton asks for the task and starts a worker in that folder.
- * The worker's own model request (its session's working directory, recorded by the scripted server), the panel's
- * worker card and the Workers tree all name the folder.
+ * The worker's own model request (its session's working directory, recorded by the scripted server: a copy of the
+ * folder, since the workspace has no git), the panel's worker card and the Workers tree all name the folder.
  */
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -44,15 +44,17 @@ describe('Start a Worker Here', function () {
     await input.fill(TASK);
     await input.press('Enter');
 
-    // The worker's session: its request carries the task, and its working directory is the folder.
+    // The worker's session: its request carries the task, and its working directory is its copy of the folder (the
+    // workspace has no git: a worktree of Baton's own repository of `docs`, in Baton's storage).
     const request = await waitUntil('the worker request', () => server.chatRequests().find((r) => r.lastUserText?.includes('TASK-HERE')));
     assert.match(request.systemText, new RegExp(`You are '${NAME}', a background worker of Baton`));
-    assert.ok(request.rawBody.includes(docs), `the worker's request names its folder ${docs}`);
+    assert.match(request.rawBody, new RegExp(`worktrees/docs-[0-9a-f]{8}/${NAME}`), 'the worker works in its copy of docs');
     assert.ok(!request.rawBody.includes(`${workspace}/src`), 'nothing of another folder');
 
     await page
       .locator('.notifications-toasts')
-      .filter({ hasText: `worker '${NAME}' started in ${docs}` })
+      .filter({ hasText: `worker '${NAME}' started in` })
+      .filter({ hasText: `It works in a copy of ${docs}` })
       .first()
       .waitFor({ timeout: 15_000 });
     const view = await openBaton(page);
@@ -62,7 +64,7 @@ describe('Start a Worker Here', function () {
     const row = page.locator('.part.sidebar .pane:has(.pane-header[aria-label^="Workers"]) .monaco-list-row').filter({ hasText: NAME });
     await row.waitFor({ timeout: 15_000 });
     // The folder as the workspace names it (its path inside the workspace folder), its whole path in the tooltip.
-    assert.match((await row.getAttribute('aria-label')) ?? (await row.innerText()), new RegExp(`^${NAME} docs · `));
+    assert.match((await row.getAttribute('aria-label')) ?? (await row.innerText()), new RegExp(`^${NAME} docs \\(a copy\\) · `));
 
     // Its result comes back into the chat, summed up by the orchestrator.
     await messages(view, 'background').filter({ hasText: 'The folder holds guide.md.' }).waitFor({ timeout: 30_000 });
