@@ -84,11 +84,11 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   await check('Conversations', async () => describeConversations(core.conversations.list(), core.conversations.openCount, LIVE_KEEP));
   await check('Windows', async () => core.conversationClaims.describe());
   await check('Workers', async () => `${core.pool.list().filter((w) => w.state === 'running').length} running`);
-  // Without git a worker runs in the folder itself (no worktree of its own to review and apply): said before it does.
+  // Without git a worker runs in the folder itself (no worktree of its own, not even of a copy): said before it does.
   await check('Git', async () => {
     if (readWorkerSettings().isolation === 'none') return 'not needed: baton.workers.isolation is "none"';
     const version = (await new Git({ timeoutMs: 5000 }).run(['--version'], { cwd: storageDir })).trim();
-    return `${version}: each worker in a repository gets its own worktree`;
+    return `${version}: each worker gets its own worktree (of a copy, in a folder without git)`;
   });
   await check('Workers\u2019 sandbox', async () => {
     const report = sandboxReport(core.sessions.sandboxSupport, core.pool.list());

@@ -125,7 +125,7 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
       {
         name: 'discard_worker_changes',
         description:
-          "Throw away a worker's pending changes (its worktree and branch, or, in a folder without git, restore the files it changed). The user is asked first.",
+          "Throw away a worker's pending changes (its worktree and branch, or, for a worker that worked in the folder itself, restore the files it changed). The user is asked first.",
         schema: z.object({ name }),
         sideEffect: true,
         run: async (a) => {

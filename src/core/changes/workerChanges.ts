@@ -1,5 +1,5 @@
-// A worker's pending changes, whatever the folder: a git worktree's change set (WorkerIsolation),
-// or, in a folder without git, the files the runtime tracked for the worker's session (diffed and
+// A worker's pending changes, whatever the folder: a git worktree's change set (WorkerIsolation; of a copy in a folder
+// without git), or, for a worker in place, the files the runtime tracked for the worker's session (diffed and
 // rewound through that session). Both are recorded in the store, so a reload or a restart still
 // lists them, and they stay until the user applies (keeps) or discards them.
 import { existsSync } from 'node:fs';
@@ -144,7 +144,7 @@ export class WorkerChanges {
     return this.gate.busy(name);
   }
 
-  /** A worker in a folder without git: its session's tracked changes are its change set. */
+  /** A worker in place (no isolation, a folder too large to copy): its session's tracked changes are its change set. */
   trackInPlace(name: string, sessionId: string, workingDir: string): void {
     this.store.setState(TRACKED_PREFIX + name, JSON.stringify({ sessionId, workingDir } satisfies TrackedRecord));
   }

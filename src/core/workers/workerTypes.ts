@@ -42,7 +42,8 @@ export interface WorkerSettings {
 
 /**
  * Where the model asks a worker to work: its own worktree, or the folder itself to read only. Only the user's setting
- * (baton.workers.isolation: "none") lets a worker change the folder itself; in a folder without git nothing else can.
+ * (baton.workers.isolation: "none") lets a worker change the folder itself; a folder without git gets a copy (folderRepos.ts)
+ * unless it is too large to copy or git is missing, and then the worker works in it.
  */
 export type IsolationRequest = 'worktree' | 'read-only';
 

@@ -168,7 +168,7 @@ describe('Baton in VS Code', () => {
         report,
         /^- ❌ Wiki folder: baton\.wiki\.folder "\.\." in this workspace's settings leads outside its folders \(.+\); the wiki stays in Baton's storage\. A folder outside the workspace can be set in your user settings\.$/m,
       );
-      assert.match(report, /^- ✅ Git: git version \S+: each worker in a repository gets its own worktree$/m);
+      assert.match(report, /^- ✅ Git: git version \S+: each worker gets its own worktree \(of a copy, in a folder without git\)$/m);
       // Where the conversation's session stands against its bound (no message sent here: no session yet).
       assert.match(
         report,
