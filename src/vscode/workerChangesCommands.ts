@@ -261,7 +261,8 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
           `Discard ${totals.line} of worker '${name}'?`,
           {
             modal: true,
-            detail: 'This cannot be undone: the worker\u2019s worktree and branch are deleted (or, for a worker that worked in the folder itself, the files it changed are restored).',
+            detail:
+              'This cannot be undone: the worker\u2019s worktree and branch are deleted (or, for a worker that worked in the folder itself, the files it changed are restored).',
           },
           'Discard',
         );

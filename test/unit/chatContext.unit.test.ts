@@ -265,6 +265,8 @@ describe('create_worker_session without working_dir', () => {
   it('goes to the folder of the active file and says so; with no such folder it asks for one', async () => {
     let folder: string | undefined;
     const fixture = await startUnitCore({ overrides: { defaultWorkerFolder: () => folder } });
+    // In place: this test is about which folder; the worker's own directory is then that folder.
+    fixture.workerSettings.isolation = 'none';
     try {
       folder = fixture.workDir;
       const results: string[] = [];

@@ -46,6 +46,8 @@ describe('WorkerPool (in-memory runtime)', () => {
 
   it('refuses a worker past baton.workers.max, naming the active ones; concurrent creates cannot overshoot', async () => {
     f.workerSettings.max = 2;
+    // In place, so the refusal names the folder itself (in a copy each worker has its own directory).
+    f.workerSettings.isolation = 'none';
     f.sessions.script('worker', hangAfter('working on a'), hangAfter('working on b'));
     const creates = await Promise.allSettled(['a', 'b', 'c'].map((name) => f.core.pool.create({ name, workingDir: f.workDir, prompt: `task ${name}` })));
     assert.deepEqual(

@@ -110,7 +110,8 @@ export class WorkerIsolation {
         }
         return this.inPlaceFor(err, dir);
       }
-      return await this.placeInWorktree(name, dir, include, gitDir);
+      // Its name taken, its folder one the copy leaves out: said as for any worktree.
+      return await this.placeInWorktree(name, dir, include, gitDir).catch((err: unknown) => this.inPlaceFor(err, dir));
     } finally {
       await repos.release(folder);
     }
