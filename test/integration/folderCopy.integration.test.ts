@@ -37,6 +37,10 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
 
   it("works in a copy: the folder is untouched until Apply; a repository the worker makes is never run by Baton's git nor applied", async () => {
     const ran = join(core.root, 'fsmonitor-ran');
+    // A protected folder inside it: denied to a worker in the folder, so never in its copy (nor in Baton's repository).
+    core.workerSettings.protectedPaths = [join(folder, 'private')];
+    await mkdir(join(folder, 'private'));
+    await writeFile(join(folder, 'private', 'key.txt'), 'SECRET-7731\n');
     // The worker edits a file, and makes a repository whose core.fsmonitor names a script: git run outside the sandbox
     // in that repository would run it (VS Code's git does for one that appears in a workspace).
     const command = [
@@ -64,8 +68,8 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.equal(await readFile(join(started.workingDir, 'status.txt'), 'utf8'), ' M notes.txt\n?? seen.txt\n?? status.txt\n');
 
     assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\n', 'the folder is untouched until Apply');
-    assert.deepEqual((await readdir(folder)).sort(), ['.env', '.gitignore', 'notes.txt'], 'nothing of the worker in the folder, no .git');
-    // The copy had the folder's files (and the list itself), not what its .gitignore leaves out.
+    assert.deepEqual((await readdir(folder)).sort(), ['.env', '.gitignore', 'notes.txt', 'private'], 'nothing of the worker in the folder, no .git');
+    // The copy had the folder's files (and the list itself), not what its .gitignore leaves out nor the protected folder.
     assert.deepEqual((await readFile(join(started.workingDir, 'seen.txt'), 'utf8')).split('\n').filter(Boolean).sort(), [
       '.',
       '..',
@@ -74,6 +78,11 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
       'notes.txt',
       'seen.txt',
     ]);
+    const [repo] = await repos();
+    const objects = await testGit().run(['--git-dir', join(core.storageDir, FOLDER_REPOS_DIR, repo!), 'cat-file', '--batch-all-objects', '--batch'], {
+      cwd: core.root,
+    });
+    assert.ok(objects.includes('keep me') && !objects.includes('SECRET-7731'), 'the protected file never entered Baton\u2019s repository');
     const changes = core.pool.changes!;
     const totals = await changes.totals('scribe');
     assert.deepEqual(totals.paths?.sort(), ['notes.txt', 'seen.txt', 'status.txt']);
@@ -82,7 +91,8 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     const applied = await changes.apply('scribe', { dirtyBuffers: [] });
     assert.match(applied, /^Applied 3 files changed/);
     assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\nworker line\n');
-    assert.deepEqual((await readdir(folder)).sort(), ['.env', '.gitignore', 'notes.txt', 'seen.txt', 'status.txt'], 'its repository did not land');
+    assert.deepEqual((await readdir(folder)).sort(), ['.env', '.gitignore', 'notes.txt', 'private', 'seen.txt', 'status.txt'], 'its repository did not land');
+    assert.equal(await readFile(join(folder, 'private', 'key.txt'), 'utf8'), 'SECRET-7731\n');
     assert.equal(existsSync(ran), false, "the worker's fsmonitor never ran outside its sandbox");
     assert.deepEqual(await repos(), [], "Baton's repository of the folder goes once no worker's changes wait in it");
     assert.deepEqual(changes.list(), []);

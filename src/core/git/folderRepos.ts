@@ -9,11 +9,13 @@
 // - each placement commits the folder as it is then (its files, less what its own `.gitignore` files and
 //   node_modules leave out, and folders that are repositories of their own), so the worker starts from what the user
 //   sees; nothing is ever written into the folder;
+// - a protected path inside the folder (a `.ssh` in a home folder, baton.workers.protectedPaths) never enters the
+//   repository, by any add (its exclude file names it): in the folder the sandbox denied it, in a copy nothing could;
 // - a folder of more than MAX_FOLDER_FILES files is not copied (the caller says so and works in place, as before);
 // - the repository goes once no change set uses it (PendingChangeSets), and at a start when none names it.
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { Git } from './git';
 
 export const FOLDER_REPOS_DIR = 'folder-repos';
@@ -60,16 +62,15 @@ export class FolderRepos {
   /**
    * Commits `folder` as it is now in its repository (made first when there is none) and returns the repository; git
    * run in the folder reads it from then on. Throws FolderTooLargeError past MAX_FOLDER_FILES. `release` must follow
-   * once the worker's worktree is recorded (or failed).
+   * once the worker's worktree is recorded (or failed). `protectedPaths` (real paths): never in it.
    */
-  async snapshot(folder: string): Promise<string> {
+  async snapshot(folder: string, protectedPaths: readonly string[] = []): Promise<string> {
     const real = await realpath(folder);
     this.placing.set(real, (this.placing.get(real) ?? 0) + 1);
-    const run = (this.busy.get(real) ?? Promise.resolve()).catch(() => undefined).then(() => this.commit(real));
-    this.busy.set(
-      real,
-      run.catch(() => undefined),
-    );
+    const run = (this.busy.get(real) ?? Promise.resolve()).catch(() => undefined).then(() => this.commit(real, protectedPaths));
+    const settled = run.catch(() => undefined);
+    this.busy.set(real, settled);
+    void settled.then(() => this.busy.get(real) === settled && this.busy.delete(real));
     return run;
   }
 
@@ -81,7 +82,7 @@ export class FolderRepos {
     else this.placing.delete(real);
   }
 
-  private async commit(folder: string): Promise<string> {
+  private async commit(folder: string, protectedPaths: readonly string[]): Promise<string> {
     const gitDir = this.gitDirOf(folder);
     const made = await stat(join(gitDir, 'HEAD')).then(
       () => true,
@@ -92,9 +93,15 @@ export class FolderRepos {
       await this.git.run(['init', '-q', '--bare', gitDir], { cwd: this.root });
       // Not bare: its work tree is the folder, named at each call (GIT_WORK_TREE), never in its config.
       await this.git.run(['--git-dir', gitDir, 'config', 'core.bare', 'false'], { cwd: this.root });
-      await writeFile(join(gitDir, 'info', 'exclude'), `${EXCLUDED.join('\n')}\n`);
     }
+    // The protected paths as they are now, at each commit (the setting may have changed since the last).
+    const guarded = protectedPaths.filter((p) => p.startsWith(folder + sep)).map((p) => relative(folder, p).split(sep).join('/'));
+    await writeFile(join(gitDir, 'info', 'exclude'), [...EXCLUDED, ...guarded.map(excludeLine)].join('\n') + '\n');
     this.git.folders.set(folder, gitDir);
+    // One an earlier commit took, before it was protected, leaves the index too.
+    if (made && guarded.length) {
+      await this.git.run(['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...guarded.map((g) => `:(literal)${g}`)], { cwd: folder });
+    }
     const listed = (await this.git.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: folder })).split('\0').filter(Boolean);
     if (listed.length > MAX_FOLDER_FILES) {
       if (!made) await this.forget(folder, gitDir);
@@ -157,4 +164,9 @@ export class FolderRepos {
     this.git.folders.set(folder, undefined);
     await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
   }
+}
+
+/** A path of the folder as an exclude pattern that matches it alone: anchored, with git's pattern characters escaped. */
+function excludeLine(rel: string): string {
+  return `/${rel.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;
 }

@@ -10,6 +10,7 @@ import { GitError } from '../git/git';
 import { FolderTooLargeError } from '../git/folderRepos';
 import { WorktreeError } from '../git/worktrees';
 import { WorkerError } from './workerTypes';
+import { realpathNearest } from './protectedPaths';
 
 /** Where a new worker will work, and how that was decided (said on the card and in the tool result). */
 export interface Placement {
@@ -57,7 +58,14 @@ export class WorkerIsolation {
   }
 
   /** `mode`: the user's setting ('none': the folder itself) or the model's request ('read-only': the folder, to read). */
-  async place(name: string, dir: string, mode: 'worktree' | 'none' | 'read-only', include: readonly string[]): Promise<Placement> {
+  /** `protectedPaths`: what a copy of a folder without git must never hold (the sandbox denies them in the folder). */
+  async place(
+    name: string,
+    dir: string,
+    mode: 'worktree' | 'none' | 'read-only',
+    include: readonly string[],
+    protectedPaths: readonly string[] = [],
+  ): Promise<Placement> {
     if (mode === 'read-only') {
       const hidden = await this.pending.worktrees.ignoredOutside(dir, include).catch((err: unknown) => {
         if (err instanceof GitError && err.kind === 'not-installed') return [];
@@ -79,11 +87,11 @@ export class WorkerIsolation {
     }
     // A folder whose copy another worker's changes still wait in: a copy of it as it is now, from the same repository.
     const copied = this.pending.git.folders.lookup(await realpath(dir).catch(() => dir))?.folder;
-    if (copied) return this.placeInCopy(name, dir, copied, include);
+    if (copied) return this.placeInCopy(name, dir, copied, include, protectedPaths);
     try {
       return await this.placeInWorktree(name, dir, include);
     } catch (err) {
-      if (err instanceof WorktreeError && err.kind === 'not-a-repo') return this.placeInCopy(name, dir, dir, include);
+      if (err instanceof WorktreeError && err.kind === 'not-a-repo') return this.placeInCopy(name, dir, dir, include, protectedPaths);
       return this.inPlaceFor(err, dir);
     }
   }
@@ -93,12 +101,15 @@ export class WorkerIsolation {
    * the worker never writes the folder itself (where a `.git` it made would be read by git run outside its sandbox).
    * Too many files to copy, or no git: the worker works in the folder itself, as the note says.
    */
-  private async placeInCopy(name: string, dir: string, folder: string, include: readonly string[]): Promise<Placement> {
+  private async placeInCopy(name: string, dir: string, folder: string, include: readonly string[], protectedPaths: readonly string[]): Promise<Placement> {
     const repos = this.pending.folderRepos;
     try {
       let gitDir: string;
       try {
-        gitDir = await repos.snapshot(folder);
+        gitDir = await repos.snapshot(
+          folder,
+          protectedPaths.map((p) => realpathNearest(p)),
+        );
       } catch (err) {
         if (err instanceof FolderTooLargeError) {
           return {

@@ -45,7 +45,10 @@ export class WorkerSetup {
     const settings = this.opts.settings();
     // The model may ask for less than the setting (to read only), never for more: writing in place is the user's choice.
     const mode = requested === 'read-only' ? 'read-only' : (settings.isolation ?? 'worktree');
-    const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? []);
+    const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? [], [
+      ...this.protectedPaths().paths,
+      this.opts.sessions.copilotHome,
+    ]);
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
