@@ -20,12 +20,17 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
 
   const open = (): PermissionPrompt[] => core.chat.snapshot().permissions;
   const answer = (decision: PermissionDecision): void => core.chat.receive({ type: 'permission/answer', id: open()[0]!.id, decision });
+  /**
+   * The results the model got back, in the order it made the calls (by call id): the runtime lists them as they end, and
+   * a read can end after the user's answer to a write asked beside it (seen in CI).
+   */
   const toolResults = (prompt: string): string[] =>
     core.server
       .chatRequests()
       .filter((r) => r.lastUserText?.includes(`[via panel] ${prompt}`))
       .at(-1)!
       .messages.filter((m) => m.role === 'tool')
+      .sort((a, b) => (a.tool_call_id ?? '').localeCompare(b.tool_call_id ?? ''))
       .map((m) => String(m.content));
   /** The orchestrator calls the notes server's tools, then answers. */
   const scriptCalls = (prompt: string, calls: Array<[string, Record<string, unknown>]>, reply: string): void => {
