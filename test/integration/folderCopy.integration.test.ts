@@ -137,6 +137,31 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.deepEqual(await repos(), []);
   });
 
+  it('a copy is verified in its sandbox and can be applied file by file, as a worktree of a repository', async () => {
+    core.workerSettings.verifyCommand = 'grep -q "by verified" notes.txt && pwd';
+    scriptWorkerRound(core.server, {
+      worker: 'verified',
+      does: { command: "printf 'by verified\\n' >> notes.txt && printf 'new\\n' > new.txt" },
+      report: 'verified: done',
+    });
+    const started = await core.pool.create({ name: 'verified', workingDir: folder, prompt: 'TASK-verified' });
+    await waitFor('the worker', () => finished('verified'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const verify = core.pool.list().find((w) => w.name === 'verified')?.verify;
+    assert.equal(verify?.state, 'passed', JSON.stringify(verify));
+    assert.equal(verify!.tail!.split('\n').at(-1), started.workingDir, 'it ran in the copy');
+
+    const changes = core.pool.changes!;
+    assert.match(await changes.apply('verified', { dirtyBuffers: [], paths: ['new.txt'] }), /^Applied 1 file changed/);
+    assert.equal(await readFile(join(folder, 'new.txt'), 'utf8'), 'new\n');
+    assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\n', 'the other file waits');
+    assert.deepEqual((await changes.totals('verified')).paths, ['notes.txt']);
+    assert.equal((await repos()).length, 1, 'kept while a file waits');
+    assert.match(await changes.apply('verified', { dirtyBuffers: [] }), /^Applied 1 file changed/);
+    assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\nby verified\n');
+    assert.deepEqual(await repos(), []);
+  });
+
   it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it, as the note says`, async () => {
     const many = join(folder, 'data');
     await mkdir(many);
