@@ -33,6 +33,20 @@ describe("a worker's sandbox policy", () => {
     assert.deepEqual(policy.readwritePaths, [work]);
   });
 
+  it("keeps a path it is given to read readable inside a protected folder (Baton's repository in its storage), never one the user protected", () => {
+    const storage = join(root, 'storage');
+    const work = join(storage, 'worktrees', 'w');
+    const repo = join(storage, 'folder-repos', 'f.git');
+    mkdirSync(work, { recursive: true });
+    mkdirSync(repo, { recursive: true });
+    mkdirSync(join(storage, 'store'), { recursive: true });
+    const linked = join(root, 'project', 'secrets');
+    mkdirSync(linked, { recursive: true });
+    const policy = workerSandboxPolicy({ workingDir: work, protectedPaths: [storage, linked], network, readonlyPaths: [repo, linked] });
+    assert.deepEqual([...policy.deniedPaths].sort(), [join(storage, 'store'), linked].sort());
+    assert.ok(policy.readonlyPaths.includes(repo));
+  });
+
   it('started to read only: its folder is readable and nothing in it writable', () => {
     const work = join(root, 'work');
     mkdirSync(join(work, '.git'), { recursive: true });

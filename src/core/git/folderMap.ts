@@ -1,7 +1,8 @@
 // Folders without git of their own, each with the repository Baton keeps for it (folderRepos.ts): git run in such a
 // folder, or below it, is told that repository and that work tree (GIT_DIR, GIT_WORK_TREE), so a `.git` found there (one
 // a worker made) is never what git reads.
-import { resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
+import { isWithin } from '../workers/protectedPaths';
 
 export interface MappedFolder {
   folder: string;
@@ -35,9 +36,4 @@ export class FolderMap {
     }
     return best;
   }
-}
-
-/** `dir` is `root` or below it (both resolved). */
-function isWithin(dir: string, root: string): boolean {
-  return dir === root || dir.startsWith(root.endsWith(sep) ? root : root + sep);
 }

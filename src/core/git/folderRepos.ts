@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { Git } from './git';
+import { isWithin } from '../workers/protectedPaths';
 
 export const FOLDER_REPOS_DIR = 'folder-repos';
 /** The most files a folder without git may have for Baton to copy it for a worker (a worktree holds them all). */
@@ -95,7 +96,7 @@ export class FolderRepos {
       await this.git.run(['--git-dir', gitDir, 'config', 'core.bare', 'false'], { cwd: this.root });
     }
     // The protected paths as they are now, at each commit (the setting may have changed since the last).
-    const guarded = protectedPaths.filter((p) => p.startsWith(folder + sep)).map((p) => relative(folder, p).split(sep).join('/'));
+    const guarded = protectedPaths.filter((p) => p !== folder && isWithin(p, folder)).map((p) => relative(folder, p).split(sep).join('/'));
     await writeFile(join(gitDir, 'info', 'exclude'), [...EXCLUDED, ...guarded.map(excludeLine)].join('\n') + '\n');
     this.git.folders.set(folder, gitDir);
     // One an earlier commit took, before it was protected, leaves the index too.

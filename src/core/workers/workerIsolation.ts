@@ -57,8 +57,10 @@ export class WorkerIsolation {
     });
   }
 
-  /** `mode`: the user's setting ('none': the folder itself) or the model's request ('read-only': the folder, to read). */
-  /** `protectedPaths`: what a copy of a folder without git must never hold (the sandbox denies them in the folder). */
+  /**
+   * `mode`: the user's setting ('none': the folder itself) or the model's request ('read-only': the folder, to read).
+   * `protectedPaths`: what a copy of a folder without git must never hold (the sandbox denies them in the folder).
+   */
   async place(
     name: string,
     dir: string,

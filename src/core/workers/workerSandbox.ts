@@ -37,11 +37,14 @@ export interface WorkerSandboxArgs {
 
 export function workerSandboxPolicy(args: WorkerSandboxArgs): SandboxPolicy {
   const tools = (args.runtimeTools ?? []).map((t) => realpathNearest(t));
-  // What it is given to read stays readable in a protected folder that holds it: Baton's own repository of a folder
-  // without git lives in Baton's (protected) storage, beside the worktree (folderRepos.ts).
-  const keep = [args.workingDir, ...tools, ...(args.readonlyPaths ?? []).map((p) => realpathNearest(p))];
+  const guarded = args.protectedPaths.map((p) => realpathNearest(p));
+  // What it is given to read stays readable inside a protected folder that holds it (Baton's own repository of a folder
+  // without git is in Baton's protected storage, beside the worktree: folderRepos.ts); never one that is protected
+  // itself or holds a protected path (a folder linked in that the user protected stays denied).
+  const readable = (args.readonlyPaths ?? []).map((p) => realpathNearest(p)).filter((r) => !guarded.some((g) => isWithin(g, r)));
+  const keep = [args.workingDir, ...tools, ...readable];
   const denied = new Set<string>();
-  for (const p of args.protectedPaths) for (const d of carveAround(realpathNearest(p), keep)) denied.add(d);
+  for (const p of guarded) for (const d of carveAround(p, keep)) denied.add(d);
   return {
     deniedPaths: [...denied],
     readonlyPaths: [...new Set([...(args.readonlyPaths ?? []), ...(args.readOnly ? [args.workingDir] : gitIn(args.workingDir)), ...tools])],

@@ -45,10 +45,7 @@ export class WorkerSetup {
     const settings = this.opts.settings();
     // The model may ask for less than the setting (to read only), never for more: writing in place is the user's choice.
     const mode = requested === 'read-only' ? 'read-only' : (settings.isolation ?? 'worktree');
-    const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? [], [
-      ...this.protectedPaths().paths,
-      this.opts.sessions.copilotHome,
-    ]);
+    const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? [], this.guardedPaths());
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
@@ -88,11 +85,16 @@ export class WorkerSetup {
     };
   }
 
+  /** What no worker may reach: every protected location and the Copilot runtime's home (its login). */
+  private guardedPaths(): string[] {
+    return [...this.protectedPaths().paths, this.opts.sessions.copilotHome];
+  }
+
   private sandboxPolicy(w: Worker): SandboxPolicy {
     const network = this.network();
     return workerSandboxPolicy({
       workingDir: w.workingDir,
-      protectedPaths: [...this.protectedPaths().paths, this.opts.sessions.copilotHome, ...(w.hidden ?? [])],
+      protectedPaths: [...this.guardedPaths(), ...(w.hidden ?? [])],
       network: {
         mode: network.mode,
         allowedHosts: network.allowedHosts,
