@@ -90,12 +90,15 @@ function reviewTitle(name: string, line: string): string {
 
 export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vscode.Disposable {
   const changes = pool.changes;
-  const pick = async (arg: Arg, title: string): Promise<string | undefined> => {
+  /** `branchable`: only change sets with a branch of the user's to keep them on (not a copy of a folder without git). */
+  const pick = async (arg: Arg, title: string, branchable = false): Promise<string | undefined> => {
     if (typeof arg === 'string' && arg) return arg;
     if (arg && typeof arg === 'object' && typeof arg.name === 'string') return arg.name;
-    const pending = changes?.list() ?? [];
+    const pending = (changes?.list() ?? []).filter((p) => !branchable || (p.kind === 'worktree' && !p.changeSet?.folderRepo));
     if (!pending.length) {
-      void vscode.window.showInformationMessage('Baton: no worker has changes waiting for review.');
+      void vscode.window.showInformationMessage(
+        branchable ? 'Baton: no worker has changes in a repository to keep as a branch.' : 'Baton: no worker has changes waiting for review.',
+      );
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
@@ -215,7 +218,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       }
     }),
     provideCommand('baton.keepChangesAsBranch', async (arg?: Arg) => {
-      const name = await pick(arg, 'Keep the changes of which worker as a branch?');
+      const name = await pick(arg, 'Keep the changes of which worker as a branch?', true);
       if (!name || !changes) return;
       try {
         changes.assertSettleable(name, 'keep them as a branch');

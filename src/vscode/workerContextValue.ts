@@ -1,9 +1,11 @@
 // A worker's context value in the Workers view: package.json's menus choose its items by it (the test of the menus
 // reads both). `.changes`: its changes wait for review; while it runs, only Review and Open folder apply to them.
+// `.changes.copy`: they wait in a copy of a folder without git, where there is no branch of the user's to keep them on.
 import type { WorkerInfo } from '../core/workers/workerPool';
 
-export function workerContextValue(w: Pick<WorkerInfo, 'state' | 'changes'>): string {
+export function workerContextValue(w: Pick<WorkerInfo, 'state' | 'changes' | 'isolation'>): string {
   const state = w.state === 'running' ? 'worker.running' : w.state === 'idle' ? 'worker.idle' : 'worker.done';
   // Nothing counted but a note (folders left out, a worktree gone) is still a change set to discard or to ask about.
-  return `${state}${w.changes?.files || w.changes?.note ? '.changes' : ''}`;
+  if (!w.changes?.files && !w.changes?.note) return state;
+  return `${state}.changes${w.isolation?.kind === 'worktree' && w.isolation.copy ? '.copy' : ''}`;
 }

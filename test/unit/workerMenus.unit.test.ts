@@ -57,4 +57,20 @@ describe('Workers view menus', () => {
     const leftOut = { files: 0, additions: 0, deletions: 0, note: 'Left out: lib/, a git repository of its own in the worktree.' };
     assert.ok(menuOf(workerContextValue({ state: 'done', changes: leftOut })).includes('discardChanges'));
   });
+
+  it("a copy of a folder without git offers all of it but Keep as Branch (there is no branch of the user's)", () => {
+    const isolation = { kind: 'worktree' as const, branch: 'baton/w', baseCommit: 'abc', sourceDir: '/f', uncommittedLeftOut: false, copy: true };
+    const inRepo = menuOf(workerContextValue({ state: 'done', changes: CHANGES, isolation: { ...isolation, copy: undefined } }));
+    assert.deepEqual(
+      menuOf(workerContextValue({ state: 'done', changes: CHANGES, isolation })),
+      inRepo.filter((c) => c !== 'keepChangesAsBranch'),
+    );
+    assert.ok(inRepo.includes('keepChangesAsBranch'));
+    assert.deepEqual(menuOf(workerContextValue({ state: 'running', changes: CHANGES, isolation })), [
+      'killWorker',
+      'openWorkerFolder',
+      'reviewChanges',
+      'worker.openTranscript',
+    ]);
+  });
 });
