@@ -162,6 +162,38 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.deepEqual(await repos(), []);
   });
 
+  it('a worker that reads the folder itself: what its .gitignore files ignore is hidden, its node_modules is not, whether a copy waits or not', async () => {
+    await mkdir(join(folder, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(folder, 'node_modules', 'dep', 'index.js'), 'DEP-CODE-4410\n');
+    const command = 'cat .env || echo ENV-HIDDEN; cat node_modules/dep/index.js; cat notes.txt';
+    const peek = async (name: string): Promise<string> => {
+      scriptWorkerRound(core.server, { worker: name, does: { command }, report: `${name}: read` });
+      const started = await core.pool.create({ name, workingDir: folder, prompt: `TASK-${name}`, isolation: 'read-only' });
+      assert.deepEqual(started.isolation, { kind: 'in-place', readOnly: true });
+      assert.match(started.note ?? '', /The 1 entry git ignores there \(local files: secrets, dependencies, builds\) are hidden from it\./);
+      await waitFor(name, () => finished(name));
+      const result = core.server
+        .chatRequests()
+        .flatMap((r) => r.messages)
+        .find((m) => m.role === 'tool' && JSON.stringify(m).includes(`${name}-bash-`));
+      return JSON.stringify(result?.content ?? '');
+    };
+    const alone = await peek('peek-alone');
+    // A copy waits: git run in the folder now reads Baton's repository of it, whose exclude leaves node_modules out.
+    scriptWorkerRound(core.server, { worker: 'writer', does: { command: "printf 'w\\n' > w.txt" }, report: 'writer: done' });
+    await core.pool.create({ name: 'writer', workingDir: folder, prompt: 'TASK-writer' });
+    await waitFor('the writer', () => finished('writer'));
+    assert.equal((await repos()).length, 1);
+    const beside = await peek('peek-beside');
+    for (const output of [alone, beside]) {
+      assert.match(output, /ENV-HIDDEN/, output);
+      assert.match(output, /DEP-CODE-4410/, output);
+      assert.match(output, /keep me/, output);
+    }
+    assert.ok(!JSON.stringify(core.server.requests).includes('not-for-workers'), 'the .env reached the model');
+    await waitFor('the results', () => doneCount() >= 3);
+  });
+
   it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it, as the note says`, async () => {
     const many = join(folder, 'data');
     await mkdir(many);

@@ -14,7 +14,7 @@
 // - a folder of more than MAX_FOLDER_FILES files is not copied (the caller says so and works in place, as before);
 // - the repository goes once no change set uses it (PendingChangeSets), and at a start when none names it.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { Git } from './git';
 import { isWithin } from '../workers/protectedPaths';
@@ -22,6 +22,8 @@ import { isWithin } from '../workers/protectedPaths';
 export const FOLDER_REPOS_DIR = 'folder-repos';
 /** The most files a folder without git may have for Baton to copy it for a worker (a worktree holds them all). */
 export const MAX_FOLDER_FILES = 20_000;
+/** How long listing what a folder's `.gitignore` files ignore may take (a home folder: every file in it). */
+const IGNORED_LISTING_MS = 10_000;
 /** Left out of the copy whatever the folder's `.gitignore` says: dependencies, linked in by baton.workers.worktreeInclude. */
 const EXCLUDED = ['node_modules/'];
 /** The author of the folder's commits: the user may have no git identity, and these commits are Baton's own. */
@@ -125,6 +127,33 @@ export class FolderRepos {
     ).trim();
     await this.git.run(['update-ref', 'HEAD', commit], { cwd: folder });
     return gitDir;
+  }
+
+  /**
+   * What `folder`'s own `.gitignore` files ignore, relative to it (a wholly ignored folder is one entry): what a worker
+   * that reads the folder itself must not see, as in a repository. Read against an empty repository of the moment, so
+   * neither a `.git` in the folder nor what Baton's repository of it leaves out of a copy (node_modules) counts. Git
+   * walks the whole folder (1.5 s for 117,000 files): past `timeoutMs` it fails as GitError('timeout').
+   */
+  async ignoredIn(folder: string, timeoutMs = IGNORED_LISTING_MS): Promise<string[]> {
+    const tmp = join(this.storageDir, 'tmp');
+    await mkdir(tmp, { recursive: true });
+    const gitDir = await mkdtemp(join(tmp, 'ignored-'));
+    try {
+      await this.git.run(['init', '-q', '--bare', gitDir], { cwd: tmp });
+      await this.git.run(['--git-dir', gitDir, 'config', 'core.bare', 'false'], { cwd: tmp });
+      const out = await this.git.run(['ls-files', '-z', '--others', '--ignored', '--exclude-per-directory=.gitignore', '--directory'], {
+        cwd: folder,
+        env: { GIT_DIR: gitDir, GIT_WORK_TREE: folder },
+        timeoutMs,
+      });
+      return out
+        .split('\0')
+        .filter(Boolean)
+        .map((p) => p.replace(/\/$/, ''));
+    } finally {
+      await rm(gitDir, { recursive: true, force: true });
+    }
   }
 
   /** Git run in `folder` reads `gitDir` again (a change set read from the store, after a reload or in another window). */

@@ -157,16 +157,20 @@ export class WorktreeManager {
 
   /**
    * The ignored entries of `dir` (absolute paths) but those `include` names (baton.workers.worktreeInclude, relative to
-   * the repository root: what the user lets workers have); [] outside a repository. A worker that reads the folder
+   * the repository root: what the user lets workers have); in a folder without git, what its `.gitignore` files ignore,
+   * as `gitless` lists them (relative to it). A worker that reads the folder
    * itself sees what a worktree would hold: the files git ignores are local ones (.env and other secrets, dependencies,
    * build output) that no worktree gets either. Throws WorktreeError('too-many-ignored') past MAX_HIDDEN.
    */
-  async ignoredOutside(dir: string, include: readonly string[]): Promise<string[]> {
-    const root = await this.git.repoRoot(dir);
-    if (!root) return [];
+  async ignoredOutside(dir: string, include: readonly string[], gitless: (folder: string) => Promise<string[]>): Promise<string[]> {
     const real = await realpath(dir);
-    const kept = include.map((e) => join(root, e.trim().replace(/[\\/]+$/, ''))).filter((e) => e !== root);
-    const hidden = (await this.git.ignoredEntries(real)).map((p) => join(real, p)).filter((p) => !kept.some((k) => p === k || p.startsWith(`${k}${sep}`)));
+    // A folder without git (with Baton's repository of it while a copy waits, or not): what its .gitignore files say.
+    const mapped = this.git.folders.lookup(real);
+    const root = mapped ? mapped.folder : await this.git.repoRoot(dir);
+    const entries = mapped || !root ? await gitless(real) : await this.git.ignoredEntries(real);
+    const base = root ?? real;
+    const kept = include.map((e) => join(base, e.trim().replace(/[\\/]+$/, ''))).filter((e) => e !== base);
+    const hidden = entries.map((p) => join(real, p)).filter((p) => !kept.some((k) => p === k || p.startsWith(`${k}${sep}`)));
     if (hidden.length > MAX_HIDDEN)
       throw new WorktreeError(
         'too-many-ignored',

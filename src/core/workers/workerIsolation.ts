@@ -69,13 +69,23 @@ export class WorkerIsolation {
     protectedPaths: readonly string[] = [],
   ): Promise<Placement> {
     if (mode === 'read-only') {
-      const hidden = await this.pending.worktrees.ignoredOutside(dir, include).catch((err: unknown) => {
+      // A folder without git too large to list in time: as before Baton listed them, nothing is hidden (the note says so).
+      let unlisted = false;
+      const gitless = (folder: string): Promise<string[]> =>
+        this.pending.folderRepos.ignoredIn(folder).catch((err: unknown) => {
+          if (!(err instanceof GitError && err.kind === 'timeout')) throw err;
+          unlisted = true;
+          return [];
+        });
+      const hidden = await this.pending.worktrees.ignoredOutside(dir, include, gitless).catch((err: unknown) => {
         if (err instanceof GitError && err.kind === 'not-installed') return [];
         throw err instanceof WorktreeError ? new WorkerError(`${err.message} Start it in a worktree instead.`) : err;
       });
       const what = hidden.length
         ? ` The ${hidden.length} entr${hidden.length === 1 ? 'y' : 'ies'} git ignores there (local files: secrets, dependencies, builds) are hidden from it.`
-        : '';
+        : unlisted
+          ? ` ${dir} is too large to list what its .gitignore files ignore in time: nothing there is hidden from it.`
+          : '';
       return {
         workingDir: dir,
         isolation: { kind: 'in-place', readOnly: true },
