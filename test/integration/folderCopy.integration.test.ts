@@ -20,7 +20,9 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
 
   const doneCount = (): number => core.events.filter((e) => e.type === 'turn.completed' && e.origin.channel === 'background').length;
   const finished = (worker: string) => core.pool.list().find((w) => w.name === worker && w.state === 'done');
-  const repos = async (): Promise<string[]> => readdir(join(core.storageDir, FOLDER_REPOS_DIR)).catch(() => []);
+  /** Baton's repositories, without the placements' markers and the repositories' locks (`.placing`, `.locks`). */
+  const repos = async (): Promise<string[]> => (await readdir(join(core.storageDir, FOLDER_REPOS_DIR)).catch(() => [])).filter((n) => !n.startsWith('.'));
+  const markers = async (): Promise<string[]> => readdir(join(core.storageDir, FOLDER_REPOS_DIR, '.placing')).catch(() => []);
 
   beforeEach(async () => {
     core = await startCore();
@@ -95,6 +97,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.equal(await readFile(join(folder, 'private', 'key.txt'), 'utf8'), 'SECRET-7731\n');
     assert.equal(existsSync(ran), false, "the worker's fsmonitor never ran outside its sandbox");
     assert.deepEqual(await repos(), [], "Baton's repository of the folder goes once no worker's changes wait in it");
+    assert.deepEqual(await markers(), [], "the placement's marker went once its worktree was recorded");
     assert.deepEqual(changes.list(), []);
   });
 

@@ -12,11 +12,13 @@
 // - a protected path inside the folder (a `.ssh` in a home folder, baton.workers.protectedPaths) never enters the
 //   repository, by any add (its exclude file names it): in the folder the sandbox denied it, in a copy nothing could;
 // - a folder of more than MAX_FOLDER_FILES files is not copied (the caller says so and works in place, as before);
-// - the repository goes once no change set uses it (PendingChangeSets), and at a start when none names it.
+// - the repository goes once no change set uses it (PendingChangeSets), and at a start when none names it; never while
+//   another window places a worker from it (placingMarkers.ts) or a worktree of it is left (git's list of them).
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { Git } from './git';
+import { PlacingMarkers } from './placingMarkers';
 import { isWithin } from '../workers/protectedPaths';
 
 export const FOLDER_REPOS_DIR = 'folder-repos';
@@ -43,13 +45,17 @@ export class FolderTooLargeError extends Error {
 export class FolderRepos {
   /** Snapshots of one folder, one after the other (they share its repository's index). */
   private readonly busy = new Map<string, Promise<unknown>>();
-  /** Folders being placed in now: their repository must not go while a worker's worktree is made from it. */
-  private readonly placing = new Map<string, number>();
+  /** Folders being placed in now, with each placement's marker: their repository must not go meanwhile. */
+  private readonly placing = new Map<string, Array<Promise<string>>>();
+  /** The same, for the other windows. */
+  private readonly markers: PlacingMarkers;
 
   constructor(
     private readonly git: Git,
     private readonly storageDir: string,
-  ) {}
+  ) {
+    this.markers = new PlacingMarkers(join(this.root, '.placing'), join(this.root, '.locks'));
+  }
 
   /** `<storage>/folder-repos`. */
   get root(): string {
@@ -69,8 +75,15 @@ export class FolderRepos {
    */
   async snapshot(folder: string, protectedPaths: readonly string[] = []): Promise<string> {
     const real = await realpath(folder);
-    this.placing.set(real, (this.placing.get(real) ?? 0) + 1);
-    const run = (this.busy.get(real) ?? Promise.resolve()).catch(() => undefined).then(() => this.commit(real, protectedPaths));
+    // Marked before the repository is touched: a window removing it looks for the mark, holding the repository's lock.
+    const marker = this.markers.add(basename(this.gitDirOf(real)));
+    this.placing.set(real, [...(this.placing.get(real) ?? []), marker]);
+    const run = (this.busy.get(real) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        await marker;
+        return this.markers.locked(basename(this.gitDirOf(real)), () => this.commit(real, protectedPaths));
+      });
     const settled = run.catch(() => undefined);
     this.busy.set(real, settled);
     void settled.then(() => this.busy.get(real) === settled && this.busy.delete(real));
@@ -80,9 +93,10 @@ export class FolderRepos {
   /** The placement in `folder` is over (recorded or failed). */
   async release(folder: string): Promise<void> {
     const real = await realpath(folder).catch(() => folder);
-    const n = (this.placing.get(real) ?? 1) - 1;
-    if (n > 0) this.placing.set(real, n);
+    const [marker, ...rest] = this.placing.get(real) ?? [];
+    if (rest.length) this.placing.set(real, rest);
     else this.placing.delete(real);
+    if (marker) await this.markers.remove(await marker.catch(() => ''));
   }
 
   private async commit(folder: string, protectedPaths: readonly string[]): Promise<string> {
@@ -161,18 +175,43 @@ export class FolderRepos {
     this.git.folders.set(folder, gitDir);
   }
 
-  /** Deletes `folder`'s repository unless a worker is being placed there now; `inUse`: a change set still uses it. */
+  /**
+   * Deletes `folder`'s repository unless a worker is being placed there now (in any window) or a worktree of it is left
+   * (another window's change set); `inUse`: one of this window's change sets still uses it.
+   */
   async removeUnless(folder: string, gitDir: string, inUse: boolean): Promise<void> {
     if (inUse || this.placing.has(folder)) return;
-    await this.forget(folder, gitDir);
+    if (await this.removeIfUnused(gitDir)) this.git.folders.set(folder, undefined);
+  }
+
+  /** Deletes `gitDir` unless a placement from it is marked or a worktree of it is left; returns whether it is gone. */
+  private removeIfUnused(gitDir: string, now = Date.now()): Promise<boolean> {
+    return this.markers.locked(basename(gitDir), async () => {
+      if (await this.usedElsewhere(gitDir, now)) return false;
+      await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
+      return true;
+    });
+  }
+
+  /** A placement from `gitDir` is marked, or a worktree git lists in it still exists. */
+  private async usedElsewhere(gitDir: string, now: number): Promise<boolean> {
+    if (await this.markers.any(basename(gitDir), now)) return true;
+    const listed = join(gitDir, 'worktrees');
+    for (const id of await readdir(listed).catch(() => [] as string[])) {
+      // `gitdir`: the worktree's own `.git` file.
+      const dotGit = (await readFile(join(listed, id, 'gitdir'), 'utf8').catch(() => '')).trim();
+      if (dotGit && (await stat(dotGit).catch(() => undefined))) return true;
+    }
+    return false;
   }
 
   /**
-   * Repositories no change set names and no placement uses (a crash's leftovers), untouched for `idleMs` (another window
-   * may be placing a worker from one it just made): deleted. Returns how many.
+   * Repositories no change set names and no placement uses (a crash's leftovers), untouched for `idleMs` and with no
+   * worktree left: deleted. Returns how many.
    */
   async sweep(named: ReadonlySet<string>, idleMs: number, now = Date.now()): Promise<number> {
-    const entries = await readdir(this.root).catch(() => [] as string[]);
+    await this.markers.sweep(now);
+    const entries = (await readdir(this.root).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
     const busy = new Set([...this.placing.keys()].map((f) => this.gitDirOf(f)));
     let removed = 0;
     for (const name of entries) {
@@ -184,8 +223,7 @@ export class FolderRepos {
         () => 0,
       );
       if (now - touched < idleMs) continue;
-      await rm(gitDir, { recursive: true, force: true, maxRetries: 3 });
-      removed++;
+      if (await this.removeIfUnused(gitDir, now)) removed++;
     }
     return removed;
   }
