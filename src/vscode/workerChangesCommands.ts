@@ -200,19 +200,26 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       if (!name || !changes) return;
       try {
         changes.assertSettleable(name, 'apply them');
+        // A copy of a folder without git: no index of the user's holds the file unmerged, and git's merge editor has
+        // no repository to open it from; the editor shows the markers with their Accept actions.
+        const copy = !!changes.list().find((p) => p.worker === name)?.changeSet?.folderRepo;
         const choice = await vscode.window.showWarningMessage(
           `Apply the changes of worker '${name}' with conflict markers?`,
           {
             modal: true,
-            detail:
-              'Like a conflicting git stash pop: what applies cleanly is applied; each conflicting file in your tree gets conflict markers and stays unmerged, and opens in the merge editor. The worker\u2019s worktree is removed.',
+            detail: copy
+              ? 'What applies cleanly is applied; each conflicting file in your folder gets conflict markers and opens in the editor. The worker\u2019s copy is removed.'
+              : 'Like a conflicting git stash pop: what applies cleanly is applied; each conflicting file in your tree gets conflict markers and stays unmerged, and opens in the merge editor. The worker\u2019s worktree is removed.',
           },
           'Apply with Conflict Markers',
         );
         if (choice !== 'Apply with Conflict Markers') return;
         const r = await changes.resolveInEditor(name, { dirtyBuffers: dirtyBuffers() });
         void vscode.window.showInformationMessage(`Baton: ${r.text}`);
-        for (const file of r.conflicted) await openMergeEditor(vscode.Uri.file(file), log);
+        for (const file of r.conflicted) {
+          if (copy) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+          else await openMergeEditor(vscode.Uri.file(file), log);
+        }
       } catch (err) {
         fail(err);
       }

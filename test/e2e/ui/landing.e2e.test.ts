@@ -268,6 +268,44 @@ describe('Work that lands, by clicks', function () {
     }
   });
 
+  it('Resolve in the editor in a folder without git: the confirm says so, the file opens with its markers as text (no repository for a merge editor)', async () => {
+    const { page, view } = await freshChat();
+    const { server, workspace } = ui();
+    const folder = join(workspace, 'merge-folder');
+    await mkdir(join(folder, 'src'), { recursive: true });
+    await writeFile(join(folder, 'src', 'app.txt'), 'original line\n');
+
+    for (const name of ['copy-left', 'copy-right']) {
+      const prompt = scriptLineEdit(server, folder, name);
+      await send(view, prompt);
+      await completedReply(view, `${name} is done.`);
+    }
+    const left = card(view, 'copy-left');
+    const right = card(view, 'copy-right');
+    await left.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await left.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    await right.locator('[data-testid="worker-apply"]').click();
+    await answerDialog(page, 'Apply');
+    await right.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'src/app.txt' }).waitFor({ timeout: 15_000 });
+
+    await right.locator('[data-testid="worker-resolve-editor"]').click();
+    await answerDialog(page, 'Apply with Conflict Markers', /conflict markers and opens in the editor\. The worker\u2019s copy is removed\./);
+    const text = await waitUntil('the markers', () => {
+      const t = readWhileWritten(join(folder, 'src', 'app.txt'));
+      return t?.includes('<<<<<<<') ? t : undefined;
+    });
+    assert.match(text, /^<<<<<<< .*\ncopy-left line\n=======\ncopy-right line\n>>>>>>> .*\n$/);
+    // The file itself, in a text editor showing the markers.
+    await page.locator('.tabs-container .tab.active', { hasText: 'app.txt' }).first().waitFor({ timeout: 20_000 });
+    await page
+      .locator('.editor-instance .view-line', { hasText: /copy-right.line/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.tabs-container .tab', { hasText: 'Merging: app.txt' }).count(), 0);
+    await right.locator('[data-testid="worker-where"]').filter({ hasText: 'to merge in the editor' }).waitFor({ timeout: 15_000 });
+  });
+
   it('Resolve in the editor by clicks: after a confirm the conflicted file gets markers, stays unmerged, and opens in the merge editor', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
