@@ -197,6 +197,30 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     await waitFor('the results', () => doneCount() >= 3);
   });
 
+  it('what baton.workers.worktreeInclude names reaches the copy: node_modules linked (read-only), .env copied', async () => {
+    await mkdir(join(folder, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(folder, 'node_modules', 'dep', 'index.js'), 'DEP-CODE-4410\n');
+    core.workerSettings.worktreeInclude = ['node_modules', '.env'];
+    const command = 'cat node_modules/dep/index.js; cat .env; (echo x > node_modules/dep/new.js) 2>/dev/null || echo LINK-READ-ONLY';
+    scriptWorkerRound(core.server, { worker: 'deps', does: { command }, report: 'deps: read' });
+    const started = await core.pool.create({ name: 'deps', workingDir: folder, prompt: 'TASK-deps' });
+    assert.equal(started.isolation?.kind === 'worktree' && started.isolation.copy, true);
+    await waitFor('the worker', () => finished('deps'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const output = JSON.stringify(
+      core.server
+        .chatRequests()
+        .flatMap((r) => r.messages)
+        .find((m) => m.role === 'tool' && JSON.stringify(m).includes('deps-bash-'))?.content ?? '',
+    );
+    assert.match(output, /DEP-CODE-4410/, output);
+    assert.match(output, /TOKEN=not-for-workers/, output);
+    assert.match(output, /LINK-READ-ONLY/, output);
+    assert.equal(existsSync(join(folder, 'node_modules', 'dep', 'new.js')), false);
+    // Neither is a change of the worker's.
+    assert.deepEqual((await core.pool.changes!.totals('deps')).paths ?? [], []);
+  });
+
   it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it, as the note says`, async () => {
     const many = join(folder, 'data');
     await mkdir(many);

@@ -85,6 +85,39 @@ describe('worker isolation: worktrees, review, apply, discard (real runtime, rea
     assert.deepEqual(changes.list(), []);
   });
 
+  it("what baton.workers.worktreeInclude links in is the worker's to read, by its tools and its shell, and never to write", async () => {
+    await writeFile(join(repo, '.gitignore'), 'node_modules/\n');
+    await mkdir(join(repo, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(repo, 'node_modules', 'dep', 'index.js'), 'DEP-CODE-4410\n');
+    core.workerSettings.worktreeInclude = ['node_modules'];
+    scriptWorkerRound(core.server, {
+      worker: 'deps',
+      does: {
+        toolCalls: [
+          { id: 'deps-view', name: 'view', arguments: { path: 'node_modules/dep/index.js' } },
+          {
+            id: 'deps-bash',
+            name: 'bash',
+            arguments: { command: 'cat node_modules/dep/index.js; (echo x > node_modules/dep/new.js) 2>/dev/null || echo LINK-READ-ONLY', description: 'read' },
+          },
+        ],
+      },
+      report: 'deps: read',
+    });
+    await core.pool.create({ name: 'deps', workingDir: repo, prompt: 'TASK-deps' });
+    await waitFor('the worker', () => finished('deps'));
+    await waitFor('its result', () => doneCount() >= 1);
+    const results = core.server
+      .chatRequests()
+      .flatMap((r) => r.messages)
+      .filter((m) => m.role === 'tool');
+    const of = (id: string): string => JSON.stringify(results.find((m) => JSON.stringify(m).includes(id))?.content ?? '');
+    assert.match(of('deps-view'), /DEP-CODE-4410/, of('deps-view'));
+    assert.match(of('deps-bash'), /DEP-CODE-4410/, of('deps-bash'));
+    assert.match(of('deps-bash'), /LINK-READ-ONLY/);
+    assert.equal(existsSync(join(repo, 'node_modules', 'dep', 'new.js')), false);
+  });
+
   it("a worker's session stays while its changes wait, and is deleted once they are applied or discarded; its transcript stays", async () => {
     scriptWorker('alpha', "printf 'alpha line\\n' > src/app.txt");
     scriptWorker('beta', "printf 'beta line\\n' > src/app.txt");

@@ -122,6 +122,27 @@ describe('protectedPaths', () => {
     assert.equal(resolveWorkingDir('~/dev', p).ok, true);
   });
 
+  it("a worker's worktree inside Baton's storage: what it links to counts, not that the link is spelled in the storage", () => {
+    const storage = join(root, 'globalStorage', 'baton-dev.baton');
+    const worktree = join(storage, 'worktrees', 'app-1234', 'w1');
+    mkdirSync(worktree, { recursive: true });
+    writeFileSync(join(storage, 'baton.db'), 'db');
+    mkdirSync(join(home, 'dev', 'app', 'node_modules', 'dep'), { recursive: true });
+    // baton.workers.worktreeInclude links the user's node_modules in; links a worker made lead elsewhere.
+    symlinkSync(join(home, 'dev', 'app', 'node_modules'), join(worktree, 'node_modules'));
+    symlinkSync(join(home, '.ssh'), join(worktree, 'keys'));
+    symlinkSync(join(storage, 'baton.db'), join(worktree, 'db'));
+    const p = new ProtectedPaths({ homeDir: home, ownPaths: [storage], allowedInside: [join(storage, 'worktrees')] });
+    assert.equal(p.match('node_modules/dep/index.js', worktree), undefined);
+    assert.equal(p.match(join(worktree, 'node_modules', 'dep', 'new.js')), undefined);
+    assert.equal(p.match('src/app.ts', worktree), undefined);
+    assert.equal(p.match('keys/id_rsa', worktree), '~/.ssh');
+    assert.equal(p.match('keys/new_key', worktree), '~/.ssh');
+    assert.equal(p.match('db', worktree), storage);
+    assert.equal(p.match(join(storage, 'baton.db')), storage);
+    assert.equal(p.match('../../../baton.db', worktree), storage);
+  });
+
   it("protects Baton's own installation and storage dirs", () => {
     const install = join(root, 'extensions', 'baton-dev.baton-0.1.0');
     const storage = join(root, 'globalStorage', 'baton-dev.baton');

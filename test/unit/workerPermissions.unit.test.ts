@@ -134,6 +134,32 @@ describe('worker permission handler', () => {
     assert.equal(broker.asked.length, 0);
   });
 
+  it('a folder worktreeInclude linked into its worktree: read without asking through the link, an edit there still asks', async () => {
+    const deps = join(outside, 'node_modules');
+    mkdirSync(join(deps, 'dep'), { recursive: true });
+    writeFileSync(join(deps, 'dep', 'index.js'), 'x');
+    symlinkSync(deps, join(project, 'node_modules'));
+    const h = createWorkerPermissionHandler({
+      worker: 'w1',
+      workingDir: project,
+      readable: () => [deps],
+      protectedPaths: () => new ProtectedPaths({ homeDir: home }),
+      trustWorkingDir: () => true,
+      sandboxed: () => true,
+      broker,
+      logger,
+    });
+    assert.equal((await decide(h, read(join(project, 'node_modules', 'dep', 'index.js')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 0);
+    assert.equal((await decide(h, write(join(project, 'node_modules', 'dep', 'index.js')))).kind, 'reject');
+    assert.equal((await decide(h, read(join(outside, 'other.txt')))).kind, 'reject');
+    assert.deepEqual(
+      broker.asked.map((a) => a.kind),
+      ['write', 'read'],
+      'the edit and a read elsewhere outside it are asked',
+    );
+  });
+
   it('a worker started to read only: a command is never taken out of its sandbox or given its file limits off, not even by asking', async () => {
     readOnly = true;
     sandboxed = true;

@@ -74,7 +74,8 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
       // Its last verify, as the card showed it (Apply's confirm reads the record itself).
       if (cs.verify) w.verify = verifyCard(cs.verify);
       if (cs.verifyDue) owed.add(w);
-      w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...linked.map((p) => path.join(cs.repoRoot, p))];
+      w.linkedTargets = linked.map((p) => path.join(cs.repoRoot, p));
+      w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...w.linkedTargets];
     } else {
       w.isolation = { kind: 'in-place' };
       w.sandboxReadonly = await deps.gitFolders(p.dir);

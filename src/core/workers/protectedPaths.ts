@@ -152,8 +152,11 @@ export class ProtectedPaths {
     const real = realpathNearest(spelled);
     // A carve-out counts only when the real path is inside it: a symlink into the rest of the entry is still caught.
     if (this.allowed.some((a) => isWithin(real, a) && (spelled === real || isWithin(spelled, a)))) return undefined;
+    // Spelled inside a carve-out (a worker's worktree), the spelling is the worker's own: only where it leads counts, so
+    // a folder baton.workers.worktreeInclude linked in (the user's node_modules) is reachable, and a link to ~/.ssh is not.
+    const carved = this.allowed.some((a) => isWithin(spelled, a));
     for (const e of this.entries) {
-      if (e.candidates.some((c) => isWithin(spelled, c) || isWithin(real, c))) return e.label;
+      if (e.candidates.some((c) => (!carved && isWithin(spelled, c)) || isWithin(real, c))) return e.label;
     }
     return undefined;
   }

@@ -20,6 +20,8 @@ export interface Placement {
   /** Readable inside the sandbox, never writable: the repository's git folder and the folders linked into the worktree. */
   readonlyPaths?: string[];
   linked?: string[];
+  /** Where `linked` leads: the folders in the user's checkout. */
+  linkedTargets?: string[];
   /** Out of its reach entirely (a worker reading the folder itself): what git ignores there, absolute paths. */
   hidden?: string[];
   /** One sentence for the tool result and the log. */
@@ -175,11 +177,13 @@ export class WorkerIsolation {
       ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
       : '';
     const problems = wt.includeProblems.length ? ` Not linked into it: ${wt.includeProblems.map((p) => p.path).join(', ')}.` : '';
+    const linkedTargets = wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path));
     return {
       workingDir: wt.workingDir,
       changeSet: wt.record,
       linked: wt.included.map((i) => i.path),
-      readonlyPaths: [...(await this.gitFolders(wt.worktreePath)), ...wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path))],
+      linkedTargets,
+      readonlyPaths: [...(await this.gitFolders(wt.worktreePath)), ...linkedTargets],
       isolation: {
         kind: 'worktree',
         branch: wt.branch,

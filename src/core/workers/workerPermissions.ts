@@ -31,6 +31,8 @@ export interface WorkerPermissionOptions {
   readOnly?: () => boolean;
   /** Real paths out of its reach entirely: reads and edits of them are refused (what git ignores where it reads in place). */
   hidden?: () => readonly string[];
+  /** Real paths outside its working directory that it may read without asking (what worktreeInclude linked in). */
+  readable?: () => readonly string[];
   /** The conversation the worker reports to (its questions count there: turn.awaiting-input). */
   conversation?: () => string | undefined;
   /** The worker's working directory, already realpath'd. */
@@ -71,6 +73,8 @@ export function evaluatePermission(
     readOnly?: boolean;
     /** Real paths out of its reach entirely (what git ignores where a worker reads in place). */
     hidden?: readonly string[];
+    /** Real paths outside its working directory it may read (what worktreeInclude linked into its worktree). */
+    readable?: readonly string[];
   },
 ): Verdict {
   const { workingDir, protectedPaths, approvedKinds } = ctx;
@@ -177,6 +181,9 @@ export function evaluatePermission(
           };
         return { action: 'approve', reason: `${verb} inside the working directory`, detail: real };
       }
+      // Linked in by the user's baton.workers.worktreeInclude: to read, as in its worktree (an edit still asks).
+      if (request.kind === 'read' && !managed && ctx.readable?.some((r) => isWithin(real, r) && isWithin(realResolved, r)))
+        return { action: 'approve', reason: 'read of a folder linked into its worktree', detail: real };
       const remember = `${request.kind}-outside`;
       if (approvedKinds.has(remember) && !managed) {
         return { action: 'approve', reason: `${verb} outside the working directory, approved for this worker`, detail: real };
@@ -263,6 +270,7 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
         sandboxed: opts.sandboxed?.() ?? false,
         readOnly: opts.readOnly?.() ?? false,
         hidden: opts.hidden?.() ?? [],
+        readable: opts.readable?.() ?? [],
         approvedKinds,
       });
     } catch (err) {

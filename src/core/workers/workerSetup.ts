@@ -26,6 +26,7 @@ export class WorkerSetup {
       worker: name,
       readOnly: () => isReadOnly(worker()),
       hidden: () => worker().hidden ?? [],
+      readable: () => worker().linkedTargets ?? [],
       conversation: () => parseReplyTo(worker().replyTo).conversation,
       workingDir: dir,
       protectedPaths: () => this.protectedPaths(),
@@ -49,6 +50,7 @@ export class WorkerSetup {
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
+    w.linkedTargets = placement.linkedTargets;
     w.hidden = placement.hidden;
     if (placement.workingDir !== w.workingDir) {
       w.workingDir = placement.workingDir;

@@ -156,6 +156,8 @@ export interface Worker {
   sandboxReadonly?: string[];
   /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
   linked?: string[];
+  /** Where those links lead (real paths): its file tools may read there, never write (its sandbox holds them read-only). */
+  linkedTargets?: string[];
   /** Hidden from it in its sandbox and refused by its permission handler: what git ignores where it reads in place. */
   hidden?: string[];
   /** Its session was deleted once its work was settled: a follow-up starts a new one (sessionLifecycle.ts). */
