@@ -42,9 +42,22 @@ export class FolderTooLargeError extends Error {
   }
 }
 
+interface QueuedCommit {
+  /** The protected paths it leaves out: only a placement with the same joins it. */
+  key: string;
+  /** The markers of the placements it serves, written before it starts. */
+  markers: Array<Promise<string>>;
+  run: Promise<string>;
+}
+
 export class FolderRepos {
   /** Snapshots of one folder, one after the other (they share its repository's index). */
   private readonly busy = new Map<string, Promise<unknown>>();
+  /**
+   * The commit of a folder queued behind the one running, not started yet: placements asked for meanwhile share it, as
+   * it starts after each of them asked (five workers started together: two commits, not five in a row).
+   */
+  private readonly queued = new Map<string, QueuedCommit>();
   /** Folders being placed in now, with each placement's marker: their repository must not go meanwhile. */
   private readonly placing = new Map<string, Array<Promise<string>>>();
   /** The same, for the other windows. */
@@ -78,16 +91,26 @@ export class FolderRepos {
     // Marked before the repository is touched: a window removing it looks for the mark, holding the repository's lock.
     const marker = this.markers.add(basename(this.gitDirOf(real)));
     this.placing.set(real, [...(this.placing.get(real) ?? []), marker]);
-    const run = (this.busy.get(real) ?? Promise.resolve())
+    const key = protectedPaths.join('\0');
+    const waiting = this.queued.get(real);
+    if (waiting?.key === key) {
+      waiting.markers.push(marker);
+      return waiting.run;
+    }
+    const entry: QueuedCommit = { key, markers: [marker], run: Promise.resolve('') };
+    entry.run = (this.busy.get(real) ?? Promise.resolve())
       .catch(() => undefined)
       .then(async () => {
-        await marker;
+        // Started: a placement asked for from now on needs a commit of its own (the folder may change meanwhile).
+        if (this.queued.get(real) === entry) this.queued.delete(real);
+        await Promise.all(entry.markers);
         return this.markers.locked(basename(this.gitDirOf(real)), () => this.commit(real, protectedPaths));
       });
-    const settled = run.catch(() => undefined);
+    this.queued.set(real, entry);
+    const settled = entry.run.catch(() => undefined);
     this.busy.set(real, settled);
     void settled.then(() => this.busy.get(real) === settled && this.busy.delete(real));
-    return run;
+    return entry.run;
   }
 
   /** The placement in `folder` is over (recorded or failed). */

@@ -1,0 +1,48 @@
+// Placements in one folder without git asked for together share commits of it (folderRepos.ts), with real git: each
+// worker still starts from the folder as it was when its placement was asked for, or later, never earlier.
+import * as assert from 'node:assert/strict';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FolderRepos } from '../../src/core/git/folderRepos';
+import { testGit } from '../support/gitFixture';
+
+describe("Baton's repository of a folder without git: snapshots asked for together (real git)", function () {
+  this.timeout(30_000);
+  let root: string;
+  let folder: string;
+  let repos: FolderRepos;
+  const git = testGit();
+  beforeEach(async () => {
+    root = await realpath(await mkdtemp(join(tmpdir(), 'baton-snapshots-')));
+    folder = join(root, 'notes');
+    await mkdir(folder);
+    await writeFile(join(folder, 'notes.txt'), 'keep me\n');
+    repos = new FolderRepos(git, join(root, 'globalStorage'));
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  const commits = async (): Promise<number> => Number((await git.run(['rev-list', '--count', 'HEAD'], { cwd: folder })).trim());
+
+  it('five placements asked for at once: two commits of the folder, not five', async () => {
+    const dirs = await Promise.all(Array.from({ length: 5 }, () => repos.snapshot(folder)));
+    assert.equal(new Set(dirs).size, 1);
+    assert.ok((await commits()) <= 2, `${await commits()} commits`);
+    for (let i = 0; i < 5; i++) await repos.release(folder);
+  });
+
+  it('a file written while a commit runs is in the commit of the placement asked for after it', async () => {
+    const first = repos.snapshot(folder);
+    await writeFile(join(folder, 'later.txt'), 'later\n');
+    const second = repos.snapshot(folder);
+    await Promise.all([first, second]);
+    assert.equal(await git.run(['show', 'HEAD:later.txt'], { cwd: folder }), 'later\n');
+    // One asked for once both are done commits the folder again.
+    await writeFile(join(folder, 'last.txt'), 'last\n');
+    const before = await commits();
+    await repos.snapshot(folder);
+    assert.equal(await commits(), before + 1);
+    assert.equal(await git.run(['show', 'HEAD:last.txt'], { cwd: folder }), 'last\n');
+    for (let i = 0; i < 3; i++) await repos.release(folder);
+  });
+});
