@@ -41,6 +41,8 @@ export interface CreateWorktreeOptions {
   workerName: string;
   /** Relative paths to link (folders) or copy (files) from the checkout, e.g. ['node_modules', '.env']. */
   include?: readonly string[];
+  /** Its HEAD was just committed from the folder as it is (Baton's repository of a folder without git): no status. */
+  justCommitted?: boolean;
 }
 
 /**
@@ -209,7 +211,7 @@ export class WorktreeManager {
       this.git.headCommit(repoRoot),
       this.git.branchExists(repoRoot, branch),
       pathExists(worktreePath),
-      this.git.status(repoRoot),
+      opts.justCommitted ? Promise.resolve([]) : this.git.status(repoRoot),
     ]);
     if (branchTaken) {
       throw new WorktreeError(

@@ -163,7 +163,7 @@ export class WorkerIsolation {
 
   /** Its own worktree of the repository `dir` is in (`folderRepo`: Baton's repository of a folder without git). */
   private async placeInWorktree(name: string, dir: string, include: readonly string[], folderRepo?: string): Promise<Placement> {
-    const created = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include });
+    const created = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include, justCommitted: !!folderRepo });
     const wt = folderRepo ? { ...created, record: { ...created.record, folderRepo } } : created;
     try {
       this.pending.save(wt.record);
