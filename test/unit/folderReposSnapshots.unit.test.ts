@@ -1,5 +1,6 @@
 // Placements in one folder without git asked for together share commits of it (folderRepos.ts), with real git: each
-// worker still starts from the folder as it was when its placement was asked for, or later, never earlier.
+// worker still starts from the folder as it was when its placement was asked for, or later, never earlier. And what is
+// hidden from a worker that reads such a folder in place: what the folder's own .gitignore files ignore.
 import * as assert from 'node:assert/strict';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,5 +45,20 @@ describe("Baton's repository of a folder without git: snapshots asked for togeth
     assert.equal(await commits(), before + 1);
     assert.equal(await git.run(['show', 'HEAD:last.txt'], { cwd: folder }), 'last\n');
     for (let i = 0; i < 3; i++) await repos.release(folder);
+  });
+
+  it("what a folder's own .gitignore files ignore, for a worker that reads it in place: not Baton's exclude, not a .git a worker made", async () => {
+    await writeFile(join(folder, '.gitignore'), '.env\n');
+    await writeFile(join(folder, '.env'), 'KEY=1\n');
+    await mkdir(join(folder, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(folder, 'node_modules', 'dep', 'index.js'), 'x\n');
+    await mkdir(join(folder, 'sub', 'build'), { recursive: true });
+    await writeFile(join(folder, 'sub', '.gitignore'), 'build/\n');
+    // A repository made in the folder, whose exclude would hide notes.txt: not what counts.
+    await git.run(['init', '-q'], { cwd: folder });
+    await writeFile(join(folder, '.git', 'info', 'exclude'), 'notes.txt\n');
+    await repos.snapshot(folder);
+    await repos.release(folder);
+    assert.deepEqual((await repos.ignoredIn(folder)).sort(), ['.env', 'sub/build']);
   });
 });

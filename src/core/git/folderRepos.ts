@@ -25,7 +25,7 @@ export const FOLDER_REPOS_DIR = 'folder-repos';
 /** The most files a folder without git may have for Baton to copy it for a worker (a worktree holds them all). */
 export const MAX_FOLDER_FILES = 20_000;
 /** How long listing what a folder's `.gitignore` files ignore may take (a home folder: every file in it). */
-const IGNORED_LISTING_MS = 10_000;
+const IGNORED_LISTING_MS = 5_000;
 /** Left out of the copy whatever the folder's `.gitignore` says: dependencies, linked in by baton.workers.worktreeInclude. */
 const EXCLUDED = ['node_modules/'];
 /** The author of the folder's commits: the user may have no git identity, and these commits are Baton's own. */
