@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { FrameLocator, Locator } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { scriptDelegation, scriptWorkerRound } from '../../support/scriptedWorker';
 import { repoRoot, resultsDir, testsRepoExtension, ui } from './fixture';
@@ -63,6 +63,27 @@ function scriptLineEdit(server: ScriptedModelServer, repo: string, name: string)
     answer: `${name} is done.`,
   });
   return prompt;
+}
+
+/**
+ * Two workers delegated from the panel change src/app.txt's line in `dir`; the first is applied by clicks, the second's
+ * Apply conflicts and its card says so. Returns both cards.
+ */
+async function conflictingPair(page: Page, view: FrameLocator, dir: string, names: [string, string]): Promise<[Locator, Locator]> {
+  const { server } = ui();
+  for (const name of names) {
+    const prompt = scriptLineEdit(server, dir, name);
+    await send(view, prompt);
+    await completedReply(view, `${name} is done.`);
+  }
+  const [first, second] = [card(view, names[0]), card(view, names[1])];
+  await first.locator('[data-testid="worker-apply"]').click();
+  await answerDialog(page, 'Apply');
+  await first.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+  await second.locator('[data-testid="worker-apply"]').click();
+  await answerDialog(page, 'Apply');
+  await second.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
+  return [first, second];
 }
 
 describe('Work that lands, by clicks', function () {
@@ -154,21 +175,8 @@ describe('Work that lands, by clicks', function () {
     const repo = await repoWith(workspace, 'conflict-repo', { 'src/app.txt': 'original line\n' });
     const read = () => readFile(join(repo, 'src', 'app.txt'), 'utf8');
 
-    for (const name of ['ui-first', 'ui-second']) {
-      const prompt = scriptLineEdit(server, repo, name);
-      await send(view, prompt);
-      await completedReply(view, `${name} is done.`);
-    }
-    const first = card(view, 'ui-first');
-    const second = card(view, 'ui-second');
-    await first.locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await first.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    const [, second] = await conflictingPair(page, view, repo, ['ui-first', 'ui-second']);
     assert.equal(await read(), 'ui-first line\n');
-
-    await second.locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await second.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
 
     scriptWorkerRound(server, {
       worker: 'ui-second',
@@ -270,24 +278,10 @@ describe('Work that lands, by clicks', function () {
 
   it('Resolve in the editor in a folder without git: the confirm says so, the file opens with its markers as text (no repository for a merge editor)', async () => {
     const { page, view } = await freshChat();
-    const { server, workspace } = ui();
-    const folder = join(workspace, 'merge-folder');
+    const folder = join(ui().workspace, 'merge-folder');
     await mkdir(join(folder, 'src'), { recursive: true });
     await writeFile(join(folder, 'src', 'app.txt'), 'original line\n');
-
-    for (const name of ['copy-left', 'copy-right']) {
-      const prompt = scriptLineEdit(server, folder, name);
-      await send(view, prompt);
-      await completedReply(view, `${name} is done.`);
-    }
-    const left = card(view, 'copy-left');
-    const right = card(view, 'copy-right');
-    await left.locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await left.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
-    await right.locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await right.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'src/app.txt' }).waitFor({ timeout: 15_000 });
+    const [, right] = await conflictingPair(page, view, folder, ['copy-left', 'copy-right']);
 
     await right.locator('[data-testid="worker-resolve-editor"]').click();
     await answerDialog(page, 'Apply with Conflict Markers', /conflict markers and opens in the editor\. The worker\u2019s copy is removed\./);
@@ -308,22 +302,8 @@ describe('Work that lands, by clicks', function () {
 
   it('Resolve in the editor by clicks: after a confirm the conflicted file gets markers, stays unmerged, and opens in the merge editor', async () => {
     const { page, view } = await freshChat();
-    const { server, workspace } = ui();
-    const repo = await repoWith(workspace, 'merge-repo', { 'src/app.txt': 'original line\n' });
-
-    for (const name of ['ui-left', 'ui-right']) {
-      const prompt = scriptLineEdit(server, repo, name);
-      await send(view, prompt);
-      await completedReply(view, `${name} is done.`);
-    }
-    const left = card(view, 'ui-left');
-    const right = card(view, 'ui-right');
-    await left.locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await left.locator('[data-testid="worker-changes"]').waitFor({ state: 'hidden', timeout: 15_000 });
-    await right.locator('[data-testid="worker-apply"]').click();
-    await answerDialog(page, 'Apply');
-    await right.locator('[data-testid="worker-conflicts"]').filter({ hasText: 'Conflicts with your tree: src/app.txt' }).waitFor({ timeout: 15_000 });
+    const repo = await repoWith(ui().workspace, 'merge-repo', { 'src/app.txt': 'original line\n' });
+    const [, right] = await conflictingPair(page, view, repo, ['ui-left', 'ui-right']);
 
     await right.locator('[data-testid="worker-resolve-editor"]').click();
     await answerDialog(page, 'Apply with Conflict Markers');
