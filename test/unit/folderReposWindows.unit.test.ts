@@ -106,5 +106,10 @@ describe("Baton's repositories of folders without git, shared by two windows (re
     await one.repos.release(folder);
     assert.ok(existsSync(join(gitDir, 'HEAD')));
     assert.deepEqual(await readdir(locks), [], 'the lock is let go');
+    // One left for a repository no placement comes back to: the next start's sweep takes it.
+    await mkdir(join(locks, 'gone-0123456789ab.git'));
+    await utimes(join(locks, 'gone-0123456789ab.git'), old, old);
+    await one.repos.sweep(new Set(), 60 * 60 * 1000);
+    assert.deepEqual(await readdir(locks), []);
   });
 });

@@ -68,11 +68,15 @@ export class PlacingMarkers {
     return false;
   }
 
-  /** Removes the markers of windows that died mid-placement. */
+  /** Removes the markers and locks of windows that died mid-placement or mid-removal. */
   async sweep(now = Date.now()): Promise<void> {
     for (const name of await this.names()) {
       const st = await stat(join(this.dir, name)).catch(() => undefined);
       if (st && now - st.mtimeMs >= STALE_MS) await rm(join(this.dir, name), { force: true });
+    }
+    for (const name of await readdir(this.locks).catch(() => [] as string[])) {
+      const st = await stat(join(this.locks, name)).catch(() => undefined);
+      if (st && now - st.mtimeMs > LOCK_STALE_MS) await rm(join(this.locks, name), { recursive: true, force: true });
     }
   }
 
