@@ -8,6 +8,7 @@ import { describeEnvironmentReport } from '../core/copilot/runtimeEnvironment';
 import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
 import { sandboxReport } from '../core/workers/sandboxReport';
+import { FOLDER_REPOS_DIR } from '../core/git/folderRepos';
 import { Git } from '../core/git/git';
 import { STATE_SESSION } from '../core/orchestrator/sessionKeeper';
 import { conversationStateKey } from '../core/store/types';
@@ -115,13 +116,20 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
   await check('Worker changes', async () => {
     const pending = core.pool.changes?.list() ?? [];
     const orphans = (await core.pool.changes?.orphans()) ?? [];
-    const list = pending.map((p) => `${p.worker} (${p.branch ?? p.dir})`).join(', ');
+    const list = pending.map((p) => `${p.worker} (${p.changeSet?.folderRepo ? `a copy of ${p.changeSet.repoRoot}` : (p.branch ?? p.dir)})`).join(', ');
     if (orphans.length) {
       throw new Error(
         `${orphans.length} orphaned worktree${orphans.length === 1 ? '' : 's'} no worker owns (left by a crash?): ${orphans.map((o) => `${o.worktreePath}${o.branch ? ` on ${o.branch}` : ''}`).join('; ')}. Run Baton: Clean Up Orphaned Worktrees to remove them.`,
       );
     }
     return pending.length ? `${pending.length} waiting for review: ${list}` : 'none waiting for review';
+  });
+  // What Baton keeps for folders without git: one repository per folder whose worker's changes wait (folderRepos.ts).
+  await check('Copies of folders without git', async () => {
+    const root = path.join(storageDir, FOLDER_REPOS_DIR);
+    const repos = (await fs.readdir(root).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
+    if (!repos.length) return 'none kept';
+    return `${repos.length} ${repos.length === 1 ? 'repository' : 'repositories'} of Baton's (${mb(await folderSize(root))}), each kept while a worker's changes in a copy of its folder wait`;
   });
   return lines.join('\n') + '\n';
 }

@@ -169,6 +169,8 @@ describe('Baton in VS Code', () => {
         /^- ❌ Wiki folder: baton\.wiki\.folder "\.\." in this workspace's settings leads outside its folders \(.+\); the wiki stays in Baton's storage\. A folder outside the workspace can be set in your user settings\.$/m,
       );
       assert.match(report, /^- ✅ Git: git version \S+: each worker gets its own worktree \(of a copy, in a folder without git\)$/m);
+      // No worker has run in this window: nothing kept for a folder without git.
+      assert.match(report, /^- ✅ Worker changes: none waiting for review\n- ✅ Copies of folders without git: none kept$/m);
       // Where the conversation's session stands against its bound (no message sent here: no session yet).
       assert.match(
         report,
