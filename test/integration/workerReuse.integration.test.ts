@@ -8,6 +8,7 @@ import { makeRepo, testGit } from '../support/gitFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 import { useWorkerCore } from '../support/workerCore';
+import { KEEP_FINISHED } from '../../src/core/workers/workerRegistry';
 
 describe('a worker name asked for twice (real runtime, real git, production wiring)', function () {
   this.timeout(120_000);
@@ -134,5 +135,29 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     );
     await waitFor('its card gone', () => !card('look'));
     assert.deepEqual(fx.core.pool.changes!.list(), []);
+  });
+
+  it(`an empty worktree goes once its worker leaves the ${KEEP_FINISHED} finished workers listed, not at the next start only; one with changes stays`, async () => {
+    const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'repo'), { 'a.txt': 'a\n' });
+    fx.core.workerSettings.trustWorkingDir = true;
+    const worktrees = async (): Promise<string[]> =>
+      (await testGit().run(['worktree', 'list', '--porcelain'], { cwd: repo }))
+        .split('\n')
+        .filter((l) => l.startsWith('branch refs/heads/baton/'))
+        .map((l) => l.slice('branch refs/heads/baton/'.length))
+        .sort();
+    scriptWorkerRound(fx.core.server, { worker: 'edits', does: { command: "printf 'b\\n' > b.txt" }, report: 'wrote b' });
+    await fx.core.pool.create({ name: 'edits', workingDir: repo, prompt: 'TASK-edits' });
+    await waitFor('its result', () => fx.backgroundDone() >= 1);
+    const readers = Array.from({ length: KEEP_FINISHED + 1 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+    for (const [i, name] of readers.entries()) {
+      scriptWorkerRound(fx.core.server, { worker: name, does: { command: 'cat a.txt' }, report: `${name} read a` });
+      await fx.core.pool.create({ name, workingDir: repo, prompt: `TASK-${name}` });
+      await waitFor(`${name}'s result`, () => fx.backgroundDone() >= i + 2);
+    }
+    // The oldest two left the list: the edits worker (its change waits for review) and r00 (nothing changed).
+    await waitFor('the first empty worktree removed', async () => !(await worktrees()).includes('r00'));
+    assert.deepEqual(await worktrees(), ['edits', ...readers.slice(1)].sort());
+    assert.deepEqual((await fx.core.pool.changes!.totals('edits')).paths, ['b.txt']);
   });
 });

@@ -125,3 +125,18 @@ async function linkedPaths(cs: ChangeSet): Promise<string[]> {
   }
   return linked;
 }
+
+/**
+ * Finished workers pushed out of the list the panel shows (KEEP_FINISHED): a worktree one of them left empty was kept
+ * for a follow-up, which nothing can ask of it any more, so it goes now; in a window that lives for weeks such
+ * worktrees (each a whole checkout) would otherwise pile up until the next start. One with changes stays for review.
+ */
+export async function letGoEmptyWorktrees(evicted: readonly Worker[], changes: WorkerChanges | undefined, reg: WorkerRegistry, logger: Logger): Promise<void> {
+  for (const w of evicted) {
+    if (!changes?.has(w.name) || reg.lookup(w.name) || !changedNothing(w)) continue;
+    await changes.discard(w.name).then(
+      () => logger.info(`Worker '${w.name}' changed nothing in its worktree and left the list of finished workers: the worktree is removed`),
+      (err: unknown) => logger.warn(`Worker '${w.name}': its empty worktree stays until the next start (${errorText(err)})`),
+    );
+  }
+}

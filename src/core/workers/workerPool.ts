@@ -19,7 +19,7 @@ import { tracksInPlace } from '../changes/inPlaceChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
-import { restorePendingWorkers } from './pendingWorkers';
+import { letGoEmptyWorktrees, restorePendingWorkers } from './pendingWorkers';
 import { verifyAgain } from './verifyAgain';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
@@ -347,7 +347,9 @@ export class WorkerPool {
     w.finishedAt = this.now();
     w.task = undefined;
     if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
-    this.reg.finished = [w, ...this.reg.finished.filter((f) => f !== w && f.name !== w.name)].slice(0, KEEP_FINISHED);
+    const finished = [w, ...this.reg.finished.filter((f) => f !== w && f.name !== w.name)];
+    this.reg.finished = finished.slice(0, KEEP_FINISHED);
+    void letGoEmptyWorktrees(finished.slice(KEEP_FINISHED), this.changes, this.reg, this.opts.logger);
     this.reg.fireNow();
     await this.disconnect(w);
   }
