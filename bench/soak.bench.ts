@@ -18,6 +18,7 @@ import { ScriptedModelServer } from '../test/support/scriptedModelServer';
 import { median, type BenchFigure } from './figure';
 import { scriptSoak, type RawCommand, type RawReply, type SerializableConfig } from './soakRuntimeAlone';
 import { sampleRss } from './workers.bench';
+import { KEEP_FINISHED } from '../src/core/workers/workerRegistry';
 
 const TURNS = 1000;
 const TASKS = 200;
@@ -169,6 +170,9 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
     const sessionsDir = join(core.storageDir, 'copilot-sessions', 'session-state');
     const folders = existsSync(sessionsDir) ? readdirSync(sessionsDir).length : 0;
     const storeBytes = statSync(join(core.storageDir, 'baton.sqlite')).size;
+    // Each task only reads, in a folder without git: a copy's worktree it leaves empty, kept while it is listed.
+    const worktreesDir = join(core.storageDir, 'worktrees');
+    const worktrees = existsSync(worktreesDir) ? readdirSync(worktreesDir).reduce((n, repo) => n + readdirSync(join(worktreesDir, repo)).length, 0) : 0;
     const first = median(times.slice(0, 100));
     const last = median(times.slice(-100));
     const aloneFirst = median(aloneTimes.slice(0, 100));
@@ -210,6 +214,7 @@ export async function benchSoak({ turns = TURNS, tasks: taskCount = TASKS } = {}
       { name: 'soak: runtime alone, median turn, first 100 → last 100', value: aloneFirst, unit: `ms → ${aloneLast.toFixed(0)} ms` },
       { name: "soak: Baton's session folders at the end", value: folders, unit: 'folders', target: '≤ 5' },
       { name: 'soak: store file at the end', value: storeBytes / MB, unit: 'MB', target: '≤ 5' },
+      { name: "soak: workers' worktrees at the end (each task's, left empty)", value: worktrees, unit: 'worktrees', target: `≤ ${KEEP_FINISHED}` },
     ];
   } finally {
     await alone?.stop();

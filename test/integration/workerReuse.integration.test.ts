@@ -2,6 +2,7 @@
 // sends), a new worker of a name whose changes still wait for review (in a worktree, or tracked in a folder without
 // git). Against the REAL runtime, real git and the production wiring: nothing runs twice, no change is lost or orphaned.
 import * as assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeRepo, testGit } from '../support/gitFixture';
@@ -9,6 +10,7 @@ import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 import { useWorkerCore } from '../support/workerCore';
 import { KEEP_FINISHED } from '../../src/core/workers/workerRegistry';
+import { KEPT_SESSION_PREFIX } from '../../src/core/workers/sessionLifecycle';
 
 describe('a worker name asked for twice (real runtime, real git, production wiring)', function () {
   this.timeout(120_000);
@@ -137,7 +139,7 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     assert.deepEqual(fx.core.pool.changes!.list(), []);
   });
 
-  it(`an empty worktree goes once its worker leaves the ${KEEP_FINISHED} finished workers listed, not at the next start only; one with changes stays`, async () => {
+  it(`an empty worktree goes once its worker leaves the ${KEEP_FINISHED} finished workers listed, not at the next start only, and its session as its task ended; one with changes stays`, async () => {
     const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'repo'), { 'a.txt': 'a\n' });
     fx.core.workerSettings.trustWorkingDir = true;
     const worktrees = async (): Promise<string[]> =>
@@ -155,9 +157,17 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
       await fx.core.pool.create({ name, workingDir: repo, prompt: `TASK-${name}` });
       await waitFor(`${name}'s result`, () => fx.backgroundDone() >= i + 2);
     }
+    // Each reader's session went as its task ended (a follow-up would open a new one); the edits worker's is kept.
+    assert.deepEqual(fx.core.store.stateKeys(KEPT_SESSION_PREFIX), [`${KEPT_SESSION_PREFIX}edits`]);
+    const sessions = readdirSync(join(fx.core.storageDir, 'copilot-sessions', 'session-state'));
+    assert.equal(sessions.length, 2, "Baton's session folders: the edits worker's and the orchestrator's");
     // The oldest two left the list: the edits worker (its change waits for review) and r00 (nothing changed).
     await waitFor('the first empty worktree removed', async () => !(await worktrees()).includes('r00'));
     assert.deepEqual(await worktrees(), ['edits', ...readers.slice(1)].sort());
     assert.deepEqual((await fx.core.pool.changes!.totals('edits')).paths, ['b.txt']);
+    // Discarded once no longer listed (by the model's tool, the API): its session goes with it.
+    await fx.core.pool.changes!.discard('edits');
+    await waitFor('its session deleted', () => readdirSync(join(fx.core.storageDir, 'copilot-sessions', 'session-state')).length === 1);
+    assert.deepEqual(fx.core.store.stateKeys(KEPT_SESSION_PREFIX), []);
   });
 });

@@ -62,7 +62,14 @@ export class ChangeWatch {
    */
   settled(name: string, settled: ChangeEvent): void {
     const w = this.opts.workers().find((x) => x.name === name);
-    if (!w) return;
+    if (!w) {
+      // A worker no longer listed (past the finished ones kept): nothing to show, but a change set that ended lets its
+      // session go all the same; it stayed on disk until the next start's sweep.
+      if (settled.kind === 'conflicted' || settled.kind === 'partly-applied') return;
+      loggedStoreWrite(this.opts.logger, () => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');
+      this.opts.settled?.(name);
+      return;
+    }
     if (settled.kind === 'conflicted') {
       w.conflicts = settled.paths;
       this.opts.fire();

@@ -9,6 +9,7 @@ import type { Logger } from '../util/logger';
 import { errorText } from './workerMessages';
 import { SessionInUseError, WorkerError, type Worker } from './workerTypes';
 import { loggedStoreWrite } from '../util/loggedStoreWrite';
+import { changedNothing } from './workerRegistry';
 
 /** State key of a finished worker's session kept for its pending changes (one per worker with changes to review). */
 export const KEPT_SESSION_PREFIX = 'worker_session:';
@@ -29,9 +30,13 @@ export interface SessionLifecycleDeps {
 export class SessionLifecycle {
   constructor(private readonly deps: SessionLifecycleDeps) {}
 
-  /** A task ended (the worker has left its slot): its session goes now, or is kept while its changes wait. */
+  /**
+   * A task ended (the worker has left its slot): its session goes now, or is kept while its changes wait. A worktree it
+   * left empty stays for a follow-up, but not its session: a follow-up opens a new one told what the worker did, as
+   * for a worker in place that changed nothing (a kept session per reading task piled up with the worktrees).
+   */
   async taskEnded(w: Worker): Promise<void> {
-    if (this.keepWhilePending(w) === false) await this.settled(w.name);
+    if (changedNothing(w) || this.keepWhilePending(w) === false) await this.settled(w.name);
   }
 
   /**
