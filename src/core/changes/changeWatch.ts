@@ -61,22 +61,17 @@ export class ChangeWatch {
    * place for whatever else must follow a settled change.
    */
   settled(name: string, settled: ChangeEvent): void {
+    // A worker no longer listed (past the finished ones kept) has no card to update, but a change set that ended lets
+    // its session go all the same (it stayed on disk until the next start's sweep).
     const w = this.opts.workers().find((x) => x.name === name);
-    if (!w) {
-      // A worker no longer listed (past the finished ones kept): nothing to show, but a change set that ended lets its
-      // session go all the same; it stayed on disk until the next start's sweep.
-      if (settled.kind === 'conflicted' || settled.kind === 'partly-applied') return;
-      loggedStoreWrite(this.opts.logger, () => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');
-      this.opts.settled?.(name);
-      return;
-    }
     if (settled.kind === 'conflicted') {
-      w.conflicts = settled.paths;
+      if (w) w.conflicts = settled.paths;
       this.opts.fire();
       return;
     }
-    w.conflicts = undefined;
+    if (w) w.conflicts = undefined;
     if (settled.kind === 'partly-applied') {
+      if (!w) return;
       void this.opts.changes
         .totals(name)
         .then((t) => {
@@ -87,8 +82,10 @@ export class ChangeWatch {
         .catch((err: unknown) => this.opts.logger.warn(`Worker '${name}': could not count its remaining changes (${errorText(err)})`));
       return;
     }
-    w.changes = undefined;
-    w.outcome = { kind: settled.kind, text: settled.text };
+    if (w) {
+      w.changes = undefined;
+      w.outcome = { kind: settled.kind, text: settled.text };
+    }
     // Its pairs are told again should a new change of that name overlap (a new pair: it was never told).
     loggedStoreWrite(this.opts.logger, () => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');
     this.updateOverlaps();

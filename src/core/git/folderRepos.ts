@@ -119,7 +119,9 @@ export class FolderRepos {
     const [marker, ...rest] = this.placing.get(real) ?? [];
     if (rest.length) this.placing.set(real, rest);
     else this.placing.delete(real);
-    if (marker) await this.markers.remove(await marker.catch(() => ''));
+    // A marker that could not be written has nothing to remove.
+    const written = await marker?.catch(() => undefined);
+    if (written) await this.markers.remove(written);
   }
 
   private async commit(folder: string, protectedPaths: readonly string[]): Promise<string> {

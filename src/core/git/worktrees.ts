@@ -160,9 +160,9 @@ export class WorktreeManager {
   /**
    * The ignored entries of `dir` (absolute paths) but those `include` names (baton.workers.worktreeInclude, relative to
    * the repository root: what the user lets workers have); in a folder without git, what its `.gitignore` files ignore,
-   * as `gitless` lists them (relative to it). A worker that reads the folder
-   * itself sees what a worktree would hold: the files git ignores are local ones (.env and other secrets, dependencies,
-   * build output) that no worktree gets either. Throws WorktreeError('too-many-ignored') past MAX_HIDDEN.
+   * as `gitless` lists them (relative to it). A worker that reads the folder itself sees what a worktree would hold: the
+   * files git ignores are local ones (.env and other secrets, dependencies, build output) that no worktree gets either.
+   * Throws WorktreeError('too-many-ignored') past MAX_HIDDEN.
    */
   async ignoredOutside(dir: string, include: readonly string[], gitless: (folder: string) => Promise<string[]>): Promise<string[]> {
     const real = await realpath(dir);

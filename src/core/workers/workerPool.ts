@@ -349,7 +349,9 @@ export class WorkerPool {
     if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
     const finished = [w, ...this.reg.finished.filter((f) => f !== w && f.name !== w.name)];
     this.reg.finished = finished.slice(0, KEEP_FINISHED);
-    void letGoEmptyWorktrees(finished.slice(KEEP_FINISHED), this.changes, this.reg, this.opts.logger);
+    void letGoEmptyWorktrees(finished.slice(KEEP_FINISHED), this.changes, this.reg, this.opts.logger).catch((err: unknown) =>
+      this.opts.logger.warn(`Workers: could not let empty worktrees go (${errorText(err)})`),
+    );
     this.reg.fireNow();
     await this.disconnect(w);
   }

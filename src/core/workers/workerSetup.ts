@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import { protectedPathGuard } from './protectedArgs';
-import { ProtectedPaths, resolveWorkingDir } from './protectedPaths';
+import { ProtectedPaths, realpathNearest, resolveWorkingDir } from './protectedPaths';
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
@@ -26,7 +26,8 @@ export class WorkerSetup {
       worker: name,
       readOnly: () => isReadOnly(worker()),
       hidden: () => worker().hidden ?? [],
-      readable: () => worker().linkedTargets ?? [],
+      // Resolved here: the folder a link leads to may itself be reached through a link.
+      readable: () => (worker().linkedTargets ?? []).map((p) => realpathNearest(p)),
       conversation: () => parseReplyTo(worker().replyTo).conversation,
       workingDir: dir,
       protectedPaths: () => this.protectedPaths(),
