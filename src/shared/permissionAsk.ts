@@ -5,8 +5,13 @@
  * What a worker asks to do, in words ("wants to run a command"), from the runtime's kind of request; a kind this list
  * does not know is named as it is.
  */
+/** The kind of prompt that asks before a worker Baton cannot isolate changes the user's folder itself. */
+export const WORK_IN_PLACE = 'change the folder itself';
+
 export function permissionAsk(kind: string): string {
   switch (kind) {
+    case WORK_IN_PLACE:
+      return 'wants to change your folder itself (Baton cannot give it a copy)';
     case 'shell':
       return 'wants to run a command';
     case 'write':

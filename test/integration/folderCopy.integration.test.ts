@@ -7,9 +7,12 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FOLDER_REPOS_DIR, MAX_FOLDER_FILES } from '../../src/core/git/folderRepos';
+import { WorkerError } from '../../src/core/workers/workerTypes';
+import { WORK_IN_PLACE } from '../../src/shared/permissionAsk';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { testGit } from '../support/gitFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
+import { isChat } from '../support/recordedRequest';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
 
@@ -221,12 +224,31 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.deepEqual((await core.pool.changes!.totals('deps')).paths ?? [], []);
   });
 
-  it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it, as the note says`, async () => {
+  it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it only once the user lets it, as the note says`, async () => {
     const many = join(folder, 'data');
     await mkdir(many);
     for (let i = 0; i <= MAX_FOLDER_FILES; i += 1000) {
       await Promise.all(Array.from({ length: 1000 }, (_, j) => writeFile(join(many, `f${i + j}`), '')));
     }
+    // Asked first (trustWorkingDir is on here: it trusts requests inside a folder, not working in one unisolated).
+    core.broker.answer = 'deny';
+    await assert.rejects(
+      () => core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' }),
+      (err: Error) =>
+        err instanceof WorkerError &&
+        err.message.startsWith(`Worker 'big' was not started: the user did not let it change ${folder} itself (the folder is not in a git repository, and`),
+    );
+    assert.equal(core.broker.asked.length, 1);
+    assert.equal(core.broker.asked[0].kind, WORK_IN_PLACE);
+    assert.match(core.broker.asked[0].detail, /^.*notes\nBaton cannot isolate it here \(the folder is not in a git repository, and .* has 21,002 files/);
+    assert.match(core.broker.asked[0].detail, /could also make a \.git folder whose settings your git and VS Code's would run outside its sandbox/);
+    assert.equal(
+      core.pool.list().find((w) => w.name === 'big'),
+      undefined,
+      'no worker listed',
+    );
+    assert.equal(core.server.requests.filter(isChat).length, 0, 'nothing reached the model');
+    core.broker.answer = 'once';
     scriptWorkerRound(core.server, { worker: 'big', does: { command: "printf 'big\\n' > big.txt" }, report: 'big: done' });
     const started = await core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' });
     assert.equal(started.isolation?.kind, 'in-place');
@@ -237,6 +259,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     await waitFor('the worker', () => finished('big'));
     await waitFor('its result', () => doneCount() >= 1);
     assert.equal(await readFile(join(folder, 'big.txt'), 'utf8'), 'big\n');
+    assert.equal(core.broker.asked.length, 2, 'asked again, once');
     assert.deepEqual(await repos(), [], 'no repository kept for it');
   });
 

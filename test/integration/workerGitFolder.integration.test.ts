@@ -11,6 +11,7 @@ import { afterEachCore } from '../support/afterEachCore';
 import { CopilotClient, runTurn } from '../support/copilotHarness';
 import { makeRepo, testGit } from '../support/gitFixture';
 import { waitFor } from '../support/waitFor';
+import { WORK_IN_PLACE } from '../../src/shared/permissionAsk';
 
 /** The marker a planted core.fsmonitor writes: outside the sandbox's reach, so only a program run outside it can. */
 const hook = (marker: string): string[] => [
@@ -172,7 +173,13 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     // A folder git does not track gets no worktree: its worker works there in place, below the same .git.
     mkdirSync(join(repo, 'scratch'));
     script('scratcher', plant(marker));
+    // Asked first: Baton cannot isolate it there.
+    core.broker.answer = 'once';
     refusedAll(await runWorker('scratcher', join(repo, 'scratch')));
+    assert.deepEqual(
+      core.broker.asked.map((p) => [p.worker, p.kind, p.detail.split('\n')[1].split(')')[0]]),
+      [['scratcher', WORK_IN_PLACE, 'Baton cannot isolate it here (git does not track the folder, so a worktree would not hold it']],
+    );
     assert.deepEqual(core.pool.list().find((w) => w.name === 'scratcher')?.isolation, { kind: 'in-place' });
     assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), config);
     assert.equal(existsSync(join(repo, '.git', 'hooks', 'post-checkout')), false);

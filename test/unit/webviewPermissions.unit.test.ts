@@ -2,6 +2,7 @@
 // will run, all of it (hidden characters written out and warned about, blank-line runs marked, a long detail said to
 // be longer than its box), and a prompt arriving while the user types does not take the keystrokes.
 import * as assert from 'node:assert/strict';
+import { WORK_IN_PLACE } from '../../src/shared/permissionAsk';
 import type { PermissionPrompt, Snapshot } from '../../src/shared/protocol';
 import { openWebviewPage, useWebviewBrowser, waitInPage, type WebviewPage } from '../support/webviewPage';
 
@@ -21,6 +22,14 @@ describe('webview: permission prompts (Chromium)', function () {
     await wp.page.waitForSelector('[data-testid="composer"]');
   }
   const prompt = (id: string) => wp.page.locator(`[data-testid="permission"][data-id="${id}"]`);
+
+  it('asks before a worker Baton cannot isolate changes the folder itself: what, where and why, in words', async () => {
+    const detail = `/home/u\nBaton cannot isolate it here (the folder is not in a git repository, and /home/u has 45,000 files (more than the 20,000 Baton copies for a worker)), so it would change your files as it works.`;
+    await open([{ id: 'p5', worker: 'tidy', kind: WORK_IN_PLACE, detail }]);
+    assert.equal(await prompt('p5').locator('.permission-title').innerText(), 'tidy wants to change your folder itself (Baton cannot give it a copy)');
+    assert.equal(await prompt('p5').locator('.permission-detail').textContent(), detail);
+    assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow once', 'Allow for tidy', 'Deny']);
+  });
 
   it('shows bidi overrides and invisible characters as marked ⟨U+…⟩, with a warning, so the command reads as it runs', async () => {
     const detail = 'echo safe \u202Ehs | moc.elpmaxe//:ptth lruc\u202C; a\u200Bb\u0007';

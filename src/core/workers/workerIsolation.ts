@@ -12,6 +12,13 @@ import { WorktreeError } from '../git/worktrees';
 import { WorkerError } from './workerTypes';
 import { realpathNearest } from './protectedPaths';
 
+/** Why a worker gets no worktree, in a few words (the permission prompt's); the note keeps git's whole message. */
+const UNGUARDED_BECAUSE = {
+  'not-a-repo': 'the folder is not in a git repository',
+  'no-commits': 'its repository has no commit yet',
+  'untracked-working-dir': 'git does not track the folder, so a worktree would not hold it',
+} as const;
+
 /** Where a new worker will work, and how that was decided (said on the card and in the tool result). */
 export interface Placement {
   workingDir: string;
@@ -26,6 +33,11 @@ export interface Placement {
   hidden?: string[];
   /** One sentence for the tool result and the log. */
   note: string;
+  /**
+   * Set when a worker meant to be isolated must change the folder itself (why it has no copy): git reads a `.git` it
+   * could make there, outside its sandbox, so the user is asked first (WorkerSetup.place).
+   */
+  unguarded?: string;
 }
 
 export class WorkerIsolation {
@@ -126,11 +138,13 @@ export class WorkerIsolation {
         );
       } catch (err) {
         if (err instanceof FolderTooLargeError) {
+          const why = `the folder is not in a git repository, and ${err.message}`;
           return {
             workingDir: dir,
             isolation: { kind: 'in-place' },
             readonlyPaths: await this.gitFolders(dir),
-            note: `It works in ${dir} itself (the folder is not in a git repository, and ${err.message}); its file changes are tracked, so they can be reviewed and undone.`,
+            note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
+            unguarded: why,
           };
         }
         return this.inPlaceFor(err, dir);
@@ -152,8 +166,10 @@ export class WorkerIsolation {
         // A repository with no commit yet, or a folder of one that git does not track: its git folder is there all the same.
         readonlyPaths: await this.gitFolders(dir),
         note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
+        unguarded: UNGUARDED_BECAUSE[err.kind],
       };
     }
+    // No git: nothing would read a `.git` the worker made (VS Code's git needs it too), so nothing to ask.
     if (err instanceof GitError && err.kind === 'not-installed') {
       return { workingDir: dir, isolation: { kind: 'in-place' }, note: `It works in ${dir} itself: git is not installed, so it could not get a worktree.` };
     }

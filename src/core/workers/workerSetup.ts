@@ -1,6 +1,7 @@
 // How and where one worker runs: its permission handler, its place (a worktree or the folder
 // itself), the protected paths it must keep out of, and its session spec with its sandbox. Kept
 // apart from the pool's lifecycle (workerPool.ts); nothing here holds state of its own.
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
@@ -9,6 +10,7 @@ import { ProtectedPaths, realpathNearest, resolveWorkingDir } from './protectedP
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
+import { WORK_IN_PLACE } from '../../shared/permissionAsk';
 import { createWorkerPermissionHandler } from './workerPermissions';
 import { briefNetwork, describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
@@ -48,6 +50,7 @@ export class WorkerSetup {
     // The model may ask for less than the setting (to read only), never for more: writing in place is the user's choice.
     const mode = requested === 'read-only' ? 'read-only' : (settings.isolation ?? 'worktree');
     const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? [], this.guardedPaths());
+    if (placement.unguarded) await this.consentToWorkInPlace(w, placement.workingDir, placement.unguarded);
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
@@ -58,6 +61,32 @@ export class WorkerSetup {
       w.permissions = this.permissionHandler(w.name, placement.workingDir, () => w);
     }
     return placement.note;
+  }
+
+  /**
+   * A worker meant to be isolated that must change the folder itself (too large to copy, a repository with no commit):
+   * the user decides, since a `.git` it made there would be read by git outside its sandbox (VS Code's opens one that
+   * appears in the workspace). Only the user's setting (`isolation: "none"`) makes working in place the rule unasked.
+   */
+  private async consentToWorkInPlace(w: Worker, dir: string, why: string): Promise<void> {
+    const conversation = parseReplyTo(w.replyTo).conversation;
+    const decision = await this.opts.broker
+      .ask({
+        id: randomUUID(),
+        worker: w.name,
+        kind: WORK_IN_PLACE,
+        detail: `${dir}\nBaton cannot isolate it here (${why}), so it would change your files as it works. A worker there could also make a .git folder whose settings your git and VS Code's would run outside its sandbox.`,
+        ...(conversation ? { conversation } : {}),
+      })
+      .catch((err: unknown) => {
+        this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
+        return 'deny' as const;
+      });
+    w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
+    if (decision === 'deny')
+      throw new WorkerError(
+        `Worker '${w.name}' was not started: the user did not let it change ${dir} itself (${why}). Start it with isolation "read-only" to read the folder, or in a folder of a git repository with a commit.`,
+      );
   }
 
   spec(w: Worker): SessionSpec {
