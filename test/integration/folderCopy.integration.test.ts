@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { FOLDER_REPOS_DIR, MAX_FOLDER_FILES } from '../../src/core/git/folderRepos';
 import { WorkerError } from '../../src/core/workers/workerTypes';
 import { WORK_IN_PLACE } from '../../src/shared/permissionAsk';
+import type { PermissionPrompt } from '../../src/shared/protocol';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { testGit } from '../support/gitFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
@@ -231,6 +232,19 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
       await Promise.all(Array.from({ length: 1000 }, (_, j) => writeFile(join(many, `f${i + j}`), '')));
     }
     // Asked first (trustWorkingDir is on here: it trusts requests inside a folder, not working in one unisolated).
+    // Killed while asked: the question is withdrawn and nothing starts.
+    const ask = core.broker.ask.bind(core.broker);
+    let withdrawn: AbortSignal | undefined;
+    core.broker.ask = (_prompt: PermissionPrompt, signal?: AbortSignal) => {
+      withdrawn = signal;
+      return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('withdrawn'))));
+    };
+    const killed = core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' });
+    await waitFor('the question', () => withdrawn);
+    assert.equal(await core.pool.kill('big'), "Stopped worker 'big' before it started: nothing ran.");
+    await assert.rejects(killed, (err: Error) => err instanceof WorkerError && err.message === "Worker 'big' was stopped while it started.");
+    assert.equal(withdrawn!.aborted, true, 'the question withdrawn');
+    core.broker.ask = ask;
     core.broker.answer = 'deny';
     await assert.rejects(
       () => core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' }),

@@ -23,7 +23,7 @@ import { DEFAULT_MODELS, ScriptedModelServer } from './scriptedModelServer';
 export class FakeBroker {
   readonly asked: PermissionPrompt[] = [];
   answer: PermissionDecision = 'deny';
-  async ask(prompt: PermissionPrompt): Promise<PermissionDecision> {
+  async ask(prompt: PermissionPrompt, _signal?: AbortSignal): Promise<PermissionDecision> {
     this.asked.push(prompt);
     return this.answer;
   }

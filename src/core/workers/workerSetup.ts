@@ -70,18 +70,25 @@ export class WorkerSetup {
    */
   private async consentToWorkInPlace(w: Worker, dir: string, why: string): Promise<void> {
     const conversation = parseReplyTo(w.replyTo).conversation;
+    const placing = (w.placing = new AbortController());
     const decision = await this.opts.broker
-      .ask({
-        id: randomUUID(),
-        worker: w.name,
-        kind: WORK_IN_PLACE,
-        detail: `${dir}\nBaton cannot isolate it here (${why}), so it would change your files as it works. A worker there could also make a .git folder whose settings your git and VS Code's would run outside its sandbox.`,
-        ...(conversation ? { conversation } : {}),
-      })
+      .ask(
+        {
+          id: randomUUID(),
+          worker: w.name,
+          kind: WORK_IN_PLACE,
+          detail: `${dir}\nBaton cannot isolate it here (${why}), so it would change your files as it works. A worker there could also make a .git folder whose settings your git and VS Code's would run outside its sandbox.`,
+          ...(conversation ? { conversation } : {}),
+        },
+        placing.signal,
+      )
       .catch((err: unknown) => {
-        this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
+        if (!placing.signal.aborted)
+          this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
         return 'deny' as const;
-      });
+      })
+      .finally(() => (w.placing = undefined));
+    if (placing.signal.aborted) throw new WorkerError(`Worker '${w.name}' was stopped while it started.`);
     w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
     if (decision === 'deny')
       throw new WorkerError(

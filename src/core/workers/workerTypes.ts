@@ -139,6 +139,8 @@ export interface Worker {
   task?: Task;
   /** Settles when the session exists (creation or attach in flight). */
   ready: Promise<void>;
+  /** Aborted by a kill while the worker is placed: a question to the user about its place is withdrawn. */
+  placing?: AbortController;
   tasks: number;
   /** The last sandbox state its session reported (kept when the session is disconnected). */
   sandbox?: WorkerCard['sandbox'];
