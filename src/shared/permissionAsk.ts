@@ -8,6 +8,29 @@
 /** The kind of prompt that asks before a worker Baton cannot isolate changes the user's folder itself. */
 export const WORK_IN_PLACE = 'change the folder itself';
 
+/**
+ * Kinds whose every request is the user's to decide, one at a time: an "Allow for <worker>" would remember nothing
+ * (a sandbox bypass, a file outside the folder, a change set settled, a skill, working unisolated), so the prompt
+ * offers Allow and Deny only.
+ */
+const DECIDED_EACH_TIME = new Set([
+  WORK_IN_PLACE,
+  'outside the sandbox',
+  'sandbox file and process limits off',
+  'edit a file outside its folder',
+  'read a file outside its folder',
+  'apply changes',
+  'keep as a branch',
+  'discard changes',
+  'install a skill',
+  'remove a skill',
+]);
+
+/** Whether an "allow for the rest of this worker (or conversation)" answer means anything for `kind`. */
+export function remembersApproval(kind: string): boolean {
+  return !DECIDED_EACH_TIME.has(kind);
+}
+
 export function permissionAsk(kind: string): string {
   switch (kind) {
     case WORK_IN_PLACE:

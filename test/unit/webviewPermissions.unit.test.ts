@@ -28,7 +28,24 @@ describe('webview: permission prompts (Chromium)', function () {
     await open([{ id: 'p5', worker: 'tidy', kind: WORK_IN_PLACE, detail }]);
     assert.equal(await prompt('p5').locator('.permission-title').innerText(), 'tidy wants to change your folder itself (Baton cannot give it a copy)');
     assert.equal(await prompt('p5').locator('.permission-detail').textContent(), detail);
-    assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow once', 'Allow for tidy', 'Deny']);
+    // Each such request is decided alone: no "Allow for tidy" that would remember nothing.
+    assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow', 'Deny']);
+  });
+
+  it('offers "Allow for <worker>" only where it is kept: a command yes, applying changes or leaving the sandbox no', async () => {
+    await open([
+      { id: 'p6', worker: 'w', kind: 'shell', detail: 'npm test' },
+      { id: 'p7', worker: 'Baton', kind: 'apply changes', detail: "apply 1 file changed, +1 −0 from worker 'w' to your working tree" },
+      { id: 'p8', worker: 'w', kind: 'outside the sandbox', detail: 'outside the sandbox: npm install' },
+    ]);
+    assert.deepEqual(await prompt('p6').getByRole('button').allInnerTexts(), ['Allow once', 'Allow for w', 'Deny']);
+    assert.deepEqual(await prompt('p7').getByRole('button').allInnerTexts(), ['Allow', 'Deny']);
+    assert.deepEqual(await prompt('p8').getByRole('button').allInnerTexts(), ['Allow', 'Deny']);
+    await prompt('p7').getByRole('button', { name: 'Allow' }).click();
+    assert.deepEqual(
+      (await wp.posted()).filter((m) => m.type === 'permission/answer'),
+      [{ type: 'permission/answer', id: 'p7', decision: 'once' }],
+    );
   });
 
   it('shows bidi overrides and invisible characters as marked ⟨U+…⟩, with a warning, so the command reads as it runs', async () => {
