@@ -173,12 +173,12 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     // A folder git does not track gets no worktree: its worker works there in place, below the same .git.
     mkdirSync(join(repo, 'scratch'));
     script('scratcher', plant(marker));
-    // Asked first: Baton cannot isolate it there.
+    // Asked first: Baton cannot isolate it there, and says why.
     core.broker.answer = 'once';
     refusedAll(await runWorker('scratcher', join(repo, 'scratch')));
     assert.deepEqual(
-      core.broker.asked.map((p) => [p.worker, p.kind, p.detail.split('\n')[1].split(')')[0]]),
-      [['scratcher', WORK_IN_PLACE, 'Baton cannot isolate it here (git does not track the folder, so a worktree would not hold it']],
+      core.broker.asked.map((p) => [p.worker, p.kind, p.detail.split('. ')[0]]),
+      [['scratcher', WORK_IN_PLACE, `${join(repo, 'scratch')}\nNo isolation here: git does not track it, so a worktree would not hold it`]],
     );
     assert.deepEqual(core.pool.list().find((w) => w.name === 'scratcher')?.isolation, { kind: 'in-place' });
     assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), config);

@@ -7,16 +7,16 @@ import type { ChangeSet } from '../changes/changeSet';
 import type { PendingChangeSets } from '../changes/pendingChangeSets';
 import { realpath } from 'node:fs/promises';
 import { GitError } from '../git/git';
-import { FolderTooLargeError } from '../git/folderRepos';
+import { FolderTooLargeError, MAX_FOLDER_FILES } from '../git/folderRepos';
 import { WorktreeError } from '../git/worktrees';
 import { WorkerError } from './workerTypes';
 import { realpathNearest } from './protectedPaths';
 
 /** Why a worker gets no worktree, in a few words (the permission prompt's); the note keeps git's whole message. */
 const UNGUARDED_BECAUSE = {
-  'not-a-repo': 'the folder is not in a git repository',
+  'not-a-repo': 'it is not in a git repository',
   'no-commits': 'its repository has no commit yet',
-  'untracked-working-dir': 'git does not track the folder, so a worktree would not hold it',
+  'untracked-working-dir': 'git does not track it, so a worktree would not hold it',
 } as const;
 
 /** Where a new worker will work, and how that was decided (said on the card and in the tool result). */
@@ -138,13 +138,12 @@ export class WorkerIsolation {
         );
       } catch (err) {
         if (err instanceof FolderTooLargeError) {
-          const why = `the folder is not in a git repository, and ${err.message}`;
           return {
             workingDir: dir,
             isolation: { kind: 'in-place' },
             readonlyPaths: await this.gitFolders(dir),
-            note: `It works in ${dir} itself (${why}); its file changes are tracked, so they can be reviewed and undone.`,
-            unguarded: why,
+            note: `It works in ${dir} itself (the folder is not in a git repository, and ${err.message}); its file changes are tracked, so they can be reviewed and undone.`,
+            unguarded: `it has no git and ${err.files.toLocaleString('en')} files; Baton copies up to ${MAX_FOLDER_FILES.toLocaleString('en')}`,
           };
         }
         return this.inPlaceFor(err, dir);

@@ -77,7 +77,7 @@ export class WorkerSetup {
           id: randomUUID(),
           worker: w.name,
           kind: WORK_IN_PLACE,
-          detail: `${dir}\nBaton cannot isolate it here (${why}), so it would change your files as it works. A worker there could also make a .git folder whose settings your git and VS Code's would run outside its sandbox.`,
+          detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there would be run by your git and VS Code's, outside its sandbox.`,
           ...(conversation ? { conversation } : {}),
         },
         placing.signal,
