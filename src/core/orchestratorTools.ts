@@ -49,7 +49,7 @@ export function createOrchestratorTools(orch: Orchestrator, parts: OrchestratorT
     (await parts.broker.ask({ id: randomUUID(), worker, kind, detail, conversation: orch.conversation }, orch.turnSignal)) !== 'deny';
   return [
     ...createMemoryTools(store, journal),
-    ...createWorkerTools(pool, { replyTo: reportTo, journal, defaultWorkingDir: parts.defaultWorkerFolder }),
+    ...createWorkerTools(pool, { replyTo: reportTo, journal, defaultWorkingDir: parts.defaultWorkerFolder, signal: () => orch.turnSignal }),
     ...(pool.changes
       ? createChangeTools(pool.changes, {
           journal,

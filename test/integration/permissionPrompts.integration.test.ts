@@ -7,6 +7,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
+import { WORK_IN_PLACE } from '../../src/shared/permissionAsk';
+import { makeRepo, testGit } from '../support/gitFixture';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
@@ -181,6 +183,37 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     await waitFor('its result to be answered', () => core.conversations.all().every((c) => c.idle));
     assert.equal(core.recycler.idle(), true, 'no question counted open: the idle restart and the health check may run');
     core.server.releaseHeld();
+  });
+
+  it('a worker Baton cannot isolate: its question goes when the turn that asked for it stops, and nothing starts', async () => {
+    // A folder of a repository that git does not track: no worktree would hold it, so the worker would work in it.
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'mono'), { 'README.md': '# mono\n' });
+    const scratch = join(repo, 'scratch');
+    await mkdir(scratch);
+    core.server.on(
+      { lastUserIncludes: '[via panel] tidy scratch', afterToolResult: false, name: 'tidy scratch: delegates' },
+      { toolCalls: [{ id: 'tidy-1', name: 'create_worker_session', arguments: { name: 'tidy', working_dir: scratch, initial_prompt: 'TASK-tidy' } }] },
+    );
+    const turn = core.orchestrator.enqueue('tidy scratch', { channel: 'panel' });
+    await waitFor('the question', () => open().length === 1);
+    assert.deepEqual(
+      open().map((p) => [p.worker, p.kind, p.detail.split('. ')[0]]),
+      [['tidy', WORK_IN_PLACE, `${scratch}\nNo isolation here: git does not track it, so a worktree would not hold it`]],
+    );
+    assert.equal(core.orchestrator.stop(), true);
+    assert.equal((await turn.done).status, 'cancelled');
+    await waitFor('the question to go', () => open().length === 0);
+    assert.equal(
+      core.pool.list().find((w) => w.name === 'tidy'),
+      undefined,
+      'no worker listed',
+    );
+    assert.deepEqual(
+      core.server.chatRequests().filter((r) => r.systemText?.includes("You are 'tidy'")),
+      [],
+      'the worker never reached the model',
+    );
+    assert.equal(core.recycler.idle(), true, 'no question counted open');
   });
 
   it("a question counts for its own conversation: another conversation's turn that ends meanwhile is complete, not awaiting input", async () => {

@@ -134,7 +134,7 @@ export class WorkerPool {
 
   /** Creates a worker in `workingDir`; with a prompt, starts it in the background and returns at once. */
   async create(
-    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyTo; isolation?: IsolationRequest } & WorkerCreateExtras,
+    args: { name: string; workingDir: string; prompt?: string; replyTo?: ReplyTo; isolation?: IsolationRequest; signal?: AbortSignal } & WorkerCreateExtras,
   ): Promise<WorkerInfo & { note?: string }> {
     this.assertOpen();
     const name = this.reg.checkNewName(args.name, true);
@@ -142,7 +142,7 @@ export class WorkerPool {
     const dir = this.setup.resolveDir(args.workingDir);
     const w = this.reserve(name, dir, args.replyTo ?? 'panel', 'created');
     setWorkerExtras(w, args);
-    const note = await this.place(w, dir, args.isolation);
+    const note = await this.place(w, dir, args.isolation, args.signal);
     try {
       await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
     } catch (err) {
@@ -376,11 +376,12 @@ export class WorkerPool {
     return session;
   }
 
-  private async place(w: Worker, dir: string, mode: IsolationRequest | undefined): Promise<string | undefined> {
+  /** `signal`: the caller stops waiting (its turn stopped): a question about where the worker goes is withdrawn. */
+  private async place(w: Worker, dir: string, mode: IsolationRequest | undefined, signal: AbortSignal | undefined): Promise<string | undefined> {
     try {
       // The empty worktree of the name's last worker, whose place it takes (checkNewName).
       if (this.changes?.has(w.name)) await this.changes.discard(w.name).then(() => (w.outcome = undefined));
-      return await this.setup.place(w, dir, mode);
+      return await this.setup.place(w, dir, mode, signal);
     } catch (err) {
       this.reg.release(w);
       throw err;

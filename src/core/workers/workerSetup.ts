@@ -43,14 +43,14 @@ export class WorkerSetup {
   }
 
   /** Moves a reserved worker to where it will work (its worktree); its permissions follow it there. */
-  async place(w: Worker, dir: string, requested: IsolationRequest | undefined): Promise<string | undefined> {
+  async place(w: Worker, dir: string, requested: IsolationRequest | undefined, signal?: AbortSignal): Promise<string | undefined> {
     const isolation = this.isolation();
     if (!isolation) return undefined;
     const settings = this.opts.settings();
     // The model may ask for less than the setting (to read only), never for more: writing in place is the user's choice.
     const mode = requested === 'read-only' ? 'read-only' : (settings.isolation ?? 'worktree');
     const placement: Placement = await isolation.place(w.name, dir, mode, settings.worktreeInclude ?? [], this.guardedPaths());
-    if (placement.unguarded) await this.consentToWorkInPlace(w, placement.workingDir, placement.unguarded);
+    if (placement.unguarded) await this.consentToWorkInPlace(w, placement.workingDir, placement.unguarded, signal);
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
     w.linked = placement.linked;
@@ -68,9 +68,11 @@ export class WorkerSetup {
    * the user decides, since a `.git` it made there would be read by git outside its sandbox (VS Code's opens one that
    * appears in the workspace). Only the user's setting (`isolation: "none"`) makes working in place the rule unasked.
    */
-  private async consentToWorkInPlace(w: Worker, dir: string, why: string): Promise<void> {
+  private async consentToWorkInPlace(w: Worker, dir: string, why: string, caller: AbortSignal | undefined): Promise<void> {
     const conversation = parseReplyTo(w.replyTo).conversation;
     const placing = (w.placing = new AbortController());
+    // Withdrawn by a kill of the worker, or when whoever asked for it stops waiting (the turn that called the tool).
+    const withdrawn = caller ? AbortSignal.any([placing.signal, caller]) : placing.signal;
     const decision = await this.opts.broker
       .ask(
         {
@@ -80,15 +82,16 @@ export class WorkerSetup {
           detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there would be run by your git and VS Code's, outside its sandbox.`,
           ...(conversation ? { conversation } : {}),
         },
-        placing.signal,
+        withdrawn,
       )
       .catch((err: unknown) => {
-        if (!placing.signal.aborted)
+        if (!withdrawn.aborted)
           this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
         return 'deny' as const;
       })
       .finally(() => (w.placing = undefined));
     if (placing.signal.aborted) throw new WorkerError(`Worker '${w.name}' was stopped while it started.`);
+    if (caller?.aborted) throw new WorkerError(`Worker '${w.name}' was not started: the request for it was stopped before the user answered.`);
     w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
     if (decision === 'deny')
       throw new WorkerError(

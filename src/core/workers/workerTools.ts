@@ -15,6 +15,8 @@ export interface WorkerToolOptions {
   journal?: ToolJournal;
   /** Where a worker goes when the model gives no working_dir: the workspace folder of the user's active file. */
   defaultWorkingDir?: () => string | undefined;
+  /** The calling turn's signal: a question the start raises (may it work in the folder itself?) goes when it stops. */
+  signal?: () => AbortSignal | undefined;
 }
 
 const workerName = z.string().min(1).max(48).describe('Short worker name: letters, digits, ".", "_" or "-", e.g. "auth-fix".');
@@ -51,7 +53,14 @@ export function createWorkerTools(pool: WorkerPool, opts: WorkerToolOptions = {}
         const workingDir = a.working_dir ?? opts.defaultWorkingDir?.();
         if (!workingDir)
           throw new WorkerError('working_dir is required here: no file is open in a workspace folder to default to. Give the absolute folder path.');
-        const w = await pool.create({ name: a.name, workingDir, prompt: a.initial_prompt, replyTo: replyTo(), isolation: a.isolation });
+        const w = await pool.create({
+          name: a.name,
+          workingDir,
+          prompt: a.initial_prompt,
+          replyTo: replyTo(),
+          isolation: a.isolation,
+          signal: opts.signal?.(),
+        });
         const note = `${a.working_dir ? '' : ` (the workspace folder of the user's active file, as no working_dir was given)`}${w.note ? ` ${w.note}` : ''}`;
         return a.initial_prompt?.trim()
           ? `On it — worker '${w.name}' started in ${w.workingDir}.${note} I'll get its result as a [Background task completed] message; tell the user it is under way.`
