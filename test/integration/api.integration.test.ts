@@ -9,6 +9,8 @@ import type { BatonApi, BatonError, BatonEvent, BatonEventV2 } from '../../api/b
 import { createBatonApi } from '../../src/core/api/batonApi';
 import { prepareTool, runTool } from '../../src/core/api/languageModelTools';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import type { PermissionPrompt } from '../../src/shared/protocol';
+import { makeRepo, testGit } from '../support/gitFixture';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
@@ -236,6 +238,27 @@ describe('public API and language-model tools (real runtime, scripted model, pro
       assert.match(err.message, /^Refused: .*protected path/);
       return true;
     });
+    assert.equal(core.pool.list().length, 0);
+    assert.equal(core.server.chatRequests().length, 0);
+  });
+
+  it('baton_delegate cancelled while Baton asks whether the worker may change the folder itself: the question goes, nothing starts', async () => {
+    // Isolated as by default, in a folder of a repository git does not track: the worker would work in it, so it asks.
+    core.workerSettings.isolation = 'worktree';
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'mono'), { 'README.md': '# mono\n' });
+    const scratch = join(repo, 'scratch');
+    await mkdir(scratch);
+    let asked: AbortSignal | undefined;
+    core.broker.ask = (_prompt: PermissionPrompt, signal?: AbortSignal) => {
+      asked = signal;
+      return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('withdrawn'))));
+    };
+    const call = new AbortController();
+    const run = runTool(core.access, 'baton_delegate', { task: 'TASK-tidy', folder: scratch, name: 'tidy' }, call.signal);
+    await waitFor('the question', () => asked);
+    call.abort();
+    await assert.rejects(run, (err: BatonError) => err.message === "Worker 'tidy' was not started: the request for it was stopped before the user answered.");
+    assert.equal(asked!.aborted, true, 'the question withdrawn');
     assert.equal(core.pool.list().length, 0);
     assert.equal(core.server.chatRequests().length, 0);
   });

@@ -138,8 +138,11 @@ export class BatonAccess {
     }
   }
 
-  /** Starts a fresh worker (a new session) on `task`; resolves once it runs, with its result to come. */
-  async delegate(task: string, channel: Exclude<ReplyChannel, 'panel'>, opts: DelegateCallOptions): Promise<DelegateHandle> {
+  /**
+   * Starts a fresh worker (a new session) on `task`; resolves once it runs, with its result to come. `signal` (a
+   * language-model tool's call): a question its start raises is withdrawn when the call is cancelled.
+   */
+  async delegate(task: string, channel: Exclude<ReplyChannel, 'panel'>, opts: DelegateCallOptions, signal?: AbortSignal): Promise<DelegateHandle> {
     const input = parseInput('delegate', delegateInput, { task, folder: opts?.folder, ...(opts?.name !== undefined ? { name: opts.name } : {}) });
     if (!input.ok) throw new BatonApiError('invalid-input', input.error);
     const { pool } = this.core;
@@ -151,7 +154,7 @@ export class BatonAccess {
       opts.on?.(event);
     });
     try {
-      const info = await pool.create({ name, workingDir: input.value.folder, prompt: input.value.task, replyTo: channel });
+      const info = await pool.create({ name, workingDir: input.value.folder, prompt: input.value.task, replyTo: channel, signal });
       return { worker: info.name, workingDir: info.workingDir, result };
     } catch (err) {
       unfollow();

@@ -94,7 +94,7 @@ export function batonAgentTools(access: BatonAccess): { baton_ask: AgentTool<typ
       input: delegateInput,
       parameters: toolJsonSchema('baton_delegate'),
       run: async (input, call) => {
-        const job = await access.delegate(input.task, 'tool', { folder: input.folder, name: input.name });
+        const job = await access.delegate(input.task, 'tool', { folder: input.folder, name: input.name }, call.signal);
         if (!input.wait) {
           return `Started Baton worker '${job.worker}' in ${job.workingDir}. It works in the background; call baton_workers with name "${job.worker}" to see its progress and its report when it is done.`;
         }
