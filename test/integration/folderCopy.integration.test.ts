@@ -251,7 +251,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
       (err: Error) =>
         err instanceof WorkerError &&
         err.message ===
-          `Worker 'big' was not started: the user did not let it change ${folder} itself (it has no git and 21,002 files; Baton copies up to 20,000). Start it with isolation "read-only" to read the folder, or in a folder of a git repository with a commit.`,
+          `Worker 'big' was not started: the user did not let it change ${folder} itself (it has no git and 21,002 files; Baton copies up to 20,000). Started to read only (isolation "read-only") it could read the folder; to change files, start it in a git repository with a commit.`,
     );
     assert.equal(core.broker.asked.length, 1);
     assert.equal(core.broker.asked[0].kind, WORK_IN_PLACE);

@@ -95,7 +95,7 @@ export class WorkerSetup {
     w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
     if (decision === 'deny')
       throw new WorkerError(
-        `Worker '${w.name}' was not started: the user did not let it change ${dir} itself (${why}). Start it with isolation "read-only" to read the folder, or in a folder of a git repository with a commit.`,
+        `Worker '${w.name}' was not started: the user did not let it change ${dir} itself (${why}). Started to read only (isolation "read-only") it could read the folder; to change files, start it in a git repository with a commit.`,
       );
   }
 
