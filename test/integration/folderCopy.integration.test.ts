@@ -257,7 +257,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.equal(core.broker.asked[0].kind, WORK_IN_PLACE);
     assert.equal(
       core.broker.asked[0].detail,
-      `${folder}\nNo isolation here: it has no git and 21,002 files; Baton copies up to 20,000. Its edits would land in your files directly, and a .git it made there would be run by your git and VS Code's, outside its sandbox.`,
+      `${folder}\nNo isolation here: it has no git and 21,002 files; Baton copies up to 20,000. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`,
     );
     assert.equal(
       core.pool.list().find((w) => w.name === 'big'),

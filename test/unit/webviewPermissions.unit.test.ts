@@ -24,7 +24,7 @@ describe('webview: permission prompts (Chromium)', function () {
   const prompt = (id: string) => wp.page.locator(`[data-testid="permission"][data-id="${id}"]`);
 
   it('asks before a worker Baton cannot isolate changes the folder itself: what, where and why, in words', async () => {
-    const detail = `/home/u\nNo isolation here: it has no git and 45,000 files; Baton copies up to 20,000. Its edits would land in your files directly, and a .git it made there would be run by your git and VS Code's, outside its sandbox.`;
+    const detail = `/home/u\nNo isolation here: it has no git and 45,000 files; Baton copies up to 20,000. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`;
     await open([{ id: 'p5', worker: 'tidy', kind: WORK_IN_PLACE, detail }]);
     assert.equal(await prompt('p5').locator('.permission-title').innerText(), 'tidy wants to change your folder itself (Baton cannot give it a copy)');
     assert.equal(await prompt('p5').locator('.permission-detail').textContent(), detail);
