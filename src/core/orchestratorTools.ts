@@ -58,7 +58,7 @@ export function createOrchestratorTools(orch: Orchestrator, parts: OrchestratorT
           summaryOf: (worker) => pool.summaryOf(worker),
         })
       : []),
-    ...createSquadTools(parts.squads, { replyTo: reportTo, journal }),
+    ...createSquadTools(parts.squads, { replyTo: reportTo, journal, signal: () => orch.turnSignal }),
     ...createWikiTools(parts.wiki, journal),
     ...createSkillTools(parts.skills, {
       journal,

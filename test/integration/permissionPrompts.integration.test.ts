@@ -185,7 +185,7 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     core.server.releaseHeld();
   });
 
-  it('a worker Baton cannot isolate: its question goes when the turn that asked for it stops, and nothing starts', async () => {
+  it('a worker Baton cannot isolate (create_worker_session, squad_delegate): its question goes when the turn that asked for it stops, and nothing starts', async () => {
     // A folder of a repository that git does not track: no worktree would hold it, so the worker would work in it.
     const repo = await makeRepo(testGit(), join(core.home, 'dev', 'mono'), { 'README.md': '# mono\n' });
     const scratch = join(repo, 'scratch');
@@ -203,15 +203,25 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     assert.equal(core.orchestrator.stop(), true);
     assert.equal((await turn.done).status, 'cancelled');
     await waitFor('the question to go', () => open().length === 0);
-    assert.equal(
-      core.pool.list().find((w) => w.name === 'tidy'),
-      undefined,
-      'no worker listed',
+    assert.deepEqual(core.pool.list(), [], 'no worker listed');
+
+    // The same for a squad's member, started by squad_delegate.
+    await core.squads.create({ name: 'mono', projectDir: scratch });
+    core.server.on(
+      { lastUserIncludes: '[via panel] squad tidy', afterToolResult: false, name: 'squad tidy: delegates' },
+      { toolCalls: [{ id: 'squad-1', name: 'squad_delegate', arguments: { squad: 'mono', task: 'TASK-squad-tidy' } }] },
     );
+    const squadTurn = core.orchestrator.enqueue('squad tidy', { channel: 'panel' });
+    await waitFor("the squad member's question", () => open().length === 1);
+    assert.equal(open()[0].kind, WORK_IN_PLACE);
+    assert.equal(core.orchestrator.stop(), true);
+    assert.equal((await squadTurn.done).status, 'cancelled');
+    await waitFor('its question to go', () => open().length === 0);
+    assert.deepEqual(core.pool.list(), [], 'no worker listed');
     assert.deepEqual(
-      core.server.chatRequests().filter((r) => r.systemText?.includes("You are 'tidy'")),
+      core.server.chatRequests().filter((r) => /You are '/.test(r.systemText ?? '')),
       [],
-      'the worker never reached the model',
+      'no worker reached the model',
     );
     assert.equal(core.recycler.idle(), true, 'no question counted open');
   });

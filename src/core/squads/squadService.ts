@@ -131,6 +131,8 @@ export class SquadService {
     task: string;
     agent?: string;
     replyTo?: ReplyTo;
+    /** The caller stops waiting (its turn stopped): a question the worker's start raises is withdrawn. */
+    signal?: AbortSignal;
   }): Promise<{ worker: WorkerInfo; agent?: SquadAgentRow; model: string }> {
     const squad = this.get(args.squad);
     const roster = this.store.listAgents(squad.name);
@@ -144,6 +146,7 @@ export class SquadService {
       systemMessage: this.brief(squad, agent, roster),
       model,
       squad: squad.name,
+      signal: args.signal,
     });
     this.store.recordTask({ worker: worker.name, squad: squad.name, agent: agent?.name ?? null, prompt: clip(args.task, 2000) });
     return { worker, agent, model };

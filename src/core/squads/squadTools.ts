@@ -11,6 +11,8 @@ import { UNIVERSES } from './universes';
 export interface SquadToolOptions {
   replyTo?: () => ReplyTo | undefined;
   journal?: ToolJournal;
+  /** The calling turn's signal: a question a worker's start raises goes when the turn stops. */
+  signal?: () => AbortSignal | undefined;
 }
 
 const squadName = z.string().trim().min(1).max(32).describe('The squad\u2019s name, e.g. "webshop".');
@@ -88,7 +90,13 @@ export function createSquadTools(squads: SquadService, opts: SquadToolOptions = 
         'briefed with the agent\u2019s charter and the squad\u2019s decisions, on the model of the agent\u2019s tier. Returns at once; the result arrives later as a "[Background task completed]" message.',
       z.object({ squad: squadName, task: z.string().trim().min(1).describe('A complete, self-contained task.'), agent_name: agentName.optional() }),
       async (a) => {
-        const { worker, agent, model } = await squads.delegate({ squad: a.squad, task: a.task, agent: a.agent_name, replyTo: opts.replyTo?.() });
+        const { worker, agent, model } = await squads.delegate({
+          squad: a.squad,
+          task: a.task,
+          agent: a.agent_name,
+          replyTo: opts.replyTo?.(),
+          signal: opts.signal?.(),
+        });
         const who = agent ? `${agent.name} (${agent.role})` : `a generalist of squad '${a.squad}'`;
         return `On it — ${who} is working as worker '${worker.name}' in ${worker.workingDir} on ${model}. The result arrives as a [Background task completed] message; tell the user it is under way.`;
       },
