@@ -2,10 +2,12 @@
 // worker still starts from the folder as it was when its placement was asked for, or later, never earlier. And what is
 // hidden from a worker that reads such a folder in place: what the folder's own .gitignore files ignore.
 import * as assert from 'node:assert/strict';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FolderRepos } from '../../src/core/git/folderRepos';
+import { FolderRepos, STALE_GIT_LOCK_MS } from '../../src/core/git/folderRepos';
+import { GitError } from '../../src/core/git/git';
 import { testGit } from '../support/gitFixture';
 
 describe("Baton's repository of a folder without git: snapshots asked for together (real git)", function () {
@@ -24,6 +26,30 @@ describe("Baton's repository of a folder without git: snapshots asked for togeth
   afterEach(() => rm(root, { recursive: true, force: true }));
 
   const commits = async (): Promise<number> => Number((await git.run(['rev-list', '--count', 'HEAD'], { cwd: folder })).trim());
+
+  it('a lock git left in the repository by a window killed as it committed is taken away once stale; a fresh one is left', async () => {
+    const gitDir = await repos.snapshot(folder);
+    await repos.release(folder);
+    const lock = join(gitDir, 'index.lock');
+    // Fresh: another git may hold it; the commit fails and says so, and the lock stays.
+    await writeFile(lock, '');
+    await writeFile(join(folder, 'second.txt'), 'second\n');
+    await assert.rejects(
+      repos.snapshot(folder),
+      (err: Error) => err instanceof GitError && /failed \(exit 128\): fatal: Unable to create '.*index\.lock': File exists\.$/.test(err.message),
+    );
+    await repos.release(folder);
+    assert.equal(existsSync(lock), true);
+    // A dead window's, older than STALE_GIT_LOCK_MS: removed, and the commit goes through.
+    const old = (Date.now() - STALE_GIT_LOCK_MS - 60_000) / 1000;
+    await utimes(lock, old, old);
+    await writeFile(join(gitDir, 'HEAD.lock'), '');
+    await utimes(join(gitDir, 'HEAD.lock'), old, old);
+    assert.equal(await repos.snapshot(folder), gitDir);
+    await repos.release(folder);
+    assert.equal(await git.run(['show', 'HEAD:second.txt'], { cwd: folder }), 'second\n');
+    assert.equal(existsSync(lock), false);
+  });
 
   it('five placements asked for at once: two commits of the folder, not five', async () => {
     const dirs = await Promise.all(Array.from({ length: 5 }, () => repos.snapshot(folder)));

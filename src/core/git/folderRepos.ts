@@ -26,6 +26,11 @@ export const FOLDER_REPOS_DIR = 'folder-repos';
 export const MAX_FOLDER_FILES = 20_000;
 /** How long listing what a folder's `.gitignore` files ignore may take (a home folder: every file in it). */
 const IGNORED_LISTING_MS = 5_000;
+/**
+ * A lock git left in the repository this long ago is a dead window's (killed while it committed the folder): no git
+ * process of Baton's holds one for more than seconds, and commits hold Baton's own lock of the repository besides.
+ */
+export const STALE_GIT_LOCK_MS = 10 * 60_000;
 /** Left out of the copy whatever the folder's `.gitignore` says: dependencies, linked in by baton.workers.worktreeInclude. */
 const EXCLUDED = ['node_modules/'];
 /** The author of the folder's commits: the user may have no git identity, and these commits are Baton's own. */
@@ -135,6 +140,9 @@ export class FolderRepos {
       await this.git.run(['init', '-q', '--bare', gitDir], { cwd: this.root });
       // Not bare: its work tree is the folder, named at each call (GIT_WORK_TREE), never in its config.
       await this.git.run(['--git-dir', gitDir, 'config', 'core.bare', 'false'], { cwd: this.root });
+    } else {
+      // A window killed while it committed left git's locks: every later commit would fail "index.lock: File exists".
+      await Promise.all(['index.lock', 'HEAD.lock'].map((lock) => removeIfStale(join(gitDir, lock))));
     }
     // The protected paths as they are now, at each commit (the setting may have changed since the last).
     const guarded = protectedPaths.filter((p) => p !== folder && isWithin(p, folder)).map((p) => relative(folder, p).split(sep).join('/'));
@@ -262,4 +270,12 @@ export class FolderRepos {
 /** A path of the folder as an exclude pattern that matches it alone: anchored, with git's pattern characters escaped. */
 function excludeLine(rel: string): string {
   return `/${rel.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;
+}
+
+async function removeIfStale(file: string, now = Date.now()): Promise<void> {
+  const made = await stat(file).then(
+    (st) => st.mtimeMs,
+    () => undefined,
+  );
+  if (made !== undefined && now - made > STALE_GIT_LOCK_MS) await rm(file, { force: true });
 }

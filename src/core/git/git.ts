@@ -44,8 +44,12 @@ export class GitError extends Error {
         return `${cmd} took too long and was stopped.`;
       case 'output-too-large':
         return `${cmd} printed more output than Baton reads.`;
-      case 'failed':
-        return `${cmd} failed (exit ${exitCode ?? '?'}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`;
+      case 'failed': {
+        // git's own "fatal:"/"error:" lines first: its advice after them (index.lock's is five lines) names no file.
+        const lines = stderr.trim().split('\n').filter(Boolean);
+        const firm = lines.filter((l) => /^(fatal|error): /.test(l));
+        return `${cmd} failed (exit ${exitCode ?? '?'}): ${(firm.length ? firm : lines).slice(-3).join(' ') || 'no message'}`;
+      }
     }
   }
 }
