@@ -245,6 +245,11 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     await assert.rejects(killed, (err: Error) => err instanceof WorkerError && err.message === "Worker 'big' was stopped while it started.");
     assert.equal(withdrawn!.aborted, true, 'the question withdrawn');
     core.broker.ask = ask;
+    // Killed before the question (while the folder is counted): it is never asked.
+    const early = core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' });
+    assert.equal(await core.pool.kill('big'), "Stopped worker 'big' before it started: nothing ran.");
+    await assert.rejects(early, (err: Error) => err instanceof WorkerError && err.message === "Worker 'big' was stopped while it started.");
+    assert.equal(core.broker.asked.length, 0, 'never asked');
     core.broker.answer = 'deny';
     await assert.rejects(
       () => core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' }),

@@ -69,28 +69,29 @@ export class WorkerSetup {
    * appears in the workspace). Only the user's setting (`isolation: "none"`) makes working in place the rule unasked.
    */
   private async consentToWorkInPlace(w: Worker, dir: string, why: string, caller: AbortSignal | undefined): Promise<void> {
+    // Withdrawn by a kill of the worker (one before the question too: it is never shown), or when whoever asked for it
+    // stops waiting (the turn that called the tool, a cancelled tool call).
+    const withdrawn = caller ? AbortSignal.any([w.placing.signal, caller]) : w.placing.signal;
     const conversation = parseReplyTo(w.replyTo).conversation;
-    const placing = (w.placing = new AbortController());
-    // Withdrawn by a kill of the worker, or when whoever asked for it stops waiting (the turn that called the tool).
-    const withdrawn = caller ? AbortSignal.any([placing.signal, caller]) : placing.signal;
-    const decision = await this.opts.broker
-      .ask(
-        {
-          id: randomUUID(),
-          worker: w.name,
-          kind: WORK_IN_PLACE,
-          detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`,
-          ...(conversation ? { conversation } : {}),
-        },
-        withdrawn,
-      )
-      .catch((err: unknown) => {
-        if (!withdrawn.aborted)
-          this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
-        return 'deny' as const;
-      })
-      .finally(() => (w.placing = undefined));
-    if (placing.signal.aborted) throw new WorkerError(`Worker '${w.name}' was stopped while it started.`);
+    const decision = withdrawn.aborted
+      ? 'deny'
+      : await this.opts.broker
+          .ask(
+            {
+              id: randomUUID(),
+              worker: w.name,
+              kind: WORK_IN_PLACE,
+              detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`,
+              ...(conversation ? { conversation } : {}),
+            },
+            withdrawn,
+          )
+          .catch((err: unknown) => {
+            if (!withdrawn.aborted)
+              this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
+            return 'deny' as const;
+          });
+    if (w.placing.signal.aborted) throw new WorkerError(`Worker '${w.name}' was stopped while it started.`);
     if (caller?.aborted) throw new WorkerError(`Worker '${w.name}' was not started: the request for it was stopped before the user answered.`);
     w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
     if (decision === 'deny')

@@ -69,7 +69,7 @@ export async function killTarget(name: string, reg: WorkerRegistry): Promise<Wor
   if (reg.active.get(name) !== w) return `Worker '${name}' had already stopped.`;
   if (w.session || w.sessionId) return w;
   // It never ran: listed as killed it would hide the card of the name's last task. Its create sees the release and stops.
-  w.placing?.abort();
+  w.placing.abort();
   reg.release(w);
   return `Stopped worker '${name}' before it started: nothing ran.`;
 }

@@ -139,8 +139,8 @@ export interface Worker {
   task?: Task;
   /** Settles when the session exists (creation or attach in flight). */
   ready: Promise<void>;
-  /** Aborted by a kill while the worker is placed: a question to the user about its place is withdrawn. */
-  placing?: AbortController;
+  /** Aborted by a kill before the worker started (while it is placed): a question to the user about its place goes. */
+  placing: AbortController;
   tasks: number;
   /** The last sandbox state its session reported (kept when the session is disconnected). */
   sandbox?: WorkerCard['sandbox'];
@@ -223,6 +223,7 @@ export function newWorker(
     source: args.source,
     transcript,
     ready: Promise.resolve(),
+    placing: new AbortController(),
     tasks: 0,
     permissions: permissions(() => w),
   };
