@@ -4,7 +4,7 @@
 // went to the prompt, and the message was lost. The prompt is then announced (chatApp.ts) and a Shift+Tab away.
 // What the prompt asks about is shown so that what the user reads is what runs (permissionDetail.ts).
 import type { PermissionDecision, PermissionPrompt } from '../src/shared/protocol';
-import { permissionAsk, remembersApproval } from '../src/shared/permissionAsk';
+import { keptApproval, permissionAsk } from '../src/shared/permissionAsk';
 import { visibleText } from '../src/shared/visibleText';
 import { button, h, type ButtonAppearance } from './dom';
 import { detailNodes, hiddenWarning, sizeNote, unwatchDetail } from './permissionDetail';
@@ -65,10 +65,10 @@ export class PermissionList {
     const sizeId = `perm-size-${cssId(prompt.id)}`;
     // The worker's name is the model's choice: shown with its hidden characters written out too.
     const worker = visibleText(prompt.worker);
-    const remembers = remembersApproval(prompt.kind);
+    const kept = keptApproval(prompt.kind, worker);
     type Choice = [PermissionDecision, string, string, ButtonAppearance];
-    const forWorker: Choice[] = remembers ? [['worker', 'perm-worker', `Allow for ${worker}`, 'secondary']] : [];
-    const buttons: Choice[] = [['once', 'perm-once', remembers ? 'Allow once' : 'Allow', 'primary'], ...forWorker, ['deny', 'perm-deny', 'Deny', 'secondary']];
+    const keep: Choice[] = kept ? [['worker', 'perm-worker', kept, 'secondary']] : [];
+    const buttons: Choice[] = [['once', 'perm-once', kept ? 'Allow once' : 'Allow', 'primary'], ...keep, ['deny', 'perm-deny', 'Deny', 'secondary']];
     const status = h('span', { class: 'permission-status', role: 'status' });
     const row = h('div', { class: 'permission-buttons' });
     for (const [decision, testid, label, appearance] of buttons) {

@@ -1,20 +1,14 @@
 // The words of a permission question, the same in the panel's prompt, its screen-reader line and VS Code's
 // notification while the panel is hidden.
 
-/**
- * What a worker asks to do, in words ("wants to run a command"), from the runtime's kind of request; a kind this list
- * does not know is named as it is.
- */
 /** The kind of prompt that asks before a worker Baton cannot isolate changes the user's folder itself. */
 export const WORK_IN_PLACE = 'change the folder itself';
 
 /**
  * Kinds whose every request is the user's to decide, one at a time: an "Allow for <worker>" would remember nothing
- * (a sandbox bypass, a file outside the folder, a change set settled, a skill, working unisolated), so the prompt
- * offers Allow and Deny only.
+ * (a sandbox bypass, a file outside the folder, a change set settled, a skill), so the prompt offers Allow and Deny only.
  */
 const DECIDED_EACH_TIME = new Set([
-  WORK_IN_PLACE,
   'outside the sandbox',
   'sandbox file and process limits off',
   'edit a file outside its folder',
@@ -26,11 +20,20 @@ const DECIDED_EACH_TIME = new Set([
   'remove a skill',
 ]);
 
-/** Whether an "allow for the rest of this worker (or conversation)" answer means anything for `kind`. */
-export function remembersApproval(kind: string): boolean {
-  return !DECIDED_EACH_TIME.has(kind);
+/**
+ * The button of the answer that is kept (the decision `worker`), in words: "Allow for <worker>" (that kind, for the rest
+ * of the worker or the conversation), "Allow in this folder" (working unisolated there, until the window closes), or
+ * undefined where nothing would be kept.
+ */
+export function keptApproval(kind: string, worker: string): string | undefined {
+  if (kind === WORK_IN_PLACE) return 'Allow in this folder';
+  return DECIDED_EACH_TIME.has(kind) ? undefined : `Allow for ${worker}`;
 }
 
+/**
+ * What a worker asks to do, in words ("wants to run a command"), from the runtime's kind of request; a kind this list
+ * does not know is named as it is.
+ */
 export function permissionAsk(kind: string): string {
   switch (kind) {
     case WORK_IN_PLACE:

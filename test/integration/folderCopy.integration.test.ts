@@ -225,7 +225,7 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.deepEqual((await core.pool.changes!.totals('deps')).paths ?? [], []);
   });
 
-  it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it only once the user lets it, as the note says`, async () => {
+  it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it only once the user lets it (then "in this folder": the next is not asked), as the note says`, async () => {
     const many = join(folder, 'data');
     await mkdir(many);
     for (let i = 0; i <= MAX_FOLDER_FILES; i += 1000) {
@@ -270,7 +270,8 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
       'no worker listed',
     );
     assert.equal(core.server.requests.filter(isChat).length, 0, 'nothing reached the model');
-    core.broker.answer = 'once';
+    // "Allow in this folder": this worker, and the next one there without a question.
+    core.broker.answer = 'worker';
     scriptWorkerRound(core.server, { worker: 'big', does: { command: "printf 'big\\n' > big.txt" }, report: 'big: done' });
     const started = await core.pool.create({ name: 'big', workingDir: folder, prompt: 'TASK-big' });
     assert.equal(started.isolation?.kind, 'in-place');
@@ -282,6 +283,13 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     await waitFor('its result', () => doneCount() >= 1);
     assert.equal(await readFile(join(folder, 'big.txt'), 'utf8'), 'big\n');
     assert.equal(core.broker.asked.length, 2, 'asked again, once');
+    core.broker.answer = 'deny';
+    scriptWorkerRound(core.server, { worker: 'next', does: { command: "printf 'next\\n' > next.txt" }, report: 'next: done' });
+    assert.equal((await core.pool.create({ name: 'next', workingDir: folder, prompt: 'TASK-next' })).isolation?.kind, 'in-place');
+    await waitFor('the next worker', () => finished('next'));
+    await waitFor('its result', () => doneCount() >= 2);
+    assert.equal(await readFile(join(folder, 'next.txt'), 'utf8'), 'next\n');
+    assert.equal(core.broker.asked.length, 2, 'not asked again in that folder');
     assert.deepEqual(await repos(), [], 'no repository kept for it');
   });
 

@@ -28,8 +28,8 @@ describe('webview: permission prompts (Chromium)', function () {
     await open([{ id: 'p5', worker: 'tidy', kind: WORK_IN_PLACE, detail }]);
     assert.equal(await prompt('p5').locator('.permission-title').innerText(), 'tidy wants to change your folder itself (Baton cannot give it a copy)');
     assert.equal(await prompt('p5').locator('.permission-detail').textContent(), detail);
-    // Each such request is decided alone: no "Allow for tidy" that would remember nothing.
-    assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow', 'Deny']);
+    // What is kept is the folder (until the window closes), not the worker.
+    assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow once', 'Allow in this folder', 'Deny']);
   });
 
   it('offers "Allow for <worker>" only where it is kept: a command yes, applying changes or leaving the sandbox no', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionHandler, PermissionRequest } from '@github/copilot-sdk' with { 'resolution-mode': 'require' };
 import type { PermissionDecision, PermissionPrompt } from '../../src/shared/protocol';
-import { remembersApproval } from '../../src/shared/permissionAsk';
+import { keptApproval } from '../../src/shared/permissionAsk';
 import { MemoryLogger } from '../../src/core/util/logger';
 import { ProtectedPaths } from '../../src/core/workers/protectedPaths';
 import { createWorkerPermissionHandler, pathLikeTokens, type PermissionBroker } from '../../src/core/workers/workerPermissions';
@@ -277,7 +277,7 @@ describe('worker permission handler', () => {
     assert.equal((await decide(h, { ...bypass })).kind, 'approve-once');
     assert.equal(broker.asked.length, 2, 'each bypass is its own question');
     assert.equal(broker.asked[0]?.kind, 'outside the sandbox');
-    assert.equal(remembersApproval(broker.asked[0].kind), false, 'the prompt offers no "Allow for" it would not keep');
+    assert.equal(keptApproval(broker.asked[0].kind, 'w'), undefined, 'the prompt offers no "Allow for" it would not keep');
     assert.match(broker.asked[0]?.detail ?? '', /^outside the sandbox: npm install/);
     broker.answer = 'deny';
     assert.equal((await decide(h, { ...bypass, toolCallId: 'other' } as PermissionRequest)).kind, 'reject');
@@ -294,7 +294,7 @@ describe('worker permission handler', () => {
     const bypass = { ...write(outside), requestSandboxBypass: true, requestSandboxBypassReason: 'outside the writable paths' } as PermissionRequest;
     assert.equal((await decide(h, bypass)).kind, 'approve-once');
     assert.equal(broker.asked[0]?.kind, 'edit a file outside its folder');
-    assert.equal(remembersApproval(broker.asked[0].kind), false);
+    assert.equal(keptApproval(broker.asked[0].kind, 'w'), undefined);
     assert.match(broker.asked[0]?.detail ?? '', /notes\.txt \(outside its folder; its sandbox blocks this unless you allow it once\)$/);
     assert.doesNotMatch(JSON.stringify(broker.asked), /outside the sandbox/i);
   });
@@ -314,7 +314,7 @@ describe('worker permission handler', () => {
     assert.equal((await decide(h, { ...retry })).kind, 'approve-once');
     assert.equal(broker.asked.length, 2, 'never covered by trust or an earlier answer');
     assert.equal(broker.asked[0]?.kind, 'sandbox file and process limits off');
-    assert.equal(remembersApproval(broker.asked[0].kind), false);
+    assert.equal(keptApproval(broker.asked[0].kind, 'w'), undefined);
     assert.match(broker.asked[0]?.detail ?? '', /^in the sandbox, file and process limits off: npm install/);
     assert.doesNotMatch(JSON.stringify(broker.asked), /outside the sandbox/i);
     assert.equal(

@@ -1,12 +1,14 @@
 // How and where one worker runs: its permission handler, its place (a worktree or the folder
 // itself), the protected paths it must keep out of, and its session spec with its sandbox. Kept
-// apart from the pool's lifecycle (workerPool.ts); nothing here holds state of its own.
+// apart from the pool's lifecycle (workerPool.ts); the only state held here is the folders the user let workers change
+// unisolated until the window closes.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { SandboxPolicy, SessionSpec } from '../copilot/agentSessions';
 import { GITHUB_MCP_SERVER } from '../copilot/sessionConfig';
 import { protectedPathGuard } from './protectedArgs';
 import { ProtectedPaths, realpathNearest, resolveWorkingDir } from './protectedPaths';
+import { FolderApprovals } from './folderApprovals';
 import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
@@ -17,6 +19,9 @@ import { workerSandboxPolicy } from './workerSandbox';
 import { parseReplyTo, WorkerError, type IsolationRequest, type Worker, type WorkerPoolOptions } from './workerTypes';
 
 export class WorkerSetup {
+  /** Folders the user answered "Allow in this folder" for: workers change them unisolated unasked, in this window. */
+  private readonly unisolatedFolders = new FolderApprovals();
+
   constructor(
     private readonly opts: WorkerPoolOptions & WorkerPoolHooks,
     private readonly isolation: () => WorkerIsolation | undefined,
@@ -66,9 +71,14 @@ export class WorkerSetup {
   /**
    * A worker meant to be isolated that must change the folder itself (too large to copy, a repository with no commit):
    * the user decides, since a `.git` it made there would be read by git outside its sandbox (VS Code's opens one that
-   * appears in the workspace). Only the user's setting (`isolation: "none"`) makes working in place the rule unasked.
+   * appears in the workspace). Only the user's setting (`isolation: "none"`) makes working in place the rule unasked;
+   * "Allow in this folder" (the decision `worker`) does for that folder until the window closes.
    */
   private async consentToWorkInPlace(w: Worker, dir: string, why: string, caller: AbortSignal | undefined): Promise<void> {
+    if (this.unisolatedFolders.has(dir)) {
+      w.transcript.add('permission', `approved: change ${dir} itself (${why}) — by the user earlier, in this folder`);
+      return;
+    }
     // Withdrawn by a kill of the worker (one before the question too: it is never shown), or when whoever asked for it
     // stops waiting (the turn that called the tool, a cancelled tool call).
     const withdrawn = caller ? AbortSignal.any([w.placing.signal, caller]) : w.placing.signal;
@@ -94,6 +104,7 @@ export class WorkerSetup {
     if (w.placing.signal.aborted) throw new WorkerError(`Worker '${w.name}' was stopped while it started.`);
     if (caller?.aborted) throw new WorkerError(`Worker '${w.name}' was not started: the request for it was stopped before the user answered.`);
     w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
+    if (decision === 'worker') this.unisolatedFolders.add(dir);
     if (decision === 'deny')
       throw new WorkerError(
         `Worker '${w.name}' was not started: the user did not let it change ${dir} itself (${why}). Started to read only (isolation "read-only") it could read the folder; to change files, start it in a git repository with a commit.`,
