@@ -65,7 +65,7 @@ export class PermissionList {
     const sizeId = `perm-size-${cssId(prompt.id)}`;
     // The worker's name is the model's choice: shown with its hidden characters written out too.
     const worker = visibleText(prompt.worker);
-    const kept = keptApproval(prompt.kind, worker);
+    const kept = keptApproval(prompt, worker);
     type Choice = [PermissionDecision, string, string, ButtonAppearance];
     const keep: Choice[] = kept ? [['worker', 'perm-worker', kept, 'secondary']] : [];
     const buttons: Choice[] = [['once', 'perm-once', kept ? 'Allow once' : 'Allow', 'primary'], ...keep, ['deny', 'perm-deny', 'Deny', 'secondary']];

@@ -1,33 +1,17 @@
 // The words of a permission question, the same in the panel's prompt, its screen-reader line and VS Code's
 // notification while the panel is hidden.
+import type { PermissionPrompt } from './protocol';
 
 /** The kind of prompt that asks before a worker Baton cannot isolate changes the user's folder itself. */
 export const WORK_IN_PLACE = 'change the folder itself';
 
 /**
- * Kinds whose every request is the user's to decide, one at a time: an "Allow for <worker>" would remember nothing
- * (a sandbox bypass, a file outside the folder, a change set settled, a skill), so the prompt offers Allow and Deny only.
+ * The button of the answer that is kept (the decision `worker`), in words, from what the asker said it keeps: "Allow for
+ * <worker>", "Allow in this folder", or undefined where nothing would be kept.
  */
-const DECIDED_EACH_TIME = new Set([
-  'outside the sandbox',
-  'sandbox file and process limits off',
-  'edit a file outside its folder',
-  'read a file outside its folder',
-  'apply changes',
-  'keep as a branch',
-  'discard changes',
-  'install a skill',
-  'remove a skill',
-]);
-
-/**
- * The button of the answer that is kept (the decision `worker`), in words: "Allow for <worker>" (that kind, for the rest
- * of the worker or the conversation), "Allow in this folder" (working unisolated there, until the window closes), or
- * undefined where nothing would be kept.
- */
-export function keptApproval(kind: string, worker: string): string | undefined {
-  if (kind === WORK_IN_PLACE) return 'Allow in this folder';
-  return DECIDED_EACH_TIME.has(kind) ? undefined : `Allow for ${worker}`;
+export function keptApproval(prompt: Pick<PermissionPrompt, 'kept'>, worker: string): string | undefined {
+  if (prompt.kept === 'folder') return 'Allow in this folder';
+  return prompt.kept === 'asker' ? `Allow for ${worker}` : undefined;
 }
 
 /**

@@ -124,6 +124,12 @@ export interface PermissionPrompt {
   detail: string;
   /** The conversation it is asked for (a worker's reports go there); a turn of it that ends meanwhile awaits input. */
   conversation?: string;
+  /**
+   * What an "allow" is kept for, as the asker keeps it (the decision `worker`): `asker`, that kind of request for the
+   * rest of the worker or the conversation ("Allow for <worker>"); `folder`, workers working unisolated in this folder
+   * until the window closes ("Allow in this folder"). Absent, nothing is kept: each request is decided alone (Allow, Deny).
+   */
+  kept?: 'asker' | 'folder';
 }
 
 export interface PanelState {

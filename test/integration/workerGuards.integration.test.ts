@@ -109,7 +109,7 @@ describe("workers' guards (real runtime, scripted model, production wiring)", fu
     await waitFor('the second result', () => fx.delivered().length === 2);
 
     assert.equal(fx.core.broker.asked.length, 1);
-    assert.deepEqual({ ...fx.core.broker.asked[0], id: 'x' }, { id: 'x', worker: 'builder', kind: 'shell', detail: 'rm -rf build' });
+    assert.deepEqual({ ...fx.core.broker.asked[0], id: 'x' }, { id: 'x', worker: 'builder', kind: 'shell', detail: 'rm -rf build', kept: 'asker' });
     const followUp = fx.core.server
       .chatRequests()
       .filter((r) => (r.lastUserText ?? '').includes('TASK-clean'))

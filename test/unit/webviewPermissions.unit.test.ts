@@ -25,16 +25,16 @@ describe('webview: permission prompts (Chromium)', function () {
 
   it('asks before a worker Baton cannot isolate changes the folder itself: what, where and why, in words', async () => {
     const detail = `/home/u\nNo isolation here: it has no git and 45,000 files; Baton copies up to 20,000. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`;
-    await open([{ id: 'p5', worker: 'tidy', kind: WORK_IN_PLACE, detail }]);
+    await open([{ id: 'p5', worker: 'tidy', kind: WORK_IN_PLACE, detail, kept: 'folder' }]);
     assert.equal(await prompt('p5').locator('.permission-title').innerText(), 'tidy wants to change your folder itself (Baton cannot give it a copy)');
     assert.equal(await prompt('p5').locator('.permission-detail').textContent(), detail);
     // What is kept is the folder (until the window closes), not the worker.
     assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow once', 'Allow in this folder', 'Deny']);
   });
 
-  it('offers "Allow for <worker>" only where it is kept: a command yes, applying changes or leaving the sandbox no', async () => {
+  it('offers "Allow for <worker>" only where the asker keeps it: a command yes, applying changes or leaving the sandbox no', async () => {
     await open([
-      { id: 'p6', worker: 'w', kind: 'shell', detail: 'npm test' },
+      { id: 'p6', worker: 'w', kind: 'shell', detail: 'npm test', kept: 'asker' },
       { id: 'p7', worker: 'Baton', kind: 'apply changes', detail: "apply 1 file changed, +1 −0 from worker 'w' to your working tree" },
       { id: 'p8', worker: 'w', kind: 'outside the sandbox', detail: 'outside the sandbox: npm install' },
     ]);

@@ -184,7 +184,7 @@ describe('worker permission handler', () => {
     assert.equal((await decide(h, read(join(outside, 'b.ts')))).kind, 'approve-once');
     assert.equal((await decide(h, read(join(outside, 'b.ts')))).kind, 'approve-once');
     assert.equal(broker.asked.length, 2, 'asked again for the next call');
-    assert.deepEqual({ ...broker.asked[0], id: 'x' }, { id: 'x', worker: 'w1', kind: 'read', detail: join(outside, 'b.ts') });
+    assert.deepEqual({ ...broker.asked[0], id: 'x' }, { id: 'x', worker: 'w1', kind: 'read', detail: join(outside, 'b.ts'), kept: 'asker' });
     assert.ok(logger.lines.some((l) => l.includes('by the user, once')));
   });
 
@@ -218,11 +218,13 @@ describe('worker permission handler', () => {
     assert.ok(logger.lines.filter((l) => l.includes('denied')).length >= 5);
   });
 
-  it('asks before a recursive read of a folder that holds a protected dir', async () => {
-    broker.answer = 'once';
-    const r = await decide(handler(home), read(home));
-    assert.equal(r.kind, 'approve-once');
-    assert.equal(broker.asked.length, 1);
+  it('asks before each recursive read of a folder that holds a protected dir: no "for this worker" is offered or kept', async () => {
+    broker.answer = 'worker';
+    const h = handler(home);
+    assert.equal((await decide(h, read(home))).kind, 'approve-once');
+    assert.equal((await decide(h, read(home))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 2, 'asked again');
+    assert.equal(keptApproval(broker.asked[0]!, 'w'), undefined);
     assert.match(logger.lines.at(-1)!, /contains the protected path ~\/\.ssh/);
   });
 
@@ -232,7 +234,7 @@ describe('worker permission handler', () => {
     const r = await decide(h, shell('npm test'));
     assert.equal(r.kind, 'reject');
     assert.match(r.feedback ?? '', /user denied/);
-    assert.deepEqual({ ...broker.asked[0], id: 'x' }, { id: 'x', worker: 'w1', kind: 'shell', detail: 'npm test' });
+    assert.deepEqual({ ...broker.asked[0], id: 'x' }, { id: 'x', worker: 'w1', kind: 'shell', detail: 'npm test', kept: 'asker' });
     assert.ok(logger.lines.some((l) => /denied npm test \(shell command\) — by the user/.test(l)));
   });
 
@@ -274,10 +276,10 @@ describe('worker permission handler', () => {
     const h = handler();
     const bypass = { ...shell('npm install'), requestSandboxBypass: true, requestSandboxBypassReason: 'network blocked' } as PermissionRequest;
     assert.equal((await decide(h, bypass)).kind, 'approve-once');
-    assert.equal((await decide(h, { ...bypass })).kind, 'approve-once');
+    assert.equal((await decide(h, { ...bypass, toolCallId: 'next' } as PermissionRequest)).kind, 'approve-once');
     assert.equal(broker.asked.length, 2, 'each bypass is its own question');
     assert.equal(broker.asked[0]?.kind, 'outside the sandbox');
-    assert.equal(keptApproval(broker.asked[0].kind, 'w'), undefined, 'the prompt offers no "Allow for" it would not keep');
+    assert.equal(keptApproval(broker.asked[0], 'w'), undefined, 'the prompt offers no "Allow for" it would not keep');
     assert.match(broker.asked[0]?.detail ?? '', /^outside the sandbox: npm install/);
     broker.answer = 'deny';
     assert.equal((await decide(h, { ...bypass, toolCallId: 'other' } as PermissionRequest)).kind, 'reject');
@@ -294,7 +296,7 @@ describe('worker permission handler', () => {
     const bypass = { ...write(outside), requestSandboxBypass: true, requestSandboxBypassReason: 'outside the writable paths' } as PermissionRequest;
     assert.equal((await decide(h, bypass)).kind, 'approve-once');
     assert.equal(broker.asked[0]?.kind, 'edit a file outside its folder');
-    assert.equal(keptApproval(broker.asked[0].kind, 'w'), undefined);
+    assert.equal(keptApproval(broker.asked[0], 'w'), undefined);
     assert.match(broker.asked[0]?.detail ?? '', /notes\.txt \(outside its folder; its sandbox blocks this unless you allow it once\)$/);
     assert.doesNotMatch(JSON.stringify(broker.asked), /outside the sandbox/i);
   });
@@ -311,10 +313,10 @@ describe('worker permission handler', () => {
       requestSandboxBypassReason: 'a write was blocked',
     } as PermissionRequest;
     assert.equal((await decide(h, retry)).kind, 'approve-once');
-    assert.equal((await decide(h, { ...retry })).kind, 'approve-once');
+    assert.equal((await decide(h, { ...retry, toolCallId: 'next' } as PermissionRequest)).kind, 'approve-once');
     assert.equal(broker.asked.length, 2, 'never covered by trust or an earlier answer');
     assert.equal(broker.asked[0]?.kind, 'sandbox file and process limits off');
-    assert.equal(keptApproval(broker.asked[0].kind, 'w'), undefined);
+    assert.equal(keptApproval(broker.asked[0], 'w'), undefined);
     assert.match(broker.asked[0]?.detail ?? '', /^in the sandbox, file and process limits off: npm install/);
     assert.doesNotMatch(JSON.stringify(broker.asked), /outside the sandbox/i);
     assert.equal(
@@ -358,8 +360,13 @@ describe('worker permission handler', () => {
     assert.equal((await decide(h, { kind: 'mcp', serverName: 's', toolName: 't', toolTitle: 'T', readOnly: true } as PermissionRequest)).kind, 'approve-once');
     assert.equal((await decide(h, read(join(project, 'a.ts'), { managedApprovalRequired: true } as Partial<PermissionRequest>))).kind, 'approve-once');
     assert.deepEqual(
-      broker.asked.map((p) => p.kind),
-      ['url', 'mcp', 'read'],
+      broker.asked.map((p) => [p.kind, p.kept]),
+      [
+        ['url', 'asker'],
+        ['mcp', 'asker'],
+        ['read', undefined],
+      ],
+      'a managed-policy request is decided each time: no "Allow for" it would not keep',
     );
   });
 

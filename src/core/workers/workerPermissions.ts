@@ -54,7 +54,8 @@ export interface WorkerPermissionOptions {
 export type Verdict =
   | { action: 'approve'; reason: string; detail: string }
   | { action: 'deny'; reason: string; detail: string; feedback: string }
-  | { action: 'ask'; reason: string; detail: string; kind: string; remember: string };
+  /** `remember`: the key an "allow for this worker" is kept under; absent, the user decides each such request alone. */
+  | { action: 'ask'; reason: string; detail: string; kind: string; remember?: string };
 
 const DENIED_KINDS = new Set(['memory', 'extension-management', 'extension-permission-access', 'extension-env-access', 'factory']);
 
@@ -122,7 +123,6 @@ export function evaluatePermission(
         reason: `re-run in the sandbox with its file and process limits off (recorded, not blocked; network rules kept)${why}`,
         detail: `in the sandbox, file and process limits off: ${inner.detail}`,
         kind: 'sandbox file and process limits off',
-        remember: `permissive:${randomUUID()}`,
       };
     }
     // A file request names the file, which is what the user is asked about: a file outside the
@@ -134,7 +134,6 @@ export function evaluatePermission(
         reason: `${verb} a file outside its folder${why}`,
         detail: `${inner.detail} (outside its folder; its sandbox blocks this unless you allow it once)`,
         kind: `${verb} a file outside its folder`,
-        remember: `bypass:${randomUUID()}`,
       };
     }
     return {
@@ -142,7 +141,6 @@ export function evaluatePermission(
       reason: `run OUTSIDE the sandbox${why}`,
       detail: `outside the sandbox: ${inner.detail}`,
       kind: 'outside the sandbox',
-      remember: `bypass:${randomUUID()}`,
     };
   }
   switch (request.kind) {
@@ -167,8 +165,7 @@ export function evaluatePermission(
           feedback: `Denied: ${path.relative(workingDir, hidden) || hidden} is ignored by git, and what git ignores (local secrets such as .env, dependencies, build output) is out of your reach. Work from the files git tracks.`,
         };
       if (isWithin(real, workingDir) && isWithin(realResolved, workingDir)) {
-        if (managed)
-          return { action: 'ask', reason: 'managed policy requires a user decision', detail: real, kind: request.kind, remember: `${request.kind}-managed` };
+        if (managed) return { action: 'ask', reason: 'managed policy requires a user decision', detail: real, kind: request.kind };
         // A recursive read or search of a folder holding ~/.ssh (a worker in the home dir) would reach it.
         const holds = protectedPaths.containedIn(real);
         if (holds)
@@ -177,7 +174,6 @@ export function evaluatePermission(
             reason: `the folder contains the protected path ${holds}`,
             detail: real,
             kind: request.kind,
-            remember: `${request.kind}-holds-protected`,
           };
         return { action: 'approve', reason: `${verb} inside the working directory`, detail: real };
       }
@@ -204,7 +200,7 @@ export function evaluatePermission(
       const cwdLabel = protectedPaths.match(cwd);
       if (cwdLabel) return protectedDeny(cwd, cwdLabel);
       const detail = request.fullCommandText;
-      if (managed) return { action: 'ask', reason: 'managed policy requires a user decision', detail, kind: 'shell', remember: 'shell-managed' };
+      if (managed) return { action: 'ask', reason: 'managed policy requires a user decision', detail, kind: 'shell' };
       const holds = protectedPaths.containedIn(cwd);
       if (trustWorkingDir && !holds) return { action: 'approve', reason: 'shell command; the working directory is trusted', detail };
       if (approvedKinds.has('shell')) return { action: 'approve', reason: 'shell command, approved for this worker', detail };
@@ -286,7 +282,7 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
       return { kind: 'reject', feedback: verdict.feedback };
     }
 
-    const key = `${request.toolCallId ?? randomUUID()}|${verdict.remember}|${verdict.detail}`;
+    const key = `${request.toolCallId ?? randomUUID()}|${verdict.remember ?? verdict.kind}|${verdict.detail}`;
     let pending = perCall.get(key);
     if (!pending) {
       const conversation = opts.conversation?.();
@@ -296,6 +292,7 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
         kind: verdict.kind,
         detail: verdict.detail,
         ...(conversation ? { conversation } : {}),
+        ...(verdict.remember ? { kept: 'asker' as const } : {}),
       };
       pending = opts.broker.ask(prompt, opts.signal?.()).catch((err: unknown) => {
         opts.logger.warn(
@@ -307,12 +304,12 @@ export function createWorkerPermissionHandler(opts: WorkerPermissionOptions): Pe
       if (perCall.size > 200) perCall.delete(perCall.keys().next().value!);
     }
     const decision = await pending;
-    if (decision === 'worker') {
+    if (decision === 'worker' && verdict.remember) {
       approvedKinds.add(verdict.remember);
       record('approved', verdict, ' — by the user, for the rest of this worker');
       return { kind: 'approve-once', approvedInteractively: true };
     }
-    if (decision === 'once') {
+    if (decision !== 'deny') {
       record('approved', verdict, ' — by the user, once');
       return { kind: 'approve-once', approvedInteractively: true };
     }

@@ -91,6 +91,7 @@ export class WorkerSetup {
               id: randomUUID(),
               worker: w.name,
               kind: WORK_IN_PLACE,
+              kept: 'folder',
               detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`,
               ...(conversation ? { conversation } : {}),
             },
