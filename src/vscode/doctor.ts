@@ -26,6 +26,11 @@ async function folderSize(dir: string): Promise<number> {
   return total;
 }
 
+function describeApprovedFolders(folders: readonly string[]): string {
+  if (!folders.length) return 'none: Baton asks before a worker it cannot isolate changes a folder itself';
+  return `${folders.join(', ')} (until the window closes; Baton: Ask Again Before Workers Change a Folder Itself takes ${folders.length === 1 ? 'it' : 'them'} back)`;
+}
+
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
@@ -91,6 +96,8 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     const version = (await new Git({ timeoutMs: 5000 }).run(['--version'], { cwd: storageDir })).trim();
     return `${version}: each worker gets its own worktree (of a copy, in a folder without git)`;
   });
+  // Where a worker Baton cannot isolate changes the folder itself without a question (the user's answer, this window).
+  lines.push(`- Folders workers change unasked (Allow in this folder): ${describeApprovedFolders(core.pool.setup.approvedFolders())}`);
   await check('Workers\u2019 sandbox', async () => {
     const report = sandboxReport(core.sessions.sandboxSupport, core.pool.list());
     if (!report.ok) throw new Error(report.text);

@@ -26,6 +26,7 @@ export const CHANGE_COMMANDS = [
   'baton.openWorkerFolder',
   'baton.cleanUpWorktrees',
   'baton.setVerifyCommand',
+  'baton.forgetFolderApprovals',
 ] as const;
 
 /** Absolute paths of the editor's documents with unsaved changes. */
@@ -297,6 +298,16 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       } catch (err) {
         fail(err);
       }
+    }),
+    // "Allow in this folder", taken back before the window closes: the next worker Baton cannot isolate there asks again.
+    provideCommand('baton.forgetFolderApprovals', () => {
+      const folders = pool.setup.approvedFolders();
+      pool.setup.forgetApprovedFolders();
+      void vscode.window.showInformationMessage(
+        folders.length
+          ? `Baton: the next worker it cannot isolate in ${folders.length === 1 ? folders[0] : `${folders.length} folders`} asks before it changes the folder itself.`
+          : 'Baton: no folder was allowed: a worker Baton cannot isolate already asks before it changes a folder itself.',
+      );
     }),
     provideCommand('baton.setVerifyCommand', async () => {
       const current = vscode.workspace.getConfiguration('baton').get<string>('workers.verifyCommand', '').trim();

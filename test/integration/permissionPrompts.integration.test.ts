@@ -10,6 +10,7 @@ import type { PermissionDecision, PermissionPrompt } from '../../src/shared/prot
 import { WORK_IN_PLACE } from '../../src/shared/permissionAsk';
 import { makeRepo, testGit } from '../support/gitFixture';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
+import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
 
@@ -224,6 +225,51 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
       'no worker reached the model',
     );
     assert.equal(core.recycler.idle(), true, 'no question counted open');
+  });
+
+  it('workers started together where Baton cannot isolate them: one question at a time; "Allow in this folder" covers those waiting', async () => {
+    const repo = await makeRepo(testGit(), join(core.home, 'dev', 'mono'), { 'README.md': '# mono\n' });
+    const scratch = join(repo, 'scratch');
+    await mkdir(scratch);
+    // Their commands run in the sandbox unasked: the only questions are the ones about the folder.
+    core.workerSettings.trustWorkingDir = true;
+    const names = ['one', 'two', 'three'];
+    for (const name of names) scriptWorkerRound(core.server, { worker: name, does: { command: `printf '${name}\\n' > ${name}.txt` }, report: `${name}: done` });
+    const asked: string[] = [];
+    const nextQuestion = async (): Promise<PermissionPrompt> => {
+      await waitFor('a question', () => open().length === 1 && !asked.includes(open()[0]!.id));
+      asked.push(open()[0]!.id);
+      return open()[0]!;
+    };
+    const started = names.map((name) => core.pool.create({ name, workingDir: scratch, prompt: `TASK-${name}` }));
+    const first = await nextQuestion();
+    assert.equal(first.kind, WORK_IN_PLACE);
+    assert.equal(first.kept, 'folder');
+    // Allowed once: that worker only; the next waiting one asks (never two questions open at once).
+    answer('once');
+    const second = await nextQuestion();
+    assert.notEqual(second.worker, first.worker);
+    answer('worker');
+    const workers = await Promise.all(started);
+    assert.deepEqual(
+      workers.map((w) => w.isolation?.kind),
+      ['in-place', 'in-place', 'in-place'],
+    );
+    assert.deepEqual(open(), [], 'the third was not asked');
+    assert.equal(asked.length, 2);
+    for (const name of names) await waitFor(`${name} to finish`, () => core.pool.list().find((w) => w.name === name && w.state === 'done'), 90_000);
+    await waitFor('their results answered', () =>
+      names.every((n) => core.server.chatRequests().some((r) => r.lastUserText?.includes(`Worker '${n}' finished`))),
+    );
+    for (const name of names) assert.equal(await readFile(join(scratch, `${name}.txt`), 'utf8'), `${name}\n`);
+    // Kept for this window (Doctor lists it) until taken back (Baton: Ask Again Before Workers Change a Folder Itself).
+    assert.deepEqual(core.pool.setup.approvedFolders(), [scratch]);
+    assert.equal(core.pool.setup.forgetApprovedFolders(), 1);
+    const again = core.pool.create({ name: 'four', workingDir: scratch, prompt: 'TASK-four' });
+    assert.equal((await nextQuestion()).worker, 'four', 'asked again');
+    answer('deny');
+    await assert.rejects(again, /the user did not let it change/);
+    assert.deepEqual(core.pool.setup.approvedFolders(), []);
   });
 
   it("a question counts for its own conversation: another conversation's turn that ends meanwhile is complete, not awaiting input", async () => {

@@ -13,6 +13,7 @@ import { workerSpecExtras, type WorkerPoolHooks } from './workerExtras';
 import type { WorkerIsolation, Placement } from './workerIsolation';
 import { workerInstructions } from './workerMessages';
 import { WORK_IN_PLACE } from '../../shared/permissionAsk';
+import type { PermissionDecision } from '../../shared/protocol';
 import { createWorkerPermissionHandler } from './workerPermissions';
 import { briefNetwork, describeNetwork, GITHUB_API_HOST, letsThrough, resolveWorkerNetwork, type WorkerNetwork } from './workerNetwork';
 import { workerSandboxPolicy } from './workerSandbox';
@@ -26,6 +27,16 @@ export class WorkerSetup {
     private readonly opts: WorkerPoolOptions & WorkerPoolHooks,
     private readonly isolation: () => WorkerIsolation | undefined,
   ) {}
+
+  /** The folders the user answered "Allow in this folder" for, in this window (Doctor lists them). */
+  approvedFolders(): string[] {
+    return this.unisolatedFolders.list();
+  }
+
+  /** Takes back every "Allow in this folder": the next worker Baton cannot isolate in each is asked again. */
+  forgetApprovedFolders(): number {
+    return this.unisolatedFolders.clear();
+  }
 
   /** `worker` is read at each request (the handler is built with the worker, before it exists). */
   permissionHandler(name: string, dir: string, worker: () => Worker): Worker['permissions'] {
@@ -75,37 +86,38 @@ export class WorkerSetup {
    * "Allow in this folder" (the decision `worker`) does for that folder until the window closes.
    */
   private async consentToWorkInPlace(w: Worker, dir: string, why: string, caller: AbortSignal | undefined): Promise<void> {
-    if (this.unisolatedFolders.has(dir)) {
-      w.transcript.add('permission', `approved: change ${dir} itself (${why}) — by the user earlier, in this folder`);
-      return;
-    }
     // Withdrawn by a kill of the worker (one before the question too: it is never shown), or when whoever asked for it
     // stops waiting (the turn that called the tool, a cancelled tool call).
     const withdrawn = caller ? AbortSignal.any([w.placing.signal, caller]) : w.placing.signal;
     const conversation = parseReplyTo(w.replyTo).conversation;
-    const decision = withdrawn.aborted
-      ? 'deny'
-      : await this.opts.broker
-          .ask(
-            {
-              id: randomUUID(),
-              worker: w.name,
-              kind: WORK_IN_PLACE,
-              kept: 'folder',
-              detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`,
-              ...(conversation ? { conversation } : {}),
-            },
-            withdrawn,
-          )
-          .catch((err: unknown) => {
-            if (!withdrawn.aborted)
-              this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
-            return 'deny' as const;
-          });
+    const question = async (): Promise<PermissionDecision> =>
+      withdrawn.aborted
+        ? 'deny'
+        : this.opts.broker
+            .ask(
+              {
+                id: randomUUID(),
+                worker: w.name,
+                kind: WORK_IN_PLACE,
+                kept: 'folder',
+                detail: `${dir}\nNo isolation here: ${why}. Its edits would land in your files directly, and a .git it made there could have your git and VS Code's run a program outside its sandbox.`,
+                ...(conversation ? { conversation } : {}),
+              },
+              withdrawn,
+            )
+            .catch((err: unknown) => {
+              if (!withdrawn.aborted)
+                this.opts.logger.warn(`Worker '${w.name}': asking to work in ${dir} itself ended without an answer (${String(err)}); not started`);
+              return 'deny' as const;
+            });
+    const decision = await this.unisolatedFolders.ask(dir, withdrawn, question, (answer) => answer === 'worker');
     if (w.placing.signal.aborted) throw new WorkerError(`Worker '${w.name}' was stopped while it started.`);
     if (caller?.aborted) throw new WorkerError(`Worker '${w.name}' was not started: the request for it was stopped before the user answered.`);
+    if (decision === 'earlier') {
+      w.transcript.add('permission', `approved: change ${dir} itself (${why}) — by the user earlier, in this folder`);
+      return;
+    }
     w.transcript.add('permission', `${decision === 'deny' ? 'denied' : 'approved'}: change ${dir} itself (${why}) — by the user`);
-    if (decision === 'worker') this.unisolatedFolders.add(dir);
     if (decision === 'deny')
       throw new WorkerError(
         `Worker '${w.name}' was not started: the user did not let it change ${dir} itself (${why}). Started to read only (isolation "read-only") it could read the folder; to change files, start it in a git repository with a commit.`,

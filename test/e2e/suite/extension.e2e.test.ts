@@ -171,6 +171,10 @@ describe('Baton in VS Code', () => {
       assert.match(report, /^- ✅ Git: git version \S+: each worker gets its own worktree \(of a copy, in a folder without git\)$/m);
       // No worker has run in this window: nothing kept for a folder without git.
       assert.match(report, /^- ✅ Worker changes: none waiting for review\n- ✅ Copies of folders without git: none kept$/m);
+      assert.match(
+        report,
+        /^- Folders workers change unasked \(Allow in this folder\): none: Baton asks before a worker it cannot isolate changes a folder itself$/m,
+      );
       // Where the conversation's session stands against its bound (no message sent here: no session yet).
       assert.match(
         report,
