@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { FOLDER_REPOS_DIR } from '../../src/core/git/folderRepos';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
-import { scriptWorkerRound } from '../support/scriptedWorker';
+import { scriptWorkerRound, workerToolResults } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
 import { afterEachCore } from '../support/afterEachCore';
 
@@ -38,6 +38,12 @@ describe('a folder without git: conflicts between copies, resolved (real runtime
       core.pool.create({ name: 'beta', workingDir: folder, prompt: 'TASK-beta' }),
     ]);
     await waitFor('both results', () => doneCount() >= 2);
+    // Their commands wrote their copies (else what their tool calls returned says why: seen once under a heavy load).
+    for (const [worker, line] of [
+      ['alpha', 'alpha line\n'],
+      ['beta', 'beta line\n'],
+    ])
+      assert.equal(await readFile(join(card(worker)!.workingDir, 'notes.txt'), 'utf8'), line, JSON.stringify(workerToolResults(core.server, worker)));
     assert.match(await core.pool.changes!.apply('alpha', { dirtyBuffers: [] }), /^Applied 1 file changed/);
     await assert.rejects(
       core.pool.changes!.apply('beta', { dirtyBuffers: [] }),

@@ -59,3 +59,17 @@ export function scriptWorkerRound(server: ScriptedModelServer, round: WorkerRoun
     { text: round.answer ?? `noted ${worker}` },
   );
 }
+
+/**
+ * What worker `worker`'s tool calls returned, as its model saw them: a scripted worker reports what its round says
+ * whatever its command did, so a test that finds no change names this (a command whose sandbox failed to start).
+ */
+export function workerToolResults(server: ScriptedModelServer, worker: string): string[] {
+  const seen = new Set<string>();
+  return server
+    .chatRequests()
+    .filter((r) => r.systemText.includes(`You are '${worker}'`))
+    .flatMap((r) => r.messages)
+    .filter((m) => m.role === 'tool' && !seen.has(String(m.tool_call_id)) && seen.add(String(m.tool_call_id)))
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+}
