@@ -305,7 +305,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       pool.setup.forgetApprovedFolders();
       void vscode.window.showInformationMessage(
         folders.length
-          ? `Baton: the next worker it cannot isolate in ${folders.length === 1 ? folders[0] : `${folders.length} folders`} asks before it changes the folder itself.`
+          ? `Baton will ask again before a worker it cannot isolate changes ${folders.length === 1 ? folders[0] : `any of ${folders.length} folders`} itself.`
           : 'Baton: no folder was allowed: a worker Baton cannot isolate already asks before it changes a folder itself.',
       );
     }),
