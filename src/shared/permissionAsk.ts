@@ -7,11 +7,19 @@ export const WORK_IN_PLACE = 'change the folder itself';
 
 /**
  * The button of the answer that is kept (the decision `worker`), in words, from what the asker said it keeps: "Allow for
- * <worker>", "Allow in this folder", or undefined where nothing would be kept.
+ * <worker>", "Allow in this conversation", "Allow in this folder", or undefined where nothing would be kept.
  */
 export function keptApproval(prompt: Pick<PermissionPrompt, 'kept'>, worker: string): string | undefined {
-  if (prompt.kept === 'folder') return 'Allow in this folder';
-  return prompt.kept === 'asker' ? `Allow for ${worker}` : undefined;
+  switch (prompt.kept) {
+    case 'asker':
+      return `Allow for ${worker}`;
+    case 'conversation':
+      return 'Allow in this conversation';
+    case 'folder':
+      return 'Allow in this folder';
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -126,10 +126,11 @@ export interface PermissionPrompt {
   conversation?: string;
   /**
    * What an "allow" is kept for, as the asker keeps it (the decision `worker`): `asker`, that kind of request for the
-   * rest of the worker or the conversation ("Allow for <worker>"); `folder`, workers working unisolated in this folder
-   * until the window closes ("Allow in this folder"). Absent, nothing is kept: each request is decided alone (Allow, Deny).
+   * rest of the worker ("Allow for <worker>"); `conversation`, that tool for the rest of Baton's conversation ("Allow in
+   * this conversation"); `folder`, workers working unisolated in this folder until the window closes ("Allow in this
+   * folder"). Absent, nothing is kept: each request is decided alone (Allow, Deny).
    */
-  kept?: 'asker' | 'folder';
+  kept?: 'asker' | 'conversation' | 'folder';
 }
 
 export interface PanelState {

@@ -65,7 +65,7 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
   afterEachCore(() => core);
   afterEach(() => rm(notesDir, { recursive: true, force: true }));
 
-  it("the user's MCP server: a read-only tool runs, a write asks first; Deny, Allow once and Allow for the conversation do what they say", async () => {
+  it("the user's MCP server: a read-only tool runs, a write asks first; Deny, Allow once and Allow in this conversation do what they say", async () => {
     // A read runs unasked; a write is asked about in the panel, as Baton, and denied: nothing is written.
     scriptCalls(
       'note it',
@@ -78,8 +78,8 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     const first = core.orchestrator.enqueue('note it', { channel: 'panel' });
     await waitFor('the question', () => open().length === 1);
     assert.deepEqual(
-      open().map((p) => [p.worker, p.kind, p.detail]),
-      [['Baton', 'mcp', 'notes/write_note {"text":"second"}']],
+      open().map((p) => [p.worker, p.kind, p.detail, p.kept]),
+      [['Baton', 'mcp', 'notes/write_note {"text":"second"}', 'conversation']],
     );
     answer('deny');
     assert.equal((await first.done).content, 'Denied, fine.');
@@ -89,7 +89,7 @@ describe('permission prompts in the panel (real runtime, real MCP server, script
     ]);
     assert.equal(await readFile(notes, 'utf8'), 'first note\n');
 
-    // Allowed once: written once; the next call asks again, and "Allow for Baton" lets the later ones run unasked.
+    // Allowed once: written once; the next call asks again, and "Allow in this conversation" lets the later ones run unasked.
     scriptCalls('write two', [['write_note', { text: 'two' }]], 'Written.');
     const second = core.orchestrator.enqueue('write two', { channel: 'panel' });
     await waitFor('the question', () => open().length === 1);

@@ -32,13 +32,15 @@ describe('webview: permission prompts (Chromium)', function () {
     assert.deepEqual(await prompt('p5').getByRole('button').allInnerTexts(), ['Allow once', 'Allow in this folder', 'Deny']);
   });
 
-  it('offers "Allow for <worker>" only where the asker keeps it: a command yes, applying changes or leaving the sandbox no', async () => {
+  it('offers a kept "Allow" only where the asker keeps it, saying for what: a command yes, an MCP tool of Baton\'s for the conversation, applying changes or leaving the sandbox no', async () => {
     await open([
       { id: 'p6', worker: 'w', kind: 'shell', detail: 'npm test', kept: 'asker' },
+      { id: 'p10', worker: 'Baton', kind: 'mcp', detail: 'notes/write_note {"text":"x"}', kept: 'conversation' },
       { id: 'p7', worker: 'Baton', kind: 'apply changes', detail: "apply 1 file changed, +1 −0 from worker 'w' to your working tree" },
       { id: 'p8', worker: 'w', kind: 'outside the sandbox', detail: 'outside the sandbox: npm install' },
     ]);
     assert.deepEqual(await prompt('p6').getByRole('button').allInnerTexts(), ['Allow once', 'Allow for w', 'Deny']);
+    assert.deepEqual(await prompt('p10').getByRole('button').allInnerTexts(), ['Allow once', 'Allow in this conversation', 'Deny']);
     assert.deepEqual(await prompt('p7').getByRole('button').allInnerTexts(), ['Allow', 'Deny']);
     assert.deepEqual(await prompt('p8').getByRole('button').allInnerTexts(), ['Allow', 'Deny']);
     await prompt('p7').getByRole('button', { name: 'Allow' }).click();

@@ -45,7 +45,7 @@ export function orchestratorPermissions(opts: OrchestratorPermissionOptions): Pe
     let pending = perCall.get(key);
     if (!pending) {
       pending = opts.broker
-        .ask({ id: randomUUID(), worker: ORCHESTRATOR_ASKER, kind: 'mcp', detail, conversation: opts.conversation, kept: 'asker' }, opts.signal())
+        .ask({ id: randomUUID(), worker: ORCHESTRATOR_ASKER, kind: 'mcp', detail, conversation: opts.conversation, kept: 'conversation' }, opts.signal())
         .catch(() => 'deny' as const);
       perCall.set(key, pending);
       if (perCall.size > 200) perCall.delete(perCall.keys().next().value!);
