@@ -221,6 +221,12 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.match(output, /TOKEN=not-for-workers/, output);
     assert.match(output, /LINK-READ-ONLY/, output);
     assert.equal(existsSync(join(folder, 'node_modules', 'dep', 'new.js')), false);
+    // Its instructions say which is which: a copied file is its own to edit, not linked read-only.
+    const told = core.server.chatRequests().find((r) => r.systemText.includes("You are 'deps'"))!.systemText;
+    assert.match(
+      told,
+      /except node_modules \(linked read-only from the user's checkout\) and \.env \(copied from it: yours to edit, never part of your changes\):/,
+    );
     // Neither is a change of the worker's.
     assert.deepEqual((await core.pool.changes!.totals('deps')).paths ?? [], []);
   });

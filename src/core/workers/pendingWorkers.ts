@@ -10,6 +10,7 @@ import type { ChangeSet } from '../changes/changeSet';
 import type { WorkerChanges } from '../changes/workerChanges';
 import { verifyCard } from '../changes/verifyRecord';
 import { forgetTold } from '../changes/toldOverlaps';
+import type { IncludedEntry } from '../git/worktreeInclude';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { readEnding, sweepEndings } from './workerEnding';
@@ -61,7 +62,7 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
     else w.sessionClosed = true;
     await deps.closeIfGone(w);
     if (cs) {
-      const linked = await linkedPaths(cs);
+      const included = await includedEntries(cs);
       w.isolation = {
         kind: 'worktree',
         branch: cs.branch,
@@ -70,11 +71,11 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
         uncommittedLeftOut: false,
         ...(cs.folderRepo ? { copy: true } : {}),
       };
-      w.linked = linked;
+      w.included = included;
       // Its last verify, as the card showed it (Apply's confirm reads the record itself).
       if (cs.verify) w.verify = verifyCard(cs.verify);
       if (cs.verifyDue) owed.add(w);
-      w.linkedTargets = linked.map((p) => path.join(cs.repoRoot, p));
+      w.linkedTargets = included.filter((i) => i.how === 'linked').map((i) => path.join(cs.repoRoot, i.path));
       w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...w.linkedTargets];
     } else {
       w.isolation = { kind: 'in-place' };
@@ -117,13 +118,14 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
 }
 
 /** The include entries Baton linked (not copied) into the worktree: links to the user's checkout, read-only to the worker. */
-async function linkedPaths(cs: ChangeSet): Promise<string[]> {
-  const linked: string[] = [];
+/** What its worktree holds of the user's checkout, as placed: a link is a folder linked in, anything else a copy. */
+async function includedEntries(cs: ChangeSet): Promise<IncludedEntry[]> {
+  const included: IncludedEntry[] = [];
   for (const p of cs.includedPaths) {
     const st = await lstat(path.join(cs.worktreePath, p)).catch(() => undefined);
-    if (st?.isSymbolicLink()) linked.push(p);
+    if (st) included.push({ path: p, how: st.isSymbolicLink() ? 'linked' : 'copied' });
   }
-  return linked;
+  return included;
 }
 
 /**

@@ -9,6 +9,7 @@ import { realpath } from 'node:fs/promises';
 import { GitError } from '../git/git';
 import { FolderTooLargeError, MAX_FOLDER_FILES } from '../git/folderRepos';
 import { WorktreeError } from '../git/worktrees';
+import type { IncludedEntry } from '../git/worktreeInclude';
 import { WorkerError } from './workerTypes';
 import { realpathNearest } from './protectedPaths';
 
@@ -26,8 +27,9 @@ export interface Placement {
   changeSet?: ChangeSet;
   /** Readable inside the sandbox, never writable: the repository's git folder and the folders linked into the worktree. */
   readonlyPaths?: string[];
-  linked?: string[];
-  /** Where `linked` leads: the folders in the user's checkout. */
+  /** What was brought into its worktree from the user's checkout: folders linked (read-only), files copied. */
+  included?: IncludedEntry[];
+  /** Where the links lead: the folders in the user's checkout. */
   linkedTargets?: string[];
   /** Out of its reach entirely (a worker reading the folder itself): what git ignores there, absolute paths. */
   hidden?: string[];
@@ -196,7 +198,7 @@ export class WorkerIsolation {
     return {
       workingDir: wt.workingDir,
       changeSet: wt.record,
-      linked: wt.included.map((i) => i.path),
+      included: wt.included,
       linkedTargets,
       readonlyPaths: [...(await this.gitFolders(wt.worktreePath)), ...linkedTargets],
       isolation: {

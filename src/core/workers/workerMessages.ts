@@ -3,6 +3,7 @@
 // The worker's output is wrapped as data: a worker that read a hostile file can print anything,
 // and nothing in its output may close the wrapper and pose as instructions to the orchestrator.
 import type { WorkerEndState, WorkerResultCard, WorkerState } from '../../shared/protocol';
+import type { IncludedEntry } from '../git/worktreeInclude';
 
 export type TaskOutcome =
   | { kind: 'completed'; output: string }
@@ -99,7 +100,18 @@ function partial(output: string): string {
   return output.trim() ? `\n\nOutput so far:\n\n${wrapWorkerOutput(output)}\n\n${DATA_NOTE}` : '';
 }
 
-export function workerInstructions(name: string, dir: string, place?: { branch: string; linked: string[] } | 'read-only'): string {
+/** What its worktree holds of the user's ignored files, in words: folders linked read-only, files its own copies. */
+function broughtIn(included: readonly IncludedEntry[]): string {
+  const linked = included.filter((i) => i.how === 'linked').map((i) => i.path);
+  const copied = included.filter((i) => i.how === 'copied').map((i) => i.path);
+  const parts = [
+    ...(linked.length ? [`${linked.join(', ')} (linked read-only from the user's checkout)`] : []),
+    ...(copied.length ? [`${copied.join(', ')} (copied from it: yours to edit, never part of your changes)`] : []),
+  ];
+  return parts.length ? `, except ${parts.join(' and ')}` : '';
+}
+
+export function workerInstructions(name: string, dir: string, place?: { branch: string; included: readonly IncludedEntry[] } | 'read-only'): string {
   const lines = [
     `You are '${name}', a background worker of Baton (an assistant in VS Code). You work in ${dir}; stay inside it.`,
     'Nobody reads your messages while you work: do the whole task without asking questions, then end with a short report —',
@@ -116,7 +128,7 @@ export function workerInstructions(name: string, dir: string, place?: { branch: 
     lines.push(
       `This folder is a fresh git worktree on branch ${place.branch}, made for you from the repository's last commit. ` +
         'Files git ignores (dependencies, build output, local env files) are not in it' +
-        (place.linked.length ? `, except ${place.linked.join(', ')} (linked read-only from the user's checkout)` : '') +
+        broughtIn(place.included) +
         ': install or build what a task needs first. Do not commit; leave your changes in the working tree: the user reviews and applies them. ' +
         'A folder that is a git repository of its own (a git clone, a git init) is not part of your changes: its files never reach the user.',
     );

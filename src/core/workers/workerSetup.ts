@@ -69,7 +69,7 @@ export class WorkerSetup {
     if (placement.unguarded) await this.consentToWorkInPlace(w, placement.workingDir, placement.unguarded, signal);
     w.isolation = placement.isolation;
     w.sandboxReadonly = placement.readonlyPaths;
-    w.linked = placement.linked;
+    w.included = placement.included;
     w.linkedTargets = placement.linkedTargets;
     w.hidden = placement.hidden;
     if (placement.workingDir !== w.workingDir) {
@@ -134,7 +134,7 @@ export class WorkerSetup {
         workerInstructions(
           w.name,
           w.workingDir,
-          w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, linked: w.linked ?? [] } : isReadOnly(w) ? 'read-only' : undefined,
+          w.isolation?.kind === 'worktree' ? { branch: w.isolation.branch, included: w.included ?? [] } : isReadOnly(w) ? 'read-only' : undefined,
         ),
         this.opts.model?.(),
         this.opts,

@@ -1,6 +1,7 @@
 // The shapes the worker pool, its tools and the views share.
 import type { WorkerCard, WorkerState } from '../../shared/protocol';
 import type { AgentSession, AgentSessions, EnvironmentSetting, PermissionHandler } from '../copilot/agentSessions';
+import type { IncludedEntry } from '../git/worktreeInclude';
 import { REPLY_CHANNELS, type Channel } from '../orchestrator/events';
 import type { BatonStore, WorkerRowInput } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -156,8 +157,8 @@ export interface Worker {
   verify?: WorkerCard['verify'];
   /** Readable (never writable) inside the sandbox: the repository's git folder and what was linked into the worktree. */
   sandboxReadonly?: string[];
-  /** What Baton linked into the worktree from the user's checkout (named in the worker's instructions). */
-  linked?: string[];
+  /** What Baton brought into the worktree from the user's checkout, linked or copied (named in its instructions). */
+  included?: IncludedEntry[];
   /** Where those links lead (real paths): its file tools may read there, never write (its sandbox holds them read-only). */
   linkedTargets?: string[];
   /** Hidden from it in its sandbox and refused by its permission handler: what git ignores where it reads in place. */
