@@ -205,7 +205,8 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     await mkdir(join(folder, 'node_modules', 'dep'), { recursive: true });
     await writeFile(join(folder, 'node_modules', 'dep', 'index.js'), 'DEP-CODE-4410\n');
     core.workerSettings.worktreeInclude = ['node_modules', '.env'];
-    const command = 'cat node_modules/dep/index.js; cat .env; (echo x > node_modules/dep/new.js) 2>/dev/null || echo LINK-READ-ONLY';
+    const command =
+      'cat node_modules/dep/index.js; cat .env; (echo x > node_modules/dep/new.js) 2>/dev/null || echo LINK-READ-ONLY; echo TOKEN=mine > .env; echo made > made.txt';
     scriptWorkerRound(core.server, { worker: 'deps', does: { command }, report: 'deps: read' });
     const started = await core.pool.create({ name: 'deps', workingDir: folder, prompt: 'TASK-deps' });
     assert.equal(started.isolation?.kind === 'worktree' && started.isolation.copy, true);
@@ -222,13 +223,23 @@ describe('a folder without git: workers work in a copy (real runtime, real git)'
     assert.match(output, /LINK-READ-ONLY/, output);
     assert.equal(existsSync(join(folder, 'node_modules', 'dep', 'new.js')), false);
     // Its instructions say which is which: a copied file is its own to edit, not linked read-only.
-    const told = core.server.chatRequests().find((r) => r.systemText.includes("You are 'deps'"))!.systemText;
-    assert.match(
-      told,
-      /except node_modules \(linked read-only from the user's checkout\) and \.env \(copied from it: yours to edit, never part of your changes\):/,
-    );
-    // Neither is a change of the worker's.
-    assert.deepEqual((await core.pool.changes!.totals('deps')).paths ?? [], []);
+    const told = /except node_modules \(linked read-only from the user's checkout\) and \.env \(copied from it: yours to edit, never part of your changes\):/;
+    assert.match(core.server.chatRequests().find((r) => r.systemText.includes("You are 'deps'"))!.systemText, told);
+    // Neither is a change of the worker's (its .env edited in its copy included): only the file it made.
+    assert.deepEqual((await core.pool.changes!.totals('deps')).paths, ['made.txt']);
+    assert.equal(await readFile(join(folder, '.env'), 'utf8'), 'TOKEN=not-for-workers\n');
+    // After a restart, its follow-up (a new session: the old one was let go) is told the same.
+    await core.restart();
+    scriptWorkerRound(core.server, { worker: 'deps', prompt: 'TASK-deps-again', does: { command: 'true' }, report: 'deps: again' });
+    const before = core.server.chatRequests().length;
+    await waitFor('it listed again, its changes waiting', () => core.pool.list().find((w) => w.name === 'deps'));
+    await core.pool.send('deps', 'TASK-deps-again');
+    await waitFor('its second result', () => core.server.chatRequests().some((r) => r.lastUserText?.includes('deps: again')));
+    const again = core.server
+      .chatRequests()
+      .slice(before)
+      .find((r) => r.systemText.includes("You are 'deps'"));
+    assert.match(again!.systemText, told);
   });
 
   it(`a folder of more than ${MAX_FOLDER_FILES.toLocaleString('en')} files is not copied: the worker works in it only once the user lets it (then "in this folder": the next is not asked), as the note says`, async () => {
