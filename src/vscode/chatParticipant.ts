@@ -285,12 +285,12 @@ async function ask(
   }
 }
 
+/** What a reply leads to: a worker's transcript, its changes and its card in the panel; a plain answer, nothing more. */
 function buttons(stream: vscode.ChatResponseStream, workers: string[], core: Core): void {
-  if (workers.length) {
-    stream.button({ command: 'baton.worker.openTranscript', title: `Show '${workers[0]}' transcript`, arguments: [workers[0]] });
-    // Review only when the worker left changes waiting (its worktree, or tracked files in place).
-    if (core.pool.changes?.has(workers[0]!)) stream.button({ command: REVIEW_COMMAND, title: 'Review changes', arguments: [workers[0]] });
-  }
+  if (!workers.length) return;
+  stream.button({ command: 'baton.worker.openTranscript', title: `Show '${workers[0]}' transcript`, arguments: [workers[0]] });
+  // Review only when the worker left changes waiting (its worktree, or tracked files in place).
+  if (core.pool.changes?.has(workers[0]!)) stream.button({ command: REVIEW_COMMAND, title: 'Review changes', arguments: [workers[0]] });
   stream.button({ command: 'baton.focus', title: 'Open Baton panel' });
 }
 

@@ -149,11 +149,15 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
       { lastUserIncludes: '[via chat] CHAT-PING' },
       { text: 'CHAT-PONG: **Baton** answers in the Chat view, from the same conversation as its panel.', chunks: 4, chunkDelayMs: 40 },
     );
+    server.on({ lastUserIncludes: '[via chat] CHAT-PING-AGAIN' }, { text: 'CHAT-PONG-AGAIN' });
     await sendInChat(page, '@baton CHAT-PING say hello');
-    const reply = response(page, 'CHAT-PONG');
-    await reply.waitFor({ timeout: 30_000 });
-    await reply.getByText('Open Baton panel').first().waitFor({ timeout: 15_000 });
+    const reply = response(page, 'CHAT-PONG:');
+    await reply.getByText('from the same conversation as its panel').waitFor({ timeout: 30_000 });
     assert.match(await reply.innerText(), /CHAT-PONG: Baton answers in the Chat view/);
+    // A plain answer ends there: no button under it (the next message is answered only once it has ended).
+    await sendInChat(page, '@baton CHAT-PING-AGAIN');
+    await response(page, 'CHAT-PONG-AGAIN').waitFor({ timeout: 30_000 });
+    assert.equal(await reply.getByText('Open Baton panel').count(), 0);
   });
 
   it('a file attached in the Chat view reaches the model with @baton\u2019s request, read as the panel reads a chip', async () => {
@@ -190,6 +194,7 @@ describe('Baton in VS Code\u2019s Chat view, language-model tools and public API
     await reply.getByText('CHAT-WORKER-RESULT: the README is tidy.').waitFor({ timeout: 45_000 });
     assert.match(await reply.innerText(), /Worker 'chat-worker' finished\./);
     await reply.getByText("Show 'chat-worker' transcript").waitFor({ timeout: 15_000 });
+    await reply.getByText('Open Baton panel').waitFor({ timeout: 15_000 });
     await runCommand(page, 'Notifications: Clear All Notifications');
     await page.screenshot({ path: join(repoRoot, 'media', 'chat-view.png') });
   });
