@@ -27,6 +27,7 @@ export const CHANGE_COMMANDS = [
   'baton.cleanUpWorktrees',
   'baton.setVerifyCommand',
   'baton.forgetFolderApprovals',
+  'baton.undoApply',
 ] as const;
 
 /** Absolute paths of the editor's documents with unsaved changes. */
@@ -180,7 +181,8 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         );
         if (!choice) return;
         const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === `${confirm.action} and Keep Worktree`, paths });
-        void vscode.window.showInformationMessage(`Baton: ${message}`);
+        const undo = changes.undoableApplies().some((r) => r.worker === name) ? ['Undo Apply'] : [];
+        void vscode.window.showInformationMessage(`Baton: ${message}`, ...undo).then((p) => p && vscode.commands.executeCommand('baton.undoApply', name));
       } catch (err) {
         if (err instanceof ApplyConflict && err.files.some((f) => f.reason === 'does-not-apply')) return offerResolution(name, err);
         fail(err);
@@ -295,6 +297,34 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       try {
         const removed = await changes.removeOrphans();
         void vscode.window.showInformationMessage(`Baton: removed ${removed} orphaned worktree${removed === 1 ? '' : 's'}.`);
+      } catch (err) {
+        fail(err);
+      }
+    }),
+    provideCommand('baton.undoApply', async (arg?: Arg) => {
+      const undoable = changes?.undoableApplies() ?? [];
+      const named = typeof arg === 'string' ? arg : arg && typeof arg === 'object' && typeof arg.name === 'string' ? arg.name : undefined;
+      if (!changes || !undoable.length) return void vscode.window.showInformationMessage('Baton: no Apply of a worker to undo.');
+      const rec = named
+        ? undoable.find((r) => r.worker === named)
+        : (
+            await vscode.window.showQuickPick(
+              undoable.map((r) => ({ label: r.worker, description: `${r.summary}, ${new Date(r.at).toLocaleString()}`, rec: r })),
+              { title: 'Undo the Apply of which worker?', placeHolder: 'Worker' },
+            )
+          )?.rec;
+      if (!rec) return void (named && vscode.window.showInformationMessage(`Baton: there is no Apply of worker '${named}' to undo.`));
+      const choice = await vscode.window.showWarningMessage(
+        `Undo the Apply of worker '${rec.worker}' (${rec.summary})?`,
+        {
+          modal: true,
+          detail: `Its files go back to how they were before it: ${rec.files.join(', ')}. If one changed since, nothing is undone and Baton says which.`,
+        },
+        'Undo Apply',
+      );
+      if (choice !== 'Undo Apply') return;
+      try {
+        void vscode.window.showInformationMessage(`Baton: ${await changes.undoApply(rec.worker, { dirtyBuffers: dirtyBuffers() })}`);
       } catch (err) {
         fail(err);
       }

@@ -96,6 +96,8 @@ export interface ApplyResult {
   before?: ChangeSummary;
   /** Of the applied files, those the user's tree already had exactly as the worker left them: left as they were. */
   alreadyThere?: string[];
+  /** The folder the files were applied in (the root of the user's repository). */
+  root?: string;
 }
 
 /**

@@ -12,7 +12,7 @@
 //   pointer to a commit, or fails on one with none, so it never carried its files, and its `.git` (whose config can
 //   name programs git runs) is not something to land in the user's repository. Such folders are named, not changed.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ApplyConflict,
@@ -46,6 +46,8 @@ export interface ApplyOptions {
   dirtyBuffers: readonly string[];
   /** Only these changed files (paths relative to the repository root, the new path of a rename); default all. */
   paths?: readonly string[];
+  /** Where the patch goes once applied, so the Apply can be undone (applyUndo.ts); left out, it is removed. */
+  keepPatchAs?: string;
 }
 
 const MAX_UNSHOWN_LISTED = 20;
@@ -190,6 +192,7 @@ export class ChangeSets {
         if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict((await conflictingFiles(this.git, userRoot, patch, chosen)).blocking);
         throw err;
       }
+      if (opts.keepPatchAs) await rename(patch, opts.keepPatchAs);
       return already;
     });
     const applied = new Set<string>();
@@ -197,7 +200,14 @@ export class ChangeSets {
       applied.add(f.path);
       if (f.oldPath) applied.add(f.oldPath);
     }
-    return { applied: [...applied], remaining: all.files.length - chosen.length, tree, before: all, ...(alreadyThere.length ? { alreadyThere } : {}) };
+    return {
+      applied: [...applied],
+      remaining: all.files.length - chosen.length,
+      tree,
+      before: all,
+      root: userRoot,
+      ...(alreadyThere.length ? { alreadyThere } : {}),
+    };
   }
 
   /** Removes the worktree, its branch and the review copies. The user's consent is the caller's. */
@@ -370,12 +380,12 @@ async function writeEmpty(p: string): Promise<void> {
 }
 
 // Case-insensitive file systems (macOS, Windows by default) name one file in several spellings.
-function caseKey(p: string): string {
+export function caseKey(p: string): string {
   return process.platform === 'win32' || process.platform === 'darwin' ? p.toLowerCase() : p;
 }
 
 /** The path as given and as its real path (an editor may hold a file through a symlinked folder). */
-async function pathKeys(p: string): Promise<string[]> {
+export async function pathKeys(p: string): Promise<string[]> {
   const keys = [caseKey(resolve(p))];
   try {
     keys.push(caseKey(await realpath(p)));

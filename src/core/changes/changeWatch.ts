@@ -69,6 +69,12 @@ export class ChangeWatch {
       this.opts.fire();
       return;
     }
+    if (settled.kind === 'undone') {
+      // Only the card that still shows that Apply: a worker that has run again since has other changes to show.
+      if (w?.outcome?.kind === 'applied' && !w.changes) w.outcome = { kind: 'applied', text: settled.text };
+      this.opts.fire();
+      return;
+    }
     if (w) w.conflicts = undefined;
     if (settled.kind === 'partly-applied') {
       if (!w) return;

@@ -12,6 +12,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
 import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
+import { ApplyUndo } from './applyUndo';
 import { BaseRefs } from './baseRefs';
 import { ChangeSets } from './changeSets';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
@@ -36,6 +37,8 @@ export class PendingChangeSets {
   readonly mover: TreeMover;
   /** Baton's own repositories of folders without git (folderRepos.ts). */
   readonly folderRepos: FolderRepos;
+  /** The Applies that can be undone (applyUndo.ts). */
+  readonly undo: ApplyUndo;
 
   constructor(
     private readonly store: BatonStore,
@@ -50,6 +53,7 @@ export class PendingChangeSets {
     this.baseRefs = new BaseRefs(git, storageDir);
     this.mover = new TreeMover(git, this.changeSets, this.baseRefs, storageDir);
     this.folderRepos = new FolderRepos(git, storageDir);
+    this.undo = new ApplyUndo(git, storageDir, store, logger);
     git.folders.setOwnStorage(storageDir);
   }
 
@@ -94,19 +98,42 @@ export class PendingChangeSets {
   async apply(
     name: string,
     opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
-  ): Promise<ApplyResult & { summary: string; settled: boolean; left?: string }> {
+  ): Promise<ApplyResult & { summary: string; settled: boolean; left?: string; undoable?: boolean }> {
     const cs = await this.requireLive(name);
-    const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths });
+    const keepPatchAs = path.join(this.storageDir, 'tmp', `undo-${name}-${Date.now()}`);
+    const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths, keepPatchAs });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     // Nothing to apply at all (only folders left out, repositories of their own): the worktree stays for Discard to let go.
     const settled = result.remaining === 0 && !opts.keep && result.applied.length > 0;
+    const undoable = result.applied.length > 0 && (await this.keepUndo(name, result, summary, settled ? keepPatchAs : undefined));
+    await rm(keepPatchAs, { force: true });
     const left = settled ? (await this.forget(cs)).left : undefined;
     if (!settled && result.applied.length && result.tree) {
       const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
       this.save({ ...cs, baseCommit: base });
     }
     this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
-    return { ...result, summary, settled, ...(left ? { left } : {}) };
+    return { ...result, summary, settled, ...(left ? { left } : {}), ...(undoable ? { undoable } : {}) };
+  }
+
+  /**
+   * An Apply that settled the worker's changes can be undone (applyUndo.ts): its patch is kept (moved from `patchFile`).
+   * Any other Apply (a part of them, or the worktree kept) lets an earlier one's undo go: undone, it would be out of order.
+   */
+  private async keepUndo(name: string, result: ApplyResult, summary: string, patchFile: string | undefined): Promise<boolean> {
+    const exclude = result.alreadyThere ?? [];
+    const files = result.applied.filter((f) => !exclude.includes(f));
+    if (!patchFile || !files.length || !result.root || !existsSync(patchFile)) {
+      await this.undo.drop(name);
+      return false;
+    }
+    return this.undo
+      .keep({ worker: name, root: result.root, files, exclude, summary }, patchFile)
+      .then(() => true)
+      .catch((err: unknown) => {
+        this.logger.warn(`The Apply of worker '${name}' cannot be undone: its patch could not be kept (${errorText(err)})`);
+        return false;
+      });
   }
 
   /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
@@ -142,6 +169,7 @@ export class PendingChangeSets {
    * once an hour old, but for the copies a resolution under way in another window would be undone from.
    */
   async sweepTemp(now = Date.now()): Promise<void> {
+    await this.undo.sweep(TEMP_LEFT_AFTER_MS);
     const dir = path.join(this.storageDir, 'tmp');
     const kept = new Set(this.list().flatMap((c) => (c.resolving ? [path.basename(c.resolving.backupDir)] : [])));
     for (const name of await readdir(dir).catch(() => [])) {

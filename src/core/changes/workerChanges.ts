@@ -6,11 +6,10 @@ import { existsSync } from 'node:fs';
 import { Emitter } from '../util/emitter';
 import type { AgentSession, AgentSessions, FileChange as SessionFileChange } from '../copilot/agentSessions';
 import { diffOrNote, discardedInPlace, readTracked, realFileChanges, TRACKED_PREFIX, tracksInPlace, type TrackedRecord } from './inPlaceChanges';
-import type { WorkerCard } from '../../shared/protocol';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { ApplyConflict, describeLeftOut, describeSummary, type ChangeSet, type FileChange, type ReviewEntry } from './changeSet';
+import { ApplyConflict, describeLeftOut, describeSummary, type FileChange } from './changeSet';
 import { cardChanges, summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
@@ -18,48 +17,9 @@ import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
 import { alreadyThere, also, stayed } from './outcomeTexts';
 
-export interface PendingChanges {
-  worker: string;
-  kind: 'worktree' | 'tracked';
-  /** The worktree (worktree) or the folder the worker changed in place (tracked). */
-  dir: string;
-  branch?: string;
-  /** The change set (worktree), or the session its changes are tracked in (tracked). */
-  changeSet?: ChangeSet;
-  sessionId?: string;
-}
-
-/** How a change set ended (or, partly applied, went on): what the card shows. */
-export interface Settlement {
-  kind: 'applied' | 'partly-applied' | 'kept' | 'discarded';
-  /** "applied 2 files changed, +3 −1", "kept on baton/x", "discarded". */
-  text: string;
-}
-
-/** What the card hears of a change set: how it ended, or that an Apply met a conflict (by file). */
-export type ChangeEvent = Settlement | { kind: 'conflicted'; paths: string[] };
-
-/** What the multi-file diff shows: real files side by side (worktree), or the runtime's unified diffs (tracked). */
-export type Review = { kind: 'files'; entries: ReviewEntry[] } | { kind: 'unified'; dir: string; text: string };
-
-/** What the result note needs of a worker (its card's count is updated here). */
-export interface FinishedWorker {
-  name: string;
-  sessionId?: string;
-  workingDir: string;
-  isolation?: WorkerCard['isolation'];
-  changes?: WorkerCard['changes'];
-  /** The worktree's snapshot its `changes` were counted from (what a verify right after runs on). */
-  changesTree?: string;
-}
-
-/** A finished task left changes to review: where they are and which files. */
-export interface ChangesReady {
-  worker: string;
-  /** The worker's worktree, or the folder it changed in place. */
-  dir: string;
-  files: string[];
-}
+import type { ChangeEvent, ChangesReady, FinishedWorker, PendingChanges, Review } from './workerChangeTypes';
+import type { UndoRecord } from './applyUndo';
+export type { ChangeEvent, ChangesReady, FinishedWorker, PendingChanges, Review, Settlement } from './workerChangeTypes';
 
 export interface WorkerChangesOptions {
   pending: PendingChangeSets;
@@ -253,6 +213,19 @@ export class WorkerChanges {
       if (!totals) return `Let go of the changes worker '${name}' made in ${record.workingDir}, which is no longer there: they went with the folder.`;
       return `Kept ${totals.line} that worker '${name}' made in ${record.workingDir}.`;
     });
+  }
+
+  /** The Applies that can be undone (each worker's last, when it settled its changes), the newest first. */
+  undoableApplies(): UndoRecord[] {
+    return this.isolation.undo.list();
+  }
+
+  /** Takes back the worker's last Apply that settled its changes (applyUndo.ts); its card says so. */
+  async undoApply(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<string> {
+    const rec = await this.isolation.undo.undo(name, opts.dirtyBuffers);
+    this.onSettled(name, { kind: 'undone', text: `Apply undone: ${rec.summary} taken back` });
+    const back = rec.files.length === 1 ? 'its file is as it was' : `its ${rec.files.length} files are as they were`;
+    return `Undid the Apply of worker '${name}' (${rec.summary}): ${back} before it.`;
   }
 
   /**

@@ -90,7 +90,7 @@ describe('Work that lands, by clicks', function () {
   this.timeout(180_000);
 
   // First: run last, it met VS Code's "save the changes you made to app.txt?" of the merge editor the test before leaves.
-  it('a window reload: the card of a worker whose changes wait comes back, and its Apply lands them', async () => {
+  it('a window reload: the card of a worker whose changes wait comes back, its Apply lands them, and Undo Apply takes them back', async () => {
     const { page, view } = await freshChat();
     const { server, workspace } = ui();
     const repo = await repoWith(workspace, 'reload-repo', { 'src/app.txt': 'original line\n' });
@@ -108,6 +108,13 @@ describe('Work that lands, by clicks', function () {
     await answerDialog(page, 'Apply');
     await waitUntil('the change in the file', () => (readWhileWritten(join(repo, 'src', 'app.txt')) === 'ui-kept line\n' ? true : undefined));
     await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
+
+    // Taken back from the Apply's own notification: asked first, then the file is as it was and the card says so.
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: "Applied 1 file changed, +1 \u22121 from worker 'ui-kept'" });
+    await toast.getByRole('button', { name: 'Undo Apply' }).click();
+    await answerDialog(page, 'Undo Apply', /Undo the Apply of worker 'ui-kept' \(1 file changed, \+1 \u22121\)\?[\s\S]*src\/app\.txt/);
+    await waitUntil('the file as it was', () => (readWhileWritten(join(repo, 'src', 'app.txt')) === 'original line\n' ? true : undefined));
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'Apply undone' }).waitFor({ timeout: 15_000 });
   });
 
   it('partial Apply from the card (two of three files), then Ask for changes continues the same worker', async () => {
