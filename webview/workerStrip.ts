@@ -24,6 +24,7 @@ interface Card {
   /** "N files changed, +a −b" with Review / Apply / Discard / Open folder, while changes wait for review. */
   changes: HTMLElement;
   changesText: HTMLElement;
+  undo: HTMLElement;
   /** The files the worker touched, kept across rounds until its change set is settled. */
   touched: HTMLElement;
   /** What else to know of its changes: folders left out of them (repositories of their own), a worktree that is gone. */
@@ -181,10 +182,14 @@ export class WorkerStrip {
         return b;
       }),
     );
+    // Its Apply taken back (applyUndo.ts): beside the card, as the change buttons are.
+    const undoButton = h('button', { type: 'button', class: 'link-button', 'data-testid': 'worker-undo' }, 'Undo Apply');
+    undoButton.addEventListener('click', () => this.post({ type: 'worker/open', name: el.dataset.name ?? worker.name, action: 'undo' }));
+    const undo = h('div', { class: 'worker-changes' }, undoButton);
     const verifyLine = h('summary', { 'data-testid': 'worker-verify' });
     const verifyTail = h('pre', { class: 'worker-verify-tail', 'data-testid': 'worker-verify-tail' });
     const verify = h('details', { class: 'worker-verify' }, verifyLine, verifyTail) as HTMLDetailsElement;
-    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, note, overlap, verify, conflict, changes);
+    h('div', { role: 'listitem', class: 'worker-item' }, el, where, summary, touched, note, overlap, verify, conflict, changes, undo);
     return {
       el,
       state,
@@ -194,6 +199,7 @@ export class WorkerStrip {
       where,
       changes,
       changesText,
+      undo,
       touched,
       note,
       summary,
@@ -266,11 +272,13 @@ export class WorkerStrip {
     const pending = !!(c?.files || c?.note);
     const focusLost = card.changes.contains(document.activeElement) && (!pending || (running && !!document.activeElement?.hasAttribute('data-settles')));
     card.changes.hidden = !pending;
+    const undoLost = card.undo.contains(document.activeElement) && !worker.outcome?.undoable;
+    card.undo.hidden = !worker.outcome?.undoable;
     // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.
     // A copy of a folder without git has no branch of the user's to keep its changes on.
     const copy = worker.isolation?.kind === 'worktree' && !!worker.isolation.copy;
     for (const b of settling) b.hidden = running || (copy && b.dataset.testid === 'worker-branch');
-    if (focusLost) el.focus();
+    if (focusLost || undoLost) el.focus();
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');
     card.overlap.hidden = !overlaps.length;

@@ -108,7 +108,7 @@ export interface WorkerCard {
   /** The worker's own report of its last finished task (at most 500 characters): stays visible while it runs again. */
   summary?: string;
   /** How its change set ended: the card's final state ("applied …", "kept on baton/x", "discarded"). */
-  outcome?: { kind: 'applied' | 'kept' | 'discarded'; text: string };
+  outcome?: { kind: 'applied' | 'kept' | 'discarded'; text: string; /** That Apply can be undone: the card offers Undo Apply. */ undoable?: boolean };
   /**
    * baton.workers.verifyCommand on its change set, in its sandbox: running, or how the last run ended
    * (`line`: "verify failed: npm test exited 1 after 2.1 s"); `tail`: the last lines of its output (bounded).
@@ -286,7 +286,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('worker/open'),
     name: z.string().min(1),
-    action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder', 'branch', 'ask', 'resolve-worker', 'resolve-editor']).optional(),
+    action: z.enum(['transcript', 'review', 'apply', 'discard', 'folder', 'branch', 'ask', 'resolve-worker', 'resolve-editor', 'undo']).optional(),
   }),
   z.object({ type: z.literal('permission/answer'), id: z.string().min(1), decision: permissionDecisionSchema }),
   z.object({ type: z.literal('link/open'), href: z.string().min(1).max(4096) }),

@@ -196,6 +196,7 @@ export class BatonServices implements vscode.Disposable {
           ask: 'baton.askWorkerForChanges',
           'resolve-worker': 'baton.resolveWithWorker',
           'resolve-editor': 'baton.resolveInEditor',
+          undo: 'baton.undoApply',
         } as const;
         void vscode.commands.executeCommand(action && action !== 'transcript' ? command[action] : 'baton.worker.openTranscript', name);
       },

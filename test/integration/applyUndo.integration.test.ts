@@ -44,6 +44,7 @@ describe('Undo Apply (real runtime, real git)', function () {
     const changes = core.pool.changes!;
     assert.match(await changes.apply('tidy', { dirtyBuffers: [] }), /^Applied 2 files changed/);
     assert.equal(await readFile(join(repo, 'new.txt'), 'utf8'), 'new\n');
+    assert.deepEqual(card('tidy')?.outcome, { kind: 'applied', text: 'applied: 2 files changed, +2 −1', undoable: true }, 'its card offers Undo Apply');
     await writeFile(join(repo, 'other.txt'), 'mine, edited after\n');
     assert.deepEqual(
       changes.undoableApplies().map((r) => [r.worker, [...r.files].sort()]),

@@ -62,6 +62,37 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
     }
   });
 
+  it('an Apply that can be undone: its card offers Undo Apply alone, which asks the host; once undone the button goes and the focus stays on the card', async () => {
+    const applied: WorkerCard = { ...card('done'), changes: undefined, outcome: { kind: 'applied', text: 'applied: 2 files changed, +3 −1', undoable: true } };
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height: 700 },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [applied], permissions: [], state: STATE } }],
+    });
+    try {
+      await wp.page.waitForSelector('[data-testid="worker-undo"]', { state: 'visible' });
+      assert.deepEqual(await shown(wp), ['worker-undo']);
+      await wp.page.click('[data-testid="worker-undo"]');
+      assert.deepEqual(
+        (await wp.posted()).filter((m) => m.type === 'worker/open'),
+        [{ type: 'worker/open', name: 'iter', action: 'undo' }],
+      );
+      await wp.page.focus('[data-testid="worker-undo"]');
+      await wp.push({
+        type: 'workers/update',
+        seq: 2,
+        workers: [{ ...applied, outcome: { kind: 'applied', text: 'Apply undone: 2 files changed, +3 −1 taken back' } }],
+      });
+      await waitInPage(wp.page, `document.querySelector('[data-testid="worker-undo"]').offsetParent === null`);
+      assert.deepEqual(await shown(wp), []);
+      assert.equal((await wp.page.textContent('[data-testid="worker-where"]'))?.trim(), 'Apply undone: 2 files changed, +3 −1 taken back');
+      assert.equal(await wp.page.evaluate(`document.activeElement && document.activeElement.dataset.testid`), 'worker-card');
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('a copy of a folder without git: the card says so, and offers no Keep as branch (there is no branch of the user\u2019s)', async () => {
     const copy: WorkerCard = {
       ...card('done'),

@@ -90,7 +90,7 @@ export class ChangeWatch {
     }
     if (w) {
       w.changes = undefined;
-      w.outcome = { kind: settled.kind, text: settled.text };
+      w.outcome = { kind: settled.kind, text: settled.text, ...(settled.undoable ? { undoable: true } : {}) };
     }
     // Its pairs are told again should a new change of that name overlap (a new pair: it was never told).
     loggedStoreWrite(this.opts.logger, () => forgetTold(this.opts.store, (n) => n === name), 'forget its overlaps told');

@@ -19,6 +19,8 @@ export interface Settlement {
   kind: 'applied' | 'partly-applied' | 'kept' | 'discarded';
   /** "applied 2 files changed, +3 −1", "kept on baton/x", "discarded". */
   text: string;
+  /** An Apply that can be undone (applyUndo.ts). */
+  undoable?: boolean;
 }
 
 /**

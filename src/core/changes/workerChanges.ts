@@ -201,7 +201,7 @@ export class WorkerChanges {
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
         const kept = opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : '';
         const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}`;
-        if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}` });
+        if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}`, ...(r.undoable ? { undoable: true } : {}) });
         else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
         return text;
       }

@@ -8,7 +8,10 @@ export interface HostActions {
   runCommand(command: string): void;
   toggleRouting(): void;
   /** A worker's transcript, or (from a card's buttons) its changes: review, apply, discard, open its folder. */
-  openWorker(name: string, action?: 'transcript' | 'review' | 'apply' | 'discard' | 'folder' | 'branch' | 'ask' | 'resolve-worker' | 'resolve-editor'): void;
+  openWorker(
+    name: string,
+    action?: 'transcript' | 'review' | 'apply' | 'discard' | 'folder' | 'branch' | 'ask' | 'resolve-worker' | 'resolve-editor' | 'undo',
+  ): void;
   /** The editor as context (files, selections, problems, changes); absent where there is no editor. */
   context?: EditorContextPort;
   /** Renames or deletes a conversation, asking the user first (an input box, a modal confirmation). */

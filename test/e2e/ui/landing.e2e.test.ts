@@ -109,12 +109,15 @@ describe('Work that lands, by clicks', function () {
     await waitUntil('the change in the file', () => (readWhileWritten(join(repo, 'src', 'app.txt')) === 'ui-kept line\n' ? true : undefined));
     await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'applied' }).waitFor({ timeout: 15_000 });
 
-    // Taken back from the Apply's own notification: asked first, then the file is as it was and the card says so.
+    // Taken back from the Apply's own notification (the card offers it too): asked first, then the file is as it was and
+    // the card says so.
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-undo"]').waitFor({ timeout: 15_000 });
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: "Applied 1 file changed, +1 \u22121 from worker 'ui-kept'" });
     await toast.getByRole('button', { name: 'Undo Apply' }).click();
     await answerDialog(page, 'Undo Apply', /Undo the Apply of worker 'ui-kept' \(1 file changed, \+1 \u22121\)\?[\s\S]*src\/app\.txt/);
     await waitUntil('the file as it was', () => (readWhileWritten(join(repo, 'src', 'app.txt')) === 'original line\n' ? true : undefined));
     await card(reloaded, 'ui-kept').locator('[data-testid="worker-where"]').filter({ hasText: 'Apply undone' }).waitFor({ timeout: 15_000 });
+    await card(reloaded, 'ui-kept').locator('[data-testid="worker-undo"]').waitFor({ state: 'hidden', timeout: 15_000 });
   });
 
   it('partial Apply from the card (two of three files), then Ask for changes continues the same worker', async () => {
