@@ -60,6 +60,18 @@ describe('the undo of an Apply (its patch kept)', () => {
     assert.equal((await patches()).length, MAX_UNDOABLE_APPLIES - 1);
   });
 
+  it('an Apply whose folder is gone says so, and its undo goes', async () => {
+    const file = join(dir, 'p');
+    await writeFile(file, 'x');
+    await undo.keep({ worker: 'moved', root: join(dir, 'gone'), files: ['a.txt'], exclude: [], summary: '1 file changed, +1 −0' }, file);
+    await assert.rejects(undo.undo('moved', []), {
+      name: 'ChangeError',
+      message: `The Apply of worker 'moved' cannot be undone: ${join(dir, 'gone')}, where it landed, is no longer there.`,
+    });
+    assert.deepEqual(undo.list(), []);
+    assert.deepEqual(await patches(), []);
+  });
+
   it('at start, a patch no record names goes once an hour old (a younger one may be another window\u2019s, about to be recorded)', async () => {
     await applied('kept');
     await writeFile(join(dir, APPLIED_DIR, 'left-old.patch'), 'x');

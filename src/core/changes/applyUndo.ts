@@ -5,6 +5,7 @@
 // Kept for an Apply that settled a worker's changes (the whole change set, or the last of it), one per worker (its
 // latest). Bounded: MAX_UNDOABLE_APPLIES records, the oldest let go past that, and at start any patch no record names.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GitError, type Git } from '../git/git';
@@ -95,6 +96,10 @@ export class ApplyUndo {
   async undo(worker: string, dirtyBuffers: readonly string[]): Promise<UndoRecord> {
     const rec = this.get(worker);
     if (!rec) throw new ChangeError(`There is no Apply of worker '${worker}' to undo (Baton keeps the last ${MAX_UNDOABLE_APPLIES}, one per worker).`);
+    if (!existsSync(rec.root)) {
+      await this.drop(worker);
+      throw new ChangeError(`The Apply of worker '${worker}' cannot be undone: ${rec.root}, where it landed, is no longer there.`);
+    }
     const dirty = new Set<string>();
     for (const p of dirtyBuffers) for (const key of await pathKeys(p)) dirty.add(key);
     const unsaved = rec.files.filter((f) => dirty.has(caseKey(resolve(rec.root, f))));
