@@ -318,7 +318,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         `Undo the Apply of worker '${rec.worker}' (${rec.summary})?`,
         {
           modal: true,
-          detail: `Its files go back to how they were before it: ${rec.files.join(', ')}. If one changed since, nothing is undone and Baton says which.`,
+          detail: `Its files go back to how they were before it: ${rec.files.slice(0, 10).join(', ')}${rec.files.length > 10 ? ` and ${rec.files.length - 10} more` : ''}. If one changed since, nothing is undone and Baton says which.`,
         },
         'Undo Apply',
       );

@@ -72,6 +72,16 @@ describe('the undo of an Apply (its patch kept)', () => {
     assert.deepEqual(await patches(), []);
   });
 
+  it('an Apply undone meanwhile elsewhere (its patch gone) says so, not that its files changed', async () => {
+    await applied('elsewhere');
+    await rm(join(dir, APPLIED_DIR, undo.get('elsewhere')!.patch));
+    await assert.rejects(undo.undo('elsewhere', []), {
+      name: 'ChangeError',
+      message: "The Apply of worker 'elsewhere' cannot be undone: it was undone or let go meanwhile (another window?).",
+    });
+    assert.deepEqual(undo.list(), []);
+  });
+
   it('at start, a patch no record names goes once an hour old (a younger one may be another window\u2019s, about to be recorded)', async () => {
     await applied('kept');
     await writeFile(join(dir, APPLIED_DIR, 'left-old.patch'), 'x');

@@ -100,10 +100,15 @@ export class ApplyUndo {
       await this.drop(worker);
       throw new ChangeError(`The Apply of worker '${worker}' cannot be undone: ${rec.root}, where it landed, is no longer there.`);
     }
+    const patch = join(this.dir, rec.patch);
+    // Undone meanwhile in another window (the store's copy here had not heard yet), or the file removed by hand.
+    if (!existsSync(patch)) {
+      await this.drop(worker);
+      throw new ChangeError(`The Apply of worker '${worker}' cannot be undone: it was undone or let go meanwhile (another window?).`);
+    }
     const dirty = new Set<string>();
     for (const p of dirtyBuffers) for (const key of await pathKeys(p)) dirty.add(key);
     const unsaved = rec.files.filter((f) => dirty.has(caseKey(resolve(rec.root, f))));
-    const patch = join(this.dir, rec.patch);
     const args = ['apply', '--whitespace=nowarn', '-R', ...rec.exclude.map((p) => `--exclude=${globEscape(p)}`)];
     const changed: string[] = [];
     if (!(await this.git.succeeds([...args, '--check', patch], { cwd: rec.root }))) {
