@@ -120,7 +120,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1, 'the worktree is gone once everything landed');
     assert.equal((await git(repo, 'branch', '--list', 'baton/*')).trim(), '');
     assert.equal((await git(repo, 'for-each-ref', 'refs/baton/')).trim(), '', 'no base ref is left behind');
-    assert.deepEqual(card('trio')?.outcome, { kind: 'applied', text: 'applied: 1 file changed, +1 −1' });
+    assert.deepEqual(card('trio')?.outcome, { kind: 'applied', text: 'applied: 1 file changed, +1 −1', undoable: true });
     assert.equal(card('trio')?.changes, undefined);
     assert.equal((await git(repo, 'status', '--porcelain')).trim().split('\n').length, 3, 'all three files changed in the user tree');
   });
@@ -413,7 +413,7 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     );
     assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a round one\n');
     assert.equal(await readFile(join(repo, 'src', 'b.txt'), 'utf8'), 'b round two\n');
-    assert.deepEqual(card('busy')?.outcome, { kind: 'applied', text: 'applied: 2 files changed, +2 \u22122' });
+    assert.deepEqual(card('busy')?.outcome, { kind: 'applied', text: 'applied: 2 files changed, +2 \u22122', undoable: true });
     assert.equal(card('busy')?.conflicts, undefined);
     assert.equal(await worktreeCount(), 1);
   });
