@@ -53,6 +53,11 @@ describe('machine sessions the user set to allow-all (real runtime, the user\u20
       fx.answerResults(name, 'noted');
       await pool.send(name, task);
       await waitFor(`${name} to finish`, () => pool.list().find((w) => w.name === name && w.state === 'done'));
+      // Its result answered too: the test ends by checking the model got exactly what was scripted (seen in CI: the
+      // last one's answer came after the checks).
+      await waitFor(`${name}'s result answered`, () =>
+        fx.core.server.chatRequests().some((r) => r.lastUserText?.includes(`[Background task completed] Worker '${name}'`)),
+      );
     }
 
     const sent = JSON.stringify(fx.core.server.chatRequests().map((r) => r.messages));
