@@ -1,7 +1,8 @@
 // Undo Apply, with the REAL runtime (sandboxed), real git and the production wiring: an Apply that landed a worker's
 // changes is taken back exactly (an edited file restored, a new one removed), the user's other edits untouched; one
 // changed since, or unsaved in the editor, refuses it by name and nothing moves; a part applied has no undo (it would
-// be out of order), the last part has its own; in a folder without git it works once Baton's copy is gone too.
+// be out of order), the last part has its own; in a folder without git it works once Baton's copy is gone too. Two
+// workers' Applies (or Undos) of one file at once both land: they write the folder in turn.
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -112,5 +113,33 @@ describe('Undo Apply (real runtime, real git)', function () {
     assert.match(await changes.undoApply('scribe', { dirtyBuffers: [] }), /its 2 files are as they were before it/);
     assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\n');
     assert.deepEqual((await readdir(folder)).sort(), ['notes.txt']);
+  });
+
+  it('two workers\u2019 Applies of one file at once both land, and their two Undos at once both take theirs back', async () => {
+    // Long enough that git takes a few milliseconds to rewrite it: two at once lost one edit every time on the code before.
+    const lines = Array.from({ length: 400_000 }, (_, i) => `line ${i + 1}`);
+    const original = `${lines.join('\n')}\n`;
+    await writeFile(join(repo, 'big.txt'), original);
+    await testGit().run(['add', 'big.txt'], { cwd: repo });
+    await testGit().run(['commit', '-qm', 'big'], { cwd: repo });
+    await runWorker('head', repo, "sed -i '1s/.*/HEAD EDIT/' big.txt");
+    await runWorker('tail', repo, "sed -i '$s/.*/TAIL EDIT/' big.txt");
+    const changes = core.pool.changes!;
+
+    const applied = await Promise.all([changes.apply('head', { dirtyBuffers: [] }), changes.apply('tail', { dirtyBuffers: [] })]);
+    assert.deepEqual(
+      applied.map((t) => t.split(' from ')[0]),
+      ['Applied 1 file changed, +1 −1', 'Applied 1 file changed, +1 −1'],
+    );
+    const both = (await readFile(join(repo, 'big.txt'), 'utf8')).split('\n');
+    assert.deepEqual([both[0], both[1], both.at(-3), both.at(-2)], ['HEAD EDIT', 'line 2', 'line 399999', 'TAIL EDIT'], 'both edits landed');
+
+    const undone = await Promise.all([changes.undoApply('head', { dirtyBuffers: [] }), changes.undoApply('tail', { dirtyBuffers: [] })]);
+    assert.deepEqual(
+      undone.map((t) => t.split(':')[0]),
+      ["Undid the Apply of worker 'head' (1 file changed, +1 −1)", "Undid the Apply of worker 'tail' (1 file changed, +1 −1)"],
+    );
+    assert.equal(await readFile(join(repo, 'big.txt'), 'utf8'), original, 'both taken back');
+    assert.equal((await testGit().run(['status', '--porcelain'], { cwd: repo })).trim(), '');
   });
 });

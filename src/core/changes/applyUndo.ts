@@ -113,7 +113,7 @@ export class ApplyUndo {
     const changed: string[] = [];
     if (!(await this.git.succeeds([...args, '--check', patch], { cwd: rec.root }))) {
       for (const f of rec.files) if (!(await this.git.succeeds([...args, '--check', `--include=${globEscape(f)}`, patch], { cwd: rec.root }))) changed.push(f);
-      // Something failed that no single file names (the folder gone, the patch file lost): said as it is.
+      // A failure no single file's check names (git refusing the patch itself): git's own words, as they are.
       if (!changed.length) await this.git.run([...args, '--check', patch], { cwd: rec.root });
     }
     if (unsaved.length || changed.length) throw new UndoConflict(changed, unsaved);

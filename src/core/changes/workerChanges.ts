@@ -222,7 +222,7 @@ export class WorkerChanges {
 
   /** Takes back the worker's last Apply that settled its changes (applyUndo.ts); its card says so. */
   async undoApply(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<string> {
-    const rec = await this.isolation.undo.undo(name, opts.dirtyBuffers);
+    const rec = await this.isolation.undoApply(name, opts.dirtyBuffers);
     this.onSettled(name, { kind: 'undone', text: `Apply undone: ${rec.summary} taken back` });
     const back = rec.files.length === 1 ? 'its file is as it was' : `its ${rec.files.length} files are as they were`;
     return `Undid the Apply of worker '${name}' (${rec.summary}): ${back} before it.`;

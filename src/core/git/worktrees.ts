@@ -10,6 +10,7 @@ import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { Git, GitError } from './git';
 import { worktreeInclude, type IncludedEntry, type IncludeProblem } from './worktreeInclude';
+import { KeyedQueue } from '../util/keyedQueue';
 
 export const BRANCH_PREFIX = 'baton/';
 /** How many uncommitted paths of the user's checkout a result lists (the count is always exact). */
@@ -118,15 +119,7 @@ export class WorktreeManager {
    * being written made the other fail (measured: two workers started at once, "failed to read
    * .git/worktrees/alpha/commondir: Success").
    */
-  private readonly adding = new Map<string, Promise<unknown>>();
-
-  private oneAtATime<T>(repoRoot: string, fn: () => Promise<T>): Promise<T> {
-    const run = (this.adding.get(repoRoot) ?? Promise.resolve()).catch(() => undefined).then(fn);
-    const settled = run.catch(() => undefined);
-    this.adding.set(repoRoot, settled);
-    void settled.then(() => this.adding.get(repoRoot) === settled && this.adding.delete(repoRoot));
-    return run;
-  }
+  private readonly adding = new KeyedQueue();
 
   /**
    * `git worktree add`, tried again when it failed having made no folder: git reads every sibling worktree's admin files
@@ -231,7 +224,7 @@ export class WorktreeManager {
         `${opts.repoDir} is not committed in the repository, so a worktree would not contain it: commit it, or run the worker without isolation.`,
       );
     }
-    await this.oneAtATime(repoRoot, () => this.addWorktree(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
+    await this.adding.run(repoRoot, () => this.addWorktree(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
     const { included, problems } = await worktreeInclude(repoRoot, worktreePath, opts.include ?? []);
     const workingDir = rel ? join(worktreePath, rel) : worktreePath;
     const paths = status.map((s) => s.path);
