@@ -16,6 +16,11 @@ export interface IncludedEntry {
   how: 'linked' | 'copied';
 }
 
+/** The user's folders a worker's checkout links to (read-only for it: the sandbox's readonly paths). */
+export function linkedTargets(repoRoot: string, included: readonly IncludedEntry[]): string[] {
+  return included.filter((i) => i.how === 'linked').map((i) => join(repoRoot, i.path));
+}
+
 /** An entry not placed, and why. */
 export interface IncludeProblem {
   path: string;

@@ -10,7 +10,7 @@ import type { ChangeSet } from '../changes/changeSet';
 import type { WorkerChanges } from '../changes/workerChanges';
 import { verifyCard } from '../changes/verifyRecord';
 import { forgetTold } from '../changes/toldOverlaps';
-import type { IncludedEntry } from '../git/worktreeInclude';
+import { linkedTargets, type IncludedEntry } from '../git/worktreeInclude';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { readEnding, sweepEndings } from './workerEnding';
@@ -75,7 +75,7 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
       // Its last verify, as the card showed it (Apply's confirm reads the record itself).
       if (cs.verify) w.verify = verifyCard(cs.verify);
       if (cs.verifyDue) owed.add(w);
-      w.linkedTargets = included.filter((i) => i.how === 'linked').map((i) => path.join(cs.repoRoot, i.path));
+      w.linkedTargets = linkedTargets(cs.repoRoot, included);
       w.sandboxReadonly = [...(await deps.gitFolders(cs.worktreePath)), ...w.linkedTargets];
     } else {
       w.isolation = { kind: 'in-place' };

@@ -9,7 +9,7 @@ import { realpath } from 'node:fs/promises';
 import { GitError } from '../git/git';
 import { FolderTooLargeError, MAX_FOLDER_FILES } from '../git/folderRepos';
 import { WorktreeError } from '../git/worktrees';
-import type { IncludedEntry } from '../git/worktreeInclude';
+import { linkedTargets, type IncludedEntry } from '../git/worktreeInclude';
 import { WorkerError } from './workerTypes';
 import { realpathNearest } from './protectedPaths';
 
@@ -194,13 +194,13 @@ export class WorkerIsolation {
       ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
       : '';
     const problems = wt.includeProblems.length ? ` Not linked into it: ${wt.includeProblems.map((p) => p.path).join(', ')}.` : '';
-    const linkedTargets = wt.included.filter((i) => i.how === 'linked').map((i) => path.join(wt.repoRoot, i.path));
+    const linked = linkedTargets(wt.repoRoot, wt.included);
     return {
       workingDir: wt.workingDir,
       changeSet: wt.record,
       included: wt.included,
-      linkedTargets,
-      readonlyPaths: [...(await this.gitFolders(wt.worktreePath)), ...linkedTargets],
+      linkedTargets: linked,
+      readonlyPaths: [...(await this.gitFolders(wt.worktreePath)), ...linked],
       isolation: {
         kind: 'worktree',
         branch: wt.branch,
