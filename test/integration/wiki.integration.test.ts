@@ -167,6 +167,24 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     core.assertScriptDone();
   });
 
+  it('appends to one page at once (the model\u2019s parallel tool calls, a squad\u2019s) all land, in the order they came', async () => {
+    await core.wiki.write('decisions', '# Decisions');
+    const notes = ['- Use sql.js for the store.', '- Workers run in worktrees.', '- The panel has a strict CSP.'];
+    const written = await Promise.all(notes.map((n) => core.wiki.write('decisions', n, { append: true })));
+    assert.deepEqual(
+      written.map((p) => p.created),
+      [false, false, false],
+    );
+    assert.equal(await readFile(join(core.storageDir, 'wiki', 'decisions.md'), 'utf8'), `# Decisions\n\n${notes.join('\n\n')}\n`);
+    // A new page written twice at once: one is the page's creation, the other replaces it.
+    const created = await Promise.all([core.wiki.write('fresh', 'one'), core.wiki.write('fresh', 'two')]);
+    assert.deepEqual(
+      created.map((p) => p.created),
+      [true, false],
+    );
+    assert.equal(await readFile(join(core.storageDir, 'wiki', 'fresh.md'), 'utf8'), 'two\n');
+  });
+
   it('a bounded summary of the wiki reaches the next session', async () => {
     for (let i = 0; i < 80; i++)
       await core.wiki.write(`topic-${String(i).padStart(2, '0')}`, `# Topic number ${i} with a fairly long title to fill the summary\n\nbody ${i}`);

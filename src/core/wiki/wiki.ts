@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { WikiHit, WikiIndexRow } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
+import { KeyedQueue } from '../util/keyedQueue';
 import { pageFile, pageNameOf, WikiError } from './wikiPaths';
 
 export { WikiError } from './wikiPaths';
@@ -32,6 +33,11 @@ export interface WikiPage {
 
 export class Wiki {
   private syncing: Promise<void> = Promise.resolve();
+  /**
+   * Writes of one page file, one after the other: an append reads the page and writes it back whole, and three appends
+   * at once (the model's parallel tool calls) kept only the last one's note.
+   */
+  private readonly pageWrites = new KeyedQueue();
 
   constructor(private readonly opts: WikiOptions) {}
 
@@ -49,6 +55,10 @@ export class Wiki {
   /** Writes (or appends to) a page and indexes it at once. */
   async write(name: string, content: string, opts: { append?: boolean } = {}): Promise<WikiPage & { created: boolean }> {
     const { name: page, file } = await pageFile(this.folder, name, { create: true });
+    return this.pageWrites.run(file, () => this.writeNow(page, file, content, opts));
+  }
+
+  private async writeNow(page: string, file: string, content: string, opts: { append?: boolean }): Promise<WikiPage & { created: boolean }> {
     const existing = await stat(file).catch(() => undefined);
     // Written in place would block on a FIFO (until something reads it) and replace what a link points at elsewhere.
     if (existing && !existing.isFile()) throw new WikiError(`'${page}' in the wiki folder is not a file Baton can write (${file}).`);
@@ -63,6 +73,10 @@ export class Wiki {
 
   async delete(name: string): Promise<string> {
     const { name: page, file } = await pageFile(this.folder, name);
+    return this.pageWrites.run(file, () => this.deleteNow(page, file));
+  }
+
+  private async deleteNow(page: string, file: string): Promise<string> {
     if (!(await stat(file).catch(() => undefined))?.isFile()) throw new WikiError(`No wiki page '${page}'. ${await this.suggest(page)}`);
     await rm(file);
     this.opts.store.wikiIndex.remove(this.folder, page);
