@@ -52,6 +52,8 @@ export function permissionAsk(kind: string): string {
       return 'wants to keep its changes as a branch';
     case 'discard changes':
       return 'wants to discard its changes';
+    case 'undo an apply':
+      return 'wants to undo the Apply of its changes';
     case 'hook':
       return 'wants to run a hook';
     default:

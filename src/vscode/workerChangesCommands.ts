@@ -7,6 +7,7 @@
 // Review tab of a change set that is gone is closed.
 import * as vscode from 'vscode';
 import { applyConfirm } from '../core/changes/applyConfirm';
+import { namedFiles } from '../core/changes/applyUndo';
 import { ApplyConflict } from '../core/changes/changeSet';
 import { suggestCommitMessage } from '../core/changes/keepAsBranch';
 import { suggestVerifyCommand } from '../core/changes/verifySuggestion';
@@ -318,7 +319,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         `Undo the Apply of worker '${rec.worker}' (${rec.summary})?`,
         {
           modal: true,
-          detail: `Its files go back to how they were before it: ${rec.files.slice(0, 10).join(', ')}${rec.files.length > 10 ? ` and ${rec.files.length - 10} more` : ''}. If one changed since, nothing is undone and Baton says which.`,
+          detail: `Its files go back to how they were before it: ${namedFiles(rec.files)}. If one changed since, nothing is undone and Baton says which.`,
         },
         'Undo Apply',
       );

@@ -142,4 +142,51 @@ describe('Undo Apply (real runtime, real git)', function () {
     assert.equal(await readFile(join(repo, 'big.txt'), 'utf8'), original, 'both taken back');
     assert.equal((await testGit().run(['status', '--porcelain'], { cwd: repo })).trim(), '');
   });
+
+  it('the orchestrator\u2019s undo_worker_apply asks the user first and a no holds; yes takes it back; a worker with none is told which can', async () => {
+    await runWorker('tidy', repo, "printf '# app, tidied\\n' > README.md");
+    const changes = core.pool.changes!;
+    await changes.apply('tidy', { dirtyBuffers: [] });
+    const toolResult = (text: string): string =>
+      String(
+        core.server
+          .chatRequests()
+          .filter((r) => r.lastUserText?.includes(text))
+          .at(-1)
+          ?.messages.filter((m) => m.role === 'tool')
+          .at(-1)?.content,
+      );
+    const turn = async (text: string, args: Record<string, unknown>, reply: string): Promise<string> => {
+      core.server.on(
+        { lastUserIncludes: `[via panel] ${text}`, afterToolResult: false, name: text },
+        { toolCalls: [{ id: `u-${text}`, name: 'undo_worker_apply', arguments: args }] },
+      );
+      core.server.on({ lastUserIncludes: `[via panel] ${text}`, afterToolResult: true, name: `after ${text}` }, { text: reply });
+      await core.orchestrator.enqueue(text, { channel: 'panel' }).done;
+      return toolResult(text);
+    };
+
+    assert.equal(
+      await turn('undo the other one', { name: 'other' }, 'None to undo.'),
+      "There is no Apply of worker 'other' to undo (Applies that can be undone: tidy). Only an Apply that landed all of a worker's changes can be undone, the last of each worker.",
+    );
+    assert.equal(core.broker.asked.length, 0, 'nothing to ask about');
+
+    core.broker.answer = 'deny';
+    assert.equal(await turn('undo tidy', { name: 'tidy' }, 'Declined.'), "The user did not approve undoing the Apply of 'tidy'. Do not retry.");
+    assert.deepEqual(
+      core.broker.asked.map((p) => [p.worker, p.kind, p.detail]),
+      [['tidy', 'undo an apply', "undo the Apply of worker 'tidy' (1 file changed, +1 −1), putting README.md back as before it"]],
+    );
+    assert.equal(await readFile(join(repo, 'README.md'), 'utf8'), '# app, tidied\n', 'a no holds');
+
+    core.broker.answer = 'once';
+    assert.equal(
+      await turn('undo tidy now', { name: 'tidy' }, 'Undone.'),
+      "Undid the Apply of worker 'tidy' (1 file changed, +1 −1): its file is as it was before it.",
+    );
+    assert.equal(await readFile(join(repo, 'README.md'), 'utf8'), '# app\n');
+    assert.deepEqual(card('tidy')?.outcome, { kind: 'applied', text: 'Apply undone: 1 file changed, +1 −1 taken back' });
+    core.assertScriptDone();
+  });
 });

@@ -68,6 +68,7 @@ describe('createBatonCore (in-memory runtime)', () => {
       'squad_status',
       'switch_model',
       'toggle_auto',
+      'undo_worker_apply',
       'uninstall_skill',
       'wiki_delete',
       'wiki_list',

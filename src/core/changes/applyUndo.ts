@@ -50,6 +50,12 @@ export class UndoConflict extends Error {
   }
 }
 
+/** The files an undo puts back, as its question names them: the first 10, then how many more. */
+export function namedFiles(files: readonly string[]): string {
+  const named = files.slice(0, 10).join(', ');
+  return files.length > 10 ? `${named} and ${files.length - 10} more` : named;
+}
+
 export class ApplyUndo {
   constructor(
     private readonly git: Git,

@@ -3,6 +3,7 @@
 // first, and a denial is final for that call.
 import { z } from 'zod';
 import { defineBatonTool, ToolFailure, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { namedFiles, UndoConflict } from './applyUndo';
 import { ApplyConflict } from './changeSet';
 import { suggestCommitMessage } from './keepAsBranch';
 import type { WorkerChanges } from './workerChanges';
@@ -72,6 +73,42 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
                   : err.message,
               );
             }
+            throw err;
+          }
+        },
+      },
+      opts.journal,
+    ),
+    defineBatonTool(
+      {
+        name: 'undo_worker_apply',
+        description:
+          "Take back a worker's last Apply (Baton keeps the last 10 that landed all of a worker's changes): its files go back to how they were before it, " +
+          "all or nothing, the user's other edits untouched. A file changed since the Apply, or unsaved in the editor, is named and nothing changes. The user is asked first.",
+        schema: z.object({ name }),
+        sideEffect: true,
+        run: async (a) => {
+          const rec = changes.undoableApplies().find((r) => r.worker === a.name);
+          if (!rec) {
+            const others = changes.undoableApplies().map((r) => r.worker);
+            throw new ToolFailure(
+              `There is no Apply of worker '${a.name}' to undo${others.length ? ` (Applies that can be undone: ${others.join(', ')})` : ''}. Only an Apply that landed all of a worker's changes can be undone, the last of each worker.`,
+            );
+          }
+          if (
+            !(await opts.confirm(
+              a.name,
+              'undo an apply',
+              `undo the Apply of worker '${a.name}' (${rec.summary}), putting ${namedFiles(rec.files)} back as before it`,
+            ))
+          ) {
+            throw new ToolFailure(`The user did not approve undoing the Apply of '${a.name}'. Do not retry.`);
+          }
+          try {
+            return await changes.undoApply(a.name, { dirtyBuffers: opts.dirtyBuffers() });
+          } catch (err) {
+            if (err instanceof UndoConflict)
+              throw new ToolFailure(`${err.message} Tell the user; the undo stays possible once those files are back as the Apply left them.`);
             throw err;
           }
         },
