@@ -85,8 +85,10 @@ export function registerWikiTree(core: BatonCore): vscode.Disposable {
       const name = await vscode.window.showInputBox({ title: 'Baton: new wiki page', prompt: 'Page name, e.g. "release-process" or "guides/setup"' });
       if (!name?.trim()) return;
       try {
-        const page = await core.wiki.write(name, `# ${name.split('/').pop() ?? name}\n`);
+        // A name already taken opens that page: a new page never replaces one (it did, with a bare heading).
+        const page = await core.wiki.write(name, `# ${name.split('/').pop() ?? name}\n`, { ifMissing: true });
         await vscode.window.showTextDocument(vscode.Uri.file(page.file));
+        if (!page.created) void vscode.window.showInformationMessage(`Baton: the wiki already has a page '${page.name}'; it is open as it was.`);
       } catch (err) {
         void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
       }

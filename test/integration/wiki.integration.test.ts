@@ -167,7 +167,7 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     core.assertScriptDone();
   });
 
-  it('appends to one page at once (the model\u2019s parallel tool calls, a squad\u2019s) all land, in the order they came', async () => {
+  it('appends to one page at once (the model\u2019s parallel tool calls) all land, in the order they came; a new page never replaces one', async () => {
     await core.wiki.write('decisions', '# Decisions');
     const notes = ['- Use sql.js for the store.', '- Workers run in worktrees.', '- The panel has a strict CSP.'];
     const written = await Promise.all(notes.map((n) => core.wiki.write('decisions', n, { append: true })));
@@ -183,6 +183,12 @@ describe('wiki (real runtime, scripted model, real files)', function () {
       [true, false],
     );
     assert.equal(await readFile(join(core.storageDir, 'wiki', 'fresh.md'), 'utf8'), 'two\n');
+    // Baton: New Wiki Page with a name already taken: the page is opened as it is, never replaced by a bare heading.
+    const again = await core.wiki.write('decisions', '# decisions', { ifMissing: true });
+    assert.equal(again.created, false);
+    assert.equal(again.title, 'Decisions');
+    assert.equal(await readFile(join(core.storageDir, 'wiki', 'decisions.md'), 'utf8'), `# Decisions\n\n${notes.join('\n\n')}\n`);
+    assert.equal((await core.wiki.write('brand-new', '# brand-new', { ifMissing: true })).created, true);
   });
 
   it('a bounded summary of the wiki reaches the next session', async () => {

@@ -12,7 +12,7 @@ import { GitError, type Git } from '../git/git';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { caseKey, pathKeys } from './changeSets';
+import { caseKey, pathKeys } from '../util/pathKeys';
 import { globEscape } from './patchFile';
 
 export const APPLIED_DIR = 'applied';

@@ -12,7 +12,7 @@
 //   pointer to a commit, or fails on one with none, so it never carried its files, and its `.git` (whose config can
 //   name programs git runs) is not something to land in the user's repository. Such folders are named, not changed.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readFile, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ApplyConflict,
@@ -31,6 +31,7 @@ import { parseRawNumstat } from './rawNumstat';
 import { conflictingFiles, DIFF_FLAGS, globEscape, withPatch } from './patchFile';
 import { ChangeError } from './changeError';
 import type { WorktreeManager } from '../git/worktrees';
+import { caseKey, pathKeys } from '../util/pathKeys';
 
 export interface ChangeSetsOptions {
   git: Git;
@@ -377,18 +378,4 @@ function choose(files: FileChange[], paths: readonly string[]): FileChange[] {
 async function writeEmpty(p: string): Promise<void> {
   await mkdir(dirname(p), { recursive: true });
   await writeFile(p, '');
-}
-
-// Case-insensitive file systems (macOS, Windows by default) name one file in several spellings.
-export function caseKey(p: string): string {
-  return process.platform === 'win32' || process.platform === 'darwin' ? p.toLowerCase() : p;
-}
-
-/** The path as given and as its real path (an editor may hold a file through a symlinked folder). */
-export async function pathKeys(p: string): Promise<string[]> {
-  const keys = [caseKey(resolve(p))];
-  try {
-    keys.push(caseKey(await realpath(p)));
-  } catch {}
-  return keys;
 }

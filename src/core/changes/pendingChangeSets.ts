@@ -15,7 +15,8 @@ import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, ty
 import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
 import { ApplyUndo, type UndoRecord } from './applyUndo';
 import { BaseRefs } from './baseRefs';
-import { caseKey, ChangeSets } from './changeSets';
+import { ChangeSets } from './changeSets';
+import { caseKey } from '../util/pathKeys';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
 import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';

@@ -10,6 +10,7 @@ import type { WikiHit, WikiIndexRow } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { KeyedQueue } from '../util/keyedQueue';
+import { caseKey } from '../util/pathKeys';
 import { pageFile, pageNameOf, WikiError } from './wikiPaths';
 
 export { WikiError } from './wikiPaths';
@@ -24,6 +25,13 @@ export interface WikiOptions {
   logger: Logger;
 }
 
+export interface WriteOptions {
+  /** Add to the end of the page instead of replacing it. */
+  append?: boolean;
+  /** Only make the page: one already there is returned as it is (created: false). */
+  ifMissing?: boolean;
+}
+
 export interface WikiPage {
   name: string;
   title: string;
@@ -35,7 +43,8 @@ export class Wiki {
   private syncing: Promise<void> = Promise.resolve();
   /**
    * Writes of one page file, one after the other: an append reads the page and writes it back whole, and three appends
-   * at once (the model's parallel tool calls) kept only the last one's note.
+   * at once (the model's parallel tool calls) kept only the last one's note. Keyed as the file system tells files apart
+   * ("Release Notes" and "release notes" are one file on macOS).
    */
   private readonly pageWrites = new KeyedQueue();
 
@@ -52,16 +61,20 @@ export class Wiki {
     return { name: page, title: titleOf(page, content), content, file };
   }
 
-  /** Writes (or appends to) a page and indexes it at once. */
-  async write(name: string, content: string, opts: { append?: boolean } = {}): Promise<WikiPage & { created: boolean }> {
+  /** Writes (or appends to) a page and indexes it at once; `ifMissing`: a page already there is left as it is. */
+  async write(name: string, content: string, opts: WriteOptions = {}): Promise<WikiPage & { created: boolean }> {
     const { name: page, file } = await pageFile(this.folder, name, { create: true });
-    return this.pageWrites.run(file, () => this.writeNow(page, file, content, opts));
+    return this.pageWrites.run(caseKey(file), () => this.writeNow(page, file, content, opts));
   }
 
-  private async writeNow(page: string, file: string, content: string, opts: { append?: boolean }): Promise<WikiPage & { created: boolean }> {
+  private async writeNow(page: string, file: string, content: string, opts: WriteOptions): Promise<WikiPage & { created: boolean }> {
     const existing = await stat(file).catch(() => undefined);
     // Written in place would block on a FIFO (until something reads it) and replace what a link points at elsewhere.
     if (existing && !existing.isFile()) throw new WikiError(`'${page}' in the wiki folder is not a file Baton can write (${file}).`);
+    if (existing && opts.ifMissing) {
+      const there = (await pageText(page, file, existing)) ?? '';
+      return { name: page, title: titleOf(page, there), content: there, file, created: false };
+    }
     // Only an append needs what is there: a page too large to read can still be replaced.
     const before = opts.append ? await pageText(page, file, existing) : undefined;
     const text = opts.append && before ? `${before.replace(/\s*$/, '')}\n\n${content.trim()}\n` : `${content.replace(/\s*$/, '')}\n`;
@@ -73,7 +86,7 @@ export class Wiki {
 
   async delete(name: string): Promise<string> {
     const { name: page, file } = await pageFile(this.folder, name);
-    return this.pageWrites.run(file, () => this.deleteNow(page, file));
+    return this.pageWrites.run(caseKey(file), () => this.deleteNow(page, file));
   }
 
   private async deleteNow(page: string, file: string): Promise<string> {
