@@ -193,6 +193,36 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.equal(core.broker.asked.length, asked, 'nobody was asked about it');
   });
 
+  it('two installs of one skill at once (two tool calls of one reply, the Skills view beside the chat) leave it whole: one of the two, every file of it', async () => {
+    const make = async (dir: string, tag: string) => {
+      await mkdir(join(dir, 'data'), { recursive: true });
+      await writeFile(join(dir, 'SKILL.md'), `---\nname: pdf\ndescription: ${tag}\n---\n\n# body\n`);
+      for (let i = 0; i < 300; i++) await writeFile(join(dir, 'data', `f${i}.txt`), `${tag} ${i}\n`);
+    };
+    await make(join(core.root, 'pdf-a'), 'FIRST');
+    await make(join(core.root, 'pdf-b'), 'SECOND');
+    const results = await Promise.all([core.skills.install(join(core.root, 'pdf-a')), core.skills.install(join(core.root, 'pdf-b'))]);
+    assert.deepEqual(
+      results.map((r) => r.map((s) => [s.name, s.description])),
+      [[['pdf', 'FIRST']], [['pdf', 'SECOND']]],
+    );
+    // Whichever copy landed last: whole, every file of that one copy.
+    const listed = await core.skills.list();
+    assert.equal(listed.length, 1);
+    const tag = listed[0]!.description;
+    assert.ok(tag === 'FIRST' || tag === 'SECOND', tag);
+    const files = await readdir(join(core.skills.dir, 'pdf', 'data'));
+    assert.equal(files.length, 300);
+    for (const f of files) assert.match(await readFile(join(core.skills.dir, 'pdf', 'data', f), 'utf8'), new RegExp(`^${tag} `));
+    assert.deepEqual(
+      (await readdir(core.skills.dir)).filter((n) => n.startsWith('.')),
+      [],
+      'no staging folder left',
+    );
+    await Promise.all([core.skills.remove('pdf'), assert.rejects(core.skills.remove('pdf'), /No installed skill 'pdf'/)]);
+    assert.deepEqual(await core.skills.list(), []);
+  });
+
   it('skill_search: installed skills, and a clear word when no index is configured; bad sources are refused', async () => {
     assert.match(
       await turn('find a pdf skill', [{ name: 'skill_search', arguments: { query: 'pdf' } }]),

@@ -9,6 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { ToolFailure } from '../copilot/batonTool';
 import type { OwnFile } from '../util/ownFile';
+import { KeyedQueue } from '../util/keyedQueue';
 import { MAX_SKILL_MD_BYTES, readSkillText, skillFilesProblem } from './skillFiles';
 
 /** A skill problem worth telling the model as is (not found, bad source, git failed). */
@@ -31,6 +32,13 @@ const GIT_TIMEOUT_MS = 120_000;
 const OWN_FILES = 'A skill holds its own files only (a link may point inside it): its folder is read outside the sandbox.';
 
 export class SkillLibrary {
+  /**
+   * What writes the skill folders (an install's copies, a removal), one at a time: two installs of one skill at once
+   * (skill_install and learn_skill in one reply, the Skills view beside the chat) shared its staging folder, and one
+   * said "Installed" while the skill it left had no SKILL.md.
+   */
+  private readonly writes = new KeyedQueue();
+
   constructor(
     /** Baton's skill directory (created on first use). */
     readonly dir: string,
@@ -53,16 +61,16 @@ export class SkillLibrary {
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /**
-   * Installs the skills found in `source` (a git URL, or a local folder — a git repository is cloned, any other
-   * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
-   */
   /** Throws SkillError unless `source` is an existing absolute folder or a git URL Baton clones (before anyone is asked). */
   async checkSource(source: string, subpath?: string): Promise<void> {
     if (!(await localFolder(source))) checkGitUrl(source);
     if (subpath !== undefined) subpathParts(subpath);
   }
 
+  /**
+   * Installs the skills found in `source` (a git URL, or a local folder — a git repository is cloned, any other
+   * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
+   */
   async install(source: string, opts: { subpath?: string; name?: string } = {}): Promise<SkillInfo[]> {
     const work = await mkdtemp(join(tmpdir(), 'baton-skill-'));
     try {
@@ -91,15 +99,17 @@ export class SkillLibrary {
         const problem = await skillFilesProblem(skill.dir);
         if (problem) throw new SkillError(`Not installed: ${problem}. ${OWN_FILES}`);
       }
-      for (const { skill, name } of named) {
-        const target = join(this.dir, name);
-        const staging = join(this.dir, `.${name}.installing`);
-        await rm(staging, { recursive: true, force: true });
-        await cp(skill.dir, staging, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' });
-        await rm(target, { recursive: true, force: true });
-        await rename(staging, target);
-        installed.push({ name, description: skill.description, dir: target });
-      }
+      await this.writes.run(this.dir, async () => {
+        for (const { skill, name } of named) {
+          const target = join(this.dir, name);
+          const staging = join(this.dir, `.${name}.installing`);
+          await rm(staging, { recursive: true, force: true });
+          await cp(skill.dir, staging, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' });
+          await rm(target, { recursive: true, force: true });
+          await rename(staging, target);
+          installed.push({ name, description: skill.description, dir: target });
+        }
+      });
       return installed;
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -114,11 +124,13 @@ export class SkillLibrary {
   async remove(name: string): Promise<void> {
     const folder = skillFolderName(name);
     const target = join(this.dir, folder);
-    if (!(await readSkill(target))) {
-      const names = (await this.list()).map((s) => s.name);
-      throw new SkillError(`No installed skill '${name}'. ${names.length ? `Installed: ${names.join(', ')}.` : 'No skills are installed.'}`);
-    }
-    await rm(target, { recursive: true, force: true });
+    await this.writes.run(this.dir, async () => {
+      if (!(await readSkill(target))) {
+        const names = (await this.list()).map((s) => s.name);
+        throw new SkillError(`No installed skill '${name}'. ${names.length ? `Installed: ${names.join(', ')}.` : 'No skills are installed.'}`);
+      }
+      await rm(target, { recursive: true, force: true });
+    });
   }
 }
 
