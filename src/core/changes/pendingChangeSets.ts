@@ -3,7 +3,7 @@
 // or a branch unless the user said so (discard, apply without keep, keep as a branch); a name with
 // pending changes is not reused.
 import { existsSync } from 'node:fs';
-import { lstat, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Git } from '../git/git';
 import { WorktreeManager, type OrphanWorktree } from '../git/worktrees';
@@ -16,7 +16,6 @@ import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
 import { ApplyUndo, type UndoRecord } from './applyUndo';
 import { BaseRefs } from './baseRefs';
 import { ChangeSets } from './changeSets';
-import { caseKey } from '../util/pathKeys';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
 import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
@@ -42,13 +41,14 @@ export class PendingChangeSets {
   /** The Applies that can be undone (applyUndo.ts). */
   readonly undo: ApplyUndo;
   /**
-   * What writes into one of the user's folders (Apply, Resolve in the editor, Undo Apply), one at a time, whichever
-   * worker it is for (each worker's own are ordered by its SettleGate too). git apply reads a file and writes it back
-   * whole, so two at once in one file kept only the last one's edit, both saying they landed (measured: two Applies of
-   * different lines of one file, started together, lost one in 30 of 30); and an Undo checked while an Apply wrote the
-   * same file could take back bytes that were not its own. Keyed by the folder's real path.
+   * What writes into the user's files (Apply, Resolve in the editor, Undo Apply, a Discard that rewinds a worker in
+   * place), one at a time, whichever worker it is for (each worker's own are ordered by its SettleGate too). git apply
+   * reads a file and writes it back whole, so two at once in one file kept only the last one's edit, both saying they
+   * landed (measured: two Applies of different lines of one file, started together, lost one in 30 of 30); and an Undo
+   * checked while an Apply wrote the same file could take back bytes that were not its own. One queue for every folder:
+   * a worker in place in a subfolder writes into the repository another's Apply writes into, and the wait is an Apply's.
    */
-  private readonly folderWrites = new KeyedQueue();
+  private readonly userFileWrites = new KeyedQueue();
 
   constructor(
     private readonly store: BatonStore,
@@ -110,7 +110,7 @@ export class PendingChangeSets {
     opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
   ): Promise<ApplyResult & { summary: string; settled: boolean; left?: string; undoable?: boolean }> {
     const cs = await this.requireLive(name);
-    return this.intoFolder(cs.repoRoot, () => this.applyNow(cs, opts));
+    return this.intoUserFiles(() => this.applyNow(cs, opts));
   }
 
   private async applyNow(
@@ -154,24 +154,20 @@ export class PendingChangeSets {
       });
   }
 
-  /** Takes back the worker's last Apply that settled its changes (applyUndo.ts), in turn with the folder's other writes. */
+  /** Takes back the worker's last Apply that settled its changes (applyUndo.ts), in turn with the other writes into the user's files. */
   async undoApply(name: string, dirtyBuffers: readonly string[]): Promise<UndoRecord> {
-    const root = this.undo.get(name)?.root;
-    const undo = (): Promise<UndoRecord> => this.undo.undo(name, dirtyBuffers);
-    return root ? this.intoFolder(root, undo) : undo();
+    return this.intoUserFiles(() => this.undo.undo(name, dirtyBuffers));
   }
 
-  /** Runs `write` once the other writes into `folder` this window started are over (folderWrites). */
-  private async intoFolder<T>(folder: string, write: () => Promise<T>): Promise<T> {
-    return this.folderWrites.run(caseKey(await realpath(folder).catch(() => path.resolve(folder))), write);
+  /** Runs `write` once the other writes into the user's files this window started are over (userFileWrites). */
+  intoUserFiles<T>(write: () => Promise<T>): Promise<T> {
+    return this.userFileWrites.run('user files', write);
   }
 
   /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
   async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply & { left?: string }> {
     const cs = await this.requireLive(name);
-    const result = await this.intoFolder(cs.repoRoot, () =>
-      applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts),
-    );
+    const result = await this.intoUserFiles(() => applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts));
     const { left } = await this.forget(cs);
     this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
     return { ...result, ...(left ? { left } : {}) };

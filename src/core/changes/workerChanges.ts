@@ -279,7 +279,7 @@ export class WorkerChanges {
         return `Discarded the changes of worker '${name}': its worktree and branch are gone.`;
       }
       const record = this.requireTracked(name);
-      const { restored, kept } = await this.withSession(name, record, (s) => s.rewindFiles());
+      const { restored, kept } = await this.isolation.intoUserFiles(() => this.withSession(name, record, (s) => s.rewindFiles()));
       this.store.deleteState(TRACKED_PREFIX + name);
       this.onSettled(name, { kind: 'discarded', text: kept.length ? `discarded, but for ${kept.length} file(s) changed since` : 'discarded' });
       this.logger.info(`Rewound ${restored.length} file(s) worker '${name}' changed in ${record.workingDir}; kept ${kept.length}`);
