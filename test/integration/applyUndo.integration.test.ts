@@ -5,7 +5,7 @@
 // workers' Applies (or Undos) of one file at once both land: they write the folder in turn.
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APPLIED_DIR, UndoConflict } from '../../src/core/changes/applyUndo';
 import { ChangeError } from '../../src/core/changes/changeError';
@@ -113,6 +113,22 @@ describe('Undo Apply (real runtime, real git)', function () {
     assert.match(await changes.undoApply('scribe', { dirtyBuffers: [] }), /its 2 files are as they were before it/);
     assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'keep me\n');
     assert.deepEqual((await readdir(folder)).sort(), ['notes.txt']);
+  });
+
+  it('an Apply already taken back by hand (or by a window closed mid-undo) is said so, not named as changed; its undo goes', async () => {
+    await runWorker('tidy', repo, "printf '# app, tidied\\n' > README.md && printf 'new\\n' > new.txt");
+    const changes = core.pool.changes!;
+    await changes.apply('tidy', { dirtyBuffers: [] });
+    await testGit().run(['checkout', '--', 'README.md'], { cwd: repo });
+    await rm(join(repo, 'new.txt'));
+    assert.equal(
+      await changes.undoApply('tidy', { dirtyBuffers: [] }),
+      "The Apply of worker 'tidy' (2 files changed, +2 −1) was already taken back: its 2 files are as they were before it, and nothing was written.",
+    );
+    assert.equal((await testGit().run(['status', '--porcelain'], { cwd: repo })).trim(), '');
+    assert.deepEqual(changes.undoableApplies(), []);
+    assert.deepEqual(await patches(), []);
+    assert.deepEqual(card('tidy')?.outcome, { kind: 'applied', text: 'Apply undone: 2 files changed, +2 −1 taken back' });
   });
 
   it('two workers\u2019 Applies of one file at once both land, and their two Undos at once both take theirs back', async () => {

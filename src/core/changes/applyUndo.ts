@@ -98,8 +98,8 @@ export class ApplyUndo {
     return this.list().find((r) => r.worker === worker);
   }
 
-  /** Takes the worker's last Apply back, all or nothing; UndoConflict names what stops it. */
-  async undo(worker: string, dirtyBuffers: readonly string[]): Promise<UndoRecord> {
+  /** Takes the worker's last Apply back, all or nothing; UndoConflict names what stops it. `already`: nothing to write. */
+  async undo(worker: string, dirtyBuffers: readonly string[]): Promise<UndoRecord & { already?: boolean }> {
     const rec = this.get(worker);
     if (!rec) throw new ChangeError(`There is no Apply of worker '${worker}' to undo (Baton keeps the last ${MAX_UNDOABLE_APPLIES}, one per worker).`);
     if (!existsSync(rec.root)) {
@@ -118,6 +118,13 @@ export class ApplyUndo {
     const args = ['apply', '--whitespace=nowarn', '-R', ...rec.exclude.map((p) => `--exclude=${globEscape(p)}`)];
     const changed: string[] = [];
     if (!(await this.git.succeeds([...args, '--check', patch], { cwd: rec.root }))) {
+      // Every file already as before the Apply (taken back by hand, or a window closed between git's undo and the
+      // record's going): there is nothing to write, and "changed since the Apply" would name every file.
+      if (await this.git.succeeds([...args.filter((a) => a !== '-R'), '--check', patch], { cwd: rec.root })) {
+        await this.drop(worker);
+        this.logger.info(`The Apply of worker '${worker}' (${rec.summary}) in ${rec.root} was already taken back`);
+        return { ...rec, already: true };
+      }
       for (const f of rec.files) if (!(await this.git.succeeds([...args, '--check', `--include=${globEscape(f)}`, patch], { cwd: rec.root }))) changed.push(f);
       // A failure no single file's check names (git refusing the patch itself): git's own words, as they are.
       if (!changed.length) await this.git.run([...args, '--check', patch], { cwd: rec.root });

@@ -155,7 +155,7 @@ export class PendingChangeSets {
   }
 
   /** Takes back the worker's last Apply that settled its changes (applyUndo.ts), in turn with the other writes into the user's files. */
-  async undoApply(name: string, dirtyBuffers: readonly string[]): Promise<UndoRecord> {
+  async undoApply(name: string, dirtyBuffers: readonly string[]): Promise<UndoRecord & { already?: boolean }> {
     return this.intoUserFiles(() => this.undo.undo(name, dirtyBuffers));
   }
 

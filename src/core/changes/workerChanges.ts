@@ -225,6 +225,7 @@ export class WorkerChanges {
     const rec = await this.isolation.undoApply(name, opts.dirtyBuffers);
     this.onSettled(name, { kind: 'undone', text: `Apply undone: ${rec.summary} taken back` });
     const back = rec.files.length === 1 ? 'its file is as it was' : `its ${rec.files.length} files are as they were`;
+    if (rec.already) return `The Apply of worker '${name}' (${rec.summary}) was already taken back: ${back} before it, and nothing was written.`;
     return `Undid the Apply of worker '${name}' (${rec.summary}): ${back} before it.`;
   }
 

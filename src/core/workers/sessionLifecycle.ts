@@ -81,10 +81,11 @@ export class SessionLifecycle {
     const id = w ? (w.source === 'created' ? w.sessionId : undefined) : recorded;
     if (recorded !== undefined) this.safely(() => this.deps.store.deleteState(KEPT_SESSION_PREFIX + name), 'forget the session id');
     if (w && w.source === 'created') {
-      await this.deps.disconnect(w);
+      // Taken from the worker before the first await: a follow-up sent while the session closes starts a new one, told
+      // what the worker did before (workerPool.send), instead of resuming the one deleted below under it.
       w.sessionId = undefined;
-      // A follow-up then starts a new session, told what the worker did before (workerPool.send).
       w.sessionClosed = true;
+      await this.deps.disconnect(w);
     }
     if (!id) return;
     await this.deps.sessions.delete(id).then(
