@@ -131,8 +131,8 @@ class Window {
     return answer.value as { logId: number; content?: string; error?: string };
   }
 
-  /** Apply on a worker's changes, or their count: the result, or `{ error: '<name>: <message>' }`. */
-  async changes<T>(op: 'apply' | 'totals', name: string): Promise<T> {
+  /** Apply or Keep as branch on a worker's changes, or their count: the result, or `{ error: '<name>: <message>' }`. */
+  async changes<T>(op: 'apply' | 'keep' | 'totals', name: string): Promise<T> {
     const reqId = ++this.reqs;
     this.send({ cmd: 'changes', reqId, op, name });
     const answer = await this.until(`the answer to ${op} ${name}`, () =>
@@ -619,6 +619,12 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     // Its change is what it was: it still conflicts with the user's file, which Apply leaves alone.
     assert.match((await two.changes<{ error: string }>('apply', 'beta')).error, /^ApplyConflict: .*src\/app\.txt/);
     assert.equal(readFileSync(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+    // Nor does the undone move stay in its record: kept as a branch, its change is on the base it had, none of the
+    // user's edits in it (the move's record made Keep refuse it, or revert the user's commits made before the move).
+    const initial = git('rev-parse', 'main').trim();
+    assert.match(await two.changes<string>('keep', 'beta'), /^Kept 1 file changed, \+1 −1 of worker 'beta' as commit \w{8} on branch baton\/beta/);
+    assert.equal(git('rev-parse', 'baton/beta^').trim(), initial);
+    assert.equal(git('show', 'baton/beta:src/app.txt'), 'beta line\n');
     await two.until('the old leftover swept', () => !readdirSync(tmp).includes('index-beta-left'));
     assert.deepEqual(readdirSync(tmp), ['index-beta-in-use'], 'the copies it was put back from are gone too');
     await two.until('the interrupted result answered', () => two.panel.find((m) => m.role === 'assistant' && m.content === 'Beta was cut off.'));

@@ -35,7 +35,7 @@ export type WindowCommand =
   | { cmd: 'cancelAsk'; reqId: number }
   | { cmd: 'query'; reqId: number; what: 'session' | 'owners' | 'log' }
   /** A worker's pending changes, as Apply and the card's count reach them: the answer is the result or the error. */
-  | { cmd: 'changes'; reqId: number; op: 'apply' | 'totals'; name: string }
+  | { cmd: 'changes'; reqId: number; op: 'apply' | 'keep' | 'totals'; name: string }
   | { cmd: 'dispose' };
 
 export type WindowReport =
@@ -128,7 +128,12 @@ async function main(job: WindowJob): Promise<void> {
       }
       case 'changes': {
         const changes = core.pool.changes!;
-        const op = command.op === 'apply' ? changes.apply(command.name, { dirtyBuffers: [] }) : changes.totals(command.name);
+        const op =
+          command.op === 'apply'
+            ? changes.apply(command.name, { dirtyBuffers: [] })
+            : command.op === 'keep'
+              ? changes.keepAsBranch(command.name, `${command.name}'s change`)
+              : changes.totals(command.name);
         void op.then(
           (value) => report({ kind: 'answer', reqId: command.reqId, value }),
           (err: unknown) =>

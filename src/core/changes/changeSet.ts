@@ -37,6 +37,8 @@ export interface ResolvingRecord {
   hadRef: boolean;
   /** The worktree's snapshot before the move. */
   before: string;
+  /** The change set's `movedOnto` before the move (an earlier move's), put back with it: the attempt's own goes. */
+  movedOnto?: { base: string; head: string };
   /** Where the touched files were copied, and how each was. */
   backupDir: string;
   saved: SavedPath[];

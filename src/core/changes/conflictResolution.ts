@@ -46,7 +46,14 @@ export class ConflictResolver {
     this.resolving.add(name);
     try {
       const hadRef = await this.baseRefs.exists(cs);
-      const record = (u: MoveUndo): ResolvingRecord => ({ baseCommit: cs.baseCommit, hadRef, before: u.before, backupDir: u.backupDir, saved: u.saved });
+      const record = (u: MoveUndo): ResolvingRecord => ({
+        baseCommit: cs.baseCommit,
+        hadRef,
+        before: u.before,
+        backupDir: u.backupDir,
+        saved: u.saved,
+        ...(cs.movedOnto ? { movedOnto: cs.movedOnto } : {}),
+      });
       // The undo is in the store before the worktree is written, and stays there until the attempt ends either way.
       const moved = await this.mover
         .move(cs, (u) => this.pending.save({ ...cs, resolving: record(u) }))
@@ -94,8 +101,10 @@ export class ConflictResolver {
   async recover(name: string): Promise<boolean> {
     const cs = this.pending.get(name);
     if (!cs?.resolving || this.resolving.has(name)) return false;
-    const { resolving: r, ...rest } = cs;
-    const before: ChangeSet = { ...rest, baseCommit: r.baseCommit };
+    // The attempt's movedOnto goes with it: kept, Keep as branch counted the worker's change from the undone move's
+    // base, and refused it, or put it on the user's HEAD with their later commits reverted.
+    const { resolving: r, movedOnto: _attempt, ...rest } = cs;
+    const before: ChangeSet = { ...rest, baseCommit: r.baseCommit, ...(r.movedOnto ? { movedOnto: r.movedOnto } : {}) };
     await this.mover.undo({ cs: before, before: r.before, backupDir: r.backupDir, saved: r.saved });
     await this.baseRefs.restore(before, r.baseCommit, !r.hadRef);
     this.pending.save(before);
