@@ -253,6 +253,35 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal(await worktreeCount(), 1);
   });
 
+  it('an Apply git cannot finish writing (a file of yours where the worker made a folder) puts back what it wrote: nothing applied, the change still pending', async () => {
+    scriptWorker('docs', "printf 'a edited\\n' > src/a.txt && mkdir -p src/z && printf 'guide\\n' > src/z/guide.md", 'edited a, wrote a guide');
+    await core.pool.create({ name: 'docs', workingDir: repo, prompt: 'TASK-docs' });
+    await waitFor('its result', () => doneCount() >= 1);
+    // An untracked file of the user's named like the worker's new folder: git's check passes, its write of src/z/ fails
+    // after it wrote src/a.txt (it writes in the patch's order).
+    await writeFile(join(repo, 'src', 'z'), 'my notes\n');
+    await assert.rejects(
+      core.pool.changes!.apply('docs', { dirtyBuffers: [] }),
+      (err: Error) =>
+        err instanceof ChangeError &&
+        /^Nothing was applied: git could not write all of the changes into your files \(.*src\/z\/guide\.md.*\); what it had written \(src\/a\.txt\) is put back\.$/.test(
+          err.message,
+        ),
+    );
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a original\n', 'put back');
+    assert.equal(await readFile(join(repo, 'src', 'z'), 'utf8'), 'my notes\n');
+    assert.equal((await git(repo, 'status', '--porcelain')).trim(), '?? src/z');
+    assert.equal((await core.pool.changes!.totals('docs')).line, '2 files changed, +2 −1', 'still pending, whole');
+    await rm(join(repo, 'src', 'z'));
+    assert.match(await core.pool.changes!.apply('docs', { dirtyBuffers: [] }), /^Applied 2 files changed, \+2 −1 from worker 'docs' to your working tree\.$/);
+    assert.equal(await readFile(join(repo, 'src', 'z', 'guide.md'), 'utf8'), 'guide\n');
+    assert.deepEqual(
+      core.pool.changes!.undoableApplies().map((r) => [r.worker, r.files.sort(), r.exclude]),
+      [['docs', ['src/a.txt', 'src/z/guide.md'], []]],
+      'the undo takes back both: neither counts as already there',
+    );
+  });
+
   it('after a reload, a worker whose changes wait is back on its card; Ask for changes goes on in its kept session, its git folder still read-only; Apply takes both rounds', async () => {
     scriptWorkerRound(core.server, { worker: 'again', prompt: 'TASK-again', does: { command: "printf 'round one\\n' > src/a.txt" }, report: 'round one done' });
     core.workerSettings.verifyCommand = "grep -q 'round one' src/a.txt";

@@ -28,7 +28,7 @@ import {
 } from './changeSet';
 import { Git, GitError } from '../git/git';
 import { parseRawNumstat } from './rawNumstat';
-import { conflictingFiles, DIFF_FLAGS, globEscape, withPatch } from './patchFile';
+import { conflictingFiles, DIFF_FLAGS, failedApply, globEscape, withPatch } from './patchFile';
 import { ChangeError } from './changeError';
 import type { WorktreeManager } from '../git/worktrees';
 import { caseKey, pathKeys } from '../util/pathKeys';
@@ -189,8 +189,8 @@ export class ChangeSets {
       try {
         await this.git.run([...applyArgs, ...already.map((p) => `--exclude=${globEscape(p)}`), patch], { cwd: userRoot });
       } catch (err) {
-        // The user's tree changed between check and apply; git apply wrote nothing (it checks first).
-        if (err instanceof GitError && err.kind === 'failed') throw new ApplyConflict((await conflictingFiles(this.git, userRoot, patch, chosen)).blocking);
+        // The tree changed since the check, or a write failed part-way: still all or nothing (failedApply).
+        if (err instanceof GitError && err.kind === 'failed') throw await failedApply(this.git, userRoot, patch, chosen, already, err);
         throw err;
       }
       if (opts.keepPatchAs) await rename(patch, opts.keepPatchAs);

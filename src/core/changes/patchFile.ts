@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitError, type Git } from '../git/git';
-import type { ApplyConflictFile, ChangeSet, FileChange } from './changeSet';
+import { ApplyConflict, type ApplyConflictFile, type ChangeSet, type FileChange } from './changeSet';
+import { ChangeError } from './changeError';
 
 // Plumbing diff flags: no external diff tool, no textconv filter, rename detection on. Plumbing
 // (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
@@ -58,13 +59,7 @@ export async function conflictingFiles(
   const already: string[] = [];
   const check = (f: FileChange): Promise<string> =>
     git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
-  // Reversed, a rename's entry goes by its old name; and a check that --include left nothing to check passes, so it
-  // must name what it checked (--numstat).
-  const there = (f: FileChange): Promise<boolean> =>
-    git.run(['apply', '--whitespace=nowarn', '--check', '--numstat', '-R', `--include=${globEscape(f.oldPath ?? f.path)}`, patch], { cwd: userRoot }).then(
-      (out) => out.trim() !== '',
-      () => false,
-    );
+  const there = (f: FileChange): Promise<boolean> => reverseApplies(git, userRoot, patch, f);
   // Two at a time: this only runs after a failed check, on a machine that may be busy.
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -85,4 +80,65 @@ export async function conflictingFiles(
   // A failure no single file explains (should not happen): name every file rather than none.
   if (!blocking.length && !already.length) return { blocking: files.map((f) => ({ path: f.path, reason: 'does-not-apply' as const })), already };
   return { blocking, already };
+}
+
+/**
+ * The user's tree has `f` exactly as the patch leaves it: its entry applies in reverse. Reversed, a rename's entry goes by
+ * its old name; and a check that --include left nothing to check passes, so it must name what it checked (--numstat).
+ */
+function reverseApplies(git: Git, userRoot: string, patch: string, f: FileChange): Promise<boolean> {
+  return git.run(['apply', '--whitespace=nowarn', '--check', '--numstat', '-R', `--include=${globEscape(f.oldPath ?? f.path)}`, patch], { cwd: userRoot }).then(
+    (out) => out.trim() !== '',
+    () => false,
+  );
+}
+
+/**
+ * What an Apply whose `git apply` failed after its check passed must say, and do so it is still all or nothing. git
+ * checks every file before it writes, so the user's tree changed since (nothing was written: the files that block it,
+ * named), or a write failed part-way: a file of the user's where the change needs a folder (an untracked `docs` beside
+ * the worker's `docs/guide.md`), a folder it may not write in. The files written before that are put back (`git apply
+ * -R` of them alone): an Apply used to stop there saying "Nothing was applied" with the worker's version in them.
+ * `already`: files the user's tree had as the worker left them before (not written by this Apply, left alone).
+ */
+export async function failedApply(git: Git, userRoot: string, patch: string, files: FileChange[], already: readonly string[], err: GitError): Promise<Error> {
+  const why = err.stderr.trim().split('\n').pop() ?? '';
+  const written = await asLeft(
+    git,
+    userRoot,
+    patch,
+    files.filter((f) => !already.includes(f.path)),
+  );
+  if (!written.length) {
+    if (!(await git.succeeds(['apply', '--whitespace=nowarn', '--check', patch], { cwd: userRoot }))) {
+      return new ApplyConflict((await conflictingFiles(git, userRoot, patch, files)).blocking);
+    }
+    return new ChangeError(`Nothing was applied: git could not write the changes into your files (${why}).`);
+  }
+  const back = await git
+    .run(['apply', '--whitespace=nowarn', '-R', ...written.map((f) => `--include=${globEscape(f.oldPath ?? f.path)}`), patch], { cwd: userRoot })
+    .then(
+      () => true,
+      () => false,
+    );
+  const names = written.map((f) => f.path).join(', ');
+  if (back)
+    return new ChangeError(`Nothing was applied: git could not write all of the changes into your files (${why}); what it had written (${names}) is put back.`);
+  return new ChangeError(
+    `The Apply stopped part-way: git could not write all of the changes into your files (${why}), and what it had written could not be put back: ${names} hold the worker's version now. The changes stay pending.`,
+  );
+}
+
+/** The files of `files` the user's tree now has exactly as the patch leaves them (it applies in reverse), two at a time. */
+async function asLeft(git: Git, userRoot: string, patch: string, files: FileChange[]): Promise<FileChange[]> {
+  const left: FileChange[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const f = files[next++];
+      if (await reverseApplies(git, userRoot, patch, f)) left.push(f);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return left;
 }
