@@ -9,6 +9,7 @@ import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, wr
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
+import { ChangeError } from '../../src/core/changes/changeError';
 import { startCore, type CoreFixture } from '../support/orchestratorFixture';
 import { scriptWorkerRound } from '../support/scriptedWorker';
 import { waitFor } from '../support/waitFor';
@@ -429,5 +430,22 @@ describe('conflicts resolved by the worker (real runtime, real git)', function (
     assert.equal(await git(repo, 'ls-files', '-s'), index, 'the staged version is still in the index');
     assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha staged\nand not staged\n');
     await assert.rejects(lstat(join(repo, 'src', 'beta.txt')), 'nothing applied');
+  });
+
+  it('Resolve in the editor while your git holds the index (index.lock): nothing applied, your files as they were; once it is free, markers once', async () => {
+    await writeFile(join(repo, '.git', 'index.lock'), '');
+    await assert.rejects(
+      core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] }),
+      (err: Error) =>
+        err instanceof ChangeError &&
+        /^Nothing was applied: Resolve in the editor could not finish \(.*index\.lock.*\); your files are as they were\.$/.test(err.message),
+    );
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), 'alpha line\n');
+    await assert.rejects(lstat(join(repo, 'src', 'beta.txt')), 'the clean file put back');
+    assert.equal((await core.pool.changes!.totals('beta')).line, '2 files changed, +2 −1', 'still pending');
+    await rm(join(repo, '.git', 'index.lock'));
+    await core.pool.changes!.resolveInEditor('beta', { dirtyBuffers: [] });
+    assert.equal(await readFile(join(repo, 'src', 'app.txt'), 'utf8'), '<<<<<<< your tree\nalpha line\n=======\nbeta line\n>>>>>>> worker beta\n');
+    assert.equal(await readFile(join(repo, 'src', 'beta.txt'), 'utf8'), 'beta extra\n');
   });
 });

@@ -5,15 +5,17 @@
 // worker's), so VS Code's merge editor and git itself see a normal conflict. Invariants: only after
 // the user chose it in a confirm (the caller's); a file the editor holds unsaved, and a conflicting file that cannot
 // carry markers (see NoMarkersWhy: deleted or binary on either side, a link, staged changes the unmerged stages would
-// replace), are refused by name before anything is written; nothing runs a hook or a merge driver.
+// replace), are refused by name before anything is written; a write that fails on the way (the user's git holding
+// the index) puts back what was written, so nothing is half done; nothing runs a hook or a merge driver.
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Git } from '../git/git';
-import { GitError } from '../git/git';
+import { gitSaid, GitError } from '../git/git';
 import { ApplyConflict, type ApplyConflictFile, type ChangeSet, type FileChange, type NoMarkersWhy } from './changeSet';
 import type { ChangeSets } from './changeSets';
-import { conflictingFiles, withPatch } from './patchFile';
+import { ChangeError } from './changeError';
+import { conflictingFiles, failedApply, withPatch } from './patchFile';
 
 export interface MarkedApply {
   /** Applied cleanly. */
@@ -54,14 +56,62 @@ export async function applyWithMarkers(
   for (const path of await stagedOf(git, userRoot, mergeable)) refused.push({ path, reason: 'no-markers', why: 'staged' });
   if (refused.length) throw new ApplyConflict(refused.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
   const clean = summary.files.filter((f) => !blocked.has(f.path) && !already.has(f.path));
-  if (clean.length)
-    await withPatch(git, deps.storageDir, cs, tree, specOf(clean), (patch) => git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot }));
+  // Every merge is worked out before the user's tree is touched; then the clean files, the marked files and their
+  // unmerged stages are written, and a failure on the way (an index.lock of the user's git, a file that cannot be
+  // written) puts back what was written: a retry used to merge markers into markers.
+  const merges = await mergesOf(git, cs, tree, mergeable, baseModes, workerModes, deps.storageDir);
+  const write = async (patch: string | undefined): Promise<void> => {
+    if (patch) {
+      try {
+        await git.run(['apply', '--whitespace=nowarn', patch], { cwd: userRoot });
+      } catch (err) {
+        if (err instanceof GitError && err.kind === 'failed') throw await failedApply(git, userRoot, patch, clean, [], err);
+        throw err;
+      }
+    }
+    const written: Merge[] = [];
+    try {
+      for (const m of merges) {
+        written.push(m);
+        await writeFile(m.userPath, m.merged);
+      }
+      if (merges.length) await git.run(['update-index', '-z', '--index-info'], { cwd: userRoot, input: merges.flatMap((m) => m.stages).join('\0') + '\0' });
+    } catch (err) {
+      throw await putBack(git, userRoot, patch, written, err);
+    }
+  };
+  if (clean.length) await withPatch(git, deps.storageDir, cs, tree, specOf(clean), write);
+  else await write(undefined);
+  const conflicted = merges.map((m) => ({ path: m.path, userPath: m.userPath }));
+  const applied = summary.files.filter((f) => !blocked.has(f.path)).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
+  return { applied, conflicted };
+}
 
-  const conflicted: MarkedApply['conflicted'] = [];
-  const dir = join(deps.storageDir, 'tmp', `markers-${cs.worker}-${randomBytes(6).toString('hex')}`);
+/** One conflicting file's 3-way merge, ready to write: its merged bytes, the user's as they were, its unmerged stages. */
+interface Merge {
+  path: string;
+  userPath: string;
+  merged: Buffer;
+  original: Buffer;
+  stages: string[];
+}
+
+async function mergesOf(
+  git: Git,
+  cs: ChangeSet,
+  tree: string,
+  files: FileChange[],
+  baseModes: Map<string, string>,
+  workerModes: Map<string, string>,
+  storageDir: string,
+): Promise<Merge[]> {
+  if (!files.length) return [];
+  const userRoot = cs.repoRoot;
+  const merges: Merge[] = [];
+  const dir = join(storageDir, 'tmp', `markers-${cs.worker}-${randomBytes(6).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   try {
-    for (const f of mergeable) {
+    for (const f of files) {
       const userPath = join(userRoot, f.path);
       const [baseMode, workerMode] = [baseModes.get(f.path) ?? '100644', workerModes.get(f.path) ?? '100644'];
       const [baseSha, workerSha] = await Promise.all([
@@ -71,31 +121,45 @@ export async function applyWithMarkers(
       // Stage 2 is the user's file as it is, its executable bit included.
       const userMode = ((await lstat(userPath)).mode & 0o111) !== 0 ? '100755' : '100644';
       const userSha = (await git.run(['-c', 'core.safecrlf=false', 'hash-object', '-w', '--', f.path], { cwd: userRoot })).trim();
+      const original = await readFile(userPath);
       const [base, ours, theirs] = ['base', 'ours', 'theirs'].map((n) => join(dir, n));
       await writeFile(base, await git.runBuffer(['cat-file', 'blob', baseSha], { cwd: userRoot }));
-      await writeFile(ours, await readFile(userPath));
+      await writeFile(ours, original);
       await writeFile(theirs, await git.runBuffer(['cat-file', 'blob', workerSha], { cwd: userRoot }));
       try {
         await git.run(['merge-file', '-L', 'your tree', '-L', 'base', '-L', `worker ${cs.worker}`, ours, base, theirs], { cwd: dir });
       } catch (err) {
         if (!(err instanceof GitError) || err.kind !== 'failed' || !err.exitCode || err.exitCode > 127) throw err;
       }
-      await writeFile(userPath, await readFile(ours));
       // Unmerged, as git leaves a conflict: stage 0 out, then base (1), the user's (2), the worker's (3).
-      const info = [
+      const stages = [
         `0 ${'0'.repeat(40)}\t${f.path}`,
         `${baseMode} ${baseSha} 1\t${f.path}`,
         `${userMode} ${userSha} 2\t${f.path}`,
         `${workerMode} ${workerSha} 3\t${f.path}`,
       ];
-      await git.run(['update-index', '-z', '--index-info'], { cwd: userRoot, input: info.join('\0') + '\0' });
-      conflicted.push({ path: f.path, userPath });
+      merges.push({ path: f.path, userPath, merged: await readFile(ours), original, stages });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  const applied = summary.files.filter((f) => !blocked.has(f.path)).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
-  return { applied, conflicted };
+  return merges;
+}
+
+/**
+ * A write of Resolve in the editor failed after the clean files were applied: the user's files as they were (those
+ * given markers, and the clean files by `git apply -R` of their patch), and what to say. The index is untouched: its one
+ * write is the last step.
+ */
+async function putBack(git: Git, userRoot: string, cleanPatch: string | undefined, written: Merge[], err: unknown): Promise<Error> {
+  const why = err instanceof GitError ? gitSaid(err.stderr) : err instanceof Error ? err.message : String(err);
+  const stuck: string[] = [];
+  for (const m of written) await writeFile(m.userPath, m.original).catch(() => stuck.push(m.path));
+  if (cleanPatch && !(await git.succeeds(['apply', '--whitespace=nowarn', '-R', cleanPatch], { cwd: userRoot }))) stuck.push('the files that applied cleanly');
+  if (!stuck.length) return new ChangeError(`Nothing was applied: Resolve in the editor could not finish (${why}); your files are as they were.`);
+  return new ChangeError(
+    `Resolve in the editor stopped part-way (${why}), and ${stuck.join(', ')} could not be put back as they were. The changes stay pending.`,
+  );
 }
 
 /** The mode of each of `files` in `treeish` (`ls-tree -z`: `<mode> <type> <sha>\t<path>`); absent ones are left out. */

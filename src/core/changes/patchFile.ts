@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GitError, type Git } from '../git/git';
+import { gitSaid, GitError, type Git } from '../git/git';
 import { ApplyConflict, type ApplyConflictFile, type ChangeSet, type FileChange } from './changeSet';
 import { ChangeError } from './changeError';
 
@@ -102,7 +102,7 @@ function reverseApplies(git: Git, userRoot: string, patch: string, f: FileChange
  * `already`: files the user's tree had as the worker left them before (not written by this Apply, left alone).
  */
 export async function failedApply(git: Git, userRoot: string, patch: string, files: FileChange[], already: readonly string[], err: GitError): Promise<Error> {
-  const why = err.stderr.trim().split('\n').pop() ?? '';
+  const why = gitSaid(err.stderr);
   const written = await asLeft(
     git,
     userRoot,

@@ -44,14 +44,20 @@ export class GitError extends Error {
         return `${cmd} took too long and was stopped.`;
       case 'output-too-large':
         return `${cmd} printed more output than Baton reads.`;
-      case 'failed': {
-        // git's own "fatal:"/"error:" lines first: its advice after them (index.lock's is five lines) names no file.
-        const lines = stderr.trim().split('\n').filter(Boolean);
-        const firm = lines.filter((l) => /^(fatal|error): /.test(l));
-        return `${cmd} failed (exit ${exitCode ?? '?'}): ${(firm.length ? firm : lines).slice(-3).join(' ') || 'no message'}`;
-      }
+      case 'failed':
+        return `${cmd} failed (exit ${exitCode ?? '?'}): ${gitSaid(stderr) || 'no message'}`;
     }
   }
+}
+
+/**
+ * What git said of a failure, for people: its own "fatal:"/"error:" lines first (its advice after them, index.lock's
+ * five lines, names no file), the last three.
+ */
+export function gitSaid(stderr: string): string {
+  const lines = stderr.trim().split('\n').filter(Boolean);
+  const firm = lines.filter((l) => /^(fatal|error): /.test(l));
+  return (firm.length ? firm : lines).slice(-3).join(' ');
 }
 
 export interface GitOptions {
