@@ -337,8 +337,9 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     scriptWorker('cut', "printf 'cut line\\n' > src/a.txt", 'cut: edited a');
     await core.pool.create({ name: 'cut', workingDir: repo, prompt: 'TASK-cut' });
     await waitFor('its result', () => finished('cut') && doneCount() >= 1);
-    // What the keep had done when the window died: the commit on the branch, the worktree let go of it.
+    // What the keep had done when the window died: marked under way, the commit on the branch, the worktree let go of it.
     const sets = new PendingChangeSets(core.store, core.storageDir, core.logger);
+    sets.save({ ...sets.require('cut'), keeping: true });
     const { commit } = await keepAsBranch({ git: sets.git, changeSets: sets.changeSets, storageDir: core.storageDir }, sets.require('cut'), 'Cut short');
     assert.equal(
       await core.pool.changes!.discard('cut'),
@@ -346,6 +347,15 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     );
     assert.equal((await git(repo, 'rev-parse', 'baton/cut')).trim(), commit, 'the kept branch stays, with its commit');
     assert.equal(await git(repo, 'show', 'baton/cut:src/a.txt'), 'cut line\n');
+  });
+
+  it('a worker that left its worktree on no branch itself (git checkout --detach, unsandboxed): Discard still deletes its branch, and the name is free again', async () => {
+    scriptWorker('loose', "printf 'loose line\\n' > src/a.txt", 'loose: edited a');
+    await core.pool.create({ name: 'loose', workingDir: repo, prompt: 'TASK-loose' });
+    await waitFor('its result', () => finished('loose') && doneCount() >= 1);
+    await git(card('loose')!.workingDir, 'checkout', '-q', '--detach');
+    assert.equal(await core.pool.changes!.discard('loose'), "Discarded the changes of worker 'loose': its worktree and branch are gone.");
+    assert.equal((await git(repo, 'branch', '--list', 'baton/loose')).trim(), '', 'no branch left to refuse the name');
   });
 
   it('Ask for changes: send_to_worker continues the finished worker in its worktree with its session; the change set has both rounds; summary and files stay on the card', async () => {

@@ -25,6 +25,12 @@ export type ChangeSet = WorktreeRecord & {
    * leaving a worktree full of conflict markers on a base that makes them apply cleanly.
    */
   resolving?: ResolvingRecord;
+  /**
+   * A Keep as branch under way (set before its commit goes on the branch): a window that dies before the change set is
+   * let go leaves a branch that is the user's now, which a Discard then keeps. Said by the record, not read from the
+   * worktree: a worktree on no branch may be a worker's own `git checkout --detach`.
+   */
+  keeping?: boolean;
 };
 
 /** A path a move onto the user's tree touched, as it was before: a file (copied aside), a symlink (its target) or absent. */

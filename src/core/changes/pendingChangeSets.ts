@@ -179,7 +179,11 @@ export class PendingChangeSets {
     if (cs.folderRepo) {
       throw new ChangeError(`${cs.repoRoot} is not a git repository, so there is no branch to keep worker '${name}'\u2019s changes on: Apply or Discard them.`);
     }
-    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, message);
+    this.save({ ...cs, keeping: true });
+    const kept = await keepAsBranch({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, message).catch((err: unknown) => {
+      this.save(cs);
+      throw err;
+    });
     const { left } = await this.forget(cs, { keepBranch: true });
     this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
     return { ...kept, ...(left ? { left } : {}) };
@@ -237,7 +241,7 @@ export class PendingChangeSets {
     await this.baseRefs.remove(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its base ref stays (${errorText(err)})`));
     await this.changeSets.removeReviewCopies(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its review copies stay (${errorText(err)})`));
     try {
-      return await this.worktrees.removeWorkerWorktree(cs, opts);
+      return await this.worktrees.removeWorkerWorktree(cs, { keepBranch: opts.keepBranch ?? cs.keeping === true });
     } catch (err) {
       this.logger.warn(`Worker '${cs.worker}': its worktree ${cs.worktreePath} could not be removed (${errorText(err)}); it is listed as an orphan`);
       return { left: errorText(err) };

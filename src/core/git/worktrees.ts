@@ -253,11 +253,10 @@ export class WorktreeManager {
   }
 
   /**
-   * Removes the worktree (with whatever the worker left in it) and its branch (unless `keepBranch`: the
-   * user kept the work as a branch). Idempotent: a folder
-   * or branch already gone is fine. Only for `baton/` branches and folders in Baton's storage.
+   * Removes the worktree (with whatever the worker left in it) and its branch (unless `keepBranch`: the user kept the
+   * work as a branch). Idempotent: a folder or branch already gone is fine. Only for `baton/` branches and folders in
+   * Baton's storage. Returns whether the branch was left.
    */
-  /** Returns whether the branch was left (asked to, or the worktree was no longer on it). */
   async removeWorkerWorktree(
     target: Pick<WorktreeRecord, 'repoRoot' | 'worktreePath' | 'branch'>,
     opts: { keepBranch?: boolean } = {},
@@ -266,10 +265,11 @@ export class WorktreeManager {
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
     const repoAlive = await pathExists(target.repoRoot);
-    // Keep as branch detaches a worktree from its branch before removing it: one found so (its window died in between)
-    // leaves the branch, which is the user's now. A worktree git cannot read (its link broken) is on no branch git knows.
+    // Unsaid (an orphan, no record left to tell): Keep as branch detaches a worktree from its branch before removing it,
+    // so one found so (its window died in between) leaves the branch, which may be the user's now. A worktree git cannot
+    // read (its link broken) is on no branch git knows.
     const kept =
-      opts.keepBranch ||
+      opts.keepBranch ??
       (repoAlive &&
         (await pathExists(target.worktreePath)) &&
         (await this.git.currentBranch(target.worktreePath)) === undefined &&
