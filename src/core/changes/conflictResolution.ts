@@ -10,7 +10,7 @@
 import type { BaseRefs } from './baseRefs';
 import { ChangeError } from './changeError';
 import type { ChangeSet, ResolvingRecord } from './changeSet';
-import type { MovedConflict, MoveResult, MoveUndo, TreeMover } from './moveOntoUserTree';
+import { MoveNotUndone, type MovedConflict, type MoveResult, type MoveUndo, type TreeMover } from './moveOntoUserTree';
 import type { PendingChangeSets } from './pendingChangeSets';
 
 /** How the worker's resolving task ended. */
@@ -58,7 +58,8 @@ export class ConflictResolver {
       const moved = await this.mover
         .move(cs, (u) => this.pending.save({ ...cs, resolving: record(u) }))
         .catch((err: unknown) => {
-          this.pending.save(cs);
+          // Put back: the record as it was. Not put back: its undo stays on record, for recover to try again.
+          if (!(err instanceof MoveNotUndone)) this.pending.save(cs);
           throw err;
         });
       const restore = async (): Promise<void> => {

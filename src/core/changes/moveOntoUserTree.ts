@@ -23,6 +23,7 @@ import type { BaseRefs } from './baseRefs';
 import type { ChangeSet, SavedPath } from './changeSet';
 import type { ChangeSets } from './changeSets';
 import { readableInside, readWorktreeFile, writablePath } from './worktreePath';
+import { ChangeError } from './changeError';
 
 /** One file both sides changed in ways git could not merge line by line. */
 export interface MovedConflict {
@@ -73,6 +74,22 @@ const SYMLINK = '120000';
 
 const ZERO = /^0+$/;
 const MARKER = /^(<{7}|>{7})( |$)/m;
+
+/**
+ * A move failed, and so did its undo: the worktree is half moved. The record of the undo (kept by `backedUp`'s caller)
+ * must stay, so the undo is tried again before anything else is done with the change set, and at the next start.
+ */
+export class MoveNotUndone extends ChangeError {
+  constructor(moveErr: unknown, undoErr: unknown) {
+    super(
+      `Moving the worker onto your tree failed (${errorText(moveErr)}), and its worktree could not be put back yet (${errorText(undoErr)}): ` +
+        'Baton puts it back before anything else is done with its changes, or at the next start. Your files were not touched.',
+    );
+    this.name = 'MoveNotUndone';
+  }
+}
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class TreeMover {
   constructor(
@@ -127,7 +144,9 @@ export class TreeMover {
       conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       return { newBase, userTree, userHead, conflicts, moved: takeUser.length + removeUser.length + merge.length, undo };
     } catch (err) {
-      await this.undo(undo);
+      await this.undo(undo).catch((undoErr: unknown) => {
+        throw new MoveNotUndone(err, undoErr);
+      });
       throw err;
     }
   }
