@@ -125,6 +125,28 @@ describe('work that lands: partial apply, Review edits, keep as a branch (real r
     assert.equal((await git(repo, 'status', '--porcelain')).trim().split('\n').length, 3, 'all three files changed in the user tree');
   });
 
+  it('a part applied whose landing Baton cannot note (its base ref locked): the Apply stands and says so; the next Apply finds those files already there', async () => {
+    scriptWorker('duo', 'for f in a b; do printf "$f by duo\\n" > src/$f.txt; done', 'duo: edited a and b');
+    await core.pool.create({ name: 'duo', workingDir: repo, prompt: 'TASK-duo' });
+    await waitFor('its result', () => finished('duo') && doneCount() >= 1);
+    const changes = core.pool.changes!;
+    const lock = join(repo, '.git', 'refs', 'baton', 'base', 'duo.lock');
+    await mkdir(dirname(lock), { recursive: true });
+    await writeFile(lock, '');
+    assert.match(
+      await changes.apply('duo', { dirtyBuffers: [], paths: ['src/a.txt'] }),
+      /^Applied 1 file changed, \+1 −1 from worker 'duo' to your working tree; 1 file stays pending in its worktree\. Baton could not note which files landed \(.*duo\.lock.*\): they stay listed as pending, and the next Apply finds them already in your tree\.$/,
+    );
+    assert.equal(await readFile(join(repo, 'src', 'a.txt'), 'utf8'), 'a by duo\n');
+    assert.equal((await changes.totals('duo')).line, '2 files changed, +2 −2');
+    await rm(lock);
+    assert.equal(
+      await changes.apply('duo', { dirtyBuffers: [] }),
+      "Applied 2 files changed, +2 −2 from worker 'duo' to your working tree. Already in your tree as the worker left it, so left as it was: src/a.txt.",
+    );
+    assert.equal(await readFile(join(repo, 'src', 'b.txt'), 'utf8'), 'b by duo\n');
+  });
+
   it('keeps the change as a commit on baton/<name> (message from the worker summary), removes the worktree, keeps the branch', async () => {
     scriptWorker('keeper', "printf 'kept line\\n' > src/a.txt && printf 'new\\n' > src/new.txt", 'Rename the greeting in a.txt\n\nAlso adds new.txt.');
     const w = await core.pool.create({ name: 'keeper', workingDir: repo, prompt: 'TASK-keeper' });

@@ -31,6 +31,18 @@ const TEMP_LEFT_AFTER_MS = 60 * 60 * 1000;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** What an Apply of a pending change set did (ApplyResult), in the words and flags the card and the message need. */
+export type PendingApply = ApplyResult & {
+  summary: string;
+  /** Every change landed and the change set went. */
+  settled: boolean;
+  /** Why its worktree stayed (see forget). */
+  left?: string;
+  undoable?: boolean;
+  /** A part applied whose landing Baton could not note (its base not moved): why. */
+  unnoted?: string;
+};
+
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;
   readonly changeSets: ChangeSets;
@@ -105,18 +117,12 @@ export class PendingChangeSets {
    * worktree and branch go (unless `keep`); otherwise the base moves over the applied files, so the
    * rest stays pending on its own and a later Apply takes only that.
    */
-  async apply(
-    name: string,
-    opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
-  ): Promise<ApplyResult & { summary: string; settled: boolean; left?: string; undoable?: boolean }> {
+  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<PendingApply> {
     const cs = await this.requireLive(name);
     return this.intoUserFiles(() => this.applyNow(cs, opts));
   }
 
-  private async applyNow(
-    cs: ChangeSet,
-    opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] },
-  ): Promise<ApplyResult & { summary: string; settled: boolean; left?: string; undoable?: boolean }> {
+  private async applyNow(cs: ChangeSet, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<PendingApply> {
     const name = cs.worker;
     const keepPatchAs = path.join(this.storageDir, 'tmp', `undo-${name}-${Date.now()}`);
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths, keepPatchAs });
@@ -126,12 +132,19 @@ export class PendingChangeSets {
     const undoable = result.applied.length > 0 && (await this.keepUndo(name, result, summary, settled ? keepPatchAs : undefined));
     await rm(keepPatchAs, { force: true });
     const left = settled ? (await this.forget(cs)).left : undefined;
+    let unnoted: string | undefined;
     if (!settled && result.applied.length && result.tree) {
-      const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
-      this.save({ ...cs, baseCommit: base });
+      // The files are in the user's tree by now: a failure here must not say the Apply failed (it did not).
+      try {
+        const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
+        this.save({ ...cs, baseCommit: base });
+      } catch (err) {
+        unnoted = errorText(err);
+        this.logger.warn(`Worker '${name}': the files applied stay listed as pending (its base could not move: ${unnoted})`);
+      }
     }
     this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
-    return { ...result, summary, settled, ...(left ? { left } : {}), ...(undoable ? { undoable } : {}) };
+    return { ...result, summary, settled, ...(left ? { left } : {}), ...(undoable ? { undoable } : {}), ...(unnoted ? { unnoted } : {}) };
   }
 
   /**

@@ -200,7 +200,10 @@ export class WorkerChanges {
         if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
         const kept = opts.keep && !r.remaining ? ' (its worktree and branch are kept)' : '';
-        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}`;
+        const unnoted = r.unnoted
+          ? ` Baton could not note which files landed (${r.unnoted}): they stay listed as pending, and the next Apply finds them already in your tree.`
+          : '';
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}${unnoted}`;
         if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}`, ...(r.undoable ? { undoable: true } : {}) });
         else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
         return text;
