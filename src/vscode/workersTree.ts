@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
 import { placeLabel } from './placeLabel';
 import { workerContextValue } from './workerContextValue';
+import { followUpRefusal } from '../core/workers/followUpRefusal';
 import type { WorkerState } from '../shared/protocol';
 import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
 import { durationText } from '../shared/workerResultText';
@@ -133,10 +134,14 @@ export function registerWorkersTree(
       const name =
         nameOf(arg) ??
         (await pickWorker(
-          pool.list().filter((w) => w.state !== 'running' && w.state !== 'killed'),
+          pool.list().filter((w) => !followUpRefusal(w)),
           'Send a task to which worker?',
         ));
       if (!name) return;
+      // Told before the task is typed: refused after, the text was lost.
+      const listed = pool.list().find((w) => w.name === name);
+      const why = listed && followUpRefusal(listed);
+      if (why) return void vscode.window.showErrorMessage(`Baton: ${why}`);
       const prompt = await vscode.window.showInputBox({
         title: `Send a task to worker '${name}'`,
         prompt: 'The worker works on it in the background; its result comes back to the chat.',

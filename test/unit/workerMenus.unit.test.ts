@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { followUpRefusal } from '../../src/core/workers/followUpRefusal';
 import { workerContextValue } from '../../src/vscode/workerContextValue';
 
 interface MenuItem {
@@ -72,5 +73,33 @@ describe('Workers view menus', () => {
       'reviewChanges',
       'worker.openTranscript',
     ]);
+  });
+
+  it('a worker stopped for good, or whose changes settled, offers no follow-up: the task typed was refused after, and lost', () => {
+    const isolation = { kind: 'worktree' as const, branch: 'baton/w', baseCommit: 'abc', sourceDir: '/r', uncommittedLeftOut: false };
+    // Killed with changes: they can still be applied, kept or discarded; the worker cannot be asked again.
+    assert.deepEqual(menuOf(workerContextValue({ state: 'killed', changes: CHANGES, isolation })), [
+      'applyChanges',
+      'discardChanges',
+      'keepChangesAsBranch',
+      'openWorkerFolder',
+      'resolveInEditor',
+      'reviewChanges',
+      'worker.openTranscript',
+    ]);
+    assert.deepEqual(menuOf(workerContextValue({ state: 'killed', isolation })), ['worker.openTranscript']);
+    const applied = { kind: 'applied' as const, text: 'applied: 2 files changed, +3 −1' };
+    assert.deepEqual(menuOf(workerContextValue({ state: 'done', isolation, outcome: applied })), ['worker.openTranscript']);
+    // A worker in place whose changes were kept there still has its folder: it can go on.
+    const inPlace = { kind: 'in-place' as const };
+    assert.ok(menuOf(workerContextValue({ state: 'done', isolation: inPlace, outcome: applied })).includes('worker.sendFollowUp'));
+
+    assert.equal(followUpRefusal({ name: 'w', state: 'done', isolation }), undefined);
+    assert.equal(
+      followUpRefusal({ name: 'w', state: 'done', isolation, outcome: applied }),
+      "Worker 'w' has no worktree any more (applied: 2 files changed, +3 −1): start a new worker to continue.",
+    );
+    assert.equal(followUpRefusal({ name: 'w', state: 'killed' }), "Worker 'w' was stopped for good: start a new worker to continue.");
+    assert.match(followUpRefusal({ name: 'w', state: 'running' }) ?? '', /still working/);
   });
 });

@@ -26,7 +26,7 @@ export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo 
   const known = reg.active.get(name) ?? reg.finished.find((f) => f.name === name);
   // A worker whose change set was settled has no worktree left to continue in.
   if (known?.isolation?.kind === 'worktree' && deps.changes && !deps.changes.has(name)) {
-    throw new WorkerError(`Worker '${name}' has no worktree any more (its changes were ${known.outcome?.text ?? 'settled'}). Create a new worker to continue.`);
+    throw new WorkerError(`Worker '${name}' has no worktree any more (${known.outcome?.text ?? 'its changes were settled'}). Create a new worker to continue.`);
   }
   const w = reg.active.get(name);
   if (w) {
