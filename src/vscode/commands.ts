@@ -80,21 +80,27 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     }),
     register('baton.setProviderKey', async () => {
       let type = providerType();
-      if (type === 'copilot') {
+      const switching = type === 'copilot';
+      if (switching) {
         const pick = await vscode.window.showQuickPick(['openai', 'azure', 'anthropic'], { title: 'Baton: which provider is the key for?' });
         if (!pick) return;
         type = pick as typeof type;
-        await vscode.workspace.getConfiguration('baton').update('provider.type', type, vscode.ConfigurationTarget.Global);
       }
       const key = await vscode.window.showInputBox({
         title: `Baton: API key for ${type}`,
         password: true,
         ignoreFocusOut: true,
-        prompt: "Stored in VS Code's secret storage, never in settings.",
+        prompt: switching
+          ? "Stored in VS Code's secret storage, never in settings. Baton uses this provider once the key is stored."
+          : "Stored in VS Code's secret storage, never in settings. Leave it empty to remove the stored key.",
+        validateInput: (v) => (switching && !v.trim() ? 'Type the key (Escape keeps Copilot).' : undefined),
       });
-      if (key === undefined) return;
+      // Escape (or nothing typed) changes nothing: the provider moved before the key was asked for, and Escape left
+      // Baton restarted on a provider with no key.
+      if (key === undefined || (switching && !key.trim())) return;
       if (key) await context.secrets.store(SECRET_PREFIX + type, key);
       else await context.secrets.delete(SECRET_PREFIX + type);
+      if (switching) await vscode.workspace.getConfiguration('baton').update('provider.type', type, vscode.ConfigurationTarget.Global);
       if (!vscode.workspace.getConfiguration('baton').get<string>('provider.baseUrl')) {
         void vscode.window
           .showInformationMessage('Baton: also set baton.provider.baseUrl (for example http://127.0.0.1:11434/v1 for Ollama).', 'Open Settings')

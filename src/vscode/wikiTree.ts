@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { BatonCore } from '../core/batonCore';
 import type { WikiIndexRow } from '../core/store/areaTypes';
 import { provideCommand } from './deferredCommands';
+import { normalizePageName } from '../core/wiki/wikiPaths';
 
 class WikiTreeProvider implements vscode.TreeDataProvider<WikiIndexRow> {
   private readonly changed = new vscode.EventEmitter<WikiIndexRow | undefined>();
@@ -82,11 +83,23 @@ export function registerWikiTree(core: BatonCore): vscode.Disposable {
     }),
     provideCommand('baton.wiki.refresh', () => syncSoon()),
     provideCommand('baton.wiki.newPage', async () => {
-      const name = await vscode.window.showInputBox({ title: 'Baton: new wiki page', prompt: 'Page name, e.g. "release-process" or "guides/setup"' });
+      const name = await vscode.window.showInputBox({
+        title: 'Baton: new wiki page',
+        prompt: 'Page name, e.g. "release-process" or "guides/setup"',
+        // Checked as it is typed: refused after the box closed, the name was lost.
+        validateInput: (v) => {
+          try {
+            normalizePageName(v);
+            return undefined;
+          } catch (err) {
+            return err instanceof Error ? err.message : String(err);
+          }
+        },
+      });
       if (!name?.trim()) return;
       try {
         // A name already taken opens that page: a new page never replaces one (it did, with a bare heading).
-        const page = await core.wiki.write(name, `# ${name.split('/').pop() ?? name}\n`, { ifMissing: true });
+        const page = await core.wiki.write(name, `# ${normalizePageName(name).split('/').pop()}\n`, { ifMissing: true });
         await vscode.window.showTextDocument(vscode.Uri.file(page.file));
         if (!page.created) void vscode.window.showInformationMessage(`Baton: the wiki already has a page '${page.name}'; it is open as it was.`);
       } catch (err) {

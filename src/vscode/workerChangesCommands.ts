@@ -246,7 +246,8 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         const [subject, ...body] = suggested.split('\n');
         const edited = await vscode.window.showInputBox({
           title: `Keep ${totals.line} of worker '${name}' as a commit on baton/${name}`,
-          prompt: "The commit message (from the worker's summary). Its worktree is removed; the branch stays for merge, cherry-pick or a pull request.",
+          // What goes in the commit besides the line typed is said: it used to be added unseen.
+          prompt: `The commit's subject (from the worker's summary)${body.some((l) => l.trim()) ? `; the rest of its summary (${body.filter((l) => l.trim()).length} lines) follows as the body` : ''}. Its worktree is removed; the branch stays for merge, cherry-pick or a pull request.`,
           value: subject,
           validateInput: (v) => (v.trim() ? undefined : 'A commit needs a message.'),
         });
