@@ -56,9 +56,17 @@ export function registerSkillsTree(core: BatonCore): vscode.Disposable {
       });
       if (!source?.trim()) return;
       try {
+        // A skill of the same name installed before is replaced whole (edits made to it too): asked first, in a modal.
+        const confirmReplace = async (names: string[]): Promise<boolean> =>
+          (await vscode.window.showWarningMessage(
+            `Replace the installed skill${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} with the one${names.length === 1 ? '' : 's'} from ${source.trim()}?`,
+            { modal: true, detail: 'The folder of each is replaced whole: edits made to it are lost.' },
+            'Replace',
+          )) === 'Replace';
         const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: installing the skill' }, () =>
-          core.skills.install(source),
+          core.skills.install(source, { confirmReplace }),
         );
+        if (!done.length) return;
         core.renewSession('skills changed');
         refresh();
         void vscode.window.showInformationMessage(`Baton: installed ${done.map((s) => s.name).join(', ')}.`);

@@ -223,6 +223,45 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.deepEqual(await core.skills.list(), []);
   });
 
+  it('an install that would replace a skill of the same name asks first (the Skills view); declined, the installed one stays as it is', async () => {
+    const make = async (dir: string, tag: string) => {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'SKILL.md'), `---\nname: pdf\ndescription: ${tag}\n---\n\n# body\n`);
+    };
+    await make(join(core.root, 'pdf-a'), 'FIRST');
+    await make(join(core.root, 'pdf-b'), 'SECOND');
+    const asked: string[][] = [];
+    const install = (dir: string, answer: boolean) =>
+      core.skills.install(join(core.root, dir), {
+        confirmReplace: async (names) => {
+          asked.push(names);
+          return answer;
+        },
+      });
+    assert.deepEqual(
+      (await install('pdf-a', false)).map((s) => [s.name, s.replaced]),
+      [['pdf', undefined]],
+    );
+    assert.deepEqual(asked, [], 'nothing to replace: nobody asked');
+    // The user's edit of the installed skill survives a declined replace.
+    await writeFile(join(core.skills.dir, 'pdf', 'NOTES.md'), 'mine\n');
+    assert.deepEqual(await install('pdf-b', false), []);
+    assert.deepEqual(asked, [['pdf']]);
+    assert.deepEqual(
+      (await core.skills.list()).map((s) => s.description),
+      ['FIRST'],
+    );
+    assert.equal(await readFile(join(core.skills.dir, 'pdf', 'NOTES.md'), 'utf8'), 'mine\n');
+    assert.deepEqual(
+      (await install('pdf-b', true)).map((s) => [s.name, s.replaced]),
+      [['pdf', true]],
+    );
+    assert.deepEqual(
+      (await core.skills.list()).map((s) => s.description),
+      ['SECOND'],
+    );
+  });
+
   it('skill_search: installed skills, and a clear word when no index is configured; bad sources are refused', async () => {
     assert.match(
       await turn('find a pdf skill', [{ name: 'skill_search', arguments: { query: 'pdf' } }]),

@@ -24,6 +24,18 @@ export interface SkillInfo {
   name: string;
   description: string;
   dir: string;
+  /** An install put it in place of a skill of that name installed before. */
+  replaced?: boolean;
+}
+
+export interface InstallOptions {
+  subpath?: string;
+  name?: string;
+  /**
+   * Asked, once what would be installed is known, when it would replace skills installed before (their folders go whole,
+   * edits made to them too); false installs none. Without it they are replaced (and said so in the result).
+   */
+  confirmReplace?: (names: string[]) => Promise<boolean>;
 }
 
 const SKILL_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -71,7 +83,7 @@ export class SkillLibrary {
    * Installs the skills found in `source` (a git URL, or a local folder — a git repository is cloned, any other
    * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
    */
-  async install(source: string, opts: { subpath?: string; name?: string } = {}): Promise<SkillInfo[]> {
+  async install(source: string, opts: InstallOptions = {}): Promise<SkillInfo[]> {
     const work = await mkdtemp(join(tmpdir(), 'baton-skill-'));
     try {
       const fetched = join(work, 'src');
@@ -99,6 +111,9 @@ export class SkillLibrary {
         const problem = await skillFilesProblem(skill.dir);
         if (problem) throw new SkillError(`Not installed: ${problem}. ${OWN_FILES}`);
       }
+      const before = new Set<string>();
+      for (const { name } of named) if (await readSkill(join(this.dir, name))) before.add(name);
+      if (before.size && opts.confirmReplace && !(await opts.confirmReplace([...before]))) return [];
       await this.writes.run(this.dir, async () => {
         for (const { skill, name } of named) {
           const target = join(this.dir, name);
@@ -107,7 +122,7 @@ export class SkillLibrary {
           await cp(skill.dir, staging, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' });
           await rm(target, { recursive: true, force: true });
           await rename(staging, target);
-          installed.push({ name, description: skill.description, dir: target });
+          installed.push({ name, description: skill.description, dir: target, ...(before.has(name) ? { replaced: true } : {}) });
         }
       });
       return installed;

@@ -43,7 +43,7 @@ export function createSkillTools(library: SkillLibrary, opts: SkillToolOptions):
     }
     const done = await library.install(a.source, { subpath: a.subpath, name: a.name });
     opts.changed();
-    return `Installed ${done.map((s) => `'${s.name}'${s.description ? ` (${s.description})` : ''}`).join(', ')} into ${library.dir}. It is available from the next message on, to me and to every worker.`;
+    return `Installed ${done.map((s) => `'${s.name}'${s.description ? ` (${s.description})` : ''}${s.replaced ? ', in place of the one installed before' : ''}`).join(', ')} into ${library.dir}. It is available from the next message on, to me and to every worker.`;
   };
   const remove = async (a: { name: string }) => {
     // One that is not installed is said so by remove, without asking.
