@@ -164,6 +164,17 @@ export function registerWorkersTree(
         if (!active.length) void vscode.window.showInformationMessage('Baton: no worker is running.');
         return;
       }
+      // One click on the row's icon stopped it for good (a killed worker cannot be continued): asked first.
+      const running = pool.list().find((w) => w.name === name)?.state === 'running';
+      const choice = await vscode.window.showWarningMessage(
+        `Stop worker '${name}'?`,
+        {
+          modal: true,
+          detail: `${running ? 'Its task ends now, and it' : 'It'} cannot be continued after. What it changed so far stays for review, and its transcript stays.`,
+        },
+        'Stop Worker',
+      );
+      if (choice !== 'Stop Worker') return;
       try {
         void vscode.window.setStatusBarMessage(await pool.kill(name, 'user'), 4000);
       } catch (err) {
