@@ -67,29 +67,40 @@ export function registerContextCommands(services: BatonServices, editorContext: 
     register(CONTEXT_COMMANDS.startWorkerHere, async (clicked?: vscode.Uri) => {
       const folder = clicked instanceof vscode.Uri && clicked.scheme === 'file' ? clicked.fsPath : editorContext.defaultWorkerFolder();
       if (!folder) return void vscode.window.showWarningMessage('Baton: right-click a folder in the explorer to start a worker there.');
-      const task = await vscode.window.showInputBox({
-        title: `Baton: start a worker in ${path.basename(folder)}`,
-        prompt: `The worker works in ${folder} and reports back in the Baton panel.`,
-        placeHolder: 'What should the worker do? e.g. "add unit tests for utils.ts"',
-        ignoreFocusOut: true,
-      });
-      if (!task?.trim()) return;
-      const core = await services.ready();
-      const name = workerNameFor(
-        path.basename(folder),
-        task,
-        core.pool.list().map((w) => w.name),
-      );
-      try {
-        // The pool realpath-resolves the folder and refuses a protected one, as for the orchestrator's workers.
-        const worker = await core.pool.create({ name, workingDir: folder, prompt: task, replyTo: 'panel' });
-        const note = worker.note ? ` ${worker.note}` : '';
-        void vscode.window.showInformationMessage(`Baton: worker '${worker.name}' started in ${worker.workingDir}.${note} Its result comes back in the chat.`);
-        await vscode.commands.executeCommand('baton.chat.focus');
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Baton could not start a worker in ${folder}: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      return startWorkerIn(folder);
     }),
     editorContext,
   );
+
+  /** Asks for the task (`typed`: what the user typed before, kept when the pool refused it) and starts the worker. */
+  async function startWorkerIn(folder: string, typed?: string): Promise<void> {
+    const task = await vscode.window.showInputBox({
+      title: `Baton: start a worker in ${path.basename(folder)}`,
+      prompt: `The worker works in ${folder} and reports back in the Baton panel.`,
+      placeHolder: 'What should the worker do? e.g. "add unit tests for utils.ts"',
+      value: typed,
+      ignoreFocusOut: true,
+    });
+    if (!task?.trim()) return;
+    const core = await services.ready();
+    const name = workerNameFor(
+      path.basename(folder),
+      task,
+      core.pool.list().map((w) => w.name),
+    );
+    try {
+      // The pool realpath-resolves the folder and refuses a protected one, as for the orchestrator's workers.
+      const worker = await core.pool.create({ name, workingDir: folder, prompt: task, replyTo: 'panel' });
+      const note = worker.note ? ` ${worker.note}` : '';
+      void vscode.window.showInformationMessage(`Baton: worker '${worker.name}' started in ${worker.workingDir}.${note} Its result comes back in the chat.`);
+      await vscode.commands.executeCommand('baton.chat.focus');
+    } catch (err) {
+      // Refused once the task was typed (the worker limit, a protected folder): the task is not lost.
+      const again = await vscode.window.showErrorMessage(
+        `Baton could not start a worker in ${folder}: ${err instanceof Error ? err.message : String(err)}`,
+        'Edit and Try Again',
+      );
+      if (again) await startWorkerIn(folder, task);
+    }
+  }
 }

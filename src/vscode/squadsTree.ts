@@ -185,16 +185,23 @@ export function registerSquadsTree(core: BatonCore): vscode.Disposable {
       const squad = await pickSquad(node);
       if (!squad) return;
       const agent = isNode(node) && node.kind === 'agent' ? node.agent.name : undefined;
-      const task = await vscode.window.showInputBox({
-        title: `Baton: a task for ${agent ?? `squad ${squad}`}`,
-        prompt: 'A complete, self-contained task; a worker starts in the squad\u2019s folder.',
-      });
-      if (!task?.trim()) return;
-      try {
-        const { worker } = await core.squads.delegate({ squad, task, agent });
-        void vscode.window.showInformationMessage(`Baton: '${worker.name}' is on it.`);
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
+      // Refused once typed (the worker limit, the squad's folder), the task comes back in the box to try again.
+      for (let typed: string | undefined; ;) {
+        const task = await vscode.window.showInputBox({
+          title: `Baton: a task for ${agent ?? `squad ${squad}`}`,
+          prompt: 'A complete, self-contained task; a worker starts in the squad\u2019s folder.',
+          value: typed,
+          ignoreFocusOut: true,
+        });
+        if (!task?.trim()) return;
+        try {
+          const { worker } = await core.squads.delegate({ squad, task, agent });
+          return void vscode.window.showInformationMessage(`Baton: '${worker.name}' is on it.`);
+        } catch (err) {
+          const again = await vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`, 'Edit and Try Again');
+          if (!again) return;
+          typed = task;
+        }
       }
     }),
     provideCommand('baton.squad.openDecisions', async (node?: unknown) => {
