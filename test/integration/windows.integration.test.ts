@@ -294,7 +294,9 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
   });
 
   it('a message queued behind a reply in window 1: both panels show each reply after its message, live, and so does a window opened after', async () => {
-    server.on({ lastUserIncludes: 'the first of two' }, { text: 'First answer.', delayMs: 2500 });
+    // Held long enough for the other window to see the second message queued (its store's sync, a loaded machine: under
+    // the whole suite's load 2.5 s was once too short, and the message was answered before it showed there).
+    server.on({ lastUserIncludes: 'the first of two' }, { text: 'First answer.', delayMs: 6000 });
     server.on({ lastUserIncludes: 'the second of two' }, { text: 'Second answer.' });
     const one = open('one');
     const two = open('two');

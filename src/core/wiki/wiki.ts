@@ -10,12 +10,12 @@ import type { WikiHit, WikiIndexRow } from '../store/areaTypes';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { KeyedQueue } from '../util/keyedQueue';
-import { caseKey } from '../util/pathKeys';
 import { pageFile, pageNameOf, WikiError } from './wikiPaths';
 
 export { WikiError } from './wikiPaths';
 
 const MAX_PAGES = 5000;
+const WIKI_WRITES = 'wiki';
 const MAX_PAGE_BYTES = 1024 * 1024;
 
 export interface WikiOptions {
@@ -42,11 +42,12 @@ export interface WikiPage {
 export class Wiki {
   private syncing: Promise<void> = Promise.resolve();
   /**
-   * Writes of one page file, one after the other: an append reads the page and writes it back whole, and three appends
-   * at once (the model's parallel tool calls) kept only the last one's note. Keyed as the file system tells files apart
-   * ("Release Notes" and "release notes" are one file on macOS).
+   * The wiki's writes, one after the other in the order they were asked: an append reads the page and writes it back
+   * whole, and three appends at once (the model's parallel tool calls) kept only the last one's note. One queue for
+   * every page: a page's file is known only once its name is resolved, and by then the order asked is lost; and
+   * "Release Notes" and "release notes" are one file on macOS.
    */
-  private readonly pageWrites = new KeyedQueue();
+  private readonly writes = new KeyedQueue();
 
   constructor(private readonly opts: WikiOptions) {}
 
@@ -63,8 +64,10 @@ export class Wiki {
 
   /** Writes (or appends to) a page and indexes it at once; `ifMissing`: a page already there is left as it is. */
   async write(name: string, content: string, opts: WriteOptions = {}): Promise<WikiPage & { created: boolean }> {
-    const { name: page, file } = await pageFile(this.folder, name, { create: true });
-    return this.pageWrites.run(caseKey(file), () => this.writeNow(page, file, content, opts));
+    return this.writes.run(WIKI_WRITES, async () => {
+      const { name: page, file } = await pageFile(this.folder, name, { create: true });
+      return this.writeNow(page, file, content, opts);
+    });
   }
 
   private async writeNow(page: string, file: string, content: string, opts: WriteOptions): Promise<WikiPage & { created: boolean }> {
@@ -85,8 +88,10 @@ export class Wiki {
   }
 
   async delete(name: string): Promise<string> {
-    const { name: page, file } = await pageFile(this.folder, name);
-    return this.pageWrites.run(caseKey(file), () => this.deleteNow(page, file));
+    return this.writes.run(WIKI_WRITES, async () => {
+      const { name: page, file } = await pageFile(this.folder, name);
+      return this.deleteNow(page, file);
+    });
   }
 
   private async deleteNow(page: string, file: string): Promise<string> {

@@ -6,7 +6,8 @@
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { ui } from './fixture';
-import { completedReply, freshChat, send } from './helpers';
+import { completedReply, editorText, freshChat, send } from './helpers';
+import { runCommand } from './workbench';
 
 /** A view of Baton's side bar container, expanded (Squads and Wiki start collapsed). */
 async function expandedView(page: Page, name: string): Promise<Locator> {
@@ -64,5 +65,20 @@ describe('Squads and Wiki views', function () {
     await pageRow.waitFor({ timeout: 15_000 });
     await pageRow.click();
     await page.locator('.tabs-container .tab').filter({ hasText: 'e2e-setup.md' }).first().waitFor({ timeout: 15_000 });
+
+    // New Wiki Page: a name the wiki refuses is said while it is typed; one already taken opens that page as it is
+    // (it was replaced by a bare heading).
+    await runCommand(page, 'Baton: New Wiki Page');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('C++ tips');
+    await page.locator('.quick-input-widget .quick-input-message').filter({ hasText: "Invalid page name 'C++ tips'" }).first().waitFor({ timeout: 10_000 });
+    await input.fill('e2e-setup');
+    await input.press('Enter');
+    await page
+      .locator('.notifications-toasts .notification-toast', { hasText: "the wiki already has a page 'e2e-setup'; it is open as it was" })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    assert.match(await editorText(page), /# E2E setup notes\s+The squad e2e-squad owns releases\./);
   });
 });
