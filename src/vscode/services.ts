@@ -184,7 +184,10 @@ export class BatonServices implements vscode.Disposable {
       runCommand: (command) => void vscode.commands.executeCommand(command),
       toggleRouting: () => {
         const on = !readOrchestratorSettings().routing.auto;
-        void (this.built ? this.built.control.setRoutingAuto(on) : setRoutingAuto(on));
+        // A settings write that fails (a read-only settings file) is said: the header would otherwise just not change.
+        void (this.built ? this.built.control.setRoutingAuto(on) : setRoutingAuto(on)).catch((err: unknown) =>
+          vscode.window.showErrorMessage(`Baton: could not turn auto routing ${on ? 'on' : 'off'}: ${err instanceof Error ? err.message : String(err)}`),
+        );
       },
       openWorker: (name, action) => {
         const command = {
