@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { applyConfirm } from '../core/changes/applyConfirm';
 import { namedFiles } from '../core/changes/applyUndo';
-import { followUpRefusal } from '../core/workers/followUpRefusal';
+import { refusedFollowUp } from './refusedFollowUp';
 import { ApplyConflict } from '../core/changes/changeSet';
 import { suggestCommitMessage } from '../core/changes/keepAsBranch';
 import { suggestVerifyCommand } from '../core/changes/verifySuggestion';
@@ -111,13 +111,6 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
     );
     return picked?.label;
   };
-  /** Says why the worker cannot work on its changes again (stopped for good, at work), before anything is asked. */
-  const refusedFollowUp = (name: string): boolean => {
-    const w = pool.list().find((x) => x.name === name);
-    const why = w && followUpRefusal(w);
-    if (why) void vscode.window.showErrorMessage(`Baton: ${why}`);
-    return why !== undefined;
-  };
   const fail = (err: unknown): void => {
     log.warn(`Worker changes: ${err instanceof Error ? err.message : String(err)}`);
     void vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`);
@@ -199,7 +192,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
     }),
     provideCommand('baton.resolveWithWorker', async (arg?: Arg) => {
       const name = await pick(arg, 'Which worker should resolve its conflicts?');
-      if (!name || !changes || refusedFollowUp(name)) return;
+      if (!name || !changes || refusedFollowUp(pool, name)) return;
       try {
         changes.assertSettleable(name, 'have it resolve its conflicts');
         void vscode.window.showInformationMessage(`Baton: ${await changes.resolveWithWorker(name)}`);
@@ -260,7 +253,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
     }),
     provideCommand('baton.askWorkerForChanges', async (arg?: Arg) => {
       const name = await pick(arg, 'Ask which worker for changes?');
-      if (!name || refusedFollowUp(name)) return;
+      if (!name || refusedFollowUp(pool, name)) return;
       const text = await vscode.window.showInputBox({
         title: `Ask worker '${name}' for changes`,
         prompt: 'It continues in its own worktree with its own session; its change set grows.',

@@ -4,6 +4,7 @@
 // `worker.killed` (stopped for good) and `worker.settled` (its worktree gone with its changes) take no follow-up
 // (followUpRefusal.ts); a killed worker's changes can still be applied, kept or discarded.
 import type { WorkerInfo } from '../core/workers/workerPool';
+import { worktreeSettled } from '../core/workers/followUpRefusal';
 
 export function workerContextValue(w: Pick<WorkerInfo, 'state' | 'changes' | 'isolation' | 'outcome'>): string {
   const state =
@@ -13,7 +14,7 @@ export function workerContextValue(w: Pick<WorkerInfo, 'state' | 'changes' | 'is
         ? 'worker.idle'
         : w.state === 'killed'
           ? 'worker.killed'
-          : w.isolation?.kind === 'worktree' && w.outcome
+          : worktreeSettled(w)
             ? 'worker.settled'
             : 'worker.done';
   // Nothing counted but a note (folders left out, a worktree gone) is still a change set to discard or to ask about.

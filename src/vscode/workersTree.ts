@@ -5,6 +5,7 @@ import { provideCommand } from './deferredCommands';
 import { placeLabel } from './placeLabel';
 import { workerContextValue } from './workerContextValue';
 import { followUpRefusal } from '../core/workers/followUpRefusal';
+import { refusedFollowUp } from './refusedFollowUp';
 import type { WorkerState } from '../shared/protocol';
 import type { WorkerInfo, WorkerPool } from '../core/workers/workerPool';
 import { durationText } from '../shared/workerResultText';
@@ -138,10 +139,7 @@ export function registerWorkersTree(
           'Send a task to which worker?',
         ));
       if (!name) return;
-      // Told before the task is typed: refused after, the text was lost.
-      const listed = pool.list().find((w) => w.name === name);
-      const why = listed && followUpRefusal(listed);
-      if (why) return void vscode.window.showErrorMessage(`Baton: ${why}`);
+      if (refusedFollowUp(pool, name)) return;
       const prompt = await vscode.window.showInputBox({
         title: `Send a task to worker '${name}'`,
         prompt: 'The worker works on it in the background; its result comes back to the chat.',

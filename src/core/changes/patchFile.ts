@@ -59,22 +59,15 @@ export async function conflictingFiles(
   const already: string[] = [];
   const check = (f: FileChange): Promise<string> =>
     git.run(['apply', '--whitespace=nowarn', '--check', `--include=${globEscape(f.path)}`, patch], { cwd: userRoot });
-  const there = (f: FileChange): Promise<boolean> => reverseApplies(git, userRoot, patch, f);
-  // Two at a time: this only runs after a failed check, on a machine that may be busy.
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const f = files[next++];
-      try {
-        await check(f);
-      } catch (err) {
-        if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
-        if (await there(f)) already.push(f.path);
-        else blocking.push({ path: f.path, reason: 'does-not-apply', detail: err.stderr.trim().split('\n').pop() });
-      }
+  await twoAtATime(files, async (f) => {
+    try {
+      await check(f);
+    } catch (err) {
+      if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
+      if (await reverseApplies(git, userRoot, patch, f)) already.push(f.path);
+      else blocking.push({ path: f.path, reason: 'does-not-apply', detail: err.stderr.trim().split('\n').pop() });
     }
-  };
-  await Promise.all([worker(), worker()]);
+  });
   blocking.sort((a, b) => a.path.localeCompare(b.path));
   already.sort();
   // A failure no single file explains (should not happen): name every file rather than none.
@@ -129,16 +122,20 @@ export async function failedApply(git: Git, userRoot: string, patch: string, fil
   );
 }
 
-/** The files of `files` the user's tree now has exactly as the patch leaves them (it applies in reverse), two at a time. */
+/** The files of `files` the user's tree now has exactly as the patch leaves them (it applies in reverse). */
 async function asLeft(git: Git, userRoot: string, patch: string, files: FileChange[]): Promise<FileChange[]> {
   const left: FileChange[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const f = files[next++];
-      if (await reverseApplies(git, userRoot, patch, f)) left.push(f);
-    }
-  };
-  await Promise.all([worker(), worker()]);
+  await twoAtATime(files, async (f) => {
+    if (await reverseApplies(git, userRoot, patch, f)) left.push(f);
+  });
   return left;
+}
+
+/** `fn` on each of `items`, two at a time: these checks run after a failure, on a machine that may be busy. */
+async function twoAtATime<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all([lane(), lane()]);
 }

@@ -3,12 +3,14 @@
 // (workerTargets.ts) stay the authority; this is what can be known before asking.
 import type { WorkerCard } from '../../shared/protocol';
 
+/** Its change set settled (applied, kept as a branch, discarded): its worktree went with it. */
+export function worktreeSettled(w: Pick<WorkerCard, 'isolation' | 'outcome'>): boolean {
+  return w.isolation?.kind === 'worktree' && w.outcome !== undefined;
+}
+
 export function followUpRefusal(w: Pick<WorkerCard, 'name' | 'state' | 'isolation' | 'outcome'>): string | undefined {
   if (w.state === 'running') return `Worker '${w.name}' is still working: wait for it to finish (or stop it), then ask.`;
   if (w.state === 'killed') return `Worker '${w.name}' was stopped for good: start a new worker to continue.`;
-  // Its change set settled (applied, kept as a branch, discarded): its worktree went with it.
-  if (w.isolation?.kind === 'worktree' && w.outcome) {
-    return `Worker '${w.name}' has no worktree any more (${w.outcome.text}): start a new worker to continue.`;
-  }
+  if (worktreeSettled(w)) return `Worker '${w.name}' has no worktree any more (${w.outcome!.text}): start a new worker to continue.`;
   return undefined;
 }
