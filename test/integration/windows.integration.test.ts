@@ -548,6 +548,54 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     );
   });
 
+  it("two windows' Applies into one file at the same moment: both edits land (the windows take turns through the global storage)", async () => {
+    const repo = join(root, 'home', 'dev', 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    // Large enough that git apply's read and write of it take a while: the two windows' writes overlap without turns.
+    const lines = Array.from({ length: 60_000 }, (_, i) => `line ${i + 1} of the shared file`);
+    await writeFile(join(repo, 'src', 'shared.txt'), `${lines.join('\n')}\n`);
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'init');
+    for (const [worker, line] of [
+      ['alpha', 1],
+      ['beta', lines.length],
+    ] as const) {
+      scriptDelegation(server, { prompt: `start ${worker}`, worker, workingDir: '~/dev/repo', task: `TASK-${worker}`, started: `${worker} started.` });
+      scriptWorkerRound(server, {
+        worker,
+        prompt: `TASK-${worker}`,
+        does: { command: `sed -i 's/^line ${line} of/${worker} edited line ${line} of/' src/shared.txt` },
+        report: `${worker}: edited`,
+      });
+    }
+    const one = open('one', { trustWorkingDir: true });
+    await one.ready();
+    for (const worker of ['alpha', 'beta']) {
+      one.send({ cmd: 'send', text: `start ${worker}` });
+      await one.until(`${worker}'s result`, () => one.panel.find((m) => m.role === 'assistant' && m.content === `noted ${worker}`));
+    }
+    const two = open('two', { trustWorkingDir: true });
+    await two.ready();
+    // Window 2 learns of beta's change set from the store window 1 writes (its poll).
+    for (;;) {
+      const totals = await two.changes<{ line?: string }>('totals', 'beta');
+      if (totals.line) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const [a, b] = await Promise.all([one.changes<string>('apply', 'alpha'), two.changes<string>('apply', 'beta')]);
+    assert.match(a, /^Applied 1 file changed/);
+    assert.match(b, /^Applied 1 file changed/);
+    const after = readFileSync(join(repo, 'src', 'shared.txt'), 'utf8').split('\n');
+    assert.deepEqual(
+      [after[0], after[lines.length - 1], after.length],
+      ['alpha edited line 1 of the shared file', `beta edited line ${lines.length} of the shared file`, lines.length + 1],
+    );
+    assert.deepEqual(readdirSync(join(root, 'globalStorage', 'locks')), [], 'no window holds the lock once both are over');
+  });
+
   it("window 1 killed while its worker resolves a conflict: the next window puts the worker's worktree and base back as before the attempt, so no conflict marker can be applied", async () => {
     const repo = join(root, 'home', 'dev', 'repo');
     await mkdir(join(repo, 'src'), { recursive: true });

@@ -11,6 +11,7 @@ import { FolderRepos } from '../git/folderRepos';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { KeyedQueue } from '../util/keyedQueue';
+import { sweepFolderLock, withFolderLock } from '../util/folderLock';
 import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
 import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
 import { ApplyUndo, type UndoRecord } from './applyUndo';
@@ -28,6 +29,11 @@ const KEY_PREFIX = 'changeset:';
 export const MAX_MODEL_DIFF_BYTES = 16_000;
 /** How old an entry of `tmp/` must be before a start takes it for one a dead window left (each use lasts seconds). */
 const TEMP_LEFT_AFTER_MS = 60 * 60 * 1000;
+
+/** The lock folder every window takes to write into the user's files (folderLock.ts: gone with its hold, or its window). */
+export const USER_FILES_LOCK = path.join('locks', 'user-files');
+/** A hold not refreshed for this long is a frozen window's (a live one refreshes it while it writes, however long). */
+const USER_FILES_STALE_MS = 3 * 60 * 1000;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -59,6 +65,7 @@ export class PendingChangeSets {
    * landed (measured: two Applies of different lines of one file, started together, lost one in 30 of 30); and an Undo
    * checked while an Apply wrote the same file could take back bytes that were not its own. One queue for every folder:
    * a worker in place in a subfolder writes into the repository another's Apply writes into, and the wait is an Apply's.
+   * Other windows take their turn too, through a lock folder in the global storage they share (USER_FILES_LOCK).
    */
   private readonly userFileWrites = new KeyedQueue();
 
@@ -172,9 +179,9 @@ export class PendingChangeSets {
     return this.intoUserFiles(() => this.undo.undo(name, dirtyBuffers));
   }
 
-  /** Runs `write` once the other writes into the user's files this window started are over (userFileWrites). */
+  /** Runs `write` once the other writes into the user's files, this window's and other windows', are over (userFileWrites). */
   intoUserFiles<T>(write: () => Promise<T>): Promise<T> {
-    return this.userFileWrites.run('user files', write);
+    return this.userFileWrites.run('user files', () => withFolderLock(path.join(this.storageDir, USER_FILES_LOCK), USER_FILES_STALE_MS, write));
   }
 
   /** "Resolve in the editor": clean files applied, conflicting ones merged with markers and left unmerged; then the worktree goes. */
@@ -215,6 +222,9 @@ export class PendingChangeSets {
    */
   async sweepTemp(now = Date.now()): Promise<void> {
     await this.undo.sweep(TEMP_LEFT_AFTER_MS);
+    // A dead window's hold of the user files' lock (and what a take-over it died in renamed aside).
+    const locks = path.dirname(path.join(this.storageDir, USER_FILES_LOCK));
+    for (const name of await readdir(locks).catch(() => [])) await sweepFolderLock(path.join(locks, name), USER_FILES_STALE_MS);
     const dir = path.join(this.storageDir, 'tmp');
     const kept = new Set(this.list().flatMap((c) => (c.resolving ? [path.basename(c.resolving.backupDir)] : [])));
     for (const name of await readdir(dir).catch(() => [])) {

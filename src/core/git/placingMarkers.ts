@@ -10,11 +10,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sweepFolderLock, withFolderLock } from '../util/folderLock';
 
 /** A placement takes seconds; a marker this old is a dead window's. */
 export const STALE_MS = 60 * 60 * 1000;
-/** A lock is held for one commit or one removal (git's own calls time out at 60 s); one older is a dead window's. */
+/** A lock is held for one commit or one removal and refreshed while held (folderLock.ts); one not refreshed for this long is a frozen window's. */
 export const LOCK_STALE_MS = 3 * 60 * 1000;
 
 export class PlacingMarkers {
@@ -25,25 +25,8 @@ export class PlacingMarkers {
   ) {}
 
   /** Runs `fn` holding the lock of the repository named `repo`, waiting for another window's hold to end. */
-  async locked<T>(repo: string, fn: () => Promise<T>): Promise<T> {
-    const lock = join(this.locks, repo);
-    await mkdir(this.locks, { recursive: true });
-    for (;;) {
-      try {
-        await mkdir(lock);
-        break;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const st = await stat(lock).catch(() => undefined);
-        if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
-        else await sleep(20);
-      }
-    }
-    try {
-      return await fn();
-    } finally {
-      await rm(lock, { recursive: true, force: true });
-    }
+  locked<T>(repo: string, fn: () => Promise<T>): Promise<T> {
+    return withFolderLock(join(this.locks, repo), LOCK_STALE_MS, fn);
   }
 
   /** Marks a placement from the repository named `repo` (its folder name); returns the marker to remove. */
@@ -74,10 +57,7 @@ export class PlacingMarkers {
       const st = await stat(join(this.dir, name)).catch(() => undefined);
       if (st && now - st.mtimeMs >= STALE_MS) await rm(join(this.dir, name), { force: true });
     }
-    for (const name of await readdir(this.locks).catch(() => [] as string[])) {
-      const st = await stat(join(this.locks, name)).catch(() => undefined);
-      if (st && now - st.mtimeMs > LOCK_STALE_MS) await rm(join(this.locks, name), { recursive: true, force: true });
-    }
+    for (const name of await readdir(this.locks).catch(() => [] as string[])) await sweepFolderLock(join(this.locks, name), LOCK_STALE_MS);
   }
 
   private names(): Promise<string[]> {
