@@ -1,15 +1,16 @@
 // The git seam's parsers and typed failures (GitError kinds), plus repoKey. Parsers are fed git's
 // documented output formats; the failure cases run real git (or none at all).
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplyConflict, describeSummary } from '../../src/core/changes/changeSet';
+import { workingTreeChanges } from '../../src/core/context/gitChanges';
 import { parseRawNumstat } from '../../src/core/changes/rawNumstat';
 import { Git, GitError } from '../../src/core/git/git';
 import { parseStatusZ, parseWorktreeList } from '../../src/core/git/gitOutput';
 import { repoKey } from '../../src/core/git/worktrees';
-import { testGit } from '../support/gitFixture';
+import { makeRepo, testGit, writeFiles } from '../support/gitFixture';
 
 describe('git seam', () => {
   it('parses status --porcelain=v1 -z, renames included', () => {
@@ -176,6 +177,34 @@ describe('git seam', () => {
     };
     walk('src');
     assert.deepEqual(offenders, [], 'git runs only through src/core/git/git.ts');
+  });
+
+  it("runs no program a submodule's own config names (a worker can write one) for a status or #changes' diff", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-git-planted-')));
+    try {
+      const git = testGit();
+      const repo = await makeRepo(git, join(dir, 'repo'), { 'a.txt': 'a\n' });
+      // A repository inside it, recorded as a submodule (a gitlink): its `.git` is a folder a worker in place can write.
+      await makeRepo(git, join(repo, 'sub'), { 'x.txt': 'x\n' });
+      await git.run(['add', 'sub'], { cwd: repo });
+      await git.run(['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-q', '--no-verify', '-m', 'sub'], { cwd: repo });
+      const marker = join(dir, 'RAN');
+      const program = join(dir, 'planted.sh');
+      writeFileSync(program, `#!/bin/sh\necho "$@" >> ${marker}\ncat\n`);
+      chmodSync(program, 0o755);
+      await git.run(['config', 'core.fsmonitor', program], { cwd: join(repo, 'sub') });
+      await git.run(['config', 'filter.planted.clean', program], { cwd: join(repo, 'sub') });
+      await writeFiles(join(repo, 'sub'), { '.gitattributes': '* filter=planted\n', 'x.txt': 'changed\n' });
+      await writeFiles(repo, { 'a.txt': "the user's edit\n" });
+
+      const status = await git.status(repo);
+      const changes = await workingTreeChanges(repo);
+      assert.equal(existsSync(marker) ? readFileSync(marker, 'utf8') : '', '', 'the planted program never ran');
+      assert.deepEqual(status, [{ code: ' M', path: 'a.txt' }], "the user's own change is still seen");
+      assert.ok(changes.ok && /the user's edit/.test(changes.text), "#changes still shows the user's edit");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names the blocking files in an ApplyConflict', () => {

@@ -7,7 +7,8 @@ import { boundText, CONTEXT_LIMITS } from './limits';
 const GIT_TIMEOUT_MS = 10_000;
 /** The raw output read at most: a diff bigger than this is cut anyway, and git is stopped. */
 const MAX_OUTPUT = 8 * 1024 * 1024;
-// No pager, no colour, no external diff driver: the output is for the model, and the same on every machine.
+// No pager, no colour, no external diff driver: the output is for the model, and the same on every machine. No look
+// into submodules either: git would run there with that submodule's own config (git.ts's status says why).
 const gitCli = new Git({ env: { LC_ALL: 'C' }, timeoutMs: GIT_TIMEOUT_MS });
 
 type GitRun = { ok: true; stdout: string } | { ok: false; notInstalled: boolean; stderr: string };
@@ -41,12 +42,12 @@ export async function workingTreeChanges(repoDir: string, label = repoDir): Prom
       },
     };
   }
-  let diff = await git(repoDir, ['diff', 'HEAD', '--no-color', '--no-ext-diff', '--stat', '--patch']);
+  let diff = await git(repoDir, ['diff', 'HEAD', '--no-color', '--no-ext-diff', '--ignore-submodules=all', '--stat', '--patch']);
   if (!diff.ok) {
     // No HEAD yet (a fresh repository): what is staged, then what is not.
     const [staged, unstaged] = await Promise.all([
-      git(repoDir, ['diff', '--cached', '--no-color', '--no-ext-diff']),
-      git(repoDir, ['diff', '--no-color', '--no-ext-diff']),
+      git(repoDir, ['diff', '--cached', '--no-color', '--no-ext-diff', '--ignore-submodules=all']),
+      git(repoDir, ['diff', '--no-color', '--no-ext-diff', '--ignore-submodules=all']),
     ]);
     diff = { ok: true, stdout: `${staged.ok ? staged.stdout : ''}${unstaged.ok ? unstaged.stdout : ''}` };
   }

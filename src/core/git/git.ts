@@ -100,8 +100,11 @@ const REDIRECTING_ENV = [
  * worktree: measured, a sandboxed worker's `.husky/post-index-change` was run by Baton's next `git add` (its change set)
  * outside the sandbox, and its `reference-transaction` by Apply in the user's repository. Nothing Baton does with git is
  * an act of the user's that their hooks are there for (a checkout, a commit); the null device is never a folder.
+ * Nor the program `core.fsmonitor` names: a worker can make a submodule's `.git` a folder of its own with that set in its
+ * config, and git runs it for a status of the repository above (measured, git 2.39). `-c` reaches the git processes git
+ * starts in submodules too (GIT_CONFIG_PARAMETERS).
  */
-const NO_HOOKS = ['-c', `core.hooksPath=${devNull}`] as const;
+const RUNS_NOTHING = ['-c', `core.hooksPath=${devNull}`, '-c', 'core.fsmonitor=false'] as const;
 
 export class Git {
   /** As given (tests, a user's own git); else found in PATH at the first call (findProgram.ts), never by bare name. */
@@ -156,7 +159,7 @@ export class Git {
    */
   async runTruncated(args: readonly string[], opts: RunOptions & { maxBytes: number }): Promise<{ stdout: string; truncated: boolean }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.gitPath, [...NO_HOOKS, ...args], { cwd: opts.cwd, env: this.envFor(opts), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(this.gitPath, [...RUNS_NOTHING, ...args], { cwd: opts.cwd, env: this.envFor(opts), stdio: ['ignore', 'pipe', 'pipe'] });
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
@@ -271,10 +274,14 @@ export class Git {
   /**
    * Uncommitted changes (staged, unstaged and untracked), optionally limited to some paths. An
    * untracked folder is one entry (`dist/`) unless `untracked: 'all'`: listing every file of a big
-   * unignored build folder would cost a worker's start more than it tells the user.
+   * unignored build folder would cost a worker's start more than it tells the user. Submodules are not looked into: git
+   * would run git in each with that one's own config, which a worker can write (a clean filter it names runs, measured).
    */
   async status(cwd: string, paths: readonly string[] = [], opts: { untracked?: 'normal' | 'all' } = {}): Promise<StatusEntry[]> {
-    const out = await this.run(['status', '--porcelain=v1', '-z', `--untracked-files=${opts.untracked ?? 'normal'}`, '--', ...paths], { cwd });
+    const out = await this.run(
+      ['status', '--porcelain=v1', '-z', '--ignore-submodules=all', `--untracked-files=${opts.untracked ?? 'normal'}`, '--', ...paths],
+      { cwd },
+    );
     return parseStatusZ(out);
   }
 
@@ -354,7 +361,7 @@ export class Git {
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.gitPath,
-        [...NO_HOOKS, ...args],
+        [...RUNS_NOTHING, ...args],
         {
           cwd: opts.cwd,
           env: this.envFor(opts),
