@@ -4,7 +4,6 @@
 // what ships; they differ only in the deps they pass (settings, where files live, the runtime's
 // environment).
 // Invariant: nothing here starts the Copilot runtime; the first message (or the chat view) does.
-import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { BatonAccess } from './api/batonAccess';
 import { ChatController, type HostActions } from './chat/chatController';
@@ -22,7 +21,7 @@ import { getMemorySummary } from './memory/memorySummary';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
 import { sweepAtStart } from './sweepAtStart';
-import { ConversationClaims, newInstance, type WindowStamp } from './orchestrator/conversationClaims';
+import { ConversationClaims, windowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
 import { markAllStale, savedSessionIds } from './orchestrator/sessionKeeper';
 import { Conversations } from './conversations/conversations';
@@ -51,6 +50,8 @@ export interface BatonCoreDeps {
   storageDir: string;
   /** Baton's installation folder (protected from workers unless self-edit is allowed). */
   installPath: string;
+  /** The editor's folders that hold its own secrets (VS Code's SecretStorage database beside Baton's storage): protected. */
+  hostSecrets?: readonly string[];
   version: string;
   logger: Logger;
   provider: ProviderSettings;
@@ -176,8 +177,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     store,
     logger,
     owner: self,
-    // baton.allowSelfEdit lets workers into Baton's own installation; its storage stays protected.
-    ownPaths: () => (deps.settings.orchestrator().selfEdit ? [storageDir] : [deps.installPath, storageDir]),
+    // baton.allowSelfEdit lets workers into Baton's own installation; its storage and the editor's secrets stay protected.
+    ownPaths: () => [...(deps.settings.orchestrator().selfEdit ? [] : [deps.installPath]), storageDir, ...(deps.hostSecrets ?? [])],
     storageDir,
     workspaceFolders: deps.workspaceFolders,
     settings: deps.settings.workers,
@@ -385,16 +386,5 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         () => sessions.dispose(),
         () => store.close(),
       ])),
-  };
-}
-
-/** This window as other windows see it: its process, and its workspace (the same after a reload). */
-function windowStamp(folders: string[]): WindowStamp {
-  return {
-    pid: process.pid,
-    host: hostname(),
-    instance: newInstance(),
-    key: folders.join('\n') || '(no folder)',
-    label: folders[0] ? path.basename(folders[0]) : 'a window without a folder',
   };
 }

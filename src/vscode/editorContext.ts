@@ -27,7 +27,7 @@ export class EditorContext implements EditorContextPort, vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private listener: ((chip: ReferenceChip | undefined) => void) | undefined;
 
-  constructor(private readonly storageDir: string) {}
+  constructor(private readonly ownPaths: readonly string[]) {}
 
   /** Starts following the active editor; `onImplicit` gets the chip (or none) after each change. */
   follow(onImplicit: (chip: ReferenceChip | undefined) => void): vscode.Disposable {
@@ -51,8 +51,8 @@ export class EditorContext implements EditorContextPort, vscode.Disposable {
 
   policy(): PathPolicyOptions {
     // Baton's installation is protected from workers so they cannot change it; reading it as context
-    // changes nothing, so only the storage (conversation, memories) joins the user's protected paths.
-    const protectedPaths = new ProtectedPaths({ extra: readWorkerSettings().protectedPaths, ownPaths: [this.storageDir] });
+    // changes nothing, so only the storage (conversation, memories) and VS Code's secrets join the user's protected paths.
+    const protectedPaths = new ProtectedPaths({ extra: readWorkerSettings().protectedPaths, ownPaths: this.ownPaths });
     return { workspaceFolders: workspaceFolders(), protectedPaths, confirmedOutside: this.confirmedOutside };
   }
 

@@ -62,9 +62,18 @@ export class BatonServices implements vscode.Disposable {
     return this.context.globalStorageUri.fsPath;
   }
 
+  /**
+   * Protected like Baton's storage: the folder that holds it, `<user data>/User/globalStorage`, has VS Code's state
+   * database, where SecretStorage keeps every extension's secrets (encrypted by a key the OS keyring holds, or, on a
+   * Linux without one, by a fixed key).
+   */
+  get hostSecrets(): string[] {
+    return [path.dirname(this.storageDir)];
+  }
+
   /** The editor as the chat's context (files, selections, problems, changes); one per window. */
   get editorContext(): EditorContext {
-    return (this.editorContextRef ??= new EditorContext(this.storageDir));
+    return (this.editorContextRef ??= new EditorContext([this.storageDir, ...this.hostSecrets]));
   }
 
   private async build(): Promise<Core> {
@@ -79,6 +88,7 @@ export class BatonServices implements vscode.Disposable {
     const core = await createBatonCore({
       storageDir,
       installPath: context.extensionPath,
+      hostSecrets: this.hostSecrets,
       version: context.extension.packageJSON.version as string,
       logger: log,
       provider,

@@ -54,6 +54,16 @@ describe('protectedPaths', () => {
     }
   });
 
+  it("refuses /proc, /sys and /dev as a worker's folder, spelled or through a link: every process's environment is in /proc", () => {
+    symlinkSync('/proc/self', join(home, 'dev', 'me'));
+    for (const input of ['/proc', `/proc/${process.pid}`, '/sys', '/dev', '~/dev/me']) {
+      const result = resolveWorkingDir(input, paths);
+      assert.equal(result.ok, false, input);
+      assert.match((result as { error: string }).error, /^Refused: .* in \/(proc|sys|dev), the system's view of processes and devices/, input);
+    }
+    assert.deepEqual(resolveWorkingDir('/', paths), { ok: true, dir: '/' }, 'a folder above it is not refused (its reads there are asked)');
+  });
+
   it('catches traversal: ~/.ssh/../x is checked after resolving, and ~/dev/../.ssh is refused', () => {
     // ~/.ssh/../dev resolves to ~/dev: allowed (it is not inside ~/.ssh once resolved).
     assert.deepEqual(resolveWorkingDir('~/.ssh/../dev', paths), { ok: true, dir: join(home, 'dev') });

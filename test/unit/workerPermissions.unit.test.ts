@@ -218,6 +218,20 @@ describe('worker permission handler', () => {
     assert.ok(logger.lines.filter((l) => l.includes('denied')).length >= 5);
   });
 
+  it("a worker in / asks before each read in /proc, where every process's environment is (a read-only worker's folder included)", async () => {
+    readOnly = true;
+    broker.answer = 'worker';
+    const h = handler('/');
+    const environ = `/proc/${process.ppid}/environ`;
+    assert.equal((await decide(h, read(environ))).kind, 'approve-once', 'asked, and the user said yes');
+    assert.equal((await decide(h, read(environ))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 2, 'asked each time: no "for this worker" kept for /proc');
+    assert.match(logger.lines.at(-1)!, /in \/proc/);
+    // The rest of its folder it reads without asking.
+    assert.equal((await decide(h, read(join(project, 'a.ts')))).kind, 'approve-once');
+    assert.equal(broker.asked.length, 2);
+  });
+
   it('asks before each recursive read of a folder that holds a protected dir: no "for this worker" is offered or kept', async () => {
     broker.answer = 'worker';
     const h = handler(home);

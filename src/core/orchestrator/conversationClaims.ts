@@ -41,6 +41,17 @@ export function retireInstance(id: string): void {
   liveInstances.delete(id);
 }
 
+/** This window as other windows see it: its process, and its workspace (the same after a reload). */
+export function windowStamp(folders: string[]): WindowStamp {
+  return {
+    pid: process.pid,
+    host: hostname(),
+    instance: newInstance(),
+    key: folders.join('\n') || '(no folder)',
+    label: folders[0] ? basename(folders[0]) : 'a window without a folder',
+  };
+}
+
 /** Whether the window of `stamp` is known to be gone. A process on another host is never judged gone from here. */
 export function processGone(stamp: { pid: number; host: string; instance?: string }): boolean {
   if (stamp.host !== hostname()) return false;

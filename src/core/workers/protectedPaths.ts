@@ -37,9 +37,33 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   // Shell history: secrets typed on a command line (export TOKEN=…) stay in it.
   '~/.bash_history',
   '~/.zsh_history',
-  // The Copilot CLI's own login and sessions.
+  // The Copilot CLI's own login and sessions; the Copilot editor plugins' sign-in (hosts.json, apps.json).
   '~/.copilot',
+  '~/.config/github-copilot',
+  // Package registries' and cloud tools' tokens kept in a tool's config file.
+  '~/.gradle/gradle.properties',
+  '~/.config/pip/pip.conf',
+  '~/.pip/pip.conf',
+  '~/.nuget/NuGet/NuGet.Config',
+  '~/.composer/auth.json',
+  '~/.config/composer/auth.json',
+  '~/.pub-cache/credentials.json',
+  '~/.yarnrc.yml',
+  '~/.s3cfg',
+  '~/.boto',
 ];
+
+/**
+ * The kernel's own folders: `/proc/<pid>/environ` is every process's environment (the extension host's holds every
+ * secret of the user's shell), readable by the same user. Not denied in the sandbox, whose `/proc` is its own (a new pid
+ * namespace) and which commands need; so never a worker's folder, and a read in one from a folder above (`/`) is asked.
+ */
+const SYSTEM_FOLDERS: readonly string[] = process.platform === 'win32' ? [] : ['/proc', '/sys', '/dev'];
+
+/** The kernel's folder (`/proc`) that real path `p` is in, or undefined. */
+export function systemFolder(p: string): string | undefined {
+  return SYSTEM_FOLDERS.find((s) => isWithin(p, s));
+}
 
 // macOS and Windows file systems are case-insensitive by default: `~/.SSH` is `~/.ssh` there.
 const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
@@ -207,6 +231,12 @@ export function resolveWorkingDir(input: string, protectedPaths: ProtectedPaths)
   }
   const late = protectedPaths.match(real);
   if (late) return refused(late, real);
+  const system = systemFolder(real);
+  if (system)
+    return {
+      ok: false,
+      error: `Refused: '${trimmed}'${real !== spelled ? ` resolves to ${real}, which is` : ' is'} in ${system}, the system's view of processes and devices (every process's environment is readable there). Workers work in project folders.`,
+    };
   let isDir = false;
   try {
     isDir = fs.statSync(real).isDirectory();

@@ -13,7 +13,7 @@ import type { PermissionHandler, PermissionRequest, PermissionRequestResult } fr
 import { mcpToolLabel } from '../copilot/mcpToolLabel';
 import type { PermissionDecision, PermissionPrompt } from '../../shared/protocol';
 import type { Logger } from '../util/logger';
-import { isWithin, realpathNearest, type ProtectedPaths } from './protectedPaths';
+import { isWithin, realpathNearest, systemFolder, type ProtectedPaths } from './protectedPaths';
 
 /** Asks the user about one thing a worker wants to do. The UI (panel, notification) implements it. */
 export interface PermissionBroker {
@@ -166,6 +166,9 @@ export function evaluatePermission(
         };
       if (isWithin(real, workingDir) && isWithin(realResolved, workingDir)) {
         if (managed) return { action: 'ask', reason: 'managed policy requires a user decision', detail: real, kind: request.kind };
+        // A worker in `/` is inside its folder in /proc too: every process's environment is there.
+        const system = systemFolder(real) ?? systemFolder(realResolved);
+        if (system) return { action: 'ask', reason: `${verb} in ${system} (every process's environment is there)`, detail: real, kind: request.kind };
         // A recursive read or search of a folder holding ~/.ssh (a worker in the home dir) would reach it.
         const holds = protectedPaths.containedIn(real);
         if (holds)
