@@ -32,7 +32,7 @@ import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegist
 import { WorkerSetup } from './workerSetup';
 import { endTask, type TaskEndDeps } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
-import { assertIdle, sendTarget } from './workerTargets';
+import { assertIdle, assertNotSettling, sendTarget } from './workerTargets';
 import { killWorker } from './workerKill';
 import {
   WorkerError,
@@ -161,16 +161,16 @@ export class WorkerPool {
   async send(name: string, prompt: string, replyTo?: ReplyTo, follow?: FollowUp): Promise<WorkerInfo> {
     this.assertOpen();
     await this.restoring.catch(() => undefined);
-    const { w, preface } = await sendTarget(name, prompt, replyTo, {
+    const target = await sendTarget(name, prompt, replyTo, {
       reg: this.reg,
       changes: this.changes,
       now: this.now,
       setup: this.setup,
       closeIfGone: (w) => this.lifecycle.closeIfGone(w),
     });
+    const { w, preface } = target;
     // No await until the dispatch: an Apply under way may be removing its folder (a conflict resolution sends from inside).
-    const settling = !follow && this.changes?.settling(name);
-    if (settling) throw new WorkerError(`The changes of worker '${name}' are being applied, kept or discarded right now; ask again once that is done.`);
+    assertNotSettling(target, this.changes, !!follow);
     // Again, with no await before the dispatch: two sends at once both passed sendTarget's check (the prompt went twice).
     assertIdle(w, this.now());
     this.dispatch(w, prompt, preface, follow);

@@ -16,11 +16,23 @@ export interface SendTargetDeps {
   closeIfGone(w: Worker): Promise<void>;
 }
 
+/** The worker a follow-up goes to. */
+export interface SendTarget {
+  w: Worker;
+  /** What its new session is told first (its earlier work, when its session was deleted). */
+  preface?: string;
+  /**
+   * Gives back what choosing it changed, for a send refused after all: its reply channel, and for a revived worker
+   * its slot and its finished card as they were (else it stayed idle, holding a slot nobody would free).
+   */
+  giveBack(): void;
+}
+
 /**
  * The worker a follow-up is dispatched to, with the preface its new session needs (if any). A running worker
  * refuses; a finished one (not killed) is revived, within the same limit as a new worker.
  */
-export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo | undefined, deps: SendTargetDeps): Promise<{ w: Worker; preface?: string }> {
+export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo | undefined, deps: SendTargetDeps): Promise<SendTarget> {
   const { reg } = deps;
   if (!prompt.trim()) throw new WorkerError('The prompt is empty.');
   const known = reg.active.get(name) ?? reg.finished.find((f) => f.name === name);
@@ -33,16 +45,38 @@ export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo 
     await w.ready.catch(() => undefined);
     if (reg.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
     assertIdle(w, deps.now());
+    const was = w.replyTo;
     if (replyTo) w.replyTo = replyTo;
-    return { w };
+    return { w, giveBack: () => (w.replyTo = was) };
   }
   const finished = reg.finished.find((f) => f.name === name);
   if (finished) await deps.closeIfGone(finished);
+  const index = reg.finished.findIndex((f) => f.name === name);
+  const was = finished && { state: finished.state, finishedAt: finished.finishedAt, replyTo: finished.replyTo };
   // The settings may have changed since: the directory is checked again.
   const done = reg.revive(name, (dir) => deps.setup.resolveDir(dir));
   if (replyTo) done.replyTo = replyTo;
   // Its session was deleted once its work was settled: a new one is told what the worker did before.
-  return { w: done, preface: done.sessionClosed ? previousWork(done) : undefined };
+  return { w: done, preface: done.sessionClosed ? previousWork(done) : undefined, giveBack: () => was && unrevive(reg, done, index, was) };
+}
+
+/** A revived worker back among the finished ones, where it was; unless something took it up meanwhile (a send, a kill). */
+function unrevive(reg: WorkerRegistry, w: Worker, index: number, was: Pick<Worker, 'state' | 'finishedAt' | 'replyTo'>): void {
+  if (reg.active.get(w.name) !== w || w.task || w.state !== 'idle') return;
+  reg.active.delete(w.name);
+  Object.assign(w, was);
+  reg.finished.splice(Math.min(index, reg.finished.length), 0, w);
+  reg.fireNow();
+}
+
+/**
+ * Refuses a follow-up while the worker's changes are applied, kept or discarded (the folder it would work in may be
+ * going), giving back what choosing the worker changed. A follow-up the settling itself sends (a conflict resolution) passes.
+ */
+export function assertNotSettling(target: SendTarget, changes: WorkerChanges | undefined, followUp: boolean): void {
+  if (followUp || !changes?.settling(target.w.name)) return;
+  target.giveBack();
+  throw new WorkerError(`The changes of worker '${target.w.name}' are being applied, kept or discarded right now; ask again once that is done.`);
 }
 
 /** Refuses a worker that runs a task now. */
