@@ -2,6 +2,7 @@
 // the tree re-reads it on every change, from this window or from another one.
 import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
+import { MemoryFullError } from '../core/store/memoryFullError';
 import { parseSqliteTimestamp } from '../core/store/rowSchemas';
 import { MEMORY_CATEGORIES, type BatonStore, type Memory, type MemoryCategory } from '../core/store/types';
 
@@ -122,7 +123,15 @@ export function registerMemoriesTree(store: BatonStore): vscode.Disposable {
         validateInput: validate,
       });
       if (!content?.trim()) return;
-      const { memory, duplicate } = store.addMemory(category, content, 'user');
+      let added;
+      try {
+        added = store.addMemory(category, content, 'user');
+      } catch (err) {
+        if (!(err instanceof MemoryFullError)) throw err;
+        void vscode.window.showErrorMessage(err.message);
+        return;
+      }
+      const { memory, duplicate } = added;
       if (duplicate) void vscode.window.showInformationMessage(`Baton already remembers this as #${memory.id}.`);
     }),
     provideCommand('baton.memory.edit', async (node?: unknown) => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import {
   AUTO_MEMORIES_KEEP,
+  USER_MEMORIES_MAX,
   CHECKPOINT_KEEP,
   CONVERSATIONS_KEEP,
   TOOL_CONVERSATION_PREFIX,
@@ -20,6 +21,8 @@ import {
   USAGE_DAYS_KEEP,
   STATE_CACHE_KEEP,
 } from '../../src/core/store/bounds';
+import { createMemoryTools } from '../../src/core/memory/memoryTools';
+import { MemoryFullError } from '../../src/core/store/memoryFullError';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { CONVERSATION_STATE_NAMES, conversationStateKey, MAIN_CONVERSATION } from '../../src/core/store/types';
 
@@ -214,6 +217,26 @@ describe('bounds of the database (real sql.js file)', () => {
     store.addMemory('preference', 'Prefers tabs', 'user');
     assert.equal(await count("SELECT COUNT(*) FROM memories WHERE source = 'auto'"), AUTO_MEMORIES_KEEP);
     assert.equal(await count("SELECT COUNT(*) FROM memories WHERE source = 'user'"), 1);
+  });
+
+  it(`memories the user asked to keep stop at ${USER_MEMORIES_MAX}: the next is refused, saying so, and none is lost`, async () => {
+    for (let i = 0; i < USER_MEMORIES_MAX; i++) store.addMemory('fact', `kept fact number ${i} about thing ${i * 7}`, 'user');
+    store.addMemory('fact', 'noted by Baton while full', 'auto');
+    assert.throws(() => store.addMemory('preference', 'Prefers tabs', 'user'), MemoryFullError);
+    // What the model hears from the remember tool, and a duplicate of one kept is still found.
+    const remember = createMemoryTools(store).find((t) => t.name === 'remember')!;
+    const told = (await remember.handler!({ category: 'preference', content: 'Prefers spaces' }, { toolCallId: 'c1' } as never)) as {
+      textResultForLlm: string;
+      resultType: string;
+    };
+    assert.equal(told.resultType, 'failure');
+    assert.match(told.textResultForLlm, /Long-term memory is full: it holds 1000 memories you asked to keep\. Forget one first/);
+    assert.equal(store.addMemory('fact', 'kept fact number 3 about thing 21', 'user').duplicate, true);
+    // Promoting a noted one would go past the bound: it stays noted (and remembered).
+    assert.equal(store.addMemory('fact', 'noted by Baton while full', 'user').memory.source, 'auto');
+    assert.equal(await count("SELECT COUNT(*) FROM memories WHERE source = 'user'"), USER_MEMORIES_MAX);
+    store.deleteMemory(store.searchMemories({ limit: 5 }).find((m) => m.source === 'user')!.id);
+    assert.equal(store.addMemory('preference', 'Prefers tabs', 'user').duplicate, false, 'room again once one is forgotten');
   });
 
   it(`the inbox keeps undelivered results and the newest ${INBOX_DELIVERED_KEEP} delivered ones`, async () => {

@@ -43,6 +43,11 @@ export const TOOL_CONVERSATIONS_KEEP = 20;
 export const CHECKPOINT_KEEP = 1000;
 /** memories Baton noted on its own (source "auto"); the user's own are what they asked to keep. */
 export const AUTO_MEMORIES_KEEP = 200;
+/**
+ * memories the user asked to keep: none is ever removed for room, so past this many a new one is refused, saying so
+ * (MemoryFullError), until they forget some. At most 1,000 characters each: about 1 MB.
+ */
+export const USER_MEMORIES_MAX = 1000;
 /** inbox: delivered results kept (for diagnosis); undelivered ones stay until the orchestrator takes them. */
 export const INBOX_DELIVERED_KEEP = 50;
 /** squad_decisions: the newest kept per squad. */

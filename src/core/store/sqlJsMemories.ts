@@ -5,6 +5,8 @@
 // replay then moves one row and IssuedIds keeps the issuer's id reaching it until a listing shows that id for
 // another row (see issuedIds.ts).
 import type { SqlValue } from 'sql.js';
+import { USER_MEMORIES_MAX } from './bounds';
+import { MemoryFullError } from './memoryFullError';
 import type { IssuedIds } from './issuedIds';
 import { ftsAnyQuery, ftsQuery, ftsWords, memoryKey } from './memoryKey';
 import { z } from 'zod';
@@ -22,6 +24,7 @@ const STOP_WORDS = new Set(
 );
 
 const rankedMemorySchema = memoryRowSchema.extend({ mi: z.instanceof(Uint8Array) });
+const countSchema = z.object({ n: z.number() });
 
 /** What a table's code needs from the store it is part of. */
 export interface TableAccess {
@@ -62,13 +65,22 @@ export class SqlJsMemories {
     if (existing) {
       this.ids.listed(existing.id);
       // Asked by the user to keep what Baton had only noted: it becomes the user's, safe from the auto cap.
-      const promote = source === 'user' && existing.source === 'auto';
+      const promote = source === 'user' && existing.source === 'auto' && !this.userFull();
       this.access.commit({ op: 'touchMemories', targets: [this.ids.ref(existing.id)], ts, promoteToUser: promote });
       return { memory: { ...existing, source: promote ? 'user' : existing.source, last_accessed: ts }, duplicate: true };
     }
+    if (source === 'user' && this.userFull()) throw new MemoryFullError(USER_MEMORIES_MAX);
     const id = this.access.freshId('memories');
     this.access.commit({ op: 'addMemory', issued: id, category, content: text, source, ts, autoCap: this.maxAuto });
     return { memory: { id, category, content: text, source, created_at: ts, last_accessed: ts }, duplicate: false };
+  }
+
+  private userFull(): boolean {
+    const counted = this.access.read(
+      () => this.access.tables.rows('memories', "SELECT COUNT(*) AS n FROM memories WHERE source = 'user'", [], countSchema),
+      [{ n: 0 }],
+    );
+    return (counted[0]?.n ?? 0) >= USER_MEMORIES_MAX;
   }
 
   /** Matching memories, most recently used first; counts as a use (last_accessed is bumped). */
