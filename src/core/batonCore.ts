@@ -20,7 +20,7 @@ import { readUserCopilotConfig, type UserCopilotConfig } from './copilot/userCop
 import { getMemorySummary } from './memory/memorySummary';
 import { Orchestrator, type OrchestratorSettings } from './orchestrator/orchestrator';
 import { SessionClaims } from './orchestrator/sessionClaims';
-import { sweepAtStart } from './sweepAtStart';
+import { keepSessionsSwept } from './sweepAtStart';
 import { ConversationClaims, windowStamp } from './orchestrator/conversationClaims';
 import { SharedConversation } from './orchestrator/sharedConversation';
 import { markAllStale, savedSessionIds } from './orchestrator/sessionKeeper';
@@ -75,6 +75,8 @@ export interface BatonCoreDeps {
   /** Test knobs: shorter retry delays, no health-check timer (0). */
   retryDelaysMs?: readonly number[];
   healthCheckIntervalMs?: number;
+  /** How often orphaned session folders are swept while Baton runs (default hourly, sweepAtStart.ts). */
+  sessionSweepEveryMs?: number;
   /** How long Baton stays idle before the runtime's growth is checked (default 1 s); 0: only when asked (recycler.check). */
   runtimeQuietMs?: number;
   /** The runtime's resident bytes by pid (tests, where the runtime is in memory); default: read from the system. */
@@ -337,6 +339,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // returned (measured in code-server), where every millisecond stretches with the machine's load.
   let disposing = false;
   let toolOutputs: { dispose(): void } | undefined;
+  let sessionsSwept: { dispose(): Promise<void> } | undefined;
   const chores = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
     if (disposing) return;
     void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));
@@ -344,7 +347,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
     await pool.changes?.recoverAtStart();
     await pool.restorePending().catch((err: unknown) => logger.warn(`Listing the workers whose changes wait failed: ${String(err)}`));
     // After deliverPending's first step (stale worker rows cleaned, synchronously): their sessions are orphans now.
-    await sweepAtStart({ sessions, logger, storageDir, store, conversations: convos, claims, pool });
+    sessionsSwept = keepSessionsSwept({ sessions, logger, storageDir, store, conversations: convos, claims, pool }, deps.sessionSweepEveryMs);
+    await sessionsSwept.first;
   });
 
   let disposed: Promise<void> | undefined;
@@ -377,6 +381,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
         () => [offWorkers, offRestarting, offTurns].forEach((off) => off()),
         () => chores,
         () => toolOutputs?.dispose(),
+        () => sessionsSwept?.dispose(),
         () => chat?.dispose(),
         () => pool.dispose(),
         () => convos.dispose(),

@@ -1,5 +1,7 @@
 // The sweep of Baton's own session folder at start (workers/sessionSweep.ts), with everything that still refers to a
-// session gathered in one place: the composition root hands over its parts, this names what each one holds.
+// session gathered in one place: the composition root hands over its parts, this names what each one holds. Then again
+// every hour while Baton runs: a conversation pushed out by the store's bound (a tool call's fresh one each call) leaves
+// a session folder nothing refers to from then on, which would otherwise stay until the next start.
 import * as path from 'node:path';
 import type { AgentSessions } from './copilot/agentSessions';
 import type { Conversations } from './conversations/conversations';
@@ -18,6 +20,26 @@ export interface SweepAtStartParts {
   conversations: Conversations;
   claims: SessionClaims;
   pool: WorkerPool;
+}
+
+/** How often the sweep runs again while Baton runs. */
+export const SESSION_SWEEP_EVERY_MS = 60 * 60_000;
+
+/** Sweeps now (`first`), then every `everyMs` until disposed; dispose waits for a sweep under way. */
+export function keepSessionsSwept(p: SweepAtStartParts, everyMs = SESSION_SWEEP_EVERY_MS): { first: Promise<void>; dispose(): Promise<void> } {
+  let running: Promise<void> | undefined = sweepAtStart(p).finally(() => (running = undefined));
+  const first = running;
+  const timer = setInterval(() => {
+    running ??= sweepAtStart(p).finally(() => (running = undefined));
+  }, everyMs);
+  timer.unref();
+  return {
+    first,
+    dispose: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /** Deletes the sessions nothing refers to any more; run after deliverPending's first step (stale worker rows cleaned). */

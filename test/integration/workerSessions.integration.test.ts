@@ -235,4 +235,24 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     assert.ok(!existsSync(join(fx.core.storageDir, 'claims', `${orphan}.claim`)), "a dead process's claim is removed");
     assert.equal(fx.core.server.chatRequests().length, 0, 'the sweep sent nothing');
   });
+
+  it('sweeps again while Baton runs: a session folder orphaned after the start (a conversation pushed out) goes without a restart', async () => {
+    await fx.core.restart({ sessionSweepEveryMs: 300 });
+    // The start's own sweep is over by then: what follows is made after it.
+    await new Promise((r) => setTimeout(r, 500));
+    const own = (id: string) => join(fx.core.storageDir, 'copilot-sessions', 'session-state', id);
+    const [gone, saved] = [randomUUID(), randomUUID()];
+    const old = new Date(Date.now() - 60 * 60_000);
+    for (const id of [gone, saved]) {
+      await mkdir(own(id), { recursive: true });
+      await writeFile(join(own(id), 'events.jsonl'), '{}\n');
+      await utimes(own(id), old, old);
+    }
+    // A conversation's saved session, as the store holds it: the other's conversation was pushed out, nothing names it.
+    fx.core.store.setState('orchestrator_session_id', saved);
+    await waitFor('the orphan to be swept by the next round', () => !existsSync(own(gone)));
+    await new Promise((r) => setTimeout(r, 700));
+    assert.ok(existsSync(own(saved)), 'the saved session stays, round after round');
+    assert.equal(fx.core.server.chatRequests().length, 0, 'the sweep sent nothing');
+  });
 });
