@@ -42,7 +42,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
    * the view is registered, so the page is ready when the view opens. Bounded: one copy of each file (about 350 KB).
    */
   private files: Promise<WebviewFiles> | undefined;
-  private readonly subscriptions: vscode.Disposable[] = [];
+  /** Releases the listeners of the view resolved last (see resolveWebviewView). */
+  private viewListeners: (() => void) | undefined;
   private unread = 0;
   private readonly shown = new vscode.EventEmitter<void>();
   /** Fires each time the chat comes into view (the Workers tree opens then for a worker started while it was hidden). */
@@ -101,7 +102,15 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     // Messages that arrive before the core is built wait for it; nothing typed is dropped.
     const pending: unknown[] = [];
     let unsubscribe: (() => void) | undefined;
-    this.subscriptions.push(
+    // This view's own listeners go with it: VS Code resolves the view anew each time it is opened again after it went
+    // (moved, or closed and reopened), and the provider lives as long as the window.
+    const listeners: vscode.Disposable[] = [];
+    const release = (): void => {
+      for (const l of listeners.splice(0)) l.dispose();
+    };
+    this.viewListeners?.();
+    this.viewListeners = release;
+    listeners.push(
       view.webview.onDidReceiveMessage((raw) => {
         const core = this.services.current;
         if (core) core.chat.receive(raw);
@@ -113,7 +122,9 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       view.onDidDispose(() => {
         disposed = true;
         unsubscribe?.();
-        this.view = undefined;
+        if (this.view === view) this.view = undefined;
+        release();
+        if (this.viewListeners === release) this.viewListeners = undefined;
       }),
     );
     void this.services.ready().then(
@@ -152,7 +163,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   }
 
   dispose(): void {
-    for (const s of this.subscriptions.splice(0)) s.dispose();
+    this.viewListeners?.();
     this.shown.dispose();
   }
 }
