@@ -292,8 +292,9 @@ describe("a worker's .git: config planted there never runs outside the sandbox (
     writeFileSync(join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = "DEP-CODE-4410";\n');
     mkdirSync(join(repo, 'build'), { recursive: true });
     writeFileSync(join(repo, 'build', 'out.txt'), 'BUILD-OUTPUT-2208\n');
-    // node_modules is what the user lets workers have (baton.workers.worktreeInclude): it stays readable.
-    core.workerSettings.worktreeInclude = ['node_modules'];
+    // node_modules is what the user lets workers have (baton.workers.worktreeInclude): it stays readable. Entries that
+    // reach outside the repository are no part of it, as for a worktree: `..` held the whole folder, .env included.
+    core.workerSettings.worktreeInclude = ['node_modules', '..', '/', 'src/../..'];
     const mine = (r: { systemText: string }) => r.systemText.includes("You are 'peeker'");
     const tools = (r: { messages: Array<{ role: string }> }) => r.messages.filter((m) => m.role === 'tool').length;
     core.server.on(

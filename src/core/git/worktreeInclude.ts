@@ -68,8 +68,8 @@ class IncludeRefused extends Error {
   }
 }
 
-/** The entry as a clean relative path, or undefined when it is absolute or climbs out with `..`. */
-function cleanEntry(raw: string): string | undefined {
+/** The entry as a clean relative path, or undefined when it is absolute, climbs out with `..` or is `.git`. */
+export function cleanEntry(raw: string): string | undefined {
   const trimmed = raw.trim().replace(/[\\/]+$/, '');
   if (!trimmed || isAbsolute(trimmed) || /^[A-Za-z]:/.test(trimmed)) return undefined;
   const rel = normalize(trimmed);

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { Git, GitError } from './git';
-import { worktreeInclude, type IncludedEntry, type IncludeProblem } from './worktreeInclude';
+import { cleanEntry, worktreeInclude, type IncludedEntry, type IncludeProblem } from './worktreeInclude';
 import { KeyedQueue } from '../util/keyedQueue';
 
 export const BRANCH_PREFIX = 'baton/';
@@ -164,7 +164,8 @@ export class WorktreeManager {
     const root = mapped ? mapped.folder : await this.git.repoRoot(dir);
     const entries = mapped || !root ? await gitless(real) : await this.git.ignoredEntries(real);
     const base = root ?? real;
-    const kept = include.map((e) => join(base, e.trim().replace(/[\\/]+$/, ''))).filter((e) => e !== base);
+    // As for a worktree (worktreeInclude.ts): an entry that reaches outside the repository (`..`) is none of it.
+    const kept = include.flatMap((e) => cleanEntry(e) ?? []).map((e) => join(base, e));
     const hidden = entries.map((p) => join(real, p)).filter((p) => !kept.some((k) => p === k || p.startsWith(`${k}${sep}`)));
     if (hidden.length > MAX_HIDDEN)
       throw new WorktreeError(
