@@ -1,24 +1,17 @@
 // What BatonEvents keeps per call and per worker, and the small rules it applies to them.
-import type { BatonWorkerEndState } from '../../../api/baton';
+import type { BatonEventV2, BatonWorkerEndState } from '../../../api/baton';
 import type { WorkerCard } from '../../shared/protocol';
 import type { Origin } from '../orchestrator/events';
 import type { ReplyChannel } from '../workers/workerPool';
-import type { Handler } from './batonEvents';
+
+/** A handler of events (an instance's, a conversation's or a call's). */
+export type Handler = (event: BatonEventV2) => void;
 
 export interface TurnCall {
   handler: Handler;
   ended: boolean;
   /** Stop the turn as soon as it starts (the caller cancelled while it was queued). */
   stopOnStart: boolean;
-}
-
-export interface WorkerSeen {
-  state: WorkerCard['state'];
-  startedAt: number;
-  lastLine: string;
-  /** Its task ended and its report has not been seen yet. */
-  awaitingReport?: BatonWorkerEndState;
-  timer?: NodeJS.Timeout;
 }
 
 /** The channel a worker started by this origin's turn reports back to. */

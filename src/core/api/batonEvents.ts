@@ -20,32 +20,27 @@ import type { BatonStore } from '../store/types';
 import { Emitter } from '../util/emitter';
 import type { Logger } from '../util/logger';
 import { parseReplyTo, type WorkerPool } from '../workers/workerPool';
-import { isEnd, replyChannelOf, type TurnCall, type WorkerSeen } from './batonEventParts';
+import { isEnd, replyChannelOf, type Handler, type TurnCall } from './batonEventParts';
 import { lifecycleEvent } from './lifecycleEvents';
+import { WorkerRuns, type WorkerRun } from './workerRuns';
 
 /** Every event is the API's version 2 shape (version 1 callers get the v1 types only, see batonApi.ts). */
 export type BatonEvent = BatonEventV2;
-export type Handler = (event: BatonEvent) => void;
-export { replyChannelOf } from './batonEventParts';
-
-/** A finished worker whose report never reaches the orchestrator (stopped by the orchestrator itself or on shutdown) ends after this. */
-const UNREPORTED_END_MS = 1500;
+export { replyChannelOf, type Handler } from './batonEventParts';
 
 export class BatonEvents {
   private readonly all = new Emitter<BatonEvent>();
   /** Every event, in the one order everybody sees. */
   readonly onEvent = this.all.event;
   private readonly turnCalls = new Map<string, TurnCall>();
-  private readonly workerCalls = new Map<string, Handler>();
-  /** Worker names a delegate call is creating: not attributed to whatever turn is running. */
-  private readonly delegating = new Set<string>();
-  private readonly workers = new Map<string, WorkerSeen>();
+  /** The workers followed, one task (run) at a time; a delegate call's handler rides on its run. */
+  private readonly runs: WorkerRuns;
+  /** What turn.starting tells of each turn queued here, until it starts (or goes). */
   private readonly prompts = new Map<string, string>();
   /** Per conversation handlers (the API's `conversation(id).on`). */
   private readonly byConversation = new Map<string, Set<Handler>>();
-  /** The conversation each turn and worker belongs to. */
+  /** The conversation of each turn, until its terminal event. */
   private readonly turnConversation = new Map<string, string>();
-  private readonly workerConversation = new Map<string, string>();
   /** The turns running now (one per conversation at most), by id; `current` is the one that started last. */
   private readonly running = new Map<string, { turnId: string; origin: Origin; text: string; restarted: boolean; conversation: string }>();
   private current: { turnId: string; origin: Origin; text: string; restarted: boolean; conversation: string } | undefined;
@@ -58,16 +53,18 @@ export class BatonEvents {
     private readonly store: BatonStore,
     private readonly logger: Logger,
   ) {
+    this.runs = new WorkerRuns({
+      store,
+      outputOf: (name) => pool.summaryOf(name),
+      finished: (run, state, result) =>
+        this.dispatch({ type: 'worker.finished', worker: run.name, conversation: run.conversation, state, result }, run.handler),
+    });
     this.unsubscribe = [orchestrator.onEvent((e) => this.onOrchestrator(e)), pool.onDidChange((cards) => this.onWorkers(cards))];
-    const ready = pool.changes?.onReady((r) =>
-      this.emit({
-        type: 'worker.changes-ready',
-        worker: r.worker,
-        conversation: this.workerConversation.get(r.worker) ?? MAIN_CONVERSATION,
-        workingDir: r.dir,
-        files: r.files,
-      }),
-    );
+    const ready = pool.changes?.onReady((r) => {
+      const run = this.runs.of(r.worker);
+      const event = { conversation: run?.conversation ?? MAIN_CONVERSATION, workingDir: r.dir, files: r.files };
+      this.dispatch({ type: 'worker.changes-ready', worker: r.worker, ...event }, run?.handler);
+    });
     if (ready) this.unsubscribe.push(ready);
   }
 
@@ -159,14 +156,17 @@ export class BatonEvents {
     };
   }
 
-  /** Follows one worker a delegate call is about to create: its events go to `handler` until it finishes. */
+  /**
+   * Follows the worker a delegate call is about to create: the events of the task it starts go to `handler` until its
+   * report. The returned function gives up the wait (the create failed); a task already started keeps its handler.
+   */
   followWorker(name: string, handler: Handler): () => void {
-    this.delegating.add(name);
-    this.workerCalls.set(name, handler);
-    return () => {
-      this.delegating.delete(name);
-      if (this.workerCalls.get(name) === handler) this.workerCalls.delete(name);
-    };
+    return this.runs.follow(name, handler);
+  }
+
+  /** What is held per turn and per worker now; back to nothing once every turn and task has ended (the tests' bound). */
+  get held(): { turns: number; workers: number } {
+    return { turns: Math.max(this.turnConversation.size, this.prompts.size, this.turnCalls.size), workers: this.runs.size };
   }
 
   private onOrchestrator(e: OrchestratorEvent): void {
@@ -177,17 +177,21 @@ export class BatonEvents {
       return;
     }
     switch (e.type) {
-      case 'turn.queued':
-        this.turnConversation.set(e.turnId, conversation);
+      case 'turn.queued': {
+        // People (and API callers) get a worker's report alone; the prompt is the model's wrapper around it.
+        const told = e.workerResult ? reportText(e.workerResult) : e.prompt;
+        // Sent to the window that runs the conversation, it starts and ends there: only a call waiting for its answer
+        // (its promise gives the terminal event) is kept, or each such turn left its entries here for good.
+        if (!e.elsewhere || this.claim) this.turnConversation.set(e.turnId, conversation);
         if (this.claim) {
           this.turnCalls.set(e.turnId, this.claim);
           this.claim = undefined;
         }
-        this.prompts.set(e.turnId, e.prompt);
+        if (!e.elsewhere) this.prompts.set(e.turnId, told);
         // A worker's report reaches the orchestrator: that worker's task is over.
-        // People (and API callers) get the worker's report alone; the prompt is the model's wrapper around it.
-        if (e.origin.channel === 'background' && e.origin.worker) this.workerReported(e.origin.worker, e.workerResult ? reportText(e.workerResult) : e.prompt);
+        if (e.origin.channel === 'background' && e.origin.worker) this.runs.reported(e.origin.worker, told);
         break;
+      }
       case 'turn.started': {
         this.current = { turnId: e.turnId, origin: e.origin, text: '', restarted: false, conversation };
         this.running.set(e.turnId, this.current);
@@ -238,6 +242,8 @@ export class BatonEvents {
         this.prompts.delete(e.turnId);
         // Withdrawn once started (it waited behind a summary, nothing sent): its start ends as a Stop's would.
         if (this.running.delete(e.turnId)) this.endTurn({ ...e, type: 'turn.cancelled', partial: '', usage: {} }, conversation);
+        // Withdrawn while queued: a call's promise gives its turn.cancelled; nobody else was told it started.
+        else if (!this.turnCalls.has(e.turnId)) this.turnConversation.delete(e.turnId);
         break;
       case 'conversation.rewound':
         this.emit({ type: 'conversation.rewound', conversation, messageId: `log-${e.logId}`, how: e.how });
@@ -304,49 +310,29 @@ export class BatonEvents {
 
   private onWorkers(cards: WorkerCard[]): void {
     for (const card of cards) {
-      const seen = this.workers.get(card.name);
+      const run = this.runs.of(card.name);
       if (card.state === 'running') {
-        if (!seen || seen.state !== 'running' || seen.startedAt !== card.startedAt) this.workerStarted(card, seen);
-        else if (card.lastLine && card.lastLine !== seen.lastLine)
-          this.emit({ type: 'worker.progress', worker: card.name, conversation: this.workerConversationOf(card.name), line: card.lastLine });
-      } else if (seen?.state === 'running' && isEnd(card.state)) {
-        // The report (the inbox text) follows once the session is disconnected; a task the orchestrator
-        // itself stopped, or one cut by shutdown, has none.
-        seen.awaitingReport = card.state;
-        seen.timer = setTimeout(() => this.workerReported(card.name, `Worker '${card.name}' was stopped before it finished.`), UNREPORTED_END_MS);
-        seen.timer.unref?.();
-      }
-      const next = this.workers.get(card.name) ?? seen;
-      if (next) Object.assign(next, { state: card.state, startedAt: card.startedAt, lastLine: card.lastLine });
+        if (!run || run.state !== 'running' || run.startedAt !== card.startedAt) this.workerStarted(card);
+        else if (card.lastLine && card.lastLine !== run.lastLine) {
+          run.lastLine = card.lastLine;
+          this.dispatch({ type: 'worker.progress', worker: card.name, conversation: run.conversation, line: card.lastLine }, run.handler);
+        }
+      } else if (run?.state === 'running' && isEnd(card.state)) this.runs.ended(run, card.state);
     }
   }
 
-  private workerStarted(card: WorkerCard, previous: WorkerSeen | undefined): void {
-    if (previous?.timer) clearTimeout(previous.timer);
-    this.workers.set(card.name, { state: card.state, startedAt: card.startedAt, lastLine: card.lastLine });
-    const delegated = this.delegating.delete(card.name);
+  private workerStarted(card: WorkerCard): void {
+    const delegated = this.runs.followed(card.name);
     const row = this.store.listWorkers().find((r) => r.name === card.name);
     const replyTo: BatonReplyChannel = row ? parseReplyTo(row.origin).channel : replyChannelOf(this.current?.origin);
     // A worker reports to the conversation whose turn started it (a delegate call: the default conversation).
     const conversation = (row ? parseReplyTo(row.origin).conversation : undefined) ?? (delegated ? undefined : this.current?.conversation) ?? MAIN_CONVERSATION;
     const turnId = delegated ? undefined : ([...this.running.values()].find((r) => r.conversation === conversation) ?? this.current)?.turnId;
-    this.workerConversation.set(card.name, conversation);
-    this.emit({ type: 'worker.started', worker: card.name, conversation, workingDir: card.workingDir, replyTo, ...(turnId ? { turnId } : {}) });
-  }
-
-  private workerConversationOf(name: string): string {
-    return this.workerConversation.get(name) ?? MAIN_CONVERSATION;
-  }
-
-  private workerReported(name: string, report: string): void {
-    const seen = this.workers.get(name);
-    if (!seen?.awaitingReport) return;
-    const state = seen.awaitingReport;
-    seen.awaitingReport = undefined;
-    if (seen.timer) clearTimeout(seen.timer);
-    seen.timer = undefined;
-    this.emit({ type: 'worker.finished', worker: name, conversation: this.workerConversationOf(name), state, result: report });
-    this.workerCalls.delete(name);
+    const run: WorkerRun = this.runs.start(card, conversation);
+    const event: BatonEvent = { type: 'worker.started', worker: card.name, conversation, workingDir: card.workingDir, replyTo, ...(turnId ? { turnId } : {}) };
+    // A worker a turn started is that turn's event too (its start only; the rest follows the worker).
+    const call = turnId ? this.turnCalls.get(turnId) : undefined;
+    this.dispatch(event, run.handler ?? (call && !call.ended ? call.handler : undefined));
   }
 
   private emit(event: BatonEvent): void {
@@ -360,21 +346,11 @@ export class BatonEvents {
     if (call) this.deliver(call, event);
   }
 
+  /** A turn's event goes to its call; a worker's are dispatched with their run's (see onWorkers). */
   private callOf(event: BatonEvent): Handler | undefined {
-    if (!event.type.startsWith('worker.')) {
-      const turnId = (event as { turnId?: string }).turnId;
-      const call = turnId ? this.turnCalls.get(turnId) : undefined;
-      return call && !call.ended ? call.handler : undefined;
-    }
-    const worker = (event as { worker: string }).worker;
-    const own = this.workerCalls.get(worker);
-    if (own) return own;
-    // A worker a turn started is that turn's event too (its start only; the rest follows the worker).
-    if (event.type === 'worker.started' && event.turnId) {
-      const call = this.turnCalls.get(event.turnId);
-      return call && !call.ended ? call.handler : undefined;
-    }
-    return undefined;
+    const turnId = (event as { turnId?: string }).turnId;
+    const call = turnId ? this.turnCalls.get(turnId) : undefined;
+    return call && !call.ended ? call.handler : undefined;
   }
 
   private deliver(handler: Handler, event: BatonEvent): void {
@@ -387,7 +363,7 @@ export class BatonEvents {
 
   dispose(): void {
     for (const off of this.unsubscribe) off();
-    for (const w of this.workers.values()) if (w.timer) clearTimeout(w.timer);
+    this.runs.dispose();
     this.all.dispose();
   }
 }
