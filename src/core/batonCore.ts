@@ -339,7 +339,7 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // returned (measured in code-server), where every millisecond stretches with the machine's load.
   let disposing = false;
   let toolOutputs: { dispose(): void } | undefined;
-  let sessionsSwept: { dispose(): Promise<void> } | undefined;
+  let sessionsSwept: ReturnType<typeof keepSessionsSwept> | undefined;
   const chores = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
     if (disposing) return;
     void wiki.sync().catch((err: unknown) => logger.warn(`Wiki: ${String(err)}`));

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { BatonEvent } from '../core/api/batonEvents';
 import { BatonApiError } from '../core/api/batonAccess';
 import { conversationOfPrompts, firstDroppedChatMessage } from '../core/api/chatHistory';
-import { ChatRelay, messagesElsewhere, parseRemember } from '../core/api/chatRelay';
+import { answerEndNote, ChatRelay, messagesElsewhere, parseRemember, type AnswerEnd } from '../core/api/chatRelay';
 import type { PreparedContext } from '../core/context/chatContext';
 import { Conversations } from '../core/conversations/conversations';
 import { LOG_KEEP } from '../core/store/bounds';
@@ -28,10 +28,10 @@ const RETRY_WAIT_MS = 30_000;
 
 export function registerChatParticipant(context: vscode.ExtensionContext, services: BatonServices): vscode.Disposable {
   let relay: ChatRelay | undefined;
-  services.onReady((core) => (relay = new ChatRelay(core.access.events)));
+  services.onReady((core) => (relay = new ChatRelay(core.access.events, core.conversations)));
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chatContext, stream, token) => {
     const core = await services.ready();
-    relay ??= new ChatRelay(core.access.events);
+    relay ??= new ChatRelay(core.access.events, core.conversations);
     return handle(core, relay, request, chatContext, stream, token);
   });
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'baton.svg');
@@ -213,11 +213,23 @@ async function ask(
       `_${elsewhere.count} message${elsewhere.count === 1 ? '' : 's'} since your last @baton message came from ${elsewhere.channels.join(', ')}; the conversation continues from there._\n\n`,
     );
   const abort = new AbortController();
-  const cancelled = token.onCancellationRequested(() => abort.abort());
+  let stopWaiting!: () => void;
+  const stopped = new Promise<void>((resolve) => (stopWaiting = resolve));
+  const cancelled = token.onCancellationRequested(() => {
+    abort.abort();
+    stopWaiting();
+  });
   const workers: string[] = [];
   const followed = new Map<string, () => void>();
   const waits = new Map<string, () => void>();
   const finished = new Set<string>();
+  // A worker can end while Baton's own answer still streams (stopped by it in that turn): said after that answer.
+  let answered = false;
+  const held: Array<[string, AnswerEnd]> = [];
+  const close = (worker: string, end: AnswerEnd) => {
+    stream.markdown(answerEndNote(worker, end));
+    if (end.kind === 'failed' && end.error.action) stream.button({ command: end.error.action.command, title: end.error.action.label });
+  };
   const follow = (worker: string) => {
     const done = new Promise<void>((resolve) => waits.set(worker, resolve));
     followed.set(
@@ -226,11 +238,12 @@ async function ask(
         on: (e, w) => {
           if (e.type === 'turn.starting') stream.markdown(`\n\n---\n\n**Worker '${w}' finished.** `);
           else if (e.type === 'turn.streaming') stream.markdown(e.delta);
-          else if (e.type === 'turn.failed') stream.markdown(`\n\n${e.error.message}`);
-          else if (e.type === 'turn.completed' || e.type === 'turn.cancelled') {
-            finished.add(w);
-            waits.get(w)?.();
-          }
+        },
+        ended: (w, end) => {
+          if (answered) close(w, end);
+          else held.push([w, end]);
+          finished.add(w);
+          waits.get(w)?.();
         },
       }),
     );
@@ -260,9 +273,11 @@ async function ask(
     );
     if (reply.status === 'cancelled') stream.markdown('\n\n_Stopped._');
     else if (reply.note) stream.markdown(`\n\n_${reply.note}_`);
+    answered = true;
+    for (const [w, end] of held.splice(0)) close(w, end);
     if (pending.length && !token.isCancellationRequested) {
       stream.progress(`Waiting for ${workers.length === 1 ? `worker '${workers[0]}'` : `${workers.length} workers`} to report back…`);
-      await Promise.race([Promise.all(pending), new Promise<void>((r) => token.onCancellationRequested(() => r()))]);
+      await Promise.race([Promise.all(pending), stopped]);
       // Stop while a worker's answer streams: that turn stops (what streamed is kept).
       if (token.isCancellationRequested) {
         const turn = core.access.events.currentTurn;

@@ -8,6 +8,7 @@ import type { BatonEvent } from '../../src/core/api/batonEvents';
 import { TOOL_INPUTS, parseInput, toolJsonSchema, workerNameFor, type BatonToolName } from '../../src/core/api/apiInputs';
 import { ChatRelay, messagesElsewhere, parseRemember, PENDING_CONVERSATIONS, PENDING_PER_CONVERSATION } from '../../src/core/api/chatRelay';
 import { prepareTool } from '../../src/core/api/languageModelTools';
+import type { OrchestratorEvent } from '../../src/core/orchestrator/events';
 import type { LogEntry } from '../../src/core/store/types';
 import { Emitter } from '../../src/core/util/emitter';
 
@@ -98,7 +99,7 @@ describe('Baton API inputs and tools', () => {
 
   it('relays the answer to a chat-started worker to the response that follows it, or keeps it for the next one', () => {
     const events = new Emitter<BatonEvent>();
-    const relay = new ChatRelay({ onEvent: events.event });
+    const relay = new ChatRelay({ onEvent: events.event }, { onEvent: new Emitter<OrchestratorEvent>().event });
     const answer = (worker: string, turnId: string, text: string, conversation = 'main') => {
       events.fire({
         type: 'turn.starting',
@@ -119,9 +120,9 @@ describe('Baton API inputs and tools', () => {
       });
     };
     const seen: string[] = [];
-    const letGo = relay.claim(['a'], { on: (e, w) => seen.push(`${w} ${e.type}`) });
+    const letGo = relay.claim(['a'], { on: (e, w) => seen.push(`${w} ${e.type}`), ended: (w, end) => seen.push(`${w} ended ${end.kind}`) });
     answer('a', 't1', 'A is done');
-    assert.deepEqual(seen, ['a turn.starting', 'a turn.streaming', 'a turn.completed']);
+    assert.deepEqual(seen, ['a turn.starting', 'a turn.streaming', 'a turn.completed', 'a ended answered']);
     letGo();
     answer('b', 't2', 'B is done');
     // A panel-started worker's answer is the panel's only.
