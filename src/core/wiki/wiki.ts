@@ -17,12 +17,19 @@ export { WikiError } from './wikiPaths';
 const MAX_PAGES = 5000;
 const WIKI_WRITES = 'wiki';
 const MAX_PAGE_BYTES = 1024 * 1024;
+/**
+ * The bytes of pages one wiki folder may hold in the index (the store lives in memory, sql.js, and is written whole):
+ * the newest pages first; older ones past it are left out of list and search (still read by name), and the tools say so.
+ */
+export const WIKI_INDEX_BYTES = 16 * 1024 * 1024;
 
 export interface WikiOptions {
   store: BatonStore;
   /** The wiki folder now (the setting may change it). */
   folder: () => string;
   logger: Logger;
+  /** WIKI_INDEX_BYTES unless a test needs a smaller one. */
+  maxIndexBytes?: number;
 }
 
 export interface WriteOptions {
@@ -48,11 +55,22 @@ export class Wiki {
    * "Release Notes" and "release notes" are one file on macOS.
    */
   private readonly writes = new KeyedQueue();
+  private left = 0;
 
   constructor(private readonly opts: WikiOptions) {}
 
   get folder(): string {
     return this.opts.folder();
+  }
+
+  /** Pages of the folder the last sync left out of the index: past its byte bound (WIKI_INDEX_BYTES), oldest first. */
+  get unindexed(): number {
+    return this.left;
+  }
+
+  /** The index's byte bound for one folder. */
+  get indexBytes(): number {
+    return this.opts.maxIndexBytes ?? WIKI_INDEX_BYTES;
   }
 
   async read(name: string): Promise<WikiPage> {
@@ -125,16 +143,28 @@ export class Wiki {
 
   private async syncOnce(): Promise<void> {
     const folder = this.folder;
-    const files = await listMarkdown(folder);
-    const indexed = new Map(this.opts.store.wikiIndex.indexed(folder).map((r) => [r.name, r]));
-    for (const [page, file] of files) {
+    const files: Array<{ page: string; file: string; info: Stats }> = [];
+    for (const [page, file] of await listMarkdown(folder)) {
       const info = await stat(file).catch(() => undefined);
-      if (!info) continue;
+      if (info?.isFile() && info.size <= MAX_PAGE_BYTES) files.push({ page, file, info });
+    }
+    files.sort((a, b) => b.info.mtimeMs - a.info.mtimeMs);
+    const indexed = new Map(this.opts.store.wikiIndex.indexed(folder).map((r) => [r.name, r]));
+    let budget = this.indexBytes;
+    let left = 0;
+    for (const { page, file, info } of files) {
+      // Past the bound a page stays out (or goes) even when smaller ones would fit: the newest are the ones kept.
+      if (left || info.size > budget) {
+        left++;
+        continue;
+      }
+      budget -= info.size;
       const row = indexed.get(page);
       indexed.delete(page);
       if (row && row.mtime_ms === Math.floor(info.mtimeMs) && row.size === info.size) continue;
       await this.indexFile(page, file);
     }
+    this.left = left;
     for (const gone of indexed.keys()) this.opts.store.wikiIndex.remove(folder, gone);
     // The index is shared by every window (each workspace may have its own wiki folder): the pages of a folder that no
     // longer exists (deleted, or the setting moved on and it went) go, or they stayed indexed for ever.

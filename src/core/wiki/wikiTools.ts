@@ -1,6 +1,7 @@
 // The orchestrator's wiki tools (IO's names). Page names and contents come from the model: names are checked and
 // kept inside the wiki folder (wikiPaths.ts), and every problem goes back as a clear failure.
 import { z } from 'zod';
+import { formatBytes } from '../context/limits';
 import { type BatonTool, fittingChars, type ToolJournal, toolMaker } from '../copilot/batonTool';
 import type { Wiki } from './wiki';
 import { WikiError } from './wikiPaths';
@@ -51,14 +52,17 @@ export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] 
       z.object({ query: z.string().trim().min(1).max(300), limit: z.number().int().min(1).max(50).optional().describe('At most this many (default 10).') }),
       async (a) => {
         const hits = await wiki.search(a.query, a.limit ?? 10);
-        if (!hits.length) return `No wiki page matches "${a.query}".`;
-        return [`${hits.length} page(s), best first:`, ...hits.map((h, i) => `${i + 1}. ${h.name} — "${h.title}" (score ${h.score}): ${h.snippet}`)].join('\n');
+        if (!hits.length) return `No wiki page matches "${a.query}".${unindexedNote(wiki)}`;
+        return (
+          [`${hits.length} page(s), best first:`, ...hits.map((h, i) => `${i + 1}. ${h.name} — "${h.title}" (score ${h.score}): ${h.snippet}`)].join('\n') +
+          unindexedNote(wiki)
+        );
       },
     ),
     tool('wiki_list', 'List every page of the knowledge base.', z.object({}), async () => {
       const pages = await wiki.list();
-      if (!pages.length) return `The wiki is empty (${wiki.folder}).`;
-      return [`${pages.length} page(s) in ${wiki.folder}:`, ...pages.map((p) => `- ${p.name} — "${p.title}"`)].join('\n');
+      if (!pages.length && !wiki.unindexed) return `The wiki is empty (${wiki.folder}).`;
+      return [`${pages.length} page(s) in ${wiki.folder}:`, ...pages.map((p) => `- ${p.name} — "${p.title}"`)].join('\n') + unindexedNote(wiki);
     }),
     tool(
       'wiki_delete',
@@ -68,4 +72,12 @@ export function createWikiTools(wiki: Wiki, journal?: ToolJournal): BatonTool[] 
       true,
     ),
   ];
+}
+
+/** Said when the folder holds more than the index keeps (Wiki.indexBytes): those pages exist, found by name only. */
+function unindexedNote(wiki: Wiki): string {
+  const n = wiki.unindexed;
+  return n
+    ? `\n(${n} older page${n === 1 ? '' : 's'} not in the index: the wiki folder holds more than the ${formatBytes(wiki.indexBytes)} of pages it keeps. Read one by name with wiki_read.)`
+    : '';
 }
