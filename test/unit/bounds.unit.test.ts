@@ -16,13 +16,18 @@ import {
   LOG_BYTES_KEEP,
   LOG_KEEP,
   LOG_NEWEST_ALWAYS,
+  SQUAD_AGENTS_MAX,
   SQUAD_DECISIONS_KEEP,
   SQUAD_TASKS_KEEP,
+  SQUADS_MAX,
   USAGE_DAYS_KEEP,
   STATE_CACHE_KEEP,
 } from '../../src/core/store/bounds';
 import { createMemoryTools } from '../../src/core/memory/memoryTools';
+import { SquadService } from '../../src/core/squads/squadService';
+import { createSquadTools } from '../../src/core/squads/squadTools';
 import { MemoryFullError } from '../../src/core/store/memoryFullError';
+import { SquadsFullError } from '../../src/core/store/squadsFullError';
 import { SqlJsStore } from '../../src/core/store/sqlJsStore';
 import { CONVERSATION_STATE_NAMES, conversationStateKey, MAIN_CONVERSATION } from '../../src/core/store/types';
 
@@ -259,6 +264,36 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.equal(await count('SELECT COUNT(*) FROM squad_decisions'), SQUAD_DECISIONS_KEEP);
     assert.equal(store.squads.decisions('shop', 1)[0]!.content, `decision ${SQUAD_DECISIONS_KEEP + 19}`);
     assert.equal(await count('SELECT COUNT(*) FROM squad_tasks'), SQUAD_TASKS_KEEP);
+  });
+
+  it(`squads stop at ${SQUADS_MAX} and a squad's agents at ${SQUAD_AGENTS_MAX}: the next is refused, saying so, and none is removed`, async () => {
+    for (let i = 0; i < SQUADS_MAX; i++) assert.equal(store.squads.createSquad({ name: `squad-${i}`, project_dir: dir, universe: 'goonies' }), true);
+    assert.throws(() => store.squads.createSquad({ name: 'one-more', project_dir: dir, universe: 'goonies' }), SquadsFullError);
+    assert.equal(store.squads.createSquad({ name: 'SQUAD-7', project_dir: dir, universe: 'goonies' }), false, 'a name taken is still told as taken');
+    for (let i = 0; i < SQUAD_AGENTS_MAX; i++)
+      assert.equal(store.squads.addAgent({ squad: 'squad-0', name: `agent-${i}`, role: 'r', charter: 'c'.repeat(4000), tier: 'low' }), true);
+    // What the model hears from the squad tools.
+    const tools = createSquadTools(
+      new SquadService({ store, pool: undefined as never, tiers: () => ({ premium: 'p', standard: 's', fast: 'f' }), homeDir: dir }),
+    );
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await tools.find((t) => t.name === name)!.handler!(args, { toolCallId: name } as never)) as { textResultForLlm: string; resultType: string };
+    const created = await call('squad_create', { name: 'one-more', project_dir: dir });
+    assert.deepEqual(
+      [created.resultType, created.textResultForLlm],
+      ['failure', `Baton holds ${SQUADS_MAX} squads, as many as it keeps. Delete one first (squad_delete, or the Squads view).`],
+    );
+    const added = await call('squad_add_agent', { squad: 'squad-0', role_title: 'Tester', charter: 'Tests', model_tier: 'low' });
+    assert.deepEqual(
+      [added.resultType, added.textResultForLlm],
+      ['failure', `Squad 'squad-0' has ${SQUAD_AGENTS_MAX} agents, as many as a squad keeps. Remove one first (squad_remove_agent, or the Squads view).`],
+    );
+    assert.equal(await count('SELECT COUNT(*) FROM squads'), SQUADS_MAX);
+    assert.equal(await count("SELECT COUNT(*) FROM squad_agents WHERE squad = 'squad-0'"), SQUAD_AGENTS_MAX);
+    store.squads.deleteSquad('squad-99');
+    store.squads.removeAgent('squad-0', 'agent-0');
+    assert.equal(store.squads.createSquad({ name: 'one-more', project_dir: dir, universe: 'goonies' }), true, 'room again once one is deleted');
+    assert.equal(store.squads.addAgent({ squad: 'squad-0', name: 'newcomer', role: 'r', charter: 'c', tier: 'low' }), true);
   });
 
   it(`usage totals keep ${USAGE_DAYS_KEEP} days`, async () => {

@@ -9,6 +9,7 @@ import { isAbsolute, join } from 'node:path';
 import { ToolFailure } from '../copilot/batonTool';
 import type { Tier } from '../orchestrator/router';
 import type { AgentTier, SquadAgentRow, SquadRow, SquadTaskRow } from '../store/areaTypes';
+import { SquadsFullError } from '../store/squadsFullError';
 import type { BatonStore } from '../store/types';
 import type { ReplyTo, WorkerInfo, WorkerPool } from '../workers/workerPool';
 import { DEFAULT_UNIVERSE, nextCharacter, UNIVERSES, universeKey } from './universes';
@@ -18,6 +19,16 @@ export class SquadError extends ToolFailure {
   constructor(message: string) {
     super(message);
     this.name = 'SquadError';
+  }
+}
+
+/** The store's refusal past its bound, told to the model as it is (a SquadError), not as a tool that failed. */
+function told<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    if (err instanceof SquadsFullError) throw new SquadError(err.message);
+    throw err;
   }
 }
 
@@ -54,7 +65,7 @@ export class SquadService {
     const universe = args.universe ? universeKey(args.universe) : DEFAULT_UNIVERSE;
     if (!universe) throw new SquadError(`Unknown universe '${args.universe}'. Choose one of: ${Object.keys(UNIVERSES).join(', ')}.`);
     const dir = await resolveProjectDir(args.projectDir, this.opts.homeDir);
-    if (!this.store.createSquad({ name, project_dir: dir, universe })) throw new SquadError(`A squad named '${name}' already exists.`);
+    if (!told(() => this.store.createSquad({ name, project_dir: dir, universe }))) throw new SquadError(`A squad named '${name}' already exists.`);
     return this.get(name);
   }
 
@@ -86,7 +97,7 @@ export class SquadService {
           squad.universe,
           existing.map((a) => a.name),
         );
-    if (!this.store.addAgent({ squad: squad.name, name, role: args.role.trim(), charter: args.charter.trim(), tier: args.tier })) {
+    if (!told(() => this.store.addAgent({ squad: squad.name, name, role: args.role.trim(), charter: args.charter.trim(), tier: args.tier }))) {
       throw new SquadError(`Squad '${squad.name}' already has an agent named '${name}'.`);
     }
     return this.agent(squad.name, name);

@@ -41,13 +41,13 @@ export interface SquadTaskRow {
 }
 
 export interface SquadStore {
-  /** False when a squad of that name exists already. */
+  /** False when a squad of that name exists already; SquadsFullError past SQUADS_MAX (bounds.ts). */
   createSquad(row: { name: string; project_dir: string; universe: string }): boolean;
   getSquad(name: string): SquadRow | undefined;
   listSquads(): SquadRow[];
   /** Removes the squad with its agents, decisions and task records; false when there was none. */
   deleteSquad(name: string): boolean;
-  /** False when the squad already has an agent of that name. */
+  /** False when the squad already has an agent of that name; SquadsFullError past SQUAD_AGENTS_MAX (bounds.ts). */
   addAgent(row: Omit<SquadAgentRow, 'created_at'>): boolean;
   removeAgent(squad: string, name: string): boolean;
   listAgents(squad: string): SquadAgentRow[];

@@ -50,6 +50,10 @@ export const AUTO_MEMORIES_KEEP = 200;
 export const USER_MEMORIES_MAX = 1000;
 /** inbox: delivered results kept (for diagnosis); undelivered ones stay until the orchestrator takes them. */
 export const INBOX_DELIVERED_KEEP = 50;
+/** squads: at most this many; past it a new one is refused (SquadsFullError) until one is deleted. */
+export const SQUADS_MAX = 100;
+/** squad_agents: at most this many per squad (a charter is at most 4,000 characters), refused past it likewise. */
+export const SQUAD_AGENTS_MAX = 50;
 /** squad_decisions: the newest kept per squad. */
 export const SQUAD_DECISIONS_KEEP = 200;
 /** squad_tasks: the newest kept over all squads. */

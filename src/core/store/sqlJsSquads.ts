@@ -2,7 +2,9 @@
 // decision log and the tasks it handed to workers (so usage and the Squads view can attribute a worker to it).
 import { z } from 'zod';
 import { AGENT_TIERS, type SquadAgentRow, type SquadDecisionRow, type SquadRow, type SquadStore, type SquadTaskRow } from './areaTypes';
+import { SQUAD_AGENTS_MAX, SQUADS_MAX } from './bounds';
 import { sqliteTimestamp } from './rowSchemas';
+import { SquadsFullError } from './squadsFullError';
 import type { TableAccess } from './sqlJsMemories';
 
 const text = z.string();
@@ -22,7 +24,9 @@ export class SqlJsSquads implements SquadStore {
   constructor(private readonly access: TableAccess) {}
 
   createSquad(row: { name: string; project_dir: string; universe: string }): boolean {
-    if (this.getSquad(row.name)) return false;
+    const squads = this.listSquads();
+    if (squads.some((s) => s.name.toLowerCase() === row.name.toLowerCase())) return false;
+    if (squads.length >= SQUADS_MAX) throw new SquadsFullError(SQUADS_MAX);
     this.access.commit({ op: 'createSquad', ...row, ts: sqliteTimestamp() });
     return true;
   }
@@ -45,7 +49,9 @@ export class SqlJsSquads implements SquadStore {
   }
 
   addAgent(row: Omit<SquadAgentRow, 'created_at'>): boolean {
-    if (this.listAgents(row.squad).some((a) => a.name.toLowerCase() === row.name.toLowerCase())) return false;
+    const agents = this.listAgents(row.squad);
+    if (agents.some((a) => a.name.toLowerCase() === row.name.toLowerCase())) return false;
+    if (agents.length >= SQUAD_AGENTS_MAX) throw new SquadsFullError(SQUAD_AGENTS_MAX, row.squad);
     this.access.commit({ op: 'addAgent', ...row, ts: sqliteTimestamp() });
     return true;
   }
