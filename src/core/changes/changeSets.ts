@@ -70,12 +70,18 @@ function leftOut(nested: string[]): Pick<ChangeSummary, 'nested'> {
   return nested.length ? { nested } : {};
 }
 
+/** Worktrees whose refreshed stat cache is remembered (a window's live workers are far fewer). */
+const REFRESHED_KEEP = 64;
+
 export class ChangeSets {
   private readonly git: Git;
   private readonly storageDir: string;
   private readonly worktrees: WorktreeManager;
-  /** Worktrees whose index had git's stat cache refreshed (refreshStatCache): one path per worktree seen by this window. */
-  private readonly refreshed = new Set<string>();
+  /**
+   * Worktrees whose index had git's stat cache refreshed (refreshStatCache): path → the worktree's createdAt, since a
+   * worker of a name used before gets a new worktree at the same path. The newest REFRESHED_KEEP paths are held.
+   */
+  private readonly refreshed = new Map<string, number>();
 
   constructor(opts: ChangeSetsOptions) {
     this.git = opts.git;
@@ -232,7 +238,7 @@ export class ChangeSets {
 
   /** The snapshot, and the folders of the worktree left out of it as git repositories of their own. */
   private take(cs: ChangeSet): Promise<Snapshot> {
-    return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths, true);
+    return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths, cs.createdAt);
   }
 
   /**
@@ -243,9 +249,14 @@ export class ChangeSets {
    * the worker's git state is as it was, as after a `git status` in it. Once per worktree, and only a second after its
    * index was written (sooner would leave it racy); a failure (the index locked by an Apply) only leaves it as it was.
    */
-  private async refreshStatCache(worktreePath: string, indexMtimeMs: number): Promise<void> {
-    if (this.refreshed.has(worktreePath) || Date.now() - indexMtimeMs < 1_100) return;
-    this.refreshed.add(worktreePath);
+  private async refreshStatCache(worktreePath: string, createdAt: number, indexMtimeMs: number): Promise<void> {
+    if (this.refreshed.get(worktreePath) === createdAt || Date.now() - indexMtimeMs < 1_100) return;
+    this.refreshed.delete(worktreePath);
+    this.refreshed.set(worktreePath, createdAt);
+    for (const oldest of this.refreshed.keys()) {
+      if (this.refreshed.size <= REFRESHED_KEEP) break;
+      this.refreshed.delete(oldest);
+    }
     await this.git.run(['update-index', '-q', '--refresh'], { cwd: worktreePath }).catch(() => undefined);
   }
 
@@ -257,7 +268,8 @@ export class ChangeSets {
     return (await this.snapshotDir(cs.repoRoot, `user-${cs.worker}`, cs.includedPaths)).tree;
   }
 
-  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[], worktree = false): Promise<Snapshot> {
+  /** `worktreeCreatedAt`: a worker's worktree (its stat cache is refreshed once), not the user's checkout. */
+  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[], worktreeCreatedAt?: number): Promise<Snapshot> {
     const tmpDir = join(this.storageDir, 'tmp');
     await mkdir(tmpDir, { recursive: true });
     const index = join(tmpDir, `index-${key}-${randomBytes(6).toString('hex')}`);
@@ -265,7 +277,7 @@ export class ChangeSets {
     try {
       try {
         const source = await this.indexPath(cwd);
-        if (worktree) await this.refreshStatCache(cwd, (await stat(source)).mtimeMs);
+        if (worktreeCreatedAt !== undefined) await this.refreshStatCache(cwd, worktreeCreatedAt, (await stat(source)).mtimeMs);
         // Racy git: an entry whose file changed in the same second the index was written is re-read
         // only because git compares its mtime with the index file's own. A plain copy is newer, so a
         // same-size edit made right after `worktree add` (a worker's first edit) looked unchanged in

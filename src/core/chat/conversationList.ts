@@ -69,7 +69,11 @@ export class ConversationList {
   }
 
   items(): ConversationItem[] {
-    return this.conversations.list().map((c) => ({
+    const listed = this.conversations.list();
+    // A conversation deleted, or pushed out by the store's bound, is unread no more: the set holds listed ones only.
+    const ids = new Set(listed.map((c) => c.id));
+    for (const id of this.unread) if (!ids.has(id)) this.unread.delete(id);
+    return listed.map((c) => ({
       id: c.id,
       title: c.title,
       lastActivity: parseSqliteTimestamp(c.lastActivity)?.getTime() ?? Date.now(),
