@@ -344,7 +344,7 @@ describe('public API version 2 (real runtime, scripted model, production wiring)
       assert.equal(batonOf('SHARED-ONE').sessionId, batonOf('SHARED-TWO').sessionId, 'one Baton session for both calls');
       const afterShared = (await v2.conversations()).filter((c) => !before.has(c.id) && !afterFresh.some((f) => f.id === c.id));
       assert.equal(afterShared.length, 1, 'one conversation');
-      assert.equal(afterShared[0]!.id, `copilot-${session.sessionId}`, 'the calling session\u2019s conversation');
+      assert.equal(afterShared[0]!.id, `tool-copilot-${session.sessionId}`, 'the calling session\u2019s conversation, kept apart from the user\u2019s');
       assert.deepEqual(
         (await v2.checkpoints(afterShared[0]!.id)).map((r) => r.turnIndex),
         [1, 2],

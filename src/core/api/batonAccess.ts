@@ -344,7 +344,9 @@ const AGENT_TOOL_PARAMETERS = {
 
 /** The conversation a Copilot SDK session's calls to a shared tool join. */
 function sdkConversation(sessionId: string): string {
-  return `copilot-${sessionId.replace(/[^A-Za-z0-9_.:@-]/g, '_')}`.slice(0, 128);
+  // Under the tool prefix: kept apart from the user's own conversations (bounds.ts), since an agent opens one per
+  // session of its own and a busy one would otherwise push the user's out.
+  return `${TOOL_CONVERSATION_PREFIX}copilot-${sessionId.replace(/[^A-Za-z0-9_.:@-]/g, '_')}`.slice(0, 128);
 }
 
 /** A reply as the calling model reads it. */

@@ -33,8 +33,8 @@ export const SESSION_HISTORY_BYTES = 4 * 2 ** 20;
  */
 export const CONVERSATIONS_KEEP = 100;
 /**
- * Conversations a tool call opened for itself (asTool with sessionScope 'fresh': one per call, ids with this prefix)
- * are kept apart, the most recently active TOOL_CONVERSATIONS_KEEP: another agent's heavy use never pushes out the
+ * Conversations a tool call opened for itself (asTool with sessionScope 'fresh': one per call; with 'shared' from a
+ * Copilot SDK session: one per calling session; ids with this prefix) are kept apart, the most recently active TOOL_CONVERSATIONS_KEEP: another agent's heavy use never pushes out the
  * user's own conversations.
  */
 export const TOOL_CONVERSATION_PREFIX = 'tool-';
