@@ -37,6 +37,14 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   // Shell history: secrets typed on a command line (export TOKEN=…) stay in it.
   '~/.bash_history',
   '~/.zsh_history',
+  '~/.local/share/fish/fish_history',
+  // Interactive clients' history: a password typed at a prompt (ALTER USER … PASSWORD, a connection string) stays in it.
+  '~/.psql_history',
+  '~/.mysql_history',
+  '~/.sqlite_history',
+  '~/.rediscli_history',
+  '~/.python_history',
+  '~/.node_repl_history',
   // The Copilot CLI's own login and sessions; the Copilot editor plugins' sign-in (hosts.json, apps.json).
   '~/.copilot',
   '~/.config/github-copilot',
@@ -51,6 +59,13 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   '~/.yarnrc.yml',
   '~/.s3cfg',
   '~/.boto',
+  '~/.terraformrc',
+  '~/.oci',
+  '~/.config/rclone/rclone.conf',
+  '~/.config/doctl',
+  '~/.config/hcloud',
+  '~/.fly',
+  '~/.config/op',
 ];
 
 /**
