@@ -9,6 +9,7 @@ import { SESSION_HISTORY_BYTES } from '../core/store/bounds';
 import { networkReport } from '../core/workers/workerNetwork';
 import { sandboxReport } from '../core/workers/sandboxReport';
 import { FOLDER_REPOS_DIR } from '../core/git/folderRepos';
+import { configSecrets, describeConfigSecrets, type ConfigSecret } from '../core/git/configSecrets';
 import { Git } from '../core/git/git';
 import { STATE_SESSION } from '../core/orchestrator/sessionKeeper';
 import { conversationStateKey } from '../core/store/types';
@@ -95,6 +96,28 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
     if (readWorkerSettings().isolation === 'none') return 'not needed: baton.workers.isolation is "none"';
     const version = (await new Git({ timeoutMs: 5000 }).run(['--version'], { cwd: storageDir })).trim();
     return `${version}: each worker gets its own worktree (of a copy, in a folder without git)`;
+  });
+  // Names only, as for the environment: a worker reads the config git reads where it works (configSecrets.ts).
+  await check('Credentials in git\u2019s config', async () => {
+    if (readWorkerSettings().isolation === 'none') return 'not checked: baton.workers.isolation is "none"';
+    const git = new Git({ timeoutMs: 5000 });
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const said: string[] = [];
+    const shared = new Map<string, ConfigSecret>();
+    for (const folder of folders) {
+      const found = await configSecrets(git, folder).catch(() => []);
+      // The user's own config (global, system) is read in every folder: said once.
+      for (const s of found.filter((x) => x.scope === 'global' || x.scope === 'system')) shared.set(`${s.scope} ${s.key}`, s);
+      const line = describeConfigSecrets(
+        folder,
+        found.filter((x) => x.scope !== 'global' && x.scope !== 'system'),
+      );
+      if (line) said.push(line);
+    }
+    const mine = describeConfigSecrets('Your git config', [...shared.values()]);
+    if (mine) said.push(mine);
+    if (said.length) throw new Error(said.join(' '));
+    return folders.length ? 'none in the workspace folders\u2019 git config' : 'no workspace folder open';
   });
   // Where a worker Baton cannot isolate changes the folder itself without a question (the user's answer, this window).
   lines.push(`- Folders workers change unasked (Allow in this folder): ${describeApprovedFolders(core.pool.setup.approvedFolders())}`);
