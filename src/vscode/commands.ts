@@ -20,7 +20,9 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     }),
     register('baton.sendMessage', async (text?: string) => {
       const message =
-        typeof text === 'string' && text ? text : await vscode.window.showInputBox({ title: 'Ask Baton', prompt: 'The reply appears in the Baton panel.' });
+        typeof text === 'string' && text
+          ? text
+          : await vscode.window.showInputBox({ title: 'Ask Baton', prompt: 'The reply appears in the Baton panel.', ignoreFocusOut: true });
       if (!message) return;
       const core = await services.ready();
       const handle = core.chat.sendText(message, 'command');

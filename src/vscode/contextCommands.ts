@@ -3,9 +3,11 @@
 // to the panel, which is shown so the user sees what was attached or why it was refused.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { askUntilTaken } from './askUntilTaken';
 import type { AttachResult } from '../core/context/contextPort';
 import { workerNameFor } from '../core/context/workerName';
 import type { EditorContext } from './editorContext';
+import type { WorkerInfo } from '../core/workers/workerPool';
 import type { BatonServices, Core } from './services';
 
 export const CONTEXT_COMMANDS = {
@@ -72,35 +74,31 @@ export function registerContextCommands(services: BatonServices, editorContext: 
     editorContext,
   );
 
-  /** Asks for the task (`typed`: what the user typed before, kept when the pool refused it) and starts the worker. */
-  async function startWorkerIn(folder: string, typed?: string): Promise<void> {
-    const task = await vscode.window.showInputBox({
-      title: `Baton: start a worker in ${path.basename(folder)}`,
-      prompt: `The worker works in ${folder} and reports back in the Baton panel.`,
-      placeHolder: 'What should the worker do? e.g. "add unit tests for utils.ts"',
-      value: typed,
-      ignoreFocusOut: true,
+  /** Asks for the task and starts the worker; refused once typed (the worker limit, a protected folder), it is not lost. */
+  async function startWorkerIn(folder: string): Promise<void> {
+    let started: (WorkerInfo & { note?: string }) | undefined;
+    await askUntilTaken({
+      box: {
+        title: `Baton: start a worker in ${path.basename(folder)}`,
+        prompt: `The worker works in ${folder} and reports back in the Baton panel.`,
+        placeHolder: 'What should the worker do? e.g. "add unit tests for utils.ts"',
+      },
+      take: async (task) => {
+        const core = await services.ready();
+        const name = workerNameFor(
+          path.basename(folder),
+          task,
+          core.pool.list().map((w) => w.name),
+        );
+        // The pool realpath-resolves the folder and refuses a protected one, as for the orchestrator's workers.
+        started = await core.pool.create({ name, workingDir: folder, prompt: task, replyTo: 'panel' });
+      },
+      refused: (err) => `Baton could not start a worker in ${folder}: ${err instanceof Error ? err.message : String(err)}`,
     });
-    if (!task?.trim()) return;
-    const core = await services.ready();
-    const name = workerNameFor(
-      path.basename(folder),
-      task,
-      core.pool.list().map((w) => w.name),
-    );
-    try {
-      // The pool realpath-resolves the folder and refuses a protected one, as for the orchestrator's workers.
-      const worker = await core.pool.create({ name, workingDir: folder, prompt: task, replyTo: 'panel' });
-      const note = worker.note ? ` ${worker.note}` : '';
-      void vscode.window.showInformationMessage(`Baton: worker '${worker.name}' started in ${worker.workingDir}.${note} Its result comes back in the chat.`);
-      await vscode.commands.executeCommand('baton.chat.focus');
-    } catch (err) {
-      // Refused once the task was typed (the worker limit, a protected folder): the task is not lost.
-      const again = await vscode.window.showErrorMessage(
-        `Baton could not start a worker in ${folder}: ${err instanceof Error ? err.message : String(err)}`,
-        'Edit and Try Again',
-      );
-      if (again) await startWorkerIn(folder, task);
-    }
+    // Told once it started, outside the refusal's reach: nothing here may start it again.
+    if (!started) return;
+    const note = started.note ? ` ${started.note}` : '';
+    void vscode.window.showInformationMessage(`Baton: worker '${started.name}' started in ${started.workingDir}.${note} Its result comes back in the chat.`);
+    await vscode.commands.executeCommand('baton.chat.focus');
   }
 }

@@ -3,6 +3,7 @@
 // A squad's and a task's usage is in their tooltip, filled in when hovered (resolveTreeItem): usage changes with every
 // model call, and a row that changed with it refreshed the whole tree many times a turn.
 import * as vscode from 'vscode';
+import { askUntilTaken } from './askUntilTaken';
 import type { BatonCore } from '../core/batonCore';
 import type { SquadAgentRow, SquadRow } from '../core/store/areaTypes';
 import type { SquadTaskInfo } from '../core/squads/squadService';
@@ -186,23 +187,17 @@ export function registerSquadsTree(core: BatonCore): vscode.Disposable {
       if (!squad) return;
       const agent = isNode(node) && node.kind === 'agent' ? node.agent.name : undefined;
       // Refused once typed (the worker limit, the squad's folder), the task comes back in the box to try again.
-      for (let typed: string | undefined; ;) {
-        const task = await vscode.window.showInputBox({
+      await askUntilTaken({
+        box: {
           title: `Baton: a task for ${agent ?? `squad ${squad}`}`,
           prompt: 'A complete, self-contained task; a worker starts in the squad\u2019s folder.',
-          value: typed,
-          ignoreFocusOut: true,
-        });
-        if (!task?.trim()) return;
-        try {
+        },
+        take: async (task) => {
           const { worker } = await core.squads.delegate({ squad, task, agent });
-          return void vscode.window.showInformationMessage(`Baton: '${worker.name}' is on it.`);
-        } catch (err) {
-          const again = await vscode.window.showErrorMessage(`Baton: ${err instanceof Error ? err.message : String(err)}`, 'Edit and Try Again');
-          if (!again) return;
-          typed = task;
-        }
-      }
+          void vscode.window.showInformationMessage(`Baton: '${worker.name}' is on it.`);
+        },
+        refused: (err) => `Baton: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }),
     provideCommand('baton.squad.openDecisions', async (node?: unknown) => {
       const squad = await pickSquad(node);

@@ -6,6 +6,7 @@
 // applies the chosen files all or nothing; Discard asks first, because it cannot be undone. A
 // Review tab of a change set that is gone is closed.
 import * as vscode from 'vscode';
+import { askUntilTaken } from './askUntilTaken';
 import { applyConfirm } from '../core/changes/applyConfirm';
 import { namedFiles } from '../core/changes/applyUndo';
 import { refusedFollowUp } from './refusedFollowUp';
@@ -254,18 +255,19 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
     provideCommand('baton.askWorkerForChanges', async (arg?: Arg) => {
       const name = await pick(arg, 'Ask which worker for changes?');
       if (!name || refusedFollowUp(pool, name)) return;
-      const text = await vscode.window.showInputBox({
-        title: `Ask worker '${name}' for changes`,
-        prompt: 'It continues in its own worktree with its own session; its change set grows.',
-        placeHolder: 'e.g. close, but rename that function to parseConfig',
-        validateInput: (v) => (v.trim() ? undefined : 'Say what should change.'),
+      await askUntilTaken({
+        box: {
+          title: `Ask worker '${name}' for changes`,
+          prompt: 'It continues in its own worktree with its own session; its change set grows.',
+          placeHolder: 'e.g. close, but rename that function to parseConfig',
+          validateInput: (v) => (v.trim() ? undefined : 'Say what should change.'),
+        },
+        take: (text) => pool.send(name, text, 'panel').then(() => undefined),
+        refused: (err) => {
+          log.warn(`Worker changes: ${err instanceof Error ? err.message : String(err)}`);
+          return `Baton: ${err instanceof Error ? err.message : String(err)}`;
+        },
       });
-      if (!text?.trim()) return;
-      try {
-        await pool.send(name, text.trim(), 'panel');
-      } catch (err) {
-        fail(err);
-      }
     }),
     provideCommand('baton.discardChanges', async (arg?: Arg) => {
       const name = await pick(arg, 'Discard the changes of which worker?');

@@ -1,6 +1,7 @@
 // The Workers view (`baton.workers`): every worker with its state, directory and elapsed time, live;
 // its transcript as a read-only document; follow-ups and kills from the tree or the palette.
 import * as vscode from 'vscode';
+import { askUntilTaken } from './askUntilTaken';
 import { provideCommand } from './deferredCommands';
 import { placeLabel } from './placeLabel';
 import { workerContextValue } from './workerContextValue';
@@ -140,20 +141,19 @@ export function registerWorkersTree(
         ));
       if (!name) return;
       if (refusedFollowUp(pool, name)) return;
-      const prompt = await vscode.window.showInputBox({
-        title: `Send a task to worker '${name}'`,
-        prompt: 'The worker works on it in the background; its result comes back to the chat.',
-        placeHolder: 'e.g. Now add tests for the fix',
-        ignoreFocusOut: true,
-        validateInput: (v) => (v.trim() ? undefined : 'Type the task.'),
+      await askUntilTaken({
+        box: {
+          title: `Send a task to worker '${name}'`,
+          prompt: 'The worker works on it in the background; its result comes back to the chat.',
+          placeHolder: 'e.g. Now add tests for the fix',
+          validateInput: (v) => (v.trim() ? undefined : 'Type the task.'),
+        },
+        take: async (task) => {
+          await pool.send(name, task, 'command');
+          void vscode.window.setStatusBarMessage(`Baton: task sent to worker '${name}'`, 4000);
+        },
+        refused: (err) => `Baton: ${message(err)}`,
       });
-      if (!prompt?.trim()) return;
-      try {
-        await pool.send(name, prompt, 'command');
-        void vscode.window.setStatusBarMessage(`Baton: task sent to worker '${name}'`, 4000);
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Baton: ${message(err)}`);
-      }
     }),
     provideCommand('baton.killWorker', async (arg?: WorkerInfo | string) => {
       const active = pool.list().filter((w) => w.state === 'running' || w.state === 'idle');

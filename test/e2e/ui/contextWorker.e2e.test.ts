@@ -70,4 +70,23 @@ describe('Start a Worker Here', function () {
     await messages(view, 'background').filter({ hasText: 'The folder holds guide.md.' }).waitFor({ timeout: 30_000 });
     await completedReply(view, 'The docs worker found guide.md.');
   });
+
+  it('refused once typed (a link to ~/.ssh): the error offers Edit and Try Again, and the box comes back holding the task', async () => {
+    const { page, server } = ui();
+    const typed = 'TASK-REFUSED: read what is in this folder';
+    await explorerMenu(page, 'keys', 'Start a Worker Here…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(typed);
+    await input.press('Enter');
+    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: 'Baton could not start a worker in' }).first();
+    await toast.waitFor({ timeout: 15_000 });
+    assert.match(await toast.innerText(), /inside the protected path ~\/\.ssh/);
+    await toast.getByRole('button', { name: 'Edit and Try Again' }).click();
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await input.inputValue(), typed, 'what was typed is in the box again');
+    await input.press('Escape');
+    await input.waitFor({ state: 'hidden', timeout: 10_000 });
+    assert.equal(server.chatRequests().filter((r) => r.rawBody.includes('TASK-REFUSED')).length, 0, 'nothing reached the model');
+  });
 });
