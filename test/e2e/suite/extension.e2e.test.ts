@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 
@@ -152,9 +152,13 @@ describe('Baton in VS Code', () => {
     }
   });
 
-  it("names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it; names a workspace's wiki folder that leads outside it", async () => {
+  it("names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it; names a workspace's wiki folder that leads outside it, and a token in its git remote's URL by key only", async () => {
     const config = vscode.workspace.getConfiguration('baton');
     await config.update('workers.max', 'lots', vscode.ConfigurationTarget.Global);
+    // The workspace as a clone whose remote URL holds a token (as a CI checkout leaves it): named by key, never shown.
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    execFileSync('git', ['init', '-q', folder]);
+    execFileSync('git', ['-C', folder, 'remote', 'add', 'origin', 'https://bob:tok-E2E-SECRET@git.invalid/x/y.git']);
     try {
       await vscode.commands.executeCommand('baton.doctor');
       const report = vscode.window.activeTextEditor?.document.getText() ?? '';
@@ -180,7 +184,16 @@ describe('Baton in VS Code', () => {
         report,
         /^- ✅ Baton sessions: [\d.]+ MB; this conversation's session (none yet|\S+, its history [\d.]+ MB \(past 4 MB the conversation moves to a new session from its summary\))$/m,
       );
+      const credentials = report.split('\n').find((l) => l.includes('Credentials in git’s config')) ?? '';
+      assert.ok(
+        credentials.startsWith(
+          `- ❌ Credentials in git’s config: ${folder}: git's config holds a credential, remote.origin.url (local: a password in a URL). A worker there can read it`,
+        ),
+        credentials,
+      );
+      assert.ok(!report.includes('tok-E2E-SECRET'), 'the token itself is never in the report');
     } finally {
+      rmSync(path.join(folder, '.git'), { recursive: true, force: true });
       await config.update('workers.max', undefined, vscode.ConfigurationTarget.Global);
     }
   });
