@@ -112,7 +112,6 @@ export class ChatController {
       send: (body) => this.send(body),
       sendFromPanel: (text, refs, opts) => this.sendFromPanel(text, refs, 'panel', opts),
       readReferences: (refs) => this.context.read(refs),
-      sendPrepared: (text, context) => void this.sendText(text, 'panel', context),
       refused: (message) => this.context.refused('unavailable', message),
       queuedElsewhere: (entry) => this.queuedIn(this.conversations.activeId)(entry) === 'elsewhere',
       logger,
@@ -336,30 +335,46 @@ export class ChatController {
     }
   }
 
-  /** Sends text as the user, from the panel or a command. */
+  /** Sends text as the user, from the panel or a command, in the conversation shown. */
   sendText(text: string, channel: Exclude<Channel, 'background'>, context?: PreparedContext, opts?: { resend?: boolean }) {
+    return this.enqueueIn(this.orchestrator, text, channel, context, opts);
+  }
+
+  private enqueueIn(orchestrator: Orchestrator, text: string, channel: Exclude<Channel, 'background'>, context?: PreparedContext, opts?: { resend?: boolean }) {
     this.queuedReferences = context?.stored;
     try {
       const meta = context?.stored.length ? { meta: { references: context.stored } } : {};
       const resend = opts?.resend ? { resend: true } : {};
-      return this.orchestrator.enqueue(text, { channel }, context || opts?.resend ? { context: context?.prompt, ...meta, ...resend } : undefined);
+      return orchestrator.enqueue(text, { channel }, context || opts?.resend ? { context: context?.prompt, ...meta, ...resend } : undefined);
     } finally {
       this.queuedReferences = undefined;
     }
   }
 
-  /** A message from the panel (or a gesture that sends at once), with the references to read first. */
+  /**
+   * A message from the panel (or a gesture that sends at once), with the references to read first. It goes to
+   * `opts.conversation`, by default the one shown now: the user may open another while its references are read.
+   */
   sendFromPanel(
     text: string,
     refs: readonly AttachedReference[] | undefined,
     channel: Exclude<Channel, 'background'> = 'panel',
-    opts?: { resend?: boolean },
+    opts?: { resend?: boolean; conversation?: string; context?: PreparedContext },
   ): Promise<void> {
-    if (this.context.canSendNow(refs)) {
-      this.sendText(text, channel, this.context.hintOnly(), opts);
+    const conversation = opts?.conversation ?? this.conversations.activeId;
+    const go = (context: PreparedContext | undefined): void => {
+      // Deleted meanwhile: sent nowhere (get() would make it again, empty), and the text goes back to the composer.
+      if (conversation !== this.conversations.activeId && !this.conversations.has(conversation)) {
+        this.send({ type: 'chat/refused', text, kind: 'unavailable', message: 'Not sent: its conversation was deleted before the message could go.' });
+        return;
+      }
+      void this.enqueueIn(this.conversations.get(conversation), text, channel, context, opts);
+    };
+    if (opts?.context || this.context.canSendNow(refs)) {
+      go(opts?.context ?? this.context.hintOnly());
       return Promise.resolve();
     }
-    return this.context.sendWith(text, refs ?? [], (context) => void this.sendText(text, channel, context, opts));
+    return this.context.sendWith(text, refs ?? [], go);
   }
 
   dispose(): void {

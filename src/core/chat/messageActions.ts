@@ -18,12 +18,17 @@ export interface MessageActionsDeps {
   visibleLog(): LogEntry[];
   store: BatonStore;
   send(body: HostMessageBody): void;
-  /** Sends `text` as the user, its references read first (ChatController.sendFromPanel). */
-  sendFromPanel(text: string, refs: readonly AttachedReference[] | undefined, opts?: { resend?: boolean }): Promise<void>;
+  /**
+   * Sends `text` as the user in `conversation`, its references read first, or with `context` already read
+   * (ChatController.sendFromPanel).
+   */
+  sendFromPanel(
+    text: string,
+    refs: readonly AttachedReference[] | undefined,
+    opts: { resend?: boolean; conversation: string; context?: PreparedContext },
+  ): Promise<void>;
   /** Reads a message's references (ChatContext.read). */
   readReferences: ChatContext['read'];
-  /** Sends `text` as the user with its references already read. */
-  sendPrepared(text: string, context: PreparedContext | undefined): void;
   /** Whether your message `entry` waits in the queue of the window that runs the conversation shown (queuedRows.ts). */
   queuedElsewhere(entry: LogEntry): boolean;
   /** Shows why something was not done where the composer shows a refused reference. */
@@ -39,17 +44,18 @@ export class MessageActions {
    * then `text` goes as a new message. Refused (nothing taken back) while an answer runs: the panel says why.
    */
   async edit(id: string, text: string, refs: readonly AttachedReference[] | undefined): Promise<void> {
+    // The conversation the message is in, kept: the user may open another while this one is read or taken back.
+    const orchestrator = this.deps.orchestrator();
     // Read before anything is taken back: a reference that cannot be read (deleted, protected) refuses the edit with
     // the conversation whole, instead of cutting it and then not sending the edited message.
     // Without references the take-back is asked at once (an await before it let a message sent right after it in first).
     const read = refs?.length ? await this.deps.readReferences(refs) : undefined;
-    const refused = read?.ok === false ? read.message : await this.takeBack(Number(id.slice('log-'.length)));
+    const refused = read?.ok === false ? read.message : await this.takeBack(orchestrator, Number(id.slice('log-'.length)));
     if (refused) {
       this.deps.logger.warn(`Edit of ${id} refused: ${refused}`);
       return this.deps.send({ type: 'edit/refused', id, text, message: refused });
     }
-    if (read?.ok) this.deps.sendPrepared(text, read.context);
-    else await this.deps.sendFromPanel(text, undefined);
+    await this.deps.sendFromPanel(text, undefined, { conversation: orchestrator.conversation, ...(read?.ok ? { context: read.context } : {}) });
   }
 
   /**
@@ -57,17 +63,17 @@ export class MessageActions {
    * taken back to just before it, so the model answers it once more instead of seeing it twice.
    */
   async retry(id: string): Promise<void> {
+    const orchestrator = this.deps.orchestrator();
     const entry = this.userEntry(id);
     if (!entry) return this.deps.logger.warn(`Retry: no user message ${id}`);
     const refs = referencesOf(entry);
     const read = refs.length ? await this.deps.readReferences(refs) : undefined;
-    const refused = read?.ok === false ? read.message : await this.takeBack(entry.id);
+    const refused = read?.ok === false ? read.message : await this.takeBack(orchestrator, entry.id);
     if (refused) {
       this.deps.logger.warn(`Retry of ${id} refused: ${refused}`);
       return this.deps.refused(`Not retried: ${refused}`);
     }
-    if (read?.ok) this.deps.sendPrepared(entry.content, read.context);
-    else await this.deps.sendFromPanel(entry.content, undefined);
+    await this.deps.sendFromPanel(entry.content, undefined, { conversation: orchestrator.conversation, ...(read?.ok ? { context: read.context } : {}) });
   }
 
   /**
@@ -81,7 +87,7 @@ export class MessageActions {
     // Once: a second press (a double click, the other panel) before the first one's update came back sent it twice.
     if (entry.status !== 'interrupted') return this.deps.logger.info(`Resend of ${id}: it is not interrupted (any more)`);
     this.deps.store.updateLog(entry.id, { status: 'cancelled' });
-    void this.deps.sendFromPanel(entry.content, referencesOf(entry), { resend: true });
+    void this.deps.sendFromPanel(entry.content, referencesOf(entry), { resend: true, conversation: this.deps.orchestrator().conversation });
   }
 
   /**
@@ -100,10 +106,10 @@ export class MessageActions {
     this.deps.send({ type: 'chat/withdrawn', id, text: entry.content, chips });
   }
 
-  /** Takes the conversation shown back to just before its message `logId`; says why in words when it could not. */
-  private async takeBack(logId: number): Promise<string | undefined> {
+  /** Takes the conversation back to just before its message `logId`; says why in words when it could not. */
+  private async takeBack(orchestrator: Orchestrator, logId: number): Promise<string | undefined> {
     try {
-      await this.deps.orchestrator().rewindTo(logId);
+      await orchestrator.rewindTo(logId);
     } catch (err) {
       return err instanceof RewindError ? err.message : `The conversation could not be taken back: ${err instanceof Error ? err.message : String(err)}`;
     }
