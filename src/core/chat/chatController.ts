@@ -273,16 +273,9 @@ export class ChatController {
         this.context.claimAll();
         void this.messageActions.edit(message.id, message.text, message.references);
         break;
-      case 'chat/stop': {
-        // Nothing has started yet (the message waits for its session to open, or for a take-back, or its running turn
-        // waits behind a summary, listed first): the first message waiting is taken back, as Remove does; Stop did
-        // nothing, and the whole answer came (or, behind a summary, an empty reply ended it).
-        const [heldLog, heldTurn] = [...this.orchestrator.waitingMessages.entries()][0] ?? [];
-        const held = heldTurn !== undefined && heldTurn === this.orchestrator.currentTurnId ? heldLog : undefined;
-        const first = held ?? (this.orchestrator.stop() ? undefined : [...this.orchestrator.waitingMessages.keys()][0]);
-        if (first !== undefined) this.messageActions.withdraw(`log-${first}`);
+      case 'chat/stop':
+        this.messageActions.stop();
         break;
-      }
       case 'chat/withdraw':
         this.messageActions.withdraw(message.id);
         break;

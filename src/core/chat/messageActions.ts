@@ -106,6 +106,26 @@ export class MessageActions {
     this.deps.send({ type: 'chat/withdrawn', id, text: entry.content, chips });
   }
 
+  /**
+   * Stop. Nothing has started yet (the message waits for its session to open, or for a take-back, or its running turn
+   * waits behind a summary, listed first): your first message waiting is taken back, as Remove does; before, Stop did
+   * nothing, and the whole answer came (or, behind a summary, an empty reply ended it). A worker's result held behind
+   * a summary is no message of yours to give back: its turn is stopped, and the result stays in the log.
+   */
+  stop(): void {
+    const orchestrator = this.deps.orchestrator();
+    const waiting = [...orchestrator.waitingMessages.entries()];
+    const [heldLog, heldTurn] = waiting[0] ?? [];
+    if (heldLog !== undefined && heldTurn === orchestrator.currentTurnId) {
+      if (this.userEntry(`log-${heldLog}`)) this.withdraw(`log-${heldLog}`);
+      else orchestrator.stop();
+      return;
+    }
+    if (orchestrator.stop()) return;
+    const yours = waiting.find(([logId]) => this.userEntry(`log-${logId}`));
+    if (yours) this.withdraw(`log-${yours[0]}`);
+  }
+
   /** Takes the conversation back to just before its message `logId`; says why in words when it could not. */
   private async takeBack(orchestrator: Orchestrator, logId: number): Promise<string | undefined> {
     try {
