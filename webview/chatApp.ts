@@ -132,6 +132,7 @@ export class ChatApp {
       contentOf: (id) => contentOf(this.list.messages, id),
       markFrom: (id) => markFrom(this.list.messages, id),
       announce: (text) => this.announce(text),
+      save: (editing) => this.saveState({ editing }),
     });
     this.composer = new Composer({
       draft: this.ui.draft ?? '',
@@ -313,10 +314,10 @@ export class ChatApp {
     if (snapshot.notice) this.contextBar.showNotice(snapshot.notice.message);
     this.applyState(snapshot.state);
     if (typeof snapshot.reveal === 'string') this.list.reveal(snapshot.reveal);
-    if (this.edit.id !== undefined) {
-      if (this.list.get(this.edit.id)) markFrom(this.list.messages, this.edit.id);
-      else this.edit.end();
-    }
+    // An edit saved before a reload of the view goes on: once, with the whole history, in its conversation, idle.
+    const saved = snapshot.older ? undefined : this.ui.editing;
+    if (saved) this.saveState({ editing: undefined });
+    this.edit.afterSnapshot((id) => !!this.list.get(id), snapshot.conversation === typedIn && !snapshot.state.busy ? saved : undefined);
   }
 
   private applyState(state: PanelState): void {
@@ -390,8 +391,8 @@ export class ChatApp {
         this.ui.pinned = this.list.pinned;
         this.ui.anchor = this.list.readingAnchor();
       }
-      const { draft, draftOf, drafts, scrollTop, pinned, anchor, chips } = this.ui;
-      this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, anchor, chips });
+      const { draft, draftOf, drafts, scrollTop, pinned, anchor, chips, editing } = this.ui;
+      this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, anchor, chips, editing });
     }, 250);
   }
 }

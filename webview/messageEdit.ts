@@ -12,11 +12,19 @@ export interface MessageEditDeps {
   /** Marks the messages from `id` on (undefined: none). */
   markFrom(id: string | undefined): void;
   announce(text: string): void;
+  /** The edit as the webview state keeps it (undefined: none), so a reload of the view goes on with it. */
+  save(editing: EditInProgress | undefined): void;
+}
+
+/** An edit in progress: the message, and what the composer held before it. */
+export interface EditInProgress {
+  id: string;
+  draft: string;
 }
 
 export class MessageEdit {
   readonly el: HTMLElement;
-  private editing: { id: string; draft: string } | undefined;
+  private editing: EditInProgress | undefined;
 
   constructor(private readonly deps: MessageEditDeps) {
     const cancel = button('secondary', { class: 'edit-cancel', 'data-testid': 'edit-cancel', title: 'Cancel the edit (Escape)' }, 'Cancel');
@@ -42,15 +50,31 @@ export class MessageEdit {
     this.editing = { id, draft };
     this.el.hidden = false;
     this.deps.markFrom(id);
+    this.deps.save(this.editing);
     this.deps.fill(content);
     this.deps.announce('Editing your message. Escape cancels.');
   }
 
-  /** Back into the edit of `id`, its text already in the composer (the host refused to send it). */
-  resume(id: string): void {
-    this.editing = { id, draft: '' };
+  /**
+   * Back into the edit of `id`, its text already in the composer: the host refused to send it, or the view was
+   * reloaded (hidden and shown again) during the edit, `draft` then what the composer held before it.
+   */
+  resume(id: string, draft = ''): void {
+    this.editing = { id, draft };
     this.el.hidden = false;
     this.deps.markFrom(id);
+    this.deps.save(this.editing);
+  }
+
+  /**
+   * A snapshot was shown (`has`: whether it holds a message): the edit's message gone, the edit ends. `saved`: the edit
+   * in progress when the view was reloaded (hidden and shown again) goes on, or Enter would send its text as a new message.
+   */
+  afterSnapshot(has: (id: string) => boolean, saved: EditInProgress | undefined): void {
+    if (this.editing) {
+      if (has(this.editing.id)) this.deps.markFrom(this.editing.id);
+      else this.end();
+    } else if (saved && has(saved.id)) this.resume(saved.id, saved.draft);
   }
 
   /** Ends the edit and puts back what the composer held before it. */
@@ -60,11 +84,14 @@ export class MessageEdit {
   }
 
   /** Ends the edit as it is (sent, or its message gone). */
-  end(): { id: string; draft: string } | undefined {
+  end(): EditInProgress | undefined {
     const editing = this.editing;
     this.editing = undefined;
     this.el.hidden = true;
-    if (editing) this.deps.markFrom(undefined);
+    if (editing) {
+      this.deps.markFrom(undefined);
+      this.deps.save(undefined);
+    }
     return editing;
   }
 }

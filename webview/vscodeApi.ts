@@ -1,6 +1,7 @@
 // The webview's side of the VS Code bridge. Only UI intent is kept in the webview state (the host owns the
 // conversation and sends it again on every load), so a reload never shows stale or duplicated messages.
 import type { ReferenceChip, WebviewMessage } from '../src/shared/protocol';
+import type { EditInProgress } from './messageEdit';
 import type { ReadingAnchor } from './scrollAnchor';
 
 /** What the panel remembers across reloads: only what the user was doing, never what was said. */
@@ -17,6 +18,8 @@ export interface UiState {
   anchor?: ReadingAnchor;
   /** Context chips attached and not sent yet. */
   chips?: ReferenceChip[];
+  /** Your message being edited in `draftOf`'s conversation (its text is `draft`), and what the box held before. */
+  editing?: EditInProgress;
 }
 
 export interface VsCodeApi {

@@ -101,6 +101,46 @@ describe('webview: editing a sent message (Chromium)', function () {
     }
   });
 
+  it('the view reloaded during an edit (hidden and shown again) goes on with it: Enter edits, not sends anew; Escape gives back the draft', async () => {
+    const first = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }],
+    });
+    let saved: unknown;
+    try {
+      await first.page.locator('[data-id="log-6"]').waitFor();
+      await first.page.locator('[data-testid="composer"]').fill('half a thought');
+      await first.page.locator('[data-id="log-3"]').hover();
+      await first.page.locator('[data-id="log-3"] [data-testid="message-edit"]').click();
+      await first.page.locator('[data-testid="composer"]').fill('name a colour you like');
+      await waitInPage(first.page, `(window.__batonHost.state || {}).draft === 'name a colour you like'`);
+      saved = await first.page.evaluate('window.__batonHost.state');
+    } finally {
+      await first.close();
+    }
+    for (const key of ['Enter', 'Escape'] as const) {
+      const wp = await openWebviewPage(chromium.browser(), {
+        build: chromium.build(),
+        initialState: saved,
+        replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }],
+      });
+      try {
+        const composer = wp.page.locator('[data-testid="composer"]');
+        await wp.page.locator('[data-id="log-6"]').waitFor();
+        await wp.page.locator('[data-testid="edit-bar"]').waitFor();
+        assert.deepEqual(await superseded(wp), ['log-3', 'log-4', 'log-5', 'log-6']);
+        assert.equal(await composer.inputValue(), 'name a colour you like');
+        await composer.press(key);
+        if (key === 'Enter') assert.deepEqual(await edits(wp), [{ type: 'chat/edit', id: 'log-3', text: 'name a colour you like' }]);
+        else assert.equal(await composer.inputValue(), 'half a thought', 'what was typed before the edit is back');
+        assert.ok(!(await wp.page.locator('[data-testid="edit-bar"]').isVisible()));
+        assert.deepEqual(wp.errors, []);
+      } finally {
+        await wp.close();
+      }
+    }
+  });
+
   it('switching conversations while editing ends the edit and keeps the draft with the conversation it was typed in', async () => {
     const wp = await openWebviewPage(chromium.browser(), {
       build: chromium.build(),
