@@ -12,7 +12,7 @@ import { EmptyState } from './emptyState';
 import { Header } from './header';
 import { MessageEdit } from './messageEdit';
 import { MessageList } from './messageList';
-import { contentOf, lastUserText, markFrom, userBefore } from './messageOrder';
+import { contentOf, lastUserText, userBefore } from './messageOrder';
 import type { MessageView, Post } from './messageView';
 import { PermissionList } from './permissionList';
 import { permissionAsk } from '../src/shared/permissionAsk';
@@ -129,8 +129,9 @@ export class ChatApp {
     this.edit = new MessageEdit({
       text: () => this.composer.textarea.value,
       fill: (text) => this.composer.fill(text),
-      contentOf: (id) => contentOf(this.list.messages, id),
-      markFrom: (id) => markFrom(this.list.messages, id),
+      messages: () => this.list.messages,
+      chips: () => this.contextBar.attached,
+      setChips: (chips) => this.contextBar.restore(chips),
       announce: (text) => this.announce(text),
       save: (editing) => this.saveState({ editing }),
     });

@@ -1,25 +1,30 @@
 // Editing one of your sent messages: its text goes into the composer, a bar above the composer says what sending will
 // do, and the messages it would take back are marked. Sending posts chat/edit (the host takes the conversation back
 // to just before the message and sends the new text); Cancel or Escape puts back what the composer held before.
+import type { ReferenceChip } from '../src/shared/protocol';
 import { button, h } from './dom';
+import { chipsOf, contentOf, markFrom } from './messageOrder';
+import type { MessageView } from './messageView';
 
 export interface MessageEditDeps {
   /** The composer's text, and putting text in it (focused, caret at the end). */
   text(): string;
   fill(text: string): void;
-  /** The message's text as it was sent, or undefined when the list no longer has it. */
-  contentOf(id: string): string | undefined;
-  /** Marks the messages from `id` on (undefined: none). */
-  markFrom(id: string | undefined): void;
+  /** The panel's messages, in order. */
+  messages(): readonly MessageView[];
+  /** The chips attached in the composer, and putting others there. */
+  chips(): ReferenceChip[];
+  setChips(chips: readonly ReferenceChip[]): void;
   announce(text: string): void;
   /** The edit as the webview state keeps it (undefined: none), so a reload of the view goes on with it. */
   save(editing: EditInProgress | undefined): void;
 }
 
-/** An edit in progress: the message, and what the composer held before it. */
+/** An edit in progress: the message, and what the composer held before it (its text and chips). */
 export interface EditInProgress {
   id: string;
   draft: string;
+  chips?: ReferenceChip[];
 }
 
 export class MessageEdit {
@@ -42,15 +47,19 @@ export class MessageEdit {
     return this.editing?.id;
   }
 
-  /** Starts editing your message `id` (another edit in progress ends first, its draft kept). */
+  /**
+   * Starts editing your message `id` (another edit in progress ends first, its draft kept): its text, and the chips it
+   * was sent with, go into the composer, so sending sends what it carried unless a chip is removed.
+   */
   start(id: string): void {
-    const content = this.deps.contentOf(id);
+    const content = contentOf(this.deps.messages(), id);
     if (content === undefined) return;
-    const draft = this.editing ? this.editing.draft : this.deps.text();
-    this.editing = { id, draft };
+    const before = this.editing ?? { draft: this.deps.text(), chips: this.deps.chips() };
+    this.editing = { id, draft: before.draft, chips: before.chips ?? [] };
     this.el.hidden = false;
-    this.deps.markFrom(id);
+    this.markFrom(id);
     this.deps.save(this.editing);
+    this.deps.setChips(chipsOf(this.deps.messages(), id));
     this.deps.fill(content);
     this.deps.announce('Editing your message. Escape cancels.');
   }
@@ -59,10 +68,10 @@ export class MessageEdit {
    * Back into the edit of `id`, its text already in the composer: the host refused to send it, or the view was
    * reloaded (hidden and shown again) during the edit, `draft` then what the composer held before it.
    */
-  resume(id: string, draft = ''): void {
-    this.editing = { id, draft };
+  resume(id: string, draft = '', chips: ReferenceChip[] = []): void {
+    this.editing = { id, draft, chips };
     this.el.hidden = false;
-    this.deps.markFrom(id);
+    this.markFrom(id);
     this.deps.save(this.editing);
   }
 
@@ -72,15 +81,22 @@ export class MessageEdit {
    */
   afterSnapshot(has: (id: string) => boolean, saved: EditInProgress | undefined): void {
     if (this.editing) {
-      if (has(this.editing.id)) this.deps.markFrom(this.editing.id);
+      if (has(this.editing.id)) this.markFrom(this.editing.id);
       else this.end();
-    } else if (saved && has(saved.id)) this.resume(saved.id, saved.draft);
+    } else if (saved && has(saved.id)) this.resume(saved.id, saved.draft, saved.chips);
+  }
+
+  /** Marks the messages from `id` on, those sending would take back (undefined: none). */
+  private markFrom(id: string | undefined): void {
+    markFrom(this.deps.messages(), id);
   }
 
   /** Ends the edit and puts back what the composer held before it. */
   cancel(): void {
     const editing = this.end();
-    if (editing) this.deps.fill(editing.draft);
+    if (!editing) return;
+    this.deps.setChips(editing.chips ?? []);
+    this.deps.fill(editing.draft);
   }
 
   /** Ends the edit as it is (sent, or its message gone). */
@@ -89,7 +105,7 @@ export class MessageEdit {
     this.editing = undefined;
     this.el.hidden = true;
     if (editing) {
-      this.deps.markFrom(undefined);
+      this.markFrom(undefined);
       this.deps.save(undefined);
     }
     return editing;

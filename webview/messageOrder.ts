@@ -1,4 +1,5 @@
 // Questions about the panel's messages in their order, and how many of the oldest an open panel lets go.
+import { chipOfStored, type ReferenceChip } from '../src/shared/protocol';
 import { GROUP } from './messageGroups';
 import type { MessageView } from './messageView';
 
@@ -19,6 +20,11 @@ export function trimCount(count: number): number {
 /** The text of the message `id` as it came (a reply's Markdown), or undefined when the list has no such message. */
 export function contentOf(messages: readonly MessageView[], id: string): string | undefined {
   return messages.find((v) => v.id === id)?.content;
+}
+
+/** The chips your message `id` was sent with, to attach again (Edit). */
+export function chipsOf(messages: readonly MessageView[], id: string): ReferenceChip[] {
+  return (messages.find((v) => v.id === id)?.references ?? []).map(chipOfStored);
 }
 
 /** The id of your message just before the message `id` (what its reply answered), if that is one of yours. */

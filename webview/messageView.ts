@@ -1,7 +1,7 @@
 // One chat message in the log. Markdown roles start as a plain-text placeholder and are rendered when they come near
 // the viewport (MessageList decides when); a streaming message keeps its finished blocks' DOM and re-renders only
 // the open tail on each flush.
-import type { ChatMessage, MessageRole, WebviewMessage } from '../src/shared/protocol';
+import type { ChatMessage, MessageRole, StoredReference, WebviewMessage } from '../src/shared/protocol';
 import { beginsPart, PartsDom } from './bodyParts';
 import { storedReferencesEl } from './contextChips';
 import { h, setText, toggleAttr } from './dom';
@@ -80,6 +80,11 @@ export class MessageView {
   get content(): string {
     const result = this.message.workerResult;
     return result ? `${result.worker}: ${result.report}` : this.message.content + this.pending;
+  }
+
+  /** The references your message was sent with. */
+  get references(): readonly StoredReference[] {
+    return this.message.references ?? [];
   }
 
   get isRendered(): boolean {

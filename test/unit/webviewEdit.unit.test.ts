@@ -141,6 +141,44 @@ describe('webview: editing a sent message (Chromium)', function () {
     }
   });
 
+  it('Edit brings back the chips the message was sent with (the draft’s set aside): Enter sends them with the edit, Escape gives the draft’s back', async () => {
+    const notes = { ref: { kind: 'file' as const, path: '/ws/notes.md' }, label: 'notes.md', path: 'notes.md' };
+    const withFile = MESSAGES.map((m) => (m.id === 'log-3' ? { ...m, references: [notes] } : m));
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { ...SNAPSHOT, messages: withFile } }],
+    });
+    try {
+      const composer = wp.page.locator('[data-testid="composer"]');
+      const chips = async () => wp.page.locator('[data-testid="context-chips"] [data-testid="context-chip"] .context-chip-label').allInnerTexts();
+      await wp.page.locator('[data-id="log-6"]').waitFor();
+      await composer.fill('half a thought');
+      await wp.push({
+        type: 'context/added',
+        seq: 2,
+        chips: [{ key: 'file:/ws/todo.md', ref: { kind: 'file', path: '/ws/todo.md' }, label: 'todo.md', detail: 'todo.md' }],
+      });
+      const edit = async () => {
+        await wp.page.locator('[data-id="log-3"]').hover();
+        await wp.page.locator('[data-id="log-3"] [data-testid="message-edit"]').click();
+      };
+      await edit();
+      assert.deepEqual(await chips(), ['notes.md'], 'the message’s own chip, alone');
+      await composer.press('Escape');
+      assert.equal(await composer.inputValue(), 'half a thought');
+      assert.deepEqual(await chips(), ['todo.md'], 'the draft’s chip is back');
+      await edit();
+      await composer.fill('name a colour, from the notes');
+      await composer.press('Enter');
+      assert.deepEqual(await edits(wp), [
+        { type: 'chat/edit', id: 'log-3', text: 'name a colour, from the notes', references: [{ ref: { kind: 'file', path: '/ws/notes.md' } }] },
+      ]);
+      assert.deepEqual(wp.errors, []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('switching conversations while editing ends the edit and keeps the draft with the conversation it was typed in', async () => {
     const wp = await openWebviewPage(chromium.browser(), {
       build: chromium.build(),
