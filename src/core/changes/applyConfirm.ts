@@ -21,7 +21,8 @@ export async function applyConfirm(changes: WorkerChanges, name: string, paths?:
   const what = paths ? `${paths.length} of the ${totals.files} changed files` : totals.line;
   const warning = await changes.verifyWarning(name);
   const rest = paths ? ' The other files stay in the worktree for a later Apply or Discard.' : '';
-  const detail = `All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.${rest}`;
+  // What no Apply carries (a folder that is a repository of its own, work in a submodule) is said before, not only after.
+  const detail = `All or nothing: if any chosen file conflicts or has unsaved edits, nothing changes.${rest}${totals.leftOut ? ` ${totals.leftOut}` : ''}`;
   if (!warning || warning.kind === 'stale') {
     return {
       message: `Apply ${what} from worker '${name}' to your working tree?`,

@@ -73,6 +73,18 @@ export interface ChangeSummary {
   tree?: string;
   /** Folders of the worktree that are git repositories of their own (a clone, a `git init`): never part of the change. */
   nested?: string[];
+  /** Submodules holding work of the worker's that no Apply carries (submoduleWork.ts): it stays in the worktree. */
+  submodules?: SubmoduleWork[];
+}
+
+/** A submodule of the repository the worker did something in, which Baton neither applies nor lets go unasked. */
+export interface SubmoduleWork {
+  /** Relative, `/`-separated. */
+  path: string;
+  /** Its folder holds files: `git worktree add` leaves it empty, so the worker wrote them or checked it out. */
+  files: boolean;
+  /** Its commit differs from the base's: a commit that lives only in the worktree's own git folder. */
+  commit: boolean;
 }
 
 /** A bounded unified diff for the model. */
@@ -184,6 +196,22 @@ export function describeLeftOut(nested: readonly string[] | undefined): string {
   return (
     `Left out: ${list}, ${one ? 'a git repository' : 'git repositories'} of ${one ? 'its' : 'their'} own in the worktree ` +
     `(a clone, a git init): Baton applies files, never a repository, and ${one ? 'it goes' : 'they go'} with the worktree.`
+  );
+}
+
+/**
+ * The submodules holding the worker's work, in one sentence ('' when none): said wherever the change is counted, and
+ * why its worktree stays after an Apply (git carries none of it: `git add` keeps a pointer, `git apply` writes nothing).
+ */
+export function describeSubmoduleWork(subs: readonly SubmoduleWork[] | undefined): string {
+  if (!subs?.length) return '';
+  const what = (s: SubmoduleWork): string => [s.files ? 'files in its folder' : '', s.commit ? 'its commit changed' : ''].filter(Boolean).join(' and ');
+  const named = subs.slice(0, MAX_NESTED_NAMED).map((s) => `${s.path}/ (${what(s)})`);
+  const more = subs.length - named.length;
+  const one = subs.length === 1;
+  return (
+    `Not applied: ${named.join(', ')}${more ? ` and ${more} more` : ''}, the worker's work in ${one ? 'a submodule' : 'submodules'}: ` +
+    `Baton applies files, never a submodule's, so ${one ? 'it stays' : 'they stay'} in the worker's worktree.`
   );
 }
 

@@ -10,13 +10,15 @@
 // - the paths Baton linked or copied in ("worktree include") are never a change;
 // - nor is a folder that is a git repository of its own (a clone, a `git init` in the worktree): git adds one as a
 //   pointer to a commit, or fails on one with none, so it never carried its files, and its `.git` (whose config can
-//   name programs git runs) is not something to land in the user's repository. Such folders are named, not changed.
+//   name programs git runs) is not something to land in the user's repository. Such folders are named, not changed;
+// - nor is a submodule's pointer, or what the worker wrote in its folder: named too, and kept (submoduleWork.ts).
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ApplyConflict,
   describeLeftOut,
+  describeSubmoduleWork,
   describeSummary,
   type ApplyConflictFile,
   type ApplyResult,
@@ -25,8 +27,11 @@ import {
   type ChangeSummary,
   type FileChange,
   type ReviewEntry,
+  type SubmoduleWork,
 } from './changeSet';
+import { takeSubmoduleWork } from './submoduleWork';
 import { Git, GitError } from '../git/git';
+import { linkedIndexPath } from '../git/gitPaths';
 import { parseRawNumstat } from './rawNumstat';
 import { conflictingFiles, DIFF_FLAGS, failedApply, globEscape, withPatch } from './patchFile';
 import { ChangeError } from './changeError';
@@ -59,16 +64,20 @@ const MAX_UNSHOWN_LISTED = 20;
  */
 const SNAPSHOT_ADD = ['-c', 'core.safecrlf=false', 'add'] as const;
 
-/** A worktree as a git tree, and its folders left out as repositories of their own (relative, `/`-separated). */
+/** A worktree as a git tree, its folders left out as repositories of their own (relative, `/`-separated), its submodules' work. */
 interface Snapshot {
   tree: string;
   nested: string[];
+  submodules: SubmoduleWork[];
 }
 
-/** The summary's `nested` field, present only when there are some. */
-function leftOut(nested: string[]): Pick<ChangeSummary, 'nested'> {
-  return nested.length ? { nested } : {};
+/** The summary's `nested` and `submodules` fields, each present only when there are some. */
+function leftOut({ nested, submodules }: Snapshot): Pick<ChangeSummary, 'nested' | 'submodules'> {
+  return { ...(nested.length ? { nested } : {}), ...(submodules.length ? { submodules } : {}) };
 }
+
+/** What a summary's header says of the work it does not count. */
+const describeUncounted = (s: Snapshot): string => [describeLeftOut(s.nested), describeSubmoduleWork(s.submodules)].filter(Boolean).join(' ');
 
 /** Worktrees whose refreshed stat cache is remembered (a window's live workers are far fewer). */
 const REFRESHED_KEEP = 64;
@@ -96,16 +105,17 @@ export class ChangeSets {
 
   /** The summary, or undefined when the worktree is still the tree `since` (its files not counted again: a diff saved). */
   async summarizeIfChanged(cs: ChangeSet, since: string | undefined): Promise<ChangeSummary | undefined> {
-    const { tree, nested } = await this.take(cs);
-    if (tree === since) return undefined;
-    return { ...(await this.summaryOf(cs, tree)), tree, ...leftOut(nested) };
+    const snap = await this.take(cs);
+    if (snap.tree === since) return undefined;
+    return { ...(await this.summaryOf(cs, snap.tree)), tree: snap.tree, ...leftOut(snap) };
   }
 
   /** A unified diff for the model, at most about `maxBytes`; a truncation is marked in the text. */
   async diff(cs: ChangeSet, opts: { maxBytes: number }): Promise<BoundedDiff> {
-    const { tree, nested } = await this.take(cs);
+    const snap = await this.take(cs);
+    const { tree } = snap;
     // The header's length depends on the summary; a generous reserve lets both git calls run at once.
-    const reserve = 64 + describeLeftOut(nested).length;
+    const reserve = 64 + describeUncounted(snap).length;
     const [counted, { stdout, truncated }] = await Promise.all([
       this.summaryOf(cs, tree),
       this.git.runTruncated(['diff-tree', '-p', ...DIFF_FLAGS, cs.baseCommit, tree, ...this.pathspec(cs)], {
@@ -113,8 +123,8 @@ export class ChangeSets {
         maxBytes: Math.max(0, opts.maxBytes - reserve),
       }),
     ]);
-    const summary = { ...counted, ...leftOut(nested) };
-    const header = `${[describeSummary(summary), describeLeftOut(nested)].filter(Boolean).join('\n')}\n\n`;
+    const summary = { ...counted, ...leftOut(snap) };
+    const header = `${[describeSummary(summary), describeUncounted(snap)].filter(Boolean).join('\n')}\n\n`;
     if (!summary.files.length) return { summary, text: header, truncated: false };
     if (!truncated) return { summary, text: header + stdout, truncated: false };
     const shown = new Set<string>();
@@ -164,8 +174,9 @@ export class ChangeSets {
   async apply(cs: ChangeSet, opts: ApplyOptions): Promise<ApplyResult> {
     const userRoot = await this.git.repoRoot(opts.userRepoDir);
     if (!userRoot) throw new Error(`${opts.userRepoDir} is not inside a git repository.`);
-    const { tree, nested } = await this.take(cs);
-    const all = { ...(await this.summaryOf(cs, tree)), ...leftOut(nested) };
+    const snap = await this.take(cs);
+    const { tree } = snap;
+    const all = { ...(await this.summaryOf(cs, tree)), ...leftOut(snap) };
     const chosen = opts.paths ? choose(all.files, opts.paths) : all.files;
     if (!chosen.length) return { applied: [], remaining: all.files.length, tree, before: all };
     const partial = chosen.length < all.files.length;
@@ -236,9 +247,14 @@ export class ChangeSets {
     return (await this.take(cs)).tree;
   }
 
-  /** The snapshot, and the folders of the worktree left out of it as git repositories of their own. */
+  /** The snapshot, the folders of the worktree left out of it as git repositories of their own, its submodules' work. */
   private take(cs: ChangeSet): Promise<Snapshot> {
-    return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths, cs.createdAt);
+    return this.snapshotDir(cs.worktreePath, cs.worker, cs.includedPaths, { createdAt: cs.createdAt, base: cs.baseCommit });
+  }
+
+  /** The worker's work in submodules, which no Apply carries: while there is some, its worktree is not let go unasked. */
+  async submoduleWork(cs: ChangeSet): Promise<SubmoduleWork[]> {
+    return (await this.take(cs)).submodules;
   }
 
   /**
@@ -268,16 +284,17 @@ export class ChangeSets {
     return (await this.snapshotDir(cs.repoRoot, `user-${cs.worker}`, cs.includedPaths)).tree;
   }
 
-  /** `worktreeCreatedAt`: a worker's worktree (its stat cache is refreshed once), not the user's checkout. */
-  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[], worktreeCreatedAt?: number): Promise<Snapshot> {
+  /** `worktree`: a worker's worktree (its stat cache is refreshed once, its submodules looked at), not the user's checkout. */
+  private async snapshotDir(cwd: string, key: string, includedPaths: readonly string[], worktree?: { createdAt: number; base: string }): Promise<Snapshot> {
     const tmpDir = join(this.storageDir, 'tmp');
     await mkdir(tmpDir, { recursive: true });
     const index = join(tmpDir, `index-${key}-${randomBytes(6).toString('hex')}`);
     const env = { GIT_INDEX_FILE: index };
     try {
       try {
-        const source = await this.indexPath(cwd);
-        if (worktreeCreatedAt !== undefined) await this.refreshStatCache(cwd, worktreeCreatedAt, (await stat(source)).mtimeMs);
+        // Read from the `.git` file, it saves a git process per review; anything unexpected asks git.
+        const source = (await linkedIndexPath(cwd)) ?? (await this.git.gitFilePath(cwd, 'index'));
+        if (worktree) await this.refreshStatCache(cwd, worktree.createdAt, (await stat(source)).mtimeMs);
         // Racy git: an entry whose file changed in the same second the index was written is re-read
         // only because git compares its mtime with the index file's own. A plain copy is newer, so a
         // same-size edit made right after `worktree add` (a worker's first edit) looked unchanged in
@@ -304,7 +321,8 @@ export class ChangeSets {
         const literal = includedPaths.map((p) => `:(literal)${p}`);
         await this.git.run(['rm', '--cached', '-r', '-f', '-q', '--ignore-unmatch', '--', ...literal], { cwd, env });
       }
-      return { tree: (await this.git.run(['write-tree'], { cwd, env })).trim(), nested };
+      const submodules = worktree ? await takeSubmoduleWork(this.git, cwd, env, worktree.base, includedPaths) : [];
+      return { tree: (await this.git.run(['write-tree'], { cwd, env })).trim(), nested, submodules };
     } finally {
       await rm(index, { force: true });
       await rm(`${index}.lock`, { force: true });
@@ -323,19 +341,6 @@ export class ChangeSets {
       .split('\0')
       .filter((p) => p.endsWith('/'))
       .map((p) => p.slice(0, -1));
-  }
-
-  /**
-   * The worktree's index file. A linked worktree's `.git` is a file `gitdir: <dir>` and its index is
-   * `<dir>/index` (gitrepository-layout): read here, it saves a git process per review. Anything
-   * unexpected asks git.
-   */
-  private async indexPath(worktreePath: string): Promise<string> {
-    try {
-      const m = /^gitdir: (.+)$/m.exec(await readFile(join(worktreePath, '.git'), 'utf8'));
-      if (m) return join(resolve(worktreePath, m[1].trim()), 'index');
-    } catch {}
-    return this.git.gitFilePath(worktreePath, 'index');
   }
 
   async summaryOf(cs: ChangeSet, tree: string): Promise<ChangeSummary> {

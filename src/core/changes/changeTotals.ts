@@ -2,7 +2,7 @@
 // from the unified diffs the runtime tracked for a worker that changed its folder in place.
 import type { FileChange as SessionFileChange } from '../copilot/agentSessions';
 import type { WorkerCard } from '../../shared/protocol';
-import { describeLeftOut, describeSummary, type ChangeSummary } from './changeSet';
+import { describeLeftOut, describeSubmoduleWork, describeSummary, type ChangeSummary } from './changeSet';
 
 /** How many touched paths a card and a status list (the count is always exact). */
 export const MAX_LISTED_PATHS = 50;
@@ -19,7 +19,7 @@ export interface ChangeTotals {
   line: string;
   /** A worktree's snapshot the totals were counted from (a verify is stored against it). */
   tree?: string;
-  /** The folders left out as git repositories of their own, in a sentence (changeSet.ts, describeLeftOut). */
+  /** The folders left out as git repositories of their own and the work in submodules, in sentences (changeSet.ts). */
   leftOut?: string;
 }
 
@@ -33,7 +33,9 @@ export function summaryTotals(s: ChangeSummary): ChangeTotals {
     // A rename touches both names: an edit of the old one by another worker overlaps it.
     paths: s.files.slice(0, MAX_LISTED_PATHS).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path])),
     ...(s.tree ? { tree: s.tree } : {}),
-    ...(s.nested?.length ? { leftOut: describeLeftOut(s.nested) } : {}),
+    ...(s.nested?.length || s.submodules?.length
+      ? { leftOut: [describeLeftOut(s.nested), describeSubmoduleWork(s.submodules)].filter(Boolean).join(' ') }
+      : {}),
   };
 }
 

@@ -135,7 +135,10 @@ export class PendingChangeSets {
     const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths, keepPatchAs });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     // Nothing to apply at all (only folders left out, repositories of their own): the worktree stays for Discard to let go.
-    const settled = result.remaining === 0 && !opts.keep && result.applied.length > 0;
+    // Nor does the change set settle while its worktree holds work in a submodule, which no patch carries: the files
+    // land, and the worktree stays pending with that work until the user Discards it.
+    const held = !!result.before?.submodules?.length;
+    const settled = result.remaining === 0 && !opts.keep && result.applied.length > 0 && !held;
     const undoable = result.applied.length > 0 && (await this.keepUndo(name, result, summary, settled ? keepPatchAs : undefined));
     await rm(keepPatchAs, { force: true });
     const left = settled ? (await this.forget(cs)).left : undefined;
@@ -150,7 +153,8 @@ export class PendingChangeSets {
         this.logger.warn(`Worker '${name}': the files applied stay listed as pending (its base could not move: ${unnoted})`);
       }
     }
-    this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : `; ${result.remaining} file(s) stay pending`}`);
+    const pending = held ? `; its work in a submodule stays in ${cs.worktreePath}` : `; ${result.remaining} file(s) stay pending`;
+    this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : pending}`);
     return { ...result, summary, settled, ...(left ? { left } : {}), ...(undoable ? { undoable } : {}), ...(unnoted ? { unnoted } : {}) };
   }
 
@@ -188,7 +192,7 @@ export class PendingChangeSets {
   async applyWithMarkers(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<MarkedApply & { left?: string }> {
     const cs = await this.requireLive(name);
     const result = await this.intoUserFiles(() => applyWithMarkers({ git: this.git, changeSets: this.changeSets, storageDir: this.storageDir }, cs, opts));
-    const { left } = await this.forget(cs);
+    const { left } = await this.forget(cs, { held: true });
     this.logger.info(`Applied worker '${name}' to ${cs.repoRoot} with ${result.conflicted.length} conflicted file(s) left to the editor`);
     return { ...result, ...(left ? { left } : {}) };
   }
@@ -204,7 +208,7 @@ export class PendingChangeSets {
       this.save(cs);
       throw err;
     });
-    const { left } = await this.forget(cs, { keepBranch: true });
+    const { left } = await this.forget(cs, { keepBranch: true, held: true });
     this.logger.info(`Kept the changes of worker '${name}' as ${kept.branch} (${kept.commit.slice(0, 8)})`);
     return { ...kept, ...(left ? { left } : {}) };
   }
@@ -258,9 +262,18 @@ export class PendingChangeSets {
    * (a file a process still holds, a read-only folder a tool made) stays as an orphan for Baton: Clean Up Orphaned
    * Worktrees, and what was chosen stands: an Apply used to fail after its files had landed, and the card stayed for
    * ever, since Discard failed the same way. Says why the worktree stayed, when it did, and whether its branch did.
+   * `held`: the worktree stays too while it holds the worker's work in a submodule (submoduleWork.ts), which no Apply
+   * or kept branch carries: removing it deleted that work unsaid. Only a Discard lets that go.
    */
-  private async forget(cs: ChangeSet, opts: { keepBranch?: boolean } = {}): Promise<{ left?: string; branchKept?: boolean }> {
+  private async forget(cs: ChangeSet, opts: { keepBranch?: boolean; held?: boolean } = {}): Promise<{ left?: string; branchKept?: boolean }> {
+    const held = opts.held ? await this.changeSets.submoduleWork(cs).catch(() => []) : [];
     this.store.deleteState(KEY_PREFIX + cs.worker);
+    if (held.length) {
+      await this.baseRefs.remove(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its base ref stays (${errorText(err)})`));
+      const named = held.map((s) => `${s.path}/`).join(', ');
+      this.logger.warn(`Worker '${cs.worker}': its worktree ${cs.worktreePath} stays, holding its work in ${named}; it is listed as an orphan`);
+      return { left: `it holds the worker's work in submodule ${named}: it is at ${cs.worktreePath}` };
+    }
     await this.baseRefs.remove(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its base ref stays (${errorText(err)})`));
     await this.changeSets.removeReviewCopies(cs).catch((err: unknown) => this.logger.warn(`Worker '${cs.worker}': its review copies stay (${errorText(err)})`));
     try {

@@ -9,7 +9,7 @@ import { diffOrNote, discardedInPlace, readTracked, realFileChanges, TRACKED_PRE
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { ChangeError } from './changeError';
-import { ApplyConflict, describeLeftOut, describeSummary, type FileChange } from './changeSet';
+import { ApplyConflict, describeLeftOut, describeSubmoduleWork, describeSummary, type ChangeSummary, type FileChange } from './changeSet';
 import { cardChanges, summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
 import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
@@ -195,7 +195,7 @@ export class WorkerChanges {
           throw err;
         }
         if (!r.applied.length && !r.before?.files.length) {
-          return `Worker '${name}' has no file to apply.${also(describeLeftOut(r.before?.nested))} Discard lets its worktree go.`;
+          return `Worker '${name}' has no file to apply.${also(uncounted(r.before))} Discard lets its worktree go.`;
         }
         if (!r.applied.length) return `Nothing was applied from worker '${name}': no file was chosen.`;
         const rest = r.remaining ? `; ${r.remaining} file${r.remaining === 1 ? '' : 's'} stay${r.remaining === 1 ? 's' : ''} pending in its worktree` : '';
@@ -203,9 +203,15 @@ export class WorkerChanges {
         const unnoted = r.unnoted
           ? ` Baton could not note which files landed (${r.unnoted}): they stay listed as pending, and the next Apply finds them already in your tree.`
           : '';
-        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(describeLeftOut(r.before?.nested))}${stayed(r.left)}${unnoted}`;
+        // Work in a submodule keeps the change set pending (pendingChangeSets.ts): said, so it is not taken for landed.
+        const held = r.before?.submodules?.length && !opts.keep ? ' Its worktree stays, pending with that work, until you Discard it.' : '';
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(uncounted(r.before))}${held}${stayed(r.left)}${unnoted}`;
         if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}`, ...(r.undoable ? { undoable: true } : {}) });
-        else this.onSettled(name, { kind: 'partly-applied', text: `applied: ${r.summary}${rest}` });
+        else
+          this.onSettled(name, {
+            kind: 'partly-applied',
+            text: `applied: ${r.summary}${rest}${held ? '; its work in a submodule stays in its worktree' : ''}`,
+          });
         return text;
       }
       const record = this.requireTracked(name);
@@ -371,4 +377,9 @@ export class WorkerChanges {
     if (!r) throw new ChangeError(`Worker '${name}' has no pending changes.`);
     return r;
   }
+}
+
+/** What a summary does not count: folders that are repositories of their own, work in submodules ('' when none). */
+function uncounted(s: ChangeSummary | undefined): string {
+  return [describeLeftOut(s?.nested), describeSubmoduleWork(s?.submodules)].filter(Boolean).join(' ');
 }
