@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { askUntilTaken } from './askUntilTaken';
 import { applyConfirm } from '../core/changes/applyConfirm';
+import { resolveOrApply } from '../core/changes/applyWithMarkers';
 import { namedFiles } from '../core/changes/applyUndo';
 import { refusedFollowUp } from './refusedFollowUp';
 import { ApplyConflict } from '../core/changes/changeSet';
@@ -220,7 +221,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
           'Apply with Conflict Markers',
         );
         if (choice !== 'Apply with Conflict Markers') return;
-        const r = await changes.resolveInEditor(name, { dirtyBuffers: dirtyBuffers() });
+        const r = await resolveOrApply(changes, name, { dirtyBuffers: dirtyBuffers() });
         void vscode.window.showInformationMessage(`Baton: ${r.text}`);
         for (const file of r.conflicted) {
           if (copy) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });

@@ -6,7 +6,9 @@
 // the user chose it in a confirm (the caller's); a file the editor holds unsaved, and a conflicting file that cannot
 // carry markers (see NoMarkersWhy: deleted or binary on either side, a link, staged changes the unmerged stages would
 // replace), are refused by name before anything is written; a write that fails on the way (the user's git holding
-// the index) puts back what was written, so nothing is half done; nothing runs a hook or a merge driver.
+// the index) puts back what was written, so nothing is half done; nothing runs a hook or a merge driver. A change with
+// no conflict (every file applies, or is in the user's tree already) is refused before anything is written (NoConflict):
+// resolveOrApply lands it with Apply instead, never a file left unmerged without markers or refused for a false reason.
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -15,6 +17,7 @@ import { gitSaid, GitError } from '../git/git';
 import { ApplyConflict, type ApplyConflictFile, type ChangeSet, type FileChange, type NoMarkersWhy } from './changeSet';
 import type { ChangeSets } from './changeSets';
 import { ChangeError } from './changeError';
+import { caseKey, pathKeys } from '../util/pathKeys';
 import { conflictingFiles, failedApply, withPatch } from './patchFile';
 
 export interface MarkedApply {
@@ -33,12 +36,26 @@ export async function applyWithMarkers(
   const userRoot = cs.repoRoot;
   const tree = await changeSets.snapshot(cs);
   const summary = await changeSets.summaryOf(cs, tree);
-  const dirty = new Set(opts.dirtyBuffers.map((p) => resolve(p)));
-  const unsaved = summary.files.filter((f) => dirty.has(resolve(userRoot, f.path)) || (f.oldPath && dirty.has(resolve(userRoot, f.oldPath))));
-  if (unsaved.length) throw new ApplyConflict(unsaved.map((f) => ({ path: f.path, reason: 'unsaved-in-editor' as const })));
+  // As Apply compares them (changeSets.ts): a buffer held through a symlinked folder, or spelled in another letter case
+  // where the file system ignores it, is the same file; markers went into a file the editor held unsaved.
+  const dirty = new Set<string>();
+  for (const p of opts.dirtyBuffers) for (const key of await pathKeys(p)) dirty.add(key);
+  const unsaved: ApplyConflictFile[] = [];
+  for (const f of summary.files) {
+    const hit = (f.oldPath ? [f.path, f.oldPath] : [f.path]).find((p) => dirty.has(caseKey(resolve(userRoot, p))));
+    if (hit) unsaved.push({ path: hit, reason: 'unsaved-in-editor' });
+    else if (dirty.has(caseKey(resolve(cs.worktreePath, f.path)))) unsaved.push({ path: f.path, reason: 'unsaved-in-review' });
+  }
+  if (unsaved.length) throw new ApplyConflict(unsaved);
 
   const specOf = (files: FileChange[]): string[] => ['--', ...files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])).map((p) => `:(literal)${p}`)];
-  const found = await withPatch(git, deps.storageDir, cs, tree, specOf(summary.files), (patch) => conflictingFiles(git, userRoot, patch, summary.files));
+  // conflictingFiles is for a patch that does not apply as a whole: on one that does, it names every file.
+  const found = await withPatch(git, deps.storageDir, cs, tree, specOf(summary.files), async (patch) =>
+    (await git.succeeds(['apply', '--whitespace=nowarn', '--check', patch], { cwd: userRoot }))
+      ? { blocking: [] as ApplyConflictFile[], already: [] as string[] }
+      : conflictingFiles(git, userRoot, patch, summary.files),
+  );
+  if (!found.blocking.length) throw new NoConflict(cs.worker);
   const blocked = new Set(found.blocking.map((c) => c.path));
   // Already in the user's tree as the worker left them: nothing to apply, nothing to merge.
   const already = new Set(found.already);
@@ -85,6 +102,43 @@ export async function applyWithMarkers(
   const conflicted = merges.map((m) => ({ path: m.path, userPath: m.userPath }));
   const applied = summary.files.filter((f) => !blocked.has(f.path)).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
   return { applied, conflicted };
+}
+
+/**
+ * Resolve in the editor met no conflict: every file applies cleanly or is in the user's tree already. Nothing was written;
+ * Apply lands the change (resolveOrApply does so for the user who chose Resolve in the editor).
+ */
+export class NoConflict extends ChangeError {
+  constructor(readonly worker: string) {
+    super(
+      `Nothing was written: the changes of worker '${worker}' apply to your files without a conflict, so there is nothing to resolve in the editor; Apply lands them.`,
+    );
+    this.name = 'NoConflict';
+  }
+}
+
+/** The part of WorkerChanges that resolveOrApply uses. */
+interface Settling {
+  resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }>;
+  apply(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<string>;
+}
+
+/**
+ * "Resolve in the editor" as the user chose it (the command, after its confirm): the conflicting files get markers;
+ * a change with no conflict (the user fixed their side, or it never conflicted) is applied as Apply applies it, the
+ * whole change, its Undo Apply included, and the message says there was no conflict.
+ */
+export async function resolveOrApply(
+  changes: Settling,
+  name: string,
+  opts: { dirtyBuffers: readonly string[] },
+): Promise<{ text: string; conflicted: string[] }> {
+  try {
+    return await changes.resolveInEditor(name, opts);
+  } catch (err) {
+    if (!(err instanceof NoConflict)) throw err;
+  }
+  return { text: `No conflict to resolve: ${await changes.apply(name, opts)}`, conflicted: [] };
 }
 
 /** One conflicting file's 3-way merge, ready to write: its merged bytes, the user's as they were, its unmerged stages. */
