@@ -515,6 +515,34 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     assert.ok(!asked.some((t) => t.includes('removed from window 2') || t.includes('cancelled while queued')), JSON.stringify(asked));
   });
 
+  it('Stop in window 2 while window 1 streams the answer to what window 2 typed: shown there, and it stops it in window 1; what streamed stays', async () => {
+    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 1500 });
+    const [one, two] = await ownerAnswering();
+    await one.until('the slow answer', () => one.events('turn.completed')[0]);
+    const typed = 'window 2: a long story please';
+    server.on({ lastUserIncludes: typed }, { text: 'Once upon a time, far away, a story that never ended, and on, and on.', chunks: 8, chunkDelayMs: 1500 });
+    two.send({ cmd: 'send', text: typed });
+    const busy = (w: Window): boolean | undefined => {
+      const last = w.reports.filter((r) => r.kind === 'post' && r.message.type === 'state').at(-1);
+      return last?.kind === 'post' && last.message.type === 'state' ? last.message.state.busy : undefined;
+    };
+    await two.until('the answer streaming in window 2', () =>
+      two.panel.find((m) => m.role === 'assistant' && m.status === 'streaming' && m.content.length > 0),
+    );
+    await two.until('Stop shown in window 2', () => busy(two) === true);
+    two.send({ cmd: 'stop' });
+    const stopped = await one.until('window 1 stopped it', () => one.events('turn.cancelled')[0]);
+    assert.equal(stopped.turnId, one.events('turn.started')[1]!.turnId, 'the answer to window 2’s message');
+    await two.until('Stop gone in window 2', () => busy(two) === false);
+    const reply = await two.until('the stopped reply in window 2', () =>
+      two.panel.find((m) => m.role === 'assistant' && m.content.startsWith('Once') && m.status !== 'streaming'),
+    );
+    assert.notEqual(reply.status, 'complete', 'shown as stopped, not as a whole answer');
+    assert.ok(!reply.content.includes('and on, and on.'), reply.content);
+    assert.equal(one.events('turn.completed').length, 1);
+    assert.equal(server.chatRequests().filter((r) => sendsPrompt(r, typed)).length, 1, 'the model got the message once');
+  });
+
   it('window 1 killed mid-turn: window 2 shows the turn interrupted at once, and Resend reaches the model once (the nudge, not a second copy)', async () => {
     const prompt = 'a question window 1 never finishes';
     let killed = false;

@@ -29,6 +29,8 @@ export type WindowCommand =
   | { cmd: 'reload' }
   /** Remove on a queued message of the panel. */
   | { cmd: 'withdraw'; id: string }
+  /** Stop in the panel. */
+  | { cmd: 'stop' }
   /** A message sent as the API and the Chat view send one: the answer reports how its turn ended. */
   | { cmd: 'ask'; reqId: number; text: string }
   /** Cancels ask `reqId`, as the API's cancellation does (Orchestrator.withdraw, else stop). */
@@ -100,6 +102,9 @@ async function main(job: WindowJob): Promise<void> {
         break;
       case 'withdraw':
         core.chat.receive({ type: 'chat/withdraw', id: command.id });
+        break;
+      case 'stop':
+        core.chat.receive({ type: 'chat/stop' });
         break;
       case 'cancelAsk': {
         const turnId = asks.get(command.reqId);

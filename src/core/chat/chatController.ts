@@ -87,6 +87,7 @@ export class ChatController {
       () => this.conversations.activeId,
       () => this.queuedIn(this.conversations.activeId),
       (answers) => this.live.replyTo(this.conversations.activeId, answers),
+      () => this.send({ type: 'state', state: this.state() }),
     );
     this.list = new ConversationList({
       conversations,
@@ -114,6 +115,7 @@ export class ChatController {
       readReferences: (refs) => this.context.read(refs),
       refused: (message) => this.context.refused('unavailable', message),
       queuedElsewhere: (entry) => this.queuedIn(this.conversations.activeId)(entry) === 'elsewhere',
+      streamingElsewhere: () => this.sync.streamingElsewhere,
       logger,
     });
     this.unsubscribe = conversations.onEvent((event) => this.onEvent(event));
@@ -206,7 +208,8 @@ export class ChatController {
   state(): PanelState {
     const queued = this.orchestrator.waitingMessages.size;
     return {
-      busy: this.orchestrator.answering,
+      // A reply streaming in the window that runs the conversation has its Stop here too (MessageActions.stop).
+      busy: this.orchestrator.answering || this.sync.streamingElsewhere !== undefined,
       ...(queued ? { queued } : {}),
       ...(this.runtimeRestarting ? { runtimeRestarting: true } : {}),
       model: this.orchestrator.currentModel,

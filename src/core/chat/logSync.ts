@@ -69,6 +69,8 @@ export class LogSync {
     private readonly queuedNow: () => (row: LogEntry) => Queued = () => () => undefined,
     /** The id this window's reply to message `answers` streams under, while its turn has not ended (liveTurns.ts). */
     private readonly ownLive: (answers: number) => string | undefined = () => undefined,
+    /** A reply began or ended streaming in another window (the panel's Stop stops it there: streamingElsewhere). */
+    private readonly liveElsewhereChanged: () => void = () => undefined,
   ) {
     // Another window's messages and replies (and a message marked interrupted here) reach the panel as they are written.
     this.offStore = store.onDidChange((what, fromOtherWindow, rows) => {
@@ -84,10 +86,13 @@ export class LogSync {
         this.syncTimer = undefined;
         const changed = this.changedRows;
         this.changedRows = new Set();
+        const streaming = this.streamingElsewhere;
         if (this.logChanged && changed) this.syncRows([...changed]);
         else if (this.logChanged) this.syncFromStore();
         else this.syncLiveReply();
         this.logChanged = false;
+        // Its reply row written (a log sync) or its stream gone (a state sync): either way Stop goes.
+        if (this.streamingElsewhere !== streaming) this.liveElsewhereChanged();
       }, 20);
     });
   }
@@ -95,6 +100,11 @@ export class LogSync {
   /** Entries held about the panel's messages (its bound is tested: about the visible log, however many turns ran). */
   get tracked(): number {
     return this.shown.size + this.ownReplies.size + this.remoteLive.size + this.converted.size;
+  }
+
+  /** The message another window is answering in the conversation shown, as this panel shows it streaming. */
+  get streamingElsewhere(): number | undefined {
+    return this.remoteLive.values().next().value;
   }
 
   /** A message this window queued, appended to the panel as it was. */

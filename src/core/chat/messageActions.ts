@@ -31,6 +31,8 @@ export interface MessageActionsDeps {
   readReferences: ChatContext['read'];
   /** Whether your message `entry` waits in the queue of the window that runs the conversation shown (queuedRows.ts). */
   queuedElsewhere(entry: LogEntry): boolean;
+  /** The message the window that runs the conversation shown is answering, as the panel shows it streaming (LogSync). */
+  streamingElsewhere(): number | undefined;
   /** Shows why something was not done where the composer shows a refused reference. */
   refused(message: string): void;
   logger: Logger;
@@ -122,6 +124,9 @@ export class MessageActions {
       return;
     }
     if (orchestrator.stop()) return;
+    // The answer streams in the window that runs the conversation: it is stopped there (SharedConversation.cancel).
+    const elsewhere = this.deps.streamingElsewhere();
+    if (elsewhere !== undefined && orchestrator.cancelElsewhere(elsewhere)) return;
     const yours = waiting.find(([logId]) => this.userEntry(`log-${logId}`));
     if (yours) this.withdraw(`log-${yours[0]}`);
   }
