@@ -74,6 +74,20 @@ describe('Undo Apply (real runtime, real git)', function () {
     );
   });
 
+  it('a rename the user had made too is left alone by the undo (the Apply found it already there); the rest is taken back', async () => {
+    await runWorker('mover', repo, "mv other.txt moved.txt && printf 'more\\n' >> README.md");
+    // The user makes the same rename by hand before the Apply.
+    await testGit().run(['mv', 'other.txt', 'moved.txt'], { cwd: repo });
+    const changes = core.pool.changes!;
+    const applied = await changes.apply('mover', { dirtyBuffers: [] });
+    assert.match(applied, /moved\.txt/, applied);
+    assert.equal(await readFile(join(repo, 'README.md'), 'utf8'), '# app\nmore\n');
+    assert.match(await changes.undoApply('mover', { dirtyBuffers: [] }), /^Undid the Apply of worker 'mover'/);
+    assert.equal(await readFile(join(repo, 'README.md'), 'utf8'), '# app\n', 'its edit taken back');
+    assert.equal(await readFile(join(repo, 'moved.txt'), 'utf8'), 'mine\n', 'the user\u2019s rename stays');
+    assert.equal(existsSync(join(repo, 'other.txt')), false);
+  });
+
   it('a file changed since the Apply refuses the undo by name and nothing moves; a part applied has no undo, the last part its own', async () => {
     await runWorker('two', repo, "printf 'two\\n' >> README.md && printf 'two\\n' >> other.txt");
     const changes = core.pool.changes!;

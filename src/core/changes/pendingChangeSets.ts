@@ -163,7 +163,10 @@ export class PendingChangeSets {
    * Any other Apply (a part of them, or the worktree kept) lets an earlier one's undo go: undone, it would be out of order.
    */
   private async keepUndo(name: string, result: ApplyResult, summary: string, patchFile: string | undefined): Promise<boolean> {
-    const exclude = result.alreadyThere ?? [];
+    // A rename already there is left out under both its names: `git apply -R` matches --exclude against the name it
+    // writes back (the old one), so the new name alone let the undo take back the user's own rename.
+    const renamedFrom = new Map((result.before?.files ?? []).flatMap((f) => (f.oldPath ? [[f.path, f.oldPath] as const] : [])));
+    const exclude = (result.alreadyThere ?? []).flatMap((p) => [p, ...(renamedFrom.has(p) ? [renamedFrom.get(p)!] : [])]);
     const files = result.applied.filter((f) => !exclude.includes(f));
     if (!patchFile || !files.length || !result.root || !existsSync(patchFile)) {
       await this.undo.drop(name);
