@@ -158,6 +158,8 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       if (!name || !changes) return;
       try {
         changes.assertSettleable(name, 'apply them');
+        // What the user is shown from here on is what lands, or nothing does (ChangedSinceConfirm).
+        const expectTree = await changes.pinned(name);
         const totals = await changes.totals(name);
         // Nothing but folders left out (repositories of its own): nothing to ask about, and the reason said.
         if (!totals.files) return void vscode.window.showInformationMessage(`Baton: worker '${name}' has no file to apply. ${totals.leftOut ?? ''}`.trim());
@@ -184,7 +186,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
           ...(paths ? [] : [`${confirm.action} and Keep Worktree`]),
         );
         if (!choice) return;
-        const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === `${confirm.action} and Keep Worktree`, paths });
+        const message = await changes.apply(name, { dirtyBuffers: dirtyBuffers(), keep: choice === `${confirm.action} and Keep Worktree`, paths, expectTree });
         const undo = changes.undoableApplies().some((r) => r.worker === name) ? ['Undo Apply'] : [];
         void vscode.window.showInformationMessage(`Baton: ${message}`, ...undo).then((p) => p && vscode.commands.executeCommand('baton.undoApply', name));
       } catch (err) {

@@ -8,3 +8,14 @@ export class ChangeError extends ToolFailure {
     this.name = 'ChangeError';
   }
 }
+
+/**
+ * The worker's changes are not what the user confirmed any more (a follow-up ran while the dialog was open): nothing
+ * was applied, since what would land is not what they chose.
+ */
+export class ChangedSinceConfirm extends ChangeError {
+  constructor(worker: string) {
+    super(`Nothing was applied: the changes of worker '${worker}' changed after you chose to apply them (it worked on). Review them and Apply again.`);
+    this.name = 'ChangedSinceConfirm';
+  }
+}

@@ -1,12 +1,11 @@
 // Review and apply of a worker's isolated changes. Invariants:
-// - the changes are always "base commit → the worktree as it is now", commits, staged, unstaged and
-//   untracked files alike, read through a temporary index: the worktree's own index (the worker's
-//   git state) never changes in what it holds (only git's stat cache in it is refreshed, once), so a
-//   review can run while the worker is still working;
-// - apply is all or nothing: a file the editor holds unsaved is refused before anything else, the
-//   whole patch is checked against the user's working tree, and only a clean check applies it
-//   (git apply itself checks every hunk before writing any, so a save between check and apply
-//   still cannot half-apply); the user's other uncommitted changes are kept, their index untouched;
+// - the changes are always "base commit → the worktree as it is now", commits, staged, unstaged and untracked files
+//   alike, read through a temporary index: the worktree's own index (the worker's git state) never changes in what it
+//   holds (only git's stat cache in it is refreshed, once), so a review can run while the worker is still working;
+// - apply is all or nothing: a file the editor holds unsaved is refused before anything else, the whole patch is
+//   checked against the user's working tree, and only a clean check applies it (git apply itself checks every hunk
+//   before writing any, so a save between check and apply still cannot half-apply); the user's other uncommitted
+//   changes are kept, their index untouched; what is applied is what the user confirmed (expectTree);
 // - the paths Baton linked or copied in ("worktree include") are never a change;
 // - nor is a folder that is a git repository of its own (a clone, a `git init` in the worktree): git adds one as a
 //   pointer to a commit, or fails on one with none, so it never carried its files, and its `.git` (whose config can
@@ -34,7 +33,7 @@ import { Git, GitError } from '../git/git';
 import { linkedIndexPath } from '../git/gitPaths';
 import { parseRawNumstat } from './rawNumstat';
 import { conflictingFiles, DIFF_FLAGS, failedApply, globEscape, withPatch } from './patchFile';
-import { ChangeError } from './changeError';
+import { ChangedSinceConfirm, ChangeError } from './changeError';
 import type { WorktreeManager } from '../git/worktrees';
 import { caseKey, pathKeys } from '../util/pathKeys';
 
@@ -54,6 +53,8 @@ export interface ApplyOptions {
   paths?: readonly string[];
   /** Where the patch goes once applied, so the Apply can be undone (applyUndo.ts); left out, it is removed. */
   keepPatchAs?: string;
+  /** The snapshot the user confirmed (ChangeSets.snapshot): other changes by now refuse the Apply (ChangedSinceConfirm). */
+  expectTree?: string;
 }
 
 const MAX_UNSHOWN_LISTED = 20;
@@ -176,6 +177,7 @@ export class ChangeSets {
     if (!userRoot) throw new Error(`${opts.userRepoDir} is not inside a git repository.`);
     const snap = await this.take(cs);
     const { tree } = snap;
+    if (opts.expectTree !== undefined && tree !== opts.expectTree) throw new ChangedSinceConfirm(cs.worker);
     const all = { ...(await this.summaryOf(cs, tree)), ...leftOut(snap) };
     const chosen = opts.paths ? choose(all.files, opts.paths) : all.files;
     if (!chosen.length) return { applied: [], remaining: all.files.length, tree, before: all };

@@ -53,6 +53,7 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
         run: async (a) => {
           // Refused before the user is asked: a worker at work in its worktree (settleGate.ts).
           changes.assertSettleable(a.name, 'apply them');
+          const expectTree = await changes.pinned(a.name);
           const totals = await changes.totals(a.name);
           const what = a.files ? `${a.files.length} of the ${totals.files} changed files (${a.files.join(', ')})` : totals.line;
           // A failed (or missing) verify is named in the question the user answers, and in what the model hears.
@@ -62,7 +63,7 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
             throw new ToolFailure(`The user did not approve applying the changes of '${a.name}'${asked}. Do not retry; ask them what they want.`);
           }
           try {
-            const applied = await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree, paths: a.files });
+            const applied = await changes.apply(a.name, { dirtyBuffers: opts.dirtyBuffers(), keep: a.keep_worktree, paths: a.files, expectTree });
             return warning ? `${applied} Note: ${warning.line}.` : applied;
           } catch (err) {
             if (err instanceof ApplyConflict) {

@@ -16,7 +16,7 @@ import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, ty
 import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
 import { ApplyUndo, type UndoRecord } from './applyUndo';
 import { BaseRefs } from './baseRefs';
-import { ChangeSets } from './changeSets';
+import { ChangeSets, type ApplyOptions } from './changeSets';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
 import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
@@ -48,6 +48,9 @@ export type PendingApply = ApplyResult & {
   /** A part applied whose landing Baton could not note (its base not moved): why. */
   unnoted?: string;
 };
+
+/** An Apply as asked: the editor's unsaved files, whether the worktree stays, which files, the snapshot confirmed. */
+export type PendingApplyOptions = Pick<ApplyOptions, 'dirtyBuffers' | 'paths' | 'expectTree'> & { keep?: boolean };
 
 export class PendingChangeSets {
   readonly worktrees: WorktreeManager;
@@ -124,15 +127,21 @@ export class PendingChangeSets {
    * worktree and branch go (unless `keep`); otherwise the base moves over the applied files, so the
    * rest stays pending on its own and a later Apply takes only that.
    */
-  async apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<PendingApply> {
+  async apply(name: string, opts: PendingApplyOptions): Promise<PendingApply> {
     const cs = await this.requireLive(name);
     return this.intoUserFiles(() => this.applyNow(cs, opts));
   }
 
-  private async applyNow(cs: ChangeSet, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<PendingApply> {
+  private async applyNow(cs: ChangeSet, opts: PendingApplyOptions): Promise<PendingApply> {
     const name = cs.worker;
     const keepPatchAs = path.join(this.storageDir, 'tmp', `undo-${name}-${Date.now()}`);
-    const result = await this.changeSets.apply(cs, { userRepoDir: cs.repoRoot, dirtyBuffers: opts.dirtyBuffers, paths: opts.paths, keepPatchAs });
+    const result = await this.changeSets.apply(cs, {
+      userRepoDir: cs.repoRoot,
+      dirtyBuffers: opts.dirtyBuffers,
+      paths: opts.paths,
+      keepPatchAs,
+      expectTree: opts.expectTree,
+    });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
     // Nothing to apply at all (only folders left out, repositories of their own): the worktree stays for Discard to let go.
     // Nor does the change set settle while its worktree holds work in a submodule, which no patch carries: the files

@@ -12,7 +12,7 @@ import { ChangeError } from './changeError';
 import { ApplyConflict, describeLeftOut, describeSubmoduleWork, describeSummary, type ChangeSummary, type FileChange } from './changeSet';
 import { cardChanges, summaryTotals, totalsOf, type ChangeTotals } from './changeTotals';
 import { ConflictResolver, type SendToWorker } from './conflictResolution';
-import { MAX_MODEL_DIFF_BYTES, type PendingChangeSets } from './pendingChangeSets';
+import { MAX_MODEL_DIFF_BYTES, type PendingApplyOptions, type PendingChangeSets } from './pendingChangeSets';
 import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
 import { alreadyThere, also, stayed } from './outcomeTexts';
@@ -145,6 +145,16 @@ export class WorkerChanges {
     return this.isolation.get(name) !== undefined || this.tracked(name) !== undefined;
   }
 
+  /**
+   * The worker's changes as they are now, to pass as Apply's `expectTree` once the user confirmed what they saw: a
+   * follow-up that changes them meanwhile then refuses the Apply (ChangedSinceConfirm). Undefined for changes made in
+   * the user's folder itself (nothing to pin: they are already there).
+   */
+  async pinned(name: string): Promise<string | undefined> {
+    const cs = this.isolation.get(name);
+    return cs ? this.isolation.changeSets.snapshot(cs) : undefined;
+  }
+
   async totals(name: string): Promise<ChangeTotals> {
     if (this.isolation.get(name)) return summaryTotals(await this.isolation.summarize(name));
     return totalsOf(await this.trackedFiles(name));
@@ -183,7 +193,7 @@ export class WorkerChanges {
    * Worktree: the chosen files (default all) all or nothing onto the user's tree; what was not chosen
    * stays pending. Tracked: the changes are already in place; the record is let go.
    */
-  apply(name: string, opts: { dirtyBuffers: readonly string[]; keep?: boolean; paths?: readonly string[] }): Promise<string> {
+  apply(name: string, opts: PendingApplyOptions): Promise<string> {
     return this.settle(name, 'apply them', async () => {
       if (this.isolation.get(name)) {
         let r;
