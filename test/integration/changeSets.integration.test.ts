@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplyConflict, describeSummary, type ChangeSet } from '../../src/core/changes/changeSet';
@@ -294,6 +294,19 @@ describe('git change sets (real git)', function () {
     assert.equal(by['new-name.txt'].oldPath, 'old-name.txt');
     assert.equal(read(by['new-name.txt'].originalPath), 'renamed content\n');
     for (const r of rows) assert.ok(r.originalPath.startsWith(join(storage, 'review', 'w1')));
+  });
+
+  it('a file the worker turned into a symbolic link (to a file outside) is reviewed as the link it is, never as the target’s content', async () => {
+    const cs = await create('w1');
+    const outside = join(root, 'outside-secret.txt');
+    await writeFile(outside, 'the user’s private file\n');
+    await unlink(join(cs.worktreePath, 'src/app.txt'));
+    await symlink(outside, join(cs.worktreePath, 'src/app.txt'));
+    const [row] = await changeSets.originalAndModified(cs);
+    assert.equal(row?.path, 'src/app.txt');
+    assert.equal(read(row.originalPath), APP);
+    assert.equal(read(row.modifiedPath), `Symbolic link to ${outside}\n`, 'the link, not what it points at');
+    assert.ok(row.modifiedPath.startsWith(join(storage, 'review', 'w1')), 'a copy: saving Review’s right side writes no file outside');
   });
 
   it('sees a same-size edit made within the second the worktree was created, also seconds later (racy git)', async () => {

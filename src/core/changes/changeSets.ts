@@ -12,8 +12,8 @@
 //   name programs git runs) is not something to land in the user's repository. Such folders are named, not changed;
 // - nor is a submodule's pointer, or what the worker wrote in its folder: named too, and kept (submoduleWork.ts).
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { copyFile, mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import {
   ApplyConflict,
   describeLeftOut,
@@ -28,6 +28,7 @@ import {
   type ReviewEntry,
   type SubmoduleWork,
 } from './changeSet';
+import { linkShownAsText, writeEmpty } from './reviewFiles';
 import { takeSubmoduleWork } from './submoduleWork';
 import { Git, GitError } from '../git/git';
 import { linkedIndexPath } from '../git/gitPaths';
@@ -141,8 +142,8 @@ export class ChangeSets {
   }
 
   /**
-   * For each changed file, the base version (materialized in `<storageDir>/review/<worker>/base`) and
-   * the worker's version (the live file in the worktree): the rows of `vscode.changes`.
+   * For each changed file, the base version (materialized in `<storageDir>/review/<worker>/base`) and the worker's
+   * version (the live file in the worktree; a symbolic link as a copy naming its target): the rows of `vscode.changes`.
    */
   async originalAndModified(cs: ChangeSet): Promise<ReviewEntry[]> {
     const summary = await this.summarize(cs);
@@ -155,9 +156,9 @@ export class ChangeSets {
     if (fromBase.length) await this.checkoutBase(cs, fromBase, baseDir);
     const entries: ReviewEntry[] = [];
     for (const f of summary.files) {
-      const originalPath = join(baseDir, f.oldPath ?? f.path);
+      const originalPath = await linkShownAsText(join(baseDir, f.oldPath ?? f.path), join(reviewDir, 'links', 'base', f.oldPath ?? f.path));
       if (f.status === 'added') await writeEmpty(originalPath);
-      let modifiedPath = join(cs.worktreePath, f.path);
+      let modifiedPath = await linkShownAsText(join(cs.worktreePath, f.path), join(reviewDir, 'links', 'worker', f.path));
       if (f.status === 'deleted') {
         modifiedPath = join(deletedDir, f.path);
         await writeEmpty(modifiedPath);
@@ -392,9 +393,4 @@ function choose(files: FileChange[], paths: readonly string[]): FileChange[] {
   const unknown = paths.filter((p) => !files.some((f) => f.path === p));
   if (unknown.length) throw new ChangeError(`Not among the worker's changed files: ${unknown.join(', ')}. Nothing was applied.`);
   return files.filter((f) => wanted.has(f.path));
-}
-
-async function writeEmpty(p: string): Promise<void> {
-  await mkdir(dirname(p), { recursive: true });
-  await writeFile(p, '');
 }
