@@ -1,8 +1,8 @@
 // The chat panel: builds the UI, applies host messages in order, and posts the user's intents. The host owns all
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
-import type { HostMessage, PanelState, ReferenceChip, Snapshot } from '../src/shared/protocol';
+import type { HostMessage, PanelState, Snapshot } from '../src/shared/protocol';
 import { Composer } from './composer';
-import { onComposerReturn } from './composerReturns';
+import { onComposerReturn, SentChips } from './composerReturns';
 import { ConversationList } from './conversationList';
 import { acceptDrops, ContextBar } from './contextChips';
 import { onContentClick } from './contentActions';
@@ -72,7 +72,7 @@ export class ChatApp {
   private lastSent: string | undefined;
   private readonly contextBar: ContextBar;
   /** The chips of the last message sent, put back if the host refuses it. */
-  private lastSentChips: ReferenceChip[] = [];
+  private readonly sentChips = new SentChips();
   private restored = false;
   /** The conversation the last snapshot showed. */
   private shownConversation: string | undefined;
@@ -272,7 +272,7 @@ export class ChatApp {
           contextBar: this.contextBar,
           edit: this.edit,
           shows: (id) => this.list.get(id) !== undefined,
-          lastSentChips: () => this.lastSentChips,
+          chipsSent: (text) => this.sentChips.of(text),
           announce: (text) => this.announce(text),
         });
         break;
@@ -337,7 +337,7 @@ export class ChatApp {
   private send(text: string): void {
     this.lastSent = text;
     const { refs, chips } = this.contextBar.takeForSend();
-    this.lastSentChips = chips;
+    this.sentChips.note(text, chips);
     const editing = this.edit.end();
     const references = refs.length ? { references: refs } : {};
     this.post(editing ? { type: 'chat/edit', id: editing.id, text, ...references } : { type: 'chat/send', text, ...references });

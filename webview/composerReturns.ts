@@ -1,7 +1,6 @@
 // What the host gives back to the composer: a message it did not send (a reference failed), an edit it did not make
-// (an answer runs), a queued message taken out (Remove). The text and its chips come back (a refusal's unless another
-// message is being written: the refused one is still in the log or the panel; a removed one's after it); what happened
-// is shown and announced.
+// (an answer runs), a queued message taken out (Remove). The text and its chips come back, after what is being written
+// when another message is (neither is in the log: this is its only copy); what happened is shown and announced.
 import type { HostMessage, ReferenceChip } from '../src/shared/protocol';
 import type { Composer } from './composer';
 import type { ContextBar } from './contextChips';
@@ -15,8 +14,8 @@ export interface ComposerReturnDeps {
   edit: MessageEdit;
   /** The panel still shows message `id`. */
   shows(id: string): boolean;
-  /** The chips of the last message sent (a refused one had these). */
-  lastSentChips(): ReferenceChip[];
+  /** The chips a message of this text was sent with (SentChips). */
+  chipsSent(text: string): ReferenceChip[];
   announce(text: string): void;
 }
 
@@ -26,20 +25,16 @@ export function onComposerReturn(message: ComposerReturn, deps: ComposerReturnDe
   switch (message.type) {
     case 'chat/refused':
       // Nothing was sent: the text and its chips come back.
-      if (!writing) {
-        composer.fill(message.text);
-        contextBar.restore(deps.lastSentChips());
-      }
+      composer.fill(writing ? `${composer.textarea.value}\n\n${message.text}` : message.text);
+      contextBar.add(deps.chipsSent(message.text));
       contextBar.showNotice(`Not sent: ${message.message}`);
       deps.announce(`Not sent: ${message.message}`);
       break;
     case 'edit/refused':
       // Nothing was taken back: the edited text comes back, still an edit.
-      if (!writing) {
-        composer.fill(message.text);
-        contextBar.restore(deps.lastSentChips());
-        if (deps.shows(message.id)) deps.edit.resume(message.id);
-      }
+      composer.fill(writing ? `${composer.textarea.value}\n\n${message.text}` : message.text);
+      contextBar.add(deps.chipsSent(message.text));
+      if (!writing && deps.shows(message.id)) deps.edit.resume(message.id);
       contextBar.showNotice(`Not edited: ${message.message}`);
       deps.announce(`Not edited: ${message.message}`);
       break;
@@ -51,5 +46,24 @@ export function onComposerReturn(message: ComposerReturn, deps: ComposerReturnDe
       contextBar.add(message.chips);
       deps.announce(`Removed from the queue; its text is ${writing ? 'added to' : 'back in'} the message box.`);
       break;
+  }
+}
+
+/** The chips of the last messages sent, by their text: a refusal names its message by its text alone. */
+export class SentChips {
+  private static readonly KEEP = 20;
+  private readonly byText = new Map<string, ReferenceChip[]>();
+
+  note(text: string, chips: ReferenceChip[]): void {
+    this.byText.delete(text);
+    this.byText.set(text, chips);
+    for (const oldest of this.byText.keys()) {
+      if (this.byText.size <= SentChips.KEEP) break;
+      this.byText.delete(oldest);
+    }
+  }
+
+  of(text: string): ReferenceChip[] {
+    return this.byText.get(text) ?? [];
   }
 }

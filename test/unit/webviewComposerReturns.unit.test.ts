@@ -42,7 +42,7 @@ describe('webview: a message refused by the host (Chromium)', function () {
     }
   });
 
-  it('comes back with its chips and the reason; not over what is being written', async () => {
+  it('comes back with its chips and the reason; after what is being written, never lost, with its own chips', async () => {
     const wp = await openWebviewPage(chromium.browser(), { build: chromium.build(), replyToReady: [{ type: 'snapshot', seq: 1, snapshot: SNAPSHOT }] });
     try {
       const composer = wp.page.locator('[data-testid="composer"]');
@@ -62,10 +62,15 @@ describe('webview: a message refused by the host (Chromium)', function () {
       assert.match(await bar.innerText(), /Not sent: big\.log is larger than 1 MB\./);
       await waitInPage(wp.page, `document.querySelector('[data-testid="announcer"]').textContent.includes('Not sent: big.log')`);
 
-      // Refused again while another message is being written: that one stays as it is.
+      // Refused while another message is being written (a slow read; a plain message sent after it): that one stays,
+      // the refused one comes after it, with its own chips, not the last message's (its text is its only copy).
+      await composer.press('Enter');
+      await composer.fill('a plain one');
+      await composer.press('Enter');
       await composer.fill('something else');
       await wp.push({ type: 'chat/refused', seq: 4, text: 'summarize this log', kind: 'unreadable', message: 'big.log is larger than 1 MB.' });
-      assert.equal(await composer.inputValue(), 'something else');
+      assert.equal(await composer.inputValue(), 'something else\n\nsummarize this log');
+      assert.match(await bar.innerText(), /big\.log/);
       assert.deepEqual(wp.errors, []);
     } finally {
       await wp.close();
