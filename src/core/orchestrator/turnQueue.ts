@@ -1,6 +1,11 @@
 // One conversation's queue: turns and between-turn tasks run one at a time, in order (concurrent sends to one SDK
 // session corrupt it). The Orchestrator decides what a turn does; this decides when.
-import type { Job, QueuedTurn } from './turn';
+import { TurnError, type Job, type QueuedTurn } from './turn';
+
+/** Why work asked of a closed conversation (deleted, or Baton closing) did not run. */
+function closedError(): TurnError {
+  return new TurnError({ kind: 'cancelled', message: 'The conversation was closed (deleted, or Baton closed) before this could run.' }, '');
+}
 
 export class TurnQueue {
   private readonly jobs: Job[] = [];
@@ -69,10 +74,15 @@ export class TurnQueue {
     void this.pump();
   }
 
-  /** Runs work between turns, after everything queued so far, so it never interleaves with a running turn. */
+  /**
+   * Runs work between turns, after everything queued so far, so it never interleaves with a running turn. Once the queue
+   * is closed it rejects, closedError: a task dropped or asked after close settled never (a second delete of a
+   * conversation, a rewind asked as it was deleted, waited for ever).
+   */
   task<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(closedError());
     return new Promise<T>((resolve, reject) => {
-      this.jobs.push({ kind: 'task', run: () => fn().then(resolve, reject) });
+      this.jobs.push({ kind: 'task', run: () => fn().then(resolve, reject), drop: () => reject(closedError()) });
       void this.pump();
     });
   }
