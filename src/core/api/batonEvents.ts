@@ -149,9 +149,10 @@ export class BatonEvents {
       ...handle,
       cancel: () => {
         if (call.ended) return;
-        // Running (in whichever conversation: the latest turn started may be another's), else still queued: taken out
-        // before it reaches the session (its done promise gives the one turn.cancelled), else between the two.
-        if (!this.orchestrator.stop(turnId) && !this.orchestrator.withdraw(turnId)) call.stopOnStart = true;
+        // Still queued, or held behind a summary (sent nothing yet, shown as queued): taken out before it reaches the
+        // session (its done promise gives the one turn.cancelled), as the d.ts promises; else running (in whichever
+        // conversation: the latest turn started may be another's), stopped; else between the two.
+        if (!this.orchestrator.withdraw(turnId) && !this.orchestrator.stop(turnId)) call.stopOnStart = true;
       },
     };
   }
