@@ -1,5 +1,6 @@
 // Questions about the panel's messages in their order, and how many of the oldest an open panel lets go.
-import { chipOfStored, type ReferenceChip } from '../src/shared/protocol';
+import type { ReferenceChip } from '../src/shared/protocol';
+import { chipOfStored } from '../src/shared/storedChip';
 import { GROUP } from './messageGroups';
 import type { MessageView } from './messageView';
 

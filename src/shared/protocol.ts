@@ -8,8 +8,6 @@ import { MAX_MESSAGE_LENGTH } from './messageLimit';
 import { hasVisibleText } from './visibleText';
 
 export type { ReferenceChip, StoredReference } from '../core/context/references';
-// The chip a sent message's reference is attached again with (Remove on the host; Edit in the panel).
-export { chipOfStored } from '../core/context/references';
 export { MAX_REFERENCES } from './referenceLimit';
 
 export type MessageRole = 'user' | 'assistant' | 'background' | 'system' | 'error';

@@ -88,32 +88,8 @@ export function storedReferencesOf(meta: unknown): StoredReference[] {
   return parsed.success ? parsed.data : [];
 }
 
-/** The chip a stored reference was sent with, to attach it again (a message taken out of the queue). */
-export function chipOfStored(stored: StoredReference): ReferenceChip {
-  const lines = stored.lines ? `, lines ${stored.lines}` : '';
-  const detail = `${stored.path ?? stored.label}${lines}${stored.note ? `\n${stored.note}` : ''}`;
-  // Explicit now, whether or not it came from the active editor then: the message carried it.
-  return { key: referenceKey(stored.ref), ref: stored.ref, label: stored.label, detail };
-}
-
-/** A stable identity for deduplicating chips. */
-export function referenceKey(ref: Reference): string {
-  switch (ref.kind) {
-    case 'file':
-    case 'folder':
-      return `${ref.kind}:${ref.path}`;
-    case 'selection':
-      return `selection:${ref.path}:${ref.startLine}-${ref.endLine}`;
-    case 'problems':
-      return `problems:${ref.path ?? '*'}`;
-    case 'changes':
-      return 'changes';
-    default: {
-      const unreachable: never = ref;
-      return String(unreachable);
-    }
-  }
-}
+// Without zod, for the webview too (its CSP refuses the eval zod's parser tries).
+export { chipOfStored, referenceKey } from '../../shared/storedChip';
 
 /** `10-24`, or `10` for one line. */
 export function lineRange(startLine: number, endLine: number): string {
