@@ -81,13 +81,18 @@ function stoppedConversation(core: Core, history: vscode.ChatContext['history'])
   return conversationOfPrompts(prompts, candidates);
 }
 
-/** The prompts of this chat's @baton requests (not its commands) answered in `conversation`, oldest first. */
+/**
+ * The prompts of this chat's @baton requests (not its commands) answered in `conversation`, oldest first. A stopped
+ * one's answer names no conversation (VS Code keeps no result for it): it is the chat's too, still shown there; left
+ * out, it read as taken out of the chat, and the next message cut the conversation before it (matchHistory).
+ */
 function askedIn(history: vscode.ChatContext['history'], conversation: string): string[] {
   const prompts: string[] = [];
   history.forEach((turn, i) => {
     const asked = history[i - 1];
     if (!(turn instanceof vscode.ChatResponseTurn) || turn.participant !== PARTICIPANT_ID || turn.command) return;
-    if (turn.result.metadata?.conversation !== conversation || !(asked instanceof vscode.ChatRequestTurn)) return;
+    const named = turn.result.metadata?.conversation;
+    if ((named !== undefined && named !== conversation) || !(asked instanceof vscode.ChatRequestTurn)) return;
     prompts.push(asked.prompt);
   });
   return prompts;
