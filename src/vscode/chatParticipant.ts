@@ -14,6 +14,7 @@ import { answerEndNote, ChatRelay, messagesElsewhere, parseRemember, type Answer
 import type { PreparedContext } from '../core/context/chatContext';
 import { Conversations } from '../core/conversations/conversations';
 import { LOG_KEEP } from '../core/store/bounds';
+import type { Origin } from '../core/orchestrator/events';
 import { formatWorkerList } from '../core/workers/workerTools';
 import { chatReferences } from './chatReferences';
 import type { BatonServices, Core } from './services';
@@ -283,10 +284,12 @@ async function ask(
     if (pending.length && !token.isCancellationRequested) {
       stream.progress(`Waiting for ${workers.length === 1 ? `worker '${workers[0]}'` : `${workers.length} workers`} to report back…`);
       await Promise.race([Promise.all(pending), stopped]);
-      // Stop while a worker's answer streams: that turn stops (what streamed is kept).
+      // Stop while the answer to one of these workers streams: that turn stops (what streamed is kept). Looked for among
+      // all running turns: the one started last may be another conversation's (the panel's), and then nothing stopped.
       if (token.isCancellationRequested) {
-        const turn = core.access.events.currentTurn;
-        if (turn?.origin.channel === 'background' && turn.origin.worker && workers.includes(turn.origin.worker)) core.access.stopTurn(turn.turnId);
+        const ours = (t: { origin: Origin }): boolean => t.origin.channel === 'background' && !!t.origin.worker && workers.includes(t.origin.worker);
+        const turn = core.access.events.runningTurns.find(ours);
+        if (turn) core.access.stopTurn(turn.turnId);
         const open = workers.filter((w) => !finished.has(w));
         if (open.length)
           stream.markdown(`\n\n_Stopped waiting; ${open.map((w) => `'${w}'`).join(', ')} will report in the panel and in your next @baton message._`);

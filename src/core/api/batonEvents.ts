@@ -88,7 +88,12 @@ export class BatonEvents {
     return (e as { conversation?: string }).conversation ?? MAIN_CONVERSATION;
   }
 
-  /** The turn running now, if any. */
+  /** Every turn running now (one per conversation at most), the oldest first. */
+  get runningTurns(): Array<{ turnId: string; origin: Origin }> {
+    return [...this.running.values()].map(({ turnId, origin }) => ({ turnId, origin }));
+  }
+
+  /** The turn running now, if any (the one that started last, of whichever conversation). */
   get currentTurn(): { turnId: string; origin: Origin } | undefined {
     return this.current && { turnId: this.current.turnId, origin: this.current.origin };
   }
