@@ -199,9 +199,12 @@ export class SquadService {
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '-')
       .slice(0, 40);
-    const taken = new Set(this.opts.pool.listActive().map((w) => w.name));
-    if (!taken.has(base)) return base;
-    for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+    // Nor the name of a finished worker whose changes wait for review: the pool refuses it, and squad_delegate has no
+    // name for the model to choose another (the agent was blocked until the user applied or discarded them).
+    const active = new Set(this.opts.pool.listActive().map((w) => w.name));
+    const taken = (name: string): boolean => active.has(name) || (this.opts.pool.changes?.has(name) ?? false);
+    if (!taken(base)) return base;
+    for (let i = 2; ; i++) if (!taken(`${base}-${i}`)) return `${base}-${i}`;
   }
 
   private roster(squad: string): string {
