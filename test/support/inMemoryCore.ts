@@ -39,6 +39,8 @@ export interface UnitCore {
    * sessions persist. `between` runs while no core is open (e.g. to read what the close left on disk).
    */
   restart(overrides?: Partial<BatonCoreDeps>, between?: () => Promise<void>): Promise<void>;
+  /** Another window opened now over the same storage, with its own runtime `sessions`; the test disposes it. */
+  openAnother(sessions: InMemoryAgentSessions): Promise<BatonCore>;
   dispose(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export async function startUnitCore(opts: { sessions?: InMemoryAgentSessions; ov
       await between?.();
       adopt(await build(overrides));
     },
+    openAnother: (sessions) => build({ sessions }),
     async dispose() {
       await fixture.core.dispose();
       await rm(root, { recursive: true, force: true });

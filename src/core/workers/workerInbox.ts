@@ -10,7 +10,16 @@ import { parseSqliteTimestamp } from '../store/rowSchemas';
 import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import { recordEnding } from './workerEnding';
 import { formatResult, resultCard, type TaskOutcome } from './workerMessages';
+import { otherLiveOwner, ownerJson, type WorkerOwner } from './workerOwner';
 import { parseReplyTo, type ReplyTo } from './workerTypes';
+
+/**
+ * State key of the window handing result <id> over, until the orchestrator takes it (its turn starts, which may be a
+ * whole answer later): another window that opens meanwhile must not deliver it too (the model answered the same report
+ * twice, and could act on it twice). One per result on its way; a key whose result is delivered, or whose window is
+ * gone, is dropped at the next deliverPending.
+ */
+const CLAIM_PREFIX = 'inbox-claim:';
 
 /** Hands a result to the orchestrator: `text` is what the model reads, `result` what people read (the panel's card). */
 export type Deliver = (text: string, origin: Origin, inboxId?: number, result?: WorkerResultCard) => Promise<void> | void;
@@ -29,6 +38,8 @@ export class WorkerInbox {
     private readonly store: BatonStore,
     private readonly deliver: Deliver,
     private readonly logger: Logger,
+    /** This window, named on the results it hands over (CLAIM_PREFIX). */
+    private readonly owner?: WorkerOwner,
   ) {}
 
   /** Stores a result; undefined when the store failed (logged), and then it is delivered unrecorded. */
@@ -37,6 +48,7 @@ export class WorkerInbox {
       const id = this.store.addInbox({ worker_name: worker, origin: replyTo, kind, content, ...(result ? { result: JSON.stringify(result) } : {}) });
       // Claimed for the deliverOne that follows (after an await): a deliverPending in between must not send it too.
       this.delivering.add(id);
+      this.claim(id);
       return id;
     } catch (err) {
       this.logger.error('Workers: could not store the result', err);
@@ -45,7 +57,10 @@ export class WorkerInbox {
   }
 
   async deliverOne(inboxId: number | undefined, text: string, origin: Origin, result?: WorkerResultCard): Promise<boolean> {
-    if (inboxId !== undefined) this.delivering.add(inboxId);
+    if (inboxId !== undefined) {
+      this.delivering.add(inboxId);
+      this.claim(inboxId);
+    }
     try {
       await this.deliver(text, origin, inboxId, result);
       if (inboxId !== undefined) this.safely(() => this.store.markInboxDelivered(inboxId), 'mark a result delivered');
@@ -54,7 +69,10 @@ export class WorkerInbox {
       this.logger.error(`The result of worker '${origin.worker}' could not be delivered now; it will be at the next start`, err);
       return false;
     } finally {
-      if (inboxId !== undefined) this.delivering.delete(inboxId);
+      if (inboxId !== undefined) {
+        this.delivering.delete(inboxId);
+        this.safely(() => this.store.deleteState(CLAIM_PREFIX + inboxId), 'release a result');
+      }
     }
   }
 
@@ -92,12 +110,28 @@ export class WorkerInbox {
   /** Re-sends results the orchestrator has not accepted yet (e.g. the window closed first). Returns how many went out. */
   async deliverPending(keep: (row: WorkerRow) => boolean): Promise<number> {
     if (!this.cleaned) this.cleanStale(keep);
+    const undelivered = this.store.undeliveredInbox();
+    // Claims of results delivered since, or that a window gone left, go; another live window's are left to it.
+    const waiting = new Set(undelivered.map((row) => row.id));
+    const live = (id: number): boolean => {
+      const key = CLAIM_PREFIX + id;
+      const owner = this.store.getState(key);
+      if (owner === undefined) return false;
+      if (waiting.has(id) && (this.delivering.has(id) || otherLiveOwner({ owner }, this.owner))) return true;
+      this.safely(() => this.store.deleteState(key), 'drop a stale result claim');
+      return false;
+    };
+    for (const key of this.store.stateKeys(CLAIM_PREFIX)) live(Number(key.slice(CLAIM_PREFIX.length)));
     // Each deliver call enqueues synchronously, so starting them in a loop keeps the rows' order.
-    const sends = this.store
-      .undeliveredInbox()
-      .filter((row) => !this.delivering.has(row.id))
+    const sends = undelivered
+      .filter((row) => !this.delivering.has(row.id) && !live(row.id))
       .map((row) => this.deliverOne(row.id, row.content, originOf(row.worker_name, row.origin), cardOf(row)));
     return (await Promise.all(sends)).filter(Boolean).length;
+  }
+
+  private claim(id: number): void {
+    const owner = ownerJson(this.owner);
+    if (owner) this.safely(() => this.store.setState(CLAIM_PREFIX + id, owner), 'claim a result');
   }
 
   private safely(fn: () => unknown, what: string): void {
