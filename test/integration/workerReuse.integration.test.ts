@@ -139,7 +139,7 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     assert.deepEqual(fx.core.pool.changes!.list(), []);
   });
 
-  it(`an empty worktree goes once its worker leaves the ${KEEP_FINISHED} finished workers listed, not at the next start only, and its session as its task ended; one with changes stays`, async () => {
+  it(`an empty worktree goes once its worker leaves the ${KEEP_FINISHED} finished workers listed, not at the next start only, and its session as its task ended; one with changes stays, listed`, async () => {
     const repo = await makeRepo(testGit(), join(fx.home, 'dev', 'repo'), { 'a.txt': 'a\n' });
     fx.core.workerSettings.trustWorkingDir = true;
     const worktrees = async (): Promise<string[]> =>
@@ -161,11 +161,20 @@ describe('a worker name asked for twice (real runtime, real git, production wiri
     assert.deepEqual(fx.core.store.stateKeys(KEPT_SESSION_PREFIX), [`${KEPT_SESSION_PREFIX}edits`]);
     const sessions = readdirSync(join(fx.core.storageDir, 'copilot-sessions', 'session-state'));
     assert.equal(sessions.length, 2, "Baton's session folders: the edits worker's and the orchestrator's");
-    // The oldest two left the list: the edits worker (its change waits for review) and r00 (nothing changed).
+    // r00 (nothing changed) left the list, its worktree with it. The edits worker, older still, stays listed past the
+    // bound while its change waits for review, as a window's start lists it: its card, and a follow-up, still reach it.
     await waitFor('the first empty worktree removed', async () => !(await worktrees()).includes('r00'));
     assert.deepEqual(await worktrees(), ['edits', ...readers.slice(1)].sort());
     assert.deepEqual((await fx.core.pool.changes!.totals('edits')).paths, ['b.txt']);
-    // Discarded once no longer listed (by the model's tool, the API): its session goes with it.
+    assert.deepEqual(
+      fx.core.pool
+        .list()
+        .map((w) => w.name)
+        .sort(),
+      ['edits', ...readers.slice(1)].sort(),
+      'the newest 20 and the one whose change waits',
+    );
+    // Discarded (by the model's tool, the API): its session goes with it.
     await fx.core.pool.changes!.discard('edits');
     await waitFor('its session deleted', () => readdirSync(join(fx.core.storageDir, 'copilot-sessions', 'session-state')).length === 1);
     assert.deepEqual(fx.core.store.stateKeys(KEPT_SESSION_PREFIX), []);

@@ -15,7 +15,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { readEnding, sweepEndings } from './workerEnding';
 import { errorText } from './workerMessages';
-import { changedNothing, type WorkerRegistry } from './workerRegistry';
+import { changedNothing, KEEP_FINISHED, type WorkerRegistry } from './workerRegistry';
 import type { Worker } from './workerTypes';
 
 export interface RestoreDeps {
@@ -126,6 +126,18 @@ async function includedEntries(cs: ChangeSet): Promise<IncludedEntry[]> {
     if (st) included.push({ path: p, how: st.isSymbolicLink() ? 'linked' : 'copied' });
   }
   return included;
+}
+
+/**
+ * The finished workers listed (newest first, `finished`): the newest KEEP_FINISHED, and every one whose changes wait for
+ * review, as a window's start lists them (restorePendingWorkers); pushed out, such a worker's card went and every
+ * follow-up was "No worker named 'x'" although its change set and session were kept for it. The rest are `evicted`.
+ */
+export function listedFinished(finished: readonly Worker[], changes: WorkerChanges | undefined): { kept: Worker[]; evicted: Worker[] } {
+  let others = 0;
+  const waits = (w: Worker): boolean => !!changes?.has(w.name) && !changedNothing(w);
+  const kept = finished.filter((w) => waits(w) || ++others <= KEEP_FINISHED);
+  return { kept, evicted: finished.filter((w) => !kept.includes(w)) };
 }
 
 /**

@@ -19,7 +19,7 @@ import { tracksInPlace } from '../changes/inPlaceChanges';
 import type { AgentEvent, AgentSession } from '../copilot/agentSessions';
 import { withTimeout } from '../util/delay';
 import { MachineSessionDoor } from './attachSession';
-import { letGoEmptyWorktrees, restorePendingWorkers } from './pendingWorkers';
+import { letGoEmptyWorktrees, listedFinished, restorePendingWorkers } from './pendingWorkers';
 import { verifyAgain } from './verifyAgain';
 import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
@@ -28,7 +28,7 @@ import { errorText, type TaskOutcome } from './workerMessages';
 import { setWorkerExtras, squadOf, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
-import { KEEP_FINISHED, MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
+import { MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
 import { WorkerSetup } from './workerSetup';
 import { endTask, type TaskEndDeps } from './taskEnd';
 import { SessionLifecycle } from './sessionLifecycle';
@@ -83,7 +83,7 @@ export class WorkerPool {
     const hasPendingChanges = (n: string): boolean => this.changes?.has(n) ?? false;
     this.reg = new WorkerRegistry({ settings, reservedSessionIds, now: this.now, elsewhere: (n) => this.elsewhere(n), hasPendingChanges });
     this.onDidChange = this.reg.onDidChange;
-    this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger);
+    this.inbox = new WorkerInbox(opts.store, opts.deliver, opts.logger, opts.owner);
     this.setup = new WorkerSetup(opts, () => this.isolation);
     if (opts.storageDir) {
       const life = createChangeLifecycle({
@@ -347,9 +347,9 @@ export class WorkerPool {
     w.finishedAt = this.now();
     w.task = undefined;
     if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
-    const finished = [w, ...this.reg.finished.filter((f) => f !== w && f.name !== w.name)];
-    this.reg.finished = finished.slice(0, KEEP_FINISHED);
-    void letGoEmptyWorktrees(finished.slice(KEEP_FINISHED), this.changes, this.reg, this.opts.logger).catch((err: unknown) =>
+    const { kept, evicted } = listedFinished([w, ...this.reg.finished.filter((f) => f !== w && f.name !== w.name)], this.changes);
+    this.reg.finished = kept;
+    void letGoEmptyWorktrees(evicted, this.changes, this.reg, this.opts.logger).catch((err: unknown) =>
       this.opts.logger.warn(`Workers: could not let empty worktrees go (${errorText(err)})`),
     );
     this.reg.fireNow();

@@ -24,7 +24,7 @@ export interface WorkerRegistryOptions {
 
 export class WorkerRegistry {
   readonly active = new Map<string, Worker>();
-  /** Newest first, at most KEEP_FINISHED. */
+  /** Newest first: KEEP_FINISHED, and those whose changes wait for review (pendingWorkers.ts listedFinished). */
   finished: Worker[] = [];
   private readonly emitter = new Emitter<WorkerInfo[]>();
   readonly onDidChange = this.emitter.event;
