@@ -71,7 +71,7 @@ export class ChatApp {
   private state: PanelState = { busy: false, model: '', routingAuto: true };
   private lastSent: string | undefined;
   private readonly contextBar: ContextBar;
-  /** The chips of the last message sent, put back if the host refuses it. */
+  /** The chips of the last messages sent, by text: a refused one's are put back (SentChips). */
   private readonly sentChips = new SentChips();
   private restored = false;
   /** The conversation the last snapshot showed. */

@@ -111,20 +111,19 @@ export class WorkerInbox {
   async deliverPending(keep: (row: WorkerRow) => boolean): Promise<number> {
     if (!this.cleaned) this.cleanStale(keep);
     const undelivered = this.store.undeliveredInbox();
-    // Claims of results delivered since, or that a window gone left, go; another live window's are left to it.
+    // The results this window or another live one is handing over; the claims of results delivered since, or of a
+    // window gone, go.
     const waiting = new Set(undelivered.map((row) => row.id));
-    const live = (id: number): boolean => {
-      const key = CLAIM_PREFIX + id;
+    const held = new Set(this.delivering);
+    for (const key of this.store.stateKeys(CLAIM_PREFIX)) {
+      const id = Number(key.slice(CLAIM_PREFIX.length));
       const owner = this.store.getState(key);
-      if (owner === undefined) return false;
-      if (waiting.has(id) && (this.delivering.has(id) || otherLiveOwner({ owner }, this.owner))) return true;
-      this.safely(() => this.store.deleteState(key), 'drop a stale result claim');
-      return false;
-    };
-    for (const key of this.store.stateKeys(CLAIM_PREFIX)) live(Number(key.slice(CLAIM_PREFIX.length)));
+      if (waiting.has(id) && owner !== undefined && (held.has(id) || otherLiveOwner({ owner }, this.owner))) held.add(id);
+      else this.safely(() => this.store.deleteState(key), 'drop a stale result claim');
+    }
     // Each deliver call enqueues synchronously, so starting them in a loop keeps the rows' order.
     const sends = undelivered
-      .filter((row) => !this.delivering.has(row.id) && !live(row.id))
+      .filter((row) => !held.has(row.id))
       .map((row) => this.deliverOne(row.id, row.content, originOf(row.worker_name, row.origin), cardOf(row)));
     return (await Promise.all(sends)).filter(Boolean).length;
   }

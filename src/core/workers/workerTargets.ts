@@ -46,7 +46,7 @@ export async function sendTarget(name: string, prompt: string, replyTo: ReplyTo 
     if (reg.active.get(name) !== w) throw new WorkerError(`Worker '${name}' stopped before the task could be sent.`);
     // Reserved, its worktree still being made (a create in flight): no session to send to yet. Dispatched, the task
     // failed ('has no session') and took the worker out of the pool under its own create.
-    if (!w.session && !w.sessionId)
+    if (!w.session && !w.sessionId && !w.sessionClosed)
       throw new WorkerError(`Worker '${name}' is still starting (its folder is being prepared): send it the task once it has started.`);
     assertIdle(w, deps.now());
     const was = w.replyTo;
