@@ -68,6 +68,49 @@ describe('one conversation, two windows (in-memory runtime)', () => {
     );
   });
 
+  it('a message another window sends while the owner answers shows queued in the owner (its Remove offered) until its turn starts', async () => {
+    const gate = new Gate();
+    one.sessions.script(
+      'orchestrator',
+      async (ctx) => {
+        await ctx.wait(gate.promise);
+        await ctx.say('first answer');
+      },
+      reply('second answer'),
+    );
+    const inOne = panelOf(one.core);
+    const first = one.core.orchestrator.enqueue('first', { channel: 'panel' });
+    await waitFor('the first turn running', () => one.sessions.orchestratorPrompts.length === 1, 3000);
+    // The owner's panel reads the row before the owner takes it into its queue (its scan runs right after the store
+    // reads the other window's write): a sync of the panel's log was due as it arrived (a write of its own just before,
+    // and a machine busy for a moment). Once the owner takes it, the panel must show it waiting there; before, it stayed
+    // shown as sent until its turn started.
+    let arrived = false;
+    const off = one.core.store.onDidChange((what, fromOtherWindow) => {
+      // The first change of the other window's file read (every kind is told, this one first).
+      if (what !== 'conversations' || !fromOtherWindow || arrived || !one.core.store.recentLog(5).some((e) => e.content === 'second')) return;
+      arrived = true;
+      one.core.store.setState('test.own-write', String(Date.now()));
+      const busyUntil = Date.now() + 40;
+      while (Date.now() < busyUntil);
+    });
+    const second = two.core.orchestrator.enqueue('second', { channel: 'panel' });
+    await waitFor('the second shown in window one', () => inOne.some((m) => m.content === 'second'), 3000);
+    off();
+    assert.ok(arrived);
+    await waitFor(
+      'the second queued in window one',
+      () => one.core.orchestrator.waitingMessages.size === 1 && inOne.find((m) => m.content === 'second')?.status === 'pending',
+      3000,
+    );
+    assert.equal(inOne.find((m) => m.content === 'second')?.queuedElsewhere, undefined, 'queued here, where Remove takes it out');
+    gate.open();
+    assert.equal((await first.done).content, 'first answer');
+    assert.equal((await second.done).content, 'second answer');
+    await waitFor('the second sent in window one', () => inOne.find((m) => m.content === 'second')?.status === 'complete', 3000);
+    assert.deepEqual(one.sessions.orchestratorPrompts, ['[via panel] first', '[via panel] second'], 'each prompt once');
+  });
+
   it('the owner closing mid-turn: the sender’s message is marked interrupted there and its handle says why', async () => {
     one.sessions.script('orchestrator', reply('mine'), hangAfter('half'));
     await one.core.orchestrator.enqueue('claim it', { channel: 'panel' }).done;

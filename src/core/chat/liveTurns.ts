@@ -11,7 +11,7 @@ export interface LiveTurnsDeps {
   /** The conversation the panel shows. */
   shown(): string;
   send(body: HostMessageBody): void;
-  sync: Pick<LogSync, 'queued' | 'ownReply'>;
+  sync: Pick<LogSync, 'queued' | 'ownReply' | 'rowChanged'>;
   postSnapshot(): void;
   state(): PanelState;
   /** The references of the message being queued right now (turn.queued fires inside enqueue, before it returns). */
@@ -82,6 +82,10 @@ export class LiveTurns {
         });
         break;
       }
+      case 'turn.adopted':
+        // The panel may have read its row before it joined the queue (shown as sent then): it is read again.
+        if (shown) this.deps.sync.rowChanged(event.logId);
+        break;
       case 'turn.started': {
         // The user's message left the queue: it is no longer "queued".
         send({ type: 'message/update', id: `log-${event.logId}`, patch: { status: 'complete' } });

@@ -113,6 +113,11 @@ export class LogSync {
     this.newestShown = Math.max(this.newestShown, logId);
   }
 
+  /** How row `logId` waits changed without a change to the row (another window's message joined this window's queue). */
+  rowChanged(logId: number): void {
+    this.syncRows([logId]);
+  }
+
   /** This window's reply, stored as `logId`, streamed under `liveId`. */
   ownReply(logId: number, liveId: string): void {
     if (this.ownReplies.get(logId) === liveId) return;

@@ -49,6 +49,11 @@ export type OrchestratorEventBody =
    * sent to the window that runs this conversation, so it waits in that window's queue, not this one's.
    */
   | { type: 'turn.queued'; turnId: string; prompt: string; origin: Origin; logId: number; workerResult?: WorkerResultCard; elsewhere?: true }
+  /**
+   * A message another window sent to this one (the window running the conversation) joined this window's queue: its
+   * row, written there and read here already, is shown as waiting here now (turn.queued told the window that sent it).
+   */
+  | { type: 'turn.adopted'; turnId: string; logId: number }
   | { type: 'turn.started'; turnId: string; origin: Origin; logId: number }
   /** `classified`: the classifier's answer, when it was asked. */
   | { type: 'turn.routed'; turnId: string; route: RouteInfo; classified?: string }

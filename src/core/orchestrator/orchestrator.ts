@@ -219,7 +219,7 @@ export class Orchestrator {
     if (this.disposed) return;
     const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
     this.opts.logger.info(`Running message ${row.id} from the window ${meta.window?.label ?? '?'} (pid ${meta.window?.pid ?? '?'})`);
-    this.queue.push(adoptedTurn(row, meta, turnId));
+    this.queue.push(adoptedTurn(row, meta, turnId), () => this.fire({ type: 'turn.adopted', turnId, logId: row.id }));
   }
 
   /**
