@@ -86,6 +86,37 @@ describe('Idle restart of the runtime (real runtime, scripted model)', function 
     assert.deepEqual(ofType(core.events, 'turn.failed'), [], 'nothing failed: the panel showed no error');
     assert.equal(core.recycler.restarts, 2);
   });
+
+  it('a follow-up sent to an idle worker while the runtime restarts waits for the new runtime and runs once there', async () => {
+    const { server } = core;
+    server.on({ lastUserIncludes: /\[via panel\] first$/ }, { text: 'one' });
+    await core.orchestrator.enqueue('first', { channel: 'panel' }).done;
+    // Idle, holding its slot and its live session (as an attached CLI session does): it leaves the runtime idle.
+    await core.pool.create({ name: 'idler', workingDir: core.workspace });
+    const sessionId = core.pool.listActive()[0]!.sessionId;
+    await waitFor('Baton to go idle', () => core.orchestrator.idle && core.recycler.idle());
+    assert.equal(await core.recycler.check(), 'kept', 'the first idle check takes the baseline');
+    server.on({ lastUserIncludes: 'IDLER task' }, { text: 'Looked. Nothing to change.' });
+    server.on({ lastUserIncludes: "[Background task completed] Worker 'idler'" }, { text: 'noted idler' });
+    const noted = new Promise<void>((resolve) =>
+      core.conversations.onEvent((e) => e.type === 'turn.completed' && e.origin.channel === 'background' && resolve()),
+    );
+    const lines = core.logger.lines.length;
+    const restarting = core.recycler.check();
+    await waitFor('the restart to begin', () => core.logger.lines.slice(lines).some((l) => l.includes('Restarting the Copilot runtime while idle')));
+    await core.pool.send('idler', 'IDLER task: look around');
+    assert.equal(await restarting, 'restarted');
+    await noted;
+    const worker = core.pool.list().find((w) => w.name === 'idler')!;
+    // Before, it failed at once: sent on the session of the runtime being stopped, then ended as 'lost' by its reset.
+    assert.equal(worker.state, 'done', core.logger.lines.filter((l) => l.includes('idler')).join('\n'));
+    const task = server.chatRequests().filter((r) => (r.lastUserText ?? '').includes('IDLER task'));
+    assert.equal(task.length, 1, 'the follow-up reached the model once');
+    // Never sent a prompt, its session had no history the runtime saved: a new one opened on the new runtime.
+    assert.notEqual(task[0]!.sessionId, sessionId);
+    assert.ok(core.logger.lines.some((l) => l.includes(`its session ${sessionId} has no history to resume`)));
+    assert.deepEqual(ofType(core.events, 'turn.failed'), []);
+  });
 });
 
 // The runtime killed while a session opens (created or resumed): what is asked of a dead runtime is never answered,

@@ -249,11 +249,20 @@ export class InMemoryAgentSessions implements AgentSessions {
   /** When set, restart() waits for it between the stop and the start (a runtime slow to start). */
   duringRestart: (() => Promise<void>) | undefined;
 
-  async restart(reason: string): Promise<void> {
+  private restarting: Promise<void> | undefined;
+
+  restart(reason: string): Promise<void> {
     this.restarts.push(reason);
-    await this.reset(reason);
-    await this.duringRestart?.();
-    await this.start();
+    this.restarting ??= (async () => {
+      await this.reset(reason);
+      await this.duringRestart?.();
+      await this.start();
+    })().finally(() => (this.restarting = undefined));
+    return this.restarting;
+  }
+
+  async whenRestarted(): Promise<void> {
+    while (this.restarting) await this.restarting.catch(() => undefined);
   }
 
   runtimeStats(): RuntimeStats | undefined {

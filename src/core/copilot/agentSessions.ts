@@ -247,6 +247,8 @@ export interface AgentSessions {
    * calls made meanwhile wait for the new runtime.
    */
   restart(reason: string): Promise<void>;
+  /** Settles once no restart is under way (at once when none is): what is about to use a session it holds waits here. */
+  whenRestarted(): Promise<void>;
   /** The running runtime's process and the sessions opened on it; undefined when it is not started. */
   runtimeStats(): RuntimeStats | undefined;
   updateProvider(provider: ProviderSettings): void;

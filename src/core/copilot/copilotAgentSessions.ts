@@ -332,6 +332,10 @@ export class CopilotAgentSessions implements AgentSessions {
     return this.runtime.restart(reason);
   }
 
+  whenRestarted(): Promise<void> {
+    return this.runtime.whenRestarted();
+  }
+
   environmentReport(): EnvironmentReport {
     return this.runtime.environment().report;
   }

@@ -171,6 +171,11 @@ export class CopilotRuntime {
     return this.restarting;
   }
 
+  /** Settles once no restart is under way (whether it succeeded or not: the next call starts a runtime again). */
+  async whenRestarted(): Promise<void> {
+    while (this.restarting) await this.restarting.catch(() => undefined);
+  }
+
   /** The provider block every session config must repeat (createSession and resumeSession alike). */
   sessionProvider(): ProviderConfig | undefined {
     const p = this.options.provider;

@@ -115,6 +115,12 @@ export class SessionLifecycle {
       return { session, fresh: true };
     }
     if (!w.sessionId) throw new WorkerError(`Worker '${w.name}' has no session.`);
+    // No history on disk (a worker created idle, never sent a prompt: the runtime saves no such session), it could only
+    // fail to resume once its runtime was restarted; a new one opens instead.
+    if (w.source === 'created' && (await this.deps.sessions.ownSessionGone(w.sessionId))) {
+      this.deps.logger.info(`Worker '${w.name}': its session ${w.sessionId} has no history to resume; a new one opens`);
+      return { session: await this.deps.sessions.create(spec), fresh: true };
+    }
     if ((await this.deps.sessions.inUse([w.sessionId])).has(w.sessionId)) {
       throw new SessionInUseError(`its session ${w.sessionId} is now in use by another process, so it was not written into`, w.sessionId);
     }

@@ -21,6 +21,7 @@ export async function runTask(w: Worker, prompt: string, abort: AbortController,
   let session: AgentSession;
   try {
     session = await deps.ensureSession();
+    if (w.task) w.task.hasSession = true;
   } catch (err) {
     return { kind: 'failed', output: '', error: err instanceof WorkerError ? err.message : `its session could not be opened (${firstLine(err)})` };
   }

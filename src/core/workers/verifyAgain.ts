@@ -9,7 +9,7 @@ import type { TaskEndDeps } from './taskEnd';
 import { errorText } from './workerMessages';
 import type { WorkerRegistry } from './workerRegistry';
 import type { WorkerSetup } from './workerSetup';
-import type { StopReason, Worker } from './workerTypes';
+import type { StopReason, Task, Worker } from './workerTypes';
 
 export interface VerifyAgainDeps {
   reg: WorkerRegistry;
@@ -48,7 +48,7 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
   w.state = 'running';
   w.startedAt = deps.end.now();
   const abort = new AbortController();
-  const task = { abort, done: Promise.resolve() };
+  const task: Task = { abort, done: Promise.resolve() };
   w.task = task;
   deps.reg.fireNow();
   // Stopped before its command started (the session still opening): by the window closing, it stays owed (the next start
@@ -62,6 +62,7 @@ export function verifyAgain(w: Worker, deps: VerifyAgainDeps): void {
     .ensureSession()
     .then(
       () => {
+        task.hasSession = true;
         // A session opened anew is saved with a worker row (workerPool.ensureSession): no task of the worker's runs, so
         // none is left for the next start to report as interrupted ("its task was interrupted…", the card "failed").
         loggedStoreWrite(logger, () => deps.end.store.deleteWorker(w.name), 'remove the worker row');

@@ -367,7 +367,8 @@ export class WorkerPool {
 
   /** The worker's session: the live one, the saved one resumed, or a new one once its old one was deleted. */
   private async ensureSession(w: Worker): Promise<AgentSession> {
-    await w.ready;
+    // After a restart under way: a session held from before it is gone with it (loseSessions), and one opens on the new runtime.
+    await Promise.all([w.ready, this.opts.sessions.whenRestarted()]);
     if (w.session) return w.session;
     const { session, fresh } = await this.lifecycle.reopen(w, this.setup.spec(w));
     this.bind(w, session);

@@ -231,7 +231,7 @@ export class WorkerRegistry {
       w.unsubscribe?.();
       w.unsubscribe = undefined;
       w.session = undefined;
-      w.task?.abort.abort({ kind: 'lost', error: `the Copilot runtime was restarted (${reason})` } satisfies StopReason);
+      if (w.task?.hasSession) w.task.abort.abort({ kind: 'lost', error: `the Copilot runtime was restarted (${reason})` } satisfies StopReason);
     }
   }
 

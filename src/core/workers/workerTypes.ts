@@ -120,6 +120,8 @@ export interface FollowUp {
 export interface Task {
   abort: AbortController;
   done: Promise<void>;
+  /** The task has its session (it may be using it): a runtime torn down ends the task. Before, it opens a new one. */
+  hasSession?: boolean;
 }
 
 export interface Worker {
