@@ -118,6 +118,46 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.ok(size < (LOG_BYTES_KEEP + kept) / 0.75 + 2 ** 20, `the file is ${size} bytes`);
   });
 
+  it(`conversation_log stays within those ${LOG_BYTES_KEEP / 2 ** 20} MB (and a check's worth) at every moment, not only at open: replies grown in place count`, async function () {
+    this.timeout(30_000);
+    const big = (tag: string): string => `${tag} ${'é'.repeat(100 * 1024)}`; // 200 KB of UTF-8
+    // Written to disk once at the end (whole-file writes of 16 MB after each row are not what is measured here).
+    await store.close();
+    store = await SqlJsStore.open({ dir, flushDelayMs: 60_000, pollIntervalMs: 0 });
+    let highest = 0;
+    // Two conversations of long exchanges: each reply written as it streams (a row appended, then its text replaced).
+    for (let i = 0; i < 70; i++) {
+      const conversation = i % 2 ? 'a' : 'b';
+      store.appendLog({ role: 'user', content: big(`q ${i}`), conversation });
+      const reply = store.appendLog({ role: 'assistant', content: '', conversation });
+      store.updateLog(reply, { content: big(`r ${i}`) });
+      if (i < 30) continue; // 12 MB so far: within the bound whatever is checked
+      // Read in the database in memory (what the next flush writes): reading 16 MB of rows out each time took seconds.
+      const tables = (store as unknown as { file: { tables: { number(sql: string): number } } }).file.tables;
+      highest = Math.max(highest, tables.number('SELECT SUM(octet_length(content)) FROM conversation_log'));
+    }
+    // Before, the size was checked once per 50 inserts only: it reached 2.3× the bound between two checks.
+    const kept = 2 * LOG_NEWEST_ALWAYS * 200 * 1024 + 100;
+    // A check every 2^20 characters written (here of 2 bytes each), and the write that passed it.
+    const check = 2 * 2 ** 20 + 200 * 1024;
+    assert.ok(highest <= LOG_BYTES_KEEP + kept + check, `${highest} bytes at most`);
+  });
+
+  it('the counters of inserts since each conversation was pruned stay bounded however many conversations a window writes to', async () => {
+    // asTool's 'fresh' calls: a conversation each. Before, one counter per conversation ever written stayed for good.
+    for (let i = 0; i < 500; i++) store.appendLog({ role: 'user', content: `call ${i}`, conversation: `${TOOL_CONVERSATION_PREFIX}call-${i}` });
+    const log = (store as unknown as { log: { pruneCounters: number } }).log;
+    assert.ok(log.pruneCounters <= 64, `${log.pruneCounters} counters`);
+    // A conversation whose counter was forgotten is pruned as it goes: its rows still keep their bound.
+    for (let i = 0; i < LOG_KEEP; i++) store.appendLog({ role: 'user', content: `mine ${i}`, conversation: 'c-mine' });
+    for (let i = 0; i < 20; i++) {
+      store.appendLog({ role: 'user', content: `mine again ${i}`, conversation: 'c-mine' });
+      for (let j = 0; j < 65; j++) store.appendLog({ role: 'user', content: `other ${i}`, conversation: `${TOOL_CONVERSATION_PREFIX}other-${j}` });
+    }
+    assert.ok(log.pruneCounters <= 64, `${log.pruneCounters} counters`);
+    assert.equal(store.recentLog(LOG_KEEP + 100, 'c-mine').length, LOG_KEEP);
+  });
+
   it(`within those ${LOG_BYTES_KEEP / 2 ** 20} MB, another agent's conversations (a tool call's own) lose their text before any of the user's goes`, async function () {
     this.timeout(30_000);
     const big = (tag: string): string => `${tag} ${'é'.repeat(100 * 1024)}`; // 200 KB of UTF-8
@@ -152,6 +192,19 @@ describe('bounds of the database (real sql.js file)', () => {
     assert.equal(store.getState(`orchestrator_session_id@${oldest}`), undefined, "a dropped conversation's saved session goes with it");
     assert.equal(store.recentLog(10, oldest).length, 0, 'and its log');
     assert.equal(await count('SELECT COUNT(*) FROM conversations'), CONVERSATIONS_KEEP);
+  });
+
+  it("a conversation that goes takes exactly its own state: not that of a conversation whose id ends in '@' and its id", async () => {
+    for (const id of ['host', 'bob@host']) {
+      store.appendLog({ role: 'user', content: `hello from ${id}`, conversation: id });
+      for (const name of CONVERSATION_STATE_NAMES) store.setState(conversationStateKey(name, id), `${name} of ${id}`);
+    }
+    store.deleteConversation('host');
+    for (const name of CONVERSATION_STATE_NAMES) {
+      assert.equal(store.getState(conversationStateKey(name, 'host')), undefined);
+      // Before, every key ending in '@host' went: bob@host lost its saved session, and its next message started anew.
+      assert.equal(store.getState(conversationStateKey(name, 'bob@host')), `${name} of bob@host`);
+    }
   });
 
   it(`the first conversation ('main', whose state keys have no suffix) pushed out by the bound goes with its saved session and its other state`, async () => {

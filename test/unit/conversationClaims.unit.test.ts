@@ -31,6 +31,23 @@ describe('ConversationClaims', () => {
     retireInstance(two.self.instance);
   });
 
+  it("ids that differ only where a file name cannot hold them ('team.x', 'team_x', 'team@x') are claimed apart", async () => {
+    const one = new ConversationClaims(dir, stamp('one'));
+    const two = new ConversationClaims(dir, stamp('two'));
+    assert.equal(one.claim('team.x'), undefined);
+    // Before, all three were one file: two was refused what nobody held, and releasing one freed the other's claim.
+    assert.equal(two.claim('team_x'), undefined, 'another id, its own claim');
+    assert.equal(one.claim('team@x'), undefined);
+    two.release('team_x');
+    assert.equal(two.holder('team.x')?.label, 'one', 'releasing one id leaves the others held');
+    assert.equal(two.claim('team.x')?.label, 'one');
+    assert.equal((await readdir(dir)).length, 2);
+    one.releaseAll();
+    assert.deepEqual(await readdir(dir), []);
+    retireInstance(one.self.instance);
+    retireInstance(two.self.instance);
+  });
+
   it('releases on close, leaving no file behind; Doctor names each open window and what it holds', async () => {
     const one = new ConversationClaims(dir, stamp('one'));
     const two = new ConversationClaims(dir, stamp('two'));

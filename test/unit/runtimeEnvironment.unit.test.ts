@@ -114,6 +114,14 @@ describe('runtime environment (allowlist)', () => {
     assert.deepEqual(report.strippedProxyCredentials, ['GH_HOST']);
   });
 
+  it('strips the user:password from a proxy set in baton.workers.environment too, and says so', () => {
+    // Before, only VS Code's own environment was stripped: a password written in the setting reached every worker's shell.
+    const { env, report } = buildRuntimeEnvironment({}, { HTTPS_PROXY: 'http://alice:s3cret@proxy:3128', NODE_ENV: 'a:b@c' }, 'linux');
+    assert.equal(env.HTTPS_PROXY, 'http://proxy:3128');
+    assert.equal(env.NODE_ENV, 'a:b@c', 'any other value is set as written');
+    assert.deepEqual(report.strippedProxyCredentials, ['HTTPS_PROXY']);
+  });
+
   it('strips credentials from URLs only, the whole of them however the proxy is written', () => {
     assert.equal(withoutUrlCredentials('http://u:p@proxy:3128/'), 'http://proxy:3128/');
     // No scheme (curl and npm take it), a raw @ or / in the password, a user alone (a token as the user name).

@@ -158,7 +158,11 @@ export function buildRuntimeEnvironment(
       report.refused.push(name);
       continue;
     }
-    if (typeof value === 'string') env[name] = value;
+    if (typeof value !== 'string') continue;
+    // A proxy's password set here is a secret all the same: a worker's shell would read it (README: removed, named).
+    const stripped = URL_VARIABLES.has(name.toUpperCase()) ? withoutUrlCredentials(value) : undefined;
+    if (stripped !== undefined && !report.strippedProxyCredentials.includes(name)) report.strippedProxyCredentials.push(name);
+    env[name] = stripped ?? value;
   }
   // The runtime runs git, ripgrep and bubblewrap by name in a worker's folder: never resolved there (safePath.ts).
   makePathSafe(env, platform);

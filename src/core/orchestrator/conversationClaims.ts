@@ -3,7 +3,7 @@
 // A claim is a small file per conversation, created with O_EXCL so two windows claiming at once cannot both win;
 // it names the owner's process, and an owner whose process is gone (a crash, a kill) holds nothing.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -76,13 +76,25 @@ export class ConversationClaims {
     readonly self: WindowStamp,
   ) {}
 
+  /**
+   * One file per conversation id, never two ids to one file: an id of letters, digits and '-' is the name itself
+   * ('main'); any other has what a file name cannot hold replaced and a hash of the exact id added. Replacing alone gave
+   * 'team.x' and 'team@x' one file: a window was refused the one another held, and could free the other's claim.
+   */
   private file(conversation: string): string {
-    return join(this.dir, `conversation-${conversation.replace(/[^A-Za-z0-9_-]/g, '_')}.owner`);
+    const name = /^[A-Za-z0-9-]+$/.test(conversation)
+      ? conversation
+      : `${conversation.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 64)}_${createHash('sha256').update(conversation).digest('hex').slice(0, 16)}`;
+    return join(this.dir, `conversation-${name}.owner`);
   }
 
   private read(conversation: string): ConversationHolder | undefined {
+    return this.readFile(this.file(conversation));
+  }
+
+  private readFile(file: string): ConversationHolder | undefined {
     try {
-      const value = JSON.parse(readFileSync(this.file(conversation), 'utf8')) as ConversationHolder;
+      const value = JSON.parse(readFileSync(file, 'utf8')) as ConversationHolder;
       return typeof value.pid === 'number' && typeof value.host === 'string' ? value : undefined;
     } catch {
       return undefined; // no claim, or one being written: nobody holds it yet
@@ -147,7 +159,7 @@ export class ConversationClaims {
     this.sweptGone = true;
     for (const name of readdirSync(this.dir)) {
       if (!name.startsWith('conversation-') || !name.endsWith('.owner')) continue;
-      const h = this.read(name.slice('conversation-'.length, -'.owner'.length));
+      const h = this.readFile(join(this.dir, name));
       if (h && processGone(h)) rmSync(join(this.dir, name), { force: true });
     }
     this.others();
@@ -211,7 +223,7 @@ export class ConversationClaims {
       return [];
     }
     return names
-      .map((n) => this.read(n.slice('conversation-'.length, -'.owner'.length)))
+      .map((n) => this.readFile(join(this.dir, n)))
       .filter((h): h is ConversationHolder => !!h && !processGone(h))
       .map((h) => ({ ...h, mine: this.isMine(h) }));
   }

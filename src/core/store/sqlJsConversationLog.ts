@@ -12,11 +12,19 @@ import { MAIN_CONVERSATION, type ConversationRow, type LogEntry, type LogHead, t
 
 // Pruning looks for rows past LOG_KEEP; doing it once per this many inserts keeps that query off most turns.
 const LOG_PRUNE_EVERY = 50;
+// The text's size is checked again once this many characters were written since (appended, or a row's text replaced):
+// fifty inserts of pasted logs and long replies wrote tens of MB past LOG_BYTES_KEEP between two checks.
+const LOG_BYTES_CHECK_CHARS = 2 ** 20;
+// Conversations whose inserts since their last prune are counted (the most recently written): past it the one written
+// longest ago is pruned now and forgotten. One counter per conversation ever written (asTool's 'fresh' calls) grew for
+// the life of the window.
+const PRUNE_COUNTERS_KEEP = 64;
 const COLUMNS = 'id, conversation, role, content, source, status, meta, ts';
 
 export class SqlJsConversationLog {
   private readonly insertsSincePrune = new Map<string, number>();
   private insertsSinceBytes = 0;
+  private charsSinceBytes = 0;
   /** The last activity time this window wrote (ms): the next is later, so two in one millisecond still sort as they came. */
   private lastAt = 0;
   /** The conversations this window uses (BatonStore.keepInUse): frozen into each op that may push some out. */
@@ -47,14 +55,33 @@ export class SqlJsConversationLog {
       ...this.inUseNow(),
     });
     const inserts = (this.insertsSincePrune.get(conversation) ?? 0) + 1;
+    // Re-inserted, so the map's order is the order conversations were last written in.
+    this.insertsSincePrune.delete(conversation);
     this.insertsSincePrune.set(conversation, inserts);
     if (this.pruneLog && inserts >= LOG_PRUNE_EVERY) this.prune(conversation);
-    if (this.pruneLog && ++this.insertsSinceBytes >= LOG_PRUNE_EVERY) this.pruneBytes();
+    this.forgetCountersPastBound();
+    this.charsSinceBytes += entry.content.length;
+    if (this.pruneLog && (++this.insertsSinceBytes >= LOG_PRUNE_EVERY || this.charsSinceBytes >= LOG_BYTES_CHECK_CHARS)) this.pruneBytes();
     return id;
   }
 
   update(id: number, patch: { content?: string; status?: LogStatus; meta?: string | null }): void {
     this.access.commit({ op: 'updateLog', target: this.ids.ref(id), ...patch });
+    this.charsSinceBytes += patch.content?.length ?? 0;
+    if (this.pruneLog && this.charsSinceBytes >= LOG_BYTES_CHECK_CHARS) this.pruneBytes();
+  }
+
+  /** Conversations whose inserts are counted now (bounded by PRUNE_COUNTERS_KEEP; tests). */
+  get pruneCounters(): number {
+    return this.insertsSincePrune.size;
+  }
+
+  private forgetCountersPastBound(): void {
+    while (this.insertsSincePrune.size > PRUNE_COUNTERS_KEEP) {
+      const oldest = this.insertsSincePrune.keys().next().value as string;
+      if (this.pruneLog) this.prune(oldest);
+      this.insertsSincePrune.delete(oldest);
+    }
   }
 
   remove(id: number): void {
@@ -123,6 +150,7 @@ export class SqlJsConversationLog {
 
   private pruneBytes(compact = true): boolean {
     this.insertsSinceBytes = 0;
+    this.charsSinceBytes = 0;
     // One pass over the rows' sizes (about 11 ms for 20 MB): at open, and once in LOG_PRUNE_EVERY inserts.
     if (this.access.tables.number('SELECT SUM(octet_length(content)) FROM conversation_log') <= LOG_BYTES_KEEP) return false;
     this.access.commit({ op: 'pruneLogBytes', keep: LOG_BYTES_KEEP, newestAlways: LOG_NEWEST_ALWAYS });

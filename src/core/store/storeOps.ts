@@ -9,6 +9,7 @@ import { memoryKey } from './memoryKey';
 import type { SqlJsTables } from './sqlJsTables';
 import {
   CONVERSATION_STATE_NAMES,
+  conversationStateKey,
   MAIN_CONVERSATION,
   type CheckpointRow,
   type InboxRow,
@@ -365,13 +366,9 @@ function dropConversations(ctx: OpContext, ids: string[]): number {
     changed += t.run('DELETE FROM conversations WHERE id = ?', [id]);
     t.run('DELETE FROM conversation_log WHERE conversation = ?', [id]);
     t.run('DELETE FROM checkpoints WHERE conversation = ?', [id]);
-    // Its own state (session id, fingerprint, live reply): keys named with conversationStateKey, `name@id`, or for
-    // 'main' the names themselves.
-    const suffix = `@${id}`;
-    const dropped =
-      id === MAIN_CONVERSATION
-        ? CONVERSATION_STATE_NAMES.reduce((n, key) => n + t.run('DELETE FROM state WHERE key = ?', [key]), 0)
-        : t.run('DELETE FROM state WHERE substr(key, -?) = ?', [suffix.length, suffix]);
+    // Its own state (session id, fingerprint, live reply): exactly its keys. Not every key ending in `@id`: ids may hold
+    // an '@' themselves, and deleting 'host' took the saved session of 'bob@host' with it.
+    const dropped = CONVERSATION_STATE_NAMES.reduce((n, name) => n + t.run('DELETE FROM state WHERE key = ?', [conversationStateKey(name, id)]), 0);
     if (dropped) ctx.stateDropped?.();
   }
   return changed;
