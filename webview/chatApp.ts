@@ -12,7 +12,7 @@ import { EmptyState } from './emptyState';
 import { Header } from './header';
 import { MessageEdit } from './messageEdit';
 import { MessageList } from './messageList';
-import { contentOf, lastUserText, userBefore } from './messageOrder';
+import { contentOf, lastUserText, stoppedReply, userBefore } from './messageOrder';
 import type { MessageView, Post } from './messageView';
 import { PermissionList } from './permissionList';
 import { permissionAsk } from '../src/shared/permissionAsk';
@@ -138,7 +138,7 @@ export class ChatApp {
     this.composer = new Composer({
       draft: this.ui.draft ?? '',
       send: (text) => this.send(text),
-      stop: () => this.post({ type: 'chat/stop' }),
+      stop: () => this.post({ type: 'chat/stop', ...stoppedReply(this.list.messages) }),
       recall: () => this.lastSent ?? lastUserText(this.list.messages),
       onDraft: (draft) => this.saveState({ draft, draftOf: this.shownConversation }),
       onEscape: () => {
@@ -338,7 +338,7 @@ export class ChatApp {
     this.lastSent = text;
     const { refs, chips } = this.contextBar.takeForSend();
     this.sentChips.note(text, chips);
-    const editing = this.edit.end();
+    const editing = this.edit.sent();
     const references = refs.length ? { references: refs } : {};
     this.post(editing ? { type: 'chat/edit', id: editing.id, text, ...references } : { type: 'chat/send', text, ...references });
     this.list.scrollToEnd();

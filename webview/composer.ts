@@ -140,9 +140,10 @@ export class Composer {
       requestAnimationFrame(() => this.checkLength());
       return;
     }
-    this.options.send(text);
+    // Emptied before it goes: sending may put text back (an edit sent gives back the draft it set aside).
     this.textarea.value = '';
     this.options.onDraft('');
+    this.options.send(text);
   }
 
   /** Shows or hides the note under the box; true when the text fits the limit. */

@@ -31,10 +31,14 @@ export function onComposerReturn(message: ComposerReturn, deps: ComposerReturnDe
       deps.announce(`Not sent: ${message.message}`);
       break;
     case 'edit/refused':
-      // Nothing was taken back: the edited text comes back, still an edit.
-      composer.fill(writing ? `${composer.textarea.value}\n\n${message.text}` : message.text);
-      contextBar.add(deps.chipsSent(message.text));
-      if (!writing && deps.shows(message.id)) deps.edit.resume(message.id);
+      // Nothing was taken back: the edited text and its chips come back, still an edit, and what the composer holds
+      // (the draft given back when the edit was sent) is set aside again for Escape. With the message gone, or another
+      // edit begun, it is a plain return, after what is being written.
+      if (deps.edit.id === undefined && deps.shows(message.id)) deps.edit.refused(message.id, message.text, deps.chipsSent(message.text));
+      else {
+        composer.fill(writing ? `${composer.textarea.value}\n\n${message.text}` : message.text);
+        contextBar.add(deps.chipsSent(message.text));
+      }
       contextBar.showNotice(`Not edited: ${message.message}`);
       deps.announce(`Not edited: ${message.message}`);
       break;

@@ -1,6 +1,8 @@
 // Editing one of your sent messages: its text goes into the composer, a bar above the composer says what sending will
 // do, and the messages it would take back are marked. Sending posts chat/edit (the host takes the conversation back
 // to just before the message and sends the new text); Cancel or Escape puts back what the composer held before.
+// What the composer held (the draft and its chips) is only set aside, never dropped: sending the edit gives it back,
+// and an edit the host refuses sets aside again whatever the composer holds by then.
 import type { ReferenceChip } from '../src/shared/protocol';
 import { button, h } from './dom';
 import { chipsOf, contentOf, markFrom } from './messageOrder';
@@ -54,21 +56,30 @@ export class MessageEdit {
   start(id: string): void {
     const content = contentOf(this.deps.messages(), id);
     if (content === undefined) return;
+    this.open(id, content, chipsOf(this.deps.messages(), id));
+    this.deps.announce('Editing your message. Escape cancels.');
+  }
+
+  /**
+   * The host refused to send the edit of `id` (nothing was taken back): the edit goes on with its `text` and `chips`,
+   * and what the composer holds now (the draft given back when it was sent, and what was typed since) is set aside.
+   */
+  refused(id: string, text: string, chips: readonly ReferenceChip[]): void {
+    this.open(id, text, chips);
+  }
+
+  private open(id: string, text: string, chips: readonly ReferenceChip[]): void {
     const before = this.editing ?? { draft: this.deps.text(), chips: this.deps.chips() };
     this.editing = { id, draft: before.draft, chips: before.chips ?? [] };
     this.el.hidden = false;
     this.markFrom(id);
     this.deps.save(this.editing);
-    this.deps.setChips(chipsOf(this.deps.messages(), id));
-    this.deps.fill(content);
-    this.deps.announce('Editing your message. Escape cancels.');
+    this.deps.setChips(chips);
+    this.deps.fill(text);
   }
 
-  /**
-   * Back into the edit of `id`, its text already in the composer: the host refused to send it, or the view was
-   * reloaded (hidden and shown again) during the edit, `draft` then what the composer held before it.
-   */
-  resume(id: string, draft = '', chips: ReferenceChip[] = []): void {
+  /** Back into the edit of `id` after a reload of the view (hidden and shown again), its text already in the composer. */
+  resume(id: string, draft: string, chips: ReferenceChip[] = []): void {
     this.editing = { id, draft, chips };
     this.el.hidden = false;
     this.markFrom(id);
@@ -93,13 +104,26 @@ export class MessageEdit {
 
   /** Ends the edit and puts back what the composer held before it. */
   cancel(): void {
-    const editing = this.end();
-    if (!editing) return;
-    this.deps.setChips(editing.chips ?? []);
-    this.deps.fill(editing.draft);
+    this.giveBack();
   }
 
-  /** Ends the edit as it is (sent, or its message gone). */
+  /**
+   * The edit was sent (its text and chips taken from the composer): it ends, and what the composer held before it
+   * comes back, as if the user had never left it. Returns the edit that was in progress, if one was.
+   */
+  sent(): EditInProgress | undefined {
+    return this.giveBack();
+  }
+
+  private giveBack(): EditInProgress | undefined {
+    const editing = this.end();
+    if (!editing) return undefined;
+    this.deps.setChips(editing.chips ?? []);
+    this.deps.fill(editing.draft);
+    return editing;
+  }
+
+  /** Ends the edit as it is (its message gone): the composer keeps what it holds. */
   end(): EditInProgress | undefined {
     const editing = this.editing;
     this.editing = undefined;

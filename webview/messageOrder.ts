@@ -40,6 +40,15 @@ export function markFrom(messages: readonly MessageView[], id: string | undefine
   for (const [i, view] of messages.entries()) view.el.classList.toggle('superseded', from >= 0 && i >= from);
 }
 
+/**
+ * What Stop names (chat/stop's `id`): the newest reply shown streaming, the one the user sees it stop. The host stops
+ * that reply only while it still runs: the second press of a double click stopped the queued message's answer too.
+ */
+export function stoppedReply(messages: readonly MessageView[]): { id?: string } {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant' && messages[i]!.isStreaming) return { id: messages[i]!.id };
+  return {};
+}
+
 /** The text of the newest user message (for ArrowUp recall when nothing was sent in this page). */
 export function lastUserText(messages: readonly MessageView[]): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') return messages[i]!.content;

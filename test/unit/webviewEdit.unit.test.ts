@@ -65,7 +65,7 @@ describe('webview: editing a sent message (Chromium)', function () {
       await composer.fill('name a vegetable');
       await composer.press('Enter');
       assert.deepEqual(await edits(wp), [{ type: 'chat/edit', id: 'log-3', text: 'name a vegetable' }]);
-      assert.equal(await composer.inputValue(), '');
+      assert.equal(await composer.inputValue(), 'half a thought', 'the draft set aside by Edit is back (webviewEditDraft)');
       assert.ok(!(await bar.isVisible()));
 
       // Refused by the host: the text is back, still an edit of that message, and the reason is shown.
