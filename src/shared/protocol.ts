@@ -272,7 +272,18 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chat/edit'), id: z.string().regex(/^log-\d{1,16}$/), ...sendFields }),
   /** Your message `id` sent again as it was: the conversation is taken back to just before it first (Retry on its reply). */
   z.object({ type: z.literal('chat/retry'), id: z.string().regex(/^log-\d{1,16}$/) }),
-  z.object({ type: z.literal('chat/stop') }),
+  /**
+   * Stop. `id`: the reply the panel showed streaming when it was pressed (`turn-…`, or `live-…` streaming in another
+   * window); only that one is stopped, while it still runs (a double click stopped the next answer too). Without it,
+   * whatever runs now.
+   */
+  z.object({
+    type: z.literal('chat/stop'),
+    id: z
+      .string()
+      .regex(/^(turn-[A-Za-z0-9_-]{1,64}|live-\d{1,16})$/)
+      .optional(),
+  }),
   /** Your message `id`, still queued, taken out before it reaches the session (Remove on a queued message). */
   z.object({ type: z.literal('chat/withdraw'), id: z.string().regex(/^log-\d{1,16}$/) }),
   z.object({ type: z.literal('chat/new') }),

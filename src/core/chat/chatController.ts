@@ -277,7 +277,7 @@ export class ChatController {
         void this.messageActions.edit(message.id, message.text, message.references);
         break;
       case 'chat/stop':
-        this.messageActions.stop();
+        this.messageActions.stop(message.id);
         break;
       case 'chat/withdraw':
         this.messageActions.withdraw(message.id);

@@ -39,6 +39,9 @@ export interface MessageActionsDeps {
 }
 
 export class MessageActions {
+  /** Your messages (log-N) whose Retry is under way: read, taken back, sent again. */
+  private readonly retrying = new Set<string>();
+
   constructor(private readonly deps: MessageActionsDeps) {}
 
   /**
@@ -65,17 +68,25 @@ export class MessageActions {
    * taken back to just before it, so the model answers it once more instead of seeing it twice.
    */
   async retry(id: string): Promise<void> {
+    // A double click: both presses found the message while its references were read, the second's take-back then
+    // failed (the first had taken it) and the panel said "Not retried" about a retry that worked.
+    if (this.retrying.has(id)) return this.deps.logger.info(`Retry of ${id}: ignored, its retry is under way`);
     const orchestrator = this.deps.orchestrator();
     const entry = this.userEntry(id);
     if (!entry) return this.deps.logger.warn(`Retry: no user message ${id}`);
-    const refs = referencesOf(entry);
-    const read = refs.length ? await this.deps.readReferences(refs) : undefined;
-    const refused = read?.ok === false ? read.message : await this.takeBack(orchestrator, entry.id);
-    if (refused) {
-      this.deps.logger.warn(`Retry of ${id} refused: ${refused}`);
-      return this.deps.refused(`Not retried: ${refused}`);
+    this.retrying.add(id);
+    try {
+      const refs = referencesOf(entry);
+      const read = refs.length ? await this.deps.readReferences(refs) : undefined;
+      const refused = read?.ok === false ? read.message : await this.takeBack(orchestrator, entry.id);
+      if (refused) {
+        this.deps.logger.warn(`Retry of ${id} refused: ${refused}`);
+        return this.deps.refused(`Not retried: ${refused}`);
+      }
+      await this.deps.sendFromPanel(entry.content, undefined, { conversation: orchestrator.conversation, ...(read?.ok ? { context: read.context } : {}) });
+    } finally {
+      this.retrying.delete(id);
     }
-    await this.deps.sendFromPanel(entry.content, undefined, { conversation: orchestrator.conversation, ...(read?.ok ? { context: read.context } : {}) });
   }
 
   /**
@@ -113,9 +124,29 @@ export class MessageActions {
    * waits behind a summary, listed first): your first message waiting is taken back, as Remove does; before, Stop did
    * nothing, and the whole answer came (or, behind a summary, an empty reply ended it). A worker's result held behind
    * a summary is no message of yours to give back: its turn is stopped, and the result stays in the log.
+   *
+   * `reply` is the reply the panel showed streaming when Stop was pressed (`turn-<turnId>` of this window, or
+   * `live-<log id>` streaming in another one): only that one is stopped, and only while it still runs. Each Stop used to
+   * stop whatever ran when it arrived, so a double click with a message queued stopped the answer and then the queued
+   * message's answer, its prompt already sent. Without `reply` (the Stop command, a panel showing no reply streaming),
+   * whatever runs now is stopped.
    */
-  stop(): void {
+  stop(reply?: string): void {
     const orchestrator = this.deps.orchestrator();
+    if (reply === undefined) return this.stopNow(orchestrator);
+    const turnId = orchestrator.currentTurnId;
+    // The running turn, held behind a summary too (its reply shows streaming from its start): Stop as without a name.
+    if (turnId !== undefined && reply === `turn-${turnId}`) return this.stopNow(orchestrator);
+    const elsewhere = this.deps.streamingElsewhere();
+    if (elsewhere !== undefined && reply === `live-${elsewhere}`) {
+      orchestrator.cancelElsewhere(elsewhere);
+      return;
+    }
+    this.deps.logger.info(`Stop of ${reply}: ignored, it no longer runs (stopped already, or ended)`);
+  }
+
+  /** Stop without a name: the turn running now, or the first message of yours that has not started. */
+  private stopNow(orchestrator: Orchestrator): void {
     const waiting = [...orchestrator.waitingMessages.entries()];
     const [heldLog, heldTurn] = waiting[0] ?? [];
     if (heldLog !== undefined && heldTurn === orchestrator.currentTurnId) {
