@@ -348,7 +348,9 @@ export class BatonEvents {
   /** The tier order: instance handlers, then the event's conversation's, then its call's. */
   private dispatch(event: BatonEvent, call: Handler | undefined): void {
     this.all.fire(event);
-    for (const handler of [...(this.byConversation.get(event.conversation) ?? [])]) this.deliver(handler, event);
+    // A copy (a handler may add one); a handler disposed by one before it in this dispatch gets nothing more.
+    const handlers = this.byConversation.get(event.conversation);
+    for (const handler of [...(handlers ?? [])]) if (handlers?.has(handler)) this.deliver(handler, event);
     if (call) this.deliver(call, event);
   }
 

@@ -9,7 +9,10 @@ export class Emitter<T> {
   };
 
   fire(value: T): void {
+    // A copy, so one added meanwhile waits for the next event; one removed meanwhile (by a listener before it) is not
+    // called: who disposed it expects no more events, as with VS Code's own emitter.
     for (const listener of [...this.listeners]) {
+      if (!this.listeners.has(listener)) continue;
       try {
         listener(value);
       } catch (err) {
