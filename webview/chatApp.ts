@@ -20,6 +20,7 @@ import { visibleText } from '../src/shared/visibleText';
 import { SeqGate } from './seqGate';
 import { SetupBanner } from './setupBanner';
 import type { UiState, VsCodeApi } from './vscodeApi';
+import { UiStateSaver } from './uiStateSaver';
 import { WorkerStrip } from './workerStrip';
 
 const HOST_MESSAGE_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
@@ -79,7 +80,7 @@ export class ChatApp {
   private snapshotTimer: ReturnType<typeof setTimeout> | undefined;
   /** The panel shows the first page only: the whole snapshot is still to come (and asked for again if it does not). */
   private partial = false;
-  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly saver = new UiStateSaver(() => this.writeState());
   /** "Newest": shown while the view does not follow the newest content. */
   private readonly jump: HTMLButtonElement;
 
@@ -381,19 +382,19 @@ export class ChatApp {
     requestAnimationFrame(() => (this.announcer.textContent = text));
   }
 
-  /** Saves UI intent, at most a few times a second (setState serialises the whole object each time). */
+  /** Saves UI intent (uiStateSaver.ts: soon, and at once when the view goes away). */
   private saveState(patch: Partial<UiState>): void {
     Object.assign(this.ui, patch);
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => {
-      // Not while the first page alone is shown: the position saved before a reload is still to be restored.
-      if (!this.partial) {
-        this.ui.scrollTop = Math.round(this.scroller.scrollTop);
-        this.ui.pinned = this.list.pinned;
-        this.ui.anchor = this.list.readingAnchor();
-      }
-      const { draft, draftOf, drafts, scrollTop, pinned, anchor, chips, editing } = this.ui;
-      this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, anchor, chips, editing });
-    }, 250);
+    this.saver.soon();
+  }
+  private writeState(): void {
+    // Not while the first page alone is shown: the position saved before a reload is still to be restored.
+    if (!this.partial) {
+      this.ui.scrollTop = Math.round(this.scroller.scrollTop);
+      this.ui.pinned = this.list.pinned;
+      this.ui.anchor = this.list.readingAnchor();
+    }
+    const { draft, draftOf, drafts, scrollTop, pinned, anchor, chips, editing } = this.ui;
+    this.api.setState({ draft, draftOf, drafts, scrollTop, pinned, anchor, chips, editing });
   }
 }
