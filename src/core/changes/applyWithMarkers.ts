@@ -19,6 +19,7 @@ import type { ChangeSets } from './changeSets';
 import { ChangeError } from './changeError';
 import { caseKey, pathKeys } from '../util/pathKeys';
 import { conflictingFiles, failedApply, withPatch } from './patchFile';
+import { outsideFiles } from './userTreePath';
 
 export interface MarkedApply {
   /** Applied cleanly. */
@@ -47,6 +48,9 @@ export async function applyWithMarkers(
     else if (dirty.has(caseKey(resolve(cs.worktreePath, f.path)))) unsaved.push({ path: f.path, reason: 'unsaved-in-review' });
   }
   if (unsaved.length) throw new ApplyConflict(unsaved);
+  // Its writes are plain file writes at join(userRoot, path): a folder linked out of the repository is refused first.
+  const outside = await outsideFiles(userRoot, summary.files);
+  if (outside.length) throw new ApplyConflict(outside);
 
   const specOf = (files: FileChange[]): string[] => ['--', ...files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])).map((p) => `:(literal)${p}`)];
   // conflictingFiles is for a patch that does not apply as a whole: on one that does, it names every file.

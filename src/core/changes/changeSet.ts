@@ -26,6 +26,11 @@ export type ChangeSet = WorktreeRecord & {
    */
   resolving?: ResolvingRecord;
   /**
+   * The user's files a "Resolve with the worker" left with the worker's version over theirs (git could not merge them
+   * line by line): Apply's confirm and result name them until they land (replacedFiles.ts).
+   */
+  replaces?: ReplacedFiles;
+  /**
    * A Keep as branch under way (set before its commit goes on the branch): a window that dies before the change set is
    * let go leaves a branch that is the user's now, which a Discard then keeps. Said by the record, not read from the
    * worktree: a worktree on no branch may be a worker's own `git checkout --detach`.
@@ -35,6 +40,12 @@ export type ChangeSet = WorktreeRecord & {
 
 /** A path a move onto the user's tree touched, as it was before: a file (copied aside), a symlink (its target) or absent. */
 export type SavedPath = { path: string; was: 'file' | 'absent' } | { path: string; was: 'symlink'; target: string };
+
+/** Files of the user's an Apply puts the worker's version over, the first of them by path and the rest counted. */
+export interface ReplacedFiles {
+  paths: string[];
+  more?: number;
+}
 
 /** What undoes a move onto the user's tree (moveOntoUserTree.ts) once the window that made it is gone. */
 export interface ResolvingRecord {
@@ -133,9 +144,10 @@ export type ApplyConflictFile =
       /**
        * `unsaved-in-editor`: the editor holds unsaved changes; `unsaved-in-review`: Review's right side
        * (the worker's file) holds unsaved edits; `does-not-apply`: the user's file differs where the
-       * worker changed it (or a file is in the way).
+       * worker changed it (or a file is in the way); `outside-repository`: a folder on its way is a symbolic link to a
+       * folder outside the repository (userTreePath.ts), which neither git nor Baton writes through.
        */
-      reason: 'unsaved-in-editor' | 'unsaved-in-review' | 'does-not-apply';
+      reason: 'unsaved-in-editor' | 'unsaved-in-review' | 'does-not-apply' | 'outside-repository';
       detail?: string;
     }
   | {
@@ -169,11 +181,13 @@ export class ApplyConflict extends Error {
     const unsaved = files.filter((f) => f.reason === 'unsaved-in-editor').map((f) => f.path);
     const inReview = files.filter((f) => f.reason === 'unsaved-in-review').map((f) => f.path);
     const conflicts = files.filter((f) => f.reason === 'does-not-apply').map((f) => f.path);
+    const outside = files.filter((f) => f.reason === 'outside-repository').map((f) => f.path);
     const noMarkers = files.flatMap((f) => (f.reason === 'no-markers' ? [`${f.path} (${NO_MARKERS[f.why]})`] : []));
     const parts: string[] = [];
     if (unsaved.length) parts.push(`unsaved in the editor (save or revert them first): ${unsaved.join(', ')}`);
     if (inReview.length) parts.push(`edited in Review but not saved (save them to apply your edits): ${inReview.join(', ')}`);
     if (conflicts.length) parts.push(`changed differently in your working tree: ${conflicts.join(', ')}`);
+    if (outside.length) parts.push(`behind a symbolic link to a folder outside the repository: ${outside.join(', ')}`);
     if (noMarkers.length) parts.push(`cannot be merged in the editor: ${noMarkers.join('; ')}`);
     const list = parts.join('; ');
     return `Nothing was applied. ${list.charAt(0).toUpperCase()}${list.slice(1)}.`;

@@ -3,6 +3,7 @@
 // first, and a denial is final for that call.
 import { z } from 'zod';
 import { defineBatonTool, ToolFailure, type BatonTool, type ToolJournal } from '../copilot/batonTool';
+import { replacesYours } from './applyConfirm';
 import { namedFiles, UndoConflict } from './applyUndo';
 import { ApplyConflict } from './changeSet';
 import { suggestCommitMessage } from './keepAsBranch';
@@ -59,7 +60,10 @@ export function createChangeTools(changes: WorkerChanges, opts: ChangeToolOption
           // A failed (or missing) verify is named in the question the user answers, and in what the model hears.
           const warning = await changes.verifyWarning(a.name);
           const asked = warning && warning.kind !== 'stale' ? ` although ${warning.line}` : '';
-          if (!(await opts.confirm(a.name, 'apply changes', `apply ${what} from worker '${a.name}' to your working tree${asked}`))) {
+          const replaces = await replacesYours(changes, a.name, a.files);
+          if (
+            !(await opts.confirm(a.name, 'apply changes', `apply ${what} from worker '${a.name}' to your working tree${asked}${replaces && `.${replaces}`}`))
+          ) {
             throw new ToolFailure(`The user did not approve applying the changes of '${a.name}'${asked}. Do not retry; ask them what they want.`);
           }
           try {

@@ -12,6 +12,7 @@ import { ChangeError } from './changeError';
 import type { ChangeSet, ResolvingRecord } from './changeSet';
 import { MoveNotUndone, type MovedConflict, type MoveResult, type MoveUndo, type TreeMover } from './moveOntoUserTree';
 import type { PendingChangeSets } from './pendingChangeSets';
+import { withReplaced } from './replacedFiles';
 
 /** How the worker's resolving task ended. */
 export type ResolveTaskEnd = 'completed' | 'failed' | 'timed_out' | 'killed';
@@ -119,8 +120,11 @@ export class ConflictResolver {
         // The record goes before its backup does: a start in between would find a record it cannot undo with.
         const now = this.pending.get(name);
         if (now) {
+          // The files the worker's version replaces stay with the record, for Apply's confirm to name (replacedFiles.ts).
           const { resolving: _done, ...resolved } = now;
-          this.pending.save(resolved);
+          const paths = overriding.map((c) => c.path);
+          const replaces = withReplaced(resolved.replaces, paths);
+          this.pending.save({ ...resolved, ...(replaces ? { replaces } : {}) });
         }
         await this.mover.dropBackup(moved.undo);
         // What the worker chose instead of a merge replaces the user's version at Apply: said, never silent.

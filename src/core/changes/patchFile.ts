@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gitSaid, GitError, type Git } from '../git/git';
 import { ApplyConflict, type ApplyConflictFile, type ChangeSet, type FileChange } from './changeSet';
 import { ChangeError } from './changeError';
+import { outsideFiles } from './userTreePath';
 
 // Plumbing diff flags: no external diff tool, no textconv filter, rename detection on. Plumbing
 // (diff-tree) also ignores the user's diff.noprefix & co., so `git apply` always reads the patch.
@@ -64,7 +65,10 @@ export async function conflictingFiles(
       await check(f);
     } catch (err) {
       if (!(err instanceof GitError) || err.kind !== 'failed') throw err;
-      if (await reverseApplies(git, userRoot, patch, f)) already.push(f.path);
+      // git refuses to write beyond a link; one that leads out of the repository is said so, not called a conflict.
+      const outside = await outsideFiles(userRoot, [f]);
+      if (outside.length) blocking.push(...outside);
+      else if (await reverseApplies(git, userRoot, patch, f)) already.push(f.path);
       else blocking.push({ path: f.path, reason: 'does-not-apply', detail: err.stderr.trim().split('\n').pop() });
     }
   });

@@ -12,7 +12,7 @@ import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { KeyedQueue } from '../util/keyedQueue';
 import { sweepFolderLock, withFolderLock } from '../util/folderLock';
-import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReviewEntry } from './changeSet';
+import { describeSummary, type ApplyResult, type BoundedDiff, type ChangeSet, type ChangeSummary, type ReplacedFiles, type ReviewEntry } from './changeSet';
 import { applyWithMarkers, type MarkedApply } from './applyWithMarkers';
 import { ApplyUndo, type UndoRecord } from './applyUndo';
 import { BaseRefs } from './baseRefs';
@@ -20,6 +20,7 @@ import { ChangeSets, type ApplyOptions } from './changeSets';
 import { keepAsBranch, type KeptBranch } from './keepAsBranch';
 import { TreeMover } from './moveOntoUserTree';
 import { ChangeError } from './changeError';
+import { afterLanding, replacedAmong } from './replacedFiles';
 
 const KEY_PREFIX = 'changeset:';
 /**
@@ -47,6 +48,8 @@ export type PendingApply = ApplyResult & {
   undoable?: boolean;
   /** A part applied whose landing Baton could not note (its base not moved): why. */
   unnoted?: string;
+  /** The user's files it put the worker's version over, as a Resolve with the worker left them (replacedFiles.ts). */
+  replaced?: ReplacedFiles;
 };
 
 /** An Apply as asked: the editor's unsaved files, whether the worktree stays, which files, the snapshot confirmed. */
@@ -143,6 +146,8 @@ export class PendingChangeSets {
       expectTree: opts.expectTree,
     });
     const summary = describeSummary(await this.summaryOfApplied(cs, result));
+    const written = result.applied.filter((p) => !result.alreadyThere?.includes(p));
+    const replaced = replacedAmong(cs.replaces, written, result.remaining === 0);
     // Nothing to apply at all (only folders left out, repositories of their own): the worktree stays for Discard to let go.
     // Nor does the change set settle while its worktree holds work in a submodule, which no patch carries: the files
     // land, and the worktree stays pending with that work until the user Discards it.
@@ -156,7 +161,7 @@ export class PendingChangeSets {
       // The files are in the user's tree by now: a failure here must not say the Apply failed (it did not).
       try {
         const base = await this.baseRefs.advance(cs, result.tree, result.applied, `baton: ${name}'s changes applied to the user's tree`);
-        this.save({ ...cs, baseCommit: base });
+        this.save(afterLanding({ ...cs, baseCommit: base }, result.applied));
       } catch (err) {
         unnoted = errorText(err);
         this.logger.warn(`Worker '${name}': the files applied stay listed as pending (its base could not move: ${unnoted})`);
@@ -164,7 +169,15 @@ export class PendingChangeSets {
     }
     const pending = held ? `; its work in a submodule stays in ${cs.worktreePath}` : `; ${result.remaining} file(s) stay pending`;
     this.logger.info(`Applied worker '${name}' (${summary}) to ${cs.repoRoot}${settled ? '' : pending}`);
-    return { ...result, summary, settled, ...(left ? { left } : {}), ...(undoable ? { undoable } : {}), ...(unnoted ? { unnoted } : {}) };
+    return {
+      ...result,
+      summary,
+      settled,
+      ...(left ? { left } : {}),
+      ...(undoable ? { undoable } : {}),
+      ...(unnoted ? { unnoted } : {}),
+      ...(replaced ? { replaced } : {}),
+    };
   }
 
   /**

@@ -16,6 +16,7 @@ import { MAX_MODEL_DIFF_BYTES, type PendingApplyOptions, type PendingChangeSets 
 import { SettleGate, WorkerAtWork } from './settleGate';
 import { verifyWarning, type VerifyWarning } from './verifyRecord';
 import { alreadyThere, also, stayed } from './outcomeTexts';
+import { replacedByApply } from './replacedFiles';
 
 import type { ChangeEvent, ChangesReady, FinishedWorker, PendingChanges, Review } from './workerChangeTypes';
 import type { UndoRecord } from './applyUndo';
@@ -215,7 +216,7 @@ export class WorkerChanges {
           : '';
         // Work in a submodule keeps the change set pending (pendingChangeSets.ts): said, so it is not taken for landed.
         const held = r.before?.submodules?.length && !opts.keep ? ' Its worktree stays, pending with that work, until you Discard it.' : '';
-        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${alreadyThere(r.alreadyThere)}${also(uncounted(r.before))}${held}${stayed(r.left)}${unnoted}`;
+        const text = `Applied ${r.summary} from worker '${name}' to your working tree${rest}${kept}.${replacedByApply(r)}${alreadyThere(r.alreadyThere)}${also(uncounted(r.before))}${held}${stayed(r.left)}${unnoted}`;
         if (r.settled) this.onSettled(name, { kind: 'applied', text: `applied: ${r.summary}`, ...(r.undoable ? { undoable: true } : {}) });
         else
           this.onSettled(name, {
