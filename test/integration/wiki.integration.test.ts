@@ -98,15 +98,24 @@ describe('wiki (real runtime, scripted model, real files)', function () {
     await mkdir(folder, { recursive: true });
     await mkdir(outside, { recursive: true });
     await symlink(outside, join(folder, 'link'));
+    // A page that is a link to a file not there yet (a cloned repository can hold one): a write followed it out.
+    await symlink(join(outside, 'planted.txt'), join(folder, 'dangling.md'));
     const results = await turn('try escapes', [
       { name: 'wiki_write', arguments: { page: '../evil', content: 'x' } },
       { name: 'wiki_write', arguments: { page: '/etc/passwd', content: 'x' } },
       { name: 'wiki_write', arguments: { page: 'link/evil', content: 'x' } },
       { name: 'wiki_read', arguments: { page: 'nope' } },
+      { name: 'wiki_write', arguments: { page: 'dangling', content: 'planted by the model' } },
+      // Listed as 'notes.md' and then read as 'notes' by that name: refused up front.
+      { name: 'wiki_write', arguments: { page: 'notes.md.md', content: 'x' } },
     ]);
     assert.match(results, /Invalid page name '\.\.\/evil'/);
     assert.match(results, /outside the wiki folder/);
     assert.match(results, /No wiki page 'nope'/);
+    assert.match(results, /Page 'dangling' is a link to a file that does not exist/);
+    assert.match(results, /Invalid page name 'notes\.md\.md'.*no '\.md'/);
+    await assert.rejects(stat(join(outside, 'planted.txt')), 'nothing written through the link');
+    await assert.rejects(stat(join(folder, 'notes.md.md')));
     await assert.rejects(stat(join(outside, 'evil.md')));
     await assert.rejects(stat(join(core.storageDir, 'evil.md')));
     core.assertScriptDone();

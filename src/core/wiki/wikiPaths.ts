@@ -25,10 +25,13 @@ export function normalizePageName(raw: string): string {
     .replace(/\.md$/i, '')
     .replace(/^\/+|\/+$/g, '');
   const segments = name.split('/').map((s) => s.trim());
-  const bad = !name || segments.length > MAX_DEPTH || segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..' || s.endsWith('.'));
+  // A name still ending in .md after the one taken off ('notes.md.md') was written as page 'notes.md', listed so, and
+  // then read as 'notes' by that listed name: a page the model could see but never read or delete.
+  const bad =
+    !name || segments.length > MAX_DEPTH || /\.md$/i.test(name) || segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..' || s.endsWith('.'));
   if (bad) {
     throw new WikiError(
-      `Invalid page name '${raw}': use words, digits, spaces, '.', '_' or '-' (e.g. "release-process" or "guides/setup"), at most ${MAX_DEPTH} levels, no '..'.`,
+      `Invalid page name '${raw}': use words, digits, spaces, '.', '_' or '-' (e.g. "release-process" or "guides/setup"), at most ${MAX_DEPTH} levels, no '..', no '.md' (it is added).`,
     );
   }
   return segments.join('/');
@@ -71,6 +74,16 @@ export async function pageFile(root: string, name: string, opts: { create?: bool
   const file = await withItsExtension(realParent, segments[segments.length - 1]!);
   const realFile = await realpath(file).catch(() => undefined);
   if (realFile) assertInside(realRoot, realFile, name);
+  // A link whose target does not exist resolves to nothing, yet a write follows it and creates its target wherever it
+  // points (a cloned repository can hold such a link): refused, as a link out of the folder is.
+  else if (
+    await lstat(file).then(
+      (s) => s.isSymbolicLink(),
+      () => false,
+    )
+  ) {
+    throw new WikiError(`Page '${name}' is a link to a file that does not exist (it may lead outside the wiki folder); it was not touched.`);
+  }
   return { name: page, file, realRoot };
 }
 
