@@ -73,6 +73,15 @@ describe('squads (real runtime, scripted model)', function () {
     await turn('we use vitest-free jest only', [
       { name: 'squad_log_decision', arguments: { squad: 'shop', decision: 'DECISION-JEST-ONLY: tests use jest, never vitest.' } },
     ]);
+    // One longer than a worker is told whole is refused, saying so: before, it was kept and cut to its first 400
+    // characters in every brief, its end (here the rule itself) never reaching a worker.
+    await turn(
+      'log the long rule',
+      [{ name: 'squad_log_decision', arguments: { squad: 'shop', decision: `${'Background. '.repeat(40)}RULE-END: never use lodash.` } }],
+      'Sorry.',
+    );
+    assert.match(toolResults(core).at(-1)!, /Invalid arguments for squad_log_decision: decision: at most 400 characters/);
+    assert.equal(core.squads.decisionCount('shop'), 1, 'nothing logged');
 
     // Delegate to Stantz by name: a worker starts with the charter, the decision and the low tier's model.
     core.server.on({ systemIncludes: 'CHARTER-TEST-77', name: 'Stantz the worker' }, { text: 'Added tests for the cart.' });

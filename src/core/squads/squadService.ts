@@ -37,7 +37,12 @@ export const TIER_OF: Record<AgentTier, Tier> = { high: 'premium', medium: 'stan
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
 /** How many decisions a worker, a recall and the summary carry (newest first). */
 export const DECISIONS_IN_BRIEF = 20;
-const MAX_DECISION_CHARS = 400;
+/**
+ * The longest decision and charter a worker is told whole. The tools refuse longer ones (saying so) rather than keep
+ * text no worker ever reads: a 2,000-character decision was accepted and cut to its first 400 in every brief.
+ */
+export const MAX_DECISION_CHARS = 400;
+export const MAX_CHARTER_CHARS = 2000;
 
 export interface SquadServiceOptions {
   store: BatonStore;
@@ -116,7 +121,7 @@ export class SquadService {
   }
 
   logDecision(squad: string, decision: string, author?: string): void {
-    this.store.logDecision(this.get(squad).name, decision.trim().slice(0, MAX_DECISION_CHARS * 5), author ?? null);
+    this.store.logDecision(this.get(squad).name, decision.trim().slice(0, MAX_DECISION_CHARS), author ?? null);
   }
 
   decisions(squad: string, limit = DECISIONS_IN_BRIEF): string[] {
@@ -174,7 +179,7 @@ export class SquadService {
     const decisions = this.store.decisions(squad.name, DECISIONS_IN_BRIEF);
     const lines = [
       agent
-        ? `## You are ${agent.name}, ${agent.role}, of squad '${squad.name}'\nYour charter:\n${clip(agent.charter, 2000)}`
+        ? `## You are ${agent.name}, ${agent.role}, of squad '${squad.name}'\nYour charter:\n${clip(agent.charter, MAX_CHARTER_CHARS)}`
         : `## You work for squad '${squad.name}' (no specialist was named for this task)`,
       `Project folder: ${squad.project_dir}`,
     ];

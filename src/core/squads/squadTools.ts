@@ -5,7 +5,7 @@ import { type BatonTool, type ToolJournal, toolMaker } from '../copilot/batonToo
 import { AGENT_TIERS, type AgentTier } from '../store/areaTypes';
 import type { ReplyTo } from '../workers/workerPool';
 import { analyzeProject, formatAnalysis } from './squadAnalyze';
-import { clip, DECISIONS_IN_BRIEF, resolveProjectDir, TIER_OF, type SquadService } from './squadService';
+import { clip, DECISIONS_IN_BRIEF, MAX_CHARTER_CHARS, MAX_DECISION_CHARS, resolveProjectDir, TIER_OF, type SquadService } from './squadService';
 import { UNIVERSES } from './universes';
 
 export interface SquadToolOptions {
@@ -56,7 +56,12 @@ export function createSquadTools(squads: SquadService, opts: SquadToolOptions = 
       z.object({
         squad: squadName,
         role_title: z.string().trim().min(1).max(80).describe('e.g. "Frontend Architect", "Test Engineer".'),
-        charter: z.string().trim().min(1).max(4000).describe('What this agent is responsible for and how it works.'),
+        charter: z
+          .string()
+          .trim()
+          .min(1)
+          .max(MAX_CHARTER_CHARS, `at most ${MAX_CHARTER_CHARS} characters: what a worker is told whole`)
+          .describe(`What this agent is responsible for and how it works (at most ${MAX_CHARTER_CHARS} characters).`),
         model_tier: tier,
         name: agentName.optional().describe('A character name of your own (default: the universe\u2019s next one).'),
       }),
@@ -104,15 +109,22 @@ export function createSquadTools(squads: SquadService, opts: SquadToolOptions = 
     ),
     tool(
       'squad_log_decision',
-      'Log a decision for a squad (a convention, a choice of library, a rule). Every worker the squad starts from now on is told its decisions.',
+      `Log a decision for a squad (a convention, a choice of library, a rule), in at most ${MAX_DECISION_CHARS} characters. Every worker the squad starts from now on is told its newest ${DECISIONS_IN_BRIEF} decisions.`,
       z.object({
         squad: squadName,
-        decision: z.string().trim().min(1).max(2000),
+        decision: z
+          .string()
+          .trim()
+          .min(1)
+          .max(MAX_DECISION_CHARS, `at most ${MAX_DECISION_CHARS} characters: a worker is told each decision whole; log a longer one as several`),
         author: z.string().trim().max(40).optional().describe('Who decided (an agent or "user").'),
       }),
       (a) => {
         squads.logDecision(a.squad, a.decision, a.author);
-        return `Logged for squad '${a.squad}': ${clip(a.decision, 200)}`;
+        const count = squads.decisionCount(a.squad);
+        const past =
+          count > DECISIONS_IN_BRIEF ? ` Workers are told the newest ${DECISIONS_IN_BRIEF} of its ${count} decisions: the oldest is no longer among them.` : '';
+        return `Logged for squad '${a.squad}': ${clip(a.decision, 200)}${past}`;
       },
       true,
     ),
