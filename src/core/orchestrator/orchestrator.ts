@@ -28,7 +28,7 @@ import { BatonClosingError, TurnError, TurnWithdrawnError, type QueuedTurn, type
 import { TurnQueue } from './turnQueue';
 import { TurnOutcome } from './turnOutcome';
 import { usageConversationId } from './usageConversation';
-import { adoptedTurn, localTurn, promptOf, remoteTurn } from './queuedTurns';
+import { adoptedTurn, localTurn, newTurnId, promptOf, remoteTurn } from './queuedTurns';
 
 export { TurnError, type TurnHandle } from './turn';
 export type { OrchestratorOptions, OrchestratorSettings } from './orchestratorOptions';
@@ -46,7 +46,6 @@ export class Orchestrator {
   );
   private current: { turnId: string; logId: number; abort: AbortController; origin: Origin } | undefined;
   private readonly router: ModelRouter;
-  private turnCounter = 0;
   private readonly checkpoints: CheckpointWriter;
   private readonly outcome: TurnOutcome;
   private readonly lifecycle: TurnLifecycle;
@@ -186,7 +185,7 @@ export class Orchestrator {
   ): TurnHandle {
     // After dispose the store is closed: refuse in words (a worker result then waits in the inbox for the next start).
     if (this.disposed) throw new TurnError({ kind: 'cancelled', message: 'Baton was closed before this message was sent.' }, '');
-    const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
+    const turnId = newTurnId();
     const prompt = promptOf(text, origin, extras?.context);
     // Another live window runs this conversation: the message goes to it through the store, never into a second session.
     const owner = this.opts.shared?.ownerElsewhere();
@@ -217,7 +216,7 @@ export class Orchestrator {
   /** Runs a message another window wrote to the store for this window (the conversation's owner) to run. */
   private adopt(row: LogEntry, meta: WindowMeta): void {
     if (this.disposed) return;
-    const turnId = `t${Date.now().toString(36)}-${(++this.turnCounter).toString(36)}`;
+    const turnId = newTurnId();
     this.opts.logger.info(`Running message ${row.id} from the window ${meta.window?.label ?? '?'} (pid ${meta.window?.pid ?? '?'})`);
     this.queue.push(adoptedTurn(row, meta, turnId), () => this.fire({ type: 'turn.adopted', turnId, logId: row.id }));
   }

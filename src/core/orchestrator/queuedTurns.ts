@@ -6,6 +6,18 @@ import { REPLY_CHANNELS, type Channel, type Origin, type TurnResult } from './ev
 import type { SharedConversation, WindowMeta } from './sharedConversation';
 import { TurnError, type QueuedTurn, type TurnHandle } from './turn';
 
+/** Turns numbered in this process, across every conversation (newTurnId). */
+let turnsNumbered = 0;
+
+/**
+ * A turn's id, unique in the window: the API's calls, Stop and withdraw find a turn by it alone, whatever its
+ * conversation. A counter per conversation gave two conversations' turns asked in one millisecond the same id: one's
+ * events went to the other's caller, and cancelling one stopped the other.
+ */
+export function newTurnId(): string {
+  return `t${Date.now().toString(36)}-${(++turnsNumbered).toString(36)}`;
+}
+
 export function promptOf(text: string, origin: Origin, context: string | undefined): string {
   return `${origin.channel === 'background' ? text : `[via ${origin.channel}] ${text}`}${context ? `\n\n${context}` : ''}`;
 }
