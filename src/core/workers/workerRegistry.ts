@@ -172,7 +172,8 @@ export class WorkerRegistry {
 
   fireSoon(): void {
     if (this.throttle || this.disposed) return;
-    const wait = Math.max(0, this.lastFire + 1000 / OUTPUT_FIRES_PER_SECOND - Date.now());
+    // Never longer than the throttle: a clock set back made the wait the size of the jump (no output shown for an hour).
+    const wait = Math.min(1000 / OUTPUT_FIRES_PER_SECOND, Math.max(0, this.lastFire + 1000 / OUTPUT_FIRES_PER_SECOND - Date.now()));
     this.throttle = setTimeout(() => this.fireNow(), wait);
   }
 
