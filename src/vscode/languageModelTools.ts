@@ -2,6 +2,7 @@
 // baton_ask, baton_workers and baton_recall (declared in package.json, referenceable as #baton).
 // Everything but the VS Code types lives in src/core/api/languageModelTools.ts.
 import * as vscode from 'vscode';
+import { followToken } from '../core/api/batonAgentTool';
 import { BATON_TOOL_NAMES, prepareTool, runTool } from '../core/api/languageModelTools';
 import type { BatonToolName } from '../core/api/apiInputs';
 import type { BatonServices } from './services';
@@ -25,13 +26,13 @@ function tool(name: BatonToolName, services: BatonServices): vscode.LanguageMode
     },
     invoke: async (options, token) => {
       const core = await services.ready();
-      const abort = new AbortController();
-      const cancelled = token.onCancellationRequested(() => abort.abort());
+      // A token cancelled already gives an aborted signal: baton_ask and baton_delegate then send nothing.
+      const cancel = followToken(token);
       try {
-        const text = await runTool(core.access, name, options.input, abort.signal);
+        const text = await runTool(core.access, name, options.input, cancel.signal);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
       } finally {
-        cancelled.dispose();
+        cancel.dispose();
       }
     },
   };

@@ -135,13 +135,15 @@ export const agentMessageInput = z
   })
   .strict();
 
+/** A conversation's id, as the API takes it (ask's option, conversation(id)). */
+export const conversationIdInput = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, 'use 1-128 letters, digits or _.:@-, starting with a letter or digit');
+
 /** What a caller may pass to ask (version 2) beyond the text. */
 export const askOptionsInput = z
   .object({
-    conversation: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, 'use 1-128 letters, digits or _.:@-, starting with a letter or digit')
-      .optional(),
+    conversation: conversationIdInput.optional(),
     history: z
       .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(100_000, 'keep each message under 100,000 characters') }))
       .max(1000, 'pass at most 1,000 messages')

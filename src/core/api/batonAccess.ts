@@ -19,7 +19,6 @@ import type {
 } from '../../../api/baton';
 import { randomUUID } from 'node:crypto';
 import type { BatonCore } from '../batonCore';
-import type { ErrorClass } from '../copilot/errors';
 import { DriftError } from '../orchestrator/driftError';
 import type { Origin, TurnOptions } from '../orchestrator/events';
 import type { Orchestrator } from '../orchestrator/orchestrator';
@@ -30,7 +29,7 @@ import type { Logger } from '../util/logger';
 import { WorkerError, type ReplyChannel, type WorkerInfo, type WorkerStatus } from '../workers/workerPool';
 import { agentMessageInput, askInput, askOptionsInput, delegateInput, parseInput, recallInput, summarizeInput, workerNameFor } from './apiInputs';
 import { agentTool, checkAsToolOptions } from './batonAgentTool';
-import { BatonApiError } from './batonApiError';
+import { BatonApiError, cancelledBeforeSent, toBatonApiError } from './batonApiError';
 import { BatonEvents, type BatonEvent, type TurnPort } from './batonEvents';
 import { toCheckpoint } from './checkpointView';
 import { toBatonMessage } from './messageView';
@@ -91,13 +90,19 @@ export class BatonAccess {
     const options = parseInput('ask options', askOptionsInput, Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)));
     if (!options.ok) throw new BatonApiError('invalid-input', options.error);
     if (signal !== undefined && !isAbortSignal(signal)) throw new BatonApiError('invalid-input', 'options.signal must be an AbortSignal.');
-    if (signal?.aborted) throw new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
+    if (signal?.aborted) throw cancelledBeforeSent();
     const conversation = options.value.conversation ?? this.core.conversationPort.activeId;
     this.orchestratorOf(conversation);
     const origin: Origin = { channel, conversation };
     const { onDrift, force, history } = options.value;
     const context = attached ? { context: attached.prompt, ...(attached.stored.length ? { meta: { references: attached.stored } } : {}) } : {};
-    const call = this.events.enqueue(input.value.question, origin, on ?? (() => undefined), { options: { onDrift, force, history }, ...context });
+    let call: ReturnType<BatonEvents['enqueue']>;
+    try {
+      call = this.events.enqueue(input.value.question, origin, on ?? (() => undefined), { options: { onDrift, force, history }, ...context });
+    } catch (err) {
+      // Refused before it was queued (Baton closed: 'cancelled'); there is no turn to resolve as cancelled.
+      throw toBatonApiError(err);
+    }
     opts = { signal };
     const onAbort = () => call.cancel();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -115,10 +120,9 @@ export class BatonAccess {
       };
     } catch (err) {
       if (err instanceof DriftError) throw new BatonApiError('drift', err.message);
-      const readable = (err as { readable?: { kind: ErrorClass; message: string; action?: { label: string; command: string } } }).readable;
-      const partial = (err as { partial?: string }).partial;
-      if (readable?.kind === 'cancelled') return { turnId: call.turnId, conversation, text: partial ?? '', status: 'cancelled', model: '' };
-      throw new BatonApiError(readable?.kind ?? 'fatal', readable?.message ?? (err instanceof Error ? err.message : String(err)), partial, readable?.action);
+      const failure = toBatonApiError(err);
+      if (failure.kind === 'cancelled') return { turnId: call.turnId, conversation, text: failure.partial ?? '', status: 'cancelled', model: '' };
+      throw failure;
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
     }
@@ -204,14 +208,14 @@ export class BatonAccess {
       .map((m) => ({ id: m.id, category: m.category, content: m.content }));
   }
 
-  /** The orchestrator of `conversation` (created if unknown); a bad id is invalid input. */
+  /** The orchestrator of `conversation` (created if unknown); a bad id is invalid input, a closed Baton 'cancelled'. */
   private orchestratorOf(conversation: string): Orchestrator {
     try {
       return this.core.conversationPort.get(conversation);
     } catch (err) {
       // Another window runs it: a state of the session, not a bad argument.
-      const kind = err instanceof ConversationError && err.kind === 'held-elsewhere' ? 'session' : 'invalid-input';
-      throw new BatonApiError(kind, err instanceof Error ? err.message : String(err));
+      if (err instanceof ConversationError) throw new BatonApiError(err.kind === 'held-elsewhere' ? 'session' : 'invalid-input', err.message);
+      throw toBatonApiError(err);
     }
   }
 

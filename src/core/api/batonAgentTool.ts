@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { AsToolOptions, BatonToolInvokeOptions, VscodeLmClasses } from '../../../api/baton';
 import { parseInput } from './apiInputs';
-import { BatonApiError } from './batonApiError';
+import { BatonApiError, cancelledBeforeSent } from './batonApiError';
 
 /** What a VS Code cancellation token offers (the tool runs where `vscode` cannot be imported). */
 export interface CancellationTokenLike {
@@ -36,8 +36,23 @@ export interface AgentTool<S extends z.ZodType> {
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * An AbortSignal that follows `token`; dispose it when the call ends. A token cancelled before the call is read at
+ * once: VS Code tells a listener added to it only a tick later, after the prompt (or the worker) went out.
+ */
+export function followToken(token: CancellationTokenLike): { signal: AbortSignal; dispose(): void } {
+  const abort = new AbortController();
+  if (token.isCancellationRequested) abort.abort();
+  const listener = token.onCancellationRequested(() => abort.abort());
+  return { signal: abort.signal, dispose: () => listener.dispose() };
+}
+
 /** asTool's options, checked when the tool is made (a bad name never reaches an agent's registry). */
 export function checkAsToolOptions(options: AsToolOptions = {}): { name: string; shared: boolean } {
+  if (typeof options !== 'object' || options === null)
+    throw new BatonApiError('invalid-input', 'Invalid input for asTool: options: must be an object (or left out).');
+  if (options.description !== undefined && typeof options.description !== 'string')
+    throw new BatonApiError('invalid-input', 'Invalid input for asTool: description: must be a string.');
   const name = options.name ?? 'baton_orchestrator';
   if (typeof name !== 'string' || !TOOL_NAME.test(name))
     throw new BatonApiError('invalid-input', 'Invalid input for asTool: name: use 1-64 letters, digits, "_" or "-".');
@@ -53,7 +68,12 @@ export function agentTool<S extends z.ZodType>(spec: AgentToolSpec<S>): AgentToo
     return parsed.value;
   };
   const invoke = (input: z.input<S>, options: BatonToolInvokeOptions & { sdkSession?: string } = {}): Promise<string> =>
-    Promise.resolve().then(() => spec.run(validated(input), options));
+    Promise.resolve().then(() => {
+      const checked = validated(input);
+      // As ask does: nothing is sent (no turn queued, no worker started) for a call cancelled already.
+      if (options?.signal?.aborted) throw cancelledBeforeSent();
+      return spec.run(checked, options);
+    });
   return {
     name: spec.name,
     description: spec.description,
@@ -62,13 +82,12 @@ export function agentTool<S extends z.ZodType>(spec: AgentToolSpec<S>): AgentToo
     handler: (args, invocation) => invoke(args, { sdkSession: invocation?.sessionId }),
     languageModelTool: (vscode) => ({
       invoke: async (options, token) => {
-        const abort = new AbortController();
-        const cancelled = token.onCancellationRequested(() => abort.abort());
+        const cancel = followToken(token);
         try {
-          const text = await invoke(options.input, { signal: abort.signal });
+          const text = await invoke(options.input, { signal: cancel.signal });
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
         } finally {
-          cancelled.dispose();
+          cancel.dispose();
         }
       },
     }),

@@ -4,8 +4,10 @@
 // when it is ready. Everything they ask is tagged "[via api]".
 import type { BatonApi, BatonApiV2, BatonDisposable, BatonEvent, BatonEventV2 } from '../../../api/baton';
 import { Emitter } from '../util/emitter';
+import { conversationIdInput, parseInput } from './apiInputs';
 import type { BatonAccess } from './batonAccess';
 import { checkAsToolOptions } from './batonAgentTool';
+import { BatonApiError, toBatonApiError } from './batonApiError';
 import { V1_EVENTS } from './lifecycleEvents';
 
 /** A version 2 event as version 1 shows it; undefined for the types version 1 does not have. */
@@ -25,6 +27,12 @@ function toV1(e: BatonEventV2): BatonEvent | undefined {
   return rest as BatonEvent;
 }
 
+/** on()'s arguments, checked when subscribing: a bad one would otherwise subscribe to nothing, silently. */
+function checkOn(type: unknown, handler: unknown): void {
+  if (typeof type !== 'string' || !type) throw new BatonApiError('invalid-input', 'Invalid input for on: type: must be an event type or "*".');
+  if (typeof handler !== 'function') throw new BatonApiError('invalid-input', 'Invalid input for on: handler: must be a function.');
+}
+
 function v1Handler(handler: ((event: BatonEvent) => void) | undefined): ((event: BatonEventV2) => void) | undefined {
   return (
     handler &&
@@ -41,15 +49,24 @@ export function createBatonApi(access: () => Promise<BatonAccess>): BatonApi & {
   let disposed = false;
   // Attached on first use, so activation does not build the core for an API nobody calls.
   let attaching: Promise<BatonAccess> | undefined;
+  // A core that failed to build is Baton's failure, not the caller's: every call rejects with it as kind 'fatal'.
   const ready = (): Promise<BatonAccess> =>
-    (attaching ??= access().then((a) => {
-      if (!disposed) detach = a.events.onEvent((e) => events.fire(e));
-      return a;
-    }));
+    (attaching ??= access().then(
+      (a) => {
+        if (!disposed) detach = a.events.onEvent((e) => events.fire(e));
+        return a;
+      },
+      (err: unknown) => {
+        throw toBatonApiError(err);
+      },
+    ));
 
-  const subscribe = (type: string, handler: (event: BatonEventV2) => void): BatonDisposable => {
+  /** `select` gives what the handler gets of an event (undefined: nothing); `type` is matched on that. */
+  const subscribe = <E extends { type: string }>(type: string, handler: (event: E) => void, select: (e: BatonEventV2) => E | undefined): BatonDisposable => {
+    checkOn(type, handler);
     const off = events.event((e) => {
-      if (type === '*' || e.type === type) handler(e);
+      const shown = select(e);
+      if (shown && (type === '*' || shown.type === type)) handler(shown);
     });
     // Nobody may miss events because the core was not built yet when they subscribed.
     void ready().catch(() => undefined);
@@ -64,16 +81,23 @@ export function createBatonApi(access: () => Promise<BatonAccess>): BatonApi & {
     recall: async (query) => (await ready()).recall(query),
     conversations: async () => (await ready()).conversations(),
     checkpoints: async (conversation, limit) => (await ready()).checkpoints(conversation, limit),
-    on: subscribe as BatonApiV2['on'],
+    on: ((type: string, handler: (event: BatonEventV2) => void) => subscribe(type, handler, (e) => e)) as BatonApiV2['on'],
     asTool: (options) => lazyTool(ready, options),
     conversation: (id) => ({
       id,
       on: ((type: string, handler: (event: BatonEventV2) => void): BatonDisposable => {
+        const checked = parseInput('conversation', conversationIdInput, id);
+        if (!checked.ok) throw new BatonApiError('invalid-input', checked.error);
+        checkOn(type, handler);
         let off: (() => void) | undefined;
         let gone = false;
-        void ready().then((a) => {
-          if (!gone) off = a.events.onConversation(id, (e) => (type === '*' || e.type === type) && handler(e));
-        });
+        // A core that failed to build: its calls reject with why; a subscription has nobody to reject to.
+        ready().then(
+          (a) => {
+            if (!gone) off = a.events.onConversation(id, (e) => (type === '*' || e.type === type) && handler(e));
+          },
+          () => undefined,
+        );
         return {
           dispose: () => {
             gone = true;
@@ -111,7 +135,8 @@ export function createBatonApi(access: () => Promise<BatonAccess>): BatonApi & {
     delegate: async (task, options) => (await ready()).delegate(task, 'api', { ...options, on: v1Handler(options?.on) }),
     workers: async () => (await ready()).workers(),
     recall: async (query) => (await ready()).recall(query),
-    on: ((type: string, handler: (event: BatonEvent) => void) => subscribe(type, v1Handler(handler)!)) as BatonApi['on'],
+    // Matched on the version 1 event: a turn awaiting the user is version 1's turn.completed.
+    on: ((type: string, handler: (event: BatonEvent) => void) => subscribe(type, handler, toV1)) as BatonApi['on'],
     dispose: () => {
       disposed = true;
       detach?.();

@@ -16,3 +16,20 @@ export class BatonApiError extends Error {
     super(message);
   }
 }
+
+/** What a call gets when its signal (or a tool's token) was cancelled before anything was sent: nothing was queued. */
+export function cancelledBeforeSent(): BatonApiError {
+  return new BatonApiError('cancelled', 'The request was cancelled before it was sent.');
+}
+
+/**
+ * `err` as callers get it: a BatonApiError as it is; an error Baton already classified (its `readable`, e.g. Baton
+ * closed: 'cancelled') with that kind; anything else as `fallback`. Classified by type and kind, never by its text.
+ */
+export function toBatonApiError(err: unknown, fallback: BatonErrorKind = 'fatal'): BatonApiError {
+  if (err instanceof BatonApiError) return err;
+  const readable = (err as { readable?: { kind: ErrorClass; message: string; action?: { label: string; command: string } } } | null)?.readable;
+  const partial = (err as { partial?: string } | null)?.partial;
+  if (readable) return new BatonApiError(readable.kind, readable.message, partial, readable.action);
+  return new BatonApiError(fallback, err instanceof Error ? err.message : String(err), partial);
+}

@@ -73,9 +73,13 @@ export class BatonEvents {
     let set = this.byConversation.get(conversation);
     if (!set) this.byConversation.set(conversation, (set = new Set()));
     set.add(handler);
+    let subscribed = true;
     return () => {
+      // Disposed twice (a subscriptions list and by hand): the second must not drop a set a later subscriber made.
+      if (!subscribed) return;
+      subscribed = false;
       set.delete(handler);
-      if (!set.size) this.byConversation.delete(conversation);
+      if (!set.size && this.byConversation.get(conversation) === set) this.byConversation.delete(conversation);
     };
   }
 
