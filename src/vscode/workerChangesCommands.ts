@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { askUntilTaken } from './askUntilTaken';
 import { applyConfirm } from '../core/changes/applyConfirm';
-import { resolveOrApply } from '../core/changes/applyWithMarkers';
+import { resolveInEditorQuestion, resolveOrApply } from '../core/changes/applyWithMarkers';
 import { namedFiles } from '../core/changes/applyUndo';
 import { refusedFollowUp } from './refusedFollowUp';
 import { ApplyConflict } from '../core/changes/changeSet';
@@ -213,7 +213,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
         // no repository to open it from; the editor shows the markers with their Accept actions.
         const copy = !!changes.list().find((p) => p.worker === name)?.changeSet?.folderRepo;
         const choice = await vscode.window.showWarningMessage(
-          `Apply the changes of worker '${name}' with conflict markers?`,
+          await resolveInEditorQuestion(changes, name),
           {
             modal: true,
             detail: copy

@@ -20,6 +20,8 @@ import { ChangeError } from './changeError';
 import { caseKey, pathKeys } from '../util/pathKeys';
 import { conflictingFiles, failedApply, withPatch } from './patchFile';
 import { outsideFiles } from './userTreePath';
+import { replacesYours } from './applyConfirm';
+import type { WorkerChanges } from './workerChanges';
 
 export interface MarkedApply {
   /** Applied cleanly. */
@@ -121,6 +123,15 @@ export class NoConflict extends ChangeError {
   }
 }
 
+/**
+ * The question of Resolve in the editor's confirm, decided in core as Apply's is (applyConfirm.ts). What applies cleanly
+ * lands as Apply lands it (the whole change when nothing conflicts: resolveOrApply), so the user's files whose version a
+ * Resolve with the worker replaced with the worker's are named here as in Apply's confirm, before anything is written.
+ */
+export async function resolveInEditorQuestion(changes: WorkerChanges, name: string): Promise<string> {
+  return `Apply the changes of worker '${name}' with conflict markers?${await replacesYours(changes, name)}`;
+}
+
 /** The part of WorkerChanges that resolveOrApply uses. */
 interface Settling {
   resolveInEditor(name: string, opts: { dirtyBuffers: readonly string[] }): Promise<{ text: string; conflicted: string[] }>;
@@ -176,13 +187,17 @@ async function mergesOf(
         git.run(['rev-parse', `${cs.baseCommit}:${f.path}`], { cwd: cs.worktreePath }).then((o) => o.trim()),
         git.run(['rev-parse', `${tree}:${f.path}`], { cwd: cs.worktreePath }).then((o) => o.trim()),
       ]);
-      // Stage 2 is the user's file as it is, its executable bit included.
+      // Stage 2 is the user's file as git stores it (its clean conversion), its executable bit included.
       const userMode = ((await lstat(userPath)).mode & 0o111) !== 0 ? '100755' : '100644';
       const userSha = (await git.run(['-c', 'core.safecrlf=false', 'hash-object', '-w', '--', f.path], { cwd: userRoot })).trim();
       const original = await readFile(userPath);
+      // Base and worker are blobs, in git's normalized form: a user's file git converts (CRLF under core.autocrlf or
+      // eol=crlf) is merged as stored too, else no line matches and the whole file is one conflict with mixed endings.
+      const stored = await git.runBuffer(['cat-file', 'blob', userSha], { cwd: userRoot });
+      const converted = !stored.equals(original);
       const [base, ours, theirs] = ['base', 'ours', 'theirs'].map((n) => join(dir, n));
       await writeFile(base, await git.runBuffer(['cat-file', 'blob', baseSha], { cwd: userRoot }));
-      await writeFile(ours, original);
+      await writeFile(ours, converted ? stored : original);
       await writeFile(theirs, await git.runBuffer(['cat-file', 'blob', workerSha], { cwd: userRoot }));
       try {
         await git.run(['merge-file', '-L', 'your tree', '-L', 'base', '-L', `worker ${cs.worker}`, ours, base, theirs], { cwd: dir });
@@ -196,12 +211,22 @@ async function mergesOf(
         `${userMode} ${userSha} 2\t${f.path}`,
         `${workerMode} ${workerSha} 3\t${f.path}`,
       ];
-      merges.push({ path: f.path, userPath, merged: await readFile(ours), original, stages });
+      const merged = converted ? await checkedOut(git, userRoot, f.path, ours) : await readFile(ours);
+      merges.push({ path: f.path, userPath, merged, original, stages });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   return merges;
+}
+
+/**
+ * The merged file (git's normalized form) as a checkout of `path` writes it: CRLF where the user's file was converted,
+ * markers included. Through a blob, as `git cat-file --filters` converts only what is in the object store.
+ */
+async function checkedOut(git: Git, userRoot: string, path: string, file: string): Promise<Buffer> {
+  const sha = (await git.run(['hash-object', '-w', '--no-filters', '--', file], { cwd: userRoot })).trim();
+  return git.runBuffer(['cat-file', '--filters', `--path=${path}`, sha], { cwd: userRoot });
 }
 
 /**

@@ -1,8 +1,10 @@
 // "Keep as a branch": the worker's whole change becomes one commit on its own `baton/<name>` branch,
 // and the worktree goes, so people who prefer git tooling (merge, cherry-pick, a pull request) take
 // it from there. Invariants: the commit is made with plumbing (no hooks run, the user's checkout and
-// index are never touched); the branch moves only from the worktree's HEAD it was read at (a
-// compare-and-swap), so a commit the worker made meanwhile is never lost.
+// index are never touched); the worktree's HEAD and the branch each move only from the commit they were read at (a
+// compare-and-swap), so a commit the worker made meanwhile is never lost; `baton/<name>` never moves off a commit of the
+// worker's that the worktree's HEAD does not hold (a worker that switched branch and left commits behind is refused:
+// KeepDiverged).
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,10 +25,31 @@ const FALLBACK_IDENT: Record<string, string> = {
 
 export interface KeptBranch {
   branch: string;
-  /** The branch's tip after the keep (the worker's own last commit when there was nothing left to commit). */
+  /** The branch's tip after the keep: the user's message, over the worker's own commits when it made some. */
   commit: string;
-  /** What the kept commit changes (from its parent). */
+  /** What the branch holds of the worker's: from the change set's base, the worker's own commits included. */
   summary: ChangeSummary;
+}
+
+/**
+ * The worker moved its worktree off `baton/<worker>` (`git checkout -b`, a detached HEAD) and the branch holds commits
+ * of its that the worktree's HEAD does not: keeping the worktree there would take them off the branch. Nothing changed.
+ */
+export class KeepDiverged extends ChangeError {
+  constructor(
+    readonly worker: string,
+    readonly branch: string,
+    /** The branch the worktree is on now; undefined: a detached HEAD. */
+    readonly switchedTo: string | undefined,
+  ) {
+    const where = switchedTo ? `branch '${switchedTo}'` : 'a detached HEAD';
+    super(
+      `Nothing was kept: worker '${worker}' switched its worktree to ${where}, which does not hold the commits it made on ${branch}, ` +
+        `and keeping the worktree on ${branch} would take them off it. Bring them together in its worktree (merge or cherry-pick), ` +
+        'then Keep as branch again; or Apply or Discard what the worktree holds.',
+    );
+    this.name = 'KeepDiverged';
+  }
 }
 
 interface KeepDeps {
@@ -43,10 +66,22 @@ export async function keepAsBranch(deps: KeepDeps, cs: ChangeSet, message: strin
   if (!text) throw new Error('The commit message is empty.');
   const [snapshot, head] = await Promise.all([deps.changeSets.snapshot(cs), git.run(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })]);
   const headCommit = head.trim();
+  // The worktree's HEAD need not be on the branch: a worker may `git checkout -b` or detach it, and commit there. What
+  // it holds (HEAD and anything uncommitted) is the change Review shows and Apply lands, so that is what is kept, on
+  // baton/<worker> as the user asked; the branch the worker made stays as it is. Only a branch that would lose commits
+  // (not an ancestor of HEAD) is refused, by name, never moved.
+  const ref = `refs/heads/${cs.branch}`;
+  const tip = await branchTip(git, cwd, ref);
+  if (tip && tip !== headCommit && !(await git.succeeds(['merge-base', '--is-ancestor', tip, headCommit], { cwd }))) {
+    throw new KeepDiverged(cs.worker, cs.branch, await checkedOutBranch(git, cwd));
+  }
   const { parent, tree } = await keptContent(deps, cs, snapshot, headCommit);
   const parentTree = (await git.run(['rev-parse', `${parent}^{tree}`], { cwd })).trim();
+  // A worker that committed everything itself still gets the user's message on top (a commit changing nothing): the
+  // message they wrote for the branch is its tip, and the worker's own commits stay as it made them.
+  const workerCommitted = !cs.movedOnto && headCommit !== cs.baseCommit;
   let commit = parent;
-  if (tree !== parentTree) {
+  if (tree !== parentTree || workerCommitted) {
     // commit-tree signs only when told: a kept branch is the user's commit, signed as their config signs theirs (a
     // pull request from it may need it); Baton's own base commits never are.
     const sign = await signsCommits(git, cwd);
@@ -66,11 +101,33 @@ export async function keepAsBranch(deps: KeepDeps, cs: ChangeSet, message: strin
       }
     }
   }
-  await git.run(['update-ref', '-m', 'baton: keep as a branch', `refs/heads/${cs.branch}`, commit, headCommit], { cwd });
-  // The worktree lets go of the branch (its HEAD detached, no file touched) before it is removed: one that cannot be
-  // removed is an orphan on no branch, whose clean-up deletes no branch (the kept one is the user's now).
-  await git.run(['update-ref', '--no-deref', 'HEAD', commit], { cwd });
-  return { branch: cs.branch, commit, summary: await deps.changeSets.summaryOf({ ...cs, baseCommit: parent }, tree) };
+  // The worktree lets go of its HEAD first (detached, no file touched; compared with the HEAD read, through its branch
+  // if on one): one that cannot be removed is an orphan on no branch, whose clean-up deletes no branch (the kept one is
+  // the user's now). Then the branch moves from the tip read (absent: created).
+  await git.run(['update-ref', '--no-deref', 'HEAD', commit, headCommit], { cwd });
+  await git.run(['update-ref', '-m', 'baton: keep as a branch', ref, commit, tip || '0'.repeat(headCommit.length)], { cwd });
+  // Counted from the change's base, as its totals were: the worker's own commits are part of what is kept.
+  return { branch: cs.branch, commit, summary: await deps.changeSets.summaryOf(cs.movedOnto ? { ...cs, baseCommit: parent } : cs, tree) };
+}
+
+/** The commit `ref` is at; '' when there is no such branch (the worker deleted it after switching away). */
+async function branchTip(git: Git, cwd: string, ref: string): Promise<string> {
+  try {
+    return (await git.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd })).trim();
+  } catch (err) {
+    if (err instanceof GitError && err.kind === 'failed') return '';
+    throw err;
+  }
+}
+
+/** The branch the worktree's HEAD is on; undefined when detached. */
+async function checkedOutBranch(git: Git, cwd: string): Promise<string | undefined> {
+  try {
+    return (await git.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd })).trim() || undefined;
+  } catch (err) {
+    if (err instanceof GitError && err.kind === 'failed') return undefined;
+    throw err;
+  }
 }
 
 /**
