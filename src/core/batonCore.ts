@@ -152,8 +152,9 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   // The store and the user's Copilot config are read in parallel: both are on the first message's path.
   const started = performance.now();
   const timed = <T>(p: Promise<T>, what: string): Promise<T> => p.then((v) => (logger.info(`${what} in ${(performance.now() - started).toFixed(0)} ms`), v));
-  // Baton's installed skills live in its storage; the folder exists before any session names it.
-  const skills = new SkillLibrary(path.join(storageDir, 'skills'));
+  // Baton's installed skills live in its storage; the folder exists before any session names it. None is taken from
+  // where a worker may not go (read at each install, once the pool exists).
+  const skills: SkillLibrary = new SkillLibrary(path.join(storageDir, 'skills'), { protectedPaths: () => pool.setup.protectedPaths() });
   const [store, userConfig] = await Promise.all([
     // Another window's message shows here within a second: the store looks for other windows' writes every 250 ms (a read of its 100-byte header).
     timed(SqlJsStore.open({ dir: storageDir, pollIntervalMs: 250, ...deps.store }), 'Store opened'),

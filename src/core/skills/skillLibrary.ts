@@ -1,24 +1,22 @@
 // Skills Baton installed: one folder per skill (with its SKILL.md, as the runtime reads them) under Baton's own
 // skill directory, which every session (orchestrator and workers) is created with via skillDirectories.
 // Invariants: git runs with an argument list (never a shell string), "--" before the URL so nothing the model
-// passes is read as an option, in a temporary folder; a skill's folder name is checked before anything is written,
-// and an install replaces a skill only once its new copy is complete.
+// passes is read as an option, in a temporary folder; a local folder is checked where it is (protected paths, its
+// SKILL.md, its files: skillSource.ts, skillFiles.ts) and only its skill folders are copied, never the whole of it; a
+// skill's folder name is checked before anything is written, and an install replaces a skill only once its new copy
+// is complete and checked again.
 import { Git, GitError } from '../git/git';
 import { cp, mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { basename, isAbsolute, join, relative, sep } from 'node:path';
-import { ToolFailure } from '../copilot/batonTool';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
 import type { OwnFile } from '../util/ownFile';
 import { KeyedQueue } from '../util/keyedQueue';
-import { MAX_SKILL_MD_BYTES, readSkillText, skillFilesProblem } from './skillFiles';
+import { expandHome, isWithin, ProtectedPaths } from '../workers/protectedPaths';
+import { SkillError } from './skillError';
+import { MAX_SKILL_MD_BYTES, readSkillText, skillFilesProblem, type SkillFilesProblem } from './skillFiles';
+import { checkGitUrl, inside, localFolder, refuseProtected, subpathParts } from './skillSource';
 
-/** A skill problem worth telling the model as is (not found, bad source, git failed). */
-export class SkillError extends ToolFailure {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SkillError';
-  }
-}
+export { SkillError, type SkillErrorReason } from './skillError';
 
 export interface SkillInfo {
   name: string;
@@ -43,6 +41,17 @@ const GIT_TIMEOUT_MS = 120_000;
 /** Why a skill may hold nothing else (skillFiles.ts), as the model and the user are told. */
 const OWN_FILES = 'A skill holds its own files only (a link may point inside it): its folder is read outside the sandbox.';
 
+export interface SkillLibraryOptions {
+  /**
+   * Where no skill is taken from (the workers' protected paths, read at each install: the setting may change). Without
+   * it, the built-in credential stores and this library's own folder.
+   */
+  protectedPaths?: () => ProtectedPaths;
+  git?: GitRunner;
+}
+
+type FoundSkill = { name: string; description: string; dir: string };
+
 export class SkillLibrary {
   /**
    * What writes the skill folders (an install's copies, a removal), one at a time: two installs of one skill at once
@@ -50,12 +59,17 @@ export class SkillLibrary {
    * said "Installed" while the skill it left had no SKILL.md.
    */
   private readonly writes = new KeyedQueue();
+  private readonly git: GitRunner;
+  private readonly guard: () => ProtectedPaths;
 
   constructor(
     /** Baton's skill directory (created on first use). */
     readonly dir: string,
-    private readonly git: GitRunner = runGit,
-  ) {}
+    opts: SkillLibraryOptions = {},
+  ) {
+    this.git = opts.git ?? runGit;
+    this.guard = opts.protectedPaths ?? (() => new ProtectedPaths({ ownPaths: [dir] }));
+  }
 
   async ensureDir(): Promise<string> {
     await mkdir(this.dir, { recursive: true });
@@ -73,62 +87,126 @@ export class SkillLibrary {
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Throws SkillError unless `source` is an existing absolute folder or a git URL Baton clones (before anyone is asked). */
-  async checkSource(source: string, subpath?: string): Promise<void> {
-    if (!(await localFolder(source))) checkGitUrl(source);
-    if (subpath !== undefined) subpathParts(subpath);
+  /**
+   * Throws SkillError unless `source` is a git URL Baton clones or an existing absolute folder, outside and around no
+   * protected path; a folder that is not a repository is checked whole, as install would (before anyone is asked).
+   */
+  async checkSource(source: string, opts: Pick<InstallOptions, 'subpath' | 'name'> = {}): Promise<void> {
+    if (opts.subpath !== undefined) subpathParts(opts.subpath);
+    const guard = this.guard();
+    const local = await localFolder(source, guard.homeDir);
+    if (!local) checkGitUrl(source);
+    else if (await this.checkLocal(source, local, opts.subpath, guard)) await this.inspect(source, local, opts, guard);
   }
 
   /**
    * Installs the skills found in `source` (a git URL, or a local folder — a git repository is cloned, any other
-   * folder copied): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has one.
+   * folder read in place): the folder itself when it has a SKILL.md, else each subfolder (or `skills/<name>`) that has
+   * one. Only those folders are copied, once every one of them passed its checks.
    */
   async install(source: string, opts: InstallOptions = {}): Promise<SkillInfo[]> {
+    const guard = this.guard();
+    const local = await localFolder(source, guard.homeDir);
+    // Checked again here: the Skills view installs without checkSource, and the folder may have become a link since.
+    if (local && (await this.checkLocal(source, local, opts.subpath, guard))) return this.installFrom(source, local, opts, guard);
     const work = await mkdtemp(join(tmpdir(), 'baton-skill-'));
     try {
       const fetched = join(work, 'src');
-      const local = await localFolder(source);
-      if (local && !(await stat(join(local, '.git')).catch(() => undefined)))
-        // A FIFO or a device in it is refused by the copy (it would wait on it, or read a device): that said plainly.
-        await cp(local, fetched, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' }).catch((err: unknown) => {
-          throw new SkillError(`Not installed: ${source} could not be copied (${err instanceof Error ? err.message : String(err)}). ${OWN_FILES}`);
-        });
-      else await this.git(['clone', '--depth', '1', '--quiet', '--', local ?? checkGitUrl(source), fetched], work);
-      const root = opts.subpath ? await inside(fetched, opts.subpath) : fetched;
-      const found = await findSkills(root);
-      if (!found.length)
-        throw new SkillError(
-          `No SKILL.md found in ${source}${opts.subpath ? ` (${opts.subpath})` : ''}: a skill is a folder with a SKILL.md (name and description in its front matter).`,
-        );
-      if (opts.name && found.length > 1) throw new SkillError(`${source} holds ${found.length} skills; install them without a name, or pick one with subpath.`);
-      await this.ensureDir();
-      const installed: SkillInfo[] = [];
-      // Every skill is checked, its name too, before the first is copied: a pack is installed whole or not at all.
-      const named = found.map((skill) => ({ skill, name: skillFolderName(opts.name ?? skill.name) }));
-      const twice = named.find((n, i) => named.findIndex((m) => m.name === n.name) !== i);
-      if (twice) throw new SkillError(`Not installed: ${source} holds two skills named '${twice.name}' (names are folders, in lower case).`);
-      for (const skill of found) {
-        const problem = await skillFilesProblem(skill.dir);
-        if (problem) throw new SkillError(`Not installed: ${problem}. ${OWN_FILES}`);
-      }
-      const before = new Set<string>();
-      for (const { name } of named) if (await readSkill(join(this.dir, name))) before.add(name);
-      if (before.size && opts.confirmReplace && !(await opts.confirmReplace([...before]))) return [];
-      await this.writes.run(this.dir, async () => {
-        for (const { skill, name } of named) {
-          const target = join(this.dir, name);
-          const staging = join(this.dir, `.${name}.installing`);
-          await rm(staging, { recursive: true, force: true });
-          await cp(skill.dir, staging, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' });
-          await rm(target, { recursive: true, force: true });
-          await rename(staging, target);
-          installed.push({ name, description: skill.description, dir: target, ...(before.has(name) ? { replaced: true } : {}) });
-        }
-      });
-      return installed;
+      await this.git(['clone', '--depth', '1', '--quiet', '--', local ?? checkGitUrl(source), fetched], work);
+      return await this.installFrom(source, fetched, opts);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  }
+
+  /** Installs from `fetched`: a clone, or (with `guard`) the user's own folder, read where it is. */
+  private async installFrom(source: string, fetched: string, opts: InstallOptions, guard?: ProtectedPaths): Promise<SkillInfo[]> {
+    const named = await this.inspect(source, fetched, opts, guard);
+    const before = new Set<string>();
+    for (const { name } of named) if (await readSkill(join(this.dir, name))) before.add(name);
+    if (before.size && opts.confirmReplace && !(await opts.confirmReplace([...before]))) return [];
+    await this.ensureDir();
+    return this.writes.run(this.dir, () => this.put(source, named, before));
+  }
+
+  /** The skills in `fetched` and their folder names, each checked where it is (nothing is copied). */
+  private async inspect(
+    source: string,
+    fetched: string,
+    opts: Pick<InstallOptions, 'subpath' | 'name'>,
+    guard?: ProtectedPaths,
+  ): Promise<Array<{ skill: FoundSkill; name: string }>> {
+    const root = opts.subpath ? await inside(fetched, opts.subpath) : await realpath(fetched);
+    const found = await findSkills(root);
+    if (!found.length)
+      throw new SkillError(
+        'no-skill',
+        `No SKILL.md found in ${source}${opts.subpath ? ` (${opts.subpath})` : ''}: a skill is a folder with a SKILL.md (name and description in its front matter).`,
+      );
+    if (opts.name && found.length > 1)
+      throw new SkillError('bad-name', `${source} holds ${found.length} skills; install them without a name, or pick one with subpath.`);
+    // Every skill is checked, its name too, before the first is copied: a pack is installed whole or not at all.
+    const named = found.map((skill) => ({ skill, name: skillFolderName(opts.name ?? skill.name) }));
+    const twice = named.find((n, i) => named.findIndex((m) => m.name === n.name) !== i);
+    if (twice) throw new SkillError('bad-name', `Not installed: ${source} holds two skills named '${twice.name}' (names are folders, in lower case).`);
+    for (const entry of named) {
+      // A `skills` folder that is a link leads elsewhere (in a clone too): where it leads is what would be copied.
+      const real = await realpath(entry.skill.dir);
+      const shown = relative(root, entry.skill.dir);
+      if (guard) refuseProtected(shown ? `${source} (${shown})` : source, entry.skill.dir, real, guard);
+      if (!isWithin(real, root)) throw new SkillError('not-own-file', `Not installed: ${shown} leads out of ${source} (to ${real}). ${OWN_FILES}`);
+      entry.skill = { ...entry.skill, dir: real };
+      const problem = await skillFilesProblem(real);
+      if (problem) throw refusal(problem);
+    }
+    return named;
+  }
+
+  /**
+   * Refuses a local source in or around a protected path, and the folder its subpath names too (when the folder has
+   * it: a repository's is looked for in its clone). True when the folder is read in place, false when it is cloned.
+   */
+  private async checkLocal(source: string, local: string, subpath: string | undefined, guard: ProtectedPaths): Promise<boolean> {
+    refuseProtected(source, expandHome(source.trim(), guard.homeDir), local, guard);
+    if (subpath) {
+      const searched = await inside(local, subpath).catch(() => undefined);
+      if (searched) refuseProtected(`${source} (${subpath})`, join(local, subpath), searched, guard);
+    }
+    // A repository is cloned: what it holds is what was committed, not what lies beside it in its working tree.
+    return !(await stat(join(local, '.git')).catch(() => undefined));
+  }
+
+  /**
+   * Copies each checked skill folder beside its place, checks each copy again (the source may have changed since it
+   * was read), and only then puts them in place: none is, unless all are.
+   */
+  private async put(source: string, named: Array<{ skill: FoundSkill; name: string }>, before: Set<string>): Promise<SkillInfo[]> {
+    const staged = named.map(({ skill, name }) => ({ skill, name, staging: join(this.dir, `.${name}.installing`), target: join(this.dir, name) }));
+    try {
+      for (const { skill, staging } of staged) {
+        await rm(staging, { recursive: true, force: true });
+        await cp(skill.dir, staging, { recursive: true, verbatimSymlinks: true, filter: (f) => basename(f) !== '.git' }).catch((err: unknown) => {
+          throw new SkillError(
+            'copy-failed',
+            `Not installed: ${source} could not be copied (${err instanceof Error ? err.message : String(err)}). ${OWN_FILES}`,
+          );
+        });
+        const problem = await skillFilesProblem(staging);
+        if (problem) throw refusal(problem);
+        if ((await readSkillText(staging)).kind !== 'text')
+          throw new SkillError('not-own-file', `Not installed: SKILL.md changed while it was copied. ${OWN_FILES}`);
+      }
+    } catch (err) {
+      await Promise.all(staged.map((s) => rm(s.staging, { recursive: true, force: true })));
+      throw err;
+    }
+    const installed: SkillInfo[] = [];
+    for (const { skill, name, staging, target } of staged) {
+      await rm(target, { recursive: true, force: true });
+      await rename(staging, target);
+      installed.push({ name, description: skill.description, dir: target, ...(before.has(name) ? { replaced: true } : {}) });
+    }
+    return installed;
   }
 
   /** A skill of this name is installed (what remove would take). */
@@ -142,7 +220,7 @@ export class SkillLibrary {
     await this.writes.run(this.dir, async () => {
       if (!(await readSkill(target))) {
         const names = (await this.list()).map((s) => s.name);
-        throw new SkillError(`No installed skill '${name}'. ${names.length ? `Installed: ${names.join(', ')}.` : 'No skills are installed.'}`);
+        throw new SkillError('not-installed', `No installed skill '${name}'. ${names.length ? `Installed: ${names.join(', ')}.` : 'No skills are installed.'}`);
       }
       await rm(target, { recursive: true, force: true });
     });
@@ -159,6 +237,7 @@ export const runGit: GitRunner = async (args, cwd) => {
   } catch (err) {
     if (!(err instanceof GitError)) throw err;
     throw new SkillError(
+      'git',
       err.kind === 'not-installed'
         ? 'git is not installed (or not on PATH); Baton needs it to install skills from a repository.'
         : `git ${args[0]} failed: ${(err.stderr || err.message).trim().split('\n').pop()}`,
@@ -169,7 +248,7 @@ export const runGit: GitRunner = async (args, cwd) => {
 /** A skill folder name from a skill's name: lower case, safe characters only. */
 export function skillFolderName(raw: string): string {
   const name = raw.trim().toLowerCase().replace(/\s+/g, '-');
-  if (!SKILL_NAME.test(name)) throw new SkillError(`Invalid skill name '${raw}': use 1-64 lower-case letters, digits, '.', '_' or '-'.`);
+  if (!SKILL_NAME.test(name)) throw new SkillError('bad-name', `Invalid skill name '${raw}': use 1-64 lower-case letters, digits, '.', '_' or '-'.`);
   return name;
 }
 
@@ -203,9 +282,9 @@ async function findSkills(root: string): Promise<Array<{ name: string; descripti
   const skillAt = async (dir: string) => {
     const found = await readSkillText(dir);
     const md = join(relative(root, dir), 'SKILL.md');
-    if (found.kind === 'not-a-file') throw new SkillError(`Not installed: ${md} is a link or not a regular file. ${OWN_FILES}`);
+    if (found.kind === 'not-a-file') throw new SkillError('not-own-file', `Not installed: ${md} is a link or not a regular file. ${OWN_FILES}`);
     if (found.kind === 'too-large')
-      throw new SkillError(`Not installed: ${md} is ${found.bytes} bytes, more than the ${MAX_SKILL_MD_BYTES} a SKILL.md may hold.`);
+      throw new SkillError('too-large', `Not installed: ${md} is ${found.bytes} bytes, more than the ${MAX_SKILL_MD_BYTES} a SKILL.md may hold.`);
     return found.kind === 'text' ? skillOf(dir, found.text) : undefined;
   };
   const own = await skillAt(root);
@@ -223,34 +302,6 @@ async function findSkills(root: string): Promise<Array<{ name: string; descripti
   return out;
 }
 
-/** A folder on this machine ("~" expanded), or undefined when `source` is not one. */
-async function localFolder(source: string): Promise<string | undefined> {
-  const raw = source.trim();
-  const expanded = raw === '~' ? homedir() : raw.startsWith('~/') ? join(homedir(), raw.slice(2)) : raw;
-  if (!isAbsolute(expanded)) return undefined;
-  const real = await realpath(expanded).catch(() => undefined);
-  if (!real || !(await stat(real)).isDirectory()) throw new SkillError(`'${source}' is not an existing folder.`);
-  return real;
-}
-
-function checkGitUrl(source: string): string {
-  const url = source.trim();
-  // https, ssh (scp-like git@host:path) and git:// only: no ext::, no file:: transports, nothing option-like.
-  if (/^(https:\/\/|ssh:\/\/|git:\/\/)[^\s]+$/.test(url) || /^[\w.-]+@[\w.-]+:[^\s]+$/.test(url)) return url;
-  throw new SkillError(`'${source}' is neither a git URL (https://, ssh://, git@host:path) nor an absolute folder path.`);
-}
-
-/** The folders of a subpath, refused when it climbs out (checked before anyone is asked, and again in the copy). */
-function subpathParts(sub: string): string[] {
-  const parts = sub.split(/[\\/]+/).filter(Boolean);
-  if (parts.some((p) => p === '..' || p === '.')) throw new SkillError(`subpath '${sub}' must stay inside the repository.`);
-  return parts;
-}
-
-async function inside(root: string, sub: string): Promise<string> {
-  const parts = subpathParts(sub);
-  const realRoot = await realpath(root);
-  const target = await realpath(join(root, ...parts)).catch(() => undefined);
-  if (!target || !target.startsWith(realRoot + sep)) throw new SkillError(`subpath '${sub}' is not a folder of the repository.`);
-  return target;
+function refusal(problem: SkillFilesProblem): SkillError {
+  return new SkillError(problem.reason, `Not installed: ${problem.text}. ${OWN_FILES}`);
 }

@@ -36,7 +36,7 @@ export function createSkillTools(library: SkillLibrary, opts: SkillToolOptions):
     name: z.string().trim().min(1).max(64).optional().describe('Install under this name (one skill only).'),
   });
   const install = async (a: z.output<typeof installArgs>) => {
-    await library.checkSource(a.source, a.subpath);
+    await library.checkSource(a.source, { subpath: a.subpath, name: a.name });
     const what = `${a.source}${a.subpath ? ` (${a.subpath})` : ''}${a.name ? ` as '${a.name}'` : ''}`;
     if (!(await opts.confirm('install a skill', `install the skill from ${what} for every session`))) {
       throw new ToolFailure(`The user did not approve installing the skill from ${what}. Do not retry; ask them.`);
