@@ -161,6 +161,15 @@ describe('defineBatonTool and ToolJournal', () => {
       'c2',
     )) as ToolResultObject;
     assert.deepEqual([refused.resultType, refused.textResultForLlm], ['failure', 'Too many workers: 5 of 5 are active.']);
+    // What the model can do, in its tools' names, is added for the model only (a command shows the message alone).
+    const hinted = (await invoke(
+      make(false, () => {
+        throw new ToolFailure('Too many workers: 5 of 5 are active. Wait for one to finish or stop one.', 'kill_session stops one.');
+      }),
+      { name: 'a' },
+      'c2b',
+    )) as ToolResultObject;
+    assert.equal(hinted.textResultForLlm, 'Too many workers: 5 of 5 are active. Wait for one to finish or stop one. kill_session stops one.');
     const crashed = (await invoke(
       make(false, () => {
         throw new Error('disk full\n    at stack');

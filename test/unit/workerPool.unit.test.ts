@@ -59,8 +59,10 @@ describe('WorkerPool (in-memory runtime)', () => {
     // The slots were taken before the sessions existed: a and b were still starting.
     assert.match(
       refused.message,
-      /^Too many workers: 2 of 2 are active \(baton\.workers\.max\)\. Active workers: 'a' \(idle, [^)]+\); 'b' \(idle, [^)]+\)\. Wait for one to finish or stop one with kill_session/,
+      /^Too many workers: 2 of 2 are active \(baton\.workers\.max\)\. Active workers: 'a' \(idle, [^)]+\); 'b' \(idle, [^)]+\)\. Wait for one to finish or stop one, then try again\.$/,
     );
+    // A command's message (Start a Worker Here…) names no tool; the model's answer adds how its tools help.
+    assert.equal(refused.toolHint, 'kill_session stops one.');
     assert.equal(f.sessions.created.filter((s) => s.role === 'worker').length, 2, 'the refused one opened no session');
     await assert.rejects(f.core.pool.create({ name: 'd', workingDir: f.workDir }), (err: Error) => {
       assert.match(

@@ -14,7 +14,14 @@ export type BatonTool = SdkTool<unknown>;
 
 /** A failure worth telling the model as is (bad name, limit reached, protected path ...). */
 export class ToolFailure extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * What the model can do about it, in its tools' names ("Use send_to_worker…"): added to what a tool answers, never
+     * to what people read (the same error reaches a VS Code command's message, where a tool's name means nothing).
+     */
+    readonly toolHint?: string,
+  ) {
     super(message);
     this.name = 'ToolFailure';
   }
@@ -129,7 +136,7 @@ export function defineBatonTool<S extends z.ZodType>(spec: BatonToolSpec<S>, jou
     try {
       return fitToolOutput(await spec.run(parsed.data, { toolCallId: invocation.toolCallId }));
     } catch (err) {
-      if (err instanceof ToolFailure) return failure(err.message);
+      if (err instanceof ToolFailure) return failure(err.toolHint ? `${err.message} ${err.toolHint}` : err.message);
       return failure(`${name} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
     }
   };

@@ -60,7 +60,8 @@ export class WorkerRegistry {
     const existing = this.active.get(name);
     if (existing) {
       throw new WorkerError(
-        `A worker named '${name}' already exists (${existing.state} in ${existing.workingDir}). Use send_to_worker to give it more work, or pick another name.`,
+        `A worker named '${name}' already exists (${existing.state} in ${existing.workingDir}). Send it a follow-up, or pick another name.`,
+        'Use send_to_worker to give it more work.',
       );
     }
     const other = this.opts.elsewhere?.(name);
@@ -68,7 +69,8 @@ export class WorkerRegistry {
     // A new worker of the name would take its change set's place: one tracked in place could no longer be undone.
     if (this.opts.hasPendingChanges?.(name) && !(replacesEmpty && changedNothing(this.lookup(name)))) {
       throw new WorkerError(
-        `Worker '${name}' still has changes waiting for review. Apply or discard them first (apply_worker_changes / discard_worker_changes), or pick another name.`,
+        `Worker '${name}' still has changes waiting for review. Apply or discard them first, or pick another name.`,
+        '(apply_worker_changes / discard_worker_changes)',
       );
     }
     return name;
@@ -84,7 +86,8 @@ export class WorkerRegistry {
     const reserved = (this.opts.reservedSessionIds?.() ?? []).filter(Boolean);
     if (reserved.includes(sessionId)) throw new WorkerError(`Session ${sessionId} is Baton's own orchestrator session; it cannot become a worker.`);
     for (const w of this.active.values()) {
-      if (w.sessionId === sessionId) throw new WorkerError(`Session ${sessionId} is already worker '${w.name}'. Use send_to_worker.`);
+      if (w.sessionId === sessionId)
+        throw new WorkerError(`Session ${sessionId} is already worker '${w.name}': send it a follow-up instead.`, 'Use send_to_worker.');
     }
   }
 
@@ -92,8 +95,8 @@ export class WorkerRegistry {
     const max = Math.max(1, Math.floor(Number(this.opts.settings().max) || 5));
     if (this.active.size >= max) {
       throw new WorkerError(
-        `Too many workers: ${this.active.size} of ${max} are active (baton.workers.max). ${this.describeActive()} ` +
-          'Wait for one to finish or stop one with kill_session, then try again.',
+        `Too many workers: ${this.active.size} of ${max} are active (baton.workers.max). ${this.describeActive()} Wait for one to finish or stop one, then try again.`,
+        'kill_session stops one.',
       );
     }
   }

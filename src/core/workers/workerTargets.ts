@@ -87,7 +87,8 @@ export function assertNotSettling(target: SendTarget, changes: WorkerChanges | u
 export function assertIdle(w: Worker, now: number): void {
   if (w.task || w.state === 'running') {
     throw new WorkerError(
-      `Worker '${w.name}' is still running (for ${seconds(now - w.startedAt)}). Wait for it to finish, or stop it with kill_session first.`,
+      `Worker '${w.name}' is still running (for ${seconds(now - w.startedAt)}). Wait for it to finish, or stop it first.`,
+      '(kill_session stops it.)',
     );
   }
 }

@@ -72,8 +72,8 @@ export function parseReplyTo(stored: string): { channel: ReplyChannel; conversat
 
 /** A failure worth telling the model or the user as is (bad name, limit reached, protected path...). */
 export class WorkerError extends ToolFailure {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, toolHint?: string) {
+    super(message, toolHint);
     this.name = 'WorkerError';
   }
 }
