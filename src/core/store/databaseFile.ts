@@ -11,25 +11,25 @@
 //   another window wrote in between, it loads that file and applies its journal again on top, so no window's rows
 //   are overwritten by another's;
 // - the file is only ever moved aside (corrupt) or replaced by a newer revision, never rewritten by a window that
-//   failed to migrate it.
+//   failed to migrate it;
+// - a file is taken in only once every page was checked, or (at start) its digest says it is what a window exported;
+//   it is moved aside only when its bytes were read and failed to load: a read error never makes a file corrupt.
 import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { CORRUPT_COPIES_KEEP } from './bounds';
 import { atomicWrite } from './atomicWrite';
+import { readDatabase, readDatabaseNow, renameAside, sweepLeftovers } from './databaseFileDisk';
 import { digestNow, digestOf, readDigest, writeDigest } from './fileDigest';
 import { FlushScheduler } from './flushScheduler';
 import { HEADER_BYTES, loadDatabaseFile, nextRevision, readRevision, type LoadedFile } from './loadDatabaseFile';
 import { freshDatabase } from './freshDatabase';
 import { SqlJsTables } from './sqlJsTables';
-import { errorCode, errorMessage } from './storeFileSystem';
-import { WriteLease } from './writeLease';
+import { errorMessage } from './storeFileSystem';
+import { FolderNotWritableError, WriteLease, type HeldLease } from './writeLease';
 
 // The options and hooks are in databaseFileOptions.ts; re-exported for the store's callers.
 export type { DatabaseFileHooks, DatabaseFileOptions, FlushStats } from './databaseFileOptions';
 import type { DatabaseFileHooks, DatabaseFileOptions } from './databaseFileOptions';
-
-type ReadResult = { bytes: Uint8Array } | { missing: true } | { error: unknown };
 
 export class DatabaseFile<Op extends { op: string }> {
   /** The database file. */
@@ -140,10 +140,13 @@ export class DatabaseFile<Op extends { op: string }> {
     if (!this.pendingWrites) {
       const head = await this.opts.fs.readHead(this.path, HEADER_BYTES);
       if (!head || !this.changedOnDisk(head)) return;
-      // Another window wrote; take its file if it is sound, otherwise fall through and write ours over it.
-      const read = await this.readFile();
+      // Another window wrote; take its file if it is sound, otherwise fall through and write ours over it. Every page is
+      // checked (40-60 ms for 20 MB, only when another window wrote): a damaged file taken in unchecked would be written
+      // back with a matching digest, and trusted on it at every start after.
+      const read = await readDatabase(this.opts.fs, this.path);
+      if ('error' in read) throw read.error;
       if ('bytes' in read) {
-        const loaded = this.tryLoad(read.bytes);
+        const loaded = this.tryLoad(read.bytes, true);
         if (loaded.kind === 'ok') return this.adopt(loaded);
         if (loaded.kind === 'migrationFailed') return this.degrade(loaded.error.message);
       }
@@ -157,13 +160,18 @@ export class DatabaseFile<Op extends { op: string }> {
     let merged = false;
     const lease = await this.lease.acquire();
     try {
-      await this.sweepLeftovers();
+      if (!this.leftoversSwept) {
+        this.leftoversSwept = true;
+        await sweepLeftovers(this.opts.fs, this.opts.dir, this.opts.fileName);
+      }
       const head = await this.opts.fs.readHead(this.path, HEADER_BYTES);
       let diskRevision = head ? readRevision(head) : undefined;
       if (head && this.changedOnDisk(head)) {
-        const read = await this.readFile();
+        const read = await readDatabase(this.opts.fs, this.path);
+        // A file that cannot be read now is not a damaged one: neither moved aside nor written over; the flush is retried.
+        if ('error' in read) throw read.error;
         const t0 = performance.now();
-        const loaded = 'bytes' in read ? this.tryLoad(read.bytes) : { kind: 'corrupt' as const, reason: describeReadError(read) };
+        const loaded = 'bytes' in read ? this.tryLoad(read.bytes, true) : { kind: 'corrupt' as const, reason: 'it is missing' };
         switch (loaded.kind) {
           case 'ok':
             this.adopt(loaded);
@@ -213,10 +221,13 @@ export class DatabaseFile<Op extends { op: string }> {
 
   // ---------------------------------------------------------------- loading
 
-  /** Loads the file (or starts a fresh database), never throwing for a bad file: it is reported and moved aside. */
+  /**
+   * Loads the file (or starts a fresh database), never throwing for a bad file: it is reported and moved aside. A file
+   * that cannot be read is reported and left in place, and this window saves nothing.
+   */
   async load(): Promise<void> {
     // Read and checked on this thread: the open waits for the bytes and their digest anyway (see readFileNow).
-    let read = this.readFileNow();
+    let read = readDatabaseNow(this.opts.fs, this.path);
     // The folder is made only for a first start: one hand-off to the thread pool less on every other open.
     if ('missing' in read) {
       try {
@@ -225,20 +236,50 @@ export class DatabaseFile<Op extends { op: string }> {
         read = { error: err };
       }
     }
+    // A read can fail for a moment (a lock another program holds, too many open files): once more before giving up.
+    if ('error' in read) read = await readDatabase(this.opts.fs, this.path);
     if ('missing' in read) return this.install(this.freshDatabase());
-    // The bytes this store last wrote need no page-by-page check; anything else does (see fileDigest.ts).
-    const thorough = 'bytes' in read ? !this.wroteTheseBytes(read.bytes) : true;
+    if ('error' in read) {
+      // Only bytes that fail to load make a file corrupt: a sound file that cannot be read now must not be moved aside.
+      this.install(this.freshDatabase());
+      return this.degrade(`Baton could not read its database file (${errorMessage(read.error)})`);
+    }
+    const thorough = this.needsPageCheck(read.bytes);
     this.openCheck = thorough ? 'pages' : 'digest';
-    const loaded = 'bytes' in read ? this.tryLoad(read.bytes, thorough) : { kind: 'corrupt' as const, reason: describeReadError(read) };
+    const loaded = this.tryLoad(read.bytes, thorough);
     if (loaded.kind === 'ok') return this.adopt(loaded);
     if (loaded.kind === 'corrupt') return this.recoverFromCorrupt(loaded.reason);
     this.install(this.freshDatabase());
     this.degrade(loaded.error.message);
   }
 
-  private wroteTheseBytes(bytes: Uint8Array): boolean {
+  // The bytes this store last wrote need no page-by-page check; anything else does (see fileDigest.ts).
+  private needsPageCheck(bytes: Uint8Array): boolean {
     const recorded = readDigest(this.opts.fs, this.path);
-    return recorded !== undefined && recorded === digestNow(bytes);
+    return recorded === undefined || recorded !== digestNow(bytes);
+  }
+
+  /**
+   * Runs a start-up step (pruning, compacting) on the database just loaded. A file whose digest matched skipped the
+   * page check, so damage may first show here: then the file is recovered as a damaged one at start is, and the step
+   * runs on what took its place. Any other failure is the step's own and is thrown.
+   */
+  async runStartStep(step: () => void): Promise<void> {
+    try {
+      return step();
+    } catch (err) {
+      if (this.passesQuickCheck()) throw err;
+      await this.recoverFromCorrupt(errorMessage(err));
+    }
+    step();
+  }
+
+  private passesQuickCheck(): boolean {
+    try {
+      return this.current.db.exec('PRAGMA quick_check(1)')[0]?.values[0]?.[0] === 'ok';
+    } catch {
+      return false;
+    }
   }
 
   /** Starts looking for other windows' writes every `pollIntervalMs`. */
@@ -246,7 +287,7 @@ export class DatabaseFile<Op extends { op: string }> {
     this.scheduler.startPolling();
   }
 
-  private tryLoad(bytes: Uint8Array, thorough = false): LoadedFile {
+  private tryLoad(bytes: Uint8Array, thorough: boolean): LoadedFile {
     const loaded = loadDatabaseFile(this.SQL, bytes, { thorough });
     if (loaded.kind === 'ok' && loaded.newerSchema !== undefined) {
       const message = `The database was written by a newer Baton (schema ${loaded.newerSchema}); this window keeps using it.`;
@@ -301,9 +342,15 @@ export class DatabaseFile<Op extends { op: string }> {
   private async recoverFromCorrupt(reason: string): Promise<void> {
     // Under the lease, so a file another window has just replaced (and that is fine) is never moved aside.
     // If the lease cannot be had (a stuck window, a read-only folder) go on without it: the file is re-checked below.
-    const lease = await this.lease.acquire().catch(() => undefined);
+    let lease: HeldLease | undefined;
+    let unwritable: FolderNotWritableError | undefined;
     try {
-      const again = await this.readFile();
+      lease = await this.lease.acquire();
+    } catch (err) {
+      if (err instanceof FolderNotWritableError) unwritable = err;
+    }
+    try {
+      const again = await readDatabase(this.opts.fs, this.path);
       if ('bytes' in again) {
         const loaded = this.tryLoad(again.bytes, true);
         if (loaded.kind === 'ok') return this.adopt(loaded);
@@ -314,6 +361,8 @@ export class DatabaseFile<Op extends { op: string }> {
       }
       this.install(this.freshDatabase());
       if ('missing' in again) return;
+      if ('error' in again) return this.degrade(`Baton could not read its database file (${errorMessage(again.error)})`);
+      if (unwritable) return this.degrade(`Baton's database is unreadable (${reason}) and ${unwritable.message}, so it could not be moved aside`);
       await this.moveAside(reason, 'a fresh database was started');
       this.markDirty();
     } catch (err) {
@@ -325,12 +374,7 @@ export class DatabaseFile<Op extends { op: string }> {
   }
 
   private async moveAside(reason: string, outcome: string): Promise<void> {
-    const aside = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    await this.opts.fs.rename(this.path, aside);
-    // Kept for inspection, the newest CORRUPT_COPIES_KEEP: a cause that keeps coming back must not fill the disk.
-    const prefix = `${this.opts.fileName}.corrupt-`;
-    const copies = (await this.opts.fs.readdir(this.opts.dir).catch(() => [] as string[])).filter((n) => n.startsWith(prefix)).sort();
-    for (const old of copies.slice(0, -CORRUPT_COPIES_KEEP)) await this.opts.fs.unlink(join(this.opts.dir, old)).catch(() => undefined);
+    const aside = await renameAside(this.opts.fs, this.opts.dir, this.opts.fileName);
     this.baseRevision = undefined;
     this.opts.reporter.report('moved-aside', 'warning', `Baton's database was unreadable (${reason}). It was moved to ${aside}; ${outcome}.`);
   }
@@ -342,42 +386,4 @@ export class DatabaseFile<Op extends { op: string }> {
     const message = `${reason}. The file ${this.path} was left untouched; changes made in this window will not be saved.`;
     this.opts.reporter.report('not-saving', 'error', message);
   }
-
-  private async readFile(): Promise<ReadResult> {
-    try {
-      return { bytes: await this.opts.fs.readFile(this.path) };
-    } catch (err) {
-      return readError(err);
-    }
-  }
-
-  private readFileNow(): ReadResult {
-    try {
-      return { bytes: this.opts.fs.readFileNow(this.path) };
-    } catch (err) {
-      return readError(err);
-    }
-  }
-
-  // Temp files and broken-lease files are only ever created under the lease, so whoever holds it may delete any
-  // that a crashed window left behind.
-  private async sweepLeftovers(): Promise<void> {
-    if (this.leftoversSwept) return;
-    this.leftoversSwept = true;
-    const base = this.opts.fileName;
-    const names = await this.opts.fs.readdir(this.opts.dir).catch(() => [] as string[]);
-    for (const name of names) {
-      if (name.startsWith(`${base}.tmp-`) || name.startsWith(`${base}.lease.stale-`)) {
-        await this.opts.fs.unlink(join(this.opts.dir, name)).catch(() => undefined);
-      }
-    }
-  }
-}
-
-function readError(err: unknown): ReadResult {
-  return errorCode(err) === 'ENOENT' ? { missing: true } : { error: err };
-}
-
-function describeReadError(read: ReadResult): string {
-  return 'error' in read ? `it could not be read: ${errorMessage(read.error)}` : 'it is missing';
 }

@@ -16,8 +16,9 @@ export type LoadedFile =
 /**
  * Opens, checks and migrates a database file's bytes. Synchronous, so a caller can swap it in for its current
  * database without a write slipping in between. A file written by a newer Baton is used as it is.
- * `thorough` adds PRAGMA quick_check, which reads every page (most of the cost of opening a large file): worth it
- * for a file of unknown history at start-up, not for one another window has just exported from its live database.
+ * `thorough` adds PRAGMA quick_check, which reads every page (most of the cost of opening a large file): for a file of
+ * unknown history at start-up, and for one another window wrote before it is taken in (a damaged one taken in was
+ * written back with a fresh digest, and the next start could not open it: databaseFile.ts).
  */
 export function loadDatabaseFile(SQL: SqlJsStatic, bytes: Uint8Array, opts: { thorough: boolean }): LoadedFile {
   if (!hasSqliteHeader(bytes) || bytes.length < HEADER_BYTES) {

@@ -39,8 +39,10 @@ export class SqlJsStore implements BatonStore {
     const SQL = await loadSqlJs(opts.wasmPath);
     const store = new SqlJsStore(SQL, opts);
     await store.file.load();
-    if (store.pruneLog) store.log.prune();
-    store.file.compactIfSparse();
+    await store.file.runStartStep(() => {
+      if (store.pruneLog) store.log.prune();
+      store.file.compactIfSparse();
+    });
     store.file.startPolling();
     return store;
   }

@@ -4,6 +4,7 @@
 // and its first write (empty), and an empty lease must read as "held", not as "broken".
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { delay } from '../util/delay';
 import { processAlive } from '../util/processAlive';
 import { errorCode, type StoreFileSystem } from './storeFileSystem';
@@ -20,7 +21,13 @@ export interface WriteLeaseOptions {
   isAlive?: (pid: number) => boolean;
 }
 
+// What deleting the lease may meet for a moment (see release).
 const TRANSIENT = ['EPERM', 'EACCES', 'EBUSY'];
+// Refusals that mean the folder cannot be written, unless a lease file is in the way (see acquire).
+const NOT_WRITABLE = ['EPERM', 'EACCES', 'EROFS'];
+// On Windows a lease just deleted while someone still had it open refuses a create (EPERM) for a moment without being
+// visible: a few short tries tell that from a folder that cannot be written, instead of the whole lease timeout.
+const NOT_WRITABLE_TRIES = 5;
 
 interface LeaseOwner {
   pid: number;
@@ -38,6 +45,18 @@ export class LeaseTimeoutError extends Error {
   constructor(readonly holder: string) {
     super(`another window (${holder}) is holding the database write lease`);
     this.name = 'LeaseTimeoutError';
+  }
+}
+
+/** The lease file cannot be created because its folder cannot be written (permissions, a read-only mount). */
+export class FolderNotWritableError extends Error {
+  constructor(
+    readonly folder: string,
+    readonly code: string,
+    cause: unknown,
+  ) {
+    super(`the folder ${folder} cannot be written (${code})`, { cause });
+    this.name = 'FolderNotWritableError';
   }
 }
 
@@ -60,19 +79,24 @@ export class WriteLease {
     const owner: LeaseOwner = { pid: process.pid, host: hostname(), token: randomUUID() };
     const content = new TextEncoder().encode(JSON.stringify(owner));
     const deadline = Date.now() + this.opts.timeoutMs;
+    let refusals = 0;
     for (let attempt = 0; ; attempt++) {
+      let refused: { code: string; err: unknown } | undefined;
       try {
         await fs.createFile(path, content, false);
         return this.held(owner);
       } catch (err) {
-        // On Windows a just-deleted lease that someone still has open cannot be re-created for a moment (EPERM).
-        if (!['EEXIST', ...TRANSIENT].includes(errorCode(err) ?? '')) throw err;
+        const code = errorCode(err) ?? '';
+        if (code !== 'EEXIST' && code !== 'EBUSY' && !NOT_WRITABLE.includes(code)) throw err;
+        if (NOT_WRITABLE.includes(code)) refused = { code, err };
       }
       const holder = await this.inspect();
       if (!holder) {
+        // Refused with no lease in the way: that is the error, not another window (see NOT_WRITABLE_TRIES).
+        if (refused && ++refusals >= NOT_WRITABLE_TRIES) throw new FolderNotWritableError(dirname(path), refused.code, refused.err);
         // Released between our create and our look: try again, without spinning forever on a confused file system.
         if (Date.now() > deadline) throw new LeaseTimeoutError('unknown owner');
-        await delay(1);
+        await delay(refused ? 10 : 1);
         continue;
       }
       if (this.isStale(holder)) {
