@@ -12,6 +12,7 @@ import { registerContextCommands } from './vscode/contextCommands';
 import { registerContextKeys } from './vscode/contextKeys';
 import { registerLanguageModelTools } from './vscode/languageModelTools';
 import { declareCommands, failDeclaredCommands } from './vscode/deferredCommands';
+import { tellStartFailure } from './vscode/doctorWithoutCore';
 import { registerMachineSessionsTree } from './vscode/machineSessionsTree';
 import { registerMemoriesTree } from './vscode/memoriesTree';
 import { registerNotifications } from './vscode/notifications';
@@ -64,7 +65,12 @@ export function activate(context: vscode.ExtensionContext): BatonApi & { activat
     registerConversationCommands(services),
     registerUsageView(services),
     registerContextCommands(services, services.editorContext),
-    declareCommands(TREE_COMMANDS),
+    // Refused at once, with why and a Doctor report made without the core, if the core cannot be built.
+    declareCommands(TREE_COMMANDS, {
+      registerCommand: (id, run) => vscode.commands.registerCommand(id, run),
+      refused: (_id, failure) =>
+        tellStartFailure(failure, { storageDir: context.globalStorageUri.fsPath, version: context.extension.packageJSON.version as string, log }),
+    }),
     registerStatusBar(services),
     registerContextKeys(services),
     registerNotifications(services, () => chatView.isVisible()),

@@ -275,9 +275,10 @@ export class WorkerStrip {
     const undoLost = card.undo.contains(document.activeElement) && !worker.outcome?.undoable;
     card.undo.hidden = !worker.outcome?.undoable;
     // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.
-    // A copy of a folder without git has no branch of the user's to keep its changes on.
-    const copy = worker.isolation?.kind === 'worktree' && !!worker.isolation.copy;
-    for (const b of settling) b.hidden = running || (copy && b.dataset.testid === 'worker-branch');
+    // A copy of a folder without git has no branch of the user's to keep its changes on; a worker in place (no
+    // isolation, a folder too big to copy) has no worktree to commit from: its changes are already the user's files.
+    const noBranch = worker.isolation?.kind === 'in-place' || (worker.isolation?.kind === 'worktree' && !!worker.isolation.copy);
+    for (const b of settling) b.hidden = running || (noBranch && b.dataset.testid === 'worker-branch');
     if (focusLost || undoLost) el.focus();
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');

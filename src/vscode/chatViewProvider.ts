@@ -129,11 +129,17 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     );
     void this.services.ready().then(
       (core) => {
-        unsubscribe = core.chat.onDidPost((message) => {
-          void view.webview.postMessage(message);
-          if (!view.visible && message.type === 'message/append' && message.message.role === 'background') this.setBadge(this.unread + 1);
-        });
+        // Closed before the core was ready: what was typed still reaches the core, but nothing is posted to a dead
+        // webview (a view opened again was resolved anew and subscribed for itself). Subscribed before the replay, so
+        // the answer to a waiting `ready` (the snapshot) reaches a live view.
+        if (!disposed) {
+          unsubscribe = core.chat.onDidPost((message) => {
+            void view.webview.postMessage(message);
+            if (!view.visible && message.type === 'message/append' && message.message.role === 'background') this.setBadge(this.unread + 1);
+          });
+        }
         for (const raw of pending.splice(0)) core.chat.receive(raw);
+        if (disposed) return;
         // Opening the chat view is the moment to start the runtime, find out whether Baton can answer, and ready the session.
         void panelOpened(core, this.services.log);
       },

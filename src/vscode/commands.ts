@@ -2,6 +2,8 @@
 import * as vscode from 'vscode';
 import { TurnError } from '../core/orchestrator/orchestrator';
 import { runDoctor } from './doctor';
+import { StartFailure } from './deferredCommands';
+import { openDoctorWithoutCore } from './doctorWithoutCore';
 import { USE_VSCODE_GITHUB, type BatonServices } from './services';
 import { providerType, readOrchestratorSettings, SECRET_PREFIX, setRoutingAuto } from './settings';
 
@@ -73,7 +75,14 @@ export function registerCommands(context: vscode.ExtensionContext, services: Bat
     // The Workers view, opened and focused: it lists the finished workers the panel's strip no longer shows.
     register('baton.showWorkers', () => vscode.commands.executeCommand('baton.workers.focus')),
     register('baton.doctor', async () => {
-      const core = await services.ready();
+      // Baton did not start: Doctor is what the user needs most then, made of what can be checked without the core.
+      let core: Awaited<ReturnType<typeof services.ready>>;
+      try {
+        core = await services.ready();
+      } catch (err) {
+        const ctx = { storageDir: services.storageDir, version: context.extension.packageJSON.version as string, log: services.log };
+        return openDoctorWithoutCore(new StartFailure(err), ctx);
+      }
       const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: checking' }, () =>
         runDoctor(core, services.storageDir, context.extension.packageJSON.version),
       );

@@ -50,8 +50,9 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
   };
   const view = vscode.window.createTreeView('baton.machineSessions', { treeDataProvider: provider });
   disposables.push(view);
+  // A failed load is said by the error row alone: a "Loading sessions…" (or "No sessions") above it contradicted it.
   const showLoading = (): void => {
-    view.message = sessions ? (sessions.length ? undefined : 'No Copilot sessions on this machine yet.') : 'Loading sessions…';
+    view.message = error ? undefined : sessions ? (sessions.length ? undefined : 'No Copilot sessions on this machine yet.') : 'Loading sessions…';
   };
   disposables.push(changed.event(showLoading));
   if (view.visible) void load();

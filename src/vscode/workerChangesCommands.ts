@@ -43,9 +43,10 @@ type Arg = string | { name?: unknown } | undefined;
 
 /** An Apply met files changed differently in the user's tree: both ways forward, the user's files untouched until then. */
 async function offerResolution(name: string, err: ApplyConflict): Promise<void> {
+  // Non-modal, with the explanation in the message: VS Code shows `detail` only in a modal dialog. Not modal: nothing
+  // has changed yet and neither choice writes without asking (Resolve in the Editor confirms in a modal of its own).
   const choice = await vscode.window.showWarningMessage(
-    `Baton: ${err.message}`,
-    { detail: 'Resolve with the worker (it rebuilds its change on your current tree), or resolve in the editor (conflict markers in your files).' },
+    `Baton: ${err.message} Resolve with the worker (it rebuilds its change on your current tree; your files stay as they are), or resolve in the editor (conflict markers written into your files).`,
     'Resolve with the Worker',
     'Resolve in the Editor',
   );

@@ -113,6 +113,22 @@ describe('webview: a worker card while the worker works again (Chromium)', funct
     }
   });
 
+  it('a worker that changed the folder in place: no Keep as branch (it has no worktree to commit from)', async () => {
+    const inPlace: WorkerCard = { ...card('done'), isolation: { kind: 'in-place' } };
+    const wp = await openWebviewPage(chromium.browser(), {
+      build: chromium.build(),
+      viewport: { width: 420, height: 700 },
+      replyToReady: [{ type: 'snapshot', seq: 1, snapshot: { messages: [], workers: [inPlace], permissions: [], state: STATE } }],
+    });
+    try {
+      await wp.page.waitForSelector('[data-testid="worker-apply"]', { state: 'visible' });
+      assert.deepEqual(await shown(wp), ['worker-review', 'worker-apply', 'worker-ask', 'worker-discard', 'worker-folder']);
+      assert.deepEqual(await wp.cspViolations(), []);
+    } finally {
+      await wp.close();
+    }
+  });
+
   it('says what is left out of the change (a folder that is a repository of its own), and still offers Discard when that is all there is', async () => {
     const leftOut =
       'Left out: vendor/lib/, a git repository of its own in the worktree (a clone, a git init): Baton applies files, never a repository, and it goes with the worktree.';

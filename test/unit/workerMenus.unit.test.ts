@@ -75,6 +75,33 @@ describe('Workers view menus', () => {
     ]);
   });
 
+  it('a worker that changed the folder in place offers no Keep as Branch and neither Resolve (it has no worktree), all else as in a worktree', () => {
+    const inPlace = { kind: 'in-place' as const };
+    assert.equal(workerContextValue({ state: 'done', changes: CHANGES, isolation: inPlace }), 'worker.done.changes.inplace');
+    assert.deepEqual(menuOf(workerContextValue({ state: 'done', changes: CHANGES, isolation: inPlace })), [
+      'applyChanges',
+      'askWorkerForChanges',
+      'discardChanges',
+      'openWorkerFolder',
+      'reviewChanges',
+      'worker.openTranscript',
+      'worker.sendFollowUp',
+    ]);
+    assert.deepEqual(menuOf(workerContextValue({ state: 'killed', changes: CHANGES, isolation: inPlace })), [
+      'applyChanges',
+      'discardChanges',
+      'openWorkerFolder',
+      'reviewChanges',
+      'worker.openTranscript',
+    ]);
+    assert.deepEqual(menuOf(workerContextValue({ state: 'running', changes: CHANGES, isolation: inPlace })), [
+      'killWorker',
+      'openWorkerFolder',
+      'reviewChanges',
+      'worker.openTranscript',
+    ]);
+  });
+
   it('a worker stopped for good, or whose changes settled, offers no follow-up: the task typed was refused after, and lost', () => {
     const isolation = { kind: 'worktree' as const, branch: 'baton/w', baseCommit: 'abc', sourceDir: '/r', uncommittedLeftOut: false };
     // Killed with changes: they can still be applied, kept or discarded; the worker cannot be asked again.
