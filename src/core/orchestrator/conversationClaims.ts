@@ -1,11 +1,13 @@
 // Which window runs which conversation. Several VS Code windows share Baton's storage; a conversation's session is
 // run by one of them at a time, its owner, and the others send into it through the store (sharedConversation.ts).
 // A claim is a small file per conversation, created with O_EXCL so two windows claiming at once cannot both win;
-// it names the owner's process, and an owner whose process is gone (a crash, a kill) holds nothing.
+// it names the owner's process, and an owner that is gone (a crash, a kill) holds nothing: its process is dead, or its
+// presence file went stale (windowPresence.ts: a pid alone is not enough).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
+import { WindowPresence, type PresenceTiming } from './windowPresence';
 
 /** The conversation every message before there were several belongs to (the store defines it; see store/types.ts). */
 export { MAIN_CONVERSATION } from '../store/types';
@@ -20,7 +22,12 @@ export interface WindowStamp {
   key: string;
   /** What a person calls the window: its workspace's name. */
   label: string;
+  /** It rewrites its presence file every beat, so a stale one means it is gone. Absent from older Batons' stamps. */
+  beats?: true;
 }
+
+/** A window as a row or a claim names it, enough to tell whether it is gone. */
+export type WindowRef = Pick<WindowStamp, 'pid' | 'host' | 'beats'> & { instance?: string };
 
 export interface ConversationHolder extends WindowStamp {
   conversation: string;
@@ -49,11 +56,16 @@ export function windowStamp(folders: string[]): WindowStamp {
     instance: newInstance(),
     key: folders.join('\n') || '(no folder)',
     label: folders[0] ? basename(folders[0]) : 'a window without a folder',
+    beats: true,
   };
 }
 
-/** Whether the window of `stamp` is known to be gone. A process on another host is never judged gone from here. */
-export function processGone(stamp: { pid: number; host: string; instance?: string }): boolean {
+/**
+ * Whether the process of `stamp` is known to be gone, by its pid alone: a process on another host is never judged gone
+ * from here, and a pid an unrelated process took since is not caught. `ConversationClaims.gone` also asks the window's
+ * presence file.
+ */
+export function processGone(stamp: WindowRef): boolean {
   if (stamp.host !== hostname()) return false;
   if (stamp.pid === process.pid) return stamp.instance !== undefined && !liveInstances.has(stamp.instance);
   try {
@@ -70,11 +82,30 @@ export class ConversationClaims {
   /** When `othersOpen` last read the folder, and what it found. */
   private othersRead: { at: number; open: boolean } | undefined;
   private sweptGone = false;
+  private readonly presence: WindowPresence;
 
   constructor(
     private readonly dir: string,
     readonly self: WindowStamp,
-  ) {}
+    timing?: PresenceTiming,
+  ) {
+    this.presence = new WindowPresence(dir, self, timing);
+  }
+
+  /**
+   * Whether the window of `stamp` is gone: its process is (on this host), or it closed, or it stopped beating. Asked at
+   * each turn's start and in each once-a-second scan: a kill(pid, 0) and a stat at most.
+   */
+  gone(stamp: WindowRef): boolean {
+    if (processGone(stamp)) return true;
+    // A core of this process: `processGone` knew it exactly.
+    if (stamp.pid === process.pid && stamp.host === hostname()) return false;
+    const presence = this.presence.state(stamp);
+    // A window writes its presence file before it claims or runs anything, and removes it only once it has let go.
+    if (presence === 'missing') return true;
+    // An older Baton never rewrites its file: its age says nothing, and its pid is all there is to go by.
+    return presence === 'stale' && stamp.beats === true;
+  }
 
   /**
    * One file per conversation id, never two ids to one file: an id of letters, digits and '-' is the name itself
@@ -110,7 +141,7 @@ export class ConversationClaims {
     // Held here: known without reading the file (the panel asks at each of a turn's log syncs).
     if (this.held.has(conversation)) return undefined;
     const h = this.read(conversation);
-    return h && !this.isMine(h) && !processGone(h) ? h : undefined;
+    return h && !this.isMine(h) && !this.gone(h) ? h : undefined;
   }
 
   /** Claims `conversation` for this window; returns the other live window holding it instead, if there is one. */
@@ -127,7 +158,7 @@ export class ConversationClaims {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const other = this.read(conversation);
-      if (other && !processGone(other) && !this.isMine(other)) return other;
+      if (other && !this.gone(other) && !this.isMine(other)) return other;
       // Left by a process that is gone (or by this one before a failed release): take it over.
       rmSync(this.file(conversation), { force: true });
     }
@@ -143,30 +174,34 @@ export class ConversationClaims {
     for (const c of [...this.held]) this.release(c);
   }
 
-  private presenceFile(stamp: WindowStamp): string {
-    return join(this.dir, `window-${stamp.pid}-${stamp.instance}.present`);
-  }
-
   /**
-   * Says this window is open (one small file per open window, removed by `leave`; a dead window's is swept). The first
-   * time, what windows that are gone left is removed: a crash skips `release`, and a conversation that is never opened
-   * again would keep its owner file for good.
+   * Says this window is open (one small file per open window, rewritten every beat, removed by `leave`; a gone window's
+   * is swept). The first time, what windows that are gone left is removed: a crash skips `release`, and a conversation
+   * that is never opened again would keep its owner file for good.
    */
   announce(): void {
     mkdirSync(this.dir, { recursive: true });
-    writeFileSync(this.presenceFile(this.self), JSON.stringify(this.self));
+    this.presence.start(JSON.stringify(this.self), () => this.dropTaken());
     if (this.sweptGone) return;
     this.sweptGone = true;
     for (const name of readdirSync(this.dir)) {
       if (!name.startsWith('conversation-') || !name.endsWith('.owner')) continue;
       const h = this.readFile(join(this.dir, name));
-      if (h && processGone(h)) rmSync(join(this.dir, name), { force: true });
+      if (h && this.gone(h)) rmSync(join(this.dir, name), { force: true });
     }
     this.others();
   }
 
   leave(): void {
-    rmSync(this.presenceFile(this.self), { force: true });
+    this.presence.stop();
+  }
+
+  /**
+   * A conversation whose claim is no longer this window's (another took it while this one was judged gone: frozen past
+   * the bound) is given up here too, so the next turn is sent to that window rather than run in a second session.
+   */
+  private dropTaken(): void {
+    for (const c of [...this.held]) if (!this.isMine(this.read(c))) this.held.delete(c);
   }
 
   /** The open windows other than this one; the files of windows that are gone are removed on the way. */
@@ -174,7 +209,7 @@ export class ConversationClaims {
     let names: string[];
     try {
       // This window's own file is known by its name: not read (asked at the start of every turn).
-      const own = basename(this.presenceFile(this.self));
+      const own = basename(this.presence.file(this.self));
       names = readdirSync(this.dir).filter((n) => n.startsWith('window-') && n.endsWith('.present') && n !== own);
     } catch {
       return [];
@@ -187,7 +222,7 @@ export class ConversationClaims {
       } catch {
         continue; // being written
       }
-      if (processGone(stamp)) rmSync(join(this.dir, name), { force: true });
+      if (this.gone(stamp)) rmSync(join(this.dir, name), { force: true });
       else if (stamp.instance !== this.self.instance) out.push(stamp);
     }
     return out;
@@ -224,7 +259,7 @@ export class ConversationClaims {
     }
     return names
       .map((n) => this.readFile(join(this.dir, n)))
-      .filter((h): h is ConversationHolder => !!h && !processGone(h))
+      .filter((h): h is ConversationHolder => !!h && !this.gone(h))
       .map((h) => ({ ...h, mine: this.isMine(h) }));
   }
 }

@@ -9,14 +9,22 @@ import { parseLogMeta } from '../store/logMeta';
 import { conversationStateKey, type BatonStore, type LogEntry, type LogHead } from '../store/types';
 import type { OrchestratorEvent } from './events';
 import type { Logger } from '../util/logger';
-import { MAIN_CONVERSATION, processGone, retireInstance, type ConversationClaims, type ConversationHolder, type WindowStamp } from './conversationClaims';
+import {
+  MAIN_CONVERSATION,
+  processGone,
+  retireInstance,
+  type ConversationClaims,
+  type ConversationHolder,
+  type WindowRef,
+  type WindowStamp,
+} from './conversationClaims';
 
 /** What a log row's meta says about windows (besides route, usage, references). */
 export interface WindowMeta {
   /** The window that wrote the row. */
   window?: WindowStamp;
   /** For a message: the process that runs it (its window's, or the owner's it was sent to). */
-  runner?: { pid: number; host: string; instance?: string };
+  runner?: WindowRef;
   /** For a message sent to the owner: the context (references) that goes in the prompt only. */
   context?: string;
   /** For a reply: the id of the message it answers. */
@@ -110,10 +118,14 @@ export class SharedConversation {
   /** The meta of a message this window writes, run here or by `owner`. */
   stamp(owner?: ConversationHolder): WindowMeta {
     const runner = owner ?? this.self;
-    return { window: this.self, runner: { pid: runner.pid, host: runner.host, instance: runner.instance } };
+    return { window: this.self, runner: { pid: runner.pid, host: runner.host, instance: runner.instance, ...(runner.beats ? { beats: runner.beats } : {}) } };
   }
 
-  /** Whether a pending row's runner is gone. A row from before windows were named has no runner: gone, as before. */
+  /**
+   * Whether a pending row's runner is gone, by its pid alone (at start, before this window's watch). A runner whose pid
+   * an unrelated process took since is caught by the watch's first scan, which `start` runs at once. A row from before
+   * windows were named has no runner: gone, as before.
+   */
   static runnerGone(meta: WindowMeta): boolean {
     return !meta.runner || processGone(meta.runner);
   }
@@ -267,7 +279,7 @@ export class SharedConversation {
             this.adopted.add(head.id);
             this.onQueued?.(row, meta);
           }
-        } else if (!mine && processGone(meta.runner)) orphaned.push(head.id);
+        } else if (!mine && this.opts.claims.gone(meta.runner)) orphaned.push(head.id);
       }
       if (meta.for !== undefined && this.waiting.has(meta.for)) {
         const row = rowOf(head.id);
