@@ -149,7 +149,10 @@ describe('delegate results per worker run, and the events’ bounds (real runtim
     try {
       const claims = join(core.storageDir, 'claims');
       mkdirSync(claims, { recursive: true });
-      writeFileSync(join(claims, 'conversation-c-remote.owner'), JSON.stringify({ pid: other.pid, host: hostname(), conversation: 'c-remote' }));
+      const window = { pid: other.pid, host: hostname(), instance: 'other-window', beats: true };
+      // As a window does: its presence file (it beats while open), then its claim.
+      writeFileSync(join(claims, `window-${other.pid}-other-window.present`), JSON.stringify(window));
+      writeFileSync(join(claims, 'conversation-c-remote.owner'), JSON.stringify({ ...window, conversation: 'c-remote' }));
       const remote = core.conversations.get('c-remote');
       for (const n of [1, 2, 3]) remote.enqueue(`remote ${n}`, { channel: 'panel', conversation: 'c-remote' }).done.catch(() => undefined);
       const queued = core.events.filter((e): e is Extract<OrchestratorEvent, { type: 'turn.queued' }> => e.type === 'turn.queued' && !!e.elsewhere);
