@@ -72,7 +72,7 @@ export async function runDoctor(core: Core, storageDir: string, version: string)
       return `provider configured; models: ${models.join(', ') || 'none listed'}`;
     }
     const auth = await core.sessions.authStatus();
-    if (!auth.authenticated) throw new Error('not signed in to GitHub Copilot (run Baton: Sign In, or `copilot login`)');
+    if (!auth.authenticated) throw new Error('not signed in to GitHub Copilot (run Baton: Sign In to GitHub Copilot, or `copilot login`)');
     return `signed in (${auth.authType ?? 'unknown'})`;
   });
   await check('Store integrity', async () => {

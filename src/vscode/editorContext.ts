@@ -13,7 +13,7 @@ import { readTextExcerpt } from '../core/context/textFile';
 import { ProtectedPaths } from '../core/workers/protectedPaths';
 import { gatherReference } from './referenceGatherer';
 import { pickFile, pickFolder, pickProblemsScope } from './referencePicker';
-import { readWorkerSettings } from './settings';
+import { readImplicitContext, readWorkerSettings } from './settings';
 
 export const IMPLICIT_SETTING = 'baton.context.implicit';
 
@@ -62,7 +62,7 @@ export class EditorContext implements EditorContextPort, vscode.Disposable {
 
   /** The active editor's selection (or its file, with nothing selected), when it may go with a message. */
   implicitChip(): ReferenceChip | undefined {
-    if (!vscode.workspace.getConfiguration().get<boolean>(IMPLICIT_SETTING, true)) return undefined;
+    if (!readImplicitContext()) return undefined;
     const editor = vscode.window.activeTextEditor;
     if (!editor || editor.document.uri.scheme !== 'file') return undefined;
     // Silently none for a protected or outside file: implicit context never asks or refuses.

@@ -40,8 +40,18 @@ function userValue(name: string): unknown {
   const config = vscode.workspace.getConfiguration();
   if (properties && name in properties) return config.get<unknown>(name);
   const cut = name.lastIndexOf('.');
-  const parent = config.get<unknown>(name.slice(0, cut));
-  return parent && typeof parent === 'object' ? (parent as Record<string, unknown>)[name.slice(cut + 1)] : undefined;
+  const parentName = name.slice(0, cut);
+  const parent = config.get<unknown>(parentName);
+  const isObject = typeof parent === 'object' && parent !== null && !Array.isArray(parent);
+  // The object itself of the wrong type (10, "x", null): its fields read as their defaults, and the object is what to fix.
+  noteSettingProblem(parentName, parent === undefined || isObject ? undefined : notAnObject(parentName, parent));
+  return isObject ? (parent as Record<string, unknown>)[name.slice(cut + 1)] : undefined;
+}
+
+function notAnObject(name: string, raw: unknown): string {
+  const shown = JSON.stringify(raw) ?? String(raw);
+  const fallback = JSON.stringify((properties?.[name] as { default?: unknown } | undefined)?.default ?? {});
+  return `${name} has a value of the wrong type (${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}): it must be an object. Baton uses the default, ${fallback}, until it is fixed.`;
 }
 
 /** `name`'s problem now (undefined: none): a new one pops up once; Doctor lists it until a reading finds none. */

@@ -42,7 +42,7 @@ export class BatonServices implements vscode.Disposable {
   ready(): Promise<Core> {
     this.core ??= this.build().then((core) => {
       this.built = core;
-      for (const listener of this.readyListeners.splice(0)) listener(core);
+      for (const listener of this.readyListeners.splice(0)) this.tell(listener, core);
       return core;
     });
     return this.core;
@@ -54,8 +54,18 @@ export class BatonServices implements vscode.Disposable {
   }
 
   onReady(listener: (core: Core) => void): void {
-    if (this.built) listener(this.built);
+    if (this.built) this.tell(listener, this.built);
     else this.readyListeners.push(listener);
+  }
+
+  /** One listener that throws (a view that fails to register) is logged and shown; the core and the others go on. */
+  private tell(listener: (core: Core) => void, core: Core): void {
+    try {
+      listener(core);
+    } catch (err) {
+      this.log.error('A part of Baton failed to start', err);
+      void vscode.window.showErrorMessage(`Baton: a part of Baton failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   get storageDir(): string {

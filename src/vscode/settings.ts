@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { ProviderSettings, ProviderType } from '../core/copilot/copilotRuntime';
 import type { OrchestratorSettings } from '../core/orchestrator/orchestrator';
 import type { WorkerSettings } from '../core/workers/workerTypes';
+import type { WikiFolderSetting } from '../core/wiki/wikiFolder';
 import { parseSummarizePolicy } from '../core/orchestrator/conversationCompactor';
 import { MIN_RECYCLE, type RecycleSettings } from '../core/runtime/recyclePolicy';
 import { DEFAULT_OVERRIDE_KEYWORDS, DEFAULT_TIERS, TIERS } from '../core/orchestrator/router';
@@ -100,8 +101,31 @@ export function readWorkerSettings(): WorkerSettings {
     isolation: choice('workers.isolation', ['worktree', 'none'], 'worktree'),
     worktreeInclude: list('workers.worktreeInclude', []),
     environment: use('baton.workers.environment', readEnvironmentSetting('baton.workers.environment', config().get<unknown>('workers.environment'))),
-    verifyCommand: text('workers.verifyCommand', '') || undefined,
+    verifyCommand: readVerifyCommand() || undefined,
   };
+}
+
+/** baton.workers.verifyCommand as text ('': none). */
+export function readVerifyCommand(): string {
+  return text('workers.verifyCommand', '');
+}
+
+/** baton.context.implicit: whether the active editor goes with each message from the panel. */
+export function readImplicitContext(): boolean {
+  return flag('context.implicit', true);
+}
+
+/**
+ * baton.wiki.folder and whose settings set it (a workspace's value is held to the workspace: core/wiki/wikiFolder.ts);
+ * undefined: not set, empty, or not text (then named like any setting of the wrong type).
+ */
+export function readWikiFolderSetting(): WikiFolderSetting | undefined {
+  const inspected = config().inspect<unknown>('wiki.folder');
+  // `!== undefined`, not `??`: a null set by the workspace is its value (of the wrong type), not the user's.
+  const fromWorkspace = inspected?.workspaceFolderValue !== undefined ? inspected.workspaceFolderValue : inspected?.workspaceValue;
+  const raw = fromWorkspace !== undefined ? fromWorkspace : inspected?.globalValue;
+  const value = use('baton.wiki.folder', readTextSetting('baton.wiki.folder', raw, ''));
+  return value ? { value, fromWorkspace: fromWorkspace !== undefined } : undefined;
 }
 
 /**
@@ -128,6 +152,8 @@ export function settingProblems(): string[] {
   readOrchestratorSettings();
   readWorkerSettings();
   readSkillIndexUrl();
+  readImplicitContext();
+  readWikiFolderSetting();
   providerType();
   text('provider.baseUrl', '');
   return numberSettingProblems();

@@ -1,22 +1,16 @@
 // baton.wiki.folder as Baton uses it: a workspace's value only inside the workspace, nobody's inside a protected path
 // (core/wiki/wikiFolder.ts says why). A refused value pops up once as a warning and stays in Doctor until it is fixed;
-// the wiki meanwhile lives in Baton's storage.
+// the wiki meanwhile lives in Baton's storage. A value that is not text is named as any setting of the wrong type is
+// (settings.ts), and the wiki lives in Baton's storage too.
 import * as vscode from 'vscode';
-import { resolveWikiFolder, type WikiFolderSetting } from '../core/wiki/wikiFolder';
+import { resolveWikiFolder } from '../core/wiki/wikiFolder';
 import { ProtectedPaths } from '../core/workers/protectedPaths';
-import { readWorkerSettings } from './settings';
+import { readWikiFolderSetting, readWorkerSettings } from './settings';
 
 let shown: string | undefined;
 
-function setting(): WikiFolderSetting | undefined {
-  const inspected = vscode.workspace.getConfiguration('baton').inspect<string>('wiki.folder');
-  const fromWorkspace = inspected?.workspaceFolderValue ?? inspected?.workspaceValue;
-  if (fromWorkspace !== undefined) return { value: fromWorkspace, fromWorkspace: true };
-  return inspected?.globalValue !== undefined ? { value: inspected.globalValue, fromWorkspace: false } : undefined;
-}
-
 function resolved() {
-  return resolveWikiFolder(setting(), {
+  return resolveWikiFolder(readWikiFolderSetting(), {
     workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     protectedPaths: new ProtectedPaths({ extra: readWorkerSettings().protectedPaths }),
   });

@@ -152,6 +152,38 @@ describe('Baton in VS Code', () => {
     }
   });
 
+  it('names settings of the wrong type that are not numbers in Doctor, and goes on with their defaults: the wiki folder, implicit context, the summarize policy, the verify command', async () => {
+    const config = () => vscode.workspace.getConfiguration('baton');
+    // The workspace sets baton.wiki.folder to ".." (runE2e.mjs): put back as it was after.
+    const workspaceWiki = config().inspect('wiki.folder')?.workspaceValue;
+    await config().update('wiki.folder', 5, vscode.ConfigurationTarget.Workspace);
+    await config().update('context.implicit', 'false', vscode.ConfigurationTarget.Global);
+    await config().update('conversation.summarize', 10, vscode.ConfigurationTarget.Global);
+    await config().update('workers.verifyCommand', 3, vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('baton.doctor');
+      const report = vscode.window.activeTextEditor?.document.getText() ?? '';
+      for (const line of [
+        'baton.wiki.folder has a value of the wrong type (5): it must be text. Baton uses the default, none, until it is fixed.',
+        'baton.context.implicit has a value of the wrong type ("false"): it must be true or false. Baton uses the default, true, until it is fixed.',
+        'baton.workers.verifyCommand has a value of the wrong type (3): it must be text. Baton uses the default, none, until it is fixed.',
+      ]) {
+        assert.ok(report.includes(line), `Doctor names it: ${line}\n${report}`);
+      }
+      assert.match(
+        report,
+        /baton\.conversation\.summarize has a value of the wrong type \(10\): it must be an object\. Baton uses the default, \{.*\}, until it is fixed\./,
+      );
+      // Where the wiki lives meanwhile: Baton's storage, said in the same report (a throw here stopped Baton's start).
+      assert.match(report, /^- ✅ Wiki folder: \//m);
+    } finally {
+      await config().update('wiki.folder', workspaceWiki, vscode.ConfigurationTarget.Workspace);
+      for (const key of ['context.implicit', 'conversation.summarize', 'workers.verifyCommand']) {
+        await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+      }
+    }
+  });
+
   it("names a numeric setting out of its bounds in Doctor, and leaves the value as the user set it; names a workspace's wiki folder that leads outside it, and a token in its git remote's URL by key only", async () => {
     const config = vscode.workspace.getConfiguration('baton');
     await config.update('workers.max', 'lots', vscode.ConfigurationTarget.Global);
