@@ -14,7 +14,7 @@ import { refusedFollowUp } from './refusedFollowUp';
 import { ApplyConflict } from '../core/changes/changeSet';
 import { suggestCommitMessage } from '../core/changes/keepAsBranch';
 import { suggestVerifyCommand } from '../core/changes/verifySuggestion';
-import { setVerifyCommand } from './settings';
+import { readVerifyCommand, setVerifyCommand } from './settings';
 import type { Logger } from '../core/util/logger';
 import type { WorkerPool } from '../core/workers/workerPool';
 import { provideCommand } from './deferredCommands';
@@ -304,7 +304,8 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       );
       if (choice !== 'Remove' || !changes) return;
       try {
-        const removed = await changes.removeOrphans();
+        // What the dialog listed, and is an orphan still: one found since (a worker placed meanwhile) is not the user's to lose.
+        const removed = await changes.removeOrphans(orphans.map((o) => o.worktreePath));
         void vscode.window.showInformationMessage(`Baton: removed ${removed} orphaned worktree${removed === 1 ? '' : 's'}.`);
       } catch (err) {
         fail(err);
@@ -349,7 +350,7 @@ export function registerWorkerChangesCommands(pool: WorkerPool, log: Logger): vs
       );
     }),
     provideCommand('baton.setVerifyCommand', async () => {
-      const current = vscode.workspace.getConfiguration('baton').get<string>('workers.verifyCommand', '').trim();
+      const current = readVerifyCommand();
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const suggested = current || (folder ? await suggestVerifyCommand(folder).catch(() => undefined) : undefined);
       const command = await vscode.window.showInputBox({

@@ -130,9 +130,9 @@ export class WorkerChanges {
     return this.isolation.orphans();
   }
 
-  /** Removes the orphaned worktrees (and their baton/ branches); the user asked for it. */
-  async removeOrphans(): Promise<number> {
-    const orphans = await this.isolation.orphans();
+  /** Removes the orphaned worktrees (and baton/ branches) the user confirmed (`confirmed`: their paths) that still are. */
+  async removeOrphans(confirmed?: readonly string[]): Promise<number> {
+    const orphans = (await this.isolation.orphans()).filter((o) => !confirmed || confirmed.includes(o.worktreePath));
     for (const o of orphans) await this.isolation.removeOrphan(o);
     return orphans.length;
   }

@@ -6,11 +6,15 @@
 //   `<storageDir>/worktrees`; symlinked include folders are removed as links, never followed;
 // - the user's checkout is only read (status, HEAD), never written.
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { Git, GitError } from './git';
 import { cleanEntry, worktreeInclude, type IncludedEntry, type IncludeProblem } from './worktreeInclude';
+import { WorktreeMarkers } from './worktreeMarkers';
+import { listOrphans, type OrphanWorktree } from './worktreeOrphans';
 import { KeyedQueue } from '../util/keyedQueue';
+
+export type { OrphanWorktree } from './worktreeOrphans';
 
 export const BRANCH_PREFIX = 'baton/';
 /** How many uncommitted paths of the user's checkout a result lists (the count is always exact). */
@@ -44,6 +48,8 @@ export interface CreateWorktreeOptions {
   include?: readonly string[];
   /** Its HEAD was just committed from the folder as it is (Baton's repository of a folder without git): no status. */
   justCommitted?: boolean;
+  /** The caller records it (a change set): it stays marked, never an orphan, until `recorded(marker)` or its removal. */
+  recordLater?: boolean;
 }
 
 /**
@@ -91,15 +97,8 @@ export interface WorkerWorktree {
   uncommittedCount: number;
   included: IncludedEntry[];
   includeProblems: IncludeProblem[];
-}
-
-/** A worktree in Baton's storage that no known change set owns (e.g. left by a crash). */
-export interface OrphanWorktree {
-  worktreePath: string;
-  /** Its branch, when git still knows the worktree. */
-  branch?: string;
-  /** The repository it belongs to, when that still exists. */
-  repoRoot?: string;
+  /** With `recordLater`: its placing marker (worktreeMarkers.ts), for `recorded`. */
+  marker?: string;
 }
 
 export interface WorktreeManagerOptions {
@@ -113,6 +112,8 @@ export class WorktreeManager {
   private readonly git: Git;
   private readonly storageDir: string;
   private readonly now: () => number;
+  /** The worktrees being placed or just recorded, which Clean Up Orphaned Worktrees leaves alone (any window's). */
+  private readonly markers: WorktreeMarkers;
 
   /**
    * `git worktree add`s of one repository, one after the other: each reads every sibling's `commondir`, and one still
@@ -148,6 +149,7 @@ export class WorktreeManager {
     this.git = opts.git;
     this.storageDir = opts.storageDir;
     this.now = opts.now ?? Date.now;
+    this.markers = new WorktreeMarkers(join(opts.storageDir, 'worktree-placing'));
   }
 
   /**
@@ -225,8 +227,18 @@ export class WorktreeManager {
         `${opts.repoDir} is not committed in the repository, so a worktree would not contain it: commit it, or run the worker without isolation.`,
       );
     }
-    await this.adding.run(repoRoot, () => this.addWorktree(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
-    const { included, problems } = await worktreeInclude(repoRoot, worktreePath, opts.include ?? []);
+    // Marked before git makes the folder: no window's listing of orphans takes it for one while it has no change set.
+    const marker = await this.markers.add(worktreePath);
+    let added: Awaited<ReturnType<typeof worktreeInclude>>;
+    try {
+      await this.adding.run(repoRoot, () => this.addWorktree(repoRoot, { path: worktreePath, newBranch: branch, commit: baseCommit }));
+      added = await worktreeInclude(repoRoot, worktreePath, opts.include ?? []);
+    } catch (err) {
+      await this.markers.remove(marker);
+      throw err;
+    }
+    if (!opts.recordLater) await this.markers.remove(marker);
+    const { included, problems } = added;
     const workingDir = rel ? join(worktreePath, rel) : worktreePath;
     const paths = status.map((s) => s.path);
     return {
@@ -250,7 +262,13 @@ export class WorktreeManager {
       uncommittedCount: paths.length,
       included,
       includeProblems: problems,
+      ...(opts.recordLater ? { marker } : {}),
     };
+  }
+
+  /** The worktree `marker` was placing is recorded: it is known to this window now, and soon to every other. */
+  recorded(marker: string): Promise<void> {
+    return this.markers.recorded(marker);
   }
 
   /**
@@ -265,6 +283,8 @@ export class WorktreeManager {
     if (!target.branch.startsWith(BRANCH_PREFIX)) throw new Error(`Refusing to delete ${target.branch}: Baton only deletes its own baton/ branches.`);
     const inStorage = await this.inWorktreesDir(target.worktreePath);
     if (!inStorage) throw new Error(`Refusing to remove ${target.worktreePath}: it is not in Baton's storage.`);
+    // Whatever stays of it (a folder that cannot be removed) is an orphan from now on.
+    await this.markers.clear(target.worktreePath);
     const repoAlive = await pathExists(target.repoRoot);
     // Unsaid (an orphan, no record left to tell): Keep as branch detaches a worktree from its branch before removing it,
     // so one found so (its window died in between) leaves the branch, which may be the user's now. A worktree git cannot
@@ -316,29 +336,9 @@ export class WorktreeManager {
     return undefined;
   }
 
-  /** Worktree folders under `<storageDir>/worktrees` whose path is not in `known` (real paths of live change sets). */
+  /** Worktrees no change set in `known` (their real paths) owns, that no window is placing or has just recorded. */
   async listOrphans(known: ReadonlySet<string>): Promise<OrphanWorktree[]> {
-    const root = await this.worktreesDir();
-    const orphans: OrphanWorktree[] = [];
-    for (const repoDir of await readdirSafe(root)) {
-      for (const worker of await readdirSafe(join(root, repoDir))) {
-        const worktreePath = join(root, repoDir, worker);
-        if (known.has(worktreePath)) continue;
-        orphans.push({ worktreePath, ...(await this.describeWorktree(worktreePath)) });
-      }
-    }
-    return orphans;
-  }
-
-  private async describeWorktree(worktreePath: string): Promise<{ branch?: string; repoRoot?: string }> {
-    try {
-      // The first entry of `worktree list` is the main checkout: the user's repository.
-      const [main] = await this.git.worktreeList(worktreePath);
-      return { branch: await this.git.currentBranch(worktreePath), repoRoot: main && !main.bare ? main.path : undefined };
-    } catch (err) {
-      if (err instanceof GitError && err.kind === 'failed') return {};
-      throw err;
-    }
+    return listOrphans(this.git, await this.worktreesDir(), this.markers, known);
   }
 
   private async trackedFolder(repoRoot: string, commit: string, rel: string): Promise<boolean> {
@@ -368,13 +368,5 @@ async function pathExists(p: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function readdirSafe(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-  } catch {
-    return [];
   }
 }

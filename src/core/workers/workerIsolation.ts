@@ -180,16 +180,20 @@ export class WorkerIsolation {
 
   /** Its own worktree of the repository `dir` is in (`folderRepo`: Baton's repository of a folder without git). */
   private async placeInWorktree(name: string, dir: string, include: readonly string[], folderRepo?: string): Promise<Placement> {
-    const created = await this.pending.worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include, justCommitted: !!folderRepo });
+    const { worktrees } = this.pending;
+    // Marked as being placed until recorded (and a while after, for other windows' stores): never taken for an orphan.
+    const created = await worktrees.createWorkerWorktree({ repoDir: dir, workerName: name, include, justCommitted: !!folderRepo, recordLater: true });
     const wt = folderRepo ? { ...created, record: { ...created.record, folderRepo } } : created;
     try {
       this.pending.save(wt.record);
     } catch (err) {
-      // Not recorded (its window is closing, the store shut): the worktree goes now, or it stays an orphan nobody owns
-      // whose branch refuses the name ever after.
-      await this.pending.worktrees.removeWorkerWorktree(wt).catch(() => undefined);
+      // Not recorded (its window is closing, the store shut): the worktree goes now (and its marker), or it stays an
+      // orphan nobody owns whose branch refuses the name ever after.
+      await worktrees.removeWorkerWorktree(wt).catch(() => undefined);
       throw err;
     }
+    // A marker that cannot be rewritten counts as placing: its worktree is hidden from the orphans an hour at most.
+    if (wt.marker) await worktrees.recorded(wt.marker).catch(() => undefined);
     const left = wt.userHadUncommittedChanges
       ? ` Your ${wt.uncommittedCount} uncommitted change(s) are NOT in it (${wt.uncommittedPaths.slice(0, 5).join(', ')}${wt.uncommittedCount > 5 ? ', …' : ''}).`
       : '';
