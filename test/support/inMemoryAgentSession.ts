@@ -13,6 +13,7 @@ import type {
   SessionSpec,
 } from '../../src/core/copilot/agentSessions';
 import { SandboxRequiredError } from '../../src/core/copilot/agentSessions';
+import { carries } from '../../src/core/copilot/copilotAgentSession';
 import { AgentError, TurnTimeoutError } from '../../src/core/copilot/errors';
 import type { InMemoryAgentSessions } from './inMemoryAgentSessions';
 import { agentFailure, type TurnContext } from './turnScripts';
@@ -170,7 +171,9 @@ export class InMemoryAgentSession implements AgentSession {
 
   async inspect(prompt: string): Promise<PromptRecord> {
     this.owner.inspected.push({ sessionId: this.id, prompt });
-    return this.owner.inspectOverride?.(prompt, this.state) ?? this.state.records.get(prompt) ?? { kind: 'absent' };
+    // Found as the runtime finds it (CopilotAgentSession.inspect): the last prompt sent that holds `prompt` as a part.
+    const sent = [...this.state.prompts].reverse().find((p) => carries(p, prompt));
+    return this.owner.inspectOverride?.(prompt, this.state) ?? (sent === undefined ? undefined : this.state.records.get(sent)) ?? { kind: 'absent' };
   }
 
   onEvent(listener: (event: AgentEvent) => void): () => void {

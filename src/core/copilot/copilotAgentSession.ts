@@ -212,6 +212,7 @@ export class CopilotAgentSession implements AgentSession {
     });
   }
 
+  /** `prompt`: the message as Baton sends it, found as a whole part of the recorded prompt (which adds context around it). */
   async inspect(prompt: string): Promise<PromptRecord> {
     // A runtime gone meanwhile is a connection error (the retry restarts it), not "no record": that would resend.
     const events = await this.host.whileAlive(
@@ -222,11 +223,10 @@ export class CopilotAgentSession implements AgentSession {
       }),
       "reading the session's record",
     );
-    const tail = prompt.slice(-200);
     let userIndex = -1;
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i]!;
-      if (e.type === 'user.message' && typeof e.data.content === 'string' && e.data.content.includes(tail)) {
+      if (e.type === 'user.message' && typeof e.data.content === 'string' && carries(e.data.content, prompt)) {
         userIndex = i;
         break;
       }
@@ -326,4 +326,21 @@ export class CopilotAgentSession implements AgentSession {
     await withTimeout(this.session.disconnect(), 2000, 'disconnect timed out').catch(() => undefined);
     this.host.forget(this.session);
   }
+}
+
+/**
+ * Whether the runtime's record of a prompt (user.message content: the text as sent) holds `message` as one of its parts:
+ * Baton joins the recovery context, the message, its attached context and memories with blank lines. Matched by the last
+ * 200 characters, bounded by those joins, so "continue" is not found in "continue with the tests".
+ */
+export function carries(content: string, message: string): boolean {
+  const tail = message.slice(-200);
+  const whole = tail.length === message.length;
+  for (let at = content.indexOf(tail); at >= 0; at = content.indexOf(tail, at + 1)) {
+    const end = at + tail.length;
+    const endsPart = end === content.length || content.startsWith('\n\n', end);
+    const startsPart = !whole || at === 0 || content.startsWith('\n\n', at - 2);
+    if (endsPart && startsPart) return true;
+  }
+  return false;
 }

@@ -56,42 +56,68 @@ const RESUME_NUDGE = '[System: your previous reply was interrupted by a connecti
  */
 export async function runWithRetries(
   host: RetryHost,
-  turn: { turnId: string; prompt: string; model: string; mayHavePrompt?: boolean },
+  turn: {
+    turnId: string;
+    /** What is sent: the message and what this attempt adds to it (memories, history). */
+    prompt: string;
+    /**
+     * The part of `prompt` no attempt changes (the tagged message): what the session is asked whether it has. The
+     * memories matched again on a resend differ, so the whole prompt would not be found and would go twice.
+     */
+    message?: string;
+    model: string;
+    mayHavePrompt?: boolean;
+  },
   attempt: Attempt,
   signal: AbortSignal,
 ): Promise<void> {
   const { keeper, logger, delays } = host;
   // A resend of a message whose window died: its session may have the prompt already (asked, never sent twice).
   let mayHavePrompt = turn.mayHavePrompt === true;
-  const run = async (prompt: string, carried?: boolean): Promise<void> => {
+  /** `recovery`: the pending context riding on `prompt`, cleared once the session has it (never sent twice, never lost). */
+  const run = async (prompt: string, carried?: { recovery?: string }): Promise<void> => {
     const session = await keeper.ensure(turn.model, { signal });
-    const result: RunResult = await session.run(prompt, {
-      signal,
-      // The nudge (no `carried`) is not the turn's prompt: where that one is was recorded when it was delivered.
-      ...(carried !== undefined && host.delivered ? { onDelivered: (event: string) => host.delivered!({ session: session.id, event, carried }) } : {}),
-      onDelta: (streamed) => {
-        const delta = boundedDelta(attempt.text, streamed);
-        if (delta !== streamed && delta) logger.warn(`Turn ${turn.turnId}: the reply passed ${MAX_REPLY_CHARS} characters; the rest is not kept`);
-        if (!delta) return;
-        attempt.text += delta;
-        host.emit({ type: 'turn.delta', turnId: turn.turnId, delta });
-      },
-      onTool: (t) =>
-        host.emit(
-          t.phase === 'start'
-            ? { type: 'tool.started', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId }
-            : { type: 'tool.finished', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId, success: t.success === true },
-        ),
-      // Added call by call, across attempts: a turn that fails or is stopped is counted with what it used.
-      onUsage: (call) => addCall(attempt.usage, call),
-    });
+    const landed = (): void => {
+      if (carried?.recovery) keeper.carried(carried.recovery);
+    };
+    const onDelivered = (event: string): void => {
+      landed();
+      host.delivered?.({ session: session.id, event, carried: !!carried?.recovery });
+    };
+    const result: RunResult = await session
+      .run(prompt, {
+        signal,
+        // The nudge (no `carried`) is not the turn's prompt: where that one is was recorded when it was delivered.
+        ...(carried ? { onDelivered } : {}),
+        onDelta: (streamed) => {
+          const delta = boundedDelta(attempt.text, streamed);
+          if (delta !== streamed && delta) logger.warn(`Turn ${turn.turnId}: the reply passed ${MAX_REPLY_CHARS} characters; the rest is not kept`);
+          if (!delta) return;
+          attempt.text += delta;
+          host.emit({ type: 'turn.delta', turnId: turn.turnId, delta });
+        },
+        onTool: (t) =>
+          host.emit(
+            t.phase === 'start'
+              ? { type: 'tool.started', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId }
+              : { type: 'tool.finished', turnId: turn.turnId, toolName: t.toolName, toolCallId: t.toolCallId, success: t.success === true },
+          ),
+        // Added call by call, across attempts: a turn that fails or is stopped is counted with what it used.
+        onUsage: (call) => addCall(attempt.usage, call),
+      })
+      .catch((err: unknown) => {
+        // Stopped, lost or failed after the session recorded the prompt: the context went with it.
+        if (wasDelivered(err)) landed();
+        throw err;
+      });
+    landed();
     attempt.model = result.model;
   };
   for (let i = 0; ; i++) {
     try {
       if (mayHavePrompt) {
         const session = await keeper.ensure(turn.model, { signal });
-        const record = await session.inspect(turn.prompt);
+        const record = await session.inspect(turn.message ?? turn.prompt);
         if (record.kind === 'answered') {
           logger.info(`Turn ${turn.turnId}: the runtime had already answered; taking its reply`);
           attempt.text = boundedDelta('', record.content);
@@ -107,8 +133,8 @@ export async function runWithRetries(
       }
       // ensure() first: opening a recovered or drifted session is what sets the recovery context.
       await keeper.ensure(turn.model, { signal });
-      const recovery = keeper.takeRecovery();
-      await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt, !!recovery);
+      const recovery = keeper.recovery;
+      await run(recovery ? `${recovery}\n\n${turn.prompt}` : turn.prompt, { recovery });
       return;
     } catch (err) {
       if (signal.aborted) throw signal.reason;

@@ -8,6 +8,7 @@ import { classifyMessage } from './classifier';
 import { DriftError } from './driftError';
 import type { OrchestratorEventBody } from './events';
 import type { OrchestratorOptions } from './orchestratorOptions';
+import { promptOf } from './queuedTurns';
 import { recordDelivered } from './rewind';
 import { addCall, runWithRetries, type Attempt } from './retries';
 import type { ModelRouter } from './router';
@@ -55,7 +56,9 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     await lifecycle.waitForLock(turn, abort.signal);
     const prompt = lifecycle.window(turn);
     let classified: string | undefined;
-    route = await router.route(turn.prompt, {
+    // Routed on what the user typed: the channel tag hid a short follow-up from the anchored check, and keywords were
+    // found in attached files' paths and contents.
+    route = await router.route(turn.text ?? turn.prompt, {
       settings: settings.routing,
       background: turn.origin.channel === 'background',
       // The classifier's request is billed too: the turn it routes counts it (its tokens, its premium requests).
@@ -78,7 +81,7 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
         // History a caller gave the first turn rides on its prompt like recovery context (lifecycle.window).
         delivered: (at) => recordDelivered(opts.store, turn.logId, { ...at, carried: at.carried || !!turn.options?.history?.length }),
       },
-      { turnId: turn.turnId, prompt, model: route.model, mayHavePrompt: turn.resend },
+      { turnId: turn.turnId, prompt, message: messageOf(turn), model: route.model, mayHavePrompt: turn.resend },
       attempt,
       abort.signal,
     );
@@ -102,6 +105,14 @@ export async function runTurn(parts: TurnParts, turn: QueuedTurn, abort: AbortCo
     opts.toolJournal?.end(turn.turnId);
     parts.ended();
   }
+}
+
+/**
+ * The part of the prompt no attempt changes: the tagged message. A resend reads the attached references again and
+ * matches the memories again, so neither identifies the message the session may already have.
+ */
+function messageOf(turn: QueuedTurn): string {
+  return turn.text === undefined ? turn.prompt : promptOf(turn.text, turn.origin, undefined);
 }
 
 /**

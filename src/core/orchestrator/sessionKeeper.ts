@@ -3,7 +3,7 @@
 // Invariants: a session claimed by another live window is never written into; a session whose
 // tools or Baton version drifted is replaced (with recovery context, not a resend), one saved on
 // another model is resumed and switched (as a live one is) when the model it was on is known; the
-// recovery context rides on the next prompt, so it costs no extra model call; a runtime lost while
+// recovery context rides on the next prompt the session receives, so it costs no extra model call; a runtime lost while
 // the session opens leaves the saved session saved (the retry resumes it).
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool } from '../copilot/batonTool';
@@ -135,11 +135,17 @@ export class SessionKeeper {
     return this.model;
   }
 
-  /** The recovery context for the next prompt, handed out once. */
-  takeRecovery(): string | undefined {
-    const r = this.pending?.text;
-    if (r) this.setPending('recovery', undefined);
-    return r;
+  /**
+   * The context for the next prompt. It stays pending until a prompt carrying it reaches the session (carried): an
+   * attempt that fails before that (the runtime lost while sending) must leave it for the retry.
+   */
+  get recovery(): string | undefined {
+    return this.pending?.text;
+  }
+
+  /** `text` reached the session on a prompt: no longer pending, unless other context replaced it meanwhile. */
+  carried(text: string): void {
+    if (this.pending?.text === text) this.setPending('recovery', undefined);
   }
 
   /** What rides on the next prompt besides the message. */
