@@ -53,7 +53,7 @@ export class Header {
   setState(state: PanelState): void {
     setText(this.model, state.model || '—');
     this.model.title = state.model
-      ? `Model: ${state.model}${state.usageToday ? `\nUsage ${state.usageToday}` : ''}\nClick to switch the model`
+      ? `Model: ${state.model}${state.usageToday ? `\n${sentence(state.usageToday)}` : ''}\nClick to switch the model`
       : 'No model yet: click to choose one';
     setText(this.status, state.runtimeRestarting ? 'Restarting Copilot\u2026' : '');
     this.status.title = state.runtimeRestarting
@@ -62,4 +62,9 @@ export class Header {
     this.routingAuto = state.routingAuto;
     if (this.routing.checked !== state.routingAuto) this.routing.checked = state.routingAuto;
   }
+}
+
+/** "no usage today" as a line of its own: "No usage today" (before, the tooltip read "Usage no usage today"). */
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -325,9 +325,8 @@ export async function createBatonCore(deps: BatonCoreDeps): Promise<BatonCore> {
   });
   const offTurns = convos.onEvent((e) => {
     const orch = convos.peek(e.conversation);
-    // Every turn counts, with what it used: a failed or stopped one too.
-    if (e.type === 'turn.completed') usage.turn(e.result.usage, orch?.conversationId);
-    if (e.type === 'turn.failed' || e.type === 'turn.cancelled') usage.turn(e.usage, orch?.conversationId);
+    // Every turn counts, with what it used: a failed or stopped one too, its prompt billed once it went out (usageTotals.ts).
+    usage.turnEvent(e, orch?.conversationId);
     if (e.type === 'compaction.applied' && e.usage && orch) usage.conversationCall(orch.conversationId, e.usage);
     if (e.type === 'busy' && !e.busy) recycler?.poke();
     if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;

@@ -91,9 +91,9 @@ class SquadsTreeProvider implements vscode.TreeDataProvider<Node> {
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     const usage = this.core.usage;
     if (node.kind === 'squad') {
-      item.tooltip = `Squad '${node.squad.name}' in ${node.squad.project_dir}\nUniverse: ${node.squad.universe}\nUsage ${usage.describe('squad', node.squad.name)}`;
+      item.tooltip = `Squad '${node.squad.name}' in ${node.squad.project_dir}\nUniverse: ${node.squad.universe}\n${usage.describe('squad', node.squad.name)}`;
     } else if (node.kind === 'task') {
-      item.tooltip = `${node.task.prompt}\n\nUsage ${usage.describe('worker', node.task.worker)}`;
+      item.tooltip = `${node.task.prompt}\n\n${usage.describe('worker', node.task.worker)}`;
     }
     return item;
   }

@@ -1,7 +1,7 @@
 // The Baton: Show Usage page: a chart of the last 30 days and the totals by day, conversation, worker and squad.
 // Static HTML (no script at all): its CSP admits only its own stylesheet, by nonce. Every figure is escaped text.
 // No `vscode` import, so unit tests render it as the view does.
-import { round, tokens, type UsageReport, type UsageTotal } from '../core/control/usageTotals';
+import { plural, premiumFigure, premiumRequests, tokens, type UsageReport, type UsageTotal } from '../core/control/usageTotals';
 
 // A day key names a calendar day of the user's (formatted as such, in UTC); a start is a moment, in the user's time zone.
 const DATE = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
@@ -27,7 +27,7 @@ export function conversationLabel(key: string, title?: string): string {
 }
 
 function cells(t: UsageTotal): string {
-  return `<td class="num">${t.requests}</td><td class="num">${round(t.premiumRequests)}</td><td class="num">${tokens(t.inputTokens)}</td><td class="num">${tokens(t.outputTokens)}</td>`;
+  return `<td class="num">${t.requests}</td><td class="num">${premiumFigure(t.premiumRequests)}</td><td class="num">${tokens(t.inputTokens)}</td><td class="num">${tokens(t.outputTokens)}</td>`;
 }
 
 const HEAD = '<th class="num">Requests</th><th class="num">Premium requests</th><th class="num">Input tokens</th><th class="num">Output tokens</th>';
@@ -43,14 +43,15 @@ function table(id: string, title: string, first: string, rows: Array<{ label: st
 function chart(report: UsageReport): string {
   const premium = report.days.some((d) => d.premiumRequests > 0);
   const value = (d: UsageTotal) => (premium ? d.premiumRequests : d.requests);
-  const max = Math.max(1, ...report.days.map(value));
+  // The real highest (a month under one premium request a day has its bars and caption by it); 0 only when all are.
+  const max = Math.max(0, ...report.days.map(value));
   const width = 12;
   const gap = 4;
   const height = 80;
   const bars = report.days
     .map((d, i) => {
-      const h = Math.round((value(d) / max) * height);
-      const label = `${dayLabel(d.day)}: ${d.requests} requests, ${round(d.premiumRequests)} premium, ${tokens(d.inputTokens)} in / ${tokens(d.outputTokens)} out tokens`;
+      const h = max > 0 ? Math.round((value(d) / max) * height) : 0;
+      const label = `${dayLabel(d.day)}: ${plural(d.requests, 'request')}, ${premiumFigure(d.premiumRequests)} premium, ${tokens(d.inputTokens)} in / ${tokens(d.outputTokens)} out tokens`;
       return `<rect class="bar" data-day="${d.day}" x="${i * (width + gap)}" y="${height - h}" width="${width}" height="${Math.max(h, value(d) > 0 ? 1 : 0)}"><title>${esc(label)}</title></rect>`;
     })
     .join('');
@@ -59,7 +60,7 @@ function chart(report: UsageReport): string {
   return (
     `<figure><svg role="img" aria-label="${what} per day, last ${report.days.length} days" width="${w}" height="${height + 1}" viewBox="0 0 ${w} ${height + 1}" data-testid="usage-chart">` +
     `<line class="axis" x1="0" y1="${height + 0.5}" x2="${w}" y2="${height + 0.5}"></line>${bars}</svg>` +
-    `<figcaption>${what} per day, ${dayLabel(report.days[0]!.day)} – ${dayLabel(report.days[report.days.length - 1]!.day)}. Highest: ${round(max)}.</figcaption></figure>`
+    `<figcaption>${what} per day, ${dayLabel(report.days[0]!.day)} – ${dayLabel(report.days[report.days.length - 1]!.day)}. Highest: ${premiumFigure(max)}.</figcaption></figure>`
   );
 }
 
@@ -98,7 +99,7 @@ export function renderUsageHtml(report: UsageReport, page: { cspSource: string; 
 <p class="note">A request is one message to a model (a turn of the conversation, a task or follow-up of a worker); it costs its
 model's premium-request multiplier once, however many tool rounds it takes. Failed and stopped turns count with what they
 used. A squad's requests are its workers' (they are not added twice in the totals).</p>
-<p data-testid="usage-total">Last ${report.days.length} days: ${report.total.requests} requests, ${round(report.total.premiumRequests)} premium requests, ${tokens(report.total.inputTokens)} input / ${tokens(report.total.outputTokens)} output tokens.</p>
+<p data-testid="usage-total">Last ${report.days.length} days: ${plural(report.total.requests, 'request')}, ${premiumRequests(report.total.premiumRequests)}, ${tokens(report.total.inputTokens)} input / ${tokens(report.total.outputTokens)} output tokens.</p>
 ${chart(report)}
 ${table('usage-days', 'By day', 'Day', dayRows, 'No usage in the last 30 days.')}
 ${table(

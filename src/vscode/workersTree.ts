@@ -222,7 +222,7 @@ function workerItem(w: WorkerInfo, now: number, usage?: (worker: string) => stri
     tip.appendText(w.verify.line);
   }
   if (w.source !== 'created') tip.appendMarkdown(`\n\n_${w.source} machine session_`);
-  if (usage) tip.appendMarkdown(`\n\nUsage ${usage(w.name)}`);
+  if (usage) tip.appendMarkdown(`\n\n${usage(w.name)}`);
   if (w.isolation?.kind === 'worktree' && w.isolation.copy) {
     tip.appendMarkdown("\n\nA copy of the folder in Baton's storage (the folder has no git): your files change when you apply");
   } else if (w.isolation?.kind === 'worktree') {

@@ -136,7 +136,7 @@ describe('usage', () => {
     const added = usage.headerText();
     // Another UsageTotals on the same store sums everything from the database.
     assert.equal(added, new UsageTotals(store, () => 'conversation-1').headerText());
-    assert.match(added, /this conversation: 1\.2k in \/ 35 out tokens · 1\.3 premium requests · 2 turns/);
+    assert.match(added, /this conversation: 1\.2k in \/ 35 out tokens · 1\.33 premium requests · 2 turns/);
     assert.match(added, /workers: /);
   });
 

@@ -4,7 +4,9 @@
 // many tool rounds it takes (callUsage.ts). Shown in the Show Usage view and the panel header's tooltip; stored in the
 // usage table so they survive restarts and add up across windows.
 import type { UsageInfo } from '../../shared/protocol';
-import type { CallUsage } from '../copilot/callUsage';
+import { knownMultiplier, type CallUsage } from '../copilot/callUsage';
+import type { OrchestratorEvent } from '../orchestrator/events';
+import { deliveredAt } from '../orchestrator/rewind';
 import type { UsageDelta, UsageRow, UsageScope, UsageSum } from '../store/areaTypes';
 import { usageDay } from '../store/sqlJsUsage';
 import type { BatonStore } from '../store/types';
@@ -47,6 +49,8 @@ export class UsageTotals {
   private header: HeaderTotals | undefined;
   /** A write of this window's is being committed: its change event does not start the header over. */
   private writing = false;
+  /** Turns started and not ended: the user's row (where its delivery is recorded) and the model it was routed to. */
+  private readonly open = new Map<string, { logId: number; model?: string }>();
 
   constructor(
     private readonly store: BatonStore,
@@ -72,6 +76,36 @@ export class UsageTotals {
     ]);
   }
 
+  /**
+   * A conversation's turn events: each turn that ends (completed, failed, stopped) is counted with what it used. One
+   * that ended before its first model call returned has no usage reported (the runtime reports a call when it returns),
+   * though its prompt went out as a user request: once its delivery is recorded, its model's multiplier is counted.
+   */
+  turnEvent(e: OrchestratorEvent, conversation: string | undefined): void {
+    if (e.type === 'turn.started') this.open.set(e.turnId, { logId: e.logId });
+    if (e.type === 'turn.routed') {
+      const t = this.open.get(e.turnId);
+      if (t) t.model = e.route.model;
+    }
+    if (e.type !== 'turn.completed' && e.type !== 'turn.failed' && e.type !== 'turn.cancelled') return;
+    const turn = this.open.get(e.turnId);
+    this.open.delete(e.turnId);
+    const used = e.type === 'turn.completed' ? e.result.usage : e.usage;
+    // A completed turn's calls returned (a timed-out one may not have: its reply is partial).
+    const ended = e.type !== 'turn.completed' || e.result.status !== 'complete';
+    this.turn(ended && turn ? this.withUnreported(turn, used) : used, conversation);
+  }
+
+  /** `used`, with the turn's prompt billed when it was delivered and no usage of its model's call arrived. */
+  private withUnreported(turn: { logId: number; model?: string }, used: UsageInfo | undefined): UsageInfo | undefined {
+    const multiplier = turn.model === undefined ? undefined : knownMultiplier(turn.model);
+    const premium = used?.premiumRequests ?? 0;
+    // Never twice: any premium that arrived covers the call (a classifier's request may make this count too little).
+    if (!multiplier || premium >= multiplier - 1e-9) return used;
+    const row = this.store.logRows([turn.logId])[0];
+    return row && deliveredAt(row) ? { ...used, premiumRequests: premium + multiplier } : used;
+  }
+
   /** A request Baton made for `conversation` outside its turns (a compaction's summary): billed, but no turn. */
   conversationCall(conversation: string, call: CallUsage): void {
     this.add([{ scope: 'orchestrator', key: conversation, ...call, requests: 0 }]);
@@ -92,8 +126,9 @@ export class UsageTotals {
   /** "today: 12.3k in / 2.1k out tokens · 4 premium requests · 7 turns", for tooltips. */
   describe(scope: UsageScope, key?: string, day = today()): string {
     const t = this.total(scope, key, day);
-    if (!t.requests && !t.inputTokens) return 'no usage today';
-    return `today: ${describeTotal(t, scope === 'orchestrator' ? 'turn' : 'request')}`;
+    // A line of a tooltip as it stands (Workers and Squads views).
+    if (!t.requests && !t.inputTokens) return 'No usage today';
+    return `Usage today: ${describeTotal(t, scope === 'orchestrator' ? 'turn' : 'request')}`;
   }
 
   /** The panel header's tooltip: today's totals, this conversation's, and workers' and squads'. */
@@ -174,8 +209,23 @@ export class UsageTotals {
 }
 
 function describeTotal(t: UsageTotal, unit: 'turn' | 'request'): string {
-  const premium = t.premiumRequests ? ` · ${round(t.premiumRequests)} premium request${t.premiumRequests === 1 ? '' : 's'}` : '';
-  return `${tokens(t.inputTokens)} in / ${tokens(t.outputTokens)} out tokens${premium} · ${t.requests} ${unit}${t.requests === 1 ? '' : 's'}`;
+  const premium = t.premiumRequests ? ` · ${premiumRequests(t.premiumRequests)}` : '';
+  return `${tokens(t.inputTokens)} in / ${tokens(t.outputTokens)} out tokens${premium} · ${plural(t.requests, unit)}`;
+}
+
+/** "1 turn", "2 requests", "0.5 requests" (only exactly one is singular). */
+export function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** Premium requests as a figure: up to two decimals, no trailing zeros (0.25 and 0.33 are multipliers; 0.3 was shown). */
+export function premiumFigure(n: number): string {
+  return String(Number(n.toFixed(2)));
+}
+
+/** "1 premium request", "0.25 premium requests". */
+export function premiumRequests(n: number): string {
+  return plural(Number(premiumFigure(n)), 'premium request');
 }
 
 function totalOf(s: UsageSum): UsageTotal {

@@ -13,6 +13,8 @@ export interface UsageEventData {
   cost?: number;
   /** What started the call: "user" (or absent) for a request's first call; "agent", "sub-agent"… for the rest. */
   initiator?: string;
+  /** The model the call went to. */
+  model?: string;
 }
 
 export interface CallUsage {
@@ -24,8 +26,20 @@ export interface CallUsage {
   requests: number;
 }
 
+// Each model's multiplier as the runtime last reported it on a call, in this process. A request stopped, timed out or
+// failed before its first call returned gets no report, but was sent (and billed) all the same: it is counted at this.
+// Bound: one entry per model id the runtime answered with (a few dozen at most).
+const multipliers = new Map<string, number>();
+
+/** The billing multiplier the runtime reported for `model`'s calls, once one of them returned. */
+export function knownMultiplier(model: string): number | undefined {
+  return multipliers.get(model);
+}
+
 export function callUsage(data: UsageEventData): CallUsage {
   const billed = data.initiator === undefined || data.initiator === 'user';
+  // Only a request's first call carries its multiplier: a tool round's cost says nothing about what a request costs.
+  if (billed && data.model && typeof data.cost === 'number' && Number.isFinite(data.cost) && data.cost >= 0) multipliers.set(data.model, data.cost);
   return {
     inputTokens: data.inputTokens ?? 0,
     outputTokens: data.outputTokens ?? 0,

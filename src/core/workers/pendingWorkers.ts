@@ -14,6 +14,7 @@ import { linkedTargets, type IncludedEntry } from '../git/worktreeInclude';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
 import { readEnding, sweepEndings } from './workerEnding';
+import { restoreWorkerExtras, sweepWorkerExtras } from './workerExtras';
 import { errorText } from './workerMessages';
 import { changedNothing, KEEP_FINISHED, type WorkerRegistry } from './workerRegistry';
 import type { Worker } from './workerTypes';
@@ -43,6 +44,7 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
   const kept = (name: string): boolean => pending.has(name) || !!reg.lookup(name) || deps.elsewhere(name);
   // A worker running here or in another window records its ending when it ends.
   sweepEndings(deps.store, kept);
+  sweepWorkerExtras(deps.store, kept);
   // An overlap told stays told only while both change sets wait (toldOverlaps.ts).
   forgetTold(deps.store, (name) => !kept(name));
   for (const p of changes.list()) {
@@ -50,6 +52,8 @@ export async function restorePendingWorkers(reg: WorkerRegistry, changes: Worker
     const cs = p.changeSet;
     if (p.kind === 'worktree' && !cs) continue;
     const w = deps.make(p.worker, cs?.workingDir ?? p.dir);
+    // The squad that started it, its charter and model: a follow-up goes on as its squad's worker (workerExtras.ts).
+    restoreWorkerExtras(w, deps.store);
     // As its task ended; from an earlier version, which kept no ending: "done", and no time is shown for it.
     const ending = readEnding(deps.store, p.worker);
     w.state = ending?.state ?? 'done';

@@ -25,7 +25,7 @@ import { runTask } from './taskRunner';
 import { WorkerInbox } from './workerInbox';
 import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import { errorText, type TaskOutcome } from './workerMessages';
-import { setWorkerExtras, squadOf, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
+import { billUnreported, followUsage, setWorkerExtras, type WorkerCreateExtras, type WorkerPoolHooks } from './workerExtras';
 import { otherLiveOwner, ownerJson, workerElsewhere } from './workerOwner';
 import { WorkerIsolation } from './workerIsolation';
 import { MAX_STATUS_OUTPUT, WorkerRegistry } from './workerRegistry';
@@ -50,7 +50,6 @@ import {
 } from './workerTypes';
 
 export type { PermissionBroker } from './workerPermissions';
-
 export * from './workerTypes';
 
 export class WorkerPool {
@@ -141,7 +140,7 @@ export class WorkerPool {
     this.reg.assertCapacity();
     const dir = this.setup.resolveDir(args.workingDir);
     const w = this.reserve(name, dir, args.replyTo ?? 'panel', 'created');
-    setWorkerExtras(w, args);
+    setWorkerExtras(w, args, this.opts);
     const note = await this.place(w, dir, args.isolation, args.signal);
     try {
       await this.open(w, () => this.opts.sessions.create(this.setup.spec(w)));
@@ -292,7 +291,7 @@ export class WorkerPool {
 
   private onEvent(w: Worker, event: AgentEvent): void {
     if (w.transcript.onEvent(event)) this.reg.fireSoon();
-    if (event.type === 'assistant.usage') this.opts.onUsage?.(w.name, event.data, squadOf(w));
+    followUsage(w, event, this.opts);
     // A tool may have changed files: the card's touched files (and any overlap) follow within a second.
     if (event.type === 'tool.execution_complete' && w.isolation?.kind === 'worktree') this.watch?.refreshSoon(w);
     // The last words are kept in the row, so a crash still leaves something to report.
@@ -346,6 +345,7 @@ export class WorkerPool {
     w.state = state;
     w.finishedAt = this.now();
     w.task = undefined;
+    if (state !== 'done') billUnreported(w, this.opts.model?.(), this.opts);
     if (this.reg.active.get(w.name) === w) this.reg.active.delete(w.name);
     const { kept, evicted } = listedFinished([w, ...this.reg.finished.filter((f) => f !== w && f.name !== w.name)], this.changes);
     this.reg.finished = kept;

@@ -57,7 +57,7 @@ describe('Squads and Wiki views', function () {
     await row(squads, 'e2e-squad').hover();
     const tip = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: "Squad 'e2e-squad'" }).first();
     await tip.waitFor({ timeout: 10_000 });
-    assert.equal((await tip.innerText()).trim(), `Squad 'e2e-squad' in ${workspace}\nUniverse: goonies\nUsage no usage today`);
+    assert.equal((await tip.innerText()).trim(), `Squad 'e2e-squad' in ${workspace}\nUniverse: goonies\nNo usage today`);
     await page.mouse.move(0, 0);
 
     const wiki = await expandedView(page, 'Wiki');
