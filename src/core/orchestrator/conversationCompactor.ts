@@ -54,13 +54,23 @@ export function parseMark(raw: string | undefined): CompactionMark | undefined {
   }
 }
 
-/** The conversation's messages as the model saw them: settled user and assistant rows, oldest first. */
+/**
+ * The conversation's messages as the model saw them, oldest first: settled user and assistant rows, and the worker
+ * reports (system rows from a background worker) its session was given. A report set aside 'cancelled' never reached
+ * the session (it comes again from the inbox), so it is no part of what the model knows.
+ */
 export function settledMessages(log: readonly LogEntry[]): LogEntry[] {
-  return log.filter((e) => (e.role === 'user' || e.role === 'assistant') && e.status !== 'pending' && e.status !== 'interrupted' && e.content);
+  return log.filter((e) => e.status !== 'pending' && e.status !== 'interrupted' && e.content && (e.role !== 'system' || isReport(e)));
 }
 
+/** A worker's report: what the session was given for it (SessionKeeper.recoveryTurns passes these on too). */
+function isReport(e: LogEntry): boolean {
+  return e.role === 'system' && e.source.startsWith('background') && e.status !== 'cancelled';
+}
+
+/** One message as the summarizer and the next session read it (text for the model, never shown to a person). */
 function line(e: LogEntry): string {
-  const who = e.role === 'user' ? 'User' : 'Assistant';
+  const who = e.role === 'user' ? 'User' : e.role === 'assistant' ? 'Assistant' : `Worker report [${e.source}]`;
   return `${who}: ${e.content.length > MESSAGE_CHARS ? `${e.content.slice(0, MESSAGE_CHARS)}…` : e.content}`;
 }
 

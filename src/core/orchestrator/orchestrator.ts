@@ -325,10 +325,11 @@ export class Orchestrator {
 
   /**
    * Summarizes the conversation's older messages now, keeping the newest `keep` verbatim (the compact command).
-   * Holds the conversation's lock at once: a turn starting meanwhile waits (lock.waiting). Undefined: nothing to fold.
+   * Holds the conversation's lock at once: a turn starting meanwhile waits (lock.waiting), the running one goes on (it is
+   * what the summary waits for: holding it too, neither would end). Undefined: nothing to fold.
    */
   summarizeNow(keep?: number): Promise<Compaction | undefined> {
-    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, undefined, Promise.all([this.queue.running, this.rewinding]));
+    return this.lifecycle.compact(keep ?? this.lifecycle.policy.keep, { idle: Promise.all([this.queue.running, this.rewinding]), after: this.current?.turnId });
   }
 
   /** Asks the session to compact now (between turns), and reports what was freed. */

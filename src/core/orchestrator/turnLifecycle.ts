@@ -2,7 +2,8 @@
 // check drift, wait on the compaction lock, window what the turn sends (relevant memories, caller history); then,
 // once the turn is written, compact the conversation if its summarize policy says so. Each step fires its event.
 // Invariants: a drift refused by the caller fails the turn before anything is opened or sent; the compaction lock
-// is per conversation (one Orchestrator per conversation) and a turn never interleaves with a compaction.
+// is per conversation (one Orchestrator per conversation) and a turn never interleaves with a compaction; a turn never
+// waits on a compaction that waits for that turn (PendingCompaction.after), or neither would ever end.
 import type { AgentSessions } from '../copilot/agentSessions';
 import type { CallUsage } from '../copilot/callUsage';
 import { SESSION_HISTORY_BYTES } from '../store/bounds';
@@ -53,8 +54,24 @@ export interface TurnLifecycleDeps {
 
 const LOG_SCAN = 200;
 
+/** A compaction asked and not yet settled, in the order asked (each runs after the one before it). */
+interface PendingCompaction {
+  run: Promise<Compaction | undefined>;
+  /** The running turn it waits for before it starts (the compact command asked mid-turn): that turn goes on through the lock. */
+  after?: string;
+}
+
+/** How a compaction starts: `idle` resolves once it may (no turn running), `after` names the turn `idle` waits for. */
+export interface CompactStart {
+  turnId?: string;
+  idle?: Promise<unknown>;
+  after?: string;
+  /** When there is nothing to fold or the summary fails, the session is still replaced (TurnLifecycle.compact). */
+  orElse?: 'or-recover';
+}
+
 export class TurnLifecycle {
-  private compacting: Promise<Compaction | undefined> | undefined;
+  private readonly pending: PendingCompaction[] = [];
   private held: string | undefined;
 
   constructor(private readonly deps: TurnLifecycleDeps) {}
@@ -126,12 +143,20 @@ export class TurnLifecycle {
 
   /** A compaction (summarize) holds the conversation now. */
   get isCompacting(): boolean {
-    return this.compacting !== undefined;
+    return this.pending.length > 0;
   }
 
   /** Resolves once no compaction holds the conversation (whatever its outcome). */
   async whenCompacted(): Promise<void> {
-    while (this.compacting) await this.compacting.catch(() => undefined);
+    while (this.pending.length) await this.pending[this.pending.length - 1]!.run.catch(() => undefined);
+  }
+
+  /**
+   * What `turnId` must wait for: the newest compaction that does not wait for it. Those that do come after it (all asked
+   * while it ran) and start once it ends, so they hold it never.
+   */
+  private lockFor(turnId: string): Promise<unknown> | undefined {
+    return [...this.pending].reverse().find((p) => p.after !== turnId)?.run;
   }
 
   /**
@@ -144,13 +169,14 @@ export class TurnLifecycle {
 
   /** Waits while a compaction holds the conversation, and says so; throws the abort reason once `signal` aborts. */
   async waitForLock(turn: QueuedTurn, signal?: AbortSignal): Promise<void> {
-    if (!this.compacting) return;
+    const lock = this.lockFor(turn.turnId);
+    if (!lock) return;
     this.held = turn.turnId;
     this.deps.emit({ type: 'lock.waiting', turnId: turn.turnId, holder: 'compaction' });
     try {
       // The summary goes on whatever the turn does: only the wait ends (a withdrawal, Stop, its time limit).
       await untilAborted(
-        this.compacting.catch(() => undefined),
+        lock.catch(() => undefined),
         signal,
       );
     } finally {
@@ -191,12 +217,15 @@ export class TurnLifecycle {
 
   /** After a complete turn is written: compacts when more than `afterTurns` turns settled since the last compaction. */
   async afterSettled(turnId: string): Promise<void> {
+    // A compaction waits for this turn to end (the compact command): it folds this turn too, and waiting on it here
+    // would keep the turn from ending.
+    if (this.pending.some((p) => p.after === turnId)) return;
     const policy = this.policy;
     const mark = policy.afterTurns > 0 ? parseMark(this.deps.store.getState(this.key(STATE_COMPACTION_MARK))) : undefined;
     const turns = this.deps.checkpoints.settledTurns - (mark?.atTurn ?? 0);
     if (policy.afterTurns > 0 && turns > policy.afterTurns) {
       this.deps.emit({ type: 'compaction.suggested', turnId, turns, afterTurns: policy.afterTurns, keep: policy.keep });
-      await this.compact(policy.keep, turnId).catch((err: unknown) =>
+      await this.compact(policy.keep, { turnId }).catch((err: unknown) =>
         this.deps.logger.warn(`Compacting the conversation failed: ${err instanceof Error ? err.message : String(err)}`),
       );
     }
@@ -212,24 +241,26 @@ export class TurnLifecycle {
    */
   async boundHistory(turnId: string): Promise<void> {
     const id = this.deps.keeper.current?.id;
-    const bytes = id && !this.compacting ? await this.deps.sessions.historyBytes(id) : undefined;
+    const bytes = id && !this.isCompacting ? await this.deps.sessions.historyBytes(id) : undefined;
     if (bytes === undefined || bytes <= SESSION_HISTORY_BYTES) return;
     this.deps.logger.info(
       `The session's history is ${(bytes / 2 ** 20).toFixed(1)} MB, past its bound of ${SESSION_HISTORY_BYTES / 2 ** 20} MB: the conversation moves to a new session that starts from its summary`,
     );
-    void this.compact(this.policy.keep, turnId, Promise.resolve(), 'or-recover').catch((err: unknown) =>
+    void this.compact(this.policy.keep, { turnId, orElse: 'or-recover' }).catch((err: unknown) =>
       this.deps.logger.warn(`Moving the conversation to a new session failed: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
 
   /**
    * Summarizes the older messages and keeps the newest `keep` verbatim, holding the conversation's lock; undefined
-   * when there is nothing to fold. `idle` resolves once no turn is running (a command waits for the running turn).
-   * 'or-recover': when there is nothing to fold or the summary fails, the session is still replaced, by one that
-   * starts from the last summary and the recent turns (as a lost session is recovered).
+   * when there is nothing to fold. `start.idle` resolves once no turn is running (a command waits for the running turn,
+   * `start.after`, which is then not held by this lock). 'or-recover': when there is nothing to fold or the summary
+   * fails, the session is still replaced, by one that starts from the last summary and the recent turns (as a lost
+   * session is recovered).
    */
-  compact(keep = this.policy.keep, turnId?: string, idle: Promise<unknown> = Promise.resolve(), orElse?: 'or-recover'): Promise<Compaction | undefined> {
-    const previous = this.compacting ?? Promise.resolve(undefined);
+  compact(keep = this.policy.keep, start: CompactStart = {}): Promise<Compaction | undefined> {
+    const { turnId, idle = Promise.resolve(), after, orElse } = start;
+    const previous = this.pending[this.pending.length - 1]?.run ?? Promise.resolve(undefined);
     const run = (async (): Promise<Compaction | undefined> => {
       await previous.catch(() => undefined);
       await idle.catch(() => undefined);
@@ -267,10 +298,12 @@ export class TurnLifecycle {
       this.deps.emit({ type: 'compaction.applied', ...(turnId ? { turnId } : {}), compaction });
       return compaction;
     })();
-    this.compacting = run;
+    const entry: PendingCompaction = { run, ...(after ? { after } : {}) };
+    this.pending.push(entry);
     void run
       .finally(() => {
-        if (this.compacting === run) this.compacting = undefined;
+        const at = this.pending.indexOf(entry);
+        if (at >= 0) this.pending.splice(at, 1);
       })
       .catch(() => undefined);
     return run;
