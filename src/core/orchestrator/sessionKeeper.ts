@@ -4,7 +4,8 @@
 // tools or Baton version drifted is replaced (with recovery context, not a resend), one saved on
 // another model is resumed and switched (as a live one is) when the model it was on is known; the
 // recovery context rides on the next prompt the session receives, so it costs no extra model call; a runtime lost while
-// the session opens leaves the saved session saved (the retry resumes it).
+// the session opens leaves the saved session saved (the retry resumes it); a saved session replaced is deleted and its
+// claim released (never one another window holds), or it would stay on disk, claimed, until the window closes.
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonTool } from '../copilot/batonTool';
 import { conversationStateKey, MAIN_CONVERSATION, type BatonStore } from '../store/types';
@@ -208,11 +209,29 @@ export class SessionKeeper {
     await old?.disconnect().catch(() => undefined);
     for (const id of new Set([...ids, old?.id])) {
       if (!id || this.opts.claims?.holder(id) !== undefined) continue;
+      // Our own claim on one set aside earlier (dropped, not live) goes too: a claim left would keep it from the sweep.
+      this.opts.claims?.release(id);
       await this.opts.sessions.delete(id).catch((err: unknown) => this.opts.logger.warn(`Deleting the replaced session ${id} failed: ${String(err)}`));
     }
   }
 
-  /** Forgets the live session (a reset runtime took it, or it was lost); the next ensure() resumes or recreates. */
+  /**
+   * Deletes the saved session open() replaces, and releases this window's claim on it. No turn runs on it: it was let
+   * go before open() (invalidate runs after the running turn, a drift's drop before the turn's first attempt), and
+   * open() runs in the conversation's queue. Left alone: one another window holds, and any session that is not one of
+   * Baton's own with history (never one outside Baton's folder: the user's, an attached one).
+   */
+  private async retireReplaced(id: string): Promise<void> {
+    if (this.opts.claims?.holder(id) !== undefined) return;
+    this.opts.claims?.release(id);
+    if ((await this.opts.sessions.historyBytes(id).catch(() => undefined)) === undefined) return;
+    await this.retire(undefined, [id]);
+  }
+
+  /**
+   * Forgets the live session (a reset runtime took it, or it was lost): it stays saved, and the next ensure() resumes
+   * it, or replaces (and deletes) it if its definition drifted meanwhile.
+   */
   drop(): AgentSession | undefined {
     const old = this.session;
     this.session = undefined;
@@ -271,6 +290,8 @@ export class SessionKeeper {
     let session: AgentSession | undefined;
     let how: 'created' | 'resumed' | 'recovered' | 'drifted' = 'created';
     let reason: string | undefined;
+    /** The saved session this open replaces (drifted, or one the runtime could not load). */
+    let replaced: string | undefined;
     const heldElsewhere = savedId && claims ? claims.holder(savedId) : undefined;
     if (savedId && heldElsewhere !== undefined) {
       // Another window runs this session: never write into it; start ours with the shared history.
@@ -287,6 +308,7 @@ export class SessionKeeper {
         reason = `resuming ${savedId} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`;
         how = 'recovered';
         store.deleteState(this.sessionKey);
+        replaced = savedId;
       }
     } else if (savedId) {
       // Drift: the tools, the model or Baton itself changed under a live session.
@@ -295,10 +317,14 @@ export class SessionKeeper {
         : 'Baton, its tools or the model changed since the last session';
       how = 'drifted';
       store.deleteState(this.sessionKey);
+      replaced = savedId;
     }
     if (!session) {
       // Kept before the create: a create that fails (the runtime lost) leaves the next one the same context.
       if (how !== 'created') this.setPending('recovery', this.recoveryContext(reason ?? 'unknown'));
+      // Nothing refers to the replaced one any more (its recent turns are in the context above): deleted before the
+      // create, so a create that fails does not leave it behind, unsaved and still claimed by this window.
+      if (replaced) await this.retireReplaced(replaced);
       session = await sessions.create(spec, { ...(opts.ahead ? { ahead: true } : {}), signal: opts.signal });
       if (how !== 'created') logger.warn(`New orchestrator session ${session.id} (${how}): ${reason}`);
     }
