@@ -1,6 +1,7 @@
 // The chat panel: builds the UI, applies host messages in order, and posts the user's intents. The host owns all
 // data; this side keeps only what the user was doing (draft, scroll) in the webview state.
 import type { HostMessage, PanelState, Snapshot } from '../src/shared/protocol';
+import { Announcer, announceCopies, settledSpeech } from './announcer';
 import { Composer } from './composer';
 import { onComposerReturn, SentChips } from './composerReturns';
 import { ConversationList } from './conversationList';
@@ -13,7 +14,7 @@ import { Header } from './header';
 import { MessageEdit } from './messageEdit';
 import { MessageList } from './messageList';
 import { contentOf, lastUserText, stoppedReply, userBefore } from './messageOrder';
-import type { MessageView, Post } from './messageView';
+import type { Post } from './messageView';
 import { PermissionList } from './permissionList';
 import { permissionAsk } from '../src/shared/permissionAsk';
 import { visibleText } from '../src/shared/visibleText';
@@ -68,7 +69,7 @@ export class ChatApp {
   private readonly workers: WorkerStrip;
   private readonly composer: Composer;
   private readonly scroller: HTMLElement;
-  private readonly announcer: HTMLElement;
+  private readonly announcer = new Announcer();
   private state: PanelState = { busy: false, model: '', routingAuto: true };
   private lastSent: string | undefined;
   private readonly contextBar: ContextBar;
@@ -97,7 +98,7 @@ export class ChatApp {
     this.empty = new EmptyState((prompt) => this.onExample(prompt));
     this.scroller = h('main', { class: 'scroller', 'aria-label': 'Chat' });
     this.list = new MessageList(this.scroller, this.post, {
-      onCompleted: (view) => this.announceCompleted(view),
+      onCompleted: (view) => this.announce(settledSpeech(view.el)),
       onCountChanged: (count) => this.empty.setVisible(count === 0),
       onLeave: () => this.composer.focus(),
       onFollowChanged: (following) => {
@@ -150,11 +151,10 @@ export class ChatApp {
       context: this.contextBar,
       pick: (kind) => this.post({ type: 'context/pick', kind }),
     });
-    this.announcer = h('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'announcer' });
     this.scroller.append(this.empty.el, this.list.el, this.permissions.el);
     // The button floats over the conversation's bottom edge: a box around the scroller to place it in.
     const chat = h('div', { class: 'chat-area' }, this.scroller, this.jump);
-    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, chat, this.workers.el, this.edit.el, this.composer.el, this.announcer);
+    root.replaceChildren(this.header.el, this.conversationList.el, this.setup.el, chat, this.workers.el, this.edit.el, this.composer.el, this.announcer.el);
     root.classList.add('app');
 
     this.scroller.addEventListener('click', (e) =>
@@ -170,6 +170,7 @@ export class ChatApp {
         },
       }),
     );
+    announceCopies(this.scroller, (text) => this.announce(text));
     // Middle-click would open a link in a new window of the webview; the host decides where links go.
     this.scroller.addEventListener('auxclick', (e) => {
       if ((e.target as Element).closest?.('a[href]')) e.preventDefault();
@@ -262,6 +263,7 @@ export class ChatApp {
         this.composer.focus();
         break;
       case 'context/refused':
+        // Shown in the notice and said here (the notice is no live region: it was heard twice).
         this.contextBar.showNotice(message.message);
         this.announce(message.message);
         break;
@@ -368,18 +370,8 @@ export class ChatApp {
     }, SNAPSHOT_RETRY_MS);
   }
 
-  private announceCompleted(view: MessageView): void {
-    // Only the start is read out: a slice first, so a 100 KB reply is not copied and scanned whole.
-    const text = (view.el.querySelector('.message-body')?.textContent ?? '').slice(0, 1000).replace(/\s+/g, ' ').trim();
-    const snippet = text.length > 240 ? `${text.slice(0, 240)}…` : text;
-    const who = view.el.getAttribute('aria-label') ?? 'Baton';
-    this.announce(`${who}: ${snippet}`);
-  }
-
   private announce(text: string): void {
-    // Clearing first makes a repeated identical text be announced again.
-    this.announcer.textContent = '';
-    requestAnimationFrame(() => (this.announcer.textContent = text));
+    this.announcer.say(text);
   }
 
   /** Saves UI intent (uiStateSaver.ts: soon, and at once when the view goes away). */

@@ -77,6 +77,14 @@ export async function copyText(text: string, from: HTMLElement): Promise<boolean
 
 /** Colours a code block that was shown plain for its size, at the user's request. */
 export function highlightInPlace(button: HTMLButtonElement, code: HTMLElement): void {
+  // The button goes (and disabled, it loses the focus at once): the focus it had goes to the block's Copy, or its
+  // message, rather than to <body>.
+  if (document.activeElement === button) {
+    const copy = button.closest('.code-block')?.querySelector<HTMLElement>('button[data-action="copy"]');
+    const message = button.closest<HTMLElement>('.message');
+    if (!copy && message) message.tabIndex = -1;
+    (copy ?? message)?.focus({ preventScroll: true });
+  }
   button.disabled = true;
   button.textContent = 'Highlighting…';
   // After a frame, so the button shows it is working: a very long block can take a moment.

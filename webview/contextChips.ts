@@ -34,7 +34,8 @@ export class ContextBar {
     private readonly onFocusLost: () => void = () => undefined,
   ) {
     this.list = h('div', { class: 'context-chips', role: 'list', 'aria-label': 'Context for the next message', 'data-testid': 'context-chips' });
-    this.notice = h('div', { class: 'context-notice', role: 'alert', 'data-testid': 'context-notice' });
+    // No live region: what it shows is said by the panel's announcer (an alert here too had it heard twice).
+    this.notice = h('div', { class: 'context-notice', 'data-testid': 'context-notice' });
     this.notice.hidden = true;
     this.el = h('div', { class: 'context-bar', 'data-testid': 'context-bar' }, this.list, this.notice);
     this.render();
@@ -160,7 +161,6 @@ export function storedReferencesEl(refs: readonly StoredReference[], post: (mess
         {
           class: 'context-chip stored',
           type: 'button',
-          role: 'listitem',
           title,
           'data-testid': 'message-reference',
           'data-kind': r.ref.kind,
@@ -170,7 +170,8 @@ export function storedReferencesEl(refs: readonly StoredReference[], post: (mess
         ` ${r.label}${r.truncated ? ' (truncated)' : ''}`,
       );
       chip.addEventListener('click', () => post({ type: 'context/open', ref: r.ref }));
-      return chip;
+      // The item holds the button: a button given the listitem role is no button to a screen reader.
+      return h('span', { class: 'message-reference-item', role: 'listitem' }, chip);
     }),
   );
 }

@@ -17,8 +17,9 @@ import type { ChatMessage } from '../src/shared/protocol';
 import { h } from './dom';
 import { charsPerLine, GROUP, MessageGroups } from './messageGroups';
 import { trimCount } from './messageOrder';
+import { logFocus, restoreLogFocus } from './logFocus';
 import { installLogTabbing } from './logTabbing';
-import { onLogKey } from './messageKeys';
+import { focusMessage, onLogKey } from './messageKeys';
 import { MessageView, type Post } from './messageView';
 import { RenderAhead } from './renderAhead';
 import { anchorOf, AnchorHold, type ReadingAnchor, type ScrollRestore } from './scrollAnchor';
@@ -150,6 +151,7 @@ export class MessageList {
     this.sources = new Map(messages.map((m) => [m.id, m]));
     this.mountedFrom = Math.max(0, this.order.length - FIRST_SHELLS);
     this.groups.clear();
+    const focused = logFocus(this.el);
     this.el.replaceChildren();
     this.mount(this.mountedFrom, this.order.length, false, true);
 
@@ -166,6 +168,7 @@ export class MessageList {
         filled += view.estimateHeight(this.perLine);
       } else this.setEstimate(view);
     }
+    restoreLogFocus(focused, this.el, focused && this.views.get(focused.message));
     this.groups.size(this.order, this.mountedFrom, this.order.length, this.perLine);
     this.hooks.onCountChanged(this.order.length);
     this.pendingRestore = fromEnd ? undefined : restore;
@@ -260,9 +263,7 @@ export class MessageList {
     this.scroll.release();
     this.scroll.set(false);
     const view = this.order[index]!;
-    view.render();
-    view.el.tabIndex = -1;
-    view.el.focus({ preventScroll: true });
+    focusMessage(view);
     view.el.scrollIntoView({ block: 'center' });
     view.el.classList.add('revealed');
     setTimeout(() => view.el.classList.remove('revealed'), REVEALED_MS);

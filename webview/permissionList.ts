@@ -2,10 +2,12 @@
 // (not to a button: a keystroke meant for the composer must never answer a prompt), and back to the composer when
 // the prompt the user was in goes away. Not while the user is typing, though: the rest of the words and the Enter
 // went to the prompt, and the message was lost. The prompt is then announced (chatApp.ts) and a Shift+Tab away.
-// What the prompt asks about is shown so that what the user reads is what runs (permissionDetail.ts).
+// What the prompt asks about is shown so that what the user reads is what runs (permissionDetail.ts). Escape in a
+// prompt goes back to the composer, as in the log, and answers nothing (the prompt stays, a Shift+Tab away).
 import type { PermissionDecision, PermissionPrompt } from '../src/shared/protocol';
 import { keptApproval, permissionAsk } from '../src/shared/permissionAsk';
 import { visibleText } from '../src/shared/visibleText';
+import { onPlainEscape } from './composerFocus';
 import { button, h, type ButtonAppearance } from './dom';
 import { detailNodes, hiddenWarning, sizeNote, unwatchDetail } from './permissionDetail';
 import type { Post } from './messageView';
@@ -20,6 +22,7 @@ export class PermissionList {
   ) {
     this.el = h('section', { class: 'permissions', 'aria-label': 'Permission requests' });
     this.el.hidden = true;
+    onPlainEscape(this.el, onFocusLost);
   }
 
   /** Replaces all prompts (a snapshot); prompts that were not shown before take focus like new ones. */

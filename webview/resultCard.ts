@@ -6,6 +6,7 @@ import { button, h } from './dom';
 import { highlightLater } from './deferredHighlight';
 import type { Post } from './messageView';
 import { renderSliced } from './slicedRender';
+import { sentence, spokenText } from './spokenText';
 
 /** The card's element (it replaces the message body's text). */
 export function resultCardEl(result: WorkerResultCard, post: Post, deferHighlight = false): HTMLElement {
@@ -38,4 +39,16 @@ export function resultCardEl(result: WorkerResultCard, post: Post, deferHighligh
     report,
     actions,
   );
+}
+
+/** What a screen reader is told of a card: "Worker alpha finished in 1 s: 2 files changed, +3 −1. Fixed the login bug". */
+export function resultCardSpeech(card: Element): string {
+  const field = (id: string) => card.querySelector(`[data-testid="${id}"]`)?.textContent?.trim() ?? '';
+  const state = card.getAttribute('data-state');
+  const ended = `${field('result-state').toLowerCase()} ${state === 'done' || state === 'failed' ? 'in' : 'after'} ${field('result-duration')}`;
+  const report = card.querySelector('[data-testid="result-report"]');
+  const reason = field('result-reason');
+  return [`Worker ${field('result-worker')} ${ended}: ${sentence(field('result-changes'))}`, reason && sentence(reason), report ? spokenText(report) : '']
+    .filter(Boolean)
+    .join(' ');
 }

@@ -1,6 +1,9 @@
 // The strip of background workers. Cards are real buttons (click, Enter and Space open the worker) and are kept
-// across updates by name, so focus and hover survive the host's frequent refreshes.
+// across updates by name, so focus and hover survive the host's frequent refreshes. A control that an update hides
+// gives the focus to its card; a card that goes, to the strip (or to the composer when the strip goes too). Escape in
+// the strip goes back to the composer, as in the log.
 import type { WorkerCard, WorkerState } from '../src/shared/protocol';
+import { focusComposer, onPlainEscape } from './composerFocus';
 import { h, setText } from './dom';
 import type { Post } from './messageView';
 
@@ -90,6 +93,7 @@ export class WorkerStrip {
     this.more.addEventListener('click', () => this.post({ type: 'command/run', command: 'baton.showWorkers' }));
     this.el = h('section', { class: 'workers', 'aria-label': 'Background workers', 'data-testid': 'workers', tabindex: '-1' }, this.list, this.more);
     this.el.hidden = true;
+    onPlainEscape(this.el, focusComposer);
   }
 
   update(workers: WorkerCard[]): void {
@@ -111,15 +115,19 @@ export class WorkerStrip {
     const focusLost = [...this.cards.keys()].some((name) => !next.has(name) && this.cards.get(name)!.el.parentElement!.contains(document.activeElement));
     this.cards = next;
     this.states = states;
-    // replaceChildren moves the kept nodes; a focused card that stays keeps its focus only if it is not detached,
-    // so skip the DOM write when the order did not change.
+    // replaceChildren moves the kept nodes, and a moved node loses the focus: skip the DOM write when the order did
+    // not change, and give the focus back when it did.
     const current = Array.from(this.list.children);
+    const active = document.activeElement;
     if (current.length !== items.length || current.some((el, i) => el !== items[i])) this.list.replaceChildren(...items);
+    if (active instanceof HTMLElement && active !== document.activeElement && this.list.contains(active)) active.focus({ preventScroll: true });
     const more = Math.max(0, settled - SETTLED_SHOWN);
     setText(this.more, more ? `${more} earlier worker${more === 1 ? '' : 's'} in the Workers view` : '');
     this.more.hidden = !more;
-    if (focusLost) (more ? this.more : this.el).focus();
     this.el.hidden = workers.length === 0;
+    // Not to the strip it was in once that is hidden: the focus would be on nothing shown, then on <body>.
+    if (focusLost && (more || !this.el.hidden)) (more ? this.more : this.el).focus();
+    else if (focusLost) focusComposer();
     this.syncTicker();
   }
 
@@ -265,21 +273,21 @@ export class WorkerStrip {
     card.touched.hidden = !paths.length;
     setText(card.note, c?.note ?? '');
     card.note.hidden = !c?.note;
-    // Applied or discarded (or at work again): the buttons go, and the focus they had goes to the card rather than nowhere.
+    // Whatever of the card's own an update hides (change buttons once applied or discarded or at work again, Undo,
+    // the conflict row, the verify line) gives the focus it had to the card rather than to nowhere.
+    const active = document.activeElement;
+    const focused = active && active !== el && el.parentElement!.contains(active) ? active : undefined;
     const running = worker.state === 'running';
     const settling = card.changes.querySelectorAll<HTMLElement>('[data-settles]');
     // Nothing but folders left out still leaves a worktree to discard (or to ask the worker about).
     const pending = !!(c?.files || c?.note);
-    const focusLost = card.changes.contains(document.activeElement) && (!pending || (running && !!document.activeElement?.hasAttribute('data-settles')));
     card.changes.hidden = !pending;
-    const undoLost = card.undo.contains(document.activeElement) && !worker.outcome?.undoable;
     card.undo.hidden = !worker.outcome?.undoable;
     // A worker asked for more works in its worktree: what would settle it (Apply, Discard...) waits for it to end.
     // A copy of a folder without git has no branch of the user's to keep its changes on; a worker in place (no
     // isolation, a folder too big to copy) has no worktree to commit from: its changes are already the user's files.
     const noBranch = worker.isolation?.kind === 'in-place' || (worker.isolation?.kind === 'worktree' && !!worker.isolation.copy);
     for (const b of settling) b.hidden = running || (noBranch && b.dataset.testid === 'worker-branch');
-    if (focusLost || undoLost) el.focus();
     const overlaps = worker.overlaps ?? [];
     setText(card.overlap, overlaps.length ? `Overlaps with ${overlaps.map((o) => `${o.worker} (${o.paths.join(', ')})`).join('; ')}` : '');
     card.overlap.hidden = !overlaps.length;
@@ -294,6 +302,7 @@ export class WorkerStrip {
     card.conflict.hidden = !conflicts.length || worker.state === 'running';
     // Ended with nothing left to decide: its report goes to the tooltip (the chat's result card has it whole).
     card.el.parentElement!.toggleAttribute('data-settled', isSettled(worker));
+    if (focused?.closest('[hidden]')) el.focus();
     if (c?.files) setText(card.changesText, `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.additions} \u2212${c.deletions}`);
     else if (pending) setText(card.changesText, 'No file to apply');
     this.tick(card);
