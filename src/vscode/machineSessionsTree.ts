@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { provideCommand } from './deferredCommands';
 import { homeShortened } from './placeLabel';
+import { MACHINE_SESSIONS_MAX, newestOfNote, sessionWorkers } from '../core/workers/machineSessions';
 import { SessionInUseError, type MachineSession, type WorkerPool } from '../core/workers/workerPool';
 import { ago } from '../core/workers/workerTools';
 
@@ -17,15 +18,18 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
   const changed = new vscode.EventEmitter<void>();
   disposables.push(changed);
   let sessions: MachineSession[] | undefined;
+  // Past the newest MACHINE_SESSIONS_MAX, the view and the pickers say how many there are in all.
+  let cut: string | undefined;
   let error: string | undefined;
   let loading: Promise<void> | undefined;
 
   const load = (): Promise<void> =>
     (loading ??= pool.machine
-      .list({ limit: 100 })
+      .page({ limit: MACHINE_SESSIONS_MAX })
       .then(
-        (list) => {
-          sessions = list;
+        (page) => {
+          sessions = page.sessions;
+          cut = newestOfNote(page.sessions.length, page.total);
           error = undefined;
         },
         (err: unknown) => {
@@ -52,7 +56,7 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
   disposables.push(view);
   // A failed load is said by the error row alone: a "Loading sessions…" (or "No sessions") above it contradicted it.
   const showLoading = (): void => {
-    view.message = error ? undefined : sessions ? (sessions.length ? undefined : 'No Copilot sessions on this machine yet.') : 'Loading sessions…';
+    view.message = error ? undefined : sessions ? (sessions.length ? cut && `${cut}.` : 'No Copilot sessions on this machine yet.') : 'Loading sessions…';
   };
   disposables.push(changed.event(showLoading));
   if (view.visible) void load();
@@ -62,10 +66,10 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
     }),
   );
   showLoading();
-  // The worker markers follow the pool (a session becoming or ceasing to be a worker).
+  // The worker markers follow the pool (a session becoming or ceasing to be a worker), as the core marks them.
   const unsubscribe = pool.onDidChange((workers) => {
     if (!sessions) return;
-    const byId = new Map(workers.filter((w) => w.sessionId).map((w) => [w.sessionId!, w.name]));
+    const byId = sessionWorkers(workers);
     sessions = sessions.map((s) => ({ ...s, worker: byId.get(s.sessionId) }));
     changed.fire();
   });
@@ -84,7 +88,7 @@ export function registerMachineSessionsTree(pool: WorkerPool): vscode.Disposable
         detail: s.workingDir ?? '(no directory)',
         session: s,
       })),
-      { title, placeHolder: 'Copilot session', matchOnDetail: true },
+      { title, placeHolder: cut ? `Copilot session (${cut.toLowerCase()})` : 'Copilot session', matchOnDetail: true },
     );
     return picked?.session;
   };

@@ -4,7 +4,7 @@
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import { ForkError } from '../copilot/safeFork';
 import type { Logger } from '../util/logger';
-import { checkSessionId, listMachineSessions, sessionDir, type ListMachineSessions } from './machineSessions';
+import { checkSessionId, listMachineSessions, sessionDir, sessionWorkers, type ListMachineSessions, type MachineSessionPage } from './machineSessions';
 import type { WorkerRegistry } from './workerRegistry';
 import { SessionInUseError, WorkerError, type MachineSession, type ReplyTo, type Worker, type WorkerInfo } from './workerTypes';
 
@@ -103,11 +103,14 @@ export class MachineSessionDoor {
   constructor(private readonly host: AttachHost & { homeDir: () => string }) {}
 
   /** The Copilot sessions on this machine, newest first (see machineSessions.ts). */
-  list(args: ListMachineSessions = {}): Promise<MachineSession[]> {
+  async list(args: ListMachineSessions = {}): Promise<MachineSession[]> {
+    return (await this.page(args)).sessions;
+  }
+
+  /** As list, with how many sessions matched in all (more than listed when the limit cut the list). */
+  page(args: ListMachineSessions = {}): Promise<MachineSessionPage> {
     this.host.assertOpen();
-    const workers = new Map<string, string>();
-    // A killed worker is no session's worker any more: it cannot be continued (send refuses it).
-    for (const w of [...this.host.reg.finished, ...this.host.reg.active.values()]) if (w.sessionId && w.state !== 'killed') workers.set(w.sessionId, w.name);
+    const workers = sessionWorkers([...this.host.reg.finished, ...this.host.reg.active.values()]);
     return listMachineSessions(this.host.sessions, args, { homeDir: this.host.homeDir(), workers, logger: this.host.logger });
   }
 

@@ -1,8 +1,9 @@
 // When a worker's Copilot session is deleted: its task has ended AND its changes are settled (applied, kept as a
 // branch, discarded) or it made none. While changes wait for review the session stays (a follow-up asking the same
-// worker for more changes resumes it), and its id is kept in the store so a reload still knows it. Only sessions
-// Baton created (in its own copilot-sessions/ folder) are ever deleted: never an attached or forked one, which live
-// in the user's Copilot home. The worker's transcript is Baton's own and stays (the Workers view, "show transcript").
+// worker for more changes resumes it), and its id is kept in the store so a reload still knows it. Only Baton's own
+// sessions are ever deleted: one it created (in its copilot-sessions/ folder) or a fork it made of a machine session (a
+// copy, "baton: <name>", in the user's Copilot home, where the runtime's delete finds it); never an attached one, nor
+// the user's own CLI sessions. The worker's transcript is Baton's own and stays (the Workers view, "show transcript").
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
@@ -13,6 +14,13 @@ import { changedNothing } from './workerRegistry';
 
 /** State key of a finished worker's session kept for its pending changes (one per worker with changes to review). */
 export const KEPT_SESSION_PREFIX = 'worker_session:';
+/** State key set beside KEPT_SESSION_PREFIX when the kept session is a fork (it lives in the user's Copilot home). */
+export const KEPT_FORK_PREFIX = 'worker_fork:';
+
+/** Baton's own session, deleted with the worker's work: one it created or a fork it made; never an attached one. */
+function ownedBy(w: Worker): boolean {
+  return w.source === 'created' || w.source === 'forked';
+}
 
 export interface SessionLifecycleDeps {
   sessions: AgentSessions;
@@ -49,7 +57,7 @@ export class SessionLifecycle {
 
   /** Keeps the id of `w`'s session while its changes wait; whether they do (undefined: not Baton's session, or unknown). */
   private keepWhilePending(w: Worker): boolean | undefined {
-    if (w.source !== 'created' || !w.sessionId) return undefined;
+    if (!ownedBy(w) || !w.sessionId) return undefined;
     let pending: boolean;
     try {
       pending = this.deps.hasPendingChanges(w.name);
@@ -58,7 +66,10 @@ export class SessionLifecycle {
       this.deps.logger.warn(`Worker '${w.name}': its session is kept: ${errorText(err)}`);
       return undefined;
     }
-    if (pending) this.safely(() => this.deps.store.setState(KEPT_SESSION_PREFIX + w.name, w.sessionId!), 'keep the session id');
+    if (pending) {
+      this.safely(() => this.deps.store.setState(KEPT_SESSION_PREFIX + w.name, w.sessionId!), 'keep the session id');
+      if (w.source === 'forked') this.safely(() => this.deps.store.setState(KEPT_FORK_PREFIX + w.name, w.sessionId!), 'keep the fork mark');
+    }
     return pending;
   }
 
@@ -78,9 +89,11 @@ export class SessionLifecycle {
     if (this.deps.isActive(name)) return;
     const w = this.deps.find(name);
     const recorded = this.deps.store.getState(KEPT_SESSION_PREFIX + name);
-    const id = w ? (w.source === 'created' ? w.sessionId : undefined) : recorded;
+    const id = w ? (ownedBy(w) ? w.sessionId : undefined) : recorded;
     if (recorded !== undefined) this.safely(() => this.deps.store.deleteState(KEPT_SESSION_PREFIX + name), 'forget the session id');
-    if (w && w.source === 'created') {
+    if (this.deps.store.getState(KEPT_FORK_PREFIX + name) !== undefined)
+      this.safely(() => this.deps.store.deleteState(KEPT_FORK_PREFIX + name), 'forget the fork mark');
+    if (w && ownedBy(w)) {
       // Taken from the worker before the first await: a follow-up sent while the session closes starts a new one, told
       // what the worker did before (workerPool.send), instead of resuming the one deleted below under it.
       w.sessionId = undefined;
@@ -101,6 +114,9 @@ export class SessionLifecycle {
    */
   async closeIfGone(w: Worker): Promise<void> {
     const id = w.sessionId;
+    // A worker listed again at a start is made as 'created' (pendingWorkers.ts): a fork kept for its changes is told
+    // apart here, so it resumes from the user's Copilot home and is deleted there once its changes are settled.
+    if (id && w.source === 'created' && this.deps.store.getState(KEPT_FORK_PREFIX + w.name) === id) w.source = 'forked';
     if (w.source !== 'created' || !id || !(await this.deps.sessions.ownSessionGone(id))) return;
     this.deps.logger.warn(`Worker '${w.name}': its session ${id} is gone from disk; a follow-up starts a new one`);
     w.sessionId = undefined;
@@ -110,7 +126,9 @@ export class SessionLifecycle {
   /** A worker without a live session: its saved one resumed, or a new one when the old was deleted (a follow-up). */
   async reopen(w: Worker, spec: SessionSpec): Promise<{ session: AgentSession; fresh: boolean }> {
     if (!w.sessionId && w.sessionClosed) {
-      const session = await this.deps.sessions.create(spec);
+      // Its fork deleted, a forked worker goes on in a session of Baton's own (never a new one in the user's Copilot home).
+      const session = await this.deps.sessions.create(spec.role === 'worker' ? { ...spec, ownSession: true } : spec);
+      w.source = 'created';
       w.sessionClosed = false;
       return { session, fresh: true };
     }
