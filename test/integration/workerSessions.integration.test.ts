@@ -89,7 +89,7 @@ describe('workers and the machine\u2019s sessions (real runtime, scripted model,
     // The private copy the fork was taken from is gone, and the fork too once its task ended with nothing to review (a
     // worker's session goes with its task): the user sees the original and the older one.
     const listedIds = async () => new Set((await pool.machine.list()).map((s) => s.sessionId));
-    await waitFor('the fork deleted', async () => !(await listedIds()).has(forked.sessionId));
+    await waitFor('the fork deleted', async () => !(await listedIds()).has(forked.sessionId ?? ''));
     assert.deepEqual(await listedIds(), new Set([ext.sessionId, older.sessionId]));
     await assert.rejects(pool.machine.attach('../../etc', 'evil'), /not a session id/);
 
