@@ -315,7 +315,7 @@ describe('public API and language-model tools (real runtime, scripted model, pro
     assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: 'src/app' }, core.access), {
       name: 'BatonError',
       kind: 'worker',
-      message: "working_dir must be an absolute path (or start with ~): 'src/app'.",
+      message: "folder must be an absolute path (or start with ~): 'src/app'.",
     });
     assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: join(project, 'missing') }, core.access), /^BatonError: Directory not found/);
     assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: core.storageDir }, core.access), /inside the protected path/);

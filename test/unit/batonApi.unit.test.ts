@@ -74,6 +74,20 @@ describe('Baton API inputs and tools', () => {
     });
   });
 
+  it('the delegate confirmation says when a worker may run commands unasked, and when the task shown is cut', () => {
+    const short = prepareTool('baton_delegate', { task: 'Run the tests', folder: '/src/app' }).confirmation!.message;
+    assert.match(short, /asks before running shell commands unless you trusted its folder \(baton\.workers\.trustWorkingDirectory/);
+    assert.match(short, /Task:\n\n> Run the tests$/);
+    const long = prepareTool('baton_delegate', { task: 'x'.repeat(5000), folder: '/src/app' }).confirmation!.message;
+    assert.match(long, /Task \(the first 400 of 5,000 characters\):\n\n> x{400}…$/);
+    assert.throws(() => prepareTool('baton_delegate', { task: 'x', folder: 'src/app' }), {
+      name: 'BatonError',
+      kind: 'worker',
+      message: "folder must be an absolute path (or start with ~): 'src/app'.",
+    });
+    assert.doesNotThrow(() => prepareTool('baton_delegate', { task: 'x', folder: '~/app' }));
+  });
+
   it('makes a worker name from the task, unique among the taken ones', () => {
     assert.equal(workerNameFor('Add a unit test for utils.ts, please', new Set()), 'add-a-unit-test');
     assert.equal(workerNameFor('Add a unit test', new Set(['add-a-unit-test', 'add-a-unit-test-2'])), 'add-a-unit-test-3');

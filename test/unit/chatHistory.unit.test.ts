@@ -1,12 +1,12 @@
 // Which of your Chat-view messages a chat's history no longer has (an edited or retried request dropped it and the
 // later ones): the message the conversation is taken back to, or none.
 import * as assert from 'node:assert/strict';
-import { conversationOfPrompts, firstDroppedChatMessage } from '../../src/core/api/chatHistory';
+import { askedIn, conversationOfPrompts, firstDroppedChatMessage, type ChatTurn } from '../../src/core/api/chatHistory';
 import type { LogEntry } from '../../src/core/store/types';
 
 let id = 0;
-function row(role: LogEntry['role'], content: string, source = 'chat'): LogEntry {
-  return { id: ++id, role, content, source, status: 'complete', meta: null, ts: new Date().toISOString() } as LogEntry;
+function row(role: LogEntry['role'], content: string, source = 'chat', status: LogEntry['status'] = 'complete'): LogEntry {
+  return { id: ++id, role, content, source, status, meta: null, ts: new Date().toISOString() } as LogEntry;
 }
 
 /** A conversation's log: each prompt of yours from the chat, answered. */
@@ -46,7 +46,36 @@ describe('firstDroppedChatMessage', () => {
   it('nothing when no run lines up: a request the chat has that never reached the log is no reason to take anything back', () => {
     assert.equal(dropped(['a', 'refused before it was sent', 'c'], chatLog('a', 'c')), undefined);
     assert.equal(dropped(['x', 'y'], chatLog('a', 'b')), undefined);
-    assert.equal(dropped([], chatLog('a')), undefined);
+  });
+
+  it('the log holds a message trimmed, the chat as typed: a trailing space or newline still lines up', () => {
+    assert.equal(dropped(['first ', 'second\n'], chatLog('first', 'second', 'third')), 'third');
+    assert.equal(dropped(['first\n'], chatLog('first', 'second')), 'second');
+    assert.equal(dropped(['first '], chatLog('first')), undefined);
+  });
+
+  it('a history with nothing of this conversation (its first message after /new edited or retried): the first Chat-view message', () => {
+    const log = [row('user', 'from the panel', 'panel'), row('assistant', 'ok', 'panel'), ...chatLog('c', 'd')];
+    assert.equal(dropped([], log), 'c');
+    assert.equal(dropped([], [row('user', 'from the panel', 'panel')]), undefined, 'nothing of the chat\u2019s');
+    assert.equal(dropped([], []), undefined, 'a new conversation');
+  });
+});
+
+describe('askedIn (the chat\u2019s prompts answered in a conversation)', () => {
+  const req = (prompt: string, command?: string): ChatTurn => ({ kind: 'request', prompt, ...(command ? { command } : {}) });
+  const res = (conversation?: string, command?: string): ChatTurn => ({ kind: 'response', conversation, ...(command ? { command } : {}) });
+
+  it('after /new: not the turns of the conversation before, nor the command; a stopped turn goes where the chat was then', () => {
+    const turns = [req('a'), res('X'), req('stopped in X'), res(), req('', 'new'), res('Y', 'new')];
+    assert.deepEqual(askedIn(turns, 'Y'), []);
+    assert.deepEqual(askedIn(turns, 'X'), ['a', 'stopped in X']);
+    assert.deepEqual(askedIn([...turns, req('c'), res(), req('d'), res('Y')], 'Y'), ['c', 'd']);
+  });
+
+  it('stopped turns before any named answer are the first named conversation\u2019s; with none named, the one asked about', () => {
+    assert.deepEqual(askedIn([req('a'), res(), req('b'), res('X')], 'X'), ['a', 'b']);
+    assert.deepEqual(askedIn([req('a'), res(), req('b'), res()], 'Z'), ['a', 'b']);
   });
 });
 
@@ -68,6 +97,44 @@ describe('conversationOfPrompts (a chat whose every @baton answer was stopped na
       conversationOfPrompts(['teal'], [{ id: 'chat-a', log: [row('user', 'teal', 'panel')] }]),
       undefined,
       'the panel\u2019s message is not the chat\u2019s',
+    );
+  });
+
+  it('a trailing space or newline in the chat\u2019s prompt still lines up with the trimmed log', () => {
+    assert.equal(conversationOfPrompts(['hello\n'], [{ id: 'chat-a', log: [row('user', 'hello', 'chat', 'cancelled')] }]), 'chat-a');
+    assert.equal(conversationOfPrompts(['hello ', 'more'], [{ id: 'chat-a', log: chatLog('hello', 'more') }]), 'chat-a');
+  });
+
+  // Chat A "hi" answered; chat B "hi" stopped; A sends more; B's next message went to A's conversation and took A's
+  // second message back.
+  const stoppedB = (): LogEntry[] => [row('user', 'hi', 'chat', 'cancelled'), row('assistant', 'part', 'chat', 'cancelled')];
+
+  it('two chats that began alike: never a conversation another chat names; B\u2019s own is found', () => {
+    const candidates = [
+      { id: 'chat-A', log: chatLog('hi', 'second from A'), named: true },
+      { id: 'chat-B', log: stoppedB() },
+    ];
+    assert.equal(conversationOfPrompts(['hi'], candidates), 'chat-B');
+    assert.equal(conversationOfPrompts(['hi'], [candidates[0]!]), undefined, 'a new conversation rather than A\u2019s');
+    assert.equal(conversationOfPrompts(['hi'], [{ ...candidates[0]!, log: chatLog('hi') }]), undefined, 'not even one B matches whole');
+  });
+
+  it('after a reload (no chat known to name any): a conversation with an answer a chat kept is taken only with nothing to take back', () => {
+    const a = { id: 'chat-A', log: chatLog('hi', 'second from A') };
+    assert.equal(conversationOfPrompts(['hi'], [a]), undefined, 'A\u2019s second message is not B\u2019s to take back');
+    assert.equal(conversationOfPrompts(['hi'], [a, { id: 'chat-B', log: stoppedB() }]), 'chat-B');
+    const answeredThenStopped = { id: 'chat-B', log: chatLog('hi') };
+    assert.equal(conversationOfPrompts(['hi', 'more'], [answeredThenStopped]), 'chat-B', 'all it holds is the chat\u2019s');
+    assert.equal(
+      conversationOfPrompts(
+        ['hi'],
+        [
+          { id: 'chat-A', log: chatLog('hi') },
+          { id: 'chat-B', log: stoppedB() },
+        ],
+      ),
+      'chat-B',
+      'one with no answer kept comes first',
     );
   });
 });

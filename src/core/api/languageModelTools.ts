@@ -1,8 +1,10 @@
 // What Baton's language-model tools do (baton_delegate, baton_ask, baton_workers, baton_recall),
 // apart from VS Code: input validation, the confirmation text, and the text result the calling
 // model reads. src/vscode/languageModelTools.ts only registers these with vscode.lm.
+import { isAbsolute, sep } from 'node:path';
 import type { z } from 'zod';
 import type { WorkerResult } from '../../../api/baton';
+import { expandHome } from '../workers/protectedPaths';
 import { formatWorkerList } from '../workers/workerTools';
 import { seconds } from '../workers/workerMessages';
 import {
@@ -29,6 +31,19 @@ interface ToolInputs {
 
 export const BATON_TOOL_NAMES = Object.keys(TOOL_INPUTS) as BatonToolName[];
 
+/** How much of a delegated task the confirmation shows (a task may hold 20,000 characters). */
+const TASK_SHOWN = 400;
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * A relative folder is refused in the tool's own words (its field is `folder`; the pool's message names the
+ * orchestrator's `working_dir`), before the user is asked to confirm a call that cannot run.
+ */
+function checkFolder(folder: string): void {
+  // Any home folder does: only whether `~` or $HOME would make it absolute matters here.
+  if (!isAbsolute(expandHome(folder, sep))) throw new BatonApiError('worker', `folder must be an absolute path (or start with ~): '${folder}'.`);
+}
+
 export interface ToolPreparation {
   invocationMessage: string;
   /** Present for tools that start work: the user confirms first. */
@@ -52,13 +67,19 @@ export function prepareTool(name: BatonToolName, raw: unknown, access?: Pick<Bat
   switch (name) {
     case 'baton_delegate': {
       const input = validateToolInput('baton_delegate', raw);
+      checkFolder(input.folder);
       const folder = access ? access.workerFolder(input.folder) : input.folder;
-      const task = input.task.length > 400 ? `${input.task.slice(0, 400)}…` : input.task;
+      const task = input.task.length > TASK_SHOWN ? `${input.task.slice(0, TASK_SHOWN)}…` : input.task;
+      const cut = task === input.task ? '' : ` (the first ${count(TASK_SHOWN)} of ${count(input.task.length)} characters)`;
       return {
         invocationMessage: `Starting a Baton worker in ${folder}${input.wait ? ' and waiting for it' : ''}`,
         confirmation: {
           title: 'Start a Baton worker?',
-          message: `A new Copilot session will work in **${folder}**: it can edit files there and asks before running shell commands.\n\nTask:\n\n> ${task.replace(/\n/g, '\n> ')}`,
+          // What the worker asks is its permission handler's (workerPermissions.ts): with baton.workers.trustWorkingDirectory
+          // and a sandbox that holds it, its shell commands in its folder run unasked. The core does not know here which.
+          message:
+            `A new Copilot session will work in **${folder}**: it can edit files there, and asks before running shell commands ` +
+            `unless you trusted its folder (baton.workers.trustWorkingDirectory, with the sandbox on).\n\nTask${cut}:\n\n> ${task.replace(/\n/g, '\n> ')}`,
         },
       };
     }
@@ -94,6 +115,7 @@ export function batonAgentTools(access: BatonAccess): { baton_ask: AgentTool<typ
       input: delegateInput,
       parameters: toolJsonSchema('baton_delegate'),
       run: async (input, call) => {
+        checkFolder(input.folder);
         const job = await access.delegate(input.task, 'tool', { folder: input.folder, name: input.name }, call.signal);
         if (!input.wait) {
           return `Started Baton worker '${job.worker}' in ${job.workingDir}. It works in the background; call baton_workers with name "${job.worker}" to see its progress and its report when it is done.`;
