@@ -7,6 +7,7 @@
 // The highlighter itself comes after the paint too (highlighter.ts): the first idle slice after it runs the
 // highlighter's bundle, then takes every block rendered plain while it was not there (a stream's, a scroll's) into the
 // queue, so they end coloured as they would have been.
+import { markHiddenHtml } from './hiddenChars';
 import { HIGHLIGHT_PENDING, highlighter, loadHighlighter } from './highlighter';
 import { setSafeHtml } from './sanitize';
 
@@ -34,7 +35,8 @@ export function highlightNow(code: HTMLElement): void {
   code.classList.remove(HIGHLIGHT_PENDING);
   const lang = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1] ?? '';
   const html = loadHighlighter()?.highlightCode(code.textContent ?? '', lang);
-  if (html !== undefined) setSafeHtml(code, html);
+  // Hidden characters marked again, as markdownRender.ts marks them (the code's textContent is the code as written).
+  if (html !== undefined) setSafeHtml(code, markHiddenHtml(html));
 }
 
 function schedule(): void {

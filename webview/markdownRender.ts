@@ -9,9 +9,13 @@
 //   decodes entities and percent-escapes before asking, so `&#106;avascript:` is seen as `javascript:`.
 // - Images are not loaded (a reply must not make the panel fetch anything): they render as links to their target.
 // - No `style` attribute is emitted (the CSP admits none): table alignment becomes a class.
+// - Every hidden character (a bidi override, a zero-width space) the reply shows is marked (hiddenChars.ts): in text,
+//   inline code, code blocks (after highlighting), image text and plain blocks, never inside an attribute.
 import MarkdownIt from 'markdown-it';
 import type { StateCore, Token } from 'markdown-it';
 import { countText } from '../src/shared/countText';
+import { hasHiddenChars } from '../src/shared/visibleText';
+import { HIDDEN_CODE_WARNING, markHiddenHtml } from './hiddenChars';
 import { HIGHLIGHT_LIMIT, HIGHLIGHT_PENDING, highlighter } from './highlighter';
 import { knowsLanguage } from './languageNames';
 
@@ -162,7 +166,7 @@ md.block.tokenize = (state, startLine, endLine) => {
 
 md.renderer.rules.image = (tokens, idx) => {
   const token = tokens[idx]!;
-  const alt = escapeHtml(token.content || 'image');
+  const alt = markHiddenHtml(escapeHtml(token.content || 'image'));
   return `<a href="${escapeHtml(token.attrGet('src') ?? '')}" class="md-image-link">${alt}</a>`;
 };
 
@@ -172,6 +176,10 @@ md.renderer.rules.fence = (tokens, idx, _options, env: RenderEnv) => {
   return codeBlock(token.content, /^\{?\.?([^\s{}]+)/.exec(info)?.[1] ?? '', env);
 };
 md.renderer.rules.code_block = (tokens, idx, _options, env: RenderEnv) => codeBlock(tokens[idx]!.content, '', env);
+// Text and inline code are escaped content alone (inline code's <code> has no attributes): marked whole.
+const { text: textRule, code_inline: inlineCodeRule } = md.renderer.rules;
+md.renderer.rules.text = (...args) => markHiddenHtml(textRule!(...args));
+md.renderer.rules.code_inline = (...args) => markHiddenHtml(inlineCodeRule!(...args));
 
 const FENCE_LINE = /^(`{3,}|~{3,})(.*)$/;
 
@@ -197,18 +205,23 @@ function codeBlock(raw: string, lang: string, env: RenderEnv): string {
   // marked like deferred code: deferredHighlight.ts colours every marked block once it has run.
   const now = known && env.deferHighlight !== true ? highlighter() : undefined;
   const deferred = known && !now;
-  const body = (now && now.highlightCode(code, langClass)) || chunkedHtml(code);
+  const hidden = hasHiddenChars(code);
+  // Marked after highlighting: the highlighter sees the code as written, and its markup holds no hidden character.
+  const html = (now && now.highlightCode(code, langClass)) || chunkedHtml(code);
+  const body = hidden ? markHiddenHtml(html) : html;
   const codeClass = langClass ? `language-${langClass}${deferred ? ` ${HIGHLIGHT_PENDING}` : ''}` : '';
   const highlightButton =
     tooLong && langClass
       ? '<button type="button" class="code-btn" data-action="highlight" data-testid="code-highlight" aria-label="Highlight this long code block">Highlight</button>'
       : '';
   return (
-    `<div class="code-block"><div class="code-toolbar"><span class="code-lang">${lang ? escapeHtml(lang) : 'text'}</span>` +
+    `<div class="code-block"><div class="code-toolbar"><span class="code-lang">${lang ? markHiddenHtml(escapeHtml(lang)) : 'text'}</span>` +
     highlightButton +
     '<button type="button" class="code-btn" data-action="copy" data-testid="code-copy" aria-label="Copy code">Copy</button>' +
     '<button type="button" class="code-btn" data-action="insert" data-testid="code-insert" aria-label="Insert at cursor (this code)">Insert at cursor</button>' +
-    `</div><pre class="code"><code${codeClass ? ` class="${codeClass}"` : ''}>${body}</code></pre></div>\n`
+    '</div>' +
+    (hidden ? HIDDEN_CODE_WARNING : '') +
+    `<pre class="code"><code${codeClass ? ` class="${codeClass}"` : ''}>${body}</code></pre></div>\n`
   );
 }
 
@@ -271,7 +284,7 @@ export function renderTokenRange(tokens: Token[], from: number, to: number, env:
 
 /** A block shown as written (see .md-plain in styles/markdown.css). */
 export function plainBlock(text: string): string {
-  return `<p class="md-plain">${chunkedHtml(text)}</p>\n`;
+  return `<p class="md-plain">${markHiddenHtml(chunkedHtml(text))}</p>\n`;
 }
 
 /** Plain text longer than this is cut into chunks of about this many characters. */

@@ -50,10 +50,21 @@ export class BlockSplitter {
   /** Offset of the blank line that will end a list block unless the next line continues the list; -1 if none. */
   private blankAt = -1;
   private fence: Fence | null = null;
+  /** The last delta ended in \r: held back, so that a \r\n cut between two deltas is one line break. */
+  private heldCr = false;
 
-  /** Appends text and returns the source of each block this text finished, in order. */
+  /**
+   * Appends text and returns the source of each block this text finished, in order. \r\n and a lone \r are line
+   * breaks (a lone \r dropped joined `50%` and `progress` of a progress line, and `old` and `new` in code).
+   */
   push(delta: string): string[] {
-    this.buf += delta.includes('\r') ? delta.replace(/\r/g, '') : delta;
+    let text = this.heldCr ? `\r${delta}` : delta;
+    this.heldCr = false;
+    if (text.includes('\r')) {
+      this.heldCr = text.endsWith('\r');
+      text = (this.heldCr ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n');
+    }
+    this.buf += text;
     const done: string[] = [];
     for (let nl = this.buf.indexOf('\n', this.scan); nl !== -1; nl = this.buf.indexOf('\n', this.scan)) {
       this.line(done, this.scan, nl + 1);
@@ -67,6 +78,8 @@ export class BlockSplitter {
    * reply) was one block with it, rendered whole instead of a row at a time.
    */
   end(): string[] {
+    // A \r held back is the text's last line break.
+    if (this.heldCr) return this.push('\n');
     return this.buf && !this.buf.endsWith('\n') ? this.push('\n') : [];
   }
 

@@ -3,10 +3,12 @@
 // MAX_OPEN_RENDER or with more than MAX_OPEN_DELIMITERS delimiters. Re-rendering and re-sanitizing a 100 KB open block each frame made frames of 50–300 ms.
 //
 // What stays true: a frame's work does not grow with the block. Finished chunks (see chunkEnd) stay in the DOM
-// untouched; a frame rewrites only the last chunk's text and appends the new ones. Everything here is a text node,
-// so nothing the model wrote is parsed as HTML (the fence's shell is our own markup, sanitized once). When the block
-// ends, MessageView replaces this view with the block's real render, so the final DOM is the one-shot render's.
+// untouched; a frame rewrites only the last chunk's text and appends the new ones. Everything here is text (a hidden
+// character in a mark of ours, hiddenChars.ts), so nothing the model wrote is parsed as HTML (the fence's shell is our
+// own markup, sanitized once). When the block ends, MessageView replaces this view with the block's real render, so
+// the final DOM is the one-shot render's.
 import { h } from './dom';
+import { setMarkedText } from './hiddenChars';
 import { chunkEnd, openFenceShell, tooBusyToRerender } from './markdownRender';
 import { sanitizedFragment } from './sanitize';
 
@@ -53,10 +55,11 @@ export class RawTail {
       const piece = text.slice(at, end);
       const chunk = this.chunks[i];
       if (!chunk) {
-        this.chunks.push(h('span', { class: 'md-chunk' }, piece));
+        this.chunks.push(h('span', { class: 'md-chunk' }));
+        setMarkedText(this.chunks[i]!, piece);
         this.starts.push(at);
         this.target.append(this.chunks[i]!);
-      } else if (chunk.textContent !== piece) chunk.textContent = piece;
+      } else setMarkedText(chunk, piece);
       at = end;
     }
   }

@@ -5,6 +5,7 @@
 import type { WorkerCard, WorkerState } from '../src/shared/protocol';
 import { focusComposer, onPlainEscape } from './composerFocus';
 import { h, setText } from './dom';
+import { setMarkedText } from './hiddenChars';
 import type { Post } from './messageView';
 
 const STATE_LABEL: Record<WorkerState, string> = {
@@ -240,7 +241,7 @@ export class WorkerStrip {
     // The last line is what a running worker is doing; once it has ended, its report (the summary below) says it,
     // and the report's last line shown again above it read as the same text twice.
     const lastLine = worker.state === 'running' || !worker.summary ? worker.lastLine : '';
-    setText(card.last, lastLine);
+    setMarkedText(card.last, lastLine);
     card.last.hidden = !lastLine;
     const iso = worker.outcome
       ? worker.outcome.text

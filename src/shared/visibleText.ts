@@ -30,6 +30,13 @@ export function splitHidden(text: string): string[] {
   return text.split(new RegExp(`(${HIDDEN.source})`));
 }
 
+const HIDDEN_ALL = new RegExp(HIDDEN.source, 'g');
+
+/** `text` with each hidden character replaced by `mark(ch)`, in one pass (the webview wraps each in a marked element). */
+export function replaceHidden(text: string, mark: (ch: string) => string): string {
+  return text.replace(HIDDEN_ALL, mark);
+}
+
 /** `text` with every hidden character written out as its token (for plain-text places: a notification). */
 export function visibleText(text: string): string {
   return splitHidden(text)
