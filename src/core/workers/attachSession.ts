@@ -3,7 +3,9 @@
 // made again right before the resume, since the other process may have opened it meanwhile.
 import type { AgentSession, AgentSessions, SessionSpec } from '../copilot/agentSessions';
 import { ForkError } from '../copilot/safeFork';
+import type { BatonStore } from '../store/types';
 import type { Logger } from '../util/logger';
+import { forgetFork, recordFork } from './forkSweep';
 import { checkSessionId, listMachineSessions, sessionDir, sessionWorkers, type ListMachineSessions, type MachineSessionPage } from './machineSessions';
 import type { WorkerRegistry } from './workerRegistry';
 import { SessionInUseError, WorkerError, type MachineSession, type ReplyTo, type Worker, type WorkerInfo } from './workerTypes';
@@ -13,9 +15,10 @@ export interface AttachHost {
   sessions: AgentSessions;
   reg: WorkerRegistry;
   logger: Logger;
+  /** Where each fork made is recorded, so the sweep at start finds one a closed window left (forkSweep.ts). */
+  store: BatonStore;
   assertOpen(): void;
   resolveDir(dir: string): string;
-  inUse(sessionId: string): Promise<boolean>;
   reserve(name: string, dir: string, replyTo: ReplyTo, source: WorkerInfo['source']): Worker;
   open(w: Worker, make: () => Promise<AgentSession>): Promise<void>;
   spec(w: Worker): SessionSpec;
@@ -35,7 +38,7 @@ export async function attachMachineSession(host: AttachHost, sessionId: string, 
   host.reg.assertCapacity();
   const meta = await host.sessions.metadata(sessionId);
   if (!meta) throw new WorkerError(`No Copilot session '${sessionId}' on this machine. Use list_machine_sessions to find one.`);
-  if (await host.inUse(sessionId)) {
+  if (await inUse(host, sessionId)) {
     throw new SessionInUseError(
       `Session ${sessionId} ("${(meta.summary ?? '').trim() || 'no summary'}") is in use by another process (an open Copilot CLI or editor), so I won't write into it. ` +
         'To continue its work in a copy instead, call attach_machine_session again with fork: true (or use Fork in the Copilot Sessions view).',
@@ -53,13 +56,17 @@ export async function attachMachineSession(host: AttachHost, sessionId: string, 
   await host.open(w, async () => {
     w.sandboxReadonly = await host.gitFolders(dir);
     // Checked again right before the resume: the other process may have opened it meanwhile.
-    if (await host.inUse(sessionId))
+    if (await inUse(host, sessionId))
       throw new SessionInUseError(`Session ${sessionId} was just opened by another process; I won't write into it. Fork it instead.`, sessionId);
     return host.sessions.resume(sessionId, host.spec(w));
   });
   host.logger.info(`Worker '${workerName}' attached to machine session ${sessionId} in ${dir}`);
   host.reg.fireNow();
   return host.reg.info(w);
+}
+
+function inUse(host: AttachHost, sessionId: string): Promise<boolean> {
+  return host.sessions.inUse([sessionId]).then((ids) => ids.has(sessionId));
 }
 
 /** Copies a machine session and brings the copy in as an idle worker; the original is untouched. */
@@ -80,6 +87,7 @@ export async function forkMachineSession(host: AttachHost, sessionId: string, na
       w.sandboxReadonly = await host.gitFolders(dir);
       try {
         forked = await host.sessions.fork(sessionId, `baton: ${workerName}`);
+        recordFork(host.store, host.logger, forked, workerName);
       } catch (err) {
         if (err instanceof ForkError) throw new WorkerError(err.message);
         throw err;
@@ -90,7 +98,11 @@ export async function forkMachineSession(host: AttachHost, sessionId: string, na
     .catch(async (err: unknown) => {
       // The copy Baton made never became a worker (a reload as it opened, a resume that failed): it goes, or it stays
       // in the user's session list for good as "baton: <name>", nobody's.
-      if (forked) await host.sessions.delete(forked).catch((e: unknown) => host.logger.warn(`Could not delete the fork ${forked}: ${String(e)}`));
+      if (forked)
+        await host.sessions.delete(forked).then(
+          () => forgetFork(host.store, host.logger, forked!),
+          (e: unknown) => host.logger.warn(`Could not delete the fork ${forked}: ${String(e)}`),
+        );
       throw err;
     });
   host.logger.info(`Worker '${workerName}' works in a fork (${w.sessionId}) of machine session ${sessionId} in ${dir}`);

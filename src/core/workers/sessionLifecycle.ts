@@ -11,6 +11,7 @@ import { errorText } from './workerMessages';
 import { SessionInUseError, WorkerError, type Worker } from './workerTypes';
 import { loggedStoreWrite } from '../util/loggedStoreWrite';
 import { changedNothing } from './workerRegistry';
+import { forgetFork } from './forkSweep';
 
 /** State key of a finished worker's session kept for its pending changes (one per worker with changes to review). */
 export const KEPT_SESSION_PREFIX = 'worker_session:';
@@ -102,7 +103,10 @@ export class SessionLifecycle {
     }
     if (!id) return;
     await this.deps.sessions.delete(id).then(
-      () => this.deps.logger.info(`Worker '${name}': session ${id} deleted (its work is settled)`),
+      () => {
+        this.deps.logger.info(`Worker '${name}': session ${id} deleted (its work is settled)`);
+        forgetFork(this.deps.store, this.deps.logger, id);
+      },
       (err: unknown) => this.deps.logger.warn(`Worker '${name}': could not delete session ${id}: ${errorText(err)}`),
     );
   }
@@ -156,6 +160,11 @@ export class SessionLifecycle {
       const id = this.deps.store.getState(k);
       return id ? [id] : [];
     });
+  }
+
+  /** Names of the workers whose sessions are kept for pending changes (a fork of theirs stays at the sweep). */
+  keptNames(): string[] {
+    return [KEPT_SESSION_PREFIX, KEPT_FORK_PREFIX].flatMap((prefix) => this.deps.store.stateKeys(prefix).map((k) => k.slice(prefix.length)));
   }
 
   private safely(fn: () => void, what: string): void {
