@@ -288,9 +288,10 @@ describe('skills and control from the chat (real runtime, scripted model)', func
       'the panel was sent the new header state',
     );
 
-    // With routing on, the next message is classified (scripted) before it is answered.
+    // With routing on, the next message is classified (scripted) before it is answered: one of 20 characters or more (a
+    // shorter one is a follow-up that keeps the tier, unclassified).
     core.server.on({ systemIncludes: 'You label messages for model routing', name: 'classifier' }, { text: 'standard' });
-    assert.match(await turn('turn it off again', [{ name: 'toggle_auto', arguments: { enabled: false } }]), /Auto routing is off/);
+    assert.match(await turn('please turn auto routing off again', [{ name: 'toggle_auto', arguments: { enabled: false } }]), /Auto routing is off/);
     assert.equal(core.settings.routing.auto, false);
 
     assert.match(
@@ -367,7 +368,7 @@ describe('skills and control from the chat (real runtime, scripted model)', func
     assert.deepEqual(hostCalls, ['auto true']);
     assert.equal(core.chat.state().routingAuto, true);
     core.server.on({ systemIncludes: 'You label messages for model routing', name: 'classifier' }, { text: 'standard' });
-    const routed = await plain('and with routing?');
+    const routed = await plain('and what happens with routing on?');
     assert.match(routed.systemText, /Automatic routing is ON: Baton picks a tier per message/, "the session's instructions were rebuilt");
     assert.equal(routed.model, core.settings.routing.tiers.standard, 'routed: the classifier picked the standard tier');
 
