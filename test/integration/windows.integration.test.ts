@@ -474,7 +474,11 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
   });
 
   it('window 2 takes back what it sent to window 1: Remove on a queued message (its text back in window 2’s box), an ask cancelled while queued and one cancelled while window 1 answers it', async () => {
-    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', delayMs: 4000 });
+    // The first answer is held until both of window 2's messages were taken out of window 1's queue: a loaded machine
+    // opening window 2 slowly must not let it end first (CI read it so once with a 4 s answer).
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    server.on({ lastUserIncludes: 'hold on: a slow one' }, { text: 'Slow answer.', after: held });
     server.on({ lastUserIncludes: 'stopped from window 2' }, { text: 'Never finished.', delayMs: 8000 });
     const [one, two] = await ownerAnswering();
     let cancelQueued = (): void => undefined;
@@ -499,6 +503,7 @@ describe('two windows, one Baton (separate processes, real runtime, scripted mod
     cancelQueued();
     assert.equal((await queuedAsk).error, 'The message was cancelled.');
     await one.until('the cancelled ask gone from window 1', () => !one.panel.find((m) => m.content === 'asked, then cancelled while queued'));
+    release();
     await one.until('the slow answer', () => one.events('turn.completed')[0]);
     assert.equal(one.events('turn.withdrawn').length, 2, 'both taken out of window 1’s queue, never started');
     // An ask window 1 is answering, cancelled in window 2: window 1 stops it.
