@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CopilotClient, runTurn } from '../support/copilotHarness';
+import { userCliSessions } from '../support/userCliSessions';
 import { waitFor } from '../support/waitFor';
 import { useWorkerCore } from '../support/workerCore';
 
@@ -15,22 +15,12 @@ describe('machine sessions the user set to allow-all (real runtime, the user\u20
   const fx = useWorkerCore();
 
   it('attached or forked, every tool still goes through Baton: a protected file refused, the rest asked', async () => {
-    const env = fx.core.env;
     await writeFile(join(fx.home, '.ssh', 'id_rsa'), 'SECRET-KEY-7731\n');
     await writeFile(join(fx.home, 'notes.txt'), 'NOTES-OUTSIDE-4410\n');
     // The user's own Copilot CLI, in allow-all mode for its sessions.
-    const cli = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: fx.project, logLevel: 'error' });
-    fx.extraClients.push(cli);
-    await cli.start();
-    const ids: string[] = [];
-    for (const task of ['cli task one', 'cli task two']) {
-      fx.core.server.on({ lastUserIncludes: task, name: task }, { text: `${task} done` });
-      const s = await cli.createSession({ workingDirectory: fx.project, streaming: true, onPermissionRequest: () => ({ kind: 'approve-once' }) });
+    const ids = await userCliSessions(fx, ['cli task one', 'cli task two'], async (s) => {
       assert.equal((await s.rpc.permissions.setMode({ mode: 'allow-all' })).mode, 'allow-all');
-      await runTurn(s, task);
-      await s.disconnect();
-      ids.push(s.sessionId);
-    }
+    });
 
     fx.core.workerSettings.sandbox = 'off';
     fx.core.broker.answer = 'deny';

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CopilotClient, runTurn } from '../support/copilotHarness';
+import { userCliSessions } from '../support/userCliSessions';
 import { waitFor } from '../support/waitFor';
 import { useWorkerCore } from '../support/workerCore';
 
@@ -15,17 +15,7 @@ describe('forks of machine sessions are deleted with their worker\u2019s work (r
 
   it('a finished fork and a killed one leave the Copilot home; the source and an attached session stay', async () => {
     const env = fx.core.env;
-    const cli = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: fx.project, logLevel: 'error' });
-    fx.extraClients.push(cli);
-    await cli.start();
-    const ids: string[] = [];
-    for (const task of ['cli task one', 'cli task two']) {
-      fx.core.server.on({ lastUserIncludes: task, name: task }, { text: `${task} done` });
-      const s = await cli.createSession({ workingDirectory: fx.project, streaming: true, onPermissionRequest: () => ({ kind: 'approve-once' }) });
-      await runTurn(s, task);
-      await s.disconnect();
-      ids.push(s.sessionId);
-    }
+    const ids = await userCliSessions(fx, ['cli task one', 'cli task two']);
     const [source, user] = ids as [string, string];
     const folder = (id: string) => join(env.COPILOT_HOME!, 'session-state', id);
     const pool = fx.core.pool;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FORK_RECORD_PREFIX } from '../../src/core/workers/forkSweep';
 import { KEPT_FORK_PREFIX, KEPT_SESSION_PREFIX } from '../../src/core/workers/sessionLifecycle';
-import { CopilotClient, runTurn } from '../support/copilotHarness';
+import { userCliSessions } from '../support/userCliSessions';
 import { waitFor } from '../support/waitFor';
 import { useWorkerCore } from '../support/workerCore';
 
@@ -17,17 +17,7 @@ describe('forks a closed window left are swept at start (real runtime)', functio
 
   it('an idle fork and a running one go at the next start; the source, an attached session and a fork whose changes wait stay', async () => {
     const env = fx.core.env;
-    const cli = new CopilotClient({ env, baseDirectory: env.COPILOT_HOME, gitHubToken: 'fake', workingDirectory: fx.project, logLevel: 'error' });
-    fx.extraClients.push(cli);
-    await cli.start();
-    const ids: string[] = [];
-    for (const task of ['cli task one', 'cli task two']) {
-      fx.core.server.on({ lastUserIncludes: task, name: task }, { text: `${task} done` });
-      const s = await cli.createSession({ workingDirectory: fx.project, streaming: true, onPermissionRequest: () => ({ kind: 'approve-once' }) });
-      await runTurn(s, task);
-      await s.disconnect();
-      ids.push(s.sessionId);
-    }
+    const ids = await userCliSessions(fx, ['cli task one', 'cli task two']);
     const [source, user] = ids as [string, string];
     const folder = (id: string) => join(env.COPILOT_HOME!, 'session-state', id);
     const pool = fx.core.pool;
