@@ -7,20 +7,14 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { reply } from '../support/inMemoryAgentSessions';
-import { startUnitCore, type UnitCore } from '../support/inMemoryCore';
+import { eachUnitCore, type UnitCore } from '../support/inMemoryCore';
 
 /** A pid that answers `kill(pid, 0)` and is not this process: stands in for another VS Code window. */
 const OTHER_WINDOW_PID = process.ppid;
 
 describe('sessions replaced by a model, routing or skill change', () => {
   let fixture: UnitCore;
-  beforeEach(async () => {
-    fixture = await startUnitCore();
-  });
-  afterEach(async () => {
-    fixture.sessions.assertScriptDone();
-    await fixture.dispose();
-  });
+  eachUnitCore((core) => (fixture = core));
 
   const claimFile = (id: string): string => join(fixture.storageDir, 'claims', `${id}.claim`);
   const deleted = (id: string): boolean => fixture.sessions.states.get(id)?.deleted === true;
